@@ -1,0 +1,259 @@
+//===- Gemm.cpp - The AMP GEMM partial kernel and its estimator -----------===//
+//
+// One vertex computes out[m x n] = lhs[m x k] * rhs[k x n] on one tile.
+// Operand layout: row-major, each row padded to a multiple of 4 bytes (tile
+// memory is word addressed for the exchange), so
+//   lhs: m rows, pitch roundUp(k * bytes(inType), 4)
+//   rhs: k rows, pitch roundUp(n * bytes(inType), 4)
+//   out: m rows, pitch roundUp(n * bytes(outType), 4)
+// Padding bytes of out are never written: neighbouring data may live there
+// after the storage pass packs tensors.
+//
+// Numerics: inputs decode exactly to f32, products and sums are f32. With an
+// f16 accumulator the running sum is rounded to f16 after every AMP grain of
+// k (the ipu21 grain of the input type: 8 for f32, 16 for f16, 32 for f8),
+// modelling the AMP's f32 partials folded into an f16 accumulator once per
+// pass. The final value is stored as outType with round to nearest even.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmKernel.h"
+
+#include "IPU/Support/ElementType.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ipu {
+namespace detail {
+
+namespace {
+
+/// Sizes and types are below 2^24 so every byte count fits easily in 64 bits.
+constexpr int64_t kMaxExtent = int64_t(1) << 24;
+
+uint64_t rowPitch(int64_t elements, ElementType type) {
+  uint64_t bytes = static_cast<uint64_t>(elements) * elementBytes(type);
+  return (bytes + 3) & ~uint64_t(3);
+}
+
+std::string paramPrefix(const char *name, int64_t value) {
+  return std::string("gemm: parameter '") + name +
+         "' = " + std::to_string(value) + " is ";
+}
+
+/// Accumulator rounding grain: the ipu21 AMP grain, taken from the target
+/// model so the number lives in one place.
+uint32_t accumulatorGrain(ElementType inType) {
+  static const TargetModel ipu21 = TargetModel::ipu21();
+  return std::max<uint32_t>(ipu21.ampGrainK(inType), 1);
+}
+
+/// Decodes `count` elements of `type` starting at `src` into `dst`. The f32
+/// memcpy (and the f32 store below) assume a little-endian host, like the
+/// tile; loadElement/storeElement are the portable definitions.
+void decodeRow(ElementType type, const uint8_t *src, int64_t count,
+               float *dst) {
+  switch (type) {
+  case ElementType::F32:
+    std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(float));
+    return;
+  case ElementType::F16:
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = halfToFloat(static_cast<uint16_t>(src[2 * i] |
+                                                 (src[2 * i + 1] << 8)));
+    return;
+  case ElementType::F8E4M3FN:
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = f8E4M3FNToFloat(src[i]);
+    return;
+  case ElementType::F8E5M2:
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = f8E5M2ToFloat(src[i]);
+    return;
+  }
+}
+
+/// Rounds each value to the nearest f16 value (ties to even), in place.
+/// Values whose f16 result is normal take a branch-free bit trick the
+/// compiler vectorises; the rest (subnormal, overflow, inf, NaN) take the
+/// exact conversion.
+void roundToHalf(float *values, int64_t count) {
+  constexpr uint32_t kMinNormal = 0x38800000u; // 2^-14.
+  constexpr uint32_t kOverflow = 0x477FF000u;  // 65520 rounds to infinity.
+  bool anySlow = false;
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &values[i], sizeof(bits));
+    uint32_t magnitude = bits & 0x7FFFFFFFu;
+    bool fast = magnitude >= kMinNormal && magnitude < kOverflow;
+    // Drop the 13 mantissa bits f16 lacks, rounding to nearest even.
+    uint32_t rounded = (bits + 0xFFFu + ((bits >> 13) & 1u)) & ~0x1FFFu;
+    uint32_t result = fast ? rounded : bits;
+    std::memcpy(&values[i], &result, sizeof(result));
+    anySlow |= !fast;
+  }
+  if (!anySlow)
+    return;
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &values[i], sizeof(bits));
+    uint32_t magnitude = bits & 0x7FFFFFFFu;
+    if (magnitude < kMinNormal || magnitude >= kOverflow)
+      values[i] = halfToFloat(floatToHalf(values[i]));
+  }
+}
+
+} // namespace
+
+std::optional<std::string> checkGemmParams(const int64_t *params) {
+  static const char *const sizeNames[] = {"m", "k", "n"};
+  for (unsigned i = GemmM; i <= GemmN; ++i)
+    if (params[i] < 1 || params[i] >= kMaxExtent)
+      return paramPrefix(sizeNames[i], params[i]) + "not in [1, 2^24)";
+  int64_t in = params[GemmIn];
+  if (in < 0 || in > static_cast<int64_t>(ElementType::F8E5M2))
+    return paramPrefix("inType", in) +
+           "not an element type (f32=0, f16=1, f8E4M3FN=2, f8E5M2=3)";
+  static const char *const accOutNames[] = {"accType", "outType"};
+  for (unsigned i = GemmAcc; i <= GemmOut; ++i) {
+    int64_t type = params[i];
+    if (type != static_cast<int64_t>(ElementType::F32) &&
+        type != static_cast<int64_t>(ElementType::F16))
+      return paramPrefix(accOutNames[i - GemmAcc], type) + "not f32 or f16";
+  }
+  return std::nullopt;
+}
+
+uint64_t gemmOperandBytes(const int64_t *params, unsigned operand) {
+  int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
+  auto in = static_cast<ElementType>(params[GemmIn]);
+  auto out = static_cast<ElementType>(params[GemmOut]);
+  switch (operand) {
+  case GemmLhs:
+    return static_cast<uint64_t>(m) * rowPitch(k, in);
+  case GemmRhs:
+    return static_cast<uint64_t>(k) * rowPitch(n, in);
+  case GemmOutput:
+    return static_cast<uint64_t>(m) * rowPitch(n, out);
+  default:
+    return 0;
+  }
+}
+
+void executeGemm(const int64_t *params, uint8_t *const *operands) {
+  const int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
+  const auto inType = static_cast<ElementType>(params[GemmIn]);
+  const bool accHalf =
+      static_cast<ElementType>(params[GemmAcc]) == ElementType::F16;
+  const auto outType = static_cast<ElementType>(params[GemmOut]);
+  const uint64_t lhsPitch = rowPitch(k, inType);
+  const uint64_t rhsPitch = rowPitch(n, inType);
+  const uint64_t outPitch = rowPitch(n, outType);
+  const unsigned outBytes = elementBytes(outType);
+  const int64_t grain =
+      accHalf ? static_cast<int64_t>(accumulatorGrain(inType)) : k;
+
+  // Scratch survives across calls: the simulator runs thousands of vertices
+  // per compute set and reallocating per vertex would dominate small ones.
+  thread_local std::vector<float> rhsScratch, lhsRow, accRow;
+  rhsScratch.resize(static_cast<size_t>(k * n));
+  lhsRow.resize(static_cast<size_t>(k));
+  accRow.resize(static_cast<size_t>(n));
+
+  // Decode rhs once; every row of lhs streams through it.
+  for (int64_t kk = 0; kk < k; ++kk)
+    decodeRow(inType, operands[GemmRhs] + kk * rhsPitch, n,
+              rhsScratch.data() + kk * n);
+
+  float *__restrict acc = accRow.data();
+  const float *rhs = rhsScratch.data();
+  for (int64_t i = 0; i < m; ++i) {
+    decodeRow(inType, operands[GemmLhs] + i * lhsPitch, k, lhsRow.data());
+    std::fill(acc, acc + n, 0.0f);
+    // i-k-j order: the inner loop is a contiguous axpy the compiler
+    // vectorises.
+    for (int64_t k0 = 0; k0 < k; k0 += grain) {
+      int64_t k1 = std::min(k, k0 + grain);
+      int64_t kk = k0;
+      // Four rows of rhs per pass over acc halve the accumulator traffic;
+      // each acc[j] still sees the products in k order, so results are
+      // bit-identical to the one-row loop.
+      for (; kk + 4 <= k1; kk += 4) {
+        const float a0 = lhsRow[kk], a1 = lhsRow[kk + 1];
+        const float a2 = lhsRow[kk + 2], a3 = lhsRow[kk + 3];
+        const float *__restrict b0 = rhs + kk * n;
+        const float *__restrict b1 = b0 + n;
+        const float *__restrict b2 = b1 + n;
+        const float *__restrict b3 = b2 + n;
+        for (int64_t j = 0; j < n; ++j) {
+          float sum = acc[j];
+          sum += a0 * b0[j];
+          sum += a1 * b1[j];
+          sum += a2 * b2[j];
+          sum += a3 * b3[j];
+          acc[j] = sum;
+        }
+      }
+      for (; kk < k1; ++kk) {
+        const float a = lhsRow[kk];
+        const float *__restrict b = rhs + kk * n;
+        for (int64_t j = 0; j < n; ++j)
+          acc[j] += a * b[j];
+      }
+      if (accHalf)
+        roundToHalf(acc, n);
+    }
+    uint8_t *outRow = operands[GemmOutput] + i * outPitch;
+    if (outType == ElementType::F32) {
+      // Only the n * 4 data bytes; the row pitch equals them for f32.
+      std::memcpy(outRow, acc, static_cast<size_t>(n) * sizeof(float));
+    } else {
+      for (int64_t j = 0; j < n; ++j)
+        storeElement(outType, acc[j], outRow + j * outBytes);
+    }
+  }
+}
+
+} // namespace detail
+
+uint64_t estimateGemmCycles(const TargetModel &target, ElementType inType,
+                            int64_t m, int64_t k, int64_t n) {
+  // No rows or columns means no vertex at all.
+  if (m <= 0 || k <= 0 || n <= 0)
+    return 0;
+  // Guard a default-constructed model against division by zero.
+  const uint64_t grainK = std::max<uint32_t>(target.ampGrainK(inType), 1);
+  const uint64_t grainN = std::max<uint32_t>(target.ampGrainN, 1);
+  const uint64_t macsPerCycle =
+      std::max<uint32_t>(target.ampMacsPerCycle(inType), 1);
+  const uint64_t loadBytesPerCycle =
+      std::max<uint32_t>(target.ampWeightLoadBytesPerCycle, 1);
+
+  // The AMP works on whole grains: pad k and n up.
+  const uint64_t kPad = (static_cast<uint64_t>(k) + grainK - 1) / grainK * grainK;
+  const uint64_t nPad = (static_cast<uint64_t>(n) + grainN - 1) / grainN * grainN;
+
+  // Each grainK x grainN weight block is loaded into the AMP before rows
+  // stream through it; the load is not overlapped with streaming.
+  const uint64_t blocks = (kPad / grainK) * (nPad / grainN);
+  const unsigned __int128 weightBytes = static_cast<unsigned __int128>(blocks) *
+                                        grainK * grainN * elementBytes(inType);
+  // Streaming all m rows through every block at the AMP MAC rate.
+  const unsigned __int128 macs =
+      static_cast<unsigned __int128>(m) * kPad * nPad;
+  // Fixed costs: one vertex, and a dispatch per worker context.
+  const uint64_t fixed =
+      target.vertexSetupCycles +
+      static_cast<uint64_t>(target.workersPerTile) * target.workerDispatchCycles;
+
+  // ceil(weightBytes / loadBytesPerCycle + macs / macsPerCycle) exactly.
+  const unsigned __int128 denominator =
+      static_cast<unsigned __int128>(loadBytesPerCycle) * macsPerCycle;
+  const unsigned __int128 numerator =
+      weightBytes * macsPerCycle + macs * loadBytesPerCycle;
+  const unsigned __int128 variable = (numerator + denominator - 1) / denominator;
+  return static_cast<uint64_t>(variable) + fixed;
+}
+
+} // namespace ipu

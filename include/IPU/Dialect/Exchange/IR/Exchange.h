@@ -1,0 +1,22 @@
+//===- Exchange.h - The ipu_exchange dialect ---------------------------*- C++ -*-===//
+
+#ifndef IPU_DIALECT_EXCHANGE_IR_EXCHANGE_H
+#define IPU_DIALECT_EXCHANGE_IR_EXCHANGE_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "IPU/Dialect/Exchange/IR/ExchangeOpsDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "IPU/Dialect/Exchange/IR/ExchangeOpsAttributes.h.inc"
+
+#define GET_OP_CLASSES
+#include "IPU/Dialect/Exchange/IR/ExchangeOps.h.inc"
+
+#endif

@@ -1,0 +1,162 @@
+//===- ExchangeOps.td - The ipu_exchange dialect -----------*- tablegen -*-===//
+//
+// Data movement: host streams, exchange phases with their schedules, syncs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_EXCHANGE_OPS
+#define IPU_EXCHANGE_OPS
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+def IPUExchange_Dialect : Dialect {
+  let name = "ipu_exchange";
+  let cppNamespace = "::mlir::ipu_exchange";
+  let summary = "Exchange phases, their schedules, syncs and host streams";
+  let description = [{
+    `ipu_exchange` moves data between tiles and between host and tiles.
+    An `ipu_exchange.phase` is one bulk-synchronous exchange: its
+    `ipu_exchange.copy` ops each rearrange a buffer into another buffer's
+    layout. The transfers of a phase are derived from the two layouts, so the
+    IR stays symbolic however many transfers there are;
+    `--ipu-schedule-exchange` attaches the timetable as an
+    `#ipu_exchange.schedule`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class IPUExchange_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<IPUExchange_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
+  let summary = "Timetable of one exchange phase";
+  let description = [{
+    `runs` holds quadruples (transfer, first word, words, start cycle): the
+    run sends words [first word, first word + words) of transfer `transfer`
+    (numbered in phase order, copies in order) one per cycle from
+    `start`. `transfers` is the transfer count the schedule was made for,
+    `bound` the endpoint lower bound in cycles, `horizon` the cycle after
+    the last word is sent (pipeline latency excluded), `strategy` the
+    scheduler that won.
+
+    Example:
+
+    ```mlir
+    #ipu_exchange.schedule<strategy = "greedy", transfers = 2, bound = 8,
+        horizon = 8, runs = [0, 0, 8, 0, 1, 0, 8, 0]>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"winning strategy">:$strategy,
+                        "int64_t":$transfers, "int64_t":$bound,
+                        "int64_t":$horizon,
+                        ArrayRefParameter<"int32_t">:$runs);
+  let assemblyFormat = [{
+    `<` `strategy` `=` $strategy `,` `transfers` `=` $transfers `,`
+        `bound` `=` $bound `,` `horizon` `=` $horizon `,`
+        `runs` `=` `[` $runs `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+class IPUExchange_Op<string mnemonic, list<Trait> traits = []>
+    : Op<IPUExchange_Dialect, mnemonic, traits>;
+
+def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Copies a function argument from the host into a buffer";
+  let description = [{
+    Writes argument `index` of the compiled function into `buffer`, on every
+    tile and replica of its layout. `weight` marks inference weights, loaded
+    once at initialisation. Host streams cost no device cycles.
+
+    Example:
+
+    ```mlir
+    ipu_exchange.stream_in @b from 1 {weight}
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index,
+                       UnitAttr:$weight);
+  let assemblyFormat = "$buffer `from` $index attr-dict";
+}
+
+def IPUExchange_StreamOutOp : IPUExchange_Op<"stream_out",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Copies a buffer to a result of the function on the host";
+  let description = [{
+    Reads result `index` from the first replica of `buffer`'s layout.
+
+    Example:
+
+    ```mlir
+    ipu_exchange.stream_out @c to 0
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index);
+  let assemblyFormat = "$buffer `to` $index attr-dict";
+}
+
+def IPUExchange_SyncOp : IPUExchange_Op<"sync"> {
+  let summary = "Internal bulk-synchronous barrier of all tiles";
+  let description = [{
+    Every tile waits until all tiles reach the barrier. Costs the target's
+    sync cycles.
+
+    Example:
+
+    ```mlir
+    ipu_exchange.sync
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def IPUExchange_PhaseOp : IPUExchange_Op<"phase", [Symbol, SingleBlock,
+    NoTerminator]> {
+  let summary = "One bulk-synchronous exchange phase";
+  let description = [{
+    Runs every `ipu_exchange.copy` of its body in one exchange phase. Once
+    scheduled it carries `schedule`; its cost is the schedule's horizon plus
+    the pipeline latency.
+
+    Example:
+
+    ```mlir
+    ipu_exchange.phase @mm.gather {
+      ipu_exchange.copy @a to @a.bcast
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       OptionalAttr<IPUExchange_ScheduleAttr>:$schedule);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+}
+
+def IPUExchange_CopyOp : IPUExchange_Op<"copy", [HasParent<"PhaseOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Rearranges one buffer into another buffer's layout";
+  let description = [{
+    Moves every element of `source` to every replica of `dest`. Both buffers
+    hold the same tensor shape and element type; only their layouts differ.
+    Transfers that send the same words to several replicas are broadcasts.
+
+    Example:
+
+    ```mlir
+    ipu_exchange.copy @a to @a.bcast
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$source, FlatSymbolRefAttr:$dest);
+  let assemblyFormat = "$source `to` $dest attr-dict";
+}
+
+#endif // IPU_EXCHANGE_OPS

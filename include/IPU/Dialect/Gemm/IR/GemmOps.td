@@ -1,0 +1,120 @@
+//===- GemmOps.td - The ipu_gemm dialect -------------------*- tablegen -*-===//
+//
+// Graph-level matrix products with their partition plans and constraints.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_GEMM_OPS
+#define IPU_GEMM_OPS
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def IPUGemm_Dialect : Dialect {
+  let name = "ipu_gemm";
+  let cppNamespace = "::mlir::ipu_gemm";
+  let summary = "Matrix products planned for a tile machine";
+  let description = [{
+    `ipu_gemm` holds the matrix products of a model graph. Each
+    `ipu_gemm.matmul` carries the plan that decides how it is cut across the
+    tiles of the target (`#ipu_gemm.plan`), and optionally constraints that
+    restrict the plans the planner may choose (`#ipu_gemm.constraints`).
+    Other tensor ops stay in upstream dialects until they are lowered.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class IPUGemm_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<IPUGemm_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
+  let summary = "How one matmul is cut across tiles";
+  let description = [{
+    A partition plan for `C[M x N] = A[M x K] x B[K x N]`: the rows of A and
+    C are split into `rows` balanced parts and the columns of B and C into
+    `cols` parts; tile `i * cols + j` computes block (i, j). `inner` splits K
+    (only 1 is lowered today). `orientation` is `"normal"` or `"swapped"`
+    (operands exchanged, only normal is lowered today). The weights B are
+    resident in tile memory of class `weights` (`"standard"` or
+    `"interleaved"`), in the layout this plan wants. `cycles` is the
+    planner's estimate for the whole matmul, kept so that it can be compared
+    with simulated cycles.
+
+    Example:
+
+    ```mlir
+    #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = "normal",
+                   weights = "interleaved", cycles = 2911>
+    ```
+  }];
+  let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$inner,
+                        StringRefParameter<"normal or swapped">:$orientation,
+                        StringRefParameter<"standard or interleaved">:$weights,
+                        "int64_t":$cycles);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
+  let summary = "Restricts the plans a matmul may take";
+  let description = [{
+    Any subset of the plan's fields. A plan matches when it agrees with every
+    field given. The planner reports how many plans match and fails, naming
+    the constraint, when none does.
+
+    Example:
+
+    ```mlir
+    #ipu_gemm.constraints<rows = 4, weights = "standard">
+    ```
+  }];
+  let parameters = (ins OptionalParameter<"std::optional<int64_t>">:$rows,
+                        OptionalParameter<"std::optional<int64_t>">:$cols,
+                        OptionalParameter<"std::optional<int64_t>">:$inner,
+                        StringRefParameter<"normal or swapped", "\"\"">:$orientation,
+                        StringRefParameter<"standard or interleaved", "\"\"">:$weights);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+class IPUGemm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<IPUGemm_Dialect, mnemonic, traits>;
+
+def IPUGemm_GemmElementType : AnyTypeOf<[F32, F16, F8E4M3FN, F8E5M2]>;
+
+def IPUGemm_MatmulOp : IPUGemm_Op<"matmul", [Pure]> {
+  let summary = "Matrix product C = A x B on 2-D tensors";
+  let description = [{
+    Computes `C[M x N] = A[M x K] x B[K x N]`. A and B share one element type
+    (f32, f16, f8E4M3FN or f8E5M2); products are accumulated in `acc_type`
+    (f32 or f16, default f32) and C is f32 or f16. `plan` is set by
+    `--ipu-plan-gemm`; `constraints` restrict the planner.
+
+    Example:
+
+    ```mlir
+    %c = ipu_gemm.matmul %a, %b {acc_type = f32}
+        : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[IPUGemm_GemmElementType]>:$lhs,
+                       RankedTensorOf<[IPUGemm_GemmElementType]>:$rhs,
+                       OptionalAttr<TypeAttr>:$acc_type,
+                       OptionalAttr<IPUGemm_PlanAttr>:$plan,
+                       OptionalAttr<IPUGemm_ConstraintsAttr>:$constraints);
+  let results = (outs RankedTensorOf<[F32, F16]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The accumulation type, f32 when unset.
+    ::mlir::Type getAccumulatorType();
+  }];
+}
+
+#endif // IPU_GEMM_OPS

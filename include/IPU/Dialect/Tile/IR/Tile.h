@@ -1,0 +1,23 @@
+//===- Tile.h - The ipu_tile dialect ---------------------------*- C++ -*-===//
+
+#ifndef IPU_DIALECT_TILE_IR_TILE_H
+#define IPU_DIALECT_TILE_IR_TILE_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "IPU/Dialect/Tile/IR/TileOpsDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "IPU/Dialect/Tile/IR/TileOpsAttributes.h.inc"
+
+#define GET_OP_CLASSES
+#include "IPU/Dialect/Tile/IR/TileOps.h.inc"
+
+#endif

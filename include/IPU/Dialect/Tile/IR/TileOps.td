@@ -1,0 +1,185 @@
+//===- TileOps.td - The ipu_tile dialect -------------------*- tablegen -*-===//
+//
+// The target, tensor layouts over tiles, placed storage and compute sets.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_TILE_OPS
+#define IPU_TILE_OPS
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/TensorEncoding.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+def IPUTile_Dialect : Dialect {
+  let name = "ipu_tile";
+  let cppNamespace = "::mlir::ipu_tile";
+  let summary = "Tiles, layouts, placed storage and compute sets";
+  let description = [{
+    `ipu_tile` describes a program for a bulk-synchronous tile machine: the
+    target (`#ipu_tile.target`, usually the module attribute
+    `ipu_tile.target`), how tensors are laid out over tiles
+    (`#ipu_tile.layout`, a tensor encoding), the buffers that hold them
+    (`ipu_tile.buffer`) and the compute sets that run kernels on them
+    (`ipu_tile.compute_set`), all inside an `ipu_tile.program` whose ops run
+    in order. Exchange and synchronisation ops come from `ipu_exchange`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Module attribute naming the target.
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return ::llvm::StringLiteral("ipu_tile.target");
+    }
+  }];
+}
+
+class IPUTile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<IPUTile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def IPUTile_TargetAttr : IPUTile_Attr<"Target", "target"> {
+  let summary = "A machine preset of the TargetModel";
+  let description = [{
+    Names a TargetModel preset: `"ipu21"` (1472 tiles) or `"ipu21-N"`, the
+    same machine with N tiles, for tests. Every pass reads the machine's
+    numbers from the preset, never from the IR.
+
+    Example:
+
+    ```mlir
+    module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"preset name">:$name);
+  let assemblyFormat = "`<` $name `>`";
+  let genVerifyDecl = 1;
+}
+
+def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "Block layout of a 2-D tensor over tiles";
+  let description = [{
+    Splits a `[rows x cols]` tensor into a `grid[0] x grid[1]` grid of blocks
+    with balanced splits (the first `rows % grid[0]` block rows hold one row
+    more). Block (i, j), replica r, lives on tile
+    `base + i * strides[0] + j * strides[1] + r * replica_stride`, stored
+    row-major with rows padded to 4 bytes. Used as a tensor encoding; the
+    tensor gives shape and element type.
+
+    Example: 96 rows over tiles 0..3, each block replicated on 4 tiles:
+
+    ```mlir
+    tensor<96x128xf16, #ipu_tile.layout<grid = [4, 1], base = 0,
+        strides = [4, 0], replicas = 4, replica_stride = 1>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$grid, "int64_t":$base,
+                        ArrayRefParameter<"int64_t">:$strides,
+                        "int64_t":$replicas, "int64_t":$replica_stride);
+  let assemblyFormat = [{
+    `<` `grid` `=` `[` $grid `]` `,` `base` `=` $base `,`
+        `strides` `=` `[` $strides `]` `,` `replicas` `=` $replicas `,`
+        `replica_stride` `=` $replica_stride `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+class IPUTile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<IPUTile_Dialect, mnemonic, traits>;
+
+def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
+    IsolatedFromAbove, SingleBlock, NoTerminator]> {
+  let summary = "A control program: buffers, streams, phases, compute sets";
+  let description = [{
+    Holds the buffers of one compiled function and the steps that run, in
+    order: host streams, syncs, exchange phases and compute sets. Buffers are
+    symbols of the program. `reference` lists the host computations that
+    `ipu-run --check` compares against; `flops` counts the useful FLOPs of
+    one run, for the efficiency figure.
+
+    Example:
+
+    ```mlir
+    ipu_tile.program @mm attributes {flops = 1572864 : i64} {
+      ipu_tile.buffer @a : tensor<96x128xf16, #ipu_tile.layout<grid = [16, 1],
+          base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+      ipu_exchange.stream_in @a from 0
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       OptionalAttr<ArrayAttr>:$reference,
+                       OptionalAttr<I64Attr>:$flops);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+}
+
+def IPUTile_BufferOp : IPUTile_Op<"buffer", [Symbol,
+    HasParent<"ProgramOp">]> {
+  let summary = "Storage for one tensor in its layout, on every tile it spans";
+  let description = [{
+    A buffer holds one tensor laid out by the `#ipu_tile.layout` encoding of
+    its type, in memory class `"standard"` or `"interleaved"`. Each tile of
+    the layout holds its block at the same address; `--ipu-place-storage`
+    sets `address`. The bytes per tile are those of the largest block.
+
+    Example:
+
+    ```mlir
+    ipu_tile.buffer @c : tensor<96x64xf32, #ipu_tile.layout<grid = [4, 4],
+        base = 0, strides = [4, 1], replicas = 1, replica_stride = 0>>
+        in "standard" at 319488
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
+                       StrAttr:$memory_class, OptionalAttr<I64Attr>:$address);
+  let assemblyFormat = [{
+    $sym_name `:` $type `in` $memory_class (`at` $address^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+    LayoutAttr getLayout() {
+      return ::llvm::dyn_cast_or_null<LayoutAttr>(getTensorType().getEncoding());
+    }
+  }];
+}
+
+def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
+    HasParent<"ProgramOp">, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "One kernel run on a set of tiles, a vertex per tile";
+  let description = [{
+    Runs kernel `kernel` (from device/) once on each tile of `tiles`. The
+    operands are buffers, in the kernel's operand order; each vertex works on
+    its tile's block of each operand. `params` holds the kernel's parameters,
+    a row of them per tile (tiles x parameter count, in the kernel's
+    parameter order). The compute set costs its slowest tile.
+
+    Example, a 2-tile GEMM partial (`gemm` params: m, k, n, inType, accType,
+    outType as element type codes):
+
+    ```mlir
+    ipu_tile.compute_set @mm.partials kernel "gemm" operands [@a, @b, @c]
+        tiles [0, 1] params [48, 128, 64, 1, 0, 0, 48, 128, 64, 1, 0, 0]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kernel,
+                       FlatSymbolRefArrayAttr:$operands,
+                       DenseI32ArrayAttr:$tiles, DenseI64ArrayAttr:$params);
+  let assemblyFormat = [{
+    $sym_name `kernel` $kernel `operands` $operands `tiles` $tiles
+        `params` $params attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // IPU_TILE_OPS

@@ -1,0 +1,102 @@
+//===- Phase.h - One bulk-synchronous exchange phase as plain data -------===//
+//
+// A phase is a set of transfers. Each transfer moves `words` 32-bit words
+// from one source tile to one or more destination tiles; a word sent once is
+// received by every destination in the same cycle (broadcast). Destinations
+// are stored compressed (CSR) so that 500k transfers stay cheap.
+//
+// A schedule is a list of runs: a run sends words [wordOffset, wordOffset +
+// words) of one transfer, one word per cycle starting at `start`. Each word
+// lands `latency` cycles after it is sent. A schedule is legal when every
+// word of every transfer is sent exactly once and no tile sends two words, or
+// receives two words, in one cycle.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_EXCHANGE_PHASE_H
+#define IPU_EXCHANGE_PHASE_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipu {
+
+struct ExchangePhase {
+  uint32_t tiles = 0;
+  std::vector<uint32_t> source;      ///< Per transfer: source tile.
+  std::vector<uint32_t> words;       ///< Per transfer: 32-bit words.
+  std::vector<uint32_t> destBegin{0}; ///< CSR offsets, size transfers + 1.
+  std::vector<uint32_t> destTiles;   ///< Destination tiles, flattened.
+
+  size_t size() const { return source.size(); }
+  /// Appends a transfer; returns its index.
+  uint32_t addTransfer(uint32_t sourceTile, uint32_t wordCount,
+                       const uint32_t *destinations, size_t destinationCount);
+  uint32_t addTransfer(uint32_t sourceTile, uint32_t wordCount,
+                       const std::vector<uint32_t> &destinations) {
+    return addTransfer(sourceTile, wordCount, destinations.data(),
+                       destinations.size());
+  }
+  const uint32_t *destinationsBegin(size_t transfer) const {
+    return destTiles.data() + destBegin[transfer];
+  }
+  const uint32_t *destinationsEnd(size_t transfer) const {
+    return destTiles.data() + destBegin[transfer + 1];
+  }
+  /// Words sent by each tile (a broadcast word counted once).
+  std::vector<uint64_t> wordsSentPerTile() const;
+  /// Words received by each tile.
+  std::vector<uint64_t> wordsReceivedPerTile() const;
+  /// Structural check: tiles in range, CSR consistent, no duplicate or
+  /// self destination. Returns an error message or nothing.
+  std::optional<std::string> validate() const;
+};
+
+/// Endpoint lower bound: the most words any tile must send or receive.
+uint64_t endpointLowerBound(const ExchangePhase &phase);
+
+struct ExchangeRun {
+  uint32_t transfer;
+  uint32_t wordOffset;
+  uint32_t words;
+  uint32_t start; ///< Cycle the first word is sent.
+};
+
+struct ExchangeSchedule {
+  std::vector<ExchangeRun> runs;
+  std::string strategy;
+  /// Cycle after the last word sent (excludes latency).
+  uint64_t sendHorizon() const;
+  /// Cycle the last word lands: sendHorizon + latency (0 if empty).
+  uint64_t horizon(uint32_t latency) const;
+};
+
+/// Independent legality checker: every word of every transfer sent exactly
+/// once, no tile sends or receives two words in one cycle. Returns a message
+/// naming the transfer, tile and cycle at fault, or nothing when legal.
+std::optional<std::string> checkSchedule(const ExchangePhase &phase,
+                                         const ExchangeSchedule &schedule);
+
+/// Per-phase report, as logged by the pass and the benchmark.
+struct ScheduleReport {
+  uint64_t transfers = 0;
+  uint64_t bound = 0;   ///< Endpoint lower bound in words (cycles).
+  uint64_t horizon = 0; ///< Send horizon in cycles.
+  uint64_t runs = 0;
+  std::string strategy;
+};
+
+/// Baseline: transfers one after another, no overlap at all.
+ExchangeSchedule scheduleSequential(const ExchangePhase &phase);
+/// Greedy list scheduling that keeps transfers whole: the longest transfers
+/// first, each at the earliest cycle its source and all destinations are free.
+ExchangeSchedule scheduleGreedy(const ExchangePhase &phase);
+/// The best schedule among the strategies available, with its report.
+ExchangeSchedule scheduleBest(const ExchangePhase &phase,
+                              ScheduleReport *report = nullptr);
+
+} // namespace ipu
+
+#endif // IPU_EXCHANGE_PHASE_H

@@ -1,0 +1,76 @@
+//===- BlockLayout.h - Block layouts of 2-D tensors over tiles -----------===//
+//
+// A block layout splits a [rows, cols] tensor into a gridRows x gridCols grid
+// of blocks with balanced splits (the first `rows % gridRows` block rows get
+// one row more; likewise for columns). Block (i, j), replica r, lives on tile
+//   tileBase + i * tileRowStride + j * tileColStride + r * replicaStride
+// stored row-major with each row padded to a multiple of 4 bytes, so that
+// whole rows move as 32-bit exchange words.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_LAYOUT_BLOCKLAYOUT_H
+#define IPU_LAYOUT_BLOCKLAYOUT_H
+
+#include "IPU/Exchange/Phase.h"
+#include "IPU/Support/ElementType.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipu {
+
+struct BlockLayout {
+  int64_t rows = 0, cols = 0;
+  ElementType type = ElementType::F32;
+  uint32_t gridRows = 1, gridCols = 1;
+  uint32_t tileBase = 0;
+  int64_t tileRowStride = 0, tileColStride = 0;
+  uint32_t replicas = 1;
+  int64_t replicaStride = 0;
+
+  /// Balanced split of `extent` into `parts`: start and size of part `index`.
+  static int64_t splitBegin(int64_t extent, uint32_t parts, uint32_t index);
+  static int64_t splitSize(int64_t extent, uint32_t parts, uint32_t index);
+
+  int64_t blockRowBegin(uint32_t i) const { return splitBegin(rows, gridRows, i); }
+  int64_t blockRows(uint32_t i) const { return splitSize(rows, gridRows, i); }
+  int64_t blockColBegin(uint32_t j) const { return splitBegin(cols, gridCols, j); }
+  int64_t blockCols(uint32_t j) const { return splitSize(cols, gridCols, j); }
+  /// Bytes of one stored row of block column j (padded to 4 bytes).
+  uint64_t rowPitchBytes(uint32_t j) const;
+  uint64_t blockBytes(uint32_t i, uint32_t j) const;
+  /// Largest block: the bytes a buffer must hold on every tile it spans.
+  uint64_t maxBlockBytes() const;
+  int64_t tileOf(uint32_t i, uint32_t j, uint32_t replica) const;
+  /// Every tile holding a block, in (i, j, replica) order.
+  std::vector<uint32_t> tileList() const;
+  /// Every tile in range [0, tiles) and no tile holding two blocks; a grid no
+  /// larger than the tensor. Returns a message naming the field at fault.
+  std::optional<std::string> validate(uint32_t tiles) const;
+};
+
+/// A rearrangement between two layouts of the same tensor, as one exchange
+/// phase plus the byte offsets each transfer reads and writes within the
+/// source and destination tile buffers.
+struct Rearrangement {
+  ExchangePhase phase;
+  std::vector<uint32_t> sourceOffset; ///< Per transfer, bytes.
+  std::vector<uint32_t> destOffset;   ///< Per transfer, same on every dest.
+};
+
+/// Moves every element of `from` to every replica of `to`. A block of `to`
+/// takes each of its elements from the first replica of `from`; transfers of
+/// the same bytes to several replicas become one broadcast transfer.
+/// Fails (with a message) when shapes or types differ or a row segment is not
+/// a whole number of 32-bit words.
+std::optional<std::string> planRearrangement(const BlockLayout &from,
+                                             const BlockLayout &to,
+                                             uint32_t tiles,
+                                             Rearrangement &result);
+
+} // namespace ipu
+
+#endif // IPU_LAYOUT_BLOCKLAYOUT_H

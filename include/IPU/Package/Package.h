@@ -1,0 +1,120 @@
+//===- Package.h - The executable package as plain data ------------------===//
+//
+// What `ipu-translate --ipu-to-package` emits and `ipu-run` loads. The wire
+// format is Cap'n Proto (lib/Package/Package.capnp); this is its in-memory
+// form, free of Cap'n Proto and MLIR types so that every tool can use it.
+// All addresses are resolved tile-memory byte addresses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_PACKAGE_PACKAGE_H
+#define IPU_PACKAGE_PACKAGE_H
+
+#include "IPU/Exchange/Phase.h"
+#include "IPU/Support/ElementType.h"
+#include "IPU/Target/TargetModel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ipu {
+
+/// A rectangle of rows copied between a host tensor and one tile.
+struct StreamPiece {
+  uint32_t tile = 0;
+  uint32_t address = 0;     ///< Tile address of the first row.
+  uint64_t hostOffset = 0;  ///< Byte offset of the first row in the tensor.
+  uint32_t rows = 0;
+  uint32_t rowBytes = 0;    ///< Bytes copied per row.
+  uint32_t tilePitch = 0;   ///< Bytes between rows on the tile.
+  uint64_t hostPitch = 0;   ///< Bytes between rows on the host.
+};
+
+/// A host stream: a function argument copied in, or a result copied out.
+/// Never counted in device cycles.
+struct HostStream {
+  std::string name;
+  bool toDevice = true;
+  bool weight = false;     ///< Loaded once at initialisation.
+  uint32_t index = 0;      ///< Argument index (in) or result index (out).
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+  std::vector<StreamPiece> pieces;
+};
+
+/// One kernel on a set of tiles: a vertex per tile.
+struct ComputeSet {
+  std::string name;
+  std::string kernel;
+  std::vector<uint32_t> tiles;
+  std::vector<uint32_t> operandAddress; ///< tiles x operand count.
+  std::vector<int64_t> params;          ///< tiles x parameter count.
+};
+
+/// An exchange phase with resolved addresses and its schedule.
+struct PackagePhase {
+  std::string name;
+  ExchangePhase phase;
+  std::vector<uint32_t> sourceAddress; ///< Per transfer.
+  std::vector<uint32_t> destAddress;   ///< Per transfer, on every dest.
+  ExchangeSchedule schedule;
+};
+
+enum class StepKind : uint8_t { StreamIn, StreamOut, Compute, Exchange, Sync };
+
+struct Step {
+  StepKind kind = StepKind::Sync;
+  uint32_t index = 0; ///< Into streams, computeSets or phases.
+};
+
+/// A host reference computation, for `ipu-run --check`. "matmul": result =
+/// argument[0] x argument[1], inputs decoded to f32, accumulated in f32 and
+/// rounded to the result stream's element type.
+struct ReferenceOp {
+  std::string op;
+  std::vector<uint32_t> arguments; ///< Input stream indices (argument index).
+  uint32_t result = 0;             ///< Result index.
+};
+
+struct Package {
+  static constexpr uint32_t kFormatVersion = 1;
+  uint32_t formatVersion = kFormatVersion;
+  std::string compiler;
+  std::string target; ///< TargetModel::byName name.
+  uint32_t tiles = 0;
+  std::string workload;
+  uint64_t flops = 0; ///< Useful FLOPs of one run, for efficiency.
+  std::vector<HostStream> streams;
+  std::vector<ComputeSet> computeSets;
+  std::vector<PackagePhase> phases;
+  std::vector<Step> program;
+  std::vector<ReferenceOp> reference;
+  /// Compiler figures carried to the report (estimates, memory peaks).
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+/// Serialises to Cap'n Proto bytes.
+std::vector<uint8_t> serializePackage(const Package &package);
+/// Parses Cap'n Proto bytes; a malformed or truncated message is an error,
+/// never a crash.
+std::optional<std::string> deserializePackage(const uint8_t *data, size_t size,
+                                              Package &package);
+std::optional<std::string> writePackageFile(const std::string &path,
+                                            const Package &package);
+std::optional<std::string> readPackageFile(const std::string &path,
+                                           Package &package);
+
+/// Everything the simulator relies on: known target with matching tile
+/// count, tiles and addresses in range, kernels known with valid parameters
+/// and operands inside tile memory, transfers inside tile memory, legal
+/// schedules, streams inside their host tensors, steps naming existing
+/// entries. Returns a message naming the entry and field at fault.
+std::optional<std::string> validatePackage(const Package &package,
+                                           const TargetModel &target);
+
+} // namespace ipu
+
+#endif // IPU_PACKAGE_PACKAGE_H

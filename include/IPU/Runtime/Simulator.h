@@ -1,0 +1,55 @@
+//===- Simulator.h - Cycle-level execution of a package ------------------===//
+//
+// Executes a validated package step by step: host streams copy tensors in
+// and out (not counted), compute sets run their kernels natively on tile
+// memory and cost the slowest tile's estimate, exchange phases move words as
+// scheduled and cost their horizon, syncs cost the barrier.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_RUNTIME_SIMULATOR_H
+#define IPU_RUNTIME_SIMULATOR_H
+
+#include "IPU/Package/Package.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipu {
+
+struct HostTensor {
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes; ///< Row-major, unpadded.
+  int64_t elements() const;
+};
+
+struct StepCycles {
+  StepKind kind;
+  uint32_t index;
+  uint64_t cycles;
+};
+
+struct SimulationResult {
+  uint64_t cycles = 0;
+  uint64_t computeCycles = 0;
+  uint64_t exchangeCycles = 0;
+  uint64_t syncCycles = 0;
+  uint32_t activeTiles = 0; ///< Tiles running at least one vertex.
+  std::vector<StepCycles> steps;
+  std::vector<HostTensor> outputs; ///< By result index.
+};
+
+/// Runs `package` with `inputs` indexed by argument. The package must have
+/// passed validatePackage. Fails with a message when an input is missing or
+/// has the wrong type or shape.
+std::optional<std::string> simulate(const Package &package,
+                                    const TargetModel &target,
+                                    const std::vector<HostTensor> &inputs,
+                                    SimulationResult &result);
+
+} // namespace ipu
+
+#endif // IPU_RUNTIME_SIMULATOR_H

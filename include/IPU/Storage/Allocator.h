@@ -1,0 +1,54 @@
+//===- Allocator.h - Placing buffers in tile memory ----------------------===//
+//
+// Every buffer spans a set of tiles and is placed at the same address on all
+// of them. Two buffers conflict when their live ranges (inclusive program
+// step indices) overlap and their tile sets intersect; conflicting buffers
+// must not overlap in memory. Placement is first fit in decreasing size.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_STORAGE_ALLOCATOR_H
+#define IPU_STORAGE_ALLOCATOR_H
+
+#include "IPU/Target/TargetModel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipu {
+
+struct BufferRequest {
+  std::string name;
+  MemoryClass memoryClass = MemoryClass::Standard;
+  uint64_t bytes = 0;
+  uint32_t alignment = 8;
+  uint32_t firstUse = 0, lastUse = 0; ///< Inclusive program steps.
+  std::vector<uint32_t> tiles;        ///< Sorted, unique.
+};
+
+struct Placement {
+  std::vector<uint32_t> address; ///< Per request.
+  /// Per memory class: the highest end address minus the region's
+  /// allocatable base, over all tiles (what the placement uses).
+  uint64_t peakBytes[2] = {0, 0};
+  /// Per memory class: the max-live bound (most bytes live at once on one
+  /// tile, ignoring alignment and fragmentation).
+  uint64_t boundBytes[2] = {0, 0};
+  uint32_t peakTile[2] = {0, 0};
+};
+
+/// Places every request in its memory class of `target`, with
+/// `reservedBytesPerTile` extra bytes kept free at the bottom of standard
+/// memory (exchange tables, vertex state). On overflow returns a message that
+/// names the tile, the memory class, the bytes needed and available, and the
+/// buffers live on that tile (a memory map).
+std::optional<std::string> placeBuffers(const TargetModel &target,
+                                        const std::vector<BufferRequest> &requests,
+                                        uint32_t reservedBytesPerTile,
+                                        Placement &placement);
+
+} // namespace ipu
+
+#endif // IPU_STORAGE_ALLOCATOR_H

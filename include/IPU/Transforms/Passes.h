@@ -1,0 +1,41 @@
+//===- Passes.h - IPU compiler passes ----------------------------*- C++ -*-===//
+
+#ifndef IPU_TRANSFORMS_PASSES_H
+#define IPU_TRANSFORMS_PASSES_H
+
+#include "IPU/Dialect/Exchange/IR/Exchange.h"
+#include "IPU/Dialect/Gemm/IR/Gemm.h"
+#include "IPU/Dialect/Tile/IR/Tile.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <string>
+
+namespace mlir::ipu {
+
+#define GEN_PASS_DECL
+#include "IPU/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "IPU/Transforms/Passes.h.inc"
+
+/// Options of the `ipu-compile` pipeline.
+struct CompilePipelineOptions
+    : public PassPipelineOptions<CompilePipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("Target when the module names none"),
+                             llvm::cl::init("ipu21")};
+  Option<unsigned> finalists{*this, "finalists",
+                             llvm::cl::desc("Plans kept per matmul"),
+                             llvm::cl::init(4)};
+};
+
+/// import, set target, plan, lower, schedule, place.
+void buildCompilePipeline(OpPassManager &pm,
+                          const CompilePipelineOptions &options);
+/// Registers every pass and the `ipu-compile` pipeline.
+void registerAllPasses();
+
+} // namespace mlir::ipu
+
+#endif // IPU_TRANSFORMS_PASSES_H

@@ -1,0 +1,84 @@
+//===- Passes.td - IPU compiler passes ---------------------*- tablegen -*-===//
+
+#ifndef IPU_TRANSFORMS_PASSES
+#define IPU_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def IPUSetTarget : Pass<"ipu-set-target", "::mlir::ModuleOp"> {
+  let summary = "Names the target of a module that names none";
+  let description = [{
+    Sets the module attribute `ipu_tile.target` to `target` when the module
+    has none. A module that already names a different target is an error.
+  }];
+  let options = [Option<"target", "target", "std::string", "\"ipu21\"",
+                        "TargetModel preset: ipu21 or ipu21-N">];
+}
+
+def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
+  let summary = "Turns linalg.matmul on tensors into ipu_gemm.matmul";
+  let description = [{
+    Rewrites each `linalg.matmul` whose accumulator is a zero `linalg.fill`
+    or a `tensor.empty` into `ipu_gemm.matmul`. Any other `linalg` op, or a
+    matmul accumulating into non-zero data, is an error naming the op.
+  }];
+  let dependentDialects = ["::mlir::ipu_gemm::IPUGemmDialect"];
+}
+
+def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
+  let summary = "Chooses a partition plan for every ipu_gemm.matmul";
+  let description = [{
+    Enumerates the partition plans of each matmul on the module's target,
+    costs each with the TargetModel, honours plan constraints (from the op's
+    `constraints` attribute, narrowed by this pass's options), keeps the best
+    `finalists` and picks the best that fits tile memory. Finalists and the
+    decision are emitted as remarks and structured log lines. Independent
+    matmuls are planned in parallel; the result does not depend on the
+    thread count.
+  }];
+  let options = [
+    Option<"finalists", "finalists", "unsigned", "4",
+           "How many best plans to keep and report">,
+    Option<"rows", "rows", "int64_t", "0", "Constrain row partitions (0: any)">,
+    Option<"cols", "cols", "int64_t", "0", "Constrain column partitions (0: any)">,
+    Option<"weights", "weights", "std::string", "\"\"",
+           "Constrain the weight memory class (standard, interleaved)">,
+  ];
+}
+
+def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
+  let summary = "Materialises buffers, exchange phases and compute sets";
+  let description = [{
+    Turns each planned function into an `ipu_tile.program`: a buffer per
+    tensor in the layout its plan wants, host streams for arguments and
+    results (weights resident in the plan's layout, activations arriving
+    split by rows over the tiles), an exchange phase wherever a value must
+    change layout, and a compute set per matmul.
+  }];
+  let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect",
+                           "::mlir::ipu_exchange::IPUExchangeDialect"];
+}
+
+def IPUScheduleExchange : Pass<"ipu-schedule-exchange", "::mlir::ModuleOp"> {
+  let summary = "Gives every transfer of every exchange phase its cycles";
+  let description = [{
+    Derives the transfers of each phase from its copies, schedules them with
+    the best available strategy, checks the schedule with the independent
+    checker and stores it as an `#ipu_exchange.schedule`. Reports per phase
+    transfers, endpoint bound, horizon, gap, strategy and runs as a remark
+    and a log line. Phases are scheduled in parallel, deterministically.
+  }];
+}
+
+def IPUPlaceStorage : Pass<"ipu-place-storage", "::mlir::ModuleOp"> {
+  let summary = "Assigns every buffer an address in its memory class";
+  let description = [{
+    From the liveness of every buffer on every tile, places buffers first fit
+    in their memory class, keeping the runtime image and the exchange tables
+    and vertex state free. Reports the peak against the max-live bound. A
+    tile that overflows is an error naming the tile, the bytes and the
+    buffers live there.
+  }];
+}
+
+#endif // IPU_TRANSFORMS_PASSES

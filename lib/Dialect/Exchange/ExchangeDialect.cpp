@@ -1,0 +1,117 @@
+//===- ExchangeDialect.cpp - ipu_exchange dialect and verifiers -----------===//
+
+#include "IPU/Dialect/Exchange/IR/Exchange.h"
+#include "IPU/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::ipu_exchange;
+
+#include "IPU/Dialect/Exchange/IR/ExchangeOpsDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "IPU/Dialect/Exchange/IR/ExchangeOpsAttributes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "IPU/Dialect/Exchange/IR/ExchangeOps.cpp.inc"
+
+void IPUExchangeDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "IPU/Dialect/Exchange/IR/ExchangeOpsAttributes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "IPU/Dialect/Exchange/IR/ExchangeOps.cpp.inc"
+      >();
+}
+
+LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   StringRef strategy, int64_t transfers,
+                                   int64_t bound, int64_t horizon,
+                                   ArrayRef<int32_t> runs) {
+  if (transfers < 0 || bound < 0 || horizon < 0)
+    return emitError() << "transfers, bound and horizon must not be negative";
+  if (runs.size() % 4 != 0)
+    return emitError() << "runs must be quadruples (transfer, first word, "
+                          "words, start), got "
+                       << runs.size() << " integers";
+  if (horizon < bound)
+    return emitError() << "horizon " << horizon
+                       << " is below the endpoint lower bound " << bound;
+  for (size_t i = 0; i < runs.size(); i += 4) {
+    if (runs[i] < 0 || runs[i] >= transfers)
+      return emitError() << "run " << i / 4 << " names transfer " << runs[i]
+                         << ", the phase has " << transfers;
+    if (runs[i + 1] < 0 || runs[i + 2] <= 0 || runs[i + 3] < 0)
+      return emitError() << "run " << i / 4
+                         << " needs a non-negative first word and start and a "
+                            "positive word count";
+    if (static_cast<int64_t>(runs[i + 3]) + runs[i + 2] > horizon)
+      return emitError() << "run " << i / 4 << " ends at cycle "
+                         << runs[i + 3] + runs[i + 2] << ", after the horizon "
+                         << horizon;
+  }
+  return success();
+}
+
+void PhaseOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
+  state.addAttribute(::mlir::SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  Region *body = state.addRegion();
+  body->emplaceBlock();
+}
+
+LogicalResult PhaseOp::verify() {
+  for (Operation &op : getBody().front())
+    if (!isa<CopyOp>(op))
+      return emitOpError("body may only hold ipu_exchange.copy, got ")
+             << op.getName();
+  if (getBody().front().empty())
+    return emitOpError("has no copies");
+  return success();
+}
+
+/// Resolves `ref` to a buffer of the enclosing program.
+static FailureOr<ipu_tile::BufferOp> lookupBuffer(Operation *user,
+                                                  FlatSymbolRefAttr ref,
+                                                  StringRef role,
+                                                  SymbolTableCollection &table) {
+  auto buffer = table.lookupNearestSymbolFrom<ipu_tile::BufferOp>(user, ref);
+  if (!buffer)
+    return user->emitOpError() << role << " " << ref
+                               << " is not an ipu_tile.buffer";
+  return buffer;
+}
+
+LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
+  if (getIndex() < 0)
+    return emitOpError("argument index must not be negative");
+  return lookupBuffer(*this, getBufferAttr(), "buffer", table);
+}
+
+LogicalResult StreamOutOp::verifySymbolUses(SymbolTableCollection &table) {
+  if (getIndex() < 0)
+    return emitOpError("result index must not be negative");
+  return lookupBuffer(*this, getBufferAttr(), "buffer", table);
+}
+
+LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<ipu_tile::BufferOp> source =
+      lookupBuffer(*this, getSourceAttr(), "source", table);
+  FailureOr<ipu_tile::BufferOp> dest =
+      lookupBuffer(*this, getDestAttr(), "dest", table);
+  if (failed(source) || failed(dest))
+    return failure();
+  RankedTensorType from = source->getTensorType(), to = dest->getTensorType();
+  if (from.getShape() != to.getShape() ||
+      from.getElementType() != to.getElementType())
+    return emitOpError("source and dest hold different tensors: ")
+           << from << " and " << to;
+  if (*source == *dest)
+    return emitOpError("copies buffer ") << getSourceAttr() << " onto itself";
+  return success();
+}

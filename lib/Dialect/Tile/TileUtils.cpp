@@ -1,0 +1,81 @@
+//===- TileUtils.cpp - Bridges between the IR and plain C++ models --------===//
+
+#include "IPU/Dialect/Tile/IR/TileUtils.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::ipu_tile;
+
+std::optional<::ipu::TargetModel> mlir::ipu_tile::lookupTarget(Operation *op) {
+  for (Operation *current = op; current; current = current->getParentOp()) {
+    if (auto target = current->getAttrOfType<TargetAttr>(
+            IPUTileDialect::getTargetAttrName()))
+      return ::ipu::TargetModel::byName(target.getName().str());
+  }
+  return std::nullopt;
+}
+
+FailureOr<::ipu::TargetModel> mlir::ipu_tile::requireTarget(Operation *op) {
+  if (std::optional<::ipu::TargetModel> target = lookupTarget(op))
+    return *target;
+  return op->emitError("no target: set the module attribute '")
+         << IPUTileDialect::getTargetAttrName()
+         << "' or run with --ipu-set-target / --ipu-compile=\"target=...\"";
+}
+
+std::optional<::ipu::ElementType> mlir::ipu_tile::toElementType(Type type) {
+  if (type.isF32())
+    return ::ipu::ElementType::F32;
+  if (type.isF16())
+    return ::ipu::ElementType::F16;
+  if (isa<Float8E4M3FNType>(type))
+    return ::ipu::ElementType::F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return ::ipu::ElementType::F8E5M2;
+  return std::nullopt;
+}
+
+Type mlir::ipu_tile::fromElementType(MLIRContext *context,
+                                     ::ipu::ElementType type) {
+  switch (type) {
+  case ::ipu::ElementType::F32:
+    return Float32Type::get(context);
+  case ::ipu::ElementType::F16:
+    return Float16Type::get(context);
+  case ::ipu::ElementType::F8E4M3FN:
+    return Float8E4M3FNType::get(context);
+  case ::ipu::ElementType::F8E5M2:
+    return Float8E5M2Type::get(context);
+  }
+  return {};
+}
+
+std::optional<::ipu::BlockLayout>
+mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
+  auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding());
+  std::optional<::ipu::ElementType> element = toElementType(type.getElementType());
+  if (!layout || !element || type.getRank() != 2 || !type.hasStaticShape() ||
+      layout.getGrid().size() != 2 || layout.getStrides().size() != 2)
+    return std::nullopt;
+  ::ipu::BlockLayout result;
+  result.rows = type.getDimSize(0);
+  result.cols = type.getDimSize(1);
+  result.type = *element;
+  result.gridRows = layout.getGrid()[0];
+  result.gridCols = layout.getGrid()[1];
+  result.tileBase = layout.getBase();
+  result.tileRowStride = layout.getStrides()[0];
+  result.tileColStride = layout.getStrides()[1];
+  result.replicas = layout.getReplicas();
+  result.replicaStride = layout.getReplicaStride();
+  return result;
+}
+
+LayoutAttr mlir::ipu_tile::toLayoutAttr(MLIRContext *context,
+                                        const ::ipu::BlockLayout &layout) {
+  int64_t grid[] = {layout.gridRows, layout.gridCols};
+  int64_t strides[] = {layout.tileRowStride, layout.tileColStride};
+  return LayoutAttr::get(context, grid, layout.tileBase, strides,
+                         layout.replicas, layout.replicaStride);
+}

@@ -1,0 +1,475 @@
+//===- Simulator.cpp - Cycle-level execution of a package ----------------===//
+//
+// Executes the control program of a package step by step on host memory:
+// one byte vector per touched tile, indexed by tile address. Values come from
+// running the kernels natively; cycles come only from the kernel estimators,
+// the exchange schedules as emitted and the target's sync cost.
+//
+// The simulator trusts validatePackage for the deep checks (kernel operand
+// layouts, stream bounds), but still bounds-checks every access it makes so
+// that a package that slipped past validation gives an error, never a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Runtime/Simulator.h"
+
+#include "IPU/Device/Kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+using namespace ipu;
+
+int64_t HostTensor::elements() const {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+namespace {
+
+/// Fresh tile memory holds this byte so that reading memory nobody wrote
+/// gives deterministic garbage instead of zeros that could hide a bug.
+constexpr uint8_t kUninitializedByte = 0xCD;
+
+std::string typeString(ElementType type, const std::vector<int64_t> &shape) {
+  std::string text = "tensor<";
+  for (int64_t dim : shape)
+    text += std::to_string(dim) + "x";
+  text += std::string(elementTypeName(type)) + ">";
+  return text;
+}
+
+std::string stepName(const Package &package, const Step &step) {
+  auto quoted = [](const std::string &name) { return " '" + name + "'"; };
+  switch (step.kind) {
+  case StepKind::StreamIn:
+  case StepKind::StreamOut: {
+    std::string text =
+        step.kind == StepKind::StreamIn ? "stream-in " : "stream-out ";
+    text += std::to_string(step.index);
+    if (step.index < package.streams.size())
+      text += quoted(package.streams[step.index].name);
+    return text;
+  }
+  case StepKind::Compute: {
+    std::string text = "compute set " + std::to_string(step.index);
+    if (step.index < package.computeSets.size())
+      text += quoted(package.computeSets[step.index].name);
+    return text;
+  }
+  case StepKind::Exchange: {
+    std::string text = "exchange phase " + std::to_string(step.index);
+    if (step.index < package.phases.size())
+      text += quoted(package.phases[step.index].name);
+    return text;
+  }
+  case StepKind::Sync:
+    return "sync";
+  }
+  return "unknown step";
+}
+
+/// Element count of a shape, or nothing when a dimension is negative or the
+/// count overflows.
+std::optional<uint64_t> checkedElements(const std::vector<int64_t> &shape) {
+  uint64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return std::nullopt;
+    if (dim != 0 && count > UINT64_MAX / static_cast<uint64_t>(dim))
+      return std::nullopt;
+    count *= static_cast<uint64_t>(dim);
+  }
+  return count;
+}
+
+/// Tile memories, allocated on first touch. Addresses are absolute tile
+/// addresses; the valid range spans the target's memory regions (for ipu21
+/// [0x4C000, 0xE8000), i.e. tileMemoryBytes bytes).
+class DeviceMemory {
+public:
+  explicit DeviceMemory(const TargetModel &target) : memories(target.tiles) {
+    base = std::min(target.standard.base, target.interleaved.base);
+    end = std::max(target.standard.end(), target.interleaved.end());
+    if (end < base)
+      end = base;
+  }
+
+  /// Pointer to `bytes` bytes at `address` on `tile`, or null when the range
+  /// is outside tile memory.
+  uint8_t *at(uint32_t tile, uint64_t address, uint64_t bytes) {
+    if (tile >= memories.size() || address < base || address > end ||
+        bytes > end - address)
+      return nullptr;
+    std::unique_ptr<uint8_t[]> &memory = memories[tile];
+    if (!memory) {
+      size_t size = end - base;
+      memory.reset(new uint8_t[size]);
+      std::memset(memory.get(), kUninitializedByte, size);
+    }
+    return memory.get() + (address - base);
+  }
+
+  std::string rangeString(uint64_t address, uint64_t bytes) const {
+    return "[" + std::to_string(address) + ", " +
+           std::to_string(address + bytes) + ") outside tile memory [" +
+           std::to_string(base) + ", " + std::to_string(end) + ")";
+  }
+
+private:
+  uint64_t base = 0;
+  uint64_t end = 0;
+  std::vector<std::unique_ptr<uint8_t[]>> memories;
+};
+
+class Simulation {
+public:
+  Simulation(const Package &package, const TargetModel &target,
+             const std::vector<HostTensor> &inputs, SimulationResult &result,
+             unsigned threads)
+      : package(package), target(target), inputs(inputs), result(result),
+        threads(threads), memory(target), activeTile(target.tiles, false) {}
+
+  std::optional<std::string> run();
+
+private:
+  std::optional<std::string> checkInputs();
+  std::optional<std::string> streamIn(const HostStream &stream);
+  std::optional<std::string> streamOut(const HostStream &stream);
+  std::optional<std::string> compute(const ComputeSet &computeSet,
+                                     uint64_t &cycles);
+  std::optional<std::string> exchange(const PackagePhase &phase,
+                                      uint64_t &cycles);
+
+  /// Copies the rows of `piece` between a host tensor of `hostBytes` bytes
+  /// and tile memory, in the direction of `toDevice`.
+  std::optional<std::string> copyPiece(const StreamPiece &piece, uint8_t *host,
+                                       uint64_t hostBytes, bool toDevice);
+
+  const Package &package;
+  const TargetModel &target;
+  const std::vector<HostTensor> &inputs;
+  SimulationResult &result;
+  unsigned threads;
+  DeviceMemory memory;
+  std::vector<bool> activeTile;
+  std::vector<bool> outputWritten;
+};
+
+std::optional<std::string> Simulation::checkInputs() {
+  // Every argument a stream reads is checked up front, so that a bad input
+  // fails before any work is done.
+  for (const HostStream &stream : package.streams) {
+    if (!stream.toDevice)
+      continue;
+    std::string what = "input " + std::to_string(stream.index) + " (stream '" +
+                       stream.name + "')";
+    if (stream.index >= inputs.size())
+      return what + " is missing: " + std::to_string(inputs.size()) +
+             " inputs given";
+    const HostTensor &input = inputs[stream.index];
+    if (input.type != stream.type || input.shape != stream.shape)
+      return what + ": expected " + typeString(stream.type, stream.shape) +
+             ", got " + typeString(input.type, input.shape);
+    std::optional<uint64_t> elements = checkedElements(input.shape);
+    if (!elements || *elements > UINT64_MAX / elementBytes(input.type) ||
+        input.bytes.size() != *elements * elementBytes(input.type))
+      return what + ": holds " + std::to_string(input.bytes.size()) +
+             " bytes, which does not match " +
+             typeString(input.type, input.shape);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Simulation::copyPiece(const StreamPiece &piece,
+                                                 uint8_t *host,
+                                                 uint64_t hostBytes,
+                                                 bool toDevice) {
+  if (piece.rows == 0 || piece.rowBytes == 0)
+    return std::nullopt;
+  uint64_t lastRow = piece.rows - 1;
+  // 64-bit arithmetic throughout: rows x pitch cannot overflow, offsets are
+  // checked against the tensor size before use.
+  uint64_t tileSpan = lastRow * piece.tilePitch + piece.rowBytes;
+  if (piece.hostPitch != 0 && lastRow > (UINT64_MAX / 2) / piece.hostPitch)
+    return std::string("host pitch overflows");
+  uint64_t hostSpan = lastRow * piece.hostPitch + piece.rowBytes;
+  if (piece.hostOffset > hostBytes || hostSpan > hostBytes - piece.hostOffset)
+    return "host range [" + std::to_string(piece.hostOffset) + ", " +
+           std::to_string(piece.hostOffset + hostSpan) +
+           ") outside the tensor of " + std::to_string(hostBytes) + " bytes";
+  uint8_t *tile = memory.at(piece.tile, piece.address, tileSpan);
+  if (!tile) {
+    if (piece.tile >= target.tiles)
+      return "tile " + std::to_string(piece.tile) + " out of range";
+    return "tile " + std::to_string(piece.tile) + " range " +
+           memory.rangeString(piece.address, tileSpan);
+  }
+  for (uint64_t row = 0; row < piece.rows; ++row) {
+    uint8_t *tileRow = tile + row * piece.tilePitch;
+    uint8_t *hostRow = host + piece.hostOffset + row * piece.hostPitch;
+    if (toDevice)
+      std::memcpy(tileRow, hostRow, piece.rowBytes);
+    else
+      std::memcpy(hostRow, tileRow, piece.rowBytes);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Simulation::streamIn(const HostStream &stream) {
+  if (!stream.toDevice)
+    return std::string("stream is not a host-to-device stream");
+  const HostTensor &input = inputs[stream.index];
+  // copyPiece takes a mutable host pointer for both directions; it only
+  // reads from it when streaming in.
+  auto *host = const_cast<uint8_t *>(input.bytes.data());
+  for (size_t i = 0; i < stream.pieces.size(); ++i)
+    if (auto error =
+            copyPiece(stream.pieces[i], host, input.bytes.size(), true))
+      return "piece " + std::to_string(i) + ": " + *error;
+  return std::nullopt;
+}
+
+std::optional<std::string> Simulation::streamOut(const HostStream &stream) {
+  if (stream.toDevice)
+    return std::string("stream is not a device-to-host stream");
+  std::optional<uint64_t> elements = checkedElements(stream.shape);
+  // A result larger than the whole device cannot come from it; refusing it
+  // keeps a corrupt shape from exhausting host memory.
+  uint64_t deviceBytes = uint64_t(target.tiles) * target.tileMemoryBytes;
+  if (!elements || *elements > deviceBytes / elementBytes(stream.type))
+    return "result " + typeString(stream.type, stream.shape) +
+           " is larger than the device memory";
+  uint64_t bytes = *elements * elementBytes(stream.type);
+
+  if (stream.index >= result.outputs.size()) {
+    result.outputs.resize(stream.index + 1);
+    outputWritten.resize(stream.index + 1, false);
+  }
+  HostTensor &output = result.outputs[stream.index];
+  if (!outputWritten[stream.index]) {
+    outputWritten[stream.index] = true;
+    output.type = stream.type;
+    output.shape = stream.shape;
+    // Bytes no piece covers keep the uninitialised pattern.
+    output.bytes.assign(bytes, kUninitializedByte);
+  } else if (output.type != stream.type || output.shape != stream.shape) {
+    return "result " + std::to_string(stream.index) + " was streamed out as " +
+           typeString(output.type, output.shape) + " before, now as " +
+           typeString(stream.type, stream.shape);
+  }
+  for (size_t i = 0; i < stream.pieces.size(); ++i)
+    if (auto error = copyPiece(stream.pieces[i], output.bytes.data(),
+                               output.bytes.size(), false))
+      return "piece " + std::to_string(i) + ": " + *error;
+  return std::nullopt;
+}
+
+std::optional<std::string> Simulation::compute(const ComputeSet &computeSet,
+                                               uint64_t &cycles) {
+  const KernelSpec *kernel = lookupKernel(computeSet.kernel);
+  if (!kernel)
+    return "unknown kernel '" + computeSet.kernel + "'";
+  size_t vertices = computeSet.tiles.size();
+  size_t operandCount = kernel->operandNames.size();
+  size_t paramCount = kernel->paramNames.size();
+  if (computeSet.operandAddress.size() != vertices * operandCount)
+    return "operandAddress holds " +
+           std::to_string(computeSet.operandAddress.size()) +
+           " entries, expected " + std::to_string(vertices * operandCount);
+  if (computeSet.params.size() != vertices * paramCount)
+    return "params holds " + std::to_string(computeSet.params.size()) +
+           " entries, expected " + std::to_string(vertices * paramCount);
+
+  // Resolve every operand serially: it allocates tile memory on first touch
+  // and bounds-checks, so the parallel part below only runs kernels.
+  std::vector<uint8_t *> operands(vertices * operandCount);
+  std::vector<bool> seen(target.tiles, false);
+  bool repeatedTile = false;
+  for (size_t v = 0; v < vertices; ++v) {
+    uint32_t tile = computeSet.tiles[v];
+    std::string where =
+        "vertex " + std::to_string(v) + " on tile " + std::to_string(tile);
+    if (tile >= target.tiles)
+      return where + ": tile out of range";
+    repeatedTile |= seen[tile];
+    seen[tile] = true;
+    activeTile[tile] = true;
+    const int64_t *params = computeSet.params.data() + v * paramCount;
+    if (auto error = checkKernelParams(*kernel, params))
+      return where + ": " + *error;
+    for (size_t o = 0; o < operandCount; ++o) {
+      uint32_t address = computeSet.operandAddress[v * operandCount + o];
+      uint64_t bytes = kernelOperandBytes(*kernel, params, o);
+      uint8_t *pointer = memory.at(tile, address, bytes);
+      if (!pointer)
+        return where + ": operand '" + std::string(kernel->operandNames[o]) +
+               "' " + memory.rangeString(address, bytes);
+      operands[v * operandCount + o] = pointer;
+    }
+  }
+
+  std::vector<uint64_t> vertexCycles(vertices, 0);
+  auto runRange = [&](size_t begin, size_t end) {
+    for (size_t v = begin; v < end; ++v) {
+      const int64_t *params = computeSet.params.data() + v * paramCount;
+      executeKernel(*kernel, params, operands.data() + v * operandCount);
+      vertexCycles[v] = estimateKernelCycles(*kernel, params, target);
+    }
+  };
+  // Each vertex writes only its own tile, so tiles run in parallel with a
+  // result independent of the thread count. Two vertices on one tile might
+  // touch the same bytes; such a set runs in vertex order.
+  size_t workers = repeatedTile ? 1 : std::min<size_t>(threads, vertices);
+  if (workers <= 1) {
+    runRange(0, vertices);
+  } else {
+    std::vector<std::thread> pool;
+    size_t chunk = (vertices + workers - 1) / workers;
+    for (size_t begin = 0; begin < vertices; begin += chunk)
+      pool.emplace_back(runRange, begin, std::min(vertices, begin + chunk));
+    for (std::thread &thread : pool)
+      thread.join();
+  }
+
+  // The compute set ends when its slowest tile does; vertices sharing a tile
+  // run one after another.
+  std::vector<uint64_t> tileCycles(target.tiles, 0);
+  cycles = 0;
+  for (size_t v = 0; v < vertices; ++v) {
+    uint64_t &tile = tileCycles[computeSet.tiles[v]];
+    tile += vertexCycles[v];
+    cycles = std::max(cycles, tile);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
+                                                uint64_t &cycles) {
+  const ExchangePhase &transfers = phase.phase;
+  size_t count = transfers.size();
+  if (transfers.words.size() != count ||
+      transfers.destBegin.size() != count + 1)
+    return std::string("transfer tables have inconsistent sizes");
+  if (auto error = transfers.validate())
+    return *error;
+  if (transfers.tiles > target.tiles)
+    return "phase spans " + std::to_string(transfers.tiles) +
+           " tiles, the target has " + std::to_string(target.tiles);
+  if (phase.sourceAddress.size() != count || phase.destAddress.size() != count)
+    return "address tables hold " + std::to_string(phase.sourceAddress.size()) +
+           " source and " + std::to_string(phase.destAddress.size()) +
+           " destination entries for " + std::to_string(count) + " transfers";
+  // The schedule is what the cycles come from, so it is re-checked on every
+  // run rather than trusted.
+  if (auto error = checkSchedule(transfers, phase.schedule))
+    return "illegal schedule: " + *error;
+
+  // Bulk-synchronous semantics: every transfer reads the state at the start
+  // of the phase. Stage all sends first, then deliver them.
+  std::vector<uint64_t> stageOffset(count + 1, 0);
+  for (size_t t = 0; t < count; ++t)
+    stageOffset[t + 1] = stageOffset[t] + uint64_t(transfers.words[t]) * 4;
+  std::vector<uint8_t> stage(stageOffset[count]);
+  for (size_t t = 0; t < count; ++t) {
+    uint64_t bytes = stageOffset[t + 1] - stageOffset[t];
+    const uint8_t *source =
+        memory.at(transfers.source[t], phase.sourceAddress[t], bytes);
+    if (!source)
+      return "transfer " + std::to_string(t) + ": source on tile " +
+             std::to_string(transfers.source[t]) + " " +
+             memory.rangeString(phase.sourceAddress[t], bytes);
+    std::memcpy(stage.data() + stageOffset[t], source, bytes);
+  }
+  // Destinations are written in transfer order, so overlapping writes (which
+  // validation should reject) at least resolve deterministically.
+  for (size_t t = 0; t < count; ++t) {
+    uint64_t bytes = stageOffset[t + 1] - stageOffset[t];
+    for (const uint32_t *dest = transfers.destinationsBegin(t),
+                        *destEnd = transfers.destinationsEnd(t);
+         dest != destEnd; ++dest) {
+      uint8_t *destination = memory.at(*dest, phase.destAddress[t], bytes);
+      if (!destination)
+        return "transfer " + std::to_string(t) + ": destination on tile " +
+               std::to_string(*dest) + " " +
+               memory.rangeString(phase.destAddress[t], bytes);
+      std::memcpy(destination, stage.data() + stageOffset[t], bytes);
+    }
+  }
+  cycles = phase.schedule.horizon(target.exchangeLatencyCycles);
+  return std::nullopt;
+}
+
+std::optional<std::string> Simulation::run() {
+  result = SimulationResult();
+  if (auto error = checkInputs())
+    return error;
+
+  for (size_t s = 0; s < package.program.size(); ++s) {
+    const Step &step = package.program[s];
+    uint64_t cycles = 0;
+    std::optional<std::string> error;
+    // A deserialised kind may hold any byte; only the known ones run.
+    if (static_cast<unsigned>(step.kind) >
+        static_cast<unsigned>(StepKind::Sync))
+      return "step " + std::to_string(s) + ": unknown step kind " +
+             std::to_string(static_cast<unsigned>(step.kind));
+    switch (step.kind) {
+    case StepKind::StreamIn:
+    case StepKind::StreamOut:
+      if (step.index >= package.streams.size())
+        error = "no such stream";
+      else if (step.kind == StepKind::StreamIn)
+        error = streamIn(package.streams[step.index]);
+      else
+        error = streamOut(package.streams[step.index]);
+      break;
+    case StepKind::Compute:
+      if (step.index >= package.computeSets.size())
+        error = "no such compute set";
+      else
+        error = compute(package.computeSets[step.index], cycles);
+      result.computeCycles += cycles;
+      break;
+    case StepKind::Exchange:
+      if (step.index >= package.phases.size())
+        error = "no such exchange phase";
+      else
+        error = exchange(package.phases[step.index], cycles);
+      result.exchangeCycles += cycles;
+      break;
+    case StepKind::Sync:
+      cycles = target.syncCycles;
+      result.syncCycles += cycles;
+      break;
+    }
+    if (error)
+      return "step " + std::to_string(s) + " (" + stepName(package, step) +
+             "): " + *error;
+    result.steps.push_back({step.kind, step.index, cycles});
+    result.cycles += cycles;
+  }
+  result.activeTiles = static_cast<uint32_t>(
+      std::count(activeTile.begin(), activeTile.end(), true));
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> ipu::simulate(const Package &package,
+                                         const TargetModel &target,
+                                         const std::vector<HostTensor> &inputs,
+                                         SimulationResult &result) {
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  Simulation simulation(package, target, inputs, result, threads);
+  if (auto error = simulation.run()) {
+    // Partial outputs of a failed run must not be mistaken for results.
+    result.outputs.clear();
+    return error;
+  }
+  return std::nullopt;
+}

@@ -1,0 +1,97 @@
+//===- ImportLinalg.cpp - linalg.matmul on tensors to ipu_gemm.matmul ------===//
+
+#include "IPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::ipu {
+#define GEN_PASS_DEF_IPUIMPORTLINALG
+#include "IPU/Transforms/Passes.h.inc"
+} // namespace mlir::ipu
+
+using namespace mlir;
+
+/// Whether `init` is known to hold zeros: a tensor.empty (linalg.matmul then
+/// accumulates into undefined data, which we read as zero) or a fill of 0.
+static bool isZeroAccumulator(Value init) {
+  if (init.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  Value value = fill.getDpsInputs()[0];
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+namespace {
+struct ImportLinalgPass
+    : public mlir::ipu::impl::IPUImportLinalgBase<ImportLinalgPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::MatmulOp> matmuls;
+    bool failedAny = false;
+    module.walk([&](Operation *op) {
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
+        matmuls.push_back(matmul);
+        return;
+      }
+      // Fills are accepted here and must die with the matmuls they feed.
+      if (isa<linalg::FillOp>(op))
+        return;
+      if (op->getDialect() && isa<linalg::LinalgDialect>(op->getDialect())) {
+        op->emitError("unsupported op '")
+            << op->getName()
+            << "': the IPU compiler imports linalg.matmul on tensors only";
+        failedAny = true;
+      }
+    });
+    for (linalg::MatmulOp matmul : matmuls)
+      failedAny |= failed(importMatmul(matmul));
+    if (failedAny)
+      return signalPassFailure();
+    // Remove fills and empties left without users.
+    SmallVector<Operation *> dead;
+    module.walk([&](Operation *op) {
+      if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp>(op) &&
+          op->use_empty())
+        dead.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(dead))
+      if (op->use_empty())
+        op->erase();
+    module.walk([&](linalg::FillOp fill) {
+      fill.emitError("linalg.fill survives the import: only fills feeding "
+                     "linalg.matmul accumulators are supported");
+      failedAny = true;
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  LogicalResult importMatmul(linalg::MatmulOp matmul) {
+    if (!matmul.hasPureTensorSemantics())
+      return matmul.emitError("linalg.matmul must work on tensors, not buffers");
+    if (matmul.hasUserDefinedMaps())
+      return matmul.emitError(
+          "linalg.matmul with user-defined indexing maps (transposes or "
+          "broadcasts) is not supported yet");
+    Value init = matmul.getDpsInits()[0];
+    if (!isZeroAccumulator(init))
+      return matmul.emitError(
+          "linalg.matmul accumulates into non-zero data; only a zero "
+          "linalg.fill or tensor.empty accumulator is supported");
+    auto resultType = cast<RankedTensorType>(matmul.getResult(0).getType());
+    OpBuilder builder(matmul);
+    auto imported = ipu_gemm::MatmulOp::create(builder, matmul.getLoc(), resultType, matmul.getDpsInputs()[0],
+        matmul.getDpsInputs()[1],
+        TypeAttr::get(resultType.getElementType()), ipu_gemm::PlanAttr(),
+        ipu_gemm::ConstraintsAttr());
+    matmul.getResult(0).replaceAllUsesWith(imported.getResult());
+    matmul.erase();
+    return success();
+  }
+};
+} // namespace

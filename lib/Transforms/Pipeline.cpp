@@ -1,0 +1,31 @@
+//===- Pipeline.cpp - The ipu-compile pipeline ----------------------------===//
+
+#include "IPU/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void ipu::buildCompilePipeline(OpPassManager &pm,
+                               const CompilePipelineOptions &options) {
+  IPUSetTargetOptions target;
+  target.target = options.target;
+  pm.addPass(createIPUSetTarget(target));
+  pm.addPass(createIPUImportLinalg());
+  IPUPlanGemmOptions plan;
+  plan.finalists = options.finalists;
+  pm.addPass(createIPUPlanGemm(plan));
+  pm.addPass(createIPULowerToTile());
+  pm.addPass(createIPUScheduleExchange());
+  pm.addPass(createIPUPlaceStorage());
+}
+
+void ipu::registerAllPasses() {
+  registerIPUPasses();
+  PassPipelineRegistration<CompilePipelineOptions>(
+      "ipu-compile",
+      "Import, plan, lower, schedule and place: linalg on tensors to a "
+      "placed ipu_tile program",
+      buildCompilePipeline);
+}

@@ -1,0 +1,179 @@
+//===- PlaceStorage.cpp - Addresses for every buffer ----------------------===//
+
+#include "IPU/Transforms/Passes.h"
+#include "IPU/Device/Kernels.h"
+#include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
+#include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Storage/Allocator.h"
+#include "IPU/Support/Log.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace mlir::ipu {
+#define GEN_PASS_DEF_IPUPLACESTORAGE
+#include "IPU/Transforms/Passes.h.inc"
+} // namespace mlir::ipu
+
+using namespace mlir;
+
+/// Bytes of one exchange-table entry (a run: tile, offset, words, start) and
+/// of one vertex's fixed state; the package keeps both in standard memory.
+static constexpr uint32_t kExchangeRunBytes = 8;
+static constexpr uint32_t kVertexHeaderBytes = 16;
+
+namespace {
+struct PlaceStoragePass
+    : public mlir::ipu::impl::IPUPlaceStorageBase<PlaceStoragePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+    if (failed(target))
+      return signalPassFailure();
+    for (auto program : module.getOps<ipu_tile::ProgramOp>())
+      if (failed(place(program, *target)))
+        return signalPassFailure();
+  }
+
+  /// Most bytes of exchange tables and vertex state on any one tile.
+  FailureOr<uint32_t> reservedBytes(ipu_tile::ProgramOp program,
+                                    const ::ipu::TargetModel &target) {
+    std::vector<uint64_t> perTile(target.tiles, 0);
+    for (Operation &op : program.getBody().front()) {
+      if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
+        if (!phase.getScheduleAttr())
+          return phase.emitError("phase is not scheduled: run "
+                                 "--ipu-schedule-exchange before placing storage");
+        FailureOr<ipu_exchange::PhaseTransfers> transfers =
+            ipu_exchange::buildPhaseTransfers(phase, target);
+        if (failed(transfers))
+          return failure();
+        ::ipu::ExchangeSchedule schedule =
+            ipu_exchange::toExchangeSchedule(phase.getScheduleAttr());
+        const ::ipu::ExchangePhase &table = transfers->phase;
+        for (const ::ipu::ExchangeRun &run : schedule.runs) {
+          if (run.transfer >= table.size())
+            return phase.emitError("schedule names transfer ")
+                   << run.transfer << " of " << table.size();
+          perTile[table.source[run.transfer]] += kExchangeRunBytes;
+          for (const uint32_t *d = table.destinationsBegin(run.transfer),
+                              *e = table.destinationsEnd(run.transfer);
+               d != e; ++d)
+            perTile[*d] += kExchangeRunBytes;
+        }
+      } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
+        const ::ipu::KernelSpec *kernel =
+            ::ipu::lookupKernel(computeSet.getKernel().str());
+        uint64_t vertexBytes = kVertexHeaderBytes +
+                               4 * kernel->operandNames.size() +
+                               8 * kernel->paramNames.size();
+        for (int32_t tile : computeSet.getTiles())
+          perTile[tile] += vertexBytes;
+      }
+    }
+    uint64_t most = *std::max_element(perTile.begin(), perTile.end());
+    return static_cast<uint32_t>((most + 7) / 8 * 8);
+  }
+
+  LogicalResult place(ipu_tile::ProgramOp program,
+                      const ::ipu::TargetModel &target) {
+    // Liveness in program steps (buffers are not steps).
+    SmallVector<ipu_tile::BufferOp> buffers;
+    DenseMap<StringAttr, unsigned> indexOf;
+    std::vector<::ipu::BufferRequest> requests;
+    for (auto buffer : program.getBody().getOps<ipu_tile::BufferOp>()) {
+      indexOf[buffer.getSymNameAttr()] = buffers.size();
+      buffers.push_back(buffer);
+      std::optional<::ipu::BlockLayout> layout =
+          ipu_tile::toBlockLayout(buffer.getTensorType());
+      ::ipu::BufferRequest request;
+      request.name = buffer.getSymName().str();
+      request.memoryClass = *::ipu::parseMemoryClass(buffer.getMemoryClass().str());
+      request.bytes = layout->maxBlockBytes();
+      request.alignment = 8;
+      request.tiles = layout->tileList();
+      llvm::sort(request.tiles);
+      request.firstUse = UINT32_MAX;
+      request.lastUse = 0;
+      requests.push_back(std::move(request));
+    }
+    uint32_t step = 0;
+    auto use = [&](FlatSymbolRefAttr ref) {
+      auto it = indexOf.find(ref.getAttr());
+      if (it == indexOf.end())
+        return;
+      ::ipu::BufferRequest &request = requests[it->second];
+      request.firstUse = std::min(request.firstUse, step);
+      request.lastUse = std::max(request.lastUse, step);
+    };
+    SmallVector<unsigned> weights;
+    for (Operation &op : program.getBody().front()) {
+      if (isa<ipu_tile::BufferOp>(op))
+        continue;
+      if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op)) {
+        use(in.getBufferAttr());
+        if (in.getWeight())
+          weights.push_back(indexOf.lookup(in.getBufferAttr().getAttr()));
+      } else if (auto out = dyn_cast<ipu_exchange::StreamOutOp>(op)) {
+        use(out.getBufferAttr());
+      } else if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
+        for (auto copy : phase.getBody().getOps<ipu_exchange::CopyOp>()) {
+          use(copy.getSourceAttr());
+          use(copy.getDestAttr());
+        }
+      } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
+        for (auto ref : computeSet.getOperands().getAsRange<FlatSymbolRefAttr>())
+          use(ref);
+      }
+      ++step;
+    }
+    uint32_t lastStep = step ? step - 1 : 0;
+    // Weights stay resident from initialisation through every run.
+    for (unsigned index : weights) {
+      requests[index].firstUse = 0;
+      requests[index].lastUse = lastStep;
+    }
+    for (auto [buffer, request] : llvm::zip(buffers, requests)) {
+      if (request.firstUse == UINT32_MAX) {
+        buffer.emitWarning("buffer is never used");
+        request.firstUse = request.lastUse = 0;
+      }
+    }
+
+    FailureOr<uint32_t> reserved = reservedBytes(program, target);
+    if (failed(reserved))
+      return failure();
+    ::ipu::Placement placement;
+    if (std::optional<std::string> error =
+            ::ipu::placeBuffers(target, requests, *reserved, placement))
+      return program.emitError("storage does not fit on '")
+             << target.name << "': " << *error;
+
+    OpBuilder builder(program);
+    for (auto [buffer, address] : llvm::zip(buffers, placement.address))
+      buffer.setAddressAttr(builder.getI64IntegerAttr(address));
+    program->setAttr("reserved_bytes", builder.getI64IntegerAttr(*reserved));
+    program->setAttr("memory_peak", builder.getDenseI64ArrayAttr(
+                                        {int64_t(placement.peakBytes[0]),
+                                         int64_t(placement.peakBytes[1])}));
+    program->setAttr("memory_bound", builder.getDenseI64ArrayAttr(
+                                         {int64_t(placement.boundBytes[0]),
+                                          int64_t(placement.boundBytes[1])}));
+    std::string line = llvm::formatv(
+        "buffers={0} reservedBytes={1} peakStandardBytes={2} "
+        "boundStandardBytes={3} peakInterleavedBytes={4} "
+        "boundInterleavedBytes={5} standardBytesAvailable={6} "
+        "interleavedBytesAvailable={7}",
+        buffers.size(), *reserved, placement.peakBytes[0],
+        placement.boundBytes[0], placement.peakBytes[1], placement.boundBytes[1],
+        target.allocatableBytes(::ipu::MemoryClass::Standard),
+        target.allocatableBytes(::ipu::MemoryClass::Interleaved));
+    ::ipu::logInfo("ipu-place-storage: placed storage program=" +
+                   program.getSymName().str() + " " + line);
+    program.emitRemark() << "placed " << line;
+    return success();
+  }
+};
+} // namespace

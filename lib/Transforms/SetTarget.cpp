@@ -1,0 +1,38 @@
+//===- SetTarget.cpp - Name the target of a module ------------------------===//
+
+#include "IPU/Transforms/Passes.h"
+#include "IPU/Target/TargetModel.h"
+
+namespace mlir::ipu {
+#define GEN_PASS_DEF_IPUSETTARGET
+#include "IPU/Transforms/Passes.h.inc"
+} // namespace mlir::ipu
+
+using namespace mlir;
+
+namespace {
+struct SetTargetPass : public mlir::ipu::impl::IPUSetTargetBase<SetTargetPass> {
+  using IPUSetTargetBase::IPUSetTargetBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    StringRef attrName = ipu_tile::IPUTileDialect::getTargetAttrName();
+    if (auto existing = module->getAttrOfType<ipu_tile::TargetAttr>(attrName)) {
+      if (existing.getName() != target) {
+        module.emitError("module names target '")
+            << existing.getName() << "' but the pipeline asks for '" << target
+            << "'";
+        signalPassFailure();
+      }
+      return;
+    }
+    if (!::ipu::TargetModel::byName(target)) {
+      module.emitError("unknown target '")
+          << target << "'; known: " << ::ipu::TargetModel::knownNames();
+      signalPassFailure();
+      return;
+    }
+    module->setAttr(attrName, ipu_tile::TargetAttr::get(&getContext(), target));
+  }
+};
+} // namespace

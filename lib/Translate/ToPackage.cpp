@@ -1,0 +1,233 @@
+//===- ToPackage.cpp - Placed ipu_tile programs to packages ---------------===//
+
+#include "IPU/Translate/ToPackage.h"
+#include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
+#include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+
+using namespace mlir;
+
+namespace {
+class PackageBuilder {
+public:
+  PackageBuilder(ipu_tile::ProgramOp program, const ::ipu::TargetModel &target)
+      : program(program), target(target) {}
+
+  FailureOr<::ipu::Package> build();
+
+private:
+  FailureOr<uint32_t> addressOf(ipu_tile::BufferOp buffer, Operation *user);
+  LogicalResult addStream(ipu_tile::BufferOp buffer, bool toDevice, bool weight,
+                          int32_t index, Operation *user);
+  LogicalResult addComputeSet(ipu_tile::ComputeSetOp op);
+  LogicalResult addPhase(ipu_exchange::PhaseOp op);
+  ipu_tile::BufferOp lookup(Operation *user, FlatSymbolRefAttr ref) {
+    return SymbolTable::lookupNearestSymbolFrom<ipu_tile::BufferOp>(user, ref);
+  }
+
+  ipu_tile::ProgramOp program;
+  const ::ipu::TargetModel &target;
+  ::ipu::Package package;
+};
+} // namespace
+
+FailureOr<uint32_t> PackageBuilder::addressOf(ipu_tile::BufferOp buffer,
+                                              Operation *user) {
+  if (!buffer)
+    return user->emitError("refers to a missing buffer");
+  std::optional<int64_t> address = buffer.getAddress();
+  if (!address)
+    return buffer.emitError("buffer has no address: run --ipu-place-storage "
+                            "before --ipu-to-package");
+  return static_cast<uint32_t>(*address);
+}
+
+LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice,
+                                        bool weight, int32_t index,
+                                        Operation *user) {
+  FailureOr<uint32_t> address = addressOf(buffer, user);
+  if (failed(address))
+    return failure();
+  ::ipu::BlockLayout layout = *ipu_tile::toBlockLayout(buffer.getTensorType());
+  ::ipu::HostStream stream;
+  stream.name = buffer.getSymName().str();
+  stream.toDevice = toDevice;
+  stream.weight = weight;
+  stream.index = index;
+  stream.type = layout.type;
+  stream.shape = {layout.rows, layout.cols};
+  uint64_t bytes = ::ipu::elementBytes(layout.type);
+  // Results are read from the first replica only.
+  uint32_t replicas = toDevice ? layout.replicas : 1;
+  for (uint32_t i = 0; i < layout.gridRows; ++i)
+    for (uint32_t j = 0; j < layout.gridCols; ++j)
+      for (uint32_t r = 0; r < replicas; ++r) {
+        ::ipu::StreamPiece piece;
+        piece.tile = static_cast<uint32_t>(layout.tileOf(i, j, r));
+        piece.address = *address;
+        piece.hostOffset =
+            (layout.blockRowBegin(i) * layout.cols + layout.blockColBegin(j)) *
+            bytes;
+        piece.rows = static_cast<uint32_t>(layout.blockRows(i));
+        piece.rowBytes = static_cast<uint32_t>(layout.blockCols(j) * bytes);
+        piece.tilePitch = static_cast<uint32_t>(layout.rowPitchBytes(j));
+        piece.hostPitch = layout.cols * bytes;
+        stream.pieces.push_back(piece);
+      }
+  package.program.push_back({toDevice ? ::ipu::StepKind::StreamIn
+                                      : ::ipu::StepKind::StreamOut,
+                             static_cast<uint32_t>(package.streams.size())});
+  package.streams.push_back(std::move(stream));
+  return success();
+}
+
+LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
+  ::ipu::ComputeSet computeSet;
+  computeSet.name = op.getSymName().str();
+  computeSet.kernel = op.getKernel().str();
+  computeSet.tiles.assign(op.getTiles().begin(), op.getTiles().end());
+  computeSet.params.assign(op.getParams().begin(), op.getParams().end());
+  SmallVector<uint32_t> operandAddresses;
+  for (auto ref : op.getOperands().getAsRange<FlatSymbolRefAttr>()) {
+    FailureOr<uint32_t> address = addressOf(lookup(op, ref), op);
+    if (failed(address))
+      return failure();
+    operandAddresses.push_back(*address);
+  }
+  // Every block of a buffer sits at the buffer's address on its tile.
+  for (size_t t = 0; t < computeSet.tiles.size(); ++t)
+    computeSet.operandAddress.insert(computeSet.operandAddress.end(),
+                                     operandAddresses.begin(),
+                                     operandAddresses.end());
+  package.program.push_back({::ipu::StepKind::Compute,
+                             static_cast<uint32_t>(package.computeSets.size())});
+  package.computeSets.push_back(std::move(computeSet));
+  return success();
+}
+
+LogicalResult PackageBuilder::addPhase(ipu_exchange::PhaseOp op) {
+  if (!op.getScheduleAttr())
+    return op.emitError("phase is not scheduled: run --ipu-schedule-exchange "
+                        "before --ipu-to-package");
+  FailureOr<ipu_exchange::PhaseTransfers> transfers =
+      ipu_exchange::buildPhaseTransfers(op, target);
+  if (failed(transfers))
+    return failure();
+  if (static_cast<int64_t>(transfers->phase.size()) !=
+      op.getScheduleAttr().getTransfers())
+    return op.emitError("schedule was made for ")
+           << op.getScheduleAttr().getTransfers() << " transfers, the phase has "
+           << transfers->phase.size() << ": reschedule it";
+  ::ipu::PackagePhase phase;
+  phase.name = op.getSymName().str();
+  phase.schedule = ipu_exchange::toExchangeSchedule(op.getScheduleAttr());
+  phase.sourceAddress.resize(transfers->phase.size());
+  phase.destAddress.resize(transfers->phase.size());
+  const auto &copies = transfers->copies;
+  for (size_t c = 0; c < copies.size(); ++c) {
+    FailureOr<uint32_t> source = addressOf(copies[c].source, op);
+    FailureOr<uint32_t> dest = addressOf(copies[c].dest, op);
+    if (failed(source) || failed(dest))
+      return failure();
+    size_t end = c + 1 < copies.size() ? copies[c + 1].firstTransfer
+                                       : transfers->phase.size();
+    for (size_t t = copies[c].firstTransfer; t < end; ++t) {
+      phase.sourceAddress[t] = *source + transfers->sourceOffset[t];
+      phase.destAddress[t] = *dest + transfers->destOffset[t];
+    }
+  }
+  phase.phase = std::move(transfers->phase);
+  package.program.push_back({::ipu::StepKind::Exchange,
+                             static_cast<uint32_t>(package.phases.size())});
+  package.phases.push_back(std::move(phase));
+  return success();
+}
+
+FailureOr<::ipu::Package> PackageBuilder::build() {
+  package.compiler = "ipu-compiler 0.1.0";
+  package.target = target.name;
+  package.tiles = target.tiles;
+  package.workload = program.getSymName().str();
+  package.flops = program.getFlops().value_or(0);
+  for (Operation &op : program.getBody().front()) {
+    LogicalResult result = success();
+    if (isa<ipu_tile::BufferOp>(op))
+      continue;
+    if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
+      result = addStream(lookup(in, in.getBufferAttr()), true, in.getWeight(),
+                         in.getIndex(), in);
+    else if (auto out = dyn_cast<ipu_exchange::StreamOutOp>(op))
+      result = addStream(lookup(out, out.getBufferAttr()), false, false,
+                         out.getIndex(), out);
+    else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op))
+      result = addComputeSet(computeSet);
+    else if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op))
+      result = addPhase(phase);
+    else if (isa<ipu_exchange::SyncOp>(op))
+      package.program.push_back({::ipu::StepKind::Sync, 0});
+    else
+      result = op.emitError("cannot be packaged");
+    if (failed(result))
+      return failure();
+  }
+  if (std::optional<ArrayAttr> reference = program.getReference()) {
+    for (auto entry : reference->getAsRange<DictionaryAttr>()) {
+      ::ipu::ReferenceOp op;
+      op.op = entry.getAs<StringAttr>("op").str();
+      for (int32_t argument : entry.getAs<DenseI32ArrayAttr>("arguments").asArrayRef())
+        op.arguments.push_back(argument);
+      op.result = entry.getAs<IntegerAttr>("result").getInt();
+      package.reference.push_back(std::move(op));
+    }
+  }
+  auto metadata = [&](StringRef key, int64_t value) {
+    package.metadata.emplace_back(key.str(), std::to_string(value));
+  };
+  if (auto cycles = program->getAttrOfType<IntegerAttr>("estimated_cycles"))
+    metadata("plannedCycles", cycles.getInt());
+  if (auto peak = program->getAttrOfType<DenseI64ArrayAttr>("memory_peak")) {
+    metadata("memoryPeakStandardBytes", peak[0]);
+    metadata("memoryPeakInterleavedBytes", peak[1]);
+  }
+  if (auto bound = program->getAttrOfType<DenseI64ArrayAttr>("memory_bound")) {
+    metadata("memoryBoundStandardBytes", bound[0]);
+    metadata("memoryBoundInterleavedBytes", bound[1]);
+  }
+  if (std::optional<std::string> error = ::ipu::validatePackage(package, target))
+    return program.emitError("package fails validation: ") << *error;
+  return std::move(package);
+}
+
+FailureOr<::ipu::Package> mlir::ipu::buildPackage(ModuleOp module) {
+  FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+  if (failed(target))
+    return failure();
+  auto programs = llvm::to_vector(module.getOps<ipu_tile::ProgramOp>());
+  if (programs.size() != 1)
+    return module.emitError("expected exactly one ipu_tile.program, found ")
+           << programs.size() << " (run --ipu-compile first)";
+  return PackageBuilder(programs.front(), *target).build();
+}
+
+void mlir::ipu::registerToPackageTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "ipu-to-package", "Emit a Cap'n Proto package from a placed program",
+      [](Operation *op, raw_ostream &output) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        FailureOr<::ipu::Package> package = buildPackage(module);
+        if (failed(package))
+          return failure();
+        std::vector<uint8_t> bytes = ::ipu::serializePackage(*package);
+        output.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+        return success();
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<ipu_gemm::IPUGemmDialect, ipu_tile::IPUTileDialect,
+                        ipu_exchange::IPUExchangeDialect, func::FuncDialect>();
+      });
+}

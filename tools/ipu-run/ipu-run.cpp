@@ -1,0 +1,538 @@
+//===- ipu-run.cpp - Load, validate, simulate, check and report ----------===//
+//
+// Usage: ipu-run PACKAGE [--check] [--seed N] [--corrupt-input ARG:BYTE]
+//                        [--threads N] [--quiet]
+//
+// Runs a package on the cycle-level simulator with deterministic inputs and
+// prints seed-style key=value report lines to stdout; progress goes to stderr.
+// Exit status: 0 on success (numericalTest=PASS with --check), 2 when the
+// numerical check fails, 1 on any error.
+//
+// Numerical check (--check): every reference op of the package is evaluated
+// on the host from the generated inputs (decoded to f32, OpenBLAS sgemm in
+// f32, rounded to the result type) and each result element must satisfy
+//   |device - reference| <= atol + rtol * |reference|
+// with K the matmul inner dimension and, by result type,
+//   f32:       atol = 1e-4 * sqrt(K), rtol = 1e-3
+//   f16:       atol = 1e-3 * sqrt(K), rtol = 2e-3
+//   f8E4M3FN:  atol = 1e-2 * sqrt(K), rtol = 0.13  (one ulp is 2^-3 relative)
+//   f8E5M2:    atol = 2e-2 * sqrt(K), rtol = 0.26  (one ulp is 2^-2 relative)
+// The atol grows with sqrt(K) because f32 summation-order differences grow
+// like a random walk over K terms; rtol allows one ulp of the result type,
+// since device and host may round an f32 sum on opposite sides of a midpoint.
+// A non-finite element passes only if the reference holds the same value.
+//
+// The tool is free of LLVM: arguments are parsed by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Package/Package.h"
+#include "IPU/Runtime/Simulator.h"
+#include "IPU/Support/ElementType.h"
+#include "IPU/Support/Log.h"
+#include "IPU/Target/TargetModel.h"
+
+#include <cblas.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace ipu;
+
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitCheckFailed = 2;
+
+const char *const kUsage =
+    "usage: ipu-run PACKAGE [--check] [--seed N] [--corrupt-input ARG:BYTE]\n"
+    "                       [--threads N] [--quiet]\n"
+    "  --check                   compare results with the host reference\n"
+    "  --seed N                  input generator seed (default 1)\n"
+    "  --corrupt-input ARG:BYTE  flip every bit of byte BYTE of input ARG in\n"
+    "                            the device's copy only (tests --check)\n"
+    "  --threads N               host threads for the reference BLAS\n"
+    "  --quiet                   no progress log on stderr\n";
+
+struct Options {
+  std::string path;
+  bool check = false;
+  uint64_t seed = 1;
+  bool corrupt = false;
+  uint64_t corruptArgument = 0;
+  uint64_t corruptByte = 0;
+  uint64_t threads = 0; ///< 0: library default.
+  bool quiet = false;
+};
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "ipu-run: error: %s\n", message.c_str());
+  return kExitError;
+}
+
+bool parseUnsigned(const std::string &text, uint64_t &value) {
+  if (text.empty() || text[0] < '0' || text[0] > '9')
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long parsed = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0')
+    return false;
+  value = parsed;
+  return true;
+}
+
+/// Parses the command line; returns an error message or nothing.
+std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
+                                        bool &help) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool hasValue = false;
+    // Accept both `--opt VALUE` and `--opt=VALUE`.
+    if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
+      size_t equals = arg.find('=');
+      if (equals != std::string::npos) {
+        value = arg.substr(equals + 1);
+        arg = arg.substr(0, equals);
+        hasValue = true;
+      }
+    }
+    auto takeValue = [&]() -> bool {
+      if (hasValue)
+        return true;
+      if (i + 1 >= argc)
+        return false;
+      value = argv[++i];
+      return true;
+    };
+    auto noValue = [&]() { return !hasValue; };
+
+    if (arg == "-h" || arg == "--help") {
+      help = true;
+      return std::nullopt;
+    }
+    if (arg == "--check" && noValue()) {
+      options.check = true;
+    } else if (arg == "--quiet" && noValue()) {
+      options.quiet = true;
+    } else if (arg == "--seed") {
+      if (!takeValue() || !parseUnsigned(value, options.seed))
+        return "--seed expects an unsigned integer";
+    } else if (arg == "--threads") {
+      if (!takeValue() || !parseUnsigned(value, options.threads) ||
+          options.threads == 0 || options.threads > 1024)
+        return "--threads expects an integer in [1, 1024]";
+    } else if (arg == "--corrupt-input") {
+      size_t colon = takeValue() ? value.find(':') : std::string::npos;
+      if (colon == std::string::npos ||
+          !parseUnsigned(value.substr(0, colon), options.corruptArgument) ||
+          !parseUnsigned(value.substr(colon + 1), options.corruptByte))
+        return "--corrupt-input expects ARG:BYTE (unsigned integers)";
+      options.corrupt = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return "unknown option '" + std::string(argv[i]) + "'\n" + kUsage;
+    } else if (options.path.empty()) {
+      options.path = arg;
+    } else {
+      return "more than one package given ('" + options.path + "', '" + arg +
+             "')";
+    }
+  }
+  if (options.path.empty())
+    return std::string("no package given\n") + kUsage;
+  return std::nullopt;
+}
+
+/// A report value, quoted only when it would not read as one token.
+std::string reportValue(const std::string &value) {
+  bool plain = !value.empty();
+  for (char c : value)
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '=')
+      plain = false;
+  if (plain)
+    return value;
+  std::string quoted = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\')
+      quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::optional<std::string> readFile(const std::string &path,
+                                    std::vector<uint8_t> &bytes) {
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return "cannot open '" + path + "': " + std::strerror(errno);
+  uint8_t buffer[1 << 16];
+  size_t got;
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
+    bytes.insert(bytes.end(), buffer, buffer + got);
+  bool failed = std::ferror(file);
+  std::fclose(file);
+  if (failed)
+    return "cannot read '" + path + "'";
+  return std::nullopt;
+}
+
+/// splitmix64: tiny, seedable and identical on every platform.
+uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Inputs by argument index: values uniform in [-1, 1), rounded to the
+/// stream's type, from a generator seeded by (seed, argument index) so that
+/// each argument is independent of the others and of stream order.
+/// `generated[i]` tells whether argument i is streamed in at all.
+std::optional<std::string> generateInputs(const Package &package, uint64_t seed,
+                                          std::vector<HostTensor> &inputs,
+                                          std::vector<bool> &generated) {
+  // Far above any real workload, far below what would exhaust the host.
+  constexpr uint64_t kMaxInputBytes = uint64_t(1) << 34;
+  for (const HostStream &stream : package.streams) {
+    if (!stream.toDevice)
+      continue;
+    if (stream.index >= inputs.size()) {
+      inputs.resize(stream.index + 1);
+      generated.resize(stream.index + 1, false);
+    }
+    if (generated[stream.index])
+      continue;
+    generated[stream.index] = true;
+    unsigned bytesPerElement = elementBytes(stream.type);
+    uint64_t elements = 1;
+    for (int64_t dim : stream.shape) {
+      if (dim < 0 || (dim != 0 && elements > kMaxInputBytes / uint64_t(dim)))
+        return "input stream '" + stream.name + "' has an unusable shape";
+      elements *= uint64_t(dim);
+    }
+    if (elements > kMaxInputBytes / bytesPerElement)
+      return "input stream '" + stream.name + "' is too large";
+
+    HostTensor &input = inputs[stream.index];
+    input.type = stream.type;
+    input.shape = stream.shape;
+    input.bytes.resize(elements * bytesPerElement);
+    uint64_t state = seed ^ (0xD1B54A32D192ED03ull * (stream.index + 1));
+    for (uint64_t e = 0; e < elements; ++e) {
+      // 24 random bits give values exactly representable in f32.
+      float value = float(splitmix64(state) >> 40) * 0x1p-23f - 1.0f;
+      storeElement(stream.type, value, &input.bytes[e * bytesPerElement]);
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<float> decode(const HostTensor &tensor) {
+  unsigned bytesPerElement = elementBytes(tensor.type);
+  std::vector<float> values(tensor.bytes.size() / bytesPerElement);
+  for (size_t e = 0; e < values.size(); ++e)
+    values[e] = loadElement(tensor.type, &tensor.bytes[e * bytesPerElement]);
+  return values;
+}
+
+const HostStream *resultStream(const Package &package, uint32_t index) {
+  for (const HostStream &stream : package.streams)
+    if (!stream.toDevice && stream.index == index)
+      return &stream;
+  return nullptr;
+}
+
+/// One evaluated reference op: expected values already rounded to the
+/// result type, and the tolerances that apply to them.
+struct Reference {
+  uint32_t result = 0;
+  std::vector<float> values;
+  double atol = 0;
+  double rtol = 0;
+};
+
+void tolerances(ElementType type, int64_t k, double &atol, double &rtol) {
+  double scale = std::sqrt(double(std::max<int64_t>(k, 1)));
+  switch (type) {
+  case ElementType::F32:
+    atol = 1e-4 * scale, rtol = 1e-3;
+    return;
+  case ElementType::F16:
+    atol = 1e-3 * scale, rtol = 2e-3;
+    return;
+  case ElementType::F8E4M3FN:
+    atol = 1e-2 * scale, rtol = 0.13;
+    return;
+  case ElementType::F8E5M2:
+    atol = 2e-2 * scale, rtol = 0.26;
+    return;
+  }
+  atol = 1e-4 * scale, rtol = 1e-3;
+}
+
+std::optional<std::string>
+evaluateReference(const Package &package, const ReferenceOp &op,
+                  const std::vector<HostTensor> &inputs,
+                  const std::vector<bool> &generated, Reference &reference) {
+  std::string what = "reference op '" + op.op + "'";
+  if (op.op != "matmul")
+    return what + " is not supported (supported: matmul)";
+  if (op.arguments.size() != 2)
+    return what + " expects 2 arguments, has " +
+           std::to_string(op.arguments.size());
+  for (uint32_t argument : op.arguments)
+    if (argument >= generated.size() || !generated[argument])
+      return what + ": argument " + std::to_string(argument) +
+             " is not streamed to the device";
+  const HostTensor &lhs = inputs[op.arguments[0]];
+  const HostTensor &rhs = inputs[op.arguments[1]];
+  const HostStream *out = resultStream(package, op.result);
+  if (!out)
+    return what + ": result " + std::to_string(op.result) +
+           " is not streamed to the host";
+  // lhs [..., M, K] (leading dimensions fold into M) x rhs [K, N].
+  if (lhs.shape.size() < 2 || rhs.shape.size() != 2 ||
+      lhs.shape.back() != rhs.shape[0])
+    return what + ": shapes do not form a matmul";
+  int64_t k = rhs.shape[0], n = rhs.shape[1];
+  int64_t m = k == 0 ? 0 : lhs.elements() / k;
+  std::vector<int64_t> expected(lhs.shape.begin(), lhs.shape.end() - 1);
+  expected.push_back(n);
+  if (out->shape != expected)
+    return what + ": result stream '" + out->name +
+           "' does not have the matmul's shape";
+  // BLAS takes int dimensions.
+  if (m > INT32_MAX || k > INT32_MAX || n > INT32_MAX)
+    return what + ": dimensions too large for BLAS";
+
+  std::vector<float> a = decode(lhs), b = decode(rhs);
+  std::vector<float> c(size_t(m) * size_t(n), 0.0f);
+  if (m > 0 && n > 0 && k > 0)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
+                int(k), 1.0f, a.data(), int(k), b.data(), int(n), 0.0f,
+                c.data(), int(n));
+  // Round to the result type, as the reference op prescribes.
+  uint8_t element[4];
+  for (float &value : c) {
+    storeElement(out->type, value, element);
+    value = loadElement(out->type, element);
+  }
+  reference.result = op.result;
+  reference.values = std::move(c);
+  tolerances(out->type, k, reference.atol, reference.rtol);
+  return std::nullopt;
+}
+
+struct Comparison {
+  double maximumAbsoluteError = 0;
+  uint64_t mismatches = 0;
+};
+
+std::optional<std::string> compare(const Package &package,
+                                   const Reference &reference,
+                                   const SimulationResult &result,
+                                   Comparison &comparison) {
+  if (reference.result >= result.outputs.size())
+    return "result " + std::to_string(reference.result) +
+           " was never streamed out";
+  std::vector<float> device = decode(result.outputs[reference.result]);
+  if (device.size() != reference.values.size())
+    return "result " + std::to_string(reference.result) + " holds " +
+           std::to_string(device.size()) + " elements, the reference " +
+           std::to_string(reference.values.size());
+  for (size_t e = 0; e < device.size(); ++e) {
+    double d = device[e], r = reference.values[e];
+    double error;
+    bool pass;
+    if (std::isfinite(d) && std::isfinite(r)) {
+      error = std::fabs(d - r);
+      pass = error <= reference.atol + reference.rtol * std::fabs(r);
+    } else {
+      // Non-finite values only match themselves.
+      pass = (std::isnan(d) && std::isnan(r)) || d == r;
+      error = pass ? 0.0 : HUGE_VAL;
+    }
+    comparison.maximumAbsoluteError =
+        std::max(comparison.maximumAbsoluteError, error);
+    comparison.mismatches += pass ? 0 : 1;
+  }
+  return std::nullopt;
+}
+
+int run(const Options &options) {
+  auto start = std::chrono::steady_clock::now();
+  log().info("reading package path={}", options.path);
+  std::vector<uint8_t> bytes;
+  if (auto error = readFile(options.path, bytes))
+    return fail(*error);
+  Package package;
+  if (auto error = deserializePackage(bytes.data(), bytes.size(), package)) {
+    const char *prefix = "corrupt package";
+    if (error->compare(0, std::strlen(prefix), prefix) == 0)
+      return fail(*error);
+    return fail(std::string(prefix) + ": " + *error);
+  }
+  log().info("package read tiles={} compiler={} bytes={} elapsed_ms={:.0f}",
+             package.tiles, reportValue(package.compiler), bytes.size(),
+             millisecondsSince(start));
+
+  std::optional<TargetModel> target = TargetModel::byName(package.target);
+  if (!target)
+    return fail("package target '" + package.target +
+                "' is unknown; known targets: " + TargetModel::knownNames());
+  auto validateStart = std::chrono::steady_clock::now();
+  if (auto error = validatePackage(package, *target))
+    return fail("invalid package: " + *error);
+  log().info("package validated target={} elapsed_ms={:.0f}", target->name,
+             millisecondsSince(validateStart));
+
+  auto inputStart = std::chrono::steady_clock::now();
+  std::vector<HostTensor> inputs;
+  std::vector<bool> generated;
+  if (auto error = generateInputs(package, options.seed, inputs, generated))
+    return fail(*error);
+  uint64_t inputBytes = 0;
+  for (const HostTensor &input : inputs)
+    inputBytes += input.bytes.size();
+  log().info("prepared inputs seed={} inputs={} bytes={} elapsed_ms={:.0f}",
+             options.seed, inputs.size(), inputBytes,
+             millisecondsSince(inputStart));
+
+  // Checked before the reference so that a bad option fails fast; applied
+  // after it, since the reference must see the inputs as generated.
+  if (options.corrupt) {
+    if (options.corruptArgument >= generated.size() ||
+        !generated[options.corruptArgument])
+      return fail("--corrupt-input: argument " +
+                  std::to_string(options.corruptArgument) +
+                  " is not an input of the package (" +
+                  std::to_string(inputs.size()) + " arguments)");
+    size_t size = inputs[options.corruptArgument].bytes.size();
+    if (options.corruptByte >= size)
+      return fail("--corrupt-input: byte " +
+                  std::to_string(options.corruptByte) + " is outside input " +
+                  std::to_string(options.corruptArgument) + " of " +
+                  std::to_string(size) + " bytes");
+  }
+
+  // The reference sees the inputs as generated, before any corruption.
+  std::vector<Reference> references;
+  if (options.check) {
+    if (package.reference.empty())
+      return fail("--check: the package carries no reference computation");
+    if (options.threads)
+      openblas_set_num_threads(int(options.threads));
+    auto referenceStart = std::chrono::steady_clock::now();
+    for (const ReferenceOp &op : package.reference) {
+      references.emplace_back();
+      if (auto error = evaluateReference(package, op, inputs, generated,
+                                         references.back()))
+        return fail(*error);
+    }
+    log().info("evaluated host reference ops={} elapsed_ms={:.0f}",
+               references.size(), millisecondsSince(referenceStart));
+  }
+
+  if (options.corrupt) {
+    inputs[options.corruptArgument].bytes[options.corruptByte] ^= 0xFF;
+    log().info("corrupted input argument={} byte={}", options.corruptArgument,
+               options.corruptByte);
+  }
+
+  std::printf("package=%s target=%s tiles=%u streams=%zu computeSets=%zu "
+              "phases=%zu steps=%zu\n",
+              reportValue(options.path).c_str(),
+              reportValue(package.target).c_str(), package.tiles,
+              package.streams.size(), package.computeSets.size(),
+              package.phases.size(), package.program.size());
+  std::fflush(stdout);
+
+  auto simulateStart = std::chrono::steady_clock::now();
+  SimulationResult result;
+  if (auto error = simulate(package, *target, inputs, result))
+    return fail("simulation failed: " + *error);
+  log().info("simulated package cycles={} steps={} elapsed_ms={:.0f}",
+             result.cycles, result.steps.size(),
+             millisecondsSince(simulateStart));
+
+  double seconds = target->clockHz > 0 ? result.cycles / target->clockHz : 0;
+  double tflops = seconds > 0 ? double(package.flops) / seconds / 1e12 : 0;
+  double peakTflops = target->peakFlopsF16() / 1e12;
+  double efficiency = peakTflops > 0 ? tflops / peakTflops * 100 : 0;
+  std::printf(
+      "workload=%s cycles=%llu computeCycles=%llu exchangeCycles=%llu "
+      "syncCycles=%llu deviceMicroseconds=%s effectiveGemmTflops=%s "
+      "peakTflops=%s efficiencyPercent=%s activeTiles=%u "
+      "executionTiles=%u\n",
+      reportValue(package.workload).c_str(), (unsigned long long)result.cycles,
+      (unsigned long long)result.computeCycles,
+      (unsigned long long)result.exchangeCycles,
+      (unsigned long long)result.syncCycles, fixed(seconds * 1e6, 3).c_str(),
+      fixed(tflops, 3).c_str(), fixed(peakTflops, 3).c_str(),
+      fixed(efficiency, 2).c_str(), result.activeTiles, target->tiles);
+
+  if (!package.metadata.empty()) {
+    std::string line;
+    for (const auto &[key, value] : package.metadata)
+      line += (line.empty() ? "" : " ") + key + "=" + reportValue(value);
+    std::printf("%s\n", line.c_str());
+  }
+  std::fflush(stdout);
+
+  if (!options.check)
+    return 0;
+  Comparison comparison;
+  for (const Reference &reference : references)
+    if (auto error = compare(package, reference, result, comparison))
+      return fail(*error);
+  bool pass = comparison.mismatches == 0;
+  std::printf(
+      "referencePrecision=f32 maximumAbsoluteError=%.6g mismatches=%llu "
+      "numericalTest=%s\n",
+      comparison.maximumAbsoluteError,
+      (unsigned long long)comparison.mismatches, pass ? "PASS" : "FAIL");
+  std::fflush(stdout);
+  log().info("total elapsed_ms={:.0f}", millisecondsSince(start));
+  return pass ? 0 : kExitCheckFailed;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  bool help = false;
+  if (auto error = parseOptions(argc, argv, options, help))
+    return fail(*error);
+  if (help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+
+  // Progress goes to stderr through the project logger (level from IPU_LOG),
+  // so stdout holds only the report lines.
+  if (options.quiet)
+    log().set_level(spdlog::level::off);
+  return run(options);
+}

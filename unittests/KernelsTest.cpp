@@ -1,0 +1,416 @@
+//===- KernelsTest.cpp - Kernel registry, gemm execution and estimator ----===//
+
+#include "IPU/Device/Kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace ipu;
+
+namespace {
+
+constexpr uint8_t kSentinel = 0xA5;
+constexpr size_t kGuardBytes = 16;
+
+int64_t typeParam(ElementType type) { return static_cast<int64_t>(type); }
+
+const KernelSpec &gemm() {
+  const KernelSpec *spec = lookupKernel("gemm");
+  EXPECT_NE(spec, nullptr);
+  return *spec;
+}
+
+/// One gemm vertex with operands laid out as the kernel documents, each
+/// followed by guard bytes that must stay untouched.
+struct GemmCase {
+  int64_t params[6];
+  std::vector<uint8_t> lhs, rhs, out;
+  uint64_t lhsPitch, rhsPitch, outPitch;
+
+  GemmCase(int64_t m, int64_t k, int64_t n, ElementType in, ElementType acc,
+           ElementType outType)
+      : params{m, k, n, typeParam(in), typeParam(acc), typeParam(outType)} {
+    lhs.assign(kernelOperandBytes(gemm(), params, 0) + kGuardBytes, 0);
+    rhs.assign(kernelOperandBytes(gemm(), params, 1) + kGuardBytes, 0);
+    out.assign(kernelOperandBytes(gemm(), params, 2) + kGuardBytes,
+               kSentinel);
+    lhsPitch = (k * elementBytes(in) + 3) / 4 * 4;
+    rhsPitch = (n * elementBytes(in) + 3) / 4 * 4;
+    outPitch = (n * elementBytes(outType) + 3) / 4 * 4;
+  }
+  int64_t m() const { return params[0]; }
+  int64_t k() const { return params[1]; }
+  int64_t n() const { return params[2]; }
+  ElementType in() const { return static_cast<ElementType>(params[3]); }
+  ElementType outType() const { return static_cast<ElementType>(params[5]); }
+
+  uint8_t *lhsAt(int64_t i, int64_t kk) {
+    return &lhs[i * lhsPitch + kk * elementBytes(in())];
+  }
+  uint8_t *rhsAt(int64_t kk, int64_t j) {
+    return &rhs[kk * rhsPitch + j * elementBytes(in())];
+  }
+  uint8_t *outAt(int64_t i, int64_t j) {
+    return &out[i * outPitch + j * elementBytes(outType())];
+  }
+  void setLhs(int64_t i, int64_t kk, float v) {
+    storeElement(in(), v, lhsAt(i, kk));
+  }
+  void setRhs(int64_t kk, int64_t j, float v) {
+    storeElement(in(), v, rhsAt(kk, j));
+  }
+  float result(int64_t i, int64_t j) { return loadElement(outType(), outAt(i, j)); }
+
+  void run() {
+    uint8_t *operands[] = {lhs.data(), rhs.data(), out.data()};
+    executeKernel(gemm(), params, operands);
+  }
+};
+
+/// Runs a single-output dot product: lhs row `a`, rhs column `b`.
+float dot(ElementType in, ElementType acc, const std::vector<float> &a,
+          const std::vector<float> &b) {
+  int64_t k = static_cast<int64_t>(a.size());
+  GemmCase c(1, k, 1, in, acc, ElementType::F32);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    c.setLhs(0, kk, a[kk]);
+    c.setRhs(kk, 0, b[kk]);
+  }
+  c.run();
+  return c.result(0, 0);
+}
+
+const ElementType kAllTypes[] = {ElementType::F32, ElementType::F16,
+                                 ElementType::F8E4M3FN, ElementType::F8E5M2};
+const ElementType kAccTypes[] = {ElementType::F32, ElementType::F16};
+
+} // namespace
+
+TEST(KernelsTest, Registry) {
+  ASSERT_EQ(allKernels().size(), 1u);
+  const KernelSpec *spec = lookupKernel("gemm");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(spec->name, "gemm");
+  EXPECT_EQ(spec->operandNames,
+            (std::vector<std::string_view>{"lhs", "rhs", "out"}));
+  EXPECT_EQ(spec->paramNames,
+            (std::vector<std::string_view>{"m", "k", "n", "inType", "accType",
+                                           "outType"}));
+  EXPECT_EQ(lookupKernel("gemm2"), nullptr);
+  EXPECT_EQ(lookupKernel(""), nullptr);
+}
+
+TEST(KernelsTest, OperandBytesArePaddedRows) {
+  // 5 x 7 x 3: f8 rows of 7 bytes pad to 8, rows of 3 pad to 4.
+  int64_t f8[] = {5, 7, 3, 2, 0, 1};
+  EXPECT_EQ(kernelOperandBytes(gemm(), f8, 0), 5u * 8);
+  EXPECT_EQ(kernelOperandBytes(gemm(), f8, 1), 7u * 4);
+  EXPECT_EQ(kernelOperandBytes(gemm(), f8, 2), 5u * 8); // f16 out: 6 -> 8.
+  int64_t f16[] = {5, 7, 3, 1, 1, 0};
+  EXPECT_EQ(kernelOperandBytes(gemm(), f16, 0), 5u * 16); // 14 -> 16.
+  EXPECT_EQ(kernelOperandBytes(gemm(), f16, 1), 7u * 8);  // 6 -> 8.
+  EXPECT_EQ(kernelOperandBytes(gemm(), f16, 2), 5u * 12); // f32: 12.
+  int64_t f32[] = {2, 3, 4, 0, 0, 0};
+  EXPECT_EQ(kernelOperandBytes(gemm(), f32, 0), 2u * 12);
+  EXPECT_EQ(kernelOperandBytes(gemm(), f32, 1), 3u * 16);
+  EXPECT_EQ(kernelOperandBytes(gemm(), f32, 2), 2u * 16);
+}
+
+TEST(KernelsTest, ParamValidation) {
+  auto check = [](std::initializer_list<int64_t> values) {
+    std::vector<int64_t> params(values);
+    return checkKernelParams(gemm(), params.data());
+  };
+  EXPECT_FALSE(check({5, 7, 3, 2, 1, 0}).has_value());
+  EXPECT_FALSE(check({1, 1, 1, 0, 0, 0}).has_value());
+  EXPECT_FALSE(check({(1 << 24) - 1, 1, 1, 3, 0, 1}).has_value());
+
+  EXPECT_EQ(check({5, 7, 3, 1, 2, 0}),
+            "gemm: parameter 'accType' = 2 is not f32 or f16");
+  EXPECT_EQ(check({5, 7, 3, 1, 0, 3}),
+            "gemm: parameter 'outType' = 3 is not f32 or f16");
+  EXPECT_EQ(check({0, 7, 3, 1, 0, 0}),
+            "gemm: parameter 'm' = 0 is not in [1, 2^24)");
+  EXPECT_EQ(check({5, 1 << 24, 3, 1, 0, 0}),
+            "gemm: parameter 'k' = 16777216 is not in [1, 2^24)");
+  EXPECT_EQ(check({5, 7, -1, 1, 0, 0}),
+            "gemm: parameter 'n' = -1 is not in [1, 2^24)");
+  auto badIn = check({5, 7, 3, 4, 0, 0});
+  ASSERT_TRUE(badIn.has_value());
+  EXPECT_EQ(badIn->rfind("gemm: parameter 'inType' = 4 is not", 0), 0u)
+      << *badIn;
+  badIn = check({5, 7, 3, -1, 0, 0});
+  ASSERT_TRUE(badIn.has_value());
+  EXPECT_NE(badIn->find("'inType' = -1"), std::string::npos) << *badIn;
+}
+
+// Every input type x accumulator x output type on odd shapes, against a
+// double reference computed from the stored (already rounded) inputs.
+TEST(KernelsTest, GemmMatchesReference) {
+  const int64_t shapes[][3] = {{1, 1, 1},  {5, 7, 3},  {3, 33, 17},
+                               {8, 40, 19}, {2, 64, 31}, {4, 17, 1}};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  for (ElementType in : kAllTypes)
+    for (ElementType acc : kAccTypes)
+      for (ElementType outType : kAccTypes)
+        for (const auto &shape : shapes) {
+          int64_t m = shape[0], k = shape[1], n = shape[2];
+          SCOPED_TRACE(::testing::Message()
+                       << elementTypeName(in) << " acc " << elementTypeName(acc)
+                       << " out " << elementTypeName(outType) << " " << m
+                       << "x" << k << "x" << n);
+          GemmCase c(m, k, n, in, acc, outType);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t kk = 0; kk < k; ++kk)
+              c.setLhs(i, kk, dist(rng));
+          for (int64_t kk = 0; kk < k; ++kk)
+            for (int64_t j = 0; j < n; ++j)
+              c.setRhs(kk, j, dist(rng));
+          std::vector<uint8_t> lhsBefore = c.lhs, rhsBefore = c.rhs;
+          c.run();
+          EXPECT_EQ(c.lhs, lhsBefore);
+          EXPECT_EQ(c.rhs, rhsBefore);
+
+          // Error bound relative to sum |a*b|: f32 accumulation is near
+          // exact; each f16 rounding (per grain, and on output) adds at most
+          // 2^-11 relative to the partial sum.
+          int64_t roundings = (acc == ElementType::F16 ? k / 8 + 1 : 0) +
+                              (outType == ElementType::F16 ? 1 : 0);
+          double relative = 1e-5 + roundings * std::ldexp(1.0, -11);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double sum = 0, magnitude = 0;
+              for (int64_t kk = 0; kk < k; ++kk) {
+                double p = static_cast<double>(loadElement(in, c.lhsAt(i, kk))) *
+                           loadElement(in, c.rhsAt(kk, j));
+                sum += p;
+                magnitude += std::fabs(p);
+              }
+              EXPECT_NEAR(c.result(i, j), sum, relative * magnitude + 1e-30)
+                  << "at " << i << "," << j;
+            }
+
+          // Row padding and the bytes after the operand stay untouched.
+          uint64_t dataBytes = n * elementBytes(outType);
+          for (int64_t i = 0; i < m; ++i)
+            for (uint64_t b = dataBytes; b < c.outPitch; ++b)
+              EXPECT_EQ(c.out[i * c.outPitch + b], kSentinel)
+                  << "row " << i << " byte " << b;
+          for (size_t b = m * c.outPitch; b < c.out.size(); ++b)
+            EXPECT_EQ(c.out[b], kSentinel) << "guard byte " << b;
+        }
+}
+
+// f32 accumulation of exactly representable values is exact, whatever the
+// input type; a check that does not depend on any tolerance.
+TEST(KernelsTest, GemmExactSmallIntegers) {
+  for (ElementType in : kAllTypes) {
+    GemmCase c(3, 5, 2, in, ElementType::F32, ElementType::F32);
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t kk = 0; kk < 5; ++kk)
+        c.setLhs(i, kk, static_cast<float>(i + kk - 2));
+    for (int64_t kk = 0; kk < 5; ++kk)
+      for (int64_t j = 0; j < 2; ++j)
+        c.setRhs(kk, j, static_cast<float>(j ? -kk : kk + 1) / 2);
+    c.run();
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 2; ++j) {
+        double expected = 0;
+        for (int64_t kk = 0; kk < 5; ++kk)
+          expected += (i + kk - 2) * (j ? -kk : kk + 1) / 2.0;
+        EXPECT_EQ(c.result(i, j), expected) << elementTypeName(in);
+      }
+  }
+}
+
+// The f16 accumulator is rounded once per AMP grain of k: 8 for f32 inputs,
+// 16 for f16, 32 for f8. Sums above 2048 expose it, since the f16 ulp
+// there is 2.
+TEST(KernelsTest, HalfAccumulatorRoundsPerGrain) {
+  // f16 in, k = 32: 2048 + 15 ones, then 15 ones and a zero.
+  {
+    std::vector<float> a(32, 1.0f), b(32, 1.0f);
+    b[0] = 2048.0f;
+    b[31] = 0.0f;
+    // f32: 2048 + 30 = 2078. Per 16-grain: 2063 -> 2064 (tie to even),
+    // + 15 = 2079 -> 2080. Per element: 2049 -> 2048 forever.
+    EXPECT_EQ(dot(ElementType::F16, ElementType::F32, a, b), 2078.0f);
+    EXPECT_EQ(dot(ElementType::F16, ElementType::F16, a, b), 2080.0f);
+  }
+  // f8 in (grain 32): the same data (2048 = 8 * 256) rounds only once.
+  for (ElementType f8 : {ElementType::F8E4M3FN, ElementType::F8E5M2}) {
+    std::vector<float> a(32, 1.0f), b(32, 1.0f);
+    a[0] = 8.0f;
+    b[0] = 256.0f;
+    b[31] = 0.0f;
+    EXPECT_EQ(dot(f8, ElementType::F16, a, b), 2078.0f) << elementTypeName(f8);
+    // A second grain: 2078 + 31 = 2109, a tie, -> 2108 (even mantissa).
+    a.resize(64, 1.0f);
+    b.resize(64, 1.0f);
+    b[63] = 0.0f;
+    EXPECT_EQ(dot(f8, ElementType::F16, a, b), 2108.0f) << elementTypeName(f8);
+    EXPECT_EQ(dot(f8, ElementType::F32, a, b), 2109.0f) << elementTypeName(f8);
+  }
+  // f32 in (grain 8), k = 16: 2048 + 7 = 2055 -> 2056, + 7 = 2063 -> 2064.
+  // With a 16 grain it would be 2062.
+  {
+    std::vector<float> a(16, 1.0f), b(16, 1.0f);
+    b[0] = 2048.0f;
+    b[15] = 0.0f;
+    EXPECT_EQ(dot(ElementType::F32, ElementType::F16, a, b), 2064.0f);
+    EXPECT_EQ(dot(ElementType::F32, ElementType::F32, a, b), 2062.0f);
+  }
+}
+
+// With k = 1 the f16 accumulator holds exactly one rounded product, so the
+// kernel's accumulator rounding must agree bit for bit with the scalar
+// conversion, across normal, subnormal, overflow and non-finite values.
+TEST(KernelsTest, HalfAccumulatorRoundingIsExact) {
+  std::vector<float> values = {65504.0f,
+                               std::nextafter(65520.0f, 0.0f),
+                               65520.0f,
+                               -65520.0f,
+                               0x1p-14f,
+                               std::nextafter(0x1p-14f, 0.0f),
+                               -std::nextafter(0x1p-14f, 0.0f),
+                               0x1p-25f,
+                               3 * 0x1p-25f,
+                               1.0f + 0x1p-11f,
+                               1.0f + 3 * 0x1p-11f,
+                               std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(),
+                               std::numeric_limits<float>::quiet_NaN(),
+                               1e30f,
+                               -0.0f};
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<uint32_t> anyBits;
+  while (values.size() < 4000) {
+    uint32_t bits = anyBits(rng);
+    // Mostly exponents around the f16 range, some anywhere.
+    if (values.size() % 4)
+      bits = (bits & 0x807FFFFFu) | ((95u + (bits >> 23) % 60u) << 23);
+    float value;
+    std::memcpy(&value, &bits, sizeof(value));
+    values.push_back(value);
+  }
+  int64_t n = static_cast<int64_t>(values.size());
+  GemmCase c(1, 1, n, ElementType::F32, ElementType::F16, ElementType::F32);
+  c.setLhs(0, 0, 1.0f);
+  for (int64_t j = 0; j < n; ++j)
+    c.setRhs(0, j, values[j]);
+  c.run();
+  for (int64_t j = 0; j < n; ++j) {
+    float expected = halfToFloat(floatToHalf(0.0f + values[j]));
+    float got = c.result(0, j);
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(got)) << "value " << values[j];
+      continue;
+    }
+    uint32_t expectedBits, gotBits;
+    std::memcpy(&expectedBits, &expected, sizeof(expectedBits));
+    std::memcpy(&gotBits, &got, sizeof(gotBits));
+    ASSERT_EQ(gotBits, expectedBits) << "value " << values[j];
+  }
+}
+
+TEST(KernelsTest, OutputRoundsToNearestEven) {
+  // 1 + 2^-11 is an f16 tie: rounds to 1.0 on an f16 output.
+  GemmCase c(1, 1, 3, ElementType::F32, ElementType::F32, ElementType::F16);
+  c.setLhs(0, 0, 1.0f);
+  c.setRhs(0, 0, 1.0f + 0x1p-11f);
+  c.setRhs(0, 1, 1.0f + 3 * 0x1p-11f);
+  c.setRhs(0, 2, 1e6f); // Overflows f16.
+  c.run();
+  EXPECT_EQ(c.result(0, 0), 1.0f);
+  EXPECT_EQ(c.result(0, 1), 1.0f + 0x1p-9f);
+  EXPECT_TRUE(std::isinf(c.result(0, 2)));
+  EXPECT_EQ(c.out[6], kSentinel); // Pitch 8 for 3 f16 values.
+  EXPECT_EQ(c.out[7], kSentinel);
+}
+
+TEST(KernelsTest, EstimatorHandComputed) {
+  TargetModel t = TargetModel::ipu21();
+  const uint64_t fixed = 50 + 6 * 20;
+  // f16, 1 x 16 x 16: one 16x16 block of 512 bytes -> 32 cycles; streaming
+  // 1 * 16 * 16 / 64 = 4.
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 1, 16, 16), 32 + 4 + fixed);
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 1, 16, 16), 206u);
+  // Tiny shapes pad to one full block.
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 1, 1, 1), 206u);
+  // f32, 1 x 8 x 16: 8*16*4 = 512 bytes -> 32; 128 MAC / 16 = 8.
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F32, 1, 8, 16), 32 + 8 + fixed);
+  // f8, 1 x 32 x 16: 32*16 = 512 bytes -> 32; 512 MAC / 128 = 4.
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F8E4M3FN, 1, 32, 16),
+            32 + 4 + fixed);
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F8E5M2, 1, 32, 16),
+            32 + 4 + fixed);
+  // f16, 3 x 17 x 17 pads to 32 x 32: 4 blocks = 2048 bytes -> 128;
+  // 3 * 32 * 32 / 64 = 48.
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 3, 17, 17),
+            128 + 48 + fixed);
+  // f16, 729 x 64 x 48 (no padding): 4 * 3 blocks -> 12 * 32 = 384;
+  // 729 * 64 * 48 / 64 = 34992.
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 729, 64, 48),
+            384 + 34992 + fixed);
+  // No work, no vertex.
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 0, 16, 16), 0u);
+}
+
+// The sum is rounded up once, not each term: with 3 B/cycle weight loads and
+// 3 MAC/cycle, 512/3 + 256/3 = 256 exactly.
+TEST(KernelsTest, EstimatorCeilsTheSum) {
+  TargetModel t = TargetModel::ipu21();
+  t.ampWeightLoadBytesPerCycle = 3;
+  t.ampMacsF16 = 3;
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 1, 16, 16), 256 + 170u);
+  // 512/3 + 512/3 = 341.33 -> 342.
+  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 2, 16, 16), 342 + 170u);
+}
+
+TEST(KernelsTest, EstimatorMonotonic) {
+  TargetModel t = TargetModel::ipu21();
+  for (ElementType in : kAllTypes) {
+    uint64_t previous = 0;
+    for (int64_t m = 1; m <= 300; ++m) {
+      uint64_t cycles = estimateGemmCycles(t, in, m, 40, 24);
+      EXPECT_GT(cycles, previous) << elementTypeName(in) << " m " << m;
+      previous = cycles;
+    }
+    previous = 0;
+    for (int64_t k = 1; k <= 200; ++k) {
+      uint64_t cycles = estimateGemmCycles(t, in, 16, k, 24);
+      EXPECT_GE(cycles, previous) << elementTypeName(in) << " k " << k;
+      previous = cycles;
+    }
+    previous = 0;
+    for (int64_t n = 1; n <= 200; ++n) {
+      uint64_t cycles = estimateGemmCycles(t, in, 16, 40, n);
+      EXPECT_GE(cycles, previous) << elementTypeName(in) << " n " << n;
+      previous = cycles;
+    }
+  }
+  // For large blocks the faster AMP modes win.
+  uint64_t f32 = estimateGemmCycles(t, ElementType::F32, 256, 256, 256);
+  uint64_t f16 = estimateGemmCycles(t, ElementType::F16, 256, 256, 256);
+  uint64_t f8 = estimateGemmCycles(t, ElementType::F8E4M3FN, 256, 256, 256);
+  EXPECT_GT(f32, f16);
+  EXPECT_GT(f16, f8);
+}
+
+TEST(KernelsTest, KernelEstimateUsesGemmEstimator) {
+  TargetModel t = TargetModel::ipu21();
+  for (ElementType in : kAllTypes)
+    for (ElementType acc : kAccTypes) {
+      int64_t params[] = {37, 100, 45, typeParam(in), typeParam(acc), 1};
+      EXPECT_EQ(estimateKernelCycles(gemm(), params, t),
+                estimateGemmCycles(t, in, 37, 100, 45));
+    }
+  int64_t bad[] = {37, 100, 45, 1, 3, 1};
+  EXPECT_EQ(estimateKernelCycles(gemm(), bad, t), 0u);
+}

@@ -1,0 +1,410 @@
+//===- SimulatorTest.cpp - Tests of the package simulator ----------------===//
+//
+// Small packages built by hand: values are checked against a naive host
+// reference and cycles against the step costs computed independently from
+// the kernel estimators, the schedules' runs and the target's sync cost.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Runtime/Simulator.h"
+
+#include "IPU/Device/Kernels.h"
+#include "IPU/Exchange/Phase.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace ipu;
+
+namespace {
+
+std::string text(const std::optional<std::string> &error) {
+  return error ? *error : std::string("(no error)");
+}
+
+HostTensor makeTensor(ElementType type, std::vector<int64_t> shape,
+                      const std::vector<float> &values) {
+  HostTensor tensor;
+  tensor.type = type;
+  tensor.shape = std::move(shape);
+  unsigned bytes = elementBytes(type);
+  tensor.bytes.resize(values.size() * bytes);
+  for (size_t i = 0; i < values.size(); ++i)
+    storeElement(type, values[i], &tensor.bytes[i * bytes]);
+  return tensor;
+}
+
+std::vector<float> decode(const HostTensor &tensor) {
+  unsigned bytes = elementBytes(tensor.type);
+  std::vector<float> values(tensor.bytes.size() / bytes);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = loadElement(tensor.type, &tensor.bytes[i * bytes]);
+  return values;
+}
+
+/// Cycle after which the last word lands, from the runs themselves.
+uint64_t horizonOf(const ExchangeSchedule &schedule, uint32_t latency) {
+  uint64_t sendEnd = 0;
+  for (const ExchangeRun &run : schedule.runs)
+    sendEnd = std::max<uint64_t>(sendEnd, uint64_t(run.start) + run.words);
+  return sendEnd == 0 ? 0 : sendEnd + latency;
+}
+
+/// C[M x N] (f32) = A[M x K] (f16) x B[K x N] (f16) on ipu21-4. Tile t holds
+/// kRows[t] rows of A and of C; B is streamed to tile 0 and broadcast to the
+/// others in one exchange phase.
+constexpr int64_t kK = 8, kN = 8;
+const std::vector<int64_t> kRows = {1, 2, 3, 2};
+constexpr int64_t kM = 8;
+
+struct MatmulCase {
+  TargetModel target;
+  Package package;
+  std::vector<HostTensor> inputs;
+  std::vector<float> expected; ///< Naive reference, exact for these values.
+  uint32_t aAddress = 0, bAddress = 0, cAddress = 0;
+};
+
+MatmulCase makeMatmulCase() {
+  MatmulCase c;
+  c.target = *TargetModel::byName("ipu21-4");
+  const TargetModel &target = c.target;
+  uint32_t base = target.allocatableBase(MemoryClass::Interleaved);
+  c.aAddress = base;
+  c.bAddress = base + 0x400;
+  c.cAddress = base + 0x800;
+
+  Package &p = c.package;
+  p.compiler = "SimulatorTest";
+  p.target = target.name;
+  p.tiles = target.tiles;
+  p.workload = "matmul-f16-8x8x8";
+  p.flops = 2 * kM * kN * kK;
+
+  HostStream a{"A", true, false, 0, ElementType::F16, {kM, kK}, {}};
+  HostStream b{"B", true, true, 1, ElementType::F16, {kK, kN}, {}};
+  HostStream out{"C", false, false, 0, ElementType::F32, {kM, kN}, {}};
+  b.pieces.push_back({0, c.bAddress, 0, uint32_t(kK), uint32_t(kN * 2),
+                      uint32_t(kN * 2), uint64_t(kN * 2)});
+  ComputeSet gemm{"matmul", "gemm", {}, {}, {}};
+  int64_t row = 0;
+  for (uint32_t tile = 0; tile < 4; ++tile) {
+    uint32_t rows = uint32_t(kRows[tile]);
+    a.pieces.push_back({tile, c.aAddress, uint64_t(row * kK * 2), rows,
+                        uint32_t(kK * 2), uint32_t(kK * 2), uint64_t(kK * 2)});
+    out.pieces.push_back({tile, c.cAddress, uint64_t(row * kN * 4), rows,
+                          uint32_t(kN * 4), uint32_t(kN * 4),
+                          uint64_t(kN * 4)});
+    gemm.tiles.push_back(tile);
+    gemm.operandAddress.insert(gemm.operandAddress.end(),
+                               {c.aAddress, c.bAddress, c.cAddress});
+    gemm.params.insert(gemm.params.end(),
+                       {kRows[tile], kK, kN, int64_t(ElementType::F16),
+                        int64_t(ElementType::F32), int64_t(ElementType::F32)});
+    row += rows;
+  }
+  p.streams = {a, b, out};
+  p.computeSets = {gemm};
+
+  PackagePhase broadcast;
+  broadcast.name = "broadcastB";
+  broadcast.phase.tiles = target.tiles;
+  broadcast.phase.addTransfer(0, uint32_t(kK * kN * 2 / 4), {1, 2, 3});
+  broadcast.sourceAddress = {c.bAddress};
+  broadcast.destAddress = {c.bAddress};
+  broadcast.schedule = scheduleGreedy(broadcast.phase);
+  p.phases = {broadcast};
+
+  p.program = {{StepKind::StreamIn, 0}, {StepKind::StreamIn, 1},
+               {StepKind::Sync, 0},     {StepKind::Exchange, 0},
+               {StepKind::Sync, 0},     {StepKind::Compute, 0},
+               {StepKind::Sync, 0},     {StepKind::StreamOut, 2}};
+  p.reference = {{"matmul", {0, 1}, 0}};
+
+  // Small integers: every product and sum is exact in f16 inputs and f32
+  // accumulation, so the reference is exact whatever the summation order.
+  std::vector<float> aValues(kM * kK), bValues(kK * kN);
+  for (int64_t i = 0; i < kM; ++i)
+    for (int64_t k = 0; k < kK; ++k)
+      aValues[i * kK + k] = float((i * 7 + k * 3) % 9 - 4);
+  for (int64_t k = 0; k < kK; ++k)
+    for (int64_t j = 0; j < kN; ++j)
+      bValues[k * kN + j] = float((k * 5 + j * 2) % 7 - 3);
+  c.inputs = {makeTensor(ElementType::F16, {kM, kK}, aValues),
+              makeTensor(ElementType::F16, {kK, kN}, bValues)};
+  c.expected.assign(kM * kN, 0.0f);
+  for (int64_t i = 0; i < kM; ++i)
+    for (int64_t j = 0; j < kN; ++j)
+      for (int64_t k = 0; k < kK; ++k)
+        c.expected[i * kN + j] += aValues[i * kK + k] * bValues[k * kN + j];
+  return c;
+}
+
+TEST(SimulatorTest, MatmulMatchesReferenceAndCycles) {
+  MatmulCase c = makeMatmulCase();
+  ASSERT_FALSE(
+      checkSchedule(c.package.phases[0].phase, c.package.phases[0].schedule));
+  EXPECT_FALSE(validatePackage(c.package, c.target))
+      << text(validatePackage(c.package, c.target));
+
+  SimulationResult result;
+  auto error = simulate(c.package, c.target, c.inputs, result);
+  ASSERT_FALSE(error) << *error;
+
+  ASSERT_EQ(result.outputs.size(), 1u);
+  const HostTensor &out = result.outputs[0];
+  EXPECT_EQ(out.type, ElementType::F32);
+  EXPECT_EQ(out.shape, (std::vector<int64_t>{kM, kN}));
+  EXPECT_EQ(decode(out), c.expected);
+
+  // Costs computed independently of the simulator.
+  const KernelSpec *gemm = lookupKernel("gemm");
+  ASSERT_NE(gemm, nullptr);
+  uint64_t compute = 0;
+  const std::vector<int64_t> &params = c.package.computeSets[0].params;
+  for (size_t v = 0; v < 4; ++v)
+    compute = std::max(
+        compute, estimateKernelCycles(*gemm, params.data() + v * 6, c.target));
+  uint64_t exchange =
+      horizonOf(c.package.phases[0].schedule, c.target.exchangeLatencyCycles);
+  uint64_t sync = 3 * uint64_t(c.target.syncCycles);
+  EXPECT_GT(compute, 0u);
+  // The broadcast sends 32 words once: at least 32 cycles plus the latency.
+  EXPECT_GE(exchange, 32u + c.target.exchangeLatencyCycles);
+  EXPECT_EQ(result.computeCycles, compute);
+  EXPECT_EQ(result.exchangeCycles, exchange);
+  EXPECT_EQ(result.syncCycles, sync);
+  EXPECT_EQ(result.cycles, compute + exchange + sync);
+  EXPECT_EQ(result.activeTiles, 4u);
+
+  ASSERT_EQ(result.steps.size(), c.package.program.size());
+  uint64_t sum = 0;
+  for (size_t s = 0; s < result.steps.size(); ++s) {
+    EXPECT_EQ(result.steps[s].kind, c.package.program[s].kind);
+    EXPECT_EQ(result.steps[s].index, c.package.program[s].index);
+    sum += result.steps[s].cycles;
+  }
+  EXPECT_EQ(sum, result.cycles);
+  EXPECT_EQ(result.steps[3].cycles, exchange);
+  EXPECT_EQ(result.steps[5].cycles, compute);
+
+  // Same input, same result.
+  SimulationResult again;
+  ASSERT_FALSE(simulate(c.package, c.target, c.inputs, again));
+  EXPECT_EQ(again.outputs[0].bytes, out.bytes);
+  EXPECT_EQ(again.cycles, result.cycles);
+}
+
+TEST(SimulatorTest, ComputeCostsTheSlowestTile) {
+  MatmulCase c = makeMatmulCase();
+  SimulationResult result;
+  ASSERT_FALSE(simulate(c.package, c.target, c.inputs, result));
+  // Tile 2 has the most rows; its estimate must bound the compute step.
+  const KernelSpec *gemm = lookupKernel("gemm");
+  const int64_t *tile2 = c.package.computeSets[0].params.data() + 2 * 6;
+  const int64_t *tile0 = c.package.computeSets[0].params.data();
+  EXPECT_EQ(result.computeCycles,
+            std::max(estimateKernelCycles(*gemm, tile2, c.target),
+                     estimateKernelCycles(*gemm, tile0, c.target)));
+}
+
+TEST(SimulatorTest, IllegalScheduleFails) {
+  MatmulCase c = makeMatmulCase();
+  PackagePhase &phase = c.package.phases[0];
+  uint32_t words = phase.phase.words[0];
+  SimulationResult result;
+
+  // Word 0 sent twice.
+  phase.schedule.runs = {{0, 0, words, 0}, {0, 0, 1, words + 5}};
+  auto error = simulate(c.package, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("illegal schedule"), std::string::npos) << *error;
+  EXPECT_NE(error->find("broadcastB"), std::string::npos) << *error;
+  EXPECT_TRUE(result.outputs.empty());
+
+  // Half the words never sent.
+  phase.schedule.runs = {{0, 0, words / 2, 0}};
+  error = simulate(c.package, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("illegal schedule"), std::string::npos) << *error;
+}
+
+TEST(SimulatorTest, WrongInputsFail) {
+  MatmulCase c = makeMatmulCase();
+  SimulationResult result;
+
+  std::vector<HostTensor> inputs = c.inputs;
+  inputs[0].shape = {kM / 2, kK * 2}; // same bytes, wrong shape
+  auto error = simulate(c.package, c.target, inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("'A'"), std::string::npos) << *error;
+
+  inputs = c.inputs;
+  inputs[1] =
+      makeTensor(ElementType::F32, {kK, kN}, std::vector<float>(kK * kN, 1.0f));
+  error = simulate(c.package, c.target, inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("'B'"), std::string::npos) << *error;
+  EXPECT_NE(error->find("f16"), std::string::npos) << *error;
+
+  inputs = c.inputs;
+  inputs[1].bytes.pop_back(); // right shape, too few bytes
+  error = simulate(c.package, c.target, inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("'B'"), std::string::npos) << *error;
+
+  inputs = c.inputs;
+  inputs.pop_back();
+  error = simulate(c.package, c.target, inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("missing"), std::string::npos) << *error;
+}
+
+/// A package that streams a [tiles x 4] f32 tensor in (row t to tile t at
+/// `address`), runs `phase` and streams the same rows back out.
+Package makeExchangePackage(const TargetModel &target, uint32_t address,
+                            PackagePhase phase) {
+  Package p;
+  p.compiler = "SimulatorTest";
+  p.target = target.name;
+  p.tiles = target.tiles;
+  p.workload = "exchange";
+  HostStream in{
+      "X", true, false, 0, ElementType::F32, {int64_t(target.tiles), 4}, {}};
+  HostStream out{
+      "Y", false, false, 0, ElementType::F32, {int64_t(target.tiles), 4}, {}};
+  for (uint32_t tile = 0; tile < target.tiles; ++tile) {
+    StreamPiece piece{tile, address, uint64_t(tile) * 16, 1, 16, 16, 16};
+    in.pieces.push_back(piece);
+    out.pieces.push_back(piece);
+  }
+  p.streams = {in, out};
+  phase.schedule = scheduleGreedy(phase.phase);
+  p.phases = {phase};
+  p.program = {{StepKind::StreamIn, 0},
+               {StepKind::Sync, 0},
+               {StepKind::Exchange, 0},
+               {StepKind::Sync, 0},
+               {StepKind::StreamOut, 1}};
+  return p;
+}
+
+std::vector<float> rows(uint32_t tiles) {
+  std::vector<float> values;
+  for (uint32_t t = 0; t < tiles; ++t)
+    for (int i = 0; i < 4; ++i)
+      values.push_back(float(t * 10 + i));
+  return values;
+}
+
+TEST(SimulatorTest, ExchangeReadsBeforeWrites) {
+  // Two tiles swap their buffers in one phase: each transfer's destination
+  // is the other transfer's source.
+  TargetModel target = *TargetModel::byName("ipu21-2");
+  uint32_t address = target.allocatableBase(MemoryClass::Standard);
+  PackagePhase swap;
+  swap.name = "swap";
+  swap.phase.tiles = 2;
+  swap.phase.addTransfer(0, 4, {1});
+  swap.phase.addTransfer(1, 4, {0});
+  swap.sourceAddress = {address, address};
+  swap.destAddress = {address, address};
+  Package p = makeExchangePackage(target, address, swap);
+  EXPECT_FALSE(validatePackage(p, target)) << text(validatePackage(p, target));
+
+  std::vector<float> x = rows(2);
+  SimulationResult result;
+  auto error =
+      simulate(p, target, {makeTensor(ElementType::F32, {2, 4}, x)}, result);
+  ASSERT_FALSE(error) << *error;
+  std::vector<float> expected(x.begin() + 4, x.end());
+  expected.insert(expected.end(), x.begin(), x.begin() + 4);
+  EXPECT_EQ(decode(result.outputs[0]), expected);
+}
+
+TEST(SimulatorTest, ExchangeRotationSeesPhaseStartState) {
+  // Tile t sends to tile t + 1 (mod 4): executed in transfer order without
+  // staging, tile 0's row would travel all the way round.
+  TargetModel target = *TargetModel::byName("ipu21-4");
+  uint32_t address = target.allocatableBase(MemoryClass::Interleaved);
+  PackagePhase rotate;
+  rotate.name = "rotate";
+  rotate.phase.tiles = 4;
+  for (uint32_t t = 0; t < 4; ++t) {
+    rotate.phase.addTransfer(t, 4, {(t + 1) % 4});
+    rotate.sourceAddress.push_back(address);
+    rotate.destAddress.push_back(address);
+  }
+  Package p = makeExchangePackage(target, address, rotate);
+  std::vector<float> x = rows(4);
+  SimulationResult result;
+  ASSERT_FALSE(
+      simulate(p, target, {makeTensor(ElementType::F32, {4, 4}, x)}, result));
+  std::vector<float> y = decode(result.outputs[0]);
+  for (uint32_t t = 0; t < 4; ++t)
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(y[t * 4 + i], x[((t + 3) % 4) * 4 + i]) << "tile " << t;
+  EXPECT_EQ(result.exchangeCycles,
+            horizonOf(p.phases[0].schedule, target.exchangeLatencyCycles));
+  EXPECT_EQ(result.activeTiles, 0u);
+}
+
+TEST(SimulatorTest, UnwrittenMemoryReadsAsPattern) {
+  TargetModel target = *TargetModel::byName("ipu21-2");
+  uint32_t address = target.allocatableBase(MemoryClass::Standard);
+  Package p = makeExchangePackage(target, address, PackagePhase());
+  p.program = {{StepKind::StreamOut, 1}};
+  SimulationResult result;
+  ASSERT_FALSE(simulate(
+      p, target, {makeTensor(ElementType::F32, {2, 4}, rows(2))}, result));
+  ASSERT_EQ(result.outputs.size(), 1u);
+  ASSERT_EQ(result.outputs[0].bytes.size(), 32u);
+  for (uint8_t byte : result.outputs[0].bytes)
+    EXPECT_EQ(byte, 0xCD);
+  EXPECT_EQ(result.cycles, 0u);
+}
+
+TEST(SimulatorTest, MalformedPackageFailsWithoutCrashing) {
+  MatmulCase c = makeMatmulCase();
+  SimulationResult result;
+
+  Package p = c.package;
+  p.program.push_back({StepKind::Compute, 7});
+  auto error = simulate(p, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("compute set 7"), std::string::npos) << *error;
+
+  p = c.package;
+  p.streams[0].pieces[1].address = 0xFFFFFF00u;
+  error = simulate(p, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("outside tile memory"), std::string::npos) << *error;
+
+  p = c.package;
+  p.streams[0].pieces[1].hostOffset = 1u << 20;
+  error = simulate(p, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("outside the tensor"), std::string::npos) << *error;
+
+  p = c.package;
+  p.computeSets[0].operandAddress[2] = c.target.interleaved.end() - 4;
+  error = simulate(p, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("operand"), std::string::npos) << *error;
+
+  p = c.package;
+  p.phases[0].destAddress[0] = c.target.interleaved.end() - 4;
+  error = simulate(p, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("destination"), std::string::npos) << *error;
+
+  p = c.package;
+  p.computeSets[0].kernel = "nonsense";
+  error = simulate(p, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("nonsense"), std::string::npos) << *error;
+}
+
+} // namespace

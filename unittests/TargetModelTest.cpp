@@ -1,0 +1,131 @@
+//===- TargetModelTest.cpp - The ipu21 machine description ----------------===//
+
+#include "IPU/Target/TargetModel.h"
+
+#include <gtest/gtest.h>
+
+using namespace ipu;
+
+TEST(TargetModelTest, Ipu21Chip) {
+  TargetModel t = TargetModel::ipu21();
+  EXPECT_EQ(t.name, "ipu21");
+  EXPECT_EQ(t.tiles, 1472u);
+  EXPECT_DOUBLE_EQ(t.clockHz, 1.5e9);
+  EXPECT_EQ(t.workersPerTile, 6u);
+  // Seed `peakTflops=282.624`.
+  EXPECT_DOUBLE_EQ(t.peakFlopsF16(), 282.624e12);
+  EXPECT_DOUBLE_EQ(t.hostBytesPerSecond, 32e9);
+}
+
+TEST(TargetModelTest, Ipu21Memory) {
+  TargetModel t = TargetModel::ipu21();
+  EXPECT_EQ(t.tileMemoryBytes, 638976u); // 624 KiB.
+  EXPECT_EQ(t.standard.memoryClass, MemoryClass::Standard);
+  EXPECT_EQ(t.standard.base, 0x4C000u);
+  EXPECT_EQ(t.standard.bytes, 208u * 1024);
+  EXPECT_EQ(t.standard.end(), 0x80000u); // Seed `standard_ranges` end.
+  EXPECT_EQ(t.interleaved.memoryClass, MemoryClass::Interleaved);
+  EXPECT_EQ(t.interleaved.base, 0x80000u);
+  EXPECT_EQ(t.interleaved.bytes, 416u * 1024);
+  EXPECT_EQ(t.interleaved.end(), 0xE8000u);
+  // The two regions are adjacent and together make up tile memory.
+  EXPECT_EQ(t.standard.end(), t.interleaved.base);
+  EXPECT_EQ(t.standard.bytes + t.interleaved.bytes, t.tileMemoryBytes);
+  EXPECT_EQ(t.memoryElementBytes, 16384u);
+  EXPECT_EQ(t.standard.base % t.memoryElementBytes, 0u);
+  EXPECT_EQ(t.interleaved.base % t.memoryElementBytes, 0u);
+
+  EXPECT_EQ(t.reservedStandardBytes, 8192u);
+  EXPECT_EQ(t.allocatableBase(MemoryClass::Standard), 0x4E000u);
+  EXPECT_EQ(t.allocatableBytes(MemoryClass::Standard), 200u * 1024);
+  EXPECT_EQ(t.allocatableBase(MemoryClass::Standard) +
+                t.allocatableBytes(MemoryClass::Standard),
+            t.standard.end());
+  EXPECT_EQ(t.allocatableBase(MemoryClass::Interleaved), 0x80000u);
+  EXPECT_EQ(t.allocatableBytes(MemoryClass::Interleaved), 416u * 1024);
+  EXPECT_EQ(&t.region(MemoryClass::Standard), &t.standard);
+  EXPECT_EQ(&t.region(MemoryClass::Interleaved), &t.interleaved);
+}
+
+TEST(TargetModelTest, Ipu21ComputeAndExchange) {
+  TargetModel t = TargetModel::ipu21();
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F32), 16u);
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F16), 64u);
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F8E4M3FN), 128u);
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F8E5M2), 128u);
+  EXPECT_EQ(t.ampGrainK(ElementType::F32), 8u);
+  EXPECT_EQ(t.ampGrainK(ElementType::F16), 16u);
+  EXPECT_EQ(t.ampGrainK(ElementType::F8E4M3FN), 32u);
+  EXPECT_EQ(t.ampGrainK(ElementType::F8E5M2), 32u);
+  EXPECT_EQ(t.ampGrainN, 16u);
+  EXPECT_EQ(t.ampWeightLoadBytesPerCycle, 16u);
+  EXPECT_EQ(t.vertexSetupCycles, 50u);
+  EXPECT_EQ(t.workerDispatchCycles, 20u);
+  EXPECT_EQ(t.loadBytesPerCycleStandard, 8u);
+  EXPECT_EQ(t.loadBytesPerCycleInterleaved, 16u);
+  EXPECT_EQ(t.storeBytesPerCycle, 8u);
+  EXPECT_EQ(t.exchangeBytesPerCycle, 4u);
+  EXPECT_EQ(t.exchangeLatencyCycles, 32u);
+  EXPECT_EQ(t.syncCycles, 150u);
+
+  EXPECT_EQ(t.exchangeCycles(0), 0u);
+  EXPECT_EQ(t.exchangeCycles(1), 1u);
+  EXPECT_EQ(t.exchangeCycles(4), 1u);
+  EXPECT_EQ(t.exchangeCycles(5), 2u);
+  EXPECT_EQ(t.exchangeCycles(4096), 1024u);
+  EXPECT_EQ(t.exchangeCycles(uint64_t(1) << 40), uint64_t(1) << 38);
+}
+
+TEST(TargetModelTest, FewerTilesKeepsEverythingElse) {
+  TargetModel full = TargetModel::ipu21();
+  TargetModel small = TargetModel::ipu21WithTiles(16);
+  EXPECT_EQ(small.name, "ipu21-16");
+  EXPECT_EQ(small.tiles, 16u);
+  EXPECT_DOUBLE_EQ(small.peakFlopsF16(), full.peakFlopsF16() * 16 / 1472);
+  EXPECT_EQ(small.clockHz, full.clockHz);
+  EXPECT_EQ(small.tileMemoryBytes, full.tileMemoryBytes);
+  EXPECT_EQ(small.standard.base, full.standard.base);
+  EXPECT_EQ(small.interleaved.bytes, full.interleaved.bytes);
+  EXPECT_EQ(small.reservedStandardBytes, full.reservedStandardBytes);
+  EXPECT_EQ(small.ampMacsF16, full.ampMacsF16);
+  EXPECT_EQ(small.exchangeBytesPerCycle, full.exchangeBytesPerCycle);
+  EXPECT_EQ(small.syncCycles, full.syncCycles);
+}
+
+TEST(TargetModelTest, ByNameAcceptsPresets) {
+  auto full = TargetModel::byName("ipu21");
+  ASSERT_TRUE(full.has_value());
+  EXPECT_EQ(full->name, "ipu21");
+  EXPECT_EQ(full->tiles, 1472u);
+  for (uint32_t tiles : {1u, 4u, 16u, 100u, 1471u, 1472u}) {
+    std::string name = "ipu21-" + std::to_string(tiles);
+    auto t = TargetModel::byName(name);
+    ASSERT_TRUE(t.has_value()) << name;
+    EXPECT_EQ(t->name, name);
+    EXPECT_EQ(t->tiles, tiles);
+  }
+}
+
+TEST(TargetModelTest, ByNameRejectsGarbage) {
+  for (const char *bad :
+       {"", "ipu", "ipu2", "ipu22", "IPU21", "ipu21 ", " ipu21", "ipu21-",
+        "ipu21-0", "ipu21-x", "ipu21-4x", "ipu21-+4", "ipu21--4", "ipu21-04",
+        "ipu21-1473", "ipu21-99999", "ipu21-4294967297", "ipu214",
+        "ipu21_4"})
+    EXPECT_FALSE(TargetModel::byName(bad).has_value()) << '"' << bad << '"';
+}
+
+TEST(TargetModelTest, KnownNames) {
+  std::string names = TargetModel::knownNames();
+  EXPECT_EQ(names, "ipu21, ipu21-N (1 <= N <= 1472)");
+}
+
+TEST(TargetModelTest, MemoryClassNames) {
+  EXPECT_EQ(memoryClassName(MemoryClass::Standard), "standard");
+  EXPECT_EQ(memoryClassName(MemoryClass::Interleaved), "interleaved");
+  EXPECT_EQ(parseMemoryClass("standard"), MemoryClass::Standard);
+  EXPECT_EQ(parseMemoryClass("interleaved"), MemoryClass::Interleaved);
+  EXPECT_FALSE(parseMemoryClass("Standard").has_value());
+  EXPECT_FALSE(parseMemoryClass("").has_value());
+  EXPECT_FALSE(parseMemoryClass("interleave").has_value());
+}
