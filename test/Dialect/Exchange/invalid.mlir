@@ -1,0 +1,114 @@
+// RUN: ipu-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{runs must be quadruples (transfer, first word, words, start), got 3 integers}}
+func.func private @runs() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 1, runs = [0, 0, 1]>}
+
+// -----
+
+// expected-error @+1 {{horizon 3 is below the endpoint lower bound 4}}
+func.func private @horizon() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 4, horizon = 3, runs = [0, 0, 3, 0]>}
+
+// -----
+
+// expected-error @+1 {{run 0 names transfer 2, the phase has 2}}
+func.func private @transfer() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 2, bound = 1, horizon = 4, runs = [2, 0, 1, 0]>}
+
+// -----
+
+// expected-error @+1 {{run 0 needs a non-negative first word and start and a positive word count}}
+func.func private @words() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 4, runs = [0, 0, 0, 0]>}
+
+// -----
+
+// expected-error @+1 {{run 0 ends at cycle 6, after the horizon 4}}
+func.func private @late() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 4, runs = [0, 0, 2, 4]>}
+
+// -----
+
+// expected-error @+1 {{transfers, bound and horizon must not be negative}}
+func.func private @negative() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = -1, bound = 1, horizon = 4, runs = [0, 0, 2, 0]>}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{has no copies}}
+    ipu_exchange.phase @empty {
+    }
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{body may only hold ipu_exchange.copy, got ipu_exchange.sync}}
+    ipu_exchange.phase @wrong {
+      ipu_exchange.sync
+    }
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @b : tensor<8x8xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_exchange.phase @shape {
+      // expected-error @+1 {{source and dest hold different tensors}}
+      ipu_exchange.copy @a to @b
+    }
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_exchange.phase @self {
+      // expected-error @+1 {{copies buffer @a onto itself}}
+      ipu_exchange.copy @a to @a
+    }
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_exchange.phase @missing {
+      // expected-error @+1 {{dest @nowhere is not an ipu_tile.buffer}}
+      ipu_exchange.copy @a to @nowhere
+    }
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{buffer @ghost is not an ipu_tile.buffer}}
+    ipu_exchange.stream_in @ghost from 0
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{result index must not be negative}}
+    ipu_exchange.stream_out @a to -1
+  }
+}
+
+// -----
+
+func.func @outside() {
+  // expected-error @+1 {{expects parent op 'ipu_exchange.phase'}}
+  ipu_exchange.copy @a to @b
+  return
+}

@@ -1,0 +1,124 @@
+// RUN: ipu-opt %s -split-input-file -verify-diagnostics
+
+func.func @inner_mismatch(%a: tensor<8x16xf16>, %b: tensor<32x8xf16>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{inner dimensions differ: lhs has 16 columns, rhs has 32 rows}}
+  %c = ipu_gemm.matmul %a, %b : tensor<8x16xf16>, tensor<32x8xf16> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @result_shape(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{result shape must be 8x8, got 8x4}}
+  %c = ipu_gemm.matmul %a, %b : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @mixed_types(%a: tensor<8x16xf16>, %b: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{operand element types differ: 'f16' and 'f32'}}
+  %c = ipu_gemm.matmul %a, %b : tensor<8x16xf16>, tensor<16x8xf32> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @bad_element(%a: tensor<8x16xi8>, %b: tensor<16x8xi8>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of}}
+  %c = ipu_gemm.matmul %a, %b : tensor<8x16xi8>, tensor<16x8xi8> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @bad_acc(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{accumulation type must be f32 or f16, got 'bf16'}}
+  %c = ipu_gemm.matmul %a, %b {acc_type = bf16} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @rank(%a: tensor<2x8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{operands and result must be 2-D tensors, got ranks 3, 2 and 2}}
+  %c = ipu_gemm.matmul %a, %b : tensor<2x8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @dynamic(%a: tensor<?x16xf16>, %b: tensor<16x8xf16>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{shapes must be static}}
+  %c = ipu_gemm.matmul %a, %b : tensor<?x16xf16>, tensor<16x8xf16> -> tensor<?x8xf32>
+  return %c : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @plan_too_many_rows(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{plan splits 8 rows into 9 parts}}
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 9, cols = 1, inner = 1, orientation = "normal", weights = "standard", cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @plan_too_many_cols(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{plan splits 8 columns into 9 parts}}
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 9, inner = 1, orientation = "normal", weights = "standard", cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @plan_too_many_inner(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{plan splits the inner dimension 16 into 17 parts}}
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 17, orientation = "normal", weights = "standard", cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @plan_too_many_tiles(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+    // expected-error @+1 {{plan needs 6 tiles, target 'ipu21-4' has 4}}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 3, inner = 1, orientation = "normal", weights = "standard", cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{row partitions must be at least 1, got 0}}
+func.func private @zero_rows() attributes {p = #ipu_gemm.plan<rows = 0, cols = 1, inner = 1, orientation = "normal", weights = "standard", cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{orientation 'sideways' is not "normal" or "swapped"}}
+func.func private @orientation() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "sideways", weights = "standard", cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{weight memory class 'fast' is not "standard" or "interleaved"}}
+func.func private @weights() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "fast", cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{estimated cycles must not be negative, got -1}}
+func.func private @cycles() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", cycles = -1>}
+
+// -----
+
+// expected-error @+1 {{column partitions must be at least 1, got 0}}
+func.func private @constraint_cols() attributes {p = #ipu_gemm.constraints<cols = 0>}
+
+// -----
+
+// expected-error @+1 {{orientation 'up' is not "normal" or "swapped"}}
+func.func private @constraint_orientation() attributes {p = #ipu_gemm.constraints<orientation = "up">}
+
+// -----
+
+// expected-error @+1 {{weight memory class 'l2' is not "standard" or "interleaved"}}
+func.func private @constraint_weights() attributes {p = #ipu_gemm.constraints<weights = "l2">}

@@ -1,0 +1,29 @@
+// RUN: ipu-opt %s | FileCheck %s
+// Round trip: the printed form parses back to the same IR.
+// RUN: ipu-opt %s | ipu-opt | FileCheck %s
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
+  // CHECK-LABEL: func.func @plain
+  // CHECK: ipu_gemm.matmul %{{.*}}, %{{.*}} : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+  func.func @plain(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    %c = ipu_gemm.matmul %a, %b : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    return %c : tensor<96x64xf32>
+  }
+
+  // CHECK-LABEL: func.func @planned
+  // CHECK: ipu_gemm.matmul {{.*}} {acc_type = f16, constraints = #ipu_gemm.constraints<rows = 4, weights = "standard">, plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = "normal", weights = "interleaved", cycles = 2911>}
+  func.func @planned(%a: tensor<96x128xf8E4M3FN>, %b: tensor<128x64xf8E4M3FN>) -> tensor<96x64xf16> {
+    %c = ipu_gemm.matmul %a, %b {acc_type = f16,
+        constraints = #ipu_gemm.constraints<rows = 4, weights = "standard">,
+        plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = "normal", weights = "interleaved", cycles = 2911>}
+        : tensor<96x128xf8E4M3FN>, tensor<128x64xf8E4M3FN> -> tensor<96x64xf16>
+    return %c : tensor<96x64xf16>
+  }
+
+  // CHECK-LABEL: func.func @e5m2
+  // CHECK: ipu_gemm.matmul {{.*}} : tensor<8x32xf8E5M2>, tensor<32x16xf8E5M2> -> tensor<8x16xf32>
+  func.func @e5m2(%a: tensor<8x32xf8E5M2>, %b: tensor<32x16xf8E5M2>) -> tensor<8x16xf32> {
+    %c = ipu_gemm.matmul %a, %b : tensor<8x32xf8E5M2>, tensor<32x16xf8E5M2> -> tensor<8x16xf32>
+    return %c : tensor<8x16xf32>
+  }
+}

@@ -1,0 +1,193 @@
+// RUN: ipu-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{unknown target 'ipu99'; known: ipu21, ipu21-N (1 <= N <= 1472)}}
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu99">} {}
+
+// -----
+
+// expected-error @+1 {{'ipu_tile.target' must be a #ipu_tile.target, got "ipu21"}}
+module attributes {ipu_tile.target = "ipu21"} {}
+
+// -----
+
+// expected-error @+1 {{layout needs a 2-D grid and 2 strides, got 3 and 2}}
+func.func private @grid_rank() attributes {l = #ipu_tile.layout<grid = [1, 1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{grid [0, 1] must be at least 1 in each dimension}}
+func.func private @grid_zero() attributes {l = #ipu_tile.layout<grid = [0, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{base tile must not be negative, got -1}}
+func.func private @base() attributes {l = #ipu_tile.layout<grid = [1, 1], base = -1, strides = [1, 0], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{replicas must be at least 1, got 0}}
+func.func private @replicas() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 0, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{grid [16, 1] is larger than the tensor 8x4}}
+func.func private @grid_too_big(tensor<8x4xf32, #ipu_tile.layout<grid = [16, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>>)
+
+// -----
+
+// expected-error @+1 {{#ipu_tile.layout applies to 2-D tensors, got rank 1}}
+func.func private @rank1(tensor<8xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>>)
+
+// -----
+
+// expected-error @+1 {{element type 'i32' is not f32, f16, f8E4M3FN or f8E5M2}}
+func.func private @int(tensor<8x4xi32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>>)
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{memory class 'fast' is not "standard" or "interleaved"}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "fast"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{type must be a static 2-D tensor with a #ipu_tile.layout encoding, got 'tensor<8x4xf32>'}}
+    ipu_tile.buffer @a : tensor<8x4xf32> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{layout does not fit target 'ipu21-4'}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [8, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{layout does not fit target 'ipu21-4'}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 1>> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{needs 262144 bytes per tile, standard memory has 204800}}
+    ipu_tile.buffer @a : tensor<256x256xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{address 311296 + 128 bytes lies outside standard memory [319488, 524288)}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 311296
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{unknown kernel 'conv'}}
+    ipu_tile.compute_set @cs kernel "conv" operands [@a] tiles [0] params []
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{kernel 'gemm' takes 3 operands, got 1}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a] tiles [0] params [8, 4, 4, 0, 0, 0]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{expected 12 params (2 tiles x 6), got 6}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 1] params [8, 4, 4, 0, 0, 0]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{tile 4 is outside the target}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [4] params [8, 4, 4, 0, 0, 0]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{tile 0 has two vertices}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 0] params [8, 4, 4, 0, 0, 0, 8, 4, 4, 0, 0, 0]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 0: gemm: parameter 'accType' = 2 is not f32 or f16}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 2, 0]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 0: operand 'lhs' spans 512 bytes, buffer @a holds 128}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 16, 4, 0, 0, 0]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 1: operand 'lhs' buffer @a has no block on that tile}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [1] params [8, 4, 4, 0, 0, 0]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{operand @missing is not an ipu_tile.buffer}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@missing, @missing, @missing] tiles [0] params [8, 4, 4, 0, 0, 0]
+  }
+}
+
+// -----
+
+// expected-error @+1 {{reference entries must be dictionaries with 'op' (string), 'arguments' (array<i32>) and 'result' (integer), got "matmul"}}
+ipu_tile.program @p attributes {reference = ["matmul"]} {
+}

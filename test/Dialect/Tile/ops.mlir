@@ -1,0 +1,17 @@
+// RUN: ipu-opt %s | FileCheck %s
+// RUN: ipu-opt %s | ipu-opt | FileCheck %s
+
+// CHECK: module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">}
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // CHECK: ipu_tile.program @mm attributes {flops = 1024 : i64, reference = [{arguments = array<i32: 0, 1>, op = "matmul", result = 0 : i32}]}
+  ipu_tile.program @mm attributes {flops = 1024 : i64, reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32}]} {
+    // CHECK: ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard" at 319488
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard" at 319488
+    // CHECK: ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
+    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    // CHECK: ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3] params [4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
+        params [4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0]
+  }
+}
