@@ -33,35 +33,40 @@ struct ImportLinalgPass
     ModuleOp module = getOperation();
     SmallVector<linalg::MatmulOp> matmuls;
     bool failedAny = false;
-    module.walk([&](Operation *op) {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
         matmuls.push_back(matmul);
-        return;
+        return WalkResult::skip();
       }
       // Fills are accepted here and must die with the matmuls they feed.
       if (isa<linalg::FillOp>(op))
-        return;
+        return WalkResult::skip();
       if (op->getDialect() && isa<linalg::LinalgDialect>(op->getDialect())) {
         op->emitError("unsupported op '")
             << op->getName()
             << "': the IPU compiler imports linalg.matmul on tensors only";
         failedAny = true;
+        return WalkResult::skip();
       }
+      return WalkResult::advance();
     });
     for (linalg::MatmulOp matmul : matmuls)
       failedAny |= failed(importMatmul(matmul));
     if (failedAny)
       return signalPassFailure();
-    // Remove fills and empties left without users.
-    SmallVector<Operation *> dead;
-    module.walk([&](Operation *op) {
-      if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp>(op) &&
-          op->use_empty())
-        dead.push_back(op);
-    });
-    for (Operation *op : llvm::reverse(dead))
-      if (op->use_empty())
+    // Remove fills, empties and constants left without users, to a fixpoint.
+    for (bool erased = true; erased;) {
+      erased = false;
+      SmallVector<Operation *> dead;
+      module.walk([&](Operation *op) {
+        if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp>(op) &&
+            op->use_empty())
+          dead.push_back(op);
+      });
+      for (Operation *op : dead)
         op->erase();
+      erased = !dead.empty();
+    }
     module.walk([&](linalg::FillOp fill) {
       fill.emitError("linalg.fill survives the import: only fills feeding "
                      "linalg.matmul accumulators are supported");

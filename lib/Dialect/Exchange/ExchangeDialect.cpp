@@ -88,13 +88,13 @@ static FailureOr<ipu_tile::BufferOp> lookupBuffer(Operation *user,
 }
 
 LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
-  if (getIndex() < 0)
+  if (getIndexAttr().getInt() < 0)
     return emitOpError("argument index must not be negative");
   return lookupBuffer(*this, getBufferAttr(), "buffer", table);
 }
 
 LogicalResult StreamOutOp::verifySymbolUses(SymbolTableCollection &table) {
-  if (getIndex() < 0)
+  if (getIndexAttr().getInt() < 0)
     return emitOpError("result index must not be negative");
   return lookupBuffer(*this, getBufferAttr(), "buffer", table);
 }

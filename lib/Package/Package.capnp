@@ -1,0 +1,114 @@
+# Package.capnp - The wire format of an executable package.
+#
+# Mirrors include/IPU/Package/Package.h. Large per-entry tables (stream
+# pieces, phase transfers, schedule runs) are stored as parallel lists of
+# primitives (struct of arrays): a transfer costs a few 4-byte list entries
+# instead of a struct with its own pointers, so 500k transfers stay compact
+# and fast to read.
+#
+# Compatibility: readers check `magic` and refuse a `formatVersion` they do
+# not know. Fields may be appended (new ordinals) without a version bump as
+# long as older readers can ignore them; anything else bumps
+# Package::kFormatVersion.
+
+@0xd1e3a5b7c9f10203;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("ipu::wire");
+
+# "IPUPKG\0\1" read as a little-endian 64-bit integer.
+const packageMagic :UInt64 = 0x0100474b50555049;
+
+enum ElementType {
+  f32 @0;
+  f16 @1;
+  f8E4M3FN @2;
+  f8E5M2 @3;
+}
+
+enum StepKind {
+  streamIn @0;
+  streamOut @1;
+  compute @2;
+  exchange @3;
+  sync @4;
+}
+
+# StreamPiece, one list entry per piece.
+struct StreamPieces {
+  tile @0 :List(UInt32);
+  address @1 :List(UInt32);
+  hostOffset @2 :List(UInt64);
+  rows @3 :List(UInt32);
+  rowBytes @4 :List(UInt32);
+  tilePitch @5 :List(UInt32);
+  hostPitch @6 :List(UInt64);
+}
+
+struct HostStream {
+  name @0 :Text;
+  toDevice @1 :Bool;
+  weight @2 :Bool;
+  index @3 :UInt32;
+  type @4 :ElementType;
+  shape @5 :List(Int64);
+  pieces @6 :StreamPieces;
+}
+
+struct ComputeSet {
+  name @0 :Text;
+  kernel @1 :Text;
+  tiles @2 :List(UInt32);
+  operandAddress @3 :List(UInt32);  # tiles x operand count
+  params @4 :List(Int64);           # tiles x parameter count
+}
+
+struct Phase {
+  name @0 :Text;
+  tiles @1 :UInt32;
+  # Transfers (ExchangePhase), with destinations in CSR form.
+  source @2 :List(UInt32);
+  words @3 :List(UInt32);
+  destBegin @4 :List(UInt32);
+  destTiles @5 :List(UInt32);
+  sourceAddress @6 :List(UInt32);
+  destAddress @7 :List(UInt32);
+  # Schedule runs (ExchangeRun), one list entry per run.
+  strategy @8 :Text;
+  runTransfer @9 :List(UInt32);
+  runWordOffset @10 :List(UInt32);
+  runWords @11 :List(UInt32);
+  runStart @12 :List(UInt32);
+}
+
+struct Step {
+  kind @0 :StepKind;
+  index @1 :UInt32;
+}
+
+struct ReferenceOp {
+  op @0 :Text;
+  arguments @1 :List(UInt32);
+  result @2 :UInt32;
+}
+
+struct MetadataEntry {
+  key @0 :Text;
+  value @1 :Text;
+}
+
+struct Package {
+  magic @0 :UInt64;
+  formatVersion @1 :UInt32;
+  compiler @2 :Text;
+  target @3 :Text;
+  tiles @4 :UInt32;
+  workload @5 :Text;
+  flops @6 :UInt64;
+  streams @7 :List(HostStream);
+  computeSets @8 :List(ComputeSet);
+  phases @9 :List(Phase);
+  program @10 :List(Step);
+  reference @11 :List(ReferenceOp);
+  metadata @12 :List(MetadataEntry);
+}

@@ -1,0 +1,407 @@
+//===- PackageIO.cpp - Package <-> Cap'n Proto bytes and files -----------===//
+//
+// Cap'n Proto reports malformed input by throwing kj::Exception. This file is
+// built with exceptions on; every exception stops at deserializePackage and
+// becomes a "corrupt package: ..." message, because callers are built without
+// exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Package/Package.h"
+
+#include "Package.capnp.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+
+using namespace ipu;
+
+namespace {
+
+/// A reader-side failure that is not a Cap'n Proto one (bad magic, unknown
+/// enum value, inconsistent tables); caught with kj::Exception below.
+struct FormatError {
+  std::string message;
+};
+
+kj::StringPtr toText(const std::string &string) {
+  return kj::StringPtr(string.c_str(), string.size());
+}
+
+std::string fromText(capnp::Text::Reader text) {
+  return std::string(text.cStr(), text.size());
+}
+
+template <typename T, typename ListBuilder>
+void fill(ListBuilder list, const std::vector<T> &values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    list.set(i, values[i]);
+}
+
+template <typename T, typename ListReader>
+std::vector<T> toVector(ListReader list) {
+  std::vector<T> values(list.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = list[i];
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+void writeStream(const HostStream &stream, wire::HostStream::Builder out) {
+  out.setName(toText(stream.name));
+  out.setToDevice(stream.toDevice);
+  out.setWeight(stream.weight);
+  out.setIndex(stream.index);
+  out.setType(static_cast<wire::ElementType>(stream.type));
+  fill(out.initShape(stream.shape.size()), stream.shape);
+
+  size_t count = stream.pieces.size();
+  wire::StreamPieces::Builder pieces = out.initPieces();
+  auto tile = pieces.initTile(count);
+  auto address = pieces.initAddress(count);
+  auto hostOffset = pieces.initHostOffset(count);
+  auto rows = pieces.initRows(count);
+  auto rowBytes = pieces.initRowBytes(count);
+  auto tilePitch = pieces.initTilePitch(count);
+  auto hostPitch = pieces.initHostPitch(count);
+  for (size_t i = 0; i < count; ++i) {
+    const StreamPiece &piece = stream.pieces[i];
+    tile.set(i, piece.tile);
+    address.set(i, piece.address);
+    hostOffset.set(i, piece.hostOffset);
+    rows.set(i, piece.rows);
+    rowBytes.set(i, piece.rowBytes);
+    tilePitch.set(i, piece.tilePitch);
+    hostPitch.set(i, piece.hostPitch);
+  }
+}
+
+void writeComputeSet(const ComputeSet &computeSet,
+                     wire::ComputeSet::Builder out) {
+  out.setName(toText(computeSet.name));
+  out.setKernel(toText(computeSet.kernel));
+  fill(out.initTiles(computeSet.tiles.size()), computeSet.tiles);
+  fill(out.initOperandAddress(computeSet.operandAddress.size()),
+       computeSet.operandAddress);
+  fill(out.initParams(computeSet.params.size()), computeSet.params);
+}
+
+void writePhase(const PackagePhase &phase, wire::Phase::Builder out) {
+  out.setName(toText(phase.name));
+  const ExchangePhase &transfers = phase.phase;
+  out.setTiles(transfers.tiles);
+  fill(out.initSource(transfers.source.size()), transfers.source);
+  fill(out.initWords(transfers.words.size()), transfers.words);
+  fill(out.initDestBegin(transfers.destBegin.size()), transfers.destBegin);
+  fill(out.initDestTiles(transfers.destTiles.size()), transfers.destTiles);
+  fill(out.initSourceAddress(phase.sourceAddress.size()), phase.sourceAddress);
+  fill(out.initDestAddress(phase.destAddress.size()), phase.destAddress);
+
+  const std::vector<ExchangeRun> &runs = phase.schedule.runs;
+  out.setStrategy(toText(phase.schedule.strategy));
+  auto transfer = out.initRunTransfer(runs.size());
+  auto wordOffset = out.initRunWordOffset(runs.size());
+  auto words = out.initRunWords(runs.size());
+  auto start = out.initRunStart(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    transfer.set(i, runs[i].transfer);
+    wordOffset.set(i, runs[i].wordOffset);
+    words.set(i, runs[i].words);
+    start.set(i, runs[i].start);
+  }
+}
+
+void writePackage(const Package &package, wire::Package::Builder out) {
+  out.setMagic(wire::PACKAGE_MAGIC);
+  out.setFormatVersion(package.formatVersion);
+  out.setCompiler(toText(package.compiler));
+  out.setTarget(toText(package.target));
+  out.setTiles(package.tiles);
+  out.setWorkload(toText(package.workload));
+  out.setFlops(package.flops);
+
+  auto streams = out.initStreams(package.streams.size());
+  for (size_t i = 0; i < package.streams.size(); ++i)
+    writeStream(package.streams[i], streams[i]);
+  auto computeSets = out.initComputeSets(package.computeSets.size());
+  for (size_t i = 0; i < package.computeSets.size(); ++i)
+    writeComputeSet(package.computeSets[i], computeSets[i]);
+  auto phases = out.initPhases(package.phases.size());
+  for (size_t i = 0; i < package.phases.size(); ++i)
+    writePhase(package.phases[i], phases[i]);
+
+  auto program = out.initProgram(package.program.size());
+  for (size_t i = 0; i < package.program.size(); ++i) {
+    program[i].setKind(static_cast<wire::StepKind>(package.program[i].kind));
+    program[i].setIndex(package.program[i].index);
+  }
+  auto reference = out.initReference(package.reference.size());
+  for (size_t i = 0; i < package.reference.size(); ++i) {
+    const ReferenceOp &op = package.reference[i];
+    reference[i].setOp(toText(op.op));
+    fill(reference[i].initArguments(op.arguments.size()), op.arguments);
+    reference[i].setResult(op.result);
+  }
+  auto metadata = out.initMetadata(package.metadata.size());
+  for (size_t i = 0; i < package.metadata.size(); ++i) {
+    metadata[i].setKey(toText(package.metadata[i].first));
+    metadata[i].setValue(toText(package.metadata[i].second));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+//
+// Every pointer field is read exactly once: the traversal limit is sized to
+// the input on that assumption (see deserializePackage).
+
+void readStream(wire::HostStream::Reader in, HostStream &stream) {
+  stream.name = fromText(in.getName());
+  stream.toDevice = in.getToDevice();
+  stream.weight = in.getWeight();
+  stream.index = in.getIndex();
+  uint16_t type = static_cast<uint16_t>(in.getType());
+  if (type > static_cast<uint16_t>(ElementType::F8E5M2))
+    throw FormatError{"stream '" + stream.name + "': unknown element type " +
+                      std::to_string(type)};
+  stream.type = static_cast<ElementType>(type);
+  stream.shape = toVector<int64_t>(in.getShape());
+
+  wire::StreamPieces::Reader pieces = in.getPieces();
+  auto tile = pieces.getTile();
+  auto address = pieces.getAddress();
+  auto hostOffset = pieces.getHostOffset();
+  auto rows = pieces.getRows();
+  auto rowBytes = pieces.getRowBytes();
+  auto tilePitch = pieces.getTilePitch();
+  auto hostPitch = pieces.getHostPitch();
+  size_t count = tile.size();
+  if (address.size() != count || hostOffset.size() != count ||
+      rows.size() != count || rowBytes.size() != count ||
+      tilePitch.size() != count || hostPitch.size() != count)
+    throw FormatError{"stream '" + stream.name +
+                      "': piece tables have different lengths"};
+  stream.pieces.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    StreamPiece &piece = stream.pieces[i];
+    piece.tile = tile[i];
+    piece.address = address[i];
+    piece.hostOffset = hostOffset[i];
+    piece.rows = rows[i];
+    piece.rowBytes = rowBytes[i];
+    piece.tilePitch = tilePitch[i];
+    piece.hostPitch = hostPitch[i];
+  }
+}
+
+void readComputeSet(wire::ComputeSet::Reader in, ComputeSet &computeSet) {
+  computeSet.name = fromText(in.getName());
+  computeSet.kernel = fromText(in.getKernel());
+  computeSet.tiles = toVector<uint32_t>(in.getTiles());
+  computeSet.operandAddress = toVector<uint32_t>(in.getOperandAddress());
+  computeSet.params = toVector<int64_t>(in.getParams());
+}
+
+void readPhase(wire::Phase::Reader in, PackagePhase &phase) {
+  phase.name = fromText(in.getName());
+  ExchangePhase &transfers = phase.phase;
+  transfers.tiles = in.getTiles();
+  transfers.source = toVector<uint32_t>(in.getSource());
+  transfers.words = toVector<uint32_t>(in.getWords());
+  transfers.destBegin = toVector<uint32_t>(in.getDestBegin());
+  transfers.destTiles = toVector<uint32_t>(in.getDestTiles());
+  phase.sourceAddress = toVector<uint32_t>(in.getSourceAddress());
+  phase.destAddress = toVector<uint32_t>(in.getDestAddress());
+
+  phase.schedule.strategy = fromText(in.getStrategy());
+  auto transfer = in.getRunTransfer();
+  auto wordOffset = in.getRunWordOffset();
+  auto words = in.getRunWords();
+  auto start = in.getRunStart();
+  size_t count = transfer.size();
+  if (wordOffset.size() != count || words.size() != count ||
+      start.size() != count)
+    throw FormatError{"phase '" + phase.name +
+                      "': schedule run tables have different lengths"};
+  phase.schedule.runs.resize(count);
+  for (size_t i = 0; i < count; ++i)
+    phase.schedule.runs[i] = {transfer[i], wordOffset[i], words[i], start[i]};
+}
+
+void readPackage(wire::Package::Reader in, Package &package) {
+  if (in.getMagic() != wire::PACKAGE_MAGIC)
+    throw FormatError{"not an IPU package (bad magic number)"};
+  package.formatVersion = in.getFormatVersion();
+  if (package.formatVersion != Package::kFormatVersion)
+    throw FormatError{"unsupported format version " +
+                      std::to_string(package.formatVersion) +
+                      " (this build reads version " +
+                      std::to_string(Package::kFormatVersion) + ")"};
+  package.compiler = fromText(in.getCompiler());
+  package.target = fromText(in.getTarget());
+  package.tiles = in.getTiles();
+  package.workload = fromText(in.getWorkload());
+  package.flops = in.getFlops();
+
+  auto streams = in.getStreams();
+  package.streams.resize(streams.size());
+  for (size_t i = 0; i < streams.size(); ++i)
+    readStream(streams[i], package.streams[i]);
+  auto computeSets = in.getComputeSets();
+  package.computeSets.resize(computeSets.size());
+  for (size_t i = 0; i < computeSets.size(); ++i)
+    readComputeSet(computeSets[i], package.computeSets[i]);
+  auto phases = in.getPhases();
+  package.phases.resize(phases.size());
+  for (size_t i = 0; i < phases.size(); ++i)
+    readPhase(phases[i], package.phases[i]);
+
+  auto program = in.getProgram();
+  package.program.resize(program.size());
+  for (size_t i = 0; i < program.size(); ++i) {
+    uint16_t kind = static_cast<uint16_t>(program[i].getKind());
+    if (kind > static_cast<uint16_t>(StepKind::Sync))
+      throw FormatError{"program step " + std::to_string(i) +
+                        ": unknown step kind " + std::to_string(kind)};
+    package.program[i].kind = static_cast<StepKind>(kind);
+    package.program[i].index = program[i].getIndex();
+  }
+  auto reference = in.getReference();
+  package.reference.resize(reference.size());
+  for (size_t i = 0; i < reference.size(); ++i) {
+    package.reference[i].op = fromText(reference[i].getOp());
+    package.reference[i].arguments =
+        toVector<uint32_t>(reference[i].getArguments());
+    package.reference[i].result = reference[i].getResult();
+  }
+  auto metadata = in.getMetadata();
+  package.metadata.resize(metadata.size());
+  for (size_t i = 0; i < metadata.size(); ++i) {
+    package.metadata[i].first = fromText(metadata[i].getKey());
+    package.metadata[i].second = fromText(metadata[i].getValue());
+  }
+}
+
+std::optional<std::string> parse(const uint8_t *data, size_t size,
+                                 Package &package) {
+  if (size == 0)
+    return std::string("empty input");
+  if (size % sizeof(capnp::word) != 0)
+    return std::to_string(size) +
+           " bytes is not a whole number of 8-byte words (truncated?)";
+  // The caller's buffer need not be word aligned.
+  kj::Array<capnp::word> words =
+      kj::heapArray<capnp::word>(size / sizeof(capnp::word));
+  std::memcpy(words.begin(), data, size);
+
+  capnp::ReaderOptions options;
+  // Each pointer is followed once, so an honest message reads about its own
+  // size; the slack admits nothing hostile: a list of zero-sized elements
+  // with a huge count is charged a word per element and stops here instead
+  // of making us allocate its vector.
+  options.traversalLimitInWords = 2 * words.size() + 1024;
+  options.nestingLimit = 16;
+  capnp::FlatArrayMessageReader reader(words.asPtr(), options);
+  if (reader.getEnd() != words.end())
+    return std::to_string(size - (reader.getEnd() - words.begin()) *
+                                     sizeof(capnp::word)) +
+           " bytes of trailing data after the message";
+  readPackage(reader.getRoot<wire::Package>(), package);
+  return std::nullopt;
+}
+
+} // namespace
+
+std::vector<uint8_t> ipu::serializePackage(const Package &package) {
+  try {
+    capnp::MallocMessageBuilder message;
+    writePackage(package, message.initRoot<wire::Package>());
+    kj::Array<capnp::word> words = capnp::messageToFlatArray(message);
+    kj::ArrayPtr<const kj::byte> bytes = words.asBytes();
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  } catch (const kj::Exception &e) {
+    // Only a list beyond Cap'n Proto's 2^29-element limit gets here; callers
+    // are built without exceptions, so stop loudly rather than unwind
+    // through them.
+    std::fprintf(stderr, "fatal: cannot serialise package: %s\n",
+                 e.getDescription().cStr());
+    std::abort();
+  }
+}
+
+std::optional<std::string> ipu::deserializePackage(const uint8_t *data,
+                                                   size_t size,
+                                                   Package &package) {
+  std::optional<std::string> error;
+  try {
+    package = Package();
+    error = parse(data, size, package);
+  } catch (const FormatError &e) {
+    error = e.message;
+  } catch (const kj::Exception &e) {
+    error = std::string(e.getDescription().cStr());
+  } catch (const std::bad_alloc &) {
+    error = std::string("out of memory while reading");
+  } catch (const std::exception &e) {
+    error = std::string(e.what());
+  } catch (...) {
+    error = std::string("unknown error while reading");
+  }
+  if (!error)
+    return std::nullopt;
+  // Nothing half-read leaks out.
+  package = Package();
+  return "corrupt package: " + *error;
+}
+
+std::optional<std::string> ipu::writePackageFile(const std::string &path,
+                                                 const Package &package) {
+  std::vector<uint8_t> bytes = serializePackage(package);
+  std::FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    return "cannot write package '" + path + "': " + std::strerror(errno);
+  size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
+  int writeErrno = errno;
+  bool failed = written != bytes.size() || std::ferror(file);
+  if (std::fclose(file) != 0 && !failed) {
+    failed = true;
+    writeErrno = errno;
+  }
+  if (failed)
+    return "cannot write package '" + path + "': " + std::strerror(writeErrno);
+  return std::nullopt;
+}
+
+std::optional<std::string> ipu::readPackageFile(const std::string &path,
+                                                Package &package) {
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return "cannot open package '" + path + "': " + std::strerror(errno);
+  // Read in chunks: the path may be a pipe or a device without a size.
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t got;
+  errno = 0;
+  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
+    bytes.insert(bytes.end(), chunk, chunk + got);
+  int readErrno = errno;
+  bool failed = std::ferror(file);
+  std::fclose(file);
+  if (failed)
+    return "cannot read package '" + path + "': " + std::strerror(readErrno);
+  if (auto error = deserializePackage(bytes.data(), bytes.size(), package))
+    return "package '" + path + "': " + *error;
+  return std::nullopt;
+}

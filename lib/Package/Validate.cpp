@@ -1,0 +1,360 @@
+//===- Validate.cpp - Everything the simulator relies on -----------------===//
+//
+// A package that passes validatePackage can be simulated without a single
+// bounds check failing: every index, tile and address range is checked here
+// against the target. The checks are ordered so that each one only relies
+// on what earlier checks established (e.g. a phase's tile count is checked
+// before ExchangePhase::validate sizes a per-tile table with it).
+//
+// "Tile memory" is [lowest region base, highest region end), the address
+// range the simulator backs with storage (for ipu21 [0x4C000, 0xE8000), i.e.
+// tileMemoryBytes bytes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Device/Kernels.h"
+#include "IPU/Package/Package.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+
+using namespace ipu;
+using std::to_string;
+
+namespace {
+
+std::string hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "0x%" PRIx64, value);
+  return buffer;
+}
+
+std::string rangeString(uint64_t address, uint64_t bytes) {
+  return "[" + hex(address) + ", " + hex(address + bytes) + ")";
+}
+
+std::string typeString(const HostStream &stream) {
+  std::string text;
+  for (int64_t extent : stream.shape)
+    text += to_string(extent) + "x";
+  if (stream.type > ElementType::F8E5M2)
+    return text + "<type " + to_string(unsigned(stream.type)) + ">";
+  return text + std::string(elementTypeName(stream.type));
+}
+
+const char *stepKindName(StepKind kind) {
+  switch (kind) {
+  case StepKind::StreamIn:
+    return "stream in";
+  case StepKind::StreamOut:
+    return "stream out";
+  case StepKind::Compute:
+    return "compute";
+  case StepKind::Exchange:
+    return "exchange";
+  case StepKind::Sync:
+    return "sync";
+  }
+  return "unknown";
+}
+
+class Validator {
+public:
+  Validator(const Package &package, const TargetModel &target)
+      : package(package), target(target) {
+    memoryBase = std::min(target.standard.base, target.interleaved.base);
+    memoryEnd = std::max<uint64_t>(target.standard.end(),
+                                   target.interleaved.end());
+  }
+
+  std::optional<std::string> run() {
+    if (auto error = checkHeader())
+      return error;
+    for (size_t i = 0; i < package.streams.size(); ++i)
+      if (auto error = checkStream(package.streams[i]))
+        return error;
+    for (const ComputeSet &computeSet : package.computeSets)
+      if (auto error = checkComputeSet(computeSet))
+        return error;
+    for (const PackagePhase &phase : package.phases)
+      if (auto error = checkPhase(phase))
+        return error;
+    if (auto error = checkProgram())
+      return error;
+    for (size_t i = 0; i < package.reference.size(); ++i)
+      if (auto error = checkReference(i))
+        return error;
+    return std::nullopt;
+  }
+
+private:
+  bool insideTileMemory(uint64_t address, uint64_t bytes) const {
+    return address >= memoryBase && address <= memoryEnd &&
+           bytes <= memoryEnd - address;
+  }
+
+  static bool insideRegion(const MemoryRegion &region, uint64_t address,
+                           uint64_t bytes) {
+    return address >= region.base && address <= region.end() &&
+           bytes <= region.end() - address;
+  }
+
+  std::optional<std::string> checkHeader() {
+    if (package.formatVersion != Package::kFormatVersion)
+      return "package format version " + to_string(package.formatVersion) +
+             " is not supported (expected " +
+             to_string(Package::kFormatVersion) + ")";
+    if (package.target != target.name)
+      return "package is built for target '" + package.target +
+             "', not for '" + target.name + "'";
+    if (package.tiles != target.tiles)
+      return "package has " + to_string(package.tiles) + " tiles but target '" +
+             target.name + "' has " + to_string(target.tiles);
+    return std::nullopt;
+  }
+
+  std::optional<std::string> checkStream(const HostStream &stream) {
+    std::string prefix = "stream '" + stream.name + "'";
+    if (stream.type > ElementType::F8E5M2)
+      return prefix + ": unknown element type " +
+             to_string(unsigned(stream.type));
+    if (stream.shape.empty())
+      return prefix + ": empty shape";
+    // Keep the tensor size far from overflow; no host tensor is 2^48 bytes.
+    constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 48;
+    uint64_t tensorBytes = elementBytes(stream.type);
+    for (size_t d = 0; d < stream.shape.size(); ++d) {
+      int64_t extent = stream.shape[d];
+      if (extent <= 0)
+        return prefix + ": dimension " + to_string(d) + " has extent " +
+               to_string(extent);
+      if (uint64_t(extent) > kMaxTensorBytes / tensorBytes)
+        return prefix + ": tensor is larger than 2^48 bytes";
+      tensorBytes *= uint64_t(extent);
+    }
+
+    // Several streams may carry one argument or result (e.g. to different
+    // layouts), but they must agree on what the host tensor is.
+    auto &owner = stream.toDevice ? argumentStream : resultStream;
+    auto [it, inserted] = owner.try_emplace(stream.index, &stream);
+    if (!inserted &&
+        (it->second->type != stream.type || it->second->shape != stream.shape))
+      return prefix + ": " + (stream.toDevice ? "argument" : "result") + " " +
+             to_string(stream.index) + " is " + typeString(stream) +
+             " but stream '" + it->second->name + "' has it as " +
+             typeString(*it->second);
+
+    for (size_t p = 0; p < stream.pieces.size(); ++p) {
+      const StreamPiece &piece = stream.pieces[p];
+      std::string where = prefix + " piece " + to_string(p);
+      if (piece.tile >= target.tiles)
+        return where + ": tile " + to_string(piece.tile) +
+               " is out of range [0, " + to_string(target.tiles) + ")";
+      where += " (tile " + to_string(piece.tile) + ")";
+      if (piece.rows == 0 || piece.rowBytes == 0)
+        continue; // Moves nothing.
+      uint64_t rowsAfterFirst = piece.rows - 1;
+      if (rowsAfterFirst > 0 && piece.rowBytes > piece.tilePitch)
+        return where + ": row bytes " + to_string(piece.rowBytes) +
+               " exceed the tile pitch " + to_string(piece.tilePitch);
+      if (rowsAfterFirst > 0 && piece.rowBytes > piece.hostPitch)
+        return where + ": row bytes " + to_string(piece.rowBytes) +
+               " exceed the host pitch " + to_string(piece.hostPitch);
+      uint64_t tileSpan = rowsAfterFirst * piece.tilePitch + piece.rowBytes;
+      if (!insideTileMemory(piece.address, tileSpan))
+        return where + ": tile range " + rangeString(piece.address, tileSpan) +
+               " lies outside tile memory";
+      if (!insideRegion(target.standard, piece.address, tileSpan) &&
+          !insideRegion(target.interleaved, piece.address, tileSpan))
+        return where + ": tile range " + rangeString(piece.address, tileSpan) +
+               " does not lie inside one memory region";
+      if (rowsAfterFirst > 0 &&
+          piece.hostPitch > (kMaxTensorBytes - piece.rowBytes) / rowsAfterFirst)
+        return where + ": host range is larger than the tensor (" +
+               to_string(tensorBytes) + " bytes)";
+      uint64_t hostSpan = rowsAfterFirst * piece.hostPitch + piece.rowBytes;
+      if (piece.hostOffset > tensorBytes ||
+          hostSpan > tensorBytes - piece.hostOffset)
+        return where + ": host range [" + to_string(piece.hostOffset) + ", " +
+               to_string(piece.hostOffset + hostSpan) +
+               ") lies outside the tensor (" + to_string(tensorBytes) +
+               " bytes)";
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> checkComputeSet(const ComputeSet &computeSet) {
+    std::string prefix = "compute set '" + computeSet.name + "'";
+    const KernelSpec *kernel = lookupKernel(computeSet.kernel);
+    if (!kernel)
+      return prefix + ": unknown kernel '" + computeSet.kernel + "'";
+    size_t vertices = computeSet.tiles.size();
+    size_t operands = kernel->operandNames.size();
+    size_t params = kernel->paramNames.size();
+    if (computeSet.operandAddress.size() != vertices * operands)
+      return prefix + ": operandAddress has " +
+             to_string(computeSet.operandAddress.size()) + " entries, expected " +
+             to_string(vertices) + " tiles x " + to_string(operands) +
+             " operands";
+    if (computeSet.params.size() != vertices * params)
+      return prefix + ": params has " + to_string(computeSet.params.size()) +
+             " entries, expected " + to_string(vertices) + " tiles x " +
+             to_string(params) + " parameters";
+
+    std::vector<bool> used(target.tiles, false);
+    for (size_t v = 0; v < vertices; ++v) {
+      uint32_t tile = computeSet.tiles[v];
+      if (tile >= target.tiles)
+        return prefix + " vertex " + to_string(v) + ": tile " +
+               to_string(tile) + " is out of range [0, " +
+               to_string(target.tiles) + ")";
+      if (used[tile])
+        return prefix + ": tile " + to_string(tile) +
+               " has more than one vertex";
+      used[tile] = true;
+
+      std::string where = prefix + " vertex on tile " + to_string(tile);
+      const int64_t *vertexParams = computeSet.params.data() + v * params;
+      if (auto error = checkKernelParams(*kernel, vertexParams))
+        return where + ": " + *error;
+      for (size_t o = 0; o < operands; ++o) {
+        uint64_t address = computeSet.operandAddress[v * operands + o];
+        uint64_t bytes = kernelOperandBytes(*kernel, vertexParams, o);
+        if (!insideTileMemory(address, bytes))
+          return where + ": operand '" + std::string(kernel->operandNames[o]) +
+                 "' " + rangeString(address, bytes) +
+                 " lies outside tile memory";
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> checkPhase(const PackagePhase &packagePhase) {
+    std::string prefix = "phase '" + packagePhase.name + "'";
+    const ExchangePhase &phase = packagePhase.phase;
+    // First: validate() and checkSchedule() size per-tile tables with it.
+    if (phase.tiles != target.tiles)
+      return prefix + ": built for " + to_string(phase.tiles) +
+             " tiles, target '" + target.name + "' has " +
+             to_string(target.tiles);
+    if (auto error = phase.validate())
+      return prefix + ": " + *error;
+    size_t transfers = phase.size();
+    if (packagePhase.sourceAddress.size() != transfers ||
+        packagePhase.destAddress.size() != transfers)
+      return prefix + ": address tables have " +
+             to_string(packagePhase.sourceAddress.size()) + " source and " +
+             to_string(packagePhase.destAddress.size()) +
+             " destination entries for " + to_string(transfers) + " transfers";
+    for (size_t t = 0; t < transfers; ++t) {
+      uint64_t bytes = uint64_t(phase.words[t]) * 4;
+      uint64_t source = packagePhase.sourceAddress[t];
+      uint64_t dest = packagePhase.destAddress[t];
+      if (!insideTileMemory(source, bytes))
+        return prefix + " transfer " + to_string(t) + " from tile " +
+               to_string(phase.source[t]) + ": source range " +
+               rangeString(source, bytes) + " lies outside tile memory";
+      if (!insideTileMemory(dest, bytes))
+        return prefix + " transfer " + to_string(t) + " from tile " +
+               to_string(phase.source[t]) + ": destination range " +
+               rangeString(dest, bytes) + " lies outside tile memory";
+    }
+    if (auto error = checkSchedule(phase, packagePhase.schedule))
+      return prefix + ": illegal schedule: " + *error;
+    return std::nullopt;
+  }
+
+  std::optional<std::string> checkProgram() {
+    for (size_t i = 0; i < package.program.size(); ++i) {
+      const Step &step = package.program[i];
+      if (step.kind > StepKind::Sync)
+        return "program step " + to_string(i) + ": unknown step kind " +
+               to_string(unsigned(step.kind));
+      std::string where = "program step " + to_string(i) + " (" +
+                          stepKindName(step.kind) + ")";
+      auto outOfRange = [&](size_t count, const char *what) {
+        return where + ": index " + to_string(step.index) +
+               " is out of range (" + to_string(count) + " " + what + ")";
+      };
+      switch (step.kind) {
+      case StepKind::StreamIn:
+      case StepKind::StreamOut: {
+        if (step.index >= package.streams.size())
+          return outOfRange(package.streams.size(), "streams");
+        const HostStream &stream = package.streams[step.index];
+        bool in = step.kind == StepKind::StreamIn;
+        if (stream.toDevice != in)
+          return where + ": stream '" + stream.name + "' is a" +
+                 (stream.toDevice ? "n input" : "n output") + " stream";
+        break;
+      }
+      case StepKind::Compute:
+        if (step.index >= package.computeSets.size())
+          return outOfRange(package.computeSets.size(), "compute sets");
+        break;
+      case StepKind::Exchange:
+        if (step.index >= package.phases.size())
+          return outOfRange(package.phases.size(), "phases");
+        break;
+      case StepKind::Sync:
+        break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> checkReference(size_t i) {
+    const ReferenceOp &op = package.reference[i];
+    std::string where = "reference op " + to_string(i) + " ('" + op.op + "')";
+    if (op.op != "matmul")
+      return where + ": unknown op (known: matmul)";
+    if (op.arguments.size() != 2)
+      return where + ": expected 2 arguments, got " +
+             to_string(op.arguments.size());
+    const HostStream *operands[2];
+    for (unsigned a = 0; a < 2; ++a) {
+      auto it = argumentStream.find(op.arguments[a]);
+      if (it == argumentStream.end())
+        return where + ": argument " + to_string(op.arguments[a]) +
+               " is not an input stream";
+      operands[a] = it->second;
+    }
+    auto it = resultStream.find(op.result);
+    if (it == resultStream.end())
+      return where + ": result " + to_string(op.result) +
+             " is not an output stream";
+    const HostStream &result = *it->second;
+    const std::vector<int64_t> &lhs = operands[0]->shape;
+    const std::vector<int64_t> &rhs = operands[1]->shape;
+    auto shapeString = [](const std::vector<int64_t> &shape) {
+      std::string text;
+      for (size_t d = 0; d < shape.size(); ++d)
+        text += (d ? "x" : "") + to_string(shape[d]);
+      return text;
+    };
+    if (lhs.size() != 2 || rhs.size() != 2 || result.shape.size() != 2 ||
+        lhs[1] != rhs[0] || result.shape[0] != lhs[0] ||
+        result.shape[1] != rhs[1])
+      return where + ": shapes " + shapeString(lhs) + " ('" +
+             operands[0]->name + "') x " + shapeString(rhs) + " ('" +
+             operands[1]->name + "') -> " + shapeString(result.shape) + " ('" +
+             result.name + "') are not MxK x KxN -> MxN";
+    return std::nullopt;
+  }
+
+  const Package &package;
+  const TargetModel &target;
+  uint64_t memoryBase = 0;
+  uint64_t memoryEnd = 0;
+  /// Streams by argument index (inputs) and result index (outputs).
+  std::map<uint32_t, const HostStream *> argumentStream, resultStream;
+};
+
+} // namespace
+
+std::optional<std::string> ipu::validatePackage(const Package &package,
+                                                const TargetModel &target) {
+  return Validator(package, target).run();
+}

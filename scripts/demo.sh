@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The main job: compile both SigLIP MLP GEMMs for ipu21, package them,
+# simulate each with a numerical check against OpenBLAS, and print the
+# seed-style report with compile seconds per pass.
+set -euo pipefail
+build=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="$root/$build/bin"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export IPU_LOG=${IPU_LOG:-warn}
+
+status=0
+for example in siglip-mlp-fc1 siglip-mlp-fc2; do
+  echo "== $example (ipu21, 1472 tiles)"
+  start=$(date +%s.%N)
+  "$bin/ipu-opt" "$root/examples/$example.mlir" --ipu-compile="target=ipu21" \
+    -mlir-timing -mlir-timing-display=list -o "$work/$example.mlir" \
+    2> "$work/$example.compile.log" || { cat "$work/$example.compile.log"; exit 1; }
+  "$bin/ipu-translate" --ipu-to-package "$work/$example.mlir" -o "$work/$example.ipuexe"
+  end=$(date +%s.%N)
+  grep -E "remark: (chose plan|scheduled|placed)" "$work/$example.compile.log" | sed 's/^.*remark: /  /'
+  # Per-pass wall time from -mlir-timing, as key=value.
+  awk '/IPU(ImportLinalg|PlanGemm|LowerToTile|ScheduleExchange|PlaceStorage)$/ {
+         name = $NF; sub(/^IPU/, "", name);
+         line = line sprintf("%s%sSeconds=%s", sep, tolower(substr(name, 1, 1)) substr(name, 2), $1); sep = " " }
+       END { print line }' "$work/$example.compile.log"
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "compileSeconds=%.3f\n", e - s }'
+  "$bin/ipu-run" "$work/$example.ipuexe" --check --quiet || status=$?
+done
+exit $status

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every GoogleTest suite (through ctest) and every lit test, then prints
+# one closing line counting both: "tests: N passed, M failed".
+set -uo pipefail
+build=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+ctest_log=$(mktemp)
+lit_log=$(mktemp)
+trap 'rm -f "$ctest_log" "$lit_log"' EXIT
+
+echo "== GoogleTest (ctest)"
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" 2>&1 | tee "$ctest_log"
+ctest_status=${PIPESTATUS[0]}
+
+echo "== lit"
+/usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$lit_log"
+lit_status=${PIPESTATUS[0]}
+
+# ctest: "100% tests passed, 0 tests failed out of 123"
+ctest_total=$(grep -Eo 'tests failed out of [0-9]+' "$ctest_log" | grep -Eo '[0-9]+$' || echo 0)
+ctest_failed=$(grep -Eo '[0-9]+ tests failed out of' "$ctest_log" | grep -Eo '^[0-9]+' || echo 0)
+# lit: "  Passed: 12" / "  Failed: 1" (absent when zero)
+lit_passed=$(grep -Eo '^ *Passed *: *[0-9]+' "$lit_log" | grep -Eo '[0-9]+$' || echo 0)
+lit_failed=$(grep -Eo '^ *Failed *: *[0-9]+' "$lit_log" | grep -Eo '[0-9]+$' || echo 0)
+
+passed=$(( ctest_total - ctest_failed + lit_passed ))
+failed=$(( ctest_failed + lit_failed ))
+if [ "$ctest_status" -ne 0 ] && [ "$ctest_failed" -eq 0 ]; then failed=$(( failed + 1 )); fi
+if [ "$lit_status" -ne 0 ] && [ "$lit_failed" -eq 0 ]; then failed=$(( failed + 1 )); fi
+if [ "$passed" -eq 0 ]; then
+  echo "test: no test ran" >&2
+  failed=$(( failed + 1 ))
+fi
+echo "gtest: $(( ctest_total - ctest_failed )) passed, $ctest_failed failed; lit: $lit_passed passed, $lit_failed failed"
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

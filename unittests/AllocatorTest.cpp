@@ -1,0 +1,379 @@
+//===- AllocatorTest.cpp - Storage placement tests -----------------------===//
+
+#include "IPU/Storage/Allocator.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+using namespace ipu;
+
+namespace {
+
+BufferRequest makeRequest(std::string name, uint64_t bytes, uint32_t first,
+                          uint32_t last, std::vector<uint32_t> tiles,
+                          MemoryClass memoryClass = MemoryClass::Standard,
+                          uint32_t alignment = 8) {
+  BufferRequest request;
+  request.name = std::move(name);
+  request.memoryClass = memoryClass;
+  request.bytes = bytes;
+  request.alignment = alignment;
+  request.firstUse = first;
+  request.lastUse = last;
+  request.tiles = std::move(tiles);
+  return request;
+}
+
+uint64_t classBase(const TargetModel &target, MemoryClass memoryClass,
+                   uint32_t reserved) {
+  return target.allocatableBase(memoryClass) +
+         (memoryClass == MemoryClass::Standard ? reserved : 0);
+}
+
+bool tilesIntersect(const std::vector<uint32_t> &a,
+                    const std::vector<uint32_t> &b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == b[j])
+      return true;
+    if (a[i] < b[j])
+      ++i;
+    else
+      ++j;
+  }
+  return false;
+}
+
+bool conflict(const BufferRequest &a, const BufferRequest &b) {
+  return a.memoryClass == b.memoryClass && a.firstUse <= b.lastUse &&
+         b.firstUse <= a.lastUse && tilesIntersect(a.tiles, b.tiles);
+}
+
+/// Brute-force max-live bound of one class.
+uint64_t bruteForceBound(const TargetModel &target,
+                         const std::vector<BufferRequest> &requests,
+                         MemoryClass memoryClass) {
+  uint32_t maxStep = 0;
+  for (const BufferRequest &request : requests)
+    maxStep = std::max(maxStep, request.lastUse);
+  uint64_t bound = 0;
+  for (uint32_t tile = 0; tile < target.tiles; ++tile)
+    for (uint32_t step = 0; step <= maxStep; ++step) {
+      uint64_t live = 0;
+      for (const BufferRequest &request : requests)
+        if (request.memoryClass == memoryClass && request.firstUse <= step &&
+            step <= request.lastUse &&
+            std::binary_search(request.tiles.begin(), request.tiles.end(),
+                               tile))
+          live += request.bytes;
+      bound = std::max(bound, live);
+    }
+  return bound;
+}
+
+uint64_t liveOnTile(const std::vector<BufferRequest> &requests,
+                    MemoryClass memoryClass, uint32_t tile) {
+  uint32_t maxStep = 0;
+  for (const BufferRequest &request : requests)
+    maxStep = std::max(maxStep, request.lastUse);
+  uint64_t most = 0;
+  for (uint32_t step = 0; step <= maxStep; ++step) {
+    uint64_t live = 0;
+    for (const BufferRequest &request : requests)
+      if (request.memoryClass == memoryClass && request.firstUse <= step &&
+          step <= request.lastUse &&
+          std::binary_search(request.tiles.begin(), request.tiles.end(), tile))
+        live += request.bytes;
+    most = std::max(most, live);
+  }
+  return most;
+}
+
+/// Every property a placement must have.
+void checkPlacement(const TargetModel &target,
+                    const std::vector<BufferRequest> &requests,
+                    uint32_t reserved, const Placement &placement) {
+  ASSERT_EQ(placement.address.size(), requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const BufferRequest &request = requests[i];
+    uint64_t address = placement.address[i];
+    uint64_t base = classBase(target, request.memoryClass, reserved);
+    EXPECT_GE(address, base) << request.name;
+    EXPECT_LE(address + request.bytes,
+              uint64_t(target.region(request.memoryClass).end()))
+        << request.name;
+    if (request.bytes > 0)
+      EXPECT_EQ(address % std::max<uint32_t>(request.alignment, 1), 0u)
+          << request.name;
+    else
+      EXPECT_EQ(address, base) << request.name;
+    for (size_t j = 0; j < i; ++j) {
+      if (!requests[j].bytes || !request.bytes ||
+          !conflict(request, requests[j]))
+        continue;
+      uint64_t other = placement.address[j];
+      bool disjoint = address + request.bytes <= other ||
+                      other + requests[j].bytes <= address;
+      EXPECT_TRUE(disjoint) << request.name << " overlaps " << requests[j].name;
+    }
+  }
+  for (MemoryClass memoryClass :
+       {MemoryClass::Standard, MemoryClass::Interleaved}) {
+    unsigned c = unsigned(memoryClass);
+    uint64_t highest = classBase(target, memoryClass, reserved);
+    for (size_t i = 0; i < requests.size(); ++i)
+      if (requests[i].memoryClass == memoryClass)
+        highest = std::max(highest, placement.address[i] + requests[i].bytes);
+    EXPECT_EQ(placement.peakBytes[c],
+              highest - classBase(target, memoryClass, reserved));
+    uint64_t bound = bruteForceBound(target, requests, memoryClass);
+    EXPECT_EQ(placement.boundBytes[c], bound);
+    EXPECT_GE(placement.peakBytes[c], placement.boundBytes[c]);
+    EXPECT_EQ(liveOnTile(requests, memoryClass, placement.peakTile[c]), bound);
+  }
+}
+
+TargetModel smallTarget(uint32_t tiles = 16) {
+  return TargetModel::ipu21WithTiles(tiles);
+}
+
+} // namespace
+
+TEST(Allocator, PlacesFromBaseAboveReservedBytes) {
+  TargetModel target = smallTarget();
+  std::vector<BufferRequest> requests = {
+      makeRequest("a", 1000, 0, 3, {0, 1}),
+      makeRequest("b", 4096, 0, 3, {1, 2}),
+      makeRequest("w", 2048, 0, 3, {1}, MemoryClass::Interleaved, 16),
+  };
+  Placement placement;
+  ASSERT_EQ(placeBuffers(target, requests, 256, placement), std::nullopt);
+  uint64_t standardBase = classBase(target, MemoryClass::Standard, 256);
+  // Decreasing size: b first at the base, then a above it.
+  EXPECT_EQ(placement.address[1], standardBase);
+  EXPECT_EQ(placement.address[0], standardBase + 4096);
+  EXPECT_EQ(placement.address[2],
+            target.allocatableBase(MemoryClass::Interleaved));
+  EXPECT_EQ(placement.peakBytes[0], 4096u + 1000u);
+  EXPECT_EQ(placement.boundBytes[0], 5096u);
+  EXPECT_EQ(placement.peakTile[0], 1u);
+  EXPECT_EQ(placement.peakBytes[1], 2048u);
+  EXPECT_EQ(placement.boundBytes[1], 2048u);
+  EXPECT_EQ(placement.peakTile[1], 1u);
+  checkPlacement(target, requests, 256, placement);
+}
+
+TEST(Allocator, LivenessLetsBuffersShareAnAddress) {
+  TargetModel target = smallTarget();
+  std::vector<BufferRequest> requests = {
+      makeRequest("early", 8192, 0, 2, {0, 1, 2, 3}),
+      makeRequest("late", 8192, 3, 5, {0, 1, 2, 3}),
+      makeRequest("overlapping", 8192, 2, 3, {3}),
+  };
+  Placement placement;
+  ASSERT_EQ(placeBuffers(target, requests, 0, placement), std::nullopt);
+  EXPECT_EQ(placement.address[0], placement.address[1]);
+  EXPECT_NE(placement.address[2], placement.address[0]);
+  EXPECT_EQ(placement.peakBytes[0], 16384u);
+  EXPECT_EQ(placement.boundBytes[0], 16384u);
+  EXPECT_EQ(placement.peakTile[0], 3u);
+  checkPlacement(target, requests, 0, placement);
+}
+
+TEST(Allocator, DisjointTilesShareAnAddress) {
+  TargetModel target = smallTarget(200);
+  std::vector<BufferRequest> requests = {
+      makeRequest("low", 4096, 0, 9, {0, 1, 63, 64}),
+      makeRequest("high", 4096, 0, 9, {65, 128, 199}),
+      makeRequest("both", 4096, 0, 9, {64, 65}),
+  };
+  Placement placement;
+  ASSERT_EQ(placeBuffers(target, requests, 0, placement), std::nullopt);
+  EXPECT_EQ(placement.address[0], placement.address[1]);
+  EXPECT_EQ(placement.address[2], placement.address[0] + 4096);
+  checkPlacement(target, requests, 0, placement);
+}
+
+TEST(Allocator, AlignmentAndZeroBytes) {
+  TargetModel target = smallTarget();
+  std::vector<BufferRequest> requests = {
+      makeRequest("odd", 13, 0, 0, {0}, MemoryClass::Standard, 1),
+      makeRequest("aligned", 8, 0, 0, {0}, MemoryClass::Standard, 64),
+      makeRequest("empty", 0, 0, 0, {0}, MemoryClass::Standard, 64),
+      makeRequest("zeroAlign", 8, 0, 0, {0}, MemoryClass::Standard, 0),
+  };
+  Placement placement;
+  ASSERT_EQ(placeBuffers(target, requests, 4, placement), std::nullopt);
+  uint64_t base = classBase(target, MemoryClass::Standard, 4);
+  EXPECT_EQ(placement.address[0], base);
+  EXPECT_EQ(placement.address[1] % 64, 0u);
+  EXPECT_EQ(placement.address[2], base);
+  checkPlacement(target, requests, 4, placement);
+}
+
+TEST(Allocator, RejectsMalformedRequests) {
+  TargetModel target = smallTarget();
+  Placement placement;
+  auto error = placeBuffers(target, {makeRequest("noTiles", 8, 0, 0, {})}, 0,
+                            placement);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("'noTiles'"), std::string::npos) << *error;
+  EXPECT_NE(error->find("empty tile list"), std::string::npos) << *error;
+
+  error = placeBuffers(target, {makeRequest("backwards", 8, 5, 2, {0})}, 0,
+                       placement);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("'backwards'"), std::string::npos) << *error;
+
+  error = placeBuffers(target, {makeRequest("far", 8, 0, 0, {3, 16})}, 0,
+                       placement);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("'far'"), std::string::npos) << *error;
+  EXPECT_NE(error->find("tile 16"), std::string::npos) << *error;
+
+  error = placeBuffers(target, {makeRequest("unsorted", 8, 0, 0, {3, 2})}, 0,
+                       placement);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("'unsorted'"), std::string::npos) << *error;
+}
+
+TEST(Allocator, OverflowNamesTileBytesAndMemoryMap) {
+  TargetModel target = smallTarget();
+  uint64_t available = target.region(MemoryClass::Standard).end() -
+                       classBase(target, MemoryClass::Standard, 1024);
+  uint64_t big = available / 2;
+  std::vector<BufferRequest> requests = {
+      makeRequest("b", big, 0, 4, {5, 6}),
+      makeRequest("c", big - 4096, 2, 6, {4, 5}),
+      makeRequest("a.bcast", 12288, 3, 3, {1, 5}),
+      makeRequest("elsewhere", big, 3, 3, {7}),
+  };
+  Placement placement;
+  auto error = placeBuffers(target, requests, 1024, placement);
+  ASSERT_TRUE(error);
+  SCOPED_TRACE(*error);
+  EXPECT_EQ(error->rfind("tile 5: standard memory overflow", 0), 0u);
+  EXPECT_NE(error->find("'a.bcast' (12288 bytes)"), std::string::npos);
+  EXPECT_NE(error->find(std::to_string(available) + " bytes available"),
+            std::string::npos);
+  EXPECT_NE(error->find("at step 3"), std::string::npos);
+  EXPECT_NE(error->find("'b' [0x"), std::string::npos);
+  EXPECT_NE(error->find("'c' [0x"), std::string::npos);
+  EXPECT_EQ(error->find("'elsewhere'"), std::string::npos);
+
+  // A buffer larger than the whole class.
+  error = placeBuffers(
+      target,
+      {makeRequest("huge", available + 1, 0, 0, {2}, MemoryClass::Standard)},
+      1024, placement);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("tile 2: standard memory overflow"), std::string::npos)
+      << *error;
+  EXPECT_NE(error->find(std::to_string(available + 1) + " bytes"),
+            std::string::npos)
+      << *error;
+
+  error = placeBuffers(
+      target,
+      {makeRequest("w0", 300 * 1024, 0, 0, {9}, MemoryClass::Interleaved),
+       makeRequest("w1", 300 * 1024, 0, 0, {9}, MemoryClass::Interleaved)},
+      0, placement);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("tile 9: interleaved memory overflow"),
+            std::string::npos)
+      << *error;
+  EXPECT_NE(error->find("'w0'"), std::string::npos) << *error;
+}
+
+TEST(Allocator, RandomRequestSetsKeepEveryProperty) {
+  unsigned placedSets = 0;
+  for (uint32_t seed = 0; seed < 200; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    uint32_t tiles = 1 + rng() % 150;
+    TargetModel target = smallTarget(tiles);
+    uint32_t steps = 1 + rng() % 12;
+    uint32_t count = rng() % 60;
+    uint32_t reserved = (rng() % 4) * 512;
+    std::vector<BufferRequest> requests;
+    for (uint32_t i = 0; i < count; ++i) {
+      std::vector<uint32_t> tileSet;
+      switch (rng() % 3) {
+      case 0: // One tile.
+        tileSet.push_back(rng() % tiles);
+        break;
+      case 1: { // A range.
+        uint32_t first = rng() % tiles;
+        uint32_t last = first + rng() % (tiles - first);
+        for (uint32_t t = first; t <= last; ++t)
+          tileSet.push_back(t);
+        break;
+      }
+      default: // Scattered.
+        for (uint32_t t = 0; t < tiles; ++t)
+          if (rng() % 4 == 0)
+            tileSet.push_back(t);
+        if (tileSet.empty())
+          tileSet.push_back(rng() % tiles);
+      }
+      uint32_t first = rng() % steps;
+      uint32_t last = first + rng() % (steps - first);
+      MemoryClass memoryClass =
+          rng() % 3 ? MemoryClass::Standard : MemoryClass::Interleaved;
+      uint64_t bytes = rng() % 10 == 0 ? 0 : 1 + rng() % 30000;
+      uint32_t alignment = 1u << (rng() % 8);
+      requests.push_back(makeRequest("r" + std::to_string(i), bytes, first,
+                                     last, std::move(tileSet), memoryClass,
+                                     alignment));
+    }
+    Placement placement;
+    auto error = placeBuffers(target, requests, reserved, placement);
+    if (error) {
+      // Only a genuine shortage may fail here.
+      EXPECT_NE(error->find("memory overflow"), std::string::npos) << *error;
+      continue;
+    }
+    ++placedSets;
+    checkPlacement(target, requests, reserved, placement);
+
+    Placement again;
+    ASSERT_EQ(placeBuffers(target, requests, reserved, again), std::nullopt);
+    EXPECT_EQ(again.address, placement.address);
+  }
+  // The property checks must not be vacuous.
+  EXPECT_GE(placedSets, 150u);
+}
+
+TEST(Allocator, ScalesToTheFullChip) {
+  TargetModel target = TargetModel::ipu21();
+  std::vector<BufferRequest> requests;
+  std::vector<uint32_t> all(target.tiles);
+  for (uint32_t t = 0; t < target.tiles; ++t)
+    all[t] = t;
+  // Full-chip buffers with staggered lifetimes, and a few per-tile buffers
+  // on every tile.
+  for (uint32_t i = 0; i < 200; ++i)
+    requests.push_back(makeRequest("full" + std::to_string(i), 1024, i, i + 8,
+                                   all,
+                                   i % 2 ? MemoryClass::Standard
+                                         : MemoryClass::Interleaved));
+  for (uint32_t t = 0; t < target.tiles; ++t)
+    for (uint32_t i = 0; i < 100; ++i)
+      requests.push_back(makeRequest("t" + std::to_string(t) + "." +
+                                         std::to_string(i),
+                                     256 + 8 * (i % 7), i * 2, i * 2 + 3, {t}));
+  auto begin = std::chrono::steady_clock::now();
+  Placement placement;
+  ASSERT_EQ(placeBuffers(target, requests, 4096, placement), std::nullopt);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - begin)
+                       .count();
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_GE(placement.peakBytes[0], placement.boundBytes[0]);
+  EXPECT_GE(placement.peakBytes[1], placement.boundBytes[1]);
+  // 9 full-chip buffers of 1 KiB live at once, 4 or 5 of them standard.
+  EXPECT_EQ(placement.boundBytes[1], 5u * 1024u);
+  RecordProperty("seconds", std::to_string(seconds));
+}

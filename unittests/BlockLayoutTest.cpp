@@ -1,0 +1,473 @@
+//===- BlockLayoutTest.cpp - Block layouts and rearrangements ------------===//
+
+#include "IPU/Layout/BlockLayout.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <cstring>
+#include <random>
+
+using namespace ipu;
+
+namespace {
+
+/// Blocks in (i, j) order on consecutive tiles from `base`, replicas of a
+/// block on consecutive tiles.
+BlockLayout gridLayout(int64_t rows, int64_t cols, ElementType type,
+                       uint32_t gridRows, uint32_t gridCols,
+                       uint32_t replicas = 1, uint32_t base = 0) {
+  BlockLayout l;
+  l.rows = rows;
+  l.cols = cols;
+  l.type = type;
+  l.gridRows = gridRows;
+  l.gridCols = gridCols;
+  l.replicas = replicas;
+  l.tileBase = base;
+  l.replicaStride = 1;
+  l.tileColStride = replicas;
+  l.tileRowStride = int64_t(gridCols) * replicas;
+  return l;
+}
+
+//===----------------------------------------------------------------------===//
+// Geometry
+//===----------------------------------------------------------------------===//
+
+TEST(BlockLayoutTest, BalancedSplit) {
+  // 729 = 9 * 46 + 7 * 45.
+  int64_t begin = 0;
+  for (uint32_t i = 0; i < 16; ++i) {
+    EXPECT_EQ(BlockLayout::splitBegin(729, 16, i), begin) << i;
+    EXPECT_EQ(BlockLayout::splitSize(729, 16, i), i < 9 ? 46 : 45) << i;
+    begin += BlockLayout::splitSize(729, 16, i);
+  }
+  EXPECT_EQ(begin, 729);
+  EXPECT_EQ(BlockLayout::splitBegin(729, 16, 16), 729);
+  EXPECT_EQ(BlockLayout::splitBegin(729, 16, 9), 9 * 46);
+  // Exact and degenerate splits.
+  EXPECT_EQ(BlockLayout::splitSize(64, 16, 15), 4);
+  EXPECT_EQ(BlockLayout::splitSize(5, 5, 4), 1);
+  EXPECT_EQ(BlockLayout::splitSize(7, 1, 0), 7);
+  EXPECT_EQ(BlockLayout::splitBegin(1152, 3, 2), 768);
+}
+
+TEST(BlockLayoutTest, SplitCoversExtentForManyShapes) {
+  for (int64_t extent = 1; extent <= 100; ++extent)
+    for (uint32_t parts = 1; parts <= extent; ++parts) {
+      int64_t next = 0, smallest = extent, largest = 0;
+      for (uint32_t i = 0; i < parts; ++i) {
+        ASSERT_EQ(BlockLayout::splitBegin(extent, parts, i), next);
+        int64_t size = BlockLayout::splitSize(extent, parts, i);
+        smallest = std::min(smallest, size);
+        largest = std::max(largest, size);
+        next += size;
+      }
+      ASSERT_EQ(next, extent);
+      ASSERT_LE(largest - smallest, 1);
+      ASSERT_GE(smallest, 1);
+    }
+}
+
+TEST(BlockLayoutTest, RowPitchPadsToWords) {
+  BlockLayout l = gridLayout(10, 3, ElementType::F16, 3, 1);
+  EXPECT_EQ(l.rowPitchBytes(0), 8u); // 6 bytes -> 8.
+  EXPECT_EQ(l.blockBytes(0, 0), 4u * 8u);
+  EXPECT_EQ(l.blockBytes(2, 0), 3u * 8u);
+  EXPECT_EQ(l.maxBlockBytes(), 32u);
+
+  BlockLayout f8 = gridLayout(4, 10, ElementType::F8E4M3FN, 1, 2);
+  EXPECT_EQ(f8.rowPitchBytes(0), 8u); // 5 bytes -> 8.
+  BlockLayout f32 = gridLayout(4, 10, ElementType::F32, 1, 3);
+  EXPECT_EQ(f32.rowPitchBytes(0), 16u);
+  EXPECT_EQ(f32.rowPitchBytes(2), 12u);
+  EXPECT_EQ(f32.maxBlockBytes(), 64u);
+}
+
+TEST(BlockLayoutTest, TileFormulaAndList) {
+  BlockLayout l = gridLayout(8, 8, ElementType::F32, 2, 3, 2, 10);
+  EXPECT_EQ(l.tileOf(0, 0, 0), 10);
+  EXPECT_EQ(l.tileOf(0, 0, 1), 11);
+  EXPECT_EQ(l.tileOf(0, 2, 1), 15);
+  EXPECT_EQ(l.tileOf(1, 0, 0), 16);
+  std::vector<uint32_t> list = l.tileList();
+  ASSERT_EQ(list.size(), 12u);
+  for (uint32_t k = 0; k < 12; ++k)
+    EXPECT_EQ(list[k], 10 + k);
+
+  BlockLayout strided = l;
+  strided.tileBase = 100;
+  strided.tileRowStride = -50;
+  strided.tileColStride = 7;
+  strided.replicaStride = 1000;
+  EXPECT_EQ(strided.tileOf(1, 2, 1), 100 - 50 + 14 + 1000);
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+TEST(BlockLayoutTest, ValidateAcceptsGoodLayouts) {
+  EXPECT_FALSE(gridLayout(729, 1152, ElementType::F16, 16, 1, 92).validate(1472));
+  EXPECT_FALSE(gridLayout(729, 1152, ElementType::F16, 729, 1).validate(1472));
+  EXPECT_FALSE(gridLayout(1, 1, ElementType::F32, 1, 1, 1, 5).validate(6));
+}
+
+TEST(BlockLayoutTest, ValidateRejectsBadGrids) {
+  BlockLayout l = gridLayout(4, 4, ElementType::F32, 2, 2);
+  BlockLayout tooManyRows = l;
+  tooManyRows.gridRows = 5;
+  auto e1 = tooManyRows.validate(100);
+  ASSERT_TRUE(e1);
+  EXPECT_NE(e1->find("gridRows 5"), std::string::npos) << *e1;
+
+  BlockLayout noCols = l;
+  noCols.gridCols = 0;
+  auto e2 = noCols.validate(100);
+  ASSERT_TRUE(e2);
+  EXPECT_NE(e2->find("gridCols 0"), std::string::npos) << *e2;
+
+  BlockLayout noReplicas = l;
+  noReplicas.replicas = 0;
+  auto e3 = noReplicas.validate(100);
+  ASSERT_TRUE(e3);
+  EXPECT_NE(e3->find("replicas"), std::string::npos) << *e3;
+
+  // More tiles than rows is not a layout: callers clamp the grid.
+  EXPECT_TRUE(gridLayout(729, 1152, ElementType::F16, 1472, 1).validate(1472));
+}
+
+TEST(BlockLayoutTest, ValidateRejectsTileOutOfRange) {
+  BlockLayout l = gridLayout(4, 4, ElementType::F32, 2, 2, 1, 1);
+  EXPECT_FALSE(l.validate(5));
+  EXPECT_EQ(*l.validate(4),
+            "block (1, 1) replica 0 is on tile 4, outside [0, 4)");
+  BlockLayout negative = l;
+  negative.tileRowStride = -2;
+  EXPECT_EQ(*negative.validate(8),
+            "block (1, 0) replica 0 is on tile -1, outside [0, 8)");
+}
+
+TEST(BlockLayoutTest, ValidateRejectsSharedTiles) {
+  BlockLayout l = gridLayout(8, 8, ElementType::F32, 2, 4, 3);
+  l.tileBase = 16;
+  l.tileRowStride = -11;
+  l.tileColStride = -3;
+  l.replicaStride = 1;
+  EXPECT_EQ(*l.validate(64),
+            "block (1, 0) replica 2 and block (0, 3) replica 0 share tile 7");
+
+  BlockLayout sameReplica = gridLayout(8, 8, ElementType::F32, 2, 2, 2);
+  sameReplica.replicaStride = 0;
+  EXPECT_EQ(*sameReplica.validate(64),
+            "block (0, 0) replica 1 and block (0, 0) replica 0 share tile 0");
+}
+
+//===----------------------------------------------------------------------===//
+// Rearrangement
+//===----------------------------------------------------------------------===//
+
+/// Per-byte provenance: the byte a cell holds, named by the global element
+/// index * elementBytes + byte, plus one; 0 is padding.
+using Tags = std::vector<uint32_t>;
+
+/// Applies `plan` to per-tile source buffers of `from` and checks that every
+/// byte of every replica of every block of `to` is written exactly once and
+/// holds the right element byte.
+void simulate(const BlockLayout &from, const BlockLayout &to, uint32_t tiles,
+              const Rearrangement &plan) {
+  ASSERT_FALSE(plan.phase.validate()) << *plan.phase.validate();
+  ASSERT_EQ(plan.phase.tiles, tiles);
+  ASSERT_EQ(plan.sourceOffset.size(), plan.phase.size());
+  ASSERT_EQ(plan.destOffset.size(), plan.phase.size());
+  const uint64_t elem = elementBytes(from.type);
+
+  std::vector<Tags> source(tiles);
+  for (uint32_t i = 0; i < from.gridRows; ++i)
+    for (uint32_t j = 0; j < from.gridCols; ++j) {
+      Tags &buf = source[from.tileOf(i, j, 0)];
+      buf.assign(from.blockBytes(i, j), 0);
+      uint64_t pitch = from.rowPitchBytes(j);
+      for (int64_t r = 0; r < from.blockRows(i); ++r)
+        for (int64_t c = 0; c < from.blockCols(j); ++c)
+          for (uint64_t b = 0; b < elem; ++b) {
+            uint64_t global = (from.blockRowBegin(i) + r) * from.cols +
+                              from.blockColBegin(j) + c;
+            buf[r * pitch + c * elem + b] = uint32_t(global * elem + b + 1);
+          }
+    }
+
+  std::vector<Tags> dest(tiles);
+  std::vector<std::vector<uint8_t>> writes(tiles);
+  for (uint32_t i = 0; i < to.gridRows; ++i)
+    for (uint32_t j = 0; j < to.gridCols; ++j)
+      for (uint32_t r = 0; r < to.replicas; ++r) {
+        int64_t tile = to.tileOf(i, j, r);
+        dest[tile].assign(to.blockBytes(i, j), UINT32_MAX);
+        writes[tile].assign(to.blockBytes(i, j), 0);
+      }
+
+  for (size_t t = 0; t < plan.phase.size(); ++t) {
+    uint64_t bytes = uint64_t(plan.phase.words[t]) * 4;
+    const Tags &src = source[plan.phase.source[t]];
+    ASSERT_EQ(plan.sourceOffset[t] % 4, 0u) << "transfer " << t;
+    ASSERT_EQ(plan.destOffset[t] % 4, 0u) << "transfer " << t;
+    ASSERT_LE(plan.sourceOffset[t] + bytes, src.size()) << "transfer " << t;
+    for (const uint32_t *d = plan.phase.destinationsBegin(t);
+         d != plan.phase.destinationsEnd(t); ++d) {
+      Tags &dst = dest[*d];
+      ASSERT_LE(plan.destOffset[t] + bytes, dst.size()) << "transfer " << t;
+      std::memcpy(dst.data() + plan.destOffset[t],
+                  src.data() + plan.sourceOffset[t], bytes * sizeof(uint32_t));
+      for (uint64_t b = 0; b < bytes; ++b)
+        ++writes[*d][plan.destOffset[t] + b];
+    }
+  }
+
+  for (uint32_t i = 0; i < to.gridRows; ++i)
+    for (uint32_t j = 0; j < to.gridCols; ++j)
+      for (uint32_t rep = 0; rep < to.replicas; ++rep) {
+        int64_t tile = to.tileOf(i, j, rep);
+        const Tags &buf = dest[tile];
+        uint64_t pitch = to.rowPitchBytes(j);
+        for (uint64_t k = 0; k < buf.size(); ++k)
+          ASSERT_EQ(writes[tile][k], 1)
+              << "byte " << k << " of block (" << i << ", " << j
+              << ") replica " << rep << " on tile " << tile;
+        for (int64_t r = 0; r < to.blockRows(i); ++r)
+          for (int64_t c = 0; c < to.blockCols(j); ++c)
+            for (uint64_t b = 0; b < elem; ++b) {
+              uint64_t global = (to.blockRowBegin(i) + r) * to.cols +
+                                to.blockColBegin(j) + c;
+              ASSERT_EQ(buf[r * pitch + c * elem + b],
+                        uint32_t(global * elem + b + 1))
+                  << "element (" << r << ", " << c << ") of block (" << i
+                  << ", " << j << ") replica " << rep;
+            }
+      }
+}
+
+TEST(RearrangementTest, BroadcastsToReplicas) {
+  // Rows of 8 f32 on tiles 0..3 into two row blocks, each on three tiles.
+  BlockLayout from = gridLayout(4, 8, ElementType::F32, 4, 1);
+  BlockLayout to = gridLayout(4, 8, ElementType::F32, 2, 1, 3, 4);
+  Rearrangement plan;
+  ASSERT_FALSE(planRearrangement(from, to, 10, plan));
+  ASSERT_EQ(plan.phase.size(), 4u);
+  for (uint32_t t = 0; t < 4; ++t) {
+    EXPECT_EQ(plan.phase.source[t], t);
+    EXPECT_EQ(plan.phase.words[t], 8u);
+    EXPECT_EQ(plan.sourceOffset[t], 0u);
+    EXPECT_EQ(plan.destOffset[t], (t % 2) * 32u);
+    std::vector<uint32_t> dests(plan.phase.destinationsBegin(t),
+                                plan.phase.destinationsEnd(t));
+    uint32_t first = t < 2 ? 4 : 7;
+    EXPECT_EQ(dests, (std::vector<uint32_t>{first, first + 1, first + 2}));
+  }
+  simulate(from, to, 10, plan);
+  ScheduleReport report;
+  scheduleBest(plan.phase, &report);
+  EXPECT_EQ(report.bound, 16u);
+  EXPECT_EQ(report.horizon, 16u);
+}
+
+TEST(RearrangementTest, ContiguousRowsMergeIntoOneTransfer) {
+  // Same columns on both sides: 5 rows move as one transfer, padding too.
+  BlockLayout from = gridLayout(10, 3, ElementType::F16, 2, 1);
+  BlockLayout to = gridLayout(10, 3, ElementType::F16, 1, 1, 1, 2);
+  Rearrangement plan;
+  ASSERT_FALSE(planRearrangement(from, to, 3, plan));
+  ASSERT_EQ(plan.phase.size(), 2u);
+  EXPECT_EQ(plan.phase.words[0], 5u * 2u);
+  EXPECT_EQ(plan.destOffset[1], 5u * 8u);
+  simulate(from, to, 3, plan);
+}
+
+TEST(RearrangementTest, ColumnSplitsMoveRowSegments) {
+  // [1, 1] -> [1, 3] over 6 f16 columns: 4-byte segments per row.
+  BlockLayout from = gridLayout(3, 6, ElementType::F16, 1, 1);
+  BlockLayout to = gridLayout(3, 6, ElementType::F16, 1, 3, 1, 1);
+  Rearrangement plan;
+  ASSERT_FALSE(planRearrangement(from, to, 4, plan));
+  ASSERT_EQ(plan.phase.size(), 9u);
+  // Ordered by destination block, then row.
+  EXPECT_EQ(plan.sourceOffset[0], 0u);
+  EXPECT_EQ(plan.sourceOffset[1], 12u);
+  EXPECT_EQ(plan.sourceOffset[3], 4u);
+  EXPECT_EQ(plan.destOffset[4], 4u);
+  EXPECT_EQ(*plan.phase.destinationsBegin(8), 3u);
+  simulate(from, to, 4, plan);
+}
+
+TEST(RearrangementTest, RejectsUnalignedRowSegments) {
+  // f16 with 3 columns split into 3 column blocks: 2-byte segments.
+  BlockLayout from = gridLayout(4, 3, ElementType::F16, 1, 1);
+  BlockLayout to = gridLayout(4, 3, ElementType::F16, 1, 3, 1, 1);
+  Rearrangement plan;
+  auto error = planRearrangement(from, to, 4, plan);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("block (0, 0)"), std::string::npos) << *error;
+  EXPECT_NE(error->find("32-bit words"), std::string::npos) << *error;
+  EXPECT_NE(error->find("2 bytes"), std::string::npos) << *error;
+  EXPECT_EQ(plan.phase.size(), 0u);
+
+  // The same column blocks on both sides are fine: rows move whole, padded.
+  BlockLayout to2 = gridLayout(4, 3, ElementType::F16, 2, 3, 1, 4);
+  BlockLayout from2 = gridLayout(4, 3, ElementType::F16, 1, 3);
+  ASSERT_FALSE(planRearrangement(from2, to2, 10, plan));
+  simulate(from2, to2, 10, plan);
+
+  // 3 f16 columns per block at a 12-byte row: starts at byte 6.
+  BlockLayout wide = gridLayout(2, 6, ElementType::F16, 1, 2, 1, 1);
+  BlockLayout whole = gridLayout(2, 6, ElementType::F16, 1, 1);
+  EXPECT_TRUE(planRearrangement(whole, wide, 3, plan));
+  EXPECT_TRUE(planRearrangement(wide, whole, 3, plan));
+}
+
+TEST(RearrangementTest, RejectsMismatchedLayouts) {
+  Rearrangement plan;
+  BlockLayout a = gridLayout(4, 4, ElementType::F32, 2, 1);
+  BlockLayout b = gridLayout(4, 8, ElementType::F32, 2, 1, 1, 2);
+  EXPECT_NE(planRearrangement(a, b, 4, plan)->find("shapes differ"),
+            std::string::npos);
+  BlockLayout c = gridLayout(4, 4, ElementType::F16, 2, 1, 1, 2);
+  EXPECT_NE(planRearrangement(a, c, 4, plan)->find("element types differ"),
+            std::string::npos);
+  BlockLayout d = gridLayout(4, 4, ElementType::F32, 2, 1, 1, 3);
+  EXPECT_EQ(planRearrangement(a, d, 4, plan)->rfind("destination layout: ", 0),
+            0u);
+  EXPECT_EQ(planRearrangement(d, a, 4, plan)->rfind("source layout: ", 0), 0u);
+}
+
+TEST(RearrangementTest, SameTileMovesAreKept) {
+  // A tile may be a destination of its own transfer: the layouts coincide.
+  BlockLayout a = gridLayout(6, 4, ElementType::F32, 3, 1);
+  Rearrangement plan;
+  ASSERT_FALSE(planRearrangement(a, a, 3, plan));
+  ASSERT_EQ(plan.phase.size(), 3u);
+  for (uint32_t t = 0; t < 3; ++t)
+    EXPECT_EQ(*plan.phase.destinationsBegin(t), plan.phase.source[t]);
+  simulate(a, a, 3, plan);
+}
+
+/// A random layout of [rows, cols] on `tiles` tiles, with one of several
+/// tile orders.
+BlockLayout randomLayout(std::mt19937 &rng, int64_t rows, int64_t cols,
+                         ElementType type, uint32_t tiles) {
+  while (true) {
+    BlockLayout l;
+    l.rows = rows;
+    l.cols = cols;
+    l.type = type;
+    l.gridRows = 1 + rng() % std::min<int64_t>(rows, 6);
+    l.gridCols = 1 + rng() % std::min<int64_t>(cols, 6);
+    l.replicas = 1 + rng() % 3;
+    uint32_t blocks = l.gridRows * l.gridCols * l.replicas;
+    if (blocks > tiles)
+      continue;
+    l.tileBase = rng() % (tiles - blocks + 1);
+    switch (rng() % 3) {
+    case 0: // Replicas innermost.
+      l.replicaStride = 1;
+      l.tileColStride = l.replicas;
+      l.tileRowStride = int64_t(l.gridCols) * l.replicas;
+      break;
+    case 1: // Replicas outermost, column-major blocks.
+      l.tileRowStride = 1;
+      l.tileColStride = l.gridRows;
+      l.replicaStride = int64_t(l.gridRows) * l.gridCols;
+      break;
+    default: // Reversed rows.
+      l.tileBase += (l.gridRows - 1) * l.gridCols;
+      l.tileColStride = 1;
+      l.tileRowStride = -int64_t(l.gridCols);
+      l.replicaStride = int64_t(l.gridRows) * l.gridCols;
+      break;
+    }
+    EXPECT_FALSE(l.validate(tiles));
+    return l;
+  }
+}
+
+/// True when every column boundary of `l` falls on a 4-byte boundary.
+bool columnsAligned(const BlockLayout &l) {
+  uint64_t elem = elementBytes(l.type);
+  for (uint32_t j = 0; j < l.gridCols; ++j)
+    if ((l.blockColBegin(j) * elem) % 4 != 0)
+      return false;
+  return (l.cols * elem) % 4 == 0 || l.gridCols == 1;
+}
+
+TEST(RearrangementTest, RandomLayoutsWriteEveryElementOnce) {
+  std::mt19937 rng(2024);
+  const ElementType types[] = {ElementType::F32, ElementType::F16,
+                               ElementType::F8E4M3FN, ElementType::F8E5M2};
+  int planned = 0;
+  for (int iter = 0; iter < 1000; ++iter) {
+    ElementType type = types[rng() % 4];
+    int64_t rows = 1 + rng() % 30, cols = 1 + rng() % 40;
+    // Bias towards word-multiple widths so narrow types plan often.
+    if (rng() % 2)
+      cols = std::max<int64_t>(4, cols & ~int64_t(7));
+    uint32_t tiles = 64;
+    BlockLayout from = randomLayout(rng, rows, cols, type, tiles);
+    BlockLayout to = randomLayout(rng, rows, cols, type, tiles);
+    Rearrangement plan;
+    auto error = planRearrangement(from, to, tiles, plan);
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    if (error) {
+      EXPECT_NE(error->find("32-bit words"), std::string::npos) << *error;
+      // Word-aligned column boundaries on both sides always plan.
+      EXPECT_FALSE(columnsAligned(from) && columnsAligned(to)) << *error;
+      continue;
+    }
+    ++planned;
+    simulate(from, to, tiles, plan);
+    if (HasFatalFailure())
+      return;
+    ExchangeSchedule schedule = scheduleGreedy(plan.phase);
+    EXPECT_FALSE(checkSchedule(plan.phase, schedule));
+  }
+  EXPECT_GT(planned, 400);
+}
+
+TEST(RearrangementTest, SiglipRowsToReplicatedBlocksScales) {
+  // 729 x 1152 f16: one row per tile on 729 tiles, to 16 row blocks each
+  // replicated on 92 tiles (all 1472).
+  const uint32_t tiles = 1472;
+  BlockLayout from = gridLayout(729, 1152, ElementType::F16, 729, 1);
+  BlockLayout to = gridLayout(729, 1152, ElementType::F16, 16, 1, 92);
+  Rearrangement plan;
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_FALSE(planRearrangement(from, to, tiles, plan));
+  auto t1 = std::chrono::steady_clock::now();
+  EXPECT_LT(std::chrono::duration<double>(t1 - t0).count(), 1.0);
+
+  // One full-row transfer per source row, broadcast to 92 replicas.
+  ASSERT_EQ(plan.phase.size(), 729u);
+  uint64_t words = 0;
+  for (size_t t = 0; t < plan.phase.size(); ++t) {
+    EXPECT_EQ(plan.phase.words[t], 1152u * 2u / 4u);
+    EXPECT_EQ(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t),
+              92);
+    words += plan.phase.words[t];
+  }
+  EXPECT_EQ(words, 729u * 576u);
+  ASSERT_FALSE(plan.phase.validate());
+
+  ScheduleReport report;
+  ExchangeSchedule schedule = scheduleBest(plan.phase, &report);
+  EXPECT_FALSE(checkSchedule(plan.phase, schedule));
+  // Each destination tile receives its whole 46-row block.
+  EXPECT_EQ(report.bound, 46u * 576u);
+  EXPECT_EQ(report.horizon, report.bound);
+
+  // The same move at a small scale, simulated byte by byte.
+  BlockLayout smallFrom = gridLayout(45, 24, ElementType::F16, 45, 1);
+  BlockLayout smallTo = gridLayout(45, 24, ElementType::F16, 4, 1, 23);
+  ASSERT_FALSE(planRearrangement(smallFrom, smallTo, 92, plan));
+  simulate(smallFrom, smallTo, 92, plan);
+}
+
+} // namespace

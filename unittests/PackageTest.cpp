@@ -1,0 +1,616 @@
+//===- PackageTest.cpp - Package format and validation tests -------------===//
+
+#include "IPU/Package/Package.h"
+#include "IPU/Runtime/Simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <unistd.h>
+
+using namespace ipu;
+
+namespace {
+
+constexpr uint32_t kLhs = 0x80000, kRhs = 0x80400, kOut = 0x4E000,
+                   kGathered = 0x4F000;
+
+/// A small but complete package for `ipu21-4`: out[8x8] f32 = lhs[8x16] f16
+/// x rhs[16x8] f16, two rows of out per tile, then an exchange that gathers
+/// every tile's rows on its neighbours.
+Package makePackage() {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  Package package;
+  package.compiler = "ipu-translate test";
+  package.target = target.name;
+  package.tiles = target.tiles;
+  package.workload = "unit-matmul-f16";
+  package.flops = 2 * 8 * 16 * 8;
+
+  HostStream lhs;
+  lhs.name = "lhs";
+  lhs.index = 0;
+  lhs.type = ElementType::F16;
+  lhs.shape = {8, 16};
+  for (uint32_t tile = 0; tile < 4; ++tile)
+    lhs.pieces.push_back({tile, kLhs, uint64_t(tile) * 2 * 32, 2, 32, 32, 32});
+  HostStream rhs;
+  rhs.name = "rhs";
+  rhs.weight = true;
+  rhs.index = 1;
+  rhs.type = ElementType::F16;
+  rhs.shape = {16, 8};
+  for (uint32_t tile = 0; tile < 4; ++tile)
+    rhs.pieces.push_back({tile, kRhs, 0, 16, 16, 16, 16});
+  HostStream out;
+  out.name = "out";
+  out.toDevice = false;
+  out.index = 0;
+  out.type = ElementType::F32;
+  out.shape = {8, 8};
+  for (uint32_t tile = 0; tile < 4; ++tile)
+    out.pieces.push_back({tile, kOut, uint64_t(tile) * 64, 2, 32, 32, 32});
+  package.streams = {lhs, rhs, out};
+
+  ComputeSet matmul;
+  matmul.name = "mm.partials";
+  matmul.kernel = "gemm";
+  matmul.tiles = {0, 1, 2, 3};
+  for (uint32_t tile = 0; tile < 4; ++tile) {
+    matmul.operandAddress.insert(matmul.operandAddress.end(),
+                                 {kLhs, kRhs, kOut});
+    matmul.params.insert(matmul.params.end(),
+                         {2, 16, 8, int64_t(ElementType::F16),
+                          int64_t(ElementType::F32), int64_t(ElementType::F32)});
+  }
+  package.computeSets = {matmul};
+
+  PackagePhase gather;
+  gather.name = "gather";
+  gather.phase.tiles = 4;
+  for (uint32_t tile = 0; tile < 4; ++tile) {
+    gather.phase.addTransfer(tile, 16, {(tile + 1) % 4, (tile + 2) % 4});
+    gather.sourceAddress.push_back(kOut);
+    gather.destAddress.push_back(kGathered + tile * 64);
+  }
+  gather.phase.addTransfer(2, 3, {0});
+  gather.sourceAddress.push_back(kOut + 4);
+  gather.destAddress.push_back(kGathered + 256);
+  gather.schedule = scheduleGreedy(gather.phase);
+  package.phases = {gather};
+
+  package.program = {{StepKind::StreamIn, 0}, {StepKind::StreamIn, 1},
+                     {StepKind::Compute, 0},  {StepKind::Sync, 0},
+                     {StepKind::Exchange, 0}, {StepKind::Sync, 0},
+                     {StepKind::StreamOut, 2}};
+  package.reference = {{"matmul", {0, 1}, 0}};
+  package.metadata = {{"planner.estimateCycles", "1234"},
+                      {"storage.peakBytes.standard", "2048"},
+                      {"empty", ""}};
+  return package;
+}
+
+/// Inputs for makePackage: small integers, exact in f16.
+std::vector<HostTensor> makeInputs() {
+  std::vector<HostTensor> inputs(2);
+  inputs[0].type = inputs[1].type = ElementType::F16;
+  inputs[0].shape = {8, 16};
+  inputs[1].shape = {16, 8};
+  for (HostTensor &input : inputs) {
+    input.bytes.resize(128 * 2);
+    for (size_t i = 0; i < 128; ++i)
+      storeElement(ElementType::F16, float(int(i % 7) - 3),
+                   &input.bytes[i * 2]);
+  }
+  return inputs;
+}
+
+void expectEqual(const Package &a, const Package &b) {
+  EXPECT_EQ(a.formatVersion, b.formatVersion);
+  EXPECT_EQ(a.compiler, b.compiler);
+  EXPECT_EQ(a.target, b.target);
+  EXPECT_EQ(a.tiles, b.tiles);
+  EXPECT_EQ(a.workload, b.workload);
+  EXPECT_EQ(a.flops, b.flops);
+  ASSERT_EQ(a.streams.size(), b.streams.size());
+  for (size_t i = 0; i < a.streams.size(); ++i) {
+    const HostStream &x = a.streams[i], &y = b.streams[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.toDevice, y.toDevice);
+    EXPECT_EQ(x.weight, y.weight);
+    EXPECT_EQ(x.index, y.index);
+    EXPECT_EQ(x.type, y.type);
+    EXPECT_EQ(x.shape, y.shape);
+    ASSERT_EQ(x.pieces.size(), y.pieces.size());
+    for (size_t p = 0; p < x.pieces.size(); ++p) {
+      const StreamPiece &u = x.pieces[p], &v = y.pieces[p];
+      EXPECT_EQ(u.tile, v.tile);
+      EXPECT_EQ(u.address, v.address);
+      EXPECT_EQ(u.hostOffset, v.hostOffset);
+      EXPECT_EQ(u.rows, v.rows);
+      EXPECT_EQ(u.rowBytes, v.rowBytes);
+      EXPECT_EQ(u.tilePitch, v.tilePitch);
+      EXPECT_EQ(u.hostPitch, v.hostPitch);
+    }
+  }
+  ASSERT_EQ(a.computeSets.size(), b.computeSets.size());
+  for (size_t i = 0; i < a.computeSets.size(); ++i) {
+    const ComputeSet &x = a.computeSets[i], &y = b.computeSets[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.kernel, y.kernel);
+    EXPECT_EQ(x.tiles, y.tiles);
+    EXPECT_EQ(x.operandAddress, y.operandAddress);
+    EXPECT_EQ(x.params, y.params);
+  }
+  ASSERT_EQ(a.phases.size(), b.phases.size());
+  for (size_t i = 0; i < a.phases.size(); ++i) {
+    const PackagePhase &x = a.phases[i], &y = b.phases[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.phase.tiles, y.phase.tiles);
+    EXPECT_EQ(x.phase.source, y.phase.source);
+    EXPECT_EQ(x.phase.words, y.phase.words);
+    EXPECT_EQ(x.phase.destBegin, y.phase.destBegin);
+    EXPECT_EQ(x.phase.destTiles, y.phase.destTiles);
+    EXPECT_EQ(x.sourceAddress, y.sourceAddress);
+    EXPECT_EQ(x.destAddress, y.destAddress);
+    EXPECT_EQ(x.schedule.strategy, y.schedule.strategy);
+    ASSERT_EQ(x.schedule.runs.size(), y.schedule.runs.size());
+    for (size_t r = 0; r < x.schedule.runs.size(); ++r) {
+      const ExchangeRun &u = x.schedule.runs[r], &v = y.schedule.runs[r];
+      EXPECT_EQ(u.transfer, v.transfer);
+      EXPECT_EQ(u.wordOffset, v.wordOffset);
+      EXPECT_EQ(u.words, v.words);
+      EXPECT_EQ(u.start, v.start);
+    }
+  }
+  ASSERT_EQ(a.program.size(), b.program.size());
+  for (size_t i = 0; i < a.program.size(); ++i) {
+    EXPECT_EQ(a.program[i].kind, b.program[i].kind);
+    EXPECT_EQ(a.program[i].index, b.program[i].index);
+  }
+  ASSERT_EQ(a.reference.size(), b.reference.size());
+  for (size_t i = 0; i < a.reference.size(); ++i) {
+    EXPECT_EQ(a.reference[i].op, b.reference[i].op);
+    EXPECT_EQ(a.reference[i].arguments, b.reference[i].arguments);
+    EXPECT_EQ(a.reference[i].result, b.reference[i].result);
+  }
+  EXPECT_EQ(a.metadata, b.metadata);
+}
+
+bool contains(const std::optional<std::string> &error, const std::string &text) {
+  return error && error->find(text) != std::string::npos;
+}
+
+/// A scratch directory removed at the end of the test.
+class TempDir {
+public:
+  TempDir() {
+    char pattern[] = "/tmp/ipu-package-test-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~TempDir() {
+    std::string command = "rm -rf '" + path + "'";
+    (void)std::system(command.c_str());
+  }
+  std::string path;
+};
+
+} // namespace
+
+TEST(Package, RoundTripKeepsEveryField) {
+  Package package = makePackage();
+  ASSERT_EQ(validatePackage(package, TargetModel::ipu21WithTiles(4)),
+            std::nullopt);
+  std::vector<uint8_t> bytes = serializePackage(package);
+  Package loaded;
+  ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded),
+            std::nullopt);
+  expectEqual(package, loaded);
+  // Same input, same bytes.
+  EXPECT_EQ(serializePackage(loaded), bytes);
+}
+
+TEST(Package, RoundTripOfUnusualValues) {
+  Package package;
+  package.compiler = std::string("with\0nul", 8);
+  package.target = "ipu21";
+  package.tiles = 1472;
+  package.flops = UINT64_MAX;
+  HostStream stream;
+  stream.name = "s";
+  stream.type = ElementType::F8E5M2;
+  stream.shape = {INT64_MAX, -1, 0};
+  stream.pieces.push_back({UINT32_MAX, UINT32_MAX, UINT64_MAX, UINT32_MAX,
+                           UINT32_MAX, UINT32_MAX, UINT64_MAX});
+  package.streams.push_back(stream);
+  ComputeSet empty;
+  package.computeSets.push_back(empty);
+  PackagePhase phase;
+  phase.phase.destBegin.clear(); // Whatever the writer had, the reader gets.
+  package.phases.push_back(phase);
+  package.program = {{StepKind::StreamOut, UINT32_MAX}};
+  std::vector<uint8_t> bytes = serializePackage(package);
+  Package loaded;
+  ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded),
+            std::nullopt);
+  expectEqual(package, loaded);
+  // And the validator says what is wrong instead of crashing.
+  EXPECT_TRUE(validatePackage(loaded, TargetModel::ipu21()));
+}
+
+TEST(Package, UnalignedInputBuffer) {
+  std::vector<uint8_t> bytes = serializePackage(makePackage());
+  std::vector<uint8_t> shifted(bytes.size() + 1);
+  std::copy(bytes.begin(), bytes.end(), shifted.begin() + 1);
+  Package loaded;
+  ASSERT_EQ(deserializePackage(shifted.data() + 1, bytes.size(), loaded),
+            std::nullopt);
+  expectEqual(makePackage(), loaded);
+}
+
+TEST(Package, TruncationAtEveryLengthIsAnError) {
+  std::vector<uint8_t> bytes = serializePackage(makePackage());
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    Package loaded;
+    // Copy so that reading past `length` would be caught by sanitizers.
+    std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + length);
+    auto error = deserializePackage(prefix.data(), prefix.size(), loaded);
+    ASSERT_TRUE(error) << "length " << length;
+    EXPECT_EQ(error->rfind("corrupt package: ", 0), 0u) << *error;
+    EXPECT_TRUE(loaded.streams.empty() && loaded.phases.empty());
+  }
+  Package loaded;
+  auto error = deserializePackage(bytes.data(), bytes.size() / 16 * 8, loaded);
+  EXPECT_TRUE(contains(error, "Message ends prematurely")) << *error;
+}
+
+TEST(Package, TrailingBytesAreAnError) {
+  std::vector<uint8_t> bytes = serializePackage(makePackage());
+  bytes.resize(bytes.size() + 8, 0);
+  Package loaded;
+  auto error = deserializePackage(bytes.data(), bytes.size(), loaded);
+  EXPECT_TRUE(contains(error, "trailing")) << error.value_or("");
+}
+
+TEST(Package, MagicAndVersionAreChecked) {
+  Package package = makePackage();
+  package.formatVersion = 99;
+  std::vector<uint8_t> bytes = serializePackage(package);
+  Package loaded;
+  auto error = deserializePackage(bytes.data(), bytes.size(), loaded);
+  EXPECT_TRUE(contains(error, "unsupported format version 99"))
+      << error.value_or("");
+
+  // The magic number is the first data word of the root struct (after the
+  // segment table and the root pointer).
+  bytes = serializePackage(makePackage());
+  bytes[16] ^= 0xff;
+  error = deserializePackage(bytes.data(), bytes.size(), loaded);
+  EXPECT_TRUE(contains(error, "not an IPU package")) << error.value_or("");
+}
+
+TEST(Package, HostileListSizeIsRefused) {
+  // A hand-made message whose root is a Package (3 data words, 9 pointers)
+  // with the right magic, and whose `streams` pointer (pointer 3) is a list
+  // of four million zero-sized structs: four million default streams from
+  // 15 words of input, unless the traversal limit follows the input size.
+  std::vector<uint64_t> words = {
+      uint64_t(14) << 32,                       // One segment of 14 words.
+      (uint64_t(9) << 48) | (uint64_t(3) << 32), // Root struct pointer.
+      0x0100474b50555049ull,                    // magic
+      1,                                        // formatVersion
+      0,                                        // flops
+      0, 0, 0,                                  // compiler, target, workload
+      1 | (5 << 2) | (uint64_t(7) << 32),       // streams: inline composite
+      0, 0, 0, 0, 0,                            // other lists
+      uint64_t(4000000) << 2,                   // tag: 4M elements, 0 words
+  };
+  ASSERT_EQ(words.size(), 15u);
+  std::vector<uint8_t> bytes(words.size() * 8);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  Package loaded;
+  auto error = deserializePackage(bytes.data(), bytes.size(), loaded);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->rfind("corrupt package: ", 0), 0u) << *error;
+  EXPECT_TRUE(loaded.streams.empty());
+
+  // The same message with an honest count of zero is a valid (empty)
+  // package: the hand-made layout above is right.
+  words.back() = 0;
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  EXPECT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded),
+            std::nullopt);
+}
+
+TEST(Package, RandomCorruptionNeverCrashes) {
+  std::vector<uint8_t> original = serializePackage(makePackage());
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  std::vector<HostTensor> inputs = makeInputs();
+  SimulationResult reference;
+  ASSERT_EQ(simulate(makePackage(), target, inputs, reference), std::nullopt);
+  std::mt19937 rng(12345);
+  unsigned parsed = 0, valid = 0;
+  for (unsigned iteration = 0; iteration < 4000; ++iteration) {
+    std::vector<uint8_t> bytes = original;
+    switch (iteration % 4) {
+    case 0: // Flip a few bits.
+      for (unsigned n = 1 + rng() % 4; n > 0; --n)
+        bytes[rng() % bytes.size()] ^= uint8_t(1u << (rng() % 8));
+      break;
+    case 1: // Overwrite a few bytes.
+      for (unsigned n = 1 + rng() % 8; n > 0; --n)
+        bytes[rng() % bytes.size()] = uint8_t(rng());
+      break;
+    case 2: // Overwrite a whole word (pointers, counts).
+    {
+      size_t word = rng() % (bytes.size() / 8);
+      for (unsigned b = 0; b < 8; ++b)
+        bytes[word * 8 + b] = uint8_t(rng());
+      break;
+    }
+    default: // Truncate or extend to a word boundary, and flip.
+      bytes.resize((rng() % (bytes.size() / 8 + 4)) * 8, 0);
+      if (!bytes.empty())
+        bytes[rng() % bytes.size()] ^= uint8_t(1u << (rng() % 8));
+    }
+    Package loaded;
+    auto error = deserializePackage(bytes.data(), bytes.size(), loaded);
+    if (error) {
+      EXPECT_EQ(error->rfind("corrupt package: ", 0), 0u) << *error;
+      continue;
+    }
+    ++parsed;
+    // Whatever came out, validation reports instead of crashing, and a
+    // parsed package serialises again.
+    // A package that validates must also run without crashing.
+    if (!validatePackage(loaded, target)) {
+      ++valid;
+      SimulationResult result;
+      (void)simulate(loaded, target, inputs, result);
+    }
+    (void)serializePackage(loaded);
+  }
+  // Most corruptions land in data, not in structure.
+  EXPECT_GT(parsed, 100u);
+  RecordProperty("parsed", std::to_string(parsed));
+  RecordProperty("valid", std::to_string(valid));
+}
+
+TEST(Package, RandomBytesNeverCrash) {
+  std::mt19937 rng(777);
+  for (unsigned iteration = 0; iteration < 2000; ++iteration) {
+    std::vector<uint8_t> bytes((rng() % 64) * 8);
+    for (uint8_t &byte : bytes)
+      byte = uint8_t(rng());
+    // A plausible segment table makes the reader go further.
+    if (bytes.size() >= 8 && iteration % 2) {
+      uint32_t segmentWords = uint32_t(bytes.size() / 8 - 1);
+      std::memset(bytes.data(), 0, 4);
+      std::memcpy(bytes.data() + 4, &segmentWords, 4);
+    }
+    Package loaded;
+    if (!deserializePackage(bytes.data(), bytes.size(), loaded))
+      (void)validatePackage(loaded, TargetModel::ipu21WithTiles(4));
+  }
+}
+
+TEST(Package, Files) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::string path = dir.path + "/model.ipuexe";
+  Package package = makePackage();
+  ASSERT_EQ(writePackageFile(path, package), std::nullopt);
+  Package loaded;
+  ASSERT_EQ(readPackageFile(path, loaded), std::nullopt);
+  expectEqual(package, loaded);
+
+  std::string missing = dir.path + "/missing.ipuexe";
+  auto error = readPackageFile(missing, loaded);
+  EXPECT_TRUE(contains(error, "'" + missing + "'")) << error.value_or("");
+  EXPECT_TRUE(contains(error, "No such file")) << error.value_or("");
+
+  error = readPackageFile(dir.path, loaded);
+  EXPECT_TRUE(contains(error, "'" + dir.path + "'")) << error.value_or("");
+
+  error = writePackageFile(dir.path + "/no/such/dir/x.ipuexe", package);
+  EXPECT_TRUE(contains(error, "cannot write package")) << error.value_or("");
+  EXPECT_TRUE(contains(error, "/no/such/dir/x.ipuexe")) << error.value_or("");
+
+  std::string corrupt = dir.path + "/corrupt.ipuexe";
+  std::FILE *file = std::fopen(corrupt.c_str(), "wb");
+  ASSERT_TRUE(file);
+  std::fwrite("not a package at all...", 1, 16, file);
+  std::fclose(file);
+  error = readPackageFile(corrupt, loaded);
+  EXPECT_TRUE(contains(error, "package '" + corrupt + "': corrupt package: "))
+      << error.value_or("");
+}
+
+namespace {
+
+/// Applies `mutate` to a valid package and expects validation to fail with
+/// a message containing every one of `expected`.
+void expectInvalid(const std::function<void(Package &)> &mutate,
+                   const std::vector<std::string> &expected,
+                   const TargetModel &target = TargetModel::ipu21WithTiles(4)) {
+  Package package = makePackage();
+  mutate(package);
+  auto error = validatePackage(package, target);
+  ASSERT_TRUE(error) << "expected an error containing '" << expected.front()
+                     << "'";
+  for (const std::string &text : expected)
+    EXPECT_NE(error->find(text), std::string::npos)
+        << "'" << *error << "' lacks '" << text << "'";
+}
+
+} // namespace
+
+TEST(PackageValidate, WrongTarget) {
+  expectInvalid([](Package &) {}, {"package is built for target 'ipu21-4'",
+                                   "not for 'ipu21-16'"},
+                TargetModel::ipu21WithTiles(16));
+  expectInvalid([](Package &p) { p.tiles = 5; },
+                {"package has 5 tiles", "'ipu21-4' has 4"});
+  expectInvalid([](Package &p) { p.formatVersion = 2; },
+                {"format version 2"});
+}
+
+TEST(PackageValidate, Streams) {
+  expectInvalid([](Package &p) { p.streams[0].pieces[2].tile = 4; },
+                {"stream 'lhs' piece 2", "tile 4 is out of range"});
+  expectInvalid([](Package &p) { p.streams[1].pieces[0].address = 0x1000; },
+                {"stream 'rhs' piece 0 (tile 0)", "[0x1000, 0x1100)",
+                 "outside tile memory"});
+  expectInvalid([](Package &p) { p.streams[1].pieces[0].address = 0xE7F10; },
+                {"stream 'rhs'", "outside tile memory"});
+  // Straddles the standard/interleaved boundary.
+  expectInvalid([](Package &p) { p.streams[2].pieces[1].address = 0x7FFF0; },
+                {"stream 'out' piece 1", "[0x7fff0, 0x80030)",
+                 "inside one memory region"});
+  expectInvalid([](Package &p) { p.streams[0].pieces[3].hostOffset = 200; },
+                {"stream 'lhs' piece 3", "host range [200, 264)",
+                 "outside the tensor (256 bytes)"});
+  expectInvalid([](Package &p) { p.streams[0].pieces[0].tilePitch = 16; },
+                {"row bytes 32 exceed the tile pitch 16"});
+  expectInvalid([](Package &p) { p.streams[0].shape = {}; }, {"empty shape"});
+  expectInvalid([](Package &p) { p.streams[0].shape = {8, 0}; },
+                {"stream 'lhs': dimension 1 has extent 0"});
+  expectInvalid([](Package &p) { p.streams[0].shape = {1 << 30, 1 << 30}; },
+                {"larger than 2^48"});
+  expectInvalid(
+      [](Package &p) {
+        HostStream again = p.streams[0];
+        again.name = "lhs.again";
+        again.type = ElementType::F32;
+        p.streams.push_back(again);
+      },
+      {"stream 'lhs.again': argument 0 is 8x16xf32", "'lhs' has it as 8x16xf16"});
+}
+
+TEST(PackageValidate, ComputeSets) {
+  expectInvalid([](Package &p) { p.computeSets[0].kernel = "conv"; },
+                {"compute set 'mm.partials': unknown kernel 'conv'"});
+  expectInvalid([](Package &p) { p.computeSets[0].tiles[3] = 7; },
+                {"compute set 'mm.partials' vertex 3: tile 7 is out of range"});
+  expectInvalid([](Package &p) { p.computeSets[0].tiles[3] = 1; },
+                {"tile 1 has more than one vertex"});
+  expectInvalid([](Package &p) { p.computeSets[0].operandAddress.pop_back(); },
+                {"operandAddress has 11 entries, expected 4 tiles x 3"});
+  expectInvalid([](Package &p) { p.computeSets[0].params.push_back(1); },
+                {"params has 25 entries"});
+  expectInvalid([](Package &p) { p.computeSets[0].params[6] = 0; },
+                {"compute set 'mm.partials' vertex on tile 1: ", "'m'"});
+  // rhs is 16 rows of 16 bytes.
+  expectInvalid(
+      [](Package &p) { p.computeSets[0].operandAddress[3 * 3 + 1] = 0xE7F80; },
+      {"compute set 'mm.partials' vertex on tile 3: operand 'rhs' "
+       "[0xe7f80, 0xe8080) lies outside tile memory"});
+}
+
+TEST(PackageValidate, Phases) {
+  expectInvalid([](Package &p) { p.phases[0].phase.tiles = 1472; },
+                {"phase 'gather': built for 1472 tiles"});
+  expectInvalid([](Package &p) { p.phases[0].phase.destTiles[0] = 9; },
+                {"phase 'gather'", "destination tile 9"});
+  expectInvalid([](Package &p) { p.phases[0].phase.source[4] = 4; },
+                {"phase 'gather'", "source tile 4"});
+  expectInvalid([](Package &p) { p.phases[0].phase.destBegin.pop_back(); },
+                {"phase 'gather'", "destBegin"});
+  expectInvalid([](Package &p) { p.phases[0].destAddress.pop_back(); },
+                {"phase 'gather': address tables"});
+  expectInvalid([](Package &p) { p.phases[0].sourceAddress[1] = 0xE7FF0; },
+                {"phase 'gather' transfer 1 from tile 1: source range "
+                 "[0xe7ff0, 0xe8030) lies outside tile memory"});
+  expectInvalid([](Package &p) { p.phases[0].destAddress[4] = 0; },
+                {"phase 'gather' transfer 4", "destination range"});
+  expectInvalid(
+      [](Package &p) {
+        // Everything at cycle 0: tile 0 receives from tiles 2 and 3 at once.
+        for (ExchangeRun &run : p.phases[0].schedule.runs)
+          run.start = 0;
+      },
+      {"phase 'gather': illegal schedule"});
+  expectInvalid([](Package &p) { p.phases[0].schedule.runs.pop_back(); },
+                {"phase 'gather': illegal schedule", "never sent"});
+  expectInvalid([](Package &p) { p.phases[0].schedule.runs[0].transfer = 99; },
+                {"phase 'gather': illegal schedule", "transfer 99"});
+}
+
+TEST(PackageValidate, Program) {
+  expectInvalid([](Package &p) { p.program[2].index = 1; },
+                {"program step 2 (compute): index 1 is out of range (1 "
+                 "compute sets)"});
+  expectInvalid([](Package &p) { p.program[4].index = 3; },
+                {"program step 4 (exchange): index 3"});
+  expectInvalid([](Package &p) { p.program[0].index = 3; },
+                {"program step 0 (stream in): index 3"});
+  expectInvalid([](Package &p) { p.program[6].index = 0; },
+                {"program step 6 (stream out): stream 'lhs' is an input"});
+  expectInvalid([](Package &p) { p.program[0].kind = StepKind(9); },
+                {"program step 0: unknown step kind 9"});
+}
+
+TEST(PackageValidate, Reference) {
+  expectInvalid([](Package &p) { p.reference[0].op = "conv"; },
+                {"reference op 0 ('conv'): unknown op"});
+  expectInvalid([](Package &p) { p.reference[0].arguments = {0}; },
+                {"expected 2 arguments, got 1"});
+  expectInvalid([](Package &p) { p.reference[0].arguments = {0, 5}; },
+                {"argument 5 is not an input stream"});
+  expectInvalid([](Package &p) { p.reference[0].result = 1; },
+                {"result 1 is not an output stream"});
+  expectInvalid(
+      [](Package &p) { p.reference[0].arguments = {1, 0}; },
+      {"shapes 16x8 ('rhs') x 8x16 ('lhs') -> 8x8 ('out') are not MxK"});
+}
+
+TEST(Package, LargePhaseStaysCompact) {
+  // 500k single-destination transfers on the full chip, as the scale
+  // principle asks of one phase.
+  TargetModel target = TargetModel::ipu21();
+  Package package;
+  package.target = target.name;
+  package.tiles = target.tiles;
+  PackagePhase phase;
+  phase.name = "big";
+  phase.phase.tiles = target.tiles;
+  constexpr uint32_t kTransfers = 500000;
+  std::mt19937 rng(1);
+  for (uint32_t t = 0; t < kTransfers; ++t) {
+    uint32_t source = rng() % target.tiles;
+    uint32_t dest = (source + 1 + rng() % (target.tiles - 1)) % target.tiles;
+    phase.phase.addTransfer(source, 1 + rng() % 8, &dest, 1);
+    phase.sourceAddress.push_back(0x80000 + 64 * (t % 1000));
+    phase.destAddress.push_back(0x90000 + 64 * (t % 1000));
+  }
+  phase.schedule = scheduleSequential(phase.phase);
+  package.phases.push_back(std::move(phase));
+  package.program = {{StepKind::Exchange, 0}};
+
+  auto begin = std::chrono::steady_clock::now();
+  std::vector<uint8_t> bytes = serializePackage(package);
+  auto written = std::chrono::steady_clock::now();
+  Package loaded;
+  ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded),
+            std::nullopt);
+  auto read = std::chrono::steady_clock::now();
+  // Six 4-byte tables per transfer plus four per run (one run each here).
+  EXPECT_LE(bytes.size(), size_t(kTransfers) * 40 + 4096);
+  EXPECT_EQ(loaded.phases[0].phase.source, package.phases[0].phase.source);
+  EXPECT_EQ(loaded.phases[0].destAddress, package.phases[0].destAddress);
+  EXPECT_EQ(loaded.phases[0].schedule.runs.size(), size_t(kTransfers));
+  RecordProperty("bytes", std::to_string(bytes.size()));
+  RecordProperty(
+      "writeMs",
+      std::to_string(
+          std::chrono::duration<double, std::milli>(written - begin).count()));
+  RecordProperty(
+      "readMs",
+      std::to_string(
+          std::chrono::duration<double, std::milli>(read - written).count()));
+}
