@@ -13,6 +13,7 @@ def IPUSetTarget : Pass<"ipu-set-target", "::mlir::ModuleOp"> {
   }];
   let options = [Option<"target", "target", "std::string", "\"ipu21\"",
                         "TargetModel preset: ipu21 or ipu21-N">];
+  let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect"];
 }
 
 def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
@@ -68,6 +69,7 @@ def IPUScheduleExchange : Pass<"ipu-schedule-exchange", "::mlir::ModuleOp"> {
     transfers, endpoint bound, horizon, gap, strategy and runs as a remark
     and a log line. Phases are scheduled in parallel, deterministically.
   }];
+  let dependentDialects = ["::mlir::ipu_exchange::IPUExchangeDialect"];
 }
 
 def IPUPlaceStorage : Pass<"ipu-place-storage", "::mlir::ModuleOp"> {

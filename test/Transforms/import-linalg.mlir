@@ -1,0 +1,76 @@
+// RUN: ipu-opt %s -split-input-file -ipu-import-linalg -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @zero_fill
+// CHECK-NOT: linalg
+// CHECK-NOT: arith.constant
+// CHECK: %[[C:.*]] = ipu_gemm.matmul %arg0, %arg1 {acc_type = f32} : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+// CHECK: return %[[C]]
+func.func @zero_fill(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<96x64xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<96x64xf32>) -> tensor<96x64xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<96x128xf16>, tensor<128x64xf16>)
+                     outs(%fill : tensor<96x64xf32>) -> tensor<96x64xf32>
+  return %c : tensor<96x64xf32>
+}
+
+// -----
+
+// An f16 result accumulates in f16, as linalg.matmul's semantics say.
+// CHECK-LABEL: func.func @empty_f16
+// CHECK: ipu_gemm.matmul %arg0, %arg1 {acc_type = f16} : tensor<8x32xf8E4M3FN>, tensor<32x16xf8E4M3FN> -> tensor<8x16xf16>
+func.func @empty_f16(%a: tensor<8x32xf8E4M3FN>, %b: tensor<32x16xf8E4M3FN>) -> tensor<8x16xf16> {
+  %init = tensor.empty() : tensor<8x16xf16>
+  %c = linalg.matmul ins(%a, %b : tensor<8x32xf8E4M3FN>, tensor<32x16xf8E4M3FN>)
+                     outs(%init : tensor<8x16xf16>) -> tensor<8x16xf16>
+  return %c : tensor<8x16xf16>
+}
+
+// -----
+
+func.func @accumulates(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{linalg.matmul accumulates into non-zero data; only a zero linalg.fill or tensor.empty accumulator is supported}}
+  %c = linalg.matmul ins(%a, %b : tensor<8x16xf16>, tensor<16x8xf16>)
+                     outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @nonzero_fill(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+  %one = arith.constant 1.0 : f32
+  %init = tensor.empty() : tensor<8x8xf32>
+  %fill = linalg.fill ins(%one : f32) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-error @+1 {{linalg.matmul accumulates into non-zero data}}
+  %c = linalg.matmul ins(%a, %b : tensor<8x16xf16>, tensor<16x8xf16>)
+                     outs(%fill : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @elementwise(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %init = tensor.empty() : tensor<8x8xf32>
+  // expected-error @+1 {{unsupported op 'linalg.add': the IPU compiler imports linalg.matmul on tensors only}}
+  %c = linalg.add ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @transposed(%a: tensor<16x8xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+  %init = tensor.empty() : tensor<8x8xf32>
+  // expected-error @+1 {{linalg.matmul with user-defined indexing maps (transposes or broadcasts) is not supported yet}}
+  %c = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+                     ins(%a, %b : tensor<16x8xf16>, tensor<16x8xf16>)
+                     outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @buffers(%a: memref<8x16xf16>, %b: memref<16x8xf16>, %c: memref<8x8xf32>) {
+  // expected-error @+1 {{linalg.matmul must work on tensors, not buffers}}
+  linalg.matmul ins(%a, %b : memref<8x16xf16>, memref<16x8xf16>) outs(%c : memref<8x8xf32>)
+  return
+}

@@ -1,0 +1,95 @@
+// RUN: ipu-opt %s -split-input-file -ipu-lower-to-tile -verify-diagnostics | FileCheck %s
+
+// Weights land in the plan's layout and memory class; the activation
+// arrives split by rows and is gathered (broadcast along each block row)
+// into the plan's layout before the compute set.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // CHECK-LABEL: ipu_tile.program @mm attributes {estimated_cycles = 100 : i64, flops = 2048 : i64, reference = [{arguments = array<i32: 0, 1>, op = "matmul", result = 0 : i32}]}
+  // CHECK-NEXT: ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+  // CHECK-NEXT: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
+  // CHECK-NEXT: ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
+  // CHECK-NEXT: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+  // CHECK-NEXT: ipu_exchange.stream_in @arg0 from 0
+  // CHECK-NEXT: ipu_exchange.stream_in @arg1 from 1 {weight}
+  // CHECK-NEXT: ipu_exchange.sync
+  // CHECK-NEXT: ipu_exchange.phase @mm0.gather {
+  // CHECK-NEXT:   ipu_exchange.copy @arg0 to @mm0.lhs
+  // CHECK-NEXT: }
+  // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @arg1, @mm0.out] tiles [0, 1, 2, 3] params [4, 16, 4, 1, 0, 0, 4, 16, 4, 1, 0, 0, 4, 16, 4, 1, 0, 0, 4, 16, 4, 1, 0, 0]
+  // CHECK-NEXT: ipu_exchange.sync
+  // CHECK-NEXT: ipu_exchange.stream_out @mm0.out to 0
+  // CHECK-NOT: func.func
+  func.func @mm(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+    %c = ipu_gemm.matmul %a, %b {acc_type = f32, plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", cycles = 100>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// A chain: the first result is rearranged into the second matmul's layout.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // CHECK-LABEL: ipu_tile.program @chain
+  // CHECK: ipu_tile.compute_set @mm0.partials
+  // CHECK: ipu_exchange.phase @mm1.gather {
+  // CHECK-NEXT: ipu_exchange.copy @mm0.out to @mm1.lhs
+  // CHECK: ipu_tile.compute_set @mm1.partials kernel "gemm" operands [@mm1.lhs, @arg2, @mm1.out] tiles [0, 1, 2, 3]
+  // CHECK: ipu_exchange.stream_out @mm1.out to 0
+  func.func @chain(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %d: tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "standard", cycles = 10>}
+        : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+    %e = ipu_gemm.matmul %c, %d {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", cycles = 10>}
+        : tensor<8x8xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+    return %e : tensor<8x4xf32>
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @unplanned(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+    // expected-error @+1 {{matmul has no plan: run --ipu-plan-gemm first}}
+    %c = ipu_gemm.matmul %a, %b : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @inner(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+    // expected-error @+1 {{is not lowered yet: only inner = 1 and normal orientation are}}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 2, orientation = "normal", weights = "standard", cycles = 10>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @other_op(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+    // expected-error @+1 {{cannot lower 'math.exp' to tiles: only ipu_gemm.matmul is supported}}
+    %e = math.exp %a : tensor<8x8xf32>
+    return %e : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // expected-error @+1 {{argument 0 has type 'tensor<8xf32>'; only static 2-D tensors of f32, f16 or f8 are supported}}
+  func.func @vector_arg(%a: tensor<8xf32>) -> tensor<8xf32> {
+    return %a : tensor<8xf32>
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @passthrough(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+    // expected-error @+1 {{result 0 must be computed by the function}}
+    return %a : tensor<8x8xf32>
+  }
+}

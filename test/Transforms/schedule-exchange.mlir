@@ -1,0 +1,51 @@
+// RUN: ipu-opt %s -split-input-file -ipu-schedule-exchange -verify-diagnostics | FileCheck %s
+
+// Four arrival tiles each send 2 rows (16 words) to both tiles of their
+// block row; each destination receives 32 words: the endpoint bound.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @mm {
+    ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
+    ipu_exchange.stream_in @arg0 from 0
+    ipu_exchange.sync
+    // CHECK: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32, horizon = 32, runs = [0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]>}
+    // expected-remark @+1 {{scheduled transfers=4 endpointLowerBound=32 horizon=32 horizonOverBound=1.000 lowerBoundGap=0 strategy=greedy runs=4 latency=32}}
+    ipu_exchange.phase @gather {
+      ipu_exchange.copy @arg0 to @lhs
+    }
+    ipu_exchange.stream_out @lhs to 0
+  }
+}
+
+// -----
+
+// Two copies in one phase share the timetable; transfers are numbered in
+// copy order.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @two {
+    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a.t : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 3, strides = [-1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @b.all : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 4, replica_stride = 1>> in "standard"
+    // CHECK: ipu_exchange.phase @both attributes {schedule = #ipu_exchange.schedule<strategy = "{{[a-z]+}}", transfers = 5, bound = 20
+    // expected-remark @+1 {{scheduled transfers=5 endpointLowerBound=20}}
+    ipu_exchange.phase @both {
+      ipu_exchange.copy @a to @a.t
+      ipu_exchange.copy @b to @b.all
+    }
+  }
+}
+
+// -----
+
+// Rows of 3 f16 elements split by columns are not whole 32-bit words.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @odd {
+    ipu_tile.buffer @a : tensor<2x3xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @b : tensor<2x3xf16, #ipu_tile.layout<grid = [1, 3], base = 0, strides = [0, 1], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_exchange.phase @p {
+      // expected-error @+1 {{cannot rearrange @a into @b}}
+      ipu_exchange.copy @a to @b
+    }
+  }
+}
