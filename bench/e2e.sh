@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench=e2e: each case is a matmul written as upstream linalg, compiled with
+# --ipu-compile, packaged, simulated and checked by ipu-run.
+#   bench/run e2e                                  the standard cases
+#   bench/run e2e --shape MxKxN [--dtype f16|f32|f8E4M3FN|f8E5M2]
+#                 [--out f32|f16] [--target ipu21|ipu21-N]
+set -euo pipefail
+bin=${BENCH_BIN:?run through bench/run}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Writes a func.func with one linalg.matmul of the given shape and types.
+write_matmul() { # file m k n in out
+  local file=$1 m=$2 k=$3 n=$4 in=$5 out=$6
+  cat > "$file" <<MLIR
+func.func @matmul(%a: tensor<${m}x${k}x${in}>, %b: tensor<${k}x${n}x${in}>) -> tensor<${m}x${n}x${out}> {
+  %init = tensor.empty() : tensor<${m}x${n}x${out}>
+  %c = linalg.matmul ins(%a, %b : tensor<${m}x${k}x${in}>, tensor<${k}x${n}x${in}>)
+                     outs(%init : tensor<${m}x${n}x${out}>) -> tensor<${m}x${n}x${out}>
+  return %c : tensor<${m}x${n}x${out}>
+}
+MLIR
+}
+
+now() { date +%s.%N; }
+seconds() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
+# value KEY FILE: the last KEY=value in FILE.
+value() { grep -Eo "(^| )$1=[^ ]+" "$2" | tail -n 1 | sed 's/.*=//'; }
+
+run_case() { # name m k n in out target
+  local name=$1 m=$2 k=$3 n=$4 in=$5 out=$6 target=$7
+  local src="$work/$name.mlir" lowered="$work/$name.lowered.mlir"
+  local package="$work/$name.ipuexe" log="$work/$name.log" report="$work/$name.report"
+  write_matmul "$src" "$m" "$k" "$n" "$in" "$out"
+  local t0 t1 t2 t3
+  t0=$(now)
+  if ! "$bin/ipu-opt" "$src" --ipu-compile="target=$target" -o "$lowered" 2> "$log"; then
+    echo "bench=e2e case=$name target=$target status=compile-error error=\"$(grep -m1 error: "$log" | sed 's/.*error: //')\""
+    return 0
+  fi
+  t1=$(now)
+  "$bin/ipu-translate" --ipu-to-package "$lowered" -o "$package"
+  t2=$(now)
+  local status=PASS
+  "$bin/ipu-run" "$package" --check --quiet > "$report" 2>&1 || status=FAIL
+  t3=$(now)
+  # The phase with the worst horizon over its endpoint bound.
+  local worst
+  worst=$(grep -Eo 'endpointLowerBound=[0-9]+ horizon=[0-9]+' "$log" |
+    awk -F'[ =]' '{ r = ($2 ? $4 / $2 : 1); if (r >= best) { best = r; b = $2; h = $4 } }
+                  END { printf "exchangeHorizon=%d exchangeBound=%d horizonOverBound=%.3f", h, b, best }')
+  local plan
+  plan=$(grep -Eo 'chose plan rows=[0-9]+ cols=[0-9]+ inner=[0-9]+ orientation=[a-z]+ weights=[a-z]+' "$log" |
+    head -n 1 | sed 's/chose plan //; s/ /,/g')
+  local cycles planned
+  cycles=$(value cycles "$report")
+  planned=$(value plannedCycles "$report")
+  echo "bench=e2e case=$name target=$target shape=${m}x${k}x${n} dtype=$in out=$out" \
+       "plan=$plan" \
+       "compileSeconds=$(seconds "$t0" "$t1") packageSeconds=$(seconds "$t1" "$t2")" \
+       "simulateSeconds=$(seconds "$t2" "$t3")" \
+       "cycles=$cycles plannedCycles=$planned" \
+       "planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
+       "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
+       "efficiencyPercent=$(value efficiencyPercent "$report") effectiveGemmTflops=$(value effectiveGemmTflops "$report")" \
+       "$worst" \
+       "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
+       "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
+       "maximumAbsoluteError=$(value maximumAbsoluteError "$report") numericalTest=$(value numericalTest "$report" || echo "$status")"
+}
+
+shape="" dtype=f16 out=f32 target=ipu21
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --shape) shape=$2; shift 2 ;;
+    --dtype) dtype=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --target) target=$2; shift 2 ;;
+    *) echo "bench/run e2e: unknown option '$1'" >&2; exit 1 ;;
+  esac
+done
+
+if [ -n "$shape" ]; then
+  IFS=x read -r m k n <<< "$shape"
+  run_case "matmul-${shape}-${dtype}" "$m" "$k" "$n" "$dtype" "$out" "$target"
+  exit 0
+fi
+
+run_case foundation-96x128x64-f16 96 128 64 f16 f32 ipu21-16
+run_case siglip-mlp-fc1-f16 729 1152 4304 f16 f32 ipu21
+run_case siglip-mlp-fc2-f16 729 4304 1152 f16 f32 ipu21
+run_case siglip-mlp-fc1-f8 729 1152 4304 f8E4M3FN f32 ipu21
+run_case siglip-mlp-fc2-f8 729 4304 1152 f8E4M3FN f32 ipu21
