@@ -216,8 +216,8 @@ TEST(Allocator, AlignmentAndZeroBytes) {
 TEST(Allocator, RejectsMalformedRequests) {
   TargetModel target = smallTarget();
   Placement placement;
-  auto error = placeBuffers(target, {makeRequest("noTiles", 8, 0, 0, {})}, 0,
-                            placement);
+  auto error =
+      placeBuffers(target, {makeRequest("noTiles", 8, 0, 0, {})}, 0, placement);
   ASSERT_TRUE(error);
   EXPECT_NE(error->find("'noTiles'"), std::string::npos) << *error;
   EXPECT_NE(error->find("empty tile list"), std::string::npos) << *error;
@@ -355,21 +355,20 @@ TEST(Allocator, ScalesToTheFullChip) {
   // Full-chip buffers with staggered lifetimes, and a few per-tile buffers
   // on every tile.
   for (uint32_t i = 0; i < 200; ++i)
-    requests.push_back(makeRequest("full" + std::to_string(i), 1024, i, i + 8,
-                                   all,
-                                   i % 2 ? MemoryClass::Standard
-                                         : MemoryClass::Interleaved));
+    requests.push_back(
+        makeRequest("full" + std::to_string(i), 1024, i, i + 8, all,
+                    i % 2 ? MemoryClass::Standard : MemoryClass::Interleaved));
   for (uint32_t t = 0; t < target.tiles; ++t)
     for (uint32_t i = 0; i < 100; ++i)
-      requests.push_back(makeRequest("t" + std::to_string(t) + "." +
-                                         std::to_string(i),
-                                     256 + 8 * (i % 7), i * 2, i * 2 + 3, {t}));
+      requests.push_back(
+          makeRequest("t" + std::to_string(t) + "." + std::to_string(i),
+                      256 + 8 * (i % 7), i * 2, i * 2 + 3, {t}));
   auto begin = std::chrono::steady_clock::now();
   Placement placement;
   ASSERT_EQ(placeBuffers(target, requests, 4096, placement), std::nullopt);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - begin)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
   EXPECT_LT(seconds, 10.0);
   EXPECT_GE(placement.peakBytes[0], placement.boundBytes[0]);
   EXPECT_GE(placement.peakBytes[1], placement.boundBytes[1]);

@@ -66,7 +66,8 @@ Package makePackage() {
                                  {kLhs, kRhs, kOut});
     matmul.params.insert(matmul.params.end(),
                          {2, 16, 8, int64_t(ElementType::F16),
-                          int64_t(ElementType::F32), int64_t(ElementType::F32)});
+                          int64_t(ElementType::F32),
+                          int64_t(ElementType::F32)});
   }
   package.computeSets = {matmul};
 
@@ -182,7 +183,8 @@ void expectEqual(const Package &a, const Package &b) {
   EXPECT_EQ(a.metadata, b.metadata);
 }
 
-bool contains(const std::optional<std::string> &error, const std::string &text) {
+bool contains(const std::optional<std::string> &error,
+              const std::string &text) {
   return error && error->find(text) != std::string::npos;
 }
 
@@ -299,17 +301,19 @@ TEST(Package, HostileListSizeIsRefused) {
   // with the right magic, and whose `streams` pointer (pointer 3) is a list
   // of four million zero-sized structs: four million default streams from
   // 15 words of input, unless the traversal limit follows the input size.
+  // clang-format off
   std::vector<uint64_t> words = {
-      uint64_t(14) << 32,                       // One segment of 14 words.
+      uint64_t(14) << 32,                        // One segment of 14 words.
       (uint64_t(9) << 48) | (uint64_t(3) << 32), // Root struct pointer.
-      0x0100474b50555049ull,                    // magic
-      1,                                        // formatVersion
-      0,                                        // flops
-      0, 0, 0,                                  // compiler, target, workload
-      1 | (5 << 2) | (uint64_t(7) << 32),       // streams: inline composite
-      0, 0, 0, 0, 0,                            // other lists
-      uint64_t(4000000) << 2,                   // tag: 4M elements, 0 words
+      0x0100474b50555049ull,                     // magic
+      1,                                         // formatVersion
+      0,                                         // flops
+      0, 0, 0,                                   // compiler, target, workload
+      1 | (5 << 2) | (uint64_t(7) << 32),        // streams: inline composite
+      0, 0, 0, 0, 0,                             // the other lists
+      uint64_t(4000000) << 2,                    // tag: 4M elements, 0 words
   };
+  // clang-format on
   ASSERT_EQ(words.size(), 15u);
   std::vector<uint8_t> bytes(words.size() * 8);
   std::memcpy(bytes.data(), words.data(), bytes.size());
@@ -451,13 +455,12 @@ void expectInvalid(const std::function<void(Package &)> &mutate,
 } // namespace
 
 TEST(PackageValidate, WrongTarget) {
-  expectInvalid([](Package &) {}, {"package is built for target 'ipu21-4'",
-                                   "not for 'ipu21-16'"},
+  expectInvalid([](Package &) {},
+                {"package is built for target 'ipu21-4'", "not for 'ipu21-16'"},
                 TargetModel::ipu21WithTiles(16));
   expectInvalid([](Package &p) { p.tiles = 5; },
                 {"package has 5 tiles", "'ipu21-4' has 4"});
-  expectInvalid([](Package &p) { p.formatVersion = 2; },
-                {"format version 2"});
+  expectInvalid([](Package &p) { p.formatVersion = 2; }, {"format version 2"});
 }
 
 TEST(PackageValidate, Streams) {
@@ -478,10 +481,16 @@ TEST(PackageValidate, Streams) {
   expectInvalid([](Package &p) { p.streams[0].pieces[0].tilePitch = 16; },
                 {"row bytes 32 exceed the tile pitch 16"});
   expectInvalid([](Package &p) { p.streams[0].shape = {}; }, {"empty shape"});
-  expectInvalid([](Package &p) { p.streams[0].shape = {8, 0}; },
-                {"stream 'lhs': dimension 1 has extent 0"});
-  expectInvalid([](Package &p) { p.streams[0].shape = {1 << 30, 1 << 30}; },
-                {"larger than 2^48"});
+  expectInvalid(
+      [](Package &p) {
+        p.streams[0].shape = {8, 0};
+      },
+      {"stream 'lhs': dimension 1 has extent 0"});
+  expectInvalid(
+      [](Package &p) {
+        p.streams[0].shape = {1 << 30, 1 << 30};
+      },
+      {"larger than 2^48"});
   expectInvalid(
       [](Package &p) {
         HostStream again = p.streams[0];
@@ -489,7 +498,8 @@ TEST(PackageValidate, Streams) {
         again.type = ElementType::F32;
         p.streams.push_back(again);
       },
-      {"stream 'lhs.again': argument 0 is 8x16xf32", "'lhs' has it as 8x16xf16"});
+      {"stream 'lhs.again': argument 0 is 8x16xf32",
+       "'lhs' has it as 8x16xf16"});
 }
 
 TEST(PackageValidate, ComputeSets) {
@@ -560,12 +570,17 @@ TEST(PackageValidate, Reference) {
                 {"reference op 0 ('conv'): unknown op"});
   expectInvalid([](Package &p) { p.reference[0].arguments = {0}; },
                 {"expected 2 arguments, got 1"});
-  expectInvalid([](Package &p) { p.reference[0].arguments = {0, 5}; },
-                {"argument 5 is not an input stream"});
+  expectInvalid(
+      [](Package &p) {
+        p.reference[0].arguments = {0, 5};
+      },
+      {"argument 5 is not an input stream"});
   expectInvalid([](Package &p) { p.reference[0].result = 1; },
                 {"result 1 is not an output stream"});
   expectInvalid(
-      [](Package &p) { p.reference[0].arguments = {1, 0}; },
+      [](Package &p) {
+        p.reference[0].arguments = {1, 0};
+      },
       {"shapes 16x8 ('rhs') x 8x16 ('lhs') -> 8x8 ('out') are not MxK"});
 }
 

@@ -341,9 +341,8 @@ std::vector<uint8_t> ipu::serializePackage(const Package &package) {
   }
 }
 
-std::optional<std::string> ipu::deserializePackage(const uint8_t *data,
-                                                   size_t size,
-                                                   Package &package) {
+std::optional<std::string>
+ipu::deserializePackage(const uint8_t *data, size_t size, Package &package) {
   std::optional<std::string> error;
   try {
     package = Package();

@@ -65,8 +65,8 @@ public:
   Validator(const Package &package, const TargetModel &target)
       : package(package), target(target) {
     memoryBase = std::min(target.standard.base, target.interleaved.base);
-    memoryEnd = std::max<uint64_t>(target.standard.end(),
-                                   target.interleaved.end());
+    memoryEnd =
+        std::max<uint64_t>(target.standard.end(), target.interleaved.end());
   }
 
   std::optional<std::string> run() {
@@ -107,8 +107,8 @@ private:
              " is not supported (expected " +
              to_string(Package::kFormatVersion) + ")";
     if (package.target != target.name)
-      return "package is built for target '" + package.target +
-             "', not for '" + target.name + "'";
+      return "package is built for target '" + package.target + "', not for '" +
+             target.name + "'";
     if (package.tiles != target.tiles)
       return "package has " + to_string(package.tiles) + " tiles but target '" +
              target.name + "' has " + to_string(target.tiles);
@@ -195,9 +195,9 @@ private:
     size_t params = kernel->paramNames.size();
     if (computeSet.operandAddress.size() != vertices * operands)
       return prefix + ": operandAddress has " +
-             to_string(computeSet.operandAddress.size()) + " entries, expected " +
-             to_string(vertices) + " tiles x " + to_string(operands) +
-             " operands";
+             to_string(computeSet.operandAddress.size()) +
+             " entries, expected " + to_string(vertices) + " tiles x " +
+             to_string(operands) + " operands";
     if (computeSet.params.size() != vertices * params)
       return prefix + ": params has " + to_string(computeSet.params.size()) +
              " entries, expected " + to_string(vertices) + " tiles x " +
@@ -272,8 +272,8 @@ private:
       if (step.kind > StepKind::Sync)
         return "program step " + to_string(i) + ": unknown step kind " +
                to_string(unsigned(step.kind));
-      std::string where = "program step " + to_string(i) + " (" +
-                          stepKindName(step.kind) + ")";
+      std::string where =
+          "program step " + to_string(i) + " (" + stepKindName(step.kind) + ")";
       auto outOfRange = [&](size_t count, const char *what) {
         return where + ": index " + to_string(step.index) +
                " is out of range (" + to_string(count) + " " + what + ")";

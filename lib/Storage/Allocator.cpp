@@ -50,13 +50,14 @@ public:
     pool.resize(pool.size() + bits.wordCount, 0);
     for (uint32_t tile : tiles)
       pool[bits.poolOffset + tile / 64 - bits.firstWord] |= uint64_t(1)
-                                                           << (tile % 64);
+                                                            << (tile % 64);
     return bits;
   }
 
   bool intersect(const TileBits &a, const TileBits &b) const {
     uint32_t begin = std::max(a.firstWord, b.firstWord);
-    uint32_t end = std::min(a.firstWord + a.wordCount, b.firstWord + b.wordCount);
+    uint32_t end =
+        std::min(a.firstWord + a.wordCount, b.firstWord + b.wordCount);
     for (uint32_t word = begin; word < end; ++word)
       if (pool[a.poolOffset + word - a.firstWord] &
           pool[b.poolOffset + word - b.firstWord])
@@ -233,16 +234,16 @@ std::string describeOverflow(const std::vector<BufferRequest> &requests,
                std::to_string(other.bytes) + " bytes";
   }
   if (live.size() > kMaxListed)
-    message += ", ... and " + std::to_string(live.size() - kMaxListed) +
-               " more";
+    message +=
+        ", ... and " + std::to_string(live.size() - kMaxListed) + " more";
   uint64_t liveBytes = 0;
   for (uint32_t other : live)
     liveBytes += requests[other].bytes;
   message += " (" + std::to_string(liveBytes) + " bytes live)";
   if (onTile.size() < conflicts.size())
     message += "; " + std::to_string(conflicts.size() - onTile.size()) +
-               " more conflicting buffers on other tiles of '" +
-               request.name + "'";
+               " more conflicting buffers on other tiles of '" + request.name +
+               "'";
   return message;
 }
 
@@ -280,16 +281,18 @@ ipu::placeBuffers(const TargetModel &target,
     // The base includes the reserved bytes, so peakBytes counts what the
     // placement hands out above everything reserved and stays comparable
     // with the max-live bound.
-    uint64_t base = uint64_t(target.allocatableBase(memoryClass)) +
-                    (memoryClass == MemoryClass::Standard
-                         ? reservedBytesPerTile
-                         : 0);
+    uint64_t base =
+        uint64_t(target.allocatableBase(memoryClass)) +
+        (memoryClass == MemoryClass::Standard ? reservedBytesPerTile : 0);
     uint64_t end = target.region(memoryClass).end();
 
-    std::stable_sort(members.begin(), members.end(),
-                     [&](uint32_t a, uint32_t b) {
-                       return requests[a].bytes > requests[b].bytes;
-                     });
+    // Decreasing size, ties by request index, so the result is
+    // deterministic.
+    std::sort(members.begin(), members.end(), [&](uint32_t a, uint32_t b) {
+      return requests[a].bytes != requests[b].bytes
+                 ? requests[a].bytes > requests[b].bytes
+                 : a < b;
+    });
 
     std::vector<std::vector<uint32_t>> placedOnTile(target.tiles);
     std::vector<uint32_t> placed;
@@ -310,8 +313,8 @@ ipu::placeBuffers(const TargetModel &target,
       // Larger than the whole class: no search needed (and the sums below
       // stay far from overflow).
       if (request.bytes > (end > base ? end - base : 0))
-        return describeOverflow(requests, placement.address, bits, pool,
-                                index, conflicts, base, end);
+        return describeOverflow(requests, placement.address, bits, pool, index,
+                                conflicts, base, end);
       size_t indexCost = 0;
       for (uint32_t tile : request.tiles)
         indexCost += placedOnTile[tile].size();
@@ -336,9 +339,9 @@ ipu::placeBuffers(const TargetModel &target,
 
       taken.clear();
       for (uint32_t other : conflicts)
-        taken.push_back({placement.address[other],
-                         uint64_t(placement.address[other]) +
-                             requests[other].bytes});
+        taken.push_back(
+            {placement.address[other],
+             uint64_t(placement.address[other]) + requests[other].bytes});
       std::sort(taken.begin(), taken.end());
       uint64_t alignment = std::max<uint32_t>(request.alignment, 1);
       uint64_t candidate = alignUp(base, alignment);
@@ -351,8 +354,8 @@ ipu::placeBuffers(const TargetModel &target,
       }
       if (candidate + request.bytes > end) {
         std::sort(conflicts.begin(), conflicts.end());
-        return describeOverflow(requests, placement.address, bits, pool,
-                                index, conflicts, base, end);
+        return describeOverflow(requests, placement.address, bits, pool, index,
+                                conflicts, base, end);
       }
 
       placement.address[index] = uint32_t(candidate);

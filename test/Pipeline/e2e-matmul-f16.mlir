@@ -23,3 +23,7 @@ func.func @mm(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf3
                      outs(%fill : tensor<96x64xf32>) -> tensor<96x64xf32>
   return %c : tensor<96x64xf32>
 }
+
+// Deterministic: the same package bytes with and without threads.
+// RUN: ipu-opt %s --ipu-compile="target=ipu21-16" -mlir-disable-threading | ipu-translate --ipu-to-package -o %t.serial.ipuexe
+// RUN: cmp %t.ipuexe %t.serial.ipuexe
