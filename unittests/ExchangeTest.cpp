@@ -123,6 +123,8 @@ TEST(PhaseTest, ValidateRejectsBrokenCsr) {
   monotone.destBegin = {0, 3, 2};
   monotone.destTiles = {1, 2, 3};
   expectInvalid(monotone, {"transfer 1", "decreases"});
+  // Per-tile counts stay safe (all zero) on a phase they cannot walk.
+  EXPECT_EQ(monotone.wordsReceivedPerTile(), std::vector<uint64_t>(4, 0));
 
   ExchangePhase last = base;
   last.destTiles.push_back(0);
@@ -221,9 +223,9 @@ TEST(CheckerTest, CatchesMissingWords) {
   EXPECT_EQ(check(phase, {{0, 0, 4, 0}, {1, 0, 2, 4}}),
             "transfer 2: words [0, 3) are never sent");
   // A hole in the middle.
-  EXPECT_EQ(check(phase, {{0, 0, 1, 0}, {0, 3, 1, 1}, {1, 0, 2, 4},
-                          {2, 0, 3, 0}}),
-            "transfer 0: words [1, 3) are never sent");
+  EXPECT_EQ(
+      check(phase, {{0, 0, 1, 0}, {0, 3, 1, 1}, {1, 0, 2, 4}, {2, 0, 3, 0}}),
+      "transfer 0: words [1, 3) are never sent");
   // A missing tail.
   EXPECT_EQ(check(phase, {{0, 0, 4, 0}, {1, 0, 2, 4}, {2, 0, 2, 0}}),
             "transfer 2: words [2, 3) are never sent");
@@ -231,23 +233,23 @@ TEST(CheckerTest, CatchesMissingWords) {
 
 TEST(CheckerTest, CatchesWordsSentTwice) {
   ExchangePhase phase = smallPhase();
-  EXPECT_EQ(check(phase, {{0, 0, 4, 0}, {0, 2, 2, 10}, {1, 0, 2, 4},
-                          {2, 0, 3, 0}}),
-            "transfer 0: words [2, 4) are sent twice");
+  EXPECT_EQ(
+      check(phase, {{0, 0, 4, 0}, {0, 2, 2, 10}, {1, 0, 2, 4}, {2, 0, 3, 0}}),
+      "transfer 0: words [2, 4) are sent twice");
   // The same run listed twice.
-  EXPECT_EQ(check(phase, {{0, 0, 4, 0}, {1, 0, 2, 4}, {1, 0, 2, 4},
-                          {2, 0, 3, 0}}),
-            "transfer 1: words [0, 2) are sent twice");
+  EXPECT_EQ(
+      check(phase, {{0, 0, 4, 0}, {1, 0, 2, 4}, {1, 0, 2, 4}, {2, 0, 3, 0}}),
+      "transfer 1: words [0, 2) are sent twice");
 }
 
 TEST(CheckerTest, CatchesBadRuns) {
   ExchangePhase phase = smallPhase();
-  EXPECT_EQ(check(phase, {{0, 0, 4, 0}, {1, 0, 2, 4}, {2, 0, 3, 0},
-                          {7, 0, 1, 0}}),
-            "run 3: transfer 7 is out of range (the phase has 3 transfers)");
-  EXPECT_EQ(check(phase, {{0, 0, 4, 0}, {1, 0, 0, 8}, {1, 0, 2, 4},
-                          {2, 0, 3, 0}}),
-            "run 1 of transfer 1 sends no words");
+  EXPECT_EQ(
+      check(phase, {{0, 0, 4, 0}, {1, 0, 2, 4}, {2, 0, 3, 0}, {7, 0, 1, 0}}),
+      "run 3: transfer 7 is out of range (the phase has 3 transfers)");
+  EXPECT_EQ(
+      check(phase, {{0, 0, 4, 0}, {1, 0, 0, 8}, {1, 0, 2, 4}, {2, 0, 3, 0}}),
+      "run 1 of transfer 1 sends no words");
 }
 
 TEST(CheckerTest, RejectsInvalidPhase) {
@@ -367,7 +369,8 @@ TEST(SchedulerTest, GreedyReachesBoundOnRingShift) {
   ASSERT_EQ(endpointLowerBound(phase), 10u);
   ExchangeSchedule schedule = scheduleGreedy(phase);
   EXPECT_EQ(schedule.strategy, "greedy");
-  EXPECT_FALSE(checkSchedule(phase, schedule)) << *checkSchedule(phase, schedule);
+  EXPECT_FALSE(checkSchedule(phase, schedule))
+      << *checkSchedule(phase, schedule);
   EXPECT_EQ(schedule.sendHorizon(), 10u);
   EXPECT_EQ(schedule.horizon(32), 42u);
 }
@@ -414,7 +417,8 @@ TEST(SchedulerTest, GreedySkipsGapsTooShort) {
   phase.addTransfer(0, 3, {5}); // Gap [4, 6) too short: [10, 13).
   phase.addTransfer(0, 2, {5}); // Fits the gap: [4, 6).
   ExchangeSchedule schedule = scheduleGreedy(phase);
-  ASSERT_FALSE(checkSchedule(phase, schedule)) << *checkSchedule(phase, schedule);
+  ASSERT_FALSE(checkSchedule(phase, schedule))
+      << *checkSchedule(phase, schedule);
   std::vector<uint32_t> start(phase.size());
   for (const ExchangeRun &run : schedule.runs)
     start[run.transfer] = run.start;

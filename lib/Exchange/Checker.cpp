@@ -44,14 +44,15 @@ std::optional<std::string> findOverlap(std::vector<Interval> &intervals,
   intervals.shrink_to_fit();
 
   for (uint32_t t = 0; t < tiles; ++t) {
-    auto begin = sorted.begin() + bucket[t], end = sorted.begin() + bucket[t + 1];
+    auto begin = sorted.begin() + bucket[t],
+         end = sorted.begin() + bucket[t + 1];
     if (end - begin < 2)
       continue;
     std::sort(begin, end, [](const Interval &a, const Interval &b) {
       return a.start != b.start ? a.start < b.start : a.transfer < b.transfer;
     });
-    // Sorted by start, any overlap shows up between neighbours: if a later
-    // interval starts inside an earlier one, so does every one in between.
+    // Sorted by start, checking neighbours suffices: if an interval starts
+    // inside an earlier one, so does the one right after that earlier one.
     for (auto it = begin + 1; it != end; ++it) {
       const Interval &prev = it[-1];
       if (it->start < prev.end)
@@ -66,8 +67,9 @@ std::optional<std::string> findOverlap(std::vector<Interval> &intervals,
 
 } // namespace
 
-std::optional<std::string> ipu::checkSchedule(const ExchangePhase &phase,
-                                              const ExchangeSchedule &schedule) {
+std::optional<std::string>
+ipu::checkSchedule(const ExchangePhase &phase,
+                   const ExchangeSchedule &schedule) {
   if (auto error = phase.validate())
     return "invalid phase: " + *error;
   const std::vector<ExchangeRun> &runs = schedule.runs;
@@ -103,8 +105,7 @@ std::optional<std::string> ipu::checkSchedule(const ExchangePhase &phase,
       const ExchangeRun &x = runs[a], &y = runs[b];
       if (x.transfer != y.transfer)
         return x.transfer < y.transfer;
-      return x.wordOffset != y.wordOffset ? x.wordOffset < y.wordOffset
-                                          : a < b;
+      return x.wordOffset != y.wordOffset ? x.wordOffset < y.wordOffset : a < b;
     });
     size_t pos = 0;
     for (uint32_t t = 0; t < n; ++t) {
@@ -117,8 +118,7 @@ std::optional<std::string> ipu::checkSchedule(const ExchangePhase &phase,
                  ", " + to_string(begin) + ") are never sent";
         if (begin < covered)
           return "transfer " + to_string(t) + ": words [" + to_string(begin) +
-                 ", " + to_string(std::min(covered, end)) +
-                 ") are sent twice";
+                 ", " + to_string(std::min(covered, end)) + ") are sent twice";
         covered = end;
       }
       if (covered < phase.words[t])

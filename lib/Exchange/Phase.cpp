@@ -22,10 +22,29 @@ uint32_t ExchangePhase::addTransfer(uint32_t sourceTile, uint32_t wordCount,
   return index;
 }
 
-// Both per-tile counts ignore tiles outside [0, tiles): validate() reports
-// those, and the counts stay usable for diagnostics on a bad phase.
+namespace {
+
+/// The arrays agree in size and the CSR offsets are monotone and in range:
+/// the minimum for walking the phase without reading out of bounds.
+bool isWalkable(const ExchangePhase &phase) {
+  size_t n = phase.size();
+  if (phase.words.size() != n || phase.destBegin.size() != n + 1)
+    return false;
+  for (size_t t = 0; t < n; ++t)
+    if (phase.destBegin[t + 1] < phase.destBegin[t])
+      return false;
+  return phase.destBegin[n] <= phase.destTiles.size();
+}
+
+} // namespace
+
+// Both per-tile counts ignore tiles outside [0, tiles), and are all zero on
+// a phase whose arrays disagree: validate() reports those, and the counts
+// stay safe to compute for diagnostics on a bad phase.
 std::vector<uint64_t> ExchangePhase::wordsSentPerTile() const {
   std::vector<uint64_t> sent(tiles, 0);
+  if (!isWalkable(*this))
+    return sent;
   for (size_t t = 0, e = size(); t < e; ++t)
     if (source[t] < tiles)
       sent[source[t]] += words[t];
@@ -34,7 +53,7 @@ std::vector<uint64_t> ExchangePhase::wordsSentPerTile() const {
 
 std::vector<uint64_t> ExchangePhase::wordsReceivedPerTile() const {
   std::vector<uint64_t> received(tiles, 0);
-  if (destBegin.size() != size() + 1)
+  if (!isWalkable(*this))
     return received;
   for (size_t t = 0, e = size(); t < e; ++t)
     for (const uint32_t *d = destinationsBegin(t), *de = destinationsEnd(t);
@@ -69,8 +88,8 @@ std::optional<std::string> ExchangePhase::validate() const {
   for (size_t t = 0; t < n; ++t) {
     if (source[t] >= tiles)
       return "transfer " + to_string(t) + ": source tile " +
-             to_string(source[t]) + " is out of range [0, " +
-             to_string(tiles) + ")";
+             to_string(source[t]) + " is out of range [0, " + to_string(tiles) +
+             ")";
     if (words[t] == 0)
       return "transfer " + to_string(t) + " from tile " + to_string(source[t]) +
              " has no words";
@@ -81,8 +100,7 @@ std::optional<std::string> ExchangePhase::validate() const {
          d != de; ++d) {
       if (*d >= tiles)
         return "transfer " + to_string(t) + ": destination tile " +
-               to_string(*d) + " is out of range [0, " + to_string(tiles) +
-               ")";
+               to_string(*d) + " is out of range [0, " + to_string(tiles) + ")";
       if (stamp[*d] == t)
         return "transfer " + to_string(t) + ": destination tile " +
                to_string(*d) + " is listed twice";

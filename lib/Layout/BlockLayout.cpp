@@ -15,8 +15,7 @@ int64_t BlockLayout::splitBegin(int64_t extent, uint32_t parts,
   return int64_t(index) * base + std::min<int64_t>(index, rem);
 }
 
-int64_t BlockLayout::splitSize(int64_t extent, uint32_t parts,
-                               uint32_t index) {
+int64_t BlockLayout::splitSize(int64_t extent, uint32_t parts, uint32_t index) {
   if (parts == 0)
     return 0;
   int64_t base = extent / parts, rem = extent % parts;
@@ -67,11 +66,11 @@ std::optional<std::string> BlockLayout::validate(uint32_t tiles) const {
     return "tensor shape [" + to_string(rows) + ", " + to_string(cols) +
            "] is empty";
   if (gridRows < 1 || gridRows > rows)
-    return "gridRows " + to_string(gridRows) + " is not in [1, rows = " +
-           to_string(rows) + "]";
+    return "gridRows " + to_string(gridRows) +
+           " is not in [1, rows = " + to_string(rows) + "]";
   if (gridCols < 1 || gridCols > cols)
-    return "gridCols " + to_string(gridCols) + " is not in [1, cols = " +
-           to_string(cols) + "]";
+    return "gridCols " + to_string(gridCols) +
+           " is not in [1, cols = " + to_string(cols) + "]";
   if (replicas < 1)
     return "replicas is 0";
 
@@ -187,14 +186,14 @@ std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
             continue;
           }
           if (bytes % 4 != 0 || sCol % 4 != 0 || dCol % 4 != 0)
-            return "cannot move " + layoutName(from) + " " +
-                   blockName(si, sj) + " to " + layoutName(to) + " " +
-                   blockName(di, dj) + " in 32-bit words: each row segment " +
-                   "is " + to_string(bytes) + " bytes at source byte " +
-                   to_string(sCol) + " and destination byte " +
-                   to_string(dCol) + " of its row (" +
-                   std::string(elementTypeName(from.type)) + ", columns [" +
-                   to_string(c0) + ", " + to_string(c1) + "])";
+            return "cannot move " + layoutName(from) + " " + blockName(si, sj) +
+                   " to " + layoutName(to) + " " + blockName(di, dj) +
+                   " in 32-bit words: " +
+                   std::string(elementTypeName(from.type)) + " columns [" +
+                   to_string(c0) + ", " + to_string(c1) + ") are " +
+                   to_string(bytes) + " bytes at byte " + to_string(sCol) +
+                   " of each source row and byte " + to_string(dCol) +
+                   " of each destination row";
           for (int64_t row = r0; row < r1; ++row)
             emit(uint64_t(row - sr0) * sPitch + sCol,
                  uint64_t(row - dr0) * dPitch + dCol, bytes);

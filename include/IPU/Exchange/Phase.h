@@ -49,8 +49,9 @@ struct ExchangePhase {
   std::vector<uint64_t> wordsSentPerTile() const;
   /// Words received by each tile.
   std::vector<uint64_t> wordsReceivedPerTile() const;
-  /// Structural check: tiles in range, CSR consistent, no duplicate or
-  /// self destination. Returns an error message or nothing.
+  /// Structural check: tiles in range, CSR consistent, no empty transfer,
+  /// no duplicate destination (a tile may receive its own transfer).
+  /// Returns an error message or nothing.
   std::optional<std::string> validate() const;
 };
 
@@ -75,7 +76,8 @@ struct ExchangeSchedule {
 
 /// Independent legality checker: every word of every transfer sent exactly
 /// once, no tile sends or receives two words in one cycle. Returns a message
-/// naming the transfer, tile and cycle at fault, or nothing when legal.
+/// naming the transfer, tile and cycle at fault (cycles are send cycles), or
+/// nothing when legal. An invalid phase is reported first.
 std::optional<std::string> checkSchedule(const ExchangePhase &phase,
                                          const ExchangeSchedule &schedule);
 
@@ -88,6 +90,7 @@ struct ScheduleReport {
   std::string strategy;
 };
 
+/// The strategies below expect a phase that passed validate().
 /// Baseline: transfers one after another, no overlap at all.
 ExchangeSchedule scheduleSequential(const ExchangePhase &phase);
 /// Greedy list scheduling that keeps transfers whole: the longest transfers

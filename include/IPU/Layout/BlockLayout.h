@@ -64,8 +64,11 @@ struct Rearrangement {
 /// Moves every element of `from` to every replica of `to`. A block of `to`
 /// takes each of its elements from the first replica of `from`; transfers of
 /// the same bytes to several replicas become one broadcast transfer.
-/// Fails (with a message) when shapes or types differ or a row segment is not
-/// a whole number of 32-bit words.
+/// A row segment that ends both its source and its destination row extends
+/// into the row padding, so every byte of every destination block (padding
+/// included) is written exactly once. A block that stays on its tile is still
+/// a transfer (to the tile itself). Fails (with a message) when shapes or
+/// types differ or a row segment is not a whole number of 32-bit words.
 std::optional<std::string> planRearrangement(const BlockLayout &from,
                                              const BlockLayout &to,
                                              uint32_t tiles,

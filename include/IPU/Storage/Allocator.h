@@ -30,8 +30,9 @@ struct BufferRequest {
 
 struct Placement {
   std::vector<uint32_t> address; ///< Per request.
-  /// Per memory class: the highest end address minus the region's
-  /// allocatable base, over all tiles (what the placement uses).
+  /// Per memory class: the highest end address minus the first address
+  /// handed out (allocatable base, plus the reserved bytes for standard
+  /// memory), over all tiles: comparable with boundBytes.
   uint64_t peakBytes[2] = {0, 0};
   /// Per memory class: the max-live bound (most bytes live at once on one
   /// tile, ignoring alignment and fragmentation).
