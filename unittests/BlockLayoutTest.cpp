@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <numeric>
 #include <random>
 
 using namespace ipu;
@@ -497,3 +498,95 @@ TEST(RearrangementTest, SiglipRowsToReplicatedBlocksScales) {
 }
 
 } // namespace
+
+/// A layout with explicit split boundaries and a shuffled explicit tile map.
+BlockLayout randomExplicitLayout(std::mt19937 &rng, int64_t rows, int64_t cols,
+                                 ElementType type, uint32_t tiles) {
+  auto boundaries = [&](int64_t extent, uint32_t parts) {
+    std::vector<int64_t> all(extent - 1);
+    std::iota(all.begin(), all.end(), 1);
+    std::shuffle(all.begin(), all.end(), rng);
+    std::vector<int64_t> splits(all.begin(), all.begin() + (parts - 1));
+    splits.push_back(0);
+    splits.push_back(extent);
+    std::sort(splits.begin(), splits.end());
+    return splits;
+  };
+  BlockLayout l;
+  l.rows = rows;
+  l.cols = cols;
+  l.type = type;
+  l.gridRows = 1 + rng() % std::min<int64_t>(rows, 5);
+  l.gridCols = 1 + rng() % std::min<int64_t>(cols, 5);
+  l.replicas = 1 + rng() % 2;
+  l.rowSplits = boundaries(rows, l.gridRows);
+  l.colSplits = boundaries(cols, l.gridCols);
+  std::vector<uint32_t> order(tiles);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  l.tileMap.assign(order.begin(),
+                   order.begin() + l.gridRows * l.gridCols * l.replicas);
+  EXPECT_FALSE(l.validate(tiles));
+  return l;
+}
+
+TEST(RearrangementTest, ExplicitSplitsAndTileMapsWriteEveryElementOnce) {
+  std::mt19937 rng(77);
+  int planned = 0;
+  for (int iter = 0; iter < 500; ++iter) {
+    // f32 keeps every column boundary word-aligned, so every pair plans.
+    int64_t rows = 1 + rng() % 20, cols = 1 + rng() % 20;
+    uint32_t tiles = 64;
+    BlockLayout from = randomExplicitLayout(rng, rows, cols, ElementType::F32, tiles);
+    BlockLayout to = rng() % 2
+                         ? randomExplicitLayout(rng, rows, cols, ElementType::F32, tiles)
+                         : randomLayout(rng, rows, cols, ElementType::F32, tiles);
+    Rearrangement plan;
+    auto error = planRearrangement(from, to, tiles, plan);
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    ASSERT_FALSE(error) << *error;
+    ++planned;
+    simulate(from, to, tiles, plan);
+    if (HasFatalFailure())
+      return;
+  }
+  EXPECT_EQ(planned, 500);
+}
+
+TEST(BlockLayoutTest, ExplicitSplitsAndTileMap) {
+  BlockLayout l;
+  l.rows = 10;
+  l.cols = 8;
+  l.type = ElementType::F16;
+  l.gridRows = 3;
+  l.gridCols = 2;
+  l.rowSplits = {0, 2, 7, 10};
+  l.colSplits = {0, 6, 8};
+  l.tileMap = {5, 4, 3, 2, 1, 0};
+  ASSERT_FALSE(l.validate(6));
+  EXPECT_EQ(l.blockRowBegin(1), 2);
+  EXPECT_EQ(l.blockRows(1), 5);
+  EXPECT_EQ(l.blockCols(0), 6);
+  EXPECT_EQ(l.blockRowOf(6), 1u);
+  EXPECT_EQ(l.blockRowOf(7), 2u);
+  EXPECT_EQ(l.blockColOf(5), 0u);
+  EXPECT_EQ(l.tileOf(1, 0, 0), 3);
+  // Largest rows (5) times widest pitch (6 f16 = 12 bytes).
+  EXPECT_EQ(l.maxBlockBytes(), 60u);
+
+  BlockLayout bad = l;
+  bad.rowSplits = {0, 2, 2, 10};
+  EXPECT_EQ(*bad.validate(6), "rowSplits boundary 2 (2) does not increase");
+  bad = l;
+  bad.colSplits = {0, 8};
+  EXPECT_EQ(*bad.validate(6), "colSplits has 2 boundaries, the grid needs 3");
+  bad = l;
+  bad.rowSplits = {1, 2, 7, 10};
+  EXPECT_EQ(*bad.validate(6), "rowSplits must run from 0 to 10");
+  bad = l;
+  bad.tileMap = {0, 1};
+  EXPECT_EQ(*bad.validate(6), "tileMap has 2 tiles, the layout 6 blocks");
+  bad = l;
+  bad.tileMap = {0, 1, 2, 3, 4, 4};
+  EXPECT_TRUE(bad.validate(6)->find("share tile 4") != std::string::npos);
+}

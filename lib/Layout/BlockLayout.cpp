@@ -32,13 +32,25 @@ uint64_t BlockLayout::blockBytes(uint32_t i, uint32_t j) const {
 }
 
 uint64_t BlockLayout::maxBlockBytes() const {
-  // Balanced splits put the largest block row and column first.
   if (gridRows == 0 || gridCols == 0)
     return 0;
-  return blockBytes(0, 0);
+  // Balanced splits put the largest block row and column first.
+  if (rowSplits.empty() && colSplits.empty())
+    return blockBytes(0, 0);
+  // Rows and pitch vary independently, so the largest block pairs the
+  // largest of each.
+  int64_t mostRows = 0;
+  uint64_t widestPitch = 0;
+  for (uint32_t i = 0; i < gridRows; ++i)
+    mostRows = std::max(mostRows, blockRows(i));
+  for (uint32_t j = 0; j < gridCols; ++j)
+    widestPitch = std::max(widestPitch, rowPitchBytes(j));
+  return uint64_t(mostRows) * widestPitch;
 }
 
 int64_t BlockLayout::tileOf(uint32_t i, uint32_t j, uint32_t replica) const {
+  if (!tileMap.empty())
+    return tileMap[(size_t(i) * gridCols + j) * replicas + replica];
   return int64_t(tileBase) + int64_t(i) * tileRowStride +
          int64_t(j) * tileColStride + int64_t(replica) * replicaStride;
 }
@@ -73,6 +85,30 @@ std::optional<std::string> BlockLayout::validate(uint32_t tiles) const {
            " is not in [1, cols = " + to_string(cols) + "]";
   if (replicas < 1)
     return "replicas is 0";
+  auto checkSplits = [](const std::vector<int64_t> &splits, uint32_t grid,
+                        int64_t extent,
+                        const char *name) -> std::optional<std::string> {
+    if (splits.empty())
+      return std::nullopt;
+    if (splits.size() != size_t(grid) + 1)
+      return std::string(name) + " has " + to_string(splits.size()) +
+             " boundaries, the grid needs " + to_string(grid + 1);
+    if (splits.front() != 0 || splits.back() != extent)
+      return std::string(name) + " must run from 0 to " + to_string(extent);
+    for (size_t k = 1; k < splits.size(); ++k)
+      if (splits[k] <= splits[k - 1])
+        return std::string(name) + " boundary " + to_string(k) + " (" +
+               to_string(splits[k]) + ") does not increase";
+    return std::nullopt;
+  };
+  if (auto error = checkSplits(rowSplits, gridRows, rows, "rowSplits"))
+    return error;
+  if (auto error = checkSplits(colSplits, gridCols, cols, "colSplits"))
+    return error;
+  if (!tileMap.empty() &&
+      tileMap.size() != size_t(gridRows) * gridCols * replicas)
+    return "tileMap has " + to_string(tileMap.size()) + " tiles, the layout " +
+           to_string(uint64_t(gridRows) * gridCols * replicas) + " blocks";
 
   // Owner of each tile as a flat (i, j, replica) index: a bitmap-sized table
   // finds collisions in O(blocks * replicas).
@@ -108,12 +144,28 @@ uint32_t splitIndexOf(int64_t extent, uint32_t parts, int64_t x) {
   return static_cast<uint32_t>(rem + (x - boundary) / base);
 }
 
+/// The part of explicit boundaries holding element x.
+uint32_t boundaryIndexOf(const std::vector<int64_t> &splits, int64_t x) {
+  auto it = std::upper_bound(splits.begin(), splits.end(), x);
+  return static_cast<uint32_t>(it - splits.begin() - 1);
+}
+
 std::string layoutName(const BlockLayout &l) {
   return "[" + to_string(l.gridRows) + ", " + to_string(l.gridCols) + "]x" +
          to_string(l.replicas);
 }
 
 } // namespace
+
+uint32_t BlockLayout::blockRowOf(int64_t x) const {
+  return rowSplits.empty() ? splitIndexOf(rows, gridRows, x)
+                           : boundaryIndexOf(rowSplits, x);
+}
+
+uint32_t BlockLayout::blockColOf(int64_t x) const {
+  return colSplits.empty() ? splitIndexOf(cols, gridCols, x)
+                           : boundaryIndexOf(colSplits, x);
+}
 
 namespace {
 
@@ -140,13 +192,13 @@ std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
 
   for (uint32_t di = 0; di < to.gridRows; ++di) {
     int64_t dr0 = to.blockRowBegin(di), dr1 = dr0 + to.blockRows(di);
-    uint32_t siFirst = splitIndexOf(from.rows, from.gridRows, dr0);
-    uint32_t siLast = splitIndexOf(from.rows, from.gridRows, dr1 - 1);
+    uint32_t siFirst = from.blockRowOf(dr0);
+    uint32_t siLast = from.blockRowOf(dr1 - 1);
     for (uint32_t dj = 0; dj < to.gridCols; ++dj) {
       int64_t dc0 = to.blockColBegin(dj), dc1 = dc0 + to.blockCols(dj);
       uint64_t dPitch = to.rowPitchBytes(dj);
-      uint32_t sjFirst = splitIndexOf(from.cols, from.gridCols, dc0);
-      uint32_t sjLast = splitIndexOf(from.cols, from.gridCols, dc1 - 1);
+      uint32_t sjFirst = from.blockColOf(dc0);
+      uint32_t sjLast = from.blockColOf(dc1 - 1);
       // Every replica receives the same bytes at the same offsets, so each
       // transfer goes once to all of them.
       for (uint32_t r = 0; r < to.replicas; ++r)

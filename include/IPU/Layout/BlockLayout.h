@@ -7,6 +7,13 @@
 // stored row-major with each row padded to a multiple of 4 bytes, so that
 // whole rows move as 32-bit exchange words.
 //
+// Two optional generalisations keep irregular layouts exact: explicit split
+// boundaries (`rowSplits`, `colSplits`: grid + 1 increasing offsets from 0 to
+// the extent) replace the balanced split, and an explicit `tileMap` (one tile
+// per (i, j, replica), index (i * gridCols + j) * replicas + replica)
+// replaces the tile formula. Nested splits (a block row split again) and
+// tile orders that no formula gives, such as those of reductions, need them.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef IPU_LAYOUT_BLOCKLAYOUT_H
@@ -30,15 +37,30 @@ struct BlockLayout {
   int64_t tileRowStride = 0, tileColStride = 0;
   uint32_t replicas = 1;
   int64_t replicaStride = 0;
+  std::vector<int64_t> rowSplits, colSplits; ///< Empty: balanced.
+  std::vector<uint32_t> tileMap;             ///< Empty: the formula.
 
   /// Balanced split of `extent` into `parts`: start and size of part `index`.
   static int64_t splitBegin(int64_t extent, uint32_t parts, uint32_t index);
   static int64_t splitSize(int64_t extent, uint32_t parts, uint32_t index);
 
-  int64_t blockRowBegin(uint32_t i) const { return splitBegin(rows, gridRows, i); }
-  int64_t blockRows(uint32_t i) const { return splitSize(rows, gridRows, i); }
-  int64_t blockColBegin(uint32_t j) const { return splitBegin(cols, gridCols, j); }
-  int64_t blockCols(uint32_t j) const { return splitSize(cols, gridCols, j); }
+  int64_t blockRowBegin(uint32_t i) const {
+    return rowSplits.empty() ? splitBegin(rows, gridRows, i) : rowSplits[i];
+  }
+  int64_t blockRows(uint32_t i) const {
+    return rowSplits.empty() ? splitSize(rows, gridRows, i)
+                             : rowSplits[i + 1] - rowSplits[i];
+  }
+  int64_t blockColBegin(uint32_t j) const {
+    return colSplits.empty() ? splitBegin(cols, gridCols, j) : colSplits[j];
+  }
+  int64_t blockCols(uint32_t j) const {
+    return colSplits.empty() ? splitSize(cols, gridCols, j)
+                             : colSplits[j + 1] - colSplits[j];
+  }
+  /// The block row holding row `x` and the block column holding column `x`.
+  uint32_t blockRowOf(int64_t x) const;
+  uint32_t blockColOf(int64_t x) const;
   /// Bytes of one stored row of block column j (padded to 4 bytes).
   uint64_t rowPitchBytes(uint32_t j) const;
   uint64_t blockBytes(uint32_t i, uint32_t j) const;
@@ -48,7 +70,9 @@ struct BlockLayout {
   /// Every tile holding a block, in (i, j, replica) order.
   std::vector<uint32_t> tileList() const;
   /// Every tile in range [0, tiles) and no tile holding two blocks; a grid no
-  /// larger than the tensor. Returns a message naming the field at fault.
+  /// larger than the tensor; explicit splits increasing from 0 to the extent
+  /// with no empty block; a tile map of the right size. Returns a message
+  /// naming the field at fault.
   std::optional<std::string> validate(uint32_t tiles) const;
 };
 

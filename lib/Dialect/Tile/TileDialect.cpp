@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -55,7 +56,10 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> grid, int64_t base,
                                  ArrayRef<int64_t> strides, int64_t replicas,
-                                 int64_t replicaStride) {
+                                 int64_t replicaStride,
+                                 ArrayRef<int64_t> rowSplits,
+                                 ArrayRef<int64_t> colSplits,
+                                 ArrayRef<int64_t> tileMap) {
   if (grid.size() != 2 || strides.size() != 2)
     return emitError() << "layout needs a 2-D grid and 2 strides, got "
                        << grid.size() << " and " << strides.size();
@@ -66,7 +70,112 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "base tile must not be negative, got " << base;
   if (replicas < 1)
     return emitError() << "replicas must be at least 1, got " << replicas;
+  auto checkSplits = [&](ArrayRef<int64_t> splits, int64_t parts,
+                         StringRef name) -> LogicalResult {
+    if (splits.empty())
+      return success();
+    if (static_cast<int64_t>(splits.size()) != parts + 1)
+      return emitError() << name << " needs " << parts + 1
+                         << " boundaries for the grid, got " << splits.size();
+    if (splits.front() != 0)
+      return emitError() << name << " must start at 0, got " << splits.front();
+    for (size_t k = 1; k < splits.size(); ++k)
+      if (splits[k] <= splits[k - 1])
+        return emitError() << name << " must increase: boundary " << k << " ("
+                           << splits[k] << ") follows " << splits[k - 1];
+    return success();
+  };
+  if (failed(checkSplits(rowSplits, grid[0], "row_splits")) ||
+      failed(checkSplits(colSplits, grid[1], "col_splits")))
+    return failure();
+  if (!tileMap.empty() &&
+      static_cast<int64_t>(tileMap.size()) != grid[0] * grid[1] * replicas)
+    return emitError() << "tile_map needs " << grid[0] * grid[1] * replicas
+                       << " tiles (blocks x replicas), got " << tileMap.size();
+  for (int64_t tile : tileMap)
+    if (tile < 0)
+      return emitError() << "tile_map holds negative tile " << tile;
   return success();
+}
+
+/// Parses `[i, j, ...]`.
+static ParseResult parseIntegerList(AsmParser &parser,
+                                    SmallVectorImpl<int64_t> &values) {
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+    return parser.parseInteger(values.emplace_back());
+  });
+}
+
+Attribute LayoutAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> grid, strides, rowSplits, colSplits, tileMap;
+  int64_t base = 0, replicas = 0, replicaStride = 0;
+  if (parser.parseLess() || parser.parseKeyword("grid") || parser.parseEqual() ||
+      parseIntegerList(parser, grid) || parser.parseComma() ||
+      parser.parseKeyword("base") || parser.parseEqual() ||
+      parser.parseInteger(base) || parser.parseComma() ||
+      parser.parseKeyword("strides") || parser.parseEqual() ||
+      parseIntegerList(parser, strides) || parser.parseComma() ||
+      parser.parseKeyword("replicas") || parser.parseEqual() ||
+      parser.parseInteger(replicas) || parser.parseComma() ||
+      parser.parseKeyword("replica_stride") || parser.parseEqual() ||
+      parser.parseInteger(replicaStride))
+    return {};
+  // Optional explicit fields, in any order, each at most once.
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    SmallVector<int64_t> *target =
+        llvm::StringSwitch<SmallVector<int64_t> *>(key)
+            .Case("row_splits", &rowSplits)
+            .Case("col_splits", &colSplits)
+            .Case("tile_map", &tileMap)
+            .Default(nullptr);
+    if (!target) {
+      parser.emitError(loc, "expected row_splits, col_splits or tile_map, got '")
+          << key << "'";
+      return {};
+    }
+    if (!target->empty()) {
+      parser.emitError(loc, "'") << key << "' given twice";
+      return {};
+    }
+    if (parseIntegerList(parser, *target))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<LayoutAttr>(parser.getContext(), grid, base, strides,
+                                       replicas, replicaStride, rowSplits,
+                                       colSplits, tileMap);
+}
+
+void LayoutAttr::print(AsmPrinter &printer) const {
+  auto list = [&](ArrayRef<int64_t> values) {
+    printer << "[";
+    llvm::interleaveComma(values, printer);
+    printer << "]";
+  };
+  printer << "<grid = ";
+  list(getGrid());
+  printer << ", base = " << getBase() << ", strides = ";
+  list(getStrides());
+  printer << ", replicas = " << getReplicas()
+          << ", replica_stride = " << getReplicaStride();
+  if (!getRowSplits().empty()) {
+    printer << ", row_splits = ";
+    list(getRowSplits());
+  }
+  if (!getColSplits().empty()) {
+    printer << ", col_splits = ";
+    list(getColSplits());
+  }
+  if (!getTileMap().empty()) {
+    printer << ", tile_map = ";
+    list(getTileMap());
+  }
+  printer << ">";
 }
 
 LogicalResult
@@ -84,6 +193,12 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
     return emitError() << "grid [" << getGrid()[0] << ", " << getGrid()[1]
                        << "] is larger than the tensor " << shape[0] << "x"
                        << shape[1];
+  if (!getRowSplits().empty() && getRowSplits().back() != shape[0])
+    return emitError() << "row_splits end at " << getRowSplits().back()
+                       << ", the tensor has " << shape[0] << " rows";
+  if (!getColSplits().empty() && getColSplits().back() != shape[1])
+    return emitError() << "col_splits end at " << getColSplits().back()
+                       << ", the tensor has " << shape[1] << " columns";
   return success();
 }
 

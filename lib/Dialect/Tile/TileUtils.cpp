@@ -69,6 +69,11 @@ mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
   result.tileColStride = layout.getStrides()[1];
   result.replicas = layout.getReplicas();
   result.replicaStride = layout.getReplicaStride();
+  result.rowSplits.assign(layout.getRowSplits().begin(),
+                          layout.getRowSplits().end());
+  result.colSplits.assign(layout.getColSplits().begin(),
+                          layout.getColSplits().end());
+  result.tileMap.assign(layout.getTileMap().begin(), layout.getTileMap().end());
   return result;
 }
 
@@ -76,6 +81,8 @@ LayoutAttr mlir::ipu_tile::toLayoutAttr(MLIRContext *context,
                                         const ::ipu::BlockLayout &layout) {
   int64_t grid[] = {layout.gridRows, layout.gridCols};
   int64_t strides[] = {layout.tileRowStride, layout.tileColStride};
+  SmallVector<int64_t> tileMap(layout.tileMap.begin(), layout.tileMap.end());
   return LayoutAttr::get(context, grid, layout.tileBase, strides,
-                         layout.replicas, layout.replicaStride);
+                         layout.replicas, layout.replicaStride,
+                         layout.rowSplits, layout.colSplits, tileMap);
 }

@@ -191,3 +191,52 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // expected-error @+1 {{reference entries must be dictionaries with 'op' (string), 'arguments' (array<i32>) and 'result' (integer), got "matmul"}}
 ipu_tile.program @p attributes {reference = ["matmul"]} {
 }
+
+// -----
+
+// expected-error @+1 {{row_splits needs 3 boundaries for the grid, got 2}}
+func.func private @splits_count() attributes {l = #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, row_splits = [0, 4]>}
+
+// -----
+
+// expected-error @+1 {{col_splits must increase: boundary 2 (3) follows 3}}
+func.func private @splits_order() attributes {l = #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 1, replica_stride = 0, col_splits = [0, 3, 3]>}
+
+// -----
+
+// expected-error @+1 {{row_splits must start at 0, got 1}}
+func.func private @splits_start() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [1, 4]>}
+
+// -----
+
+// expected-error @+1 {{tile_map needs 4 tiles (blocks x replicas), got 3}}
+func.func private @map_size() attributes {l = #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 2, tile_map = [0, 1, 2]>}
+
+// -----
+
+// expected-error @+1 {{tile_map holds negative tile -1}}
+func.func private @map_negative() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tile_map = [-1]>}
+
+// -----
+
+// expected-error @+1 {{'tile_map' given twice}}
+func.func private @map_twice() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tile_map = [0], tile_map = [0]>}
+
+// -----
+
+// expected-error @+1 {{expected row_splits, col_splits or tile_map, got 'tiles'}}
+func.func private @unknown_field() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tiles = [0]>}
+
+// -----
+
+// expected-error @+1 {{row_splits end at 9, the tensor has 10 rows}}
+func.func private @splits_end(tensor<10x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, row_splits = [0, 5, 9]>>)
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{layout does not fit target 'ipu21-4': block (1, 0) replica 0 and block (0, 0) replica 0 share tile 2}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, tile_map = [2, 2]>> in "standard"
+  }
+}

@@ -15,3 +15,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
         params [4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0, 4, 16, 2, 1, 0, 0]
   }
 }
+
+// Explicit boundaries and tile maps round-trip; absent ones stay absent.
+// CHECK-LABEL: func.func private @explicit
+// CHECK-SAME: #ipu_tile.layout<grid = [3, 2], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 7, 10], col_splits = [0, 6, 8], tile_map = [5, 4, 3, 2, 1, 0]>
+func.func private @explicit(tensor<10x8xf32, #ipu_tile.layout<grid = [3, 2], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tile_map = [5, 4, 3, 2, 1, 0], row_splits = [0, 2, 7, 10], col_splits = [0, 6, 8]>>)

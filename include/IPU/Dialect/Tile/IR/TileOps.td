@@ -70,21 +70,34 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
     row-major with rows padded to 4 bytes. Used as a tensor encoding; the
     tensor gives shape and element type.
 
+    Optional fields make irregular layouts exact: `row_splits` and
+    `col_splits` give the block boundaries explicitly (grid + 1 increasing
+    offsets from 0 to the extent) and `tile_map` gives the tile of every
+    (i, j, replica), at index `(i * grid[1] + j) * replicas + replica`,
+    replacing the formula.
+
     Example: 96 rows over tiles 0..3, each block replicated on 4 tiles:
 
     ```mlir
     tensor<96x128xf16, #ipu_tile.layout<grid = [4, 1], base = 0,
         strides = [4, 0], replicas = 4, replica_stride = 1>>
     ```
+
+    Example: rows cut at 0, 2, 7, 10 onto tiles 5, 3, 1:
+
+    ```mlir
+    tensor<10x8xf32, #ipu_tile.layout<grid = [3, 1], base = 0,
+        strides = [0, 0], replicas = 1, replica_stride = 0,
+        row_splits = [0, 2, 7, 10], tile_map = [5, 3, 1]>>
+    ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$grid, "int64_t":$base,
                         ArrayRefParameter<"int64_t">:$strides,
-                        "int64_t":$replicas, "int64_t":$replica_stride);
-  let assemblyFormat = [{
-    `<` `grid` `=` `[` $grid `]` `,` `base` `=` $base `,`
-        `strides` `=` `[` $strides `]` `,` `replicas` `=` $replicas `,`
-        `replica_stride` `=` $replica_stride `>`
-  }];
+                        "int64_t":$replicas, "int64_t":$replica_stride,
+                        OptionalArrayRefParameter<"int64_t">:$row_splits,
+                        OptionalArrayRefParameter<"int64_t">:$col_splits,
+                        OptionalArrayRefParameter<"int64_t">:$tile_map);
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 
