@@ -6,6 +6,9 @@
 //   lhs: m rows, pitch roundUp(k * bytes(inType), 4)
 //   rhs: k rows, pitch roundUp(n * bytes(inType), 4)
 //   out: m rows, pitch roundUp(n * bytes(outType), 4)
+// weightClass says which memory class the AMP loads its weights (rhs) from:
+// it sets the weight load rate, and the verifier checks it against the rhs
+// buffer.
 // Padding bytes of out are never written: neighbouring data may live there
 // after the storage pass packs tensors.
 //
@@ -17,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmKernel.h"
+#include "KernelImpls.h"
 
 #include "IPU/Support/ElementType.h"
 
@@ -122,6 +125,11 @@ std::optional<std::string> checkGemmParams(const int64_t *params) {
         type != static_cast<int64_t>(ElementType::F16))
       return paramPrefix(accOutNames[i - GemmAcc], type) + "not f32 or f16";
   }
+  int64_t weightClass = params[GemmWeightClass];
+  if (weightClass != static_cast<int64_t>(MemoryClass::Standard) &&
+      weightClass != static_cast<int64_t>(MemoryClass::Interleaved))
+    return paramPrefix("weightClass", weightClass) +
+           "not a memory class (standard=0, interleaved=1)";
   return std::nullopt;
 }
 
@@ -217,8 +225,9 @@ void executeGemm(const int64_t *params, uint8_t *const *operands) {
 
 } // namespace detail
 
-uint64_t estimateGemmCycles(const TargetModel &target, ElementType inType,
-                            int64_t m, int64_t k, int64_t n) {
+uint64_t estimateGemmCycles(const TargetModel &target, const GemmCostShape &shape) {
+  const int64_t m = shape.m, k = shape.k, n = shape.n;
+  const ElementType inType = shape.inType;
   // No rows or columns means no vertex at all.
   if (m <= 0 || k <= 0 || n <= 0)
     return 0;
@@ -227,8 +236,15 @@ uint64_t estimateGemmCycles(const TargetModel &target, ElementType inType,
   const uint64_t grainN = std::max<uint32_t>(target.ampGrainN, 1);
   const uint64_t macsPerCycle =
       std::max<uint32_t>(target.ampMacsPerCycle(inType), 1);
-  const uint64_t loadBytesPerCycle =
-      std::max<uint32_t>(target.ampWeightLoadBytesPerCycle, 1);
+  // Weights load at ld128 rate from interleaved memory, at the plain load
+  // rate from standard memory.
+  const uint64_t loadBytesPerCycle = std::max<uint32_t>(
+      shape.weightClass == MemoryClass::Interleaved
+          ? target.ampWeightLoadBytesPerCycle
+          : target.loadBytesPerCycleStandard,
+      1);
+  const uint64_t storeBytesPerCycle =
+      std::max<uint32_t>(target.storeBytesPerCycle, 1);
 
   // The AMP works on whole grains: pad k and n up.
   const uint64_t kPad = (static_cast<uint64_t>(k) + grainK - 1) / grainK * grainK;
@@ -242,16 +258,23 @@ uint64_t estimateGemmCycles(const TargetModel &target, ElementType inType,
   // Streaming all m rows through every block at the AMP MAC rate.
   const unsigned __int128 macs =
       static_cast<unsigned __int128>(m) * kPad * nPad;
+  // Storing the m x n results at the store rate.
+  const unsigned __int128 storeBytes = static_cast<unsigned __int128>(m) * n *
+                                       elementBytes(shape.outType);
   // Fixed costs: one vertex, and a dispatch per worker context.
   const uint64_t fixed =
       target.vertexSetupCycles +
       static_cast<uint64_t>(target.workersPerTile) * target.workerDispatchCycles;
 
-  // ceil(weightBytes / loadBytesPerCycle + macs / macsPerCycle) exactly.
+  // ceil(weightBytes / load + macs / macsPerCycle + storeBytes / store),
+  // exactly, over the common denominator.
   const unsigned __int128 denominator =
-      static_cast<unsigned __int128>(loadBytesPerCycle) * macsPerCycle;
+      static_cast<unsigned __int128>(loadBytesPerCycle) * macsPerCycle *
+      storeBytesPerCycle;
   const unsigned __int128 numerator =
-      weightBytes * macsPerCycle + macs * loadBytesPerCycle;
+      weightBytes * macsPerCycle * storeBytesPerCycle +
+      macs * loadBytesPerCycle * storeBytesPerCycle +
+      storeBytes * loadBytesPerCycle * macsPerCycle;
   const unsigned __int128 variable = (numerator + denominator - 1) / denominator;
   return static_cast<uint64_t>(variable) + fixed;
 }

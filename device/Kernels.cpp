@@ -7,7 +7,9 @@
 
 #include "IPU/Device/Kernels.h"
 
-#include "GemmKernel.h"
+#include "KernelImpls.h"
+
+#include <cstring>
 
 namespace ipu {
 
@@ -15,7 +17,11 @@ const std::vector<KernelSpec> &allKernels() {
   static const std::vector<KernelSpec> kernels = {
       {"gemm",
        {"lhs", "rhs", "out"},
-       {"m", "k", "n", "inType", "accType", "outType"}},
+       {"m", "k", "n", "inType", "accType", "outType", "weightClass"},
+       detail::GemmRhs,
+       detail::GemmWeightClass},
+      {"reduce", {"in", "out"}, {"m", "n", "count", "inType", "outType"}},
+      {"copy", {"src", "dst"}, {"bytes"}},
   };
   return kernels;
 }
@@ -31,6 +37,10 @@ std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
                                              const int64_t *params) {
   if (kernel.name == "gemm")
     return detail::checkGemmParams(params);
+  if (kernel.name == "reduce")
+    return detail::checkReduceParams(params);
+  if (kernel.name == "copy")
+    return detail::checkCopyParams(params);
   return std::string(kernel.name) + ": unknown kernel";
 }
 
@@ -38,6 +48,10 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
                             unsigned operand) {
   if (kernel.name == "gemm")
     return detail::gemmOperandBytes(params, operand);
+  if (kernel.name == "reduce")
+    return detail::reduceOperandBytes(params, operand);
+  if (kernel.name == "copy")
+    return static_cast<uint64_t>(params[detail::CopyBytes]);
   return 0;
 }
 
@@ -47,11 +61,22 @@ uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
     // Invalid parameters have no meaningful cost; callers check them first.
     if (detail::checkGemmParams(params))
       return 0;
-    // accType and outType do not change the AMP rate in this model.
-    return estimateGemmCycles(
-        target, static_cast<ElementType>(params[detail::GemmIn]),
-        params[detail::GemmM], params[detail::GemmK], params[detail::GemmN]);
+    // accType does not change the AMP rate in this model.
+    GemmCostShape shape;
+    shape.m = params[detail::GemmM];
+    shape.k = params[detail::GemmK];
+    shape.n = params[detail::GemmN];
+    shape.inType = static_cast<ElementType>(params[detail::GemmIn]);
+    shape.outType = static_cast<ElementType>(params[detail::GemmOut]);
+    shape.weightClass = static_cast<MemoryClass>(params[detail::GemmWeightClass]);
+    return estimateGemmCycles(target, shape);
   }
+  if (checkKernelParams(kernel, params))
+    return 0;
+  if (kernel.name == "reduce")
+    return detail::estimateReduceCycles(params, target);
+  if (kernel.name == "copy")
+    return detail::estimateCopyCycles(params, target);
   return 0;
 }
 
@@ -59,6 +84,11 @@ void executeKernel(const KernelSpec &kernel, const int64_t *params,
                    uint8_t *const *operands) {
   if (kernel.name == "gemm")
     detail::executeGemm(params, operands);
+  else if (kernel.name == "reduce")
+    detail::executeReduce(params, operands);
+  else if (kernel.name == "copy")
+    std::memmove(operands[1], operands[0],
+                 static_cast<size_t>(params[detail::CopyBytes]));
 }
 
 } // namespace ipu

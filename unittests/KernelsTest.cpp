@@ -28,13 +28,19 @@ const KernelSpec &gemm() {
 /// One gemm vertex with operands laid out as the kernel documents, each
 /// followed by guard bytes that must stay untouched.
 struct GemmCase {
-  int64_t params[6];
+  int64_t params[7];
   std::vector<uint8_t> lhs, rhs, out;
   uint64_t lhsPitch, rhsPitch, outPitch;
 
   GemmCase(int64_t m, int64_t k, int64_t n, ElementType in, ElementType acc,
            ElementType outType)
-      : params{m, k, n, typeParam(in), typeParam(acc), typeParam(outType)} {
+      : params{m,
+               k,
+               n,
+               typeParam(in),
+               typeParam(acc),
+               typeParam(outType),
+               static_cast<int64_t>(MemoryClass::Interleaved)} {
     lhs.assign(kernelOperandBytes(gemm(), params, 0) + kGuardBytes, 0);
     rhs.assign(kernelOperandBytes(gemm(), params, 1) + kGuardBytes, 0);
     out.assign(kernelOperandBytes(gemm(), params, 2) + kGuardBytes,
@@ -92,7 +98,9 @@ const ElementType kAccTypes[] = {ElementType::F32, ElementType::F16};
 } // namespace
 
 TEST(KernelsTest, Registry) {
-  ASSERT_EQ(allKernels().size(), 1u);
+  ASSERT_EQ(allKernels().size(), 3u);
+  for (const KernelSpec &kernel : allKernels())
+    EXPECT_EQ(lookupKernel(kernel.name), &kernel);
   const KernelSpec *spec = lookupKernel("gemm");
   ASSERT_NE(spec, nullptr);
   EXPECT_EQ(spec->name, "gemm");
@@ -100,22 +108,22 @@ TEST(KernelsTest, Registry) {
             (std::vector<std::string_view>{"lhs", "rhs", "out"}));
   EXPECT_EQ(spec->paramNames,
             (std::vector<std::string_view>{"m", "k", "n", "inType", "accType",
-                                           "outType"}));
+                                           "outType", "weightClass"}));
   EXPECT_EQ(lookupKernel("gemm2"), nullptr);
   EXPECT_EQ(lookupKernel(""), nullptr);
 }
 
 TEST(KernelsTest, OperandBytesArePaddedRows) {
   // 5 x 7 x 3: f8 rows of 7 bytes pad to 8, rows of 3 pad to 4.
-  int64_t f8[] = {5, 7, 3, 2, 0, 1};
+  int64_t f8[] = {5, 7, 3, 2, 0, 1, 1};
   EXPECT_EQ(kernelOperandBytes(gemm(), f8, 0), 5u * 8);
   EXPECT_EQ(kernelOperandBytes(gemm(), f8, 1), 7u * 4);
   EXPECT_EQ(kernelOperandBytes(gemm(), f8, 2), 5u * 8); // f16 out: 6 -> 8.
-  int64_t f16[] = {5, 7, 3, 1, 1, 0};
+  int64_t f16[] = {5, 7, 3, 1, 1, 0, 1};
   EXPECT_EQ(kernelOperandBytes(gemm(), f16, 0), 5u * 16); // 14 -> 16.
   EXPECT_EQ(kernelOperandBytes(gemm(), f16, 1), 7u * 8);  // 6 -> 8.
   EXPECT_EQ(kernelOperandBytes(gemm(), f16, 2), 5u * 12); // f32: 12.
-  int64_t f32[] = {2, 3, 4, 0, 0, 0};
+  int64_t f32[] = {2, 3, 4, 0, 0, 0, 0};
   EXPECT_EQ(kernelOperandBytes(gemm(), f32, 0), 2u * 12);
   EXPECT_EQ(kernelOperandBytes(gemm(), f32, 1), 3u * 16);
   EXPECT_EQ(kernelOperandBytes(gemm(), f32, 2), 2u * 16);
@@ -126,27 +134,31 @@ TEST(KernelsTest, ParamValidation) {
     std::vector<int64_t> params(values);
     return checkKernelParams(gemm(), params.data());
   };
-  EXPECT_FALSE(check({5, 7, 3, 2, 1, 0}).has_value());
-  EXPECT_FALSE(check({1, 1, 1, 0, 0, 0}).has_value());
-  EXPECT_FALSE(check({(1 << 24) - 1, 1, 1, 3, 0, 1}).has_value());
+  EXPECT_FALSE(check({5, 7, 3, 2, 1, 0, 1}).has_value());
+  EXPECT_FALSE(check({1, 1, 1, 0, 0, 0, 1}).has_value());
+  EXPECT_FALSE(check({(1 << 24) - 1, 1, 1, 3, 0, 1, 1}).has_value());
 
-  EXPECT_EQ(check({5, 7, 3, 1, 2, 0}),
+  EXPECT_EQ(check({5, 7, 3, 1, 2, 0, 1}),
             "gemm: parameter 'accType' = 2 is not f32 or f16");
-  EXPECT_EQ(check({5, 7, 3, 1, 0, 3}),
+  EXPECT_EQ(check({5, 7, 3, 1, 0, 3, 1}),
             "gemm: parameter 'outType' = 3 is not f32 or f16");
-  EXPECT_EQ(check({0, 7, 3, 1, 0, 0}),
+  EXPECT_EQ(check({0, 7, 3, 1, 0, 0, 1}),
             "gemm: parameter 'm' = 0 is not in [1, 2^24)");
-  EXPECT_EQ(check({5, 1 << 24, 3, 1, 0, 0}),
+  EXPECT_EQ(check({5, 1 << 24, 3, 1, 0, 0, 1}),
             "gemm: parameter 'k' = 16777216 is not in [1, 2^24)");
-  EXPECT_EQ(check({5, 7, -1, 1, 0, 0}),
+  EXPECT_EQ(check({5, 7, -1, 1, 0, 0, 1}),
             "gemm: parameter 'n' = -1 is not in [1, 2^24)");
-  auto badIn = check({5, 7, 3, 4, 0, 0});
+  auto badIn = check({5, 7, 3, 4, 0, 0, 1});
   ASSERT_TRUE(badIn.has_value());
   EXPECT_EQ(badIn->rfind("gemm: parameter 'inType' = 4 is not", 0), 0u)
       << *badIn;
-  badIn = check({5, 7, 3, -1, 0, 0});
+  badIn = check({5, 7, 3, -1, 0, 0, 1});
   ASSERT_TRUE(badIn.has_value());
   EXPECT_NE(badIn->find("'inType' = -1"), std::string::npos) << *badIn;
+  std::vector<int64_t> badClass = {5, 7, 3, 1, 0, 0, 2};
+  EXPECT_EQ(checkKernelParams(gemm(), badClass.data()),
+            "gemm: parameter 'weightClass' = 2 is not a memory class "
+            "(standard=0, interleaved=1)");
 }
 
 // Every input type x accumulator x output type on odd shapes, against a
@@ -334,43 +346,126 @@ TEST(KernelsTest, OutputRoundsToNearestEven) {
   EXPECT_EQ(c.out[7], kSentinel);
 }
 
+/// The estimate of one block with interleaved weights and an f32 result
+/// unless told otherwise.
+uint64_t est(const TargetModel &t, ElementType in, int64_t m, int64_t k,
+             int64_t n, MemoryClass weights = MemoryClass::Interleaved,
+             ElementType out = ElementType::F32) {
+  GemmCostShape shape;
+  shape.m = m;
+  shape.k = k;
+  shape.n = n;
+  shape.inType = in;
+  shape.outType = out;
+  shape.weightClass = weights;
+  return estimateGemmCycles(t, shape);
+}
+
 TEST(KernelsTest, EstimatorHandComputed) {
   TargetModel t = TargetModel::ipu21();
   const uint64_t fixed = 50 + 6 * 20;
   // f16, 1 x 16 x 16: one 16x16 block of 512 bytes -> 32 cycles; streaming
-  // 1 * 16 * 16 / 64 = 4.
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 1, 16, 16), 32 + 4 + fixed);
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 1, 16, 16), 206u);
-  // Tiny shapes pad to one full block.
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 1, 1, 1), 206u);
-  // f32, 1 x 8 x 16: 8*16*4 = 512 bytes -> 32; 128 MAC / 16 = 8.
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F32, 1, 8, 16), 32 + 8 + fixed);
-  // f8, 1 x 32 x 16: 32*16 = 512 bytes -> 32; 512 MAC / 128 = 4.
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F8E4M3FN, 1, 32, 16),
-            32 + 4 + fixed);
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F8E5M2, 1, 32, 16),
-            32 + 4 + fixed);
+  // 1 * 16 * 16 / 64 = 4; storing 16 f32 = 64 bytes at 8 B/cycle = 8.
+  EXPECT_EQ(est(t, ElementType::F16, 1, 16, 16), 32 + 4 + 8 + fixed);
+  EXPECT_EQ(est(t, ElementType::F16, 1, 16, 16), 214u);
+  // Standard memory loads weights at 8 B/cycle: 64 cycles for the block.
+  EXPECT_EQ(est(t, ElementType::F16, 1, 16, 16, MemoryClass::Standard),
+            64 + 4 + 8 + fixed);
+  // An f16 result stores half the bytes.
+  EXPECT_EQ(est(t, ElementType::F16, 1, 16, 16, MemoryClass::Interleaved,
+                ElementType::F16),
+            32 + 4 + 4 + fixed);
+  // Tiny shapes pad to one full block; 4 bytes stored = 0.5 cycles, and the
+  // sum is rounded up once: 32 + 4 + 0.5 -> 37.
+  EXPECT_EQ(est(t, ElementType::F16, 1, 1, 1), 37 + fixed);
+  // f32, 1 x 8 x 16: 8*16*4 = 512 bytes -> 32; 128 MAC / 16 = 8; store 8.
+  EXPECT_EQ(est(t, ElementType::F32, 1, 8, 16), 32 + 8 + 8 + fixed);
+  // f8, 1 x 32 x 16: 32*16 = 512 bytes -> 32; 512 MAC / 128 = 4; store 8.
+  EXPECT_EQ(est(t, ElementType::F8E4M3FN, 1, 32, 16), 32 + 4 + 8 + fixed);
+  EXPECT_EQ(est(t, ElementType::F8E5M2, 1, 32, 16), 32 + 4 + 8 + fixed);
   // f16, 3 x 17 x 17 pads to 32 x 32: 4 blocks = 2048 bytes -> 128;
-  // 3 * 32 * 32 / 64 = 48.
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 3, 17, 17),
-            128 + 48 + fixed);
+  // 3 * 32 * 32 / 64 = 48; store 3 * 17 * 4 / 8 = 25.5 -> 201.5 -> 202.
+  EXPECT_EQ(est(t, ElementType::F16, 3, 17, 17), 202 + fixed);
   // f16, 729 x 64 x 48 (no padding): 4 * 3 blocks -> 12 * 32 = 384;
-  // 729 * 64 * 48 / 64 = 34992.
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 729, 64, 48),
-            384 + 34992 + fixed);
+  // 729 * 64 * 48 / 64 = 34992; store 729 * 48 * 4 / 8 = 17496.
+  EXPECT_EQ(est(t, ElementType::F16, 729, 64, 48), 384 + 34992 + 17496 + fixed);
   // No work, no vertex.
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 0, 16, 16), 0u);
+  EXPECT_EQ(est(t, ElementType::F16, 0, 16, 16), 0u);
 }
 
-// The sum is rounded up once, not each term: with 3 B/cycle weight loads and
-// 3 MAC/cycle, 512/3 + 256/3 = 256 exactly.
+// The sum is rounded up once, not each term: with 3 B/cycle weight loads,
+// 3 MAC/cycle and 4 B/cycle stores, 512/3 + 256/3 + 64/4 = 272 exactly.
 TEST(KernelsTest, EstimatorCeilsTheSum) {
   TargetModel t = TargetModel::ipu21();
   t.ampWeightLoadBytesPerCycle = 3;
   t.ampMacsF16 = 3;
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 1, 16, 16), 256 + 170u);
-  // 512/3 + 512/3 = 341.33 -> 342.
-  EXPECT_EQ(estimateGemmCycles(t, ElementType::F16, 2, 16, 16), 342 + 170u);
+  t.storeBytesPerCycle = 4;
+  EXPECT_EQ(est(t, ElementType::F16, 1, 16, 16), 272 + 170u);
+  // 512/3 + 512/3 + 128/4 = 373.33 -> 374.
+  EXPECT_EQ(est(t, ElementType::F16, 2, 16, 16), 374 + 170u);
+}
+
+TEST(KernelsTest, ReduceAndCopyEstimators) {
+  TargetModel t = TargetModel::ipu21();
+  const uint64_t fixed = 50 + 6 * 20;
+  // 12 rows over 6 workers: 2 rows each; 10 f32 = 5 vectors a row; 3 blocks
+  // cost 3 loads + 2 adds + 1 store = 6 instructions a vector, every 6th
+  // cycle: 2 * 5 * 6 * 6 = 360.
+  EXPECT_EQ(estimateReduceCycles(t, 12, 10, 3, ElementType::F32,
+                                 ElementType::F32),
+            360 + fixed);
+  // An f16 result adds a conversion: 7 instructions a vector.
+  EXPECT_EQ(estimateReduceCycles(t, 12, 10, 3, ElementType::F32,
+                                 ElementType::F16),
+            2 * 5 * 7 * 6 + fixed);
+  // 7 rows: the slowest worker has 2.
+  EXPECT_EQ(estimateReduceCycles(t, 7, 10, 3, ElementType::F32,
+                                 ElementType::F32),
+            360 + fixed);
+  // 100 bytes = 13 vectors over 6 workers: 3 each, 2 instructions, 6 apart.
+  EXPECT_EQ(estimateCopyCycles(t, 100), 3 * 2 * 6 + fixed);
+  EXPECT_EQ(estimateCopyCycles(t, 0), 0u);
+}
+
+TEST(KernelsTest, ReduceSumsBlocksAndCopyMoves) {
+  const KernelSpec *reduce = lookupKernel("reduce");
+  ASSERT_NE(reduce, nullptr);
+  // 2 rows of 3 blocks of 3 f32 values, summed into an f16 result (pitch 8).
+  int64_t params[] = {2, 3, 3, 0, 1};
+  ASSERT_FALSE(checkKernelParams(*reduce, params));
+  EXPECT_EQ(kernelOperandBytes(*reduce, params, 0), 2u * 36);
+  EXPECT_EQ(kernelOperandBytes(*reduce, params, 1), 2u * 8);
+  std::vector<float> in(18);
+  for (int i = 0; i < 18; ++i)
+    in[i] = float(i);
+  std::vector<uint8_t> inBytes(72), out(16 + kGuardBytes, kSentinel);
+  std::memcpy(inBytes.data(), in.data(), 72);
+  uint8_t *operands[] = {inBytes.data(), out.data()};
+  executeKernel(*reduce, params, operands);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) {
+      float expected = in[r * 9 + c] + in[r * 9 + 3 + c] + in[r * 9 + 6 + c];
+      EXPECT_EQ(loadElement(ElementType::F16, &out[r * 8 + c * 2]), expected);
+    }
+  // Row padding and guard bytes stay untouched.
+  EXPECT_EQ(out[6], kSentinel);
+  EXPECT_EQ(out[16], kSentinel);
+  int64_t badCount[] = {2, 3, 0, 0, 1};
+  EXPECT_EQ(checkKernelParams(*reduce, badCount),
+            "reduce: parameter 'count' = 0 is not in [1, 2^24)");
+  int64_t badType[] = {2, 3, 3, 2, 1};
+  EXPECT_EQ(checkKernelParams(*reduce, badType),
+            "reduce: parameter 'inType' = 2 is not f32 or f16");
+
+  const KernelSpec *copy = lookupKernel("copy");
+  ASSERT_NE(copy, nullptr);
+  int64_t bytes[] = {5};
+  std::vector<uint8_t> src = {1, 2, 3, 4, 5, 6}, dst(6, 0);
+  uint8_t *copyOperands[] = {src.data(), dst.data()};
+  executeKernel(*copy, bytes, copyOperands);
+  EXPECT_EQ(dst, (std::vector<uint8_t>{1, 2, 3, 4, 5, 0}));
+  int64_t none[] = {0};
+  EXPECT_TRUE(checkKernelParams(*copy, none).has_value());
 }
 
 TEST(KernelsTest, EstimatorMonotonic) {
@@ -378,27 +473,27 @@ TEST(KernelsTest, EstimatorMonotonic) {
   for (ElementType in : kAllTypes) {
     uint64_t previous = 0;
     for (int64_t m = 1; m <= 300; ++m) {
-      uint64_t cycles = estimateGemmCycles(t, in, m, 40, 24);
+      uint64_t cycles = est(t, in, m, 40, 24);
       EXPECT_GT(cycles, previous) << elementTypeName(in) << " m " << m;
       previous = cycles;
     }
     previous = 0;
     for (int64_t k = 1; k <= 200; ++k) {
-      uint64_t cycles = estimateGemmCycles(t, in, 16, k, 24);
+      uint64_t cycles = est(t, in, 16, k, 24);
       EXPECT_GE(cycles, previous) << elementTypeName(in) << " k " << k;
       previous = cycles;
     }
     previous = 0;
     for (int64_t n = 1; n <= 200; ++n) {
-      uint64_t cycles = estimateGemmCycles(t, in, 16, 40, n);
+      uint64_t cycles = est(t, in, 16, 40, n);
       EXPECT_GE(cycles, previous) << elementTypeName(in) << " n " << n;
       previous = cycles;
     }
   }
   // For large blocks the faster AMP modes win.
-  uint64_t f32 = estimateGemmCycles(t, ElementType::F32, 256, 256, 256);
-  uint64_t f16 = estimateGemmCycles(t, ElementType::F16, 256, 256, 256);
-  uint64_t f8 = estimateGemmCycles(t, ElementType::F8E4M3FN, 256, 256, 256);
+  uint64_t f32 = est(t, ElementType::F32, 256, 256, 256);
+  uint64_t f16 = est(t, ElementType::F16, 256, 256, 256);
+  uint64_t f8 = est(t, ElementType::F8E4M3FN, 256, 256, 256);
   EXPECT_GT(f32, f16);
   EXPECT_GT(f16, f8);
 }
@@ -407,10 +502,11 @@ TEST(KernelsTest, KernelEstimateUsesGemmEstimator) {
   TargetModel t = TargetModel::ipu21();
   for (ElementType in : kAllTypes)
     for (ElementType acc : kAccTypes) {
-      int64_t params[] = {37, 100, 45, typeParam(in), typeParam(acc), 1};
+      int64_t params[] = {37, 100, 45, typeParam(in), typeParam(acc), 1, 0};
       EXPECT_EQ(estimateKernelCycles(gemm(), params, t),
-                estimateGemmCycles(t, in, 37, 100, 45));
+                est(t, in, 37, 100, 45, MemoryClass::Standard,
+                    ElementType::F16));
     }
-  int64_t bad[] = {37, 100, 45, 1, 3, 1};
+  int64_t bad[] = {37, 100, 45, 1, 3, 1, 0};
   EXPECT_EQ(estimateKernelCycles(gemm(), bad, t), 0u);
 }

@@ -67,7 +67,8 @@ Package makePackage() {
     matmul.params.insert(matmul.params.end(),
                          {2, 16, 8, int64_t(ElementType::F16),
                           int64_t(ElementType::F32),
-                          int64_t(ElementType::F32)});
+                          int64_t(ElementType::F32),
+                          int64_t(MemoryClass::Interleaved)});
   }
   package.computeSets = {matmul};
 
@@ -512,14 +513,19 @@ TEST(PackageValidate, ComputeSets) {
   expectInvalid([](Package &p) { p.computeSets[0].operandAddress.pop_back(); },
                 {"operandAddress has 11 entries, expected 4 tiles x 3"});
   expectInvalid([](Package &p) { p.computeSets[0].params.push_back(1); },
-                {"params has 25 entries"});
-  expectInvalid([](Package &p) { p.computeSets[0].params[6] = 0; },
+                {"params has 29 entries"});
+  expectInvalid([](Package &p) { p.computeSets[0].params[7] = 0; },
                 {"compute set 'mm.partials' vertex on tile 1: ", "'m'"});
   // rhs is 16 rows of 16 bytes.
   expectInvalid(
       [](Package &p) { p.computeSets[0].operandAddress[3 * 3 + 1] = 0xE7F80; },
       {"compute set 'mm.partials' vertex on tile 3: operand 'rhs' "
        "[0xe7f80, 0xe8080) lies outside tile memory"});
+  // The estimator trusts weightClass: rhs must be where it says.
+  expectInvalid([](Package &p) { p.computeSets[0].params[6] = 0; },
+                {"compute set 'mm.partials' vertex on tile 0: operand 'rhs' "
+                 "[0x80400, 0x80500) is not in standard memory as "
+                 "'weightClass' says"});
 }
 
 TEST(PackageValidate, Phases) {

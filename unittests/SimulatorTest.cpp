@@ -102,7 +102,8 @@ MatmulCase makeMatmulCase() {
                                {c.aAddress, c.bAddress, c.cAddress});
     gemm.params.insert(gemm.params.end(),
                        {kRows[tile], kK, kN, int64_t(ElementType::F16),
-                        int64_t(ElementType::F32), int64_t(ElementType::F32)});
+                        int64_t(ElementType::F32), int64_t(ElementType::F32),
+                        int64_t(MemoryClass::Interleaved)});
     row += rows;
   }
   p.streams = {a, b, out};
@@ -166,7 +167,7 @@ TEST(SimulatorTest, MatmulMatchesReferenceAndCycles) {
   const std::vector<int64_t> &params = c.package.computeSets[0].params;
   for (size_t v = 0; v < 4; ++v)
     compute = std::max(
-        compute, estimateKernelCycles(*gemm, params.data() + v * 6, c.target));
+        compute, estimateKernelCycles(*gemm, params.data() + v * 7, c.target));
   uint64_t exchange =
       horizonOf(c.package.phases[0].schedule, c.target.exchangeLatencyCycles);
   uint64_t sync = 3 * uint64_t(c.target.syncCycles);
@@ -203,7 +204,7 @@ TEST(SimulatorTest, ComputeCostsTheSlowestTile) {
   ASSERT_FALSE(simulate(c.package, c.target, c.inputs, result));
   // Tile 2 has the most rows; its estimate must bound the compute step.
   const KernelSpec *gemm = lookupKernel("gemm");
-  const int64_t *tile2 = c.package.computeSets[0].params.data() + 2 * 6;
+  const int64_t *tile2 = c.package.computeSets[0].params.data() + 2 * 7;
   const int64_t *tile0 = c.package.computeSets[0].params.data();
   EXPECT_EQ(result.computeCycles,
             std::max(estimateKernelCycles(*gemm, tile2, c.target),

@@ -226,6 +226,20 @@ private:
           return where + ": operand '" + std::string(kernel->operandNames[o]) +
                  "' " + rangeString(address, bytes) +
                  " lies outside tile memory";
+        // The estimator trusts the declared memory class of this operand.
+        if (kernel->classOperand == static_cast<int>(o)) {
+          int64_t declared = vertexParams[kernel->classParam];
+          const MemoryRegion &region =
+              target.region(static_cast<MemoryClass>(declared));
+          if (address < region.base || address + bytes > region.end())
+            return where + ": operand '" +
+                   std::string(kernel->operandNames[o]) + "' " +
+                   rangeString(address, bytes) + " is not in " +
+                   std::string(memoryClassName(static_cast<MemoryClass>(declared))) +
+                   " memory as '" +
+                   std::string(kernel->paramNames[kernel->classParam]) +
+                   "' says";
+        }
       }
     }
     return std::nullopt;

@@ -2,20 +2,36 @@
 
 #include "IPU/Planning/GemmPlan.h"
 #include "IPU/Device/Kernels.h"
+#include "IPU/Layout/BlockLayout.h"
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 using namespace ipu;
 
 static uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static uint64_t alignTo4(uint64_t bytes) { return (bytes + 3) / 4 * 4; }
 
+std::string_view ipu::reductionName(Reduction reduction) {
+  return reduction == Reduction::Staged ? "staged" : "complete";
+}
+
+std::optional<Reduction> ipu::parseReduction(std::string_view name) {
+  if (name == "complete")
+    return Reduction::Complete;
+  if (name == "staged")
+    return Reduction::Staged;
+  return std::nullopt;
+}
+
 std::string GemmPlan::str() const {
   std::ostringstream os;
   os << "rows=" << rows << " cols=" << cols << " inner=" << inner
      << " orientation=" << (swapped ? "swapped" : "normal")
-     << " weights=" << memoryClassName(weights);
+     << " weights=" << memoryClassName(weights)
+     << " reduction=" << reductionName(reduction)
+     << " staging=" << (localStaging ? "true" : "false");
   return os.str();
 }
 
@@ -23,7 +39,14 @@ bool GemmPlanConstraints::matches(const GemmPlan &plan) const {
   return (!rows || *rows == plan.rows) && (!cols || *cols == plan.cols) &&
          (!inner || *inner == plan.inner) &&
          (!swapped || *swapped == plan.swapped) &&
-         (!weights || *weights == plan.weights);
+         (!weights || *weights == plan.weights) &&
+         (!reduction || *reduction == plan.reduction) &&
+         (!localStaging || *localStaging == plan.localStaging);
+}
+
+bool GemmPlanConstraints::empty() const {
+  return !rows && !cols && !inner && !swapped && !weights && !reduction &&
+         !localStaging;
 }
 
 std::string GemmPlanConstraints::str() const {
@@ -43,6 +66,10 @@ std::string GemmPlanConstraints::str() const {
     field("orientation", *swapped ? "swapped" : "normal");
   if (weights)
     field("weights", memoryClassName(*weights));
+  if (reduction)
+    field("reduction", reductionName(*reduction));
+  if (localStaging)
+    field("staging", *localStaging ? "true" : "false");
   return os.str();
 }
 
@@ -52,38 +79,165 @@ uint32_t ipu::activationArrivalTiles(const GemmProblem &problem,
       std::min<int64_t>(problem.m, static_cast<int64_t>(target.tiles)));
 }
 
+/// Whether every inner block of K starts on a 32-bit word of an A row, so
+/// the gather moves whole words.
+static bool innerSplitAligned(const GemmProblem &problem, uint32_t inner) {
+  const uint64_t bytes = elementBytes(problem.inType);
+  for (uint32_t p = 1; p < inner; ++p)
+    if (BlockLayout::splitBegin(problem.k, inner, p) * bytes % 4 != 0)
+      return false;
+  return true;
+}
+
+std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
+                                              const GemmProblem &problem,
+                                              const GemmPlan &plan) {
+  if (plan.rows < 1 || plan.cols < 1 || plan.inner < 1)
+    return "partitions must be at least 1";
+  if (plan.rows > problem.m || plan.cols > problem.n || plan.inner > problem.k)
+    return "more partitions than rows, columns or inner elements";
+  if (uint64_t(plan.rows) * plan.cols * plan.inner > target.tiles)
+    return "rows x cols x inner = " +
+           std::to_string(uint64_t(plan.rows) * plan.cols * plan.inner) +
+           " exceeds the " + std::to_string(target.tiles) + " tiles of '" +
+           target.name + "'";
+  if (plan.swapped)
+    return "only orientation=normal is lowered today";
+  if (!innerSplitAligned(problem, plan.inner))
+    return "inner=" + std::to_string(plan.inner) + " cuts " +
+           std::string(elementTypeName(problem.inType)) +
+           " rows of A off 32-bit word boundaries";
+  if (plan.inner > 1 && elementBytes(problem.accType) == 2) {
+    // Partials of f16 sit side by side in the reduction's rows: each block
+    // must be a whole number of 32-bit words.
+    for (uint32_t j = 0; j < plan.cols; ++j)
+      if (BlockLayout::splitSize(problem.n, plan.cols, j) % 2 != 0)
+        return "inner > 1 with f16 partial sums needs even column blocks";
+  }
+  if (plan.inner == 1 && plan.reduction != Reduction::Complete)
+    return "a staged reduction needs inner > 1";
+  if (plan.reduction == Reduction::Staged &&
+      problem.m / plan.rows < static_cast<int64_t>(plan.inner))
+    return "a staged reduction splits each block's " +
+           std::to_string(problem.m / plan.rows) + " rows into " +
+           std::to_string(plan.inner) + " parts";
+  if (plan.localStaging && plan.weights != MemoryClass::Standard)
+    return "local staging copies standard weights to interleaved memory";
+  return std::nullopt;
+}
+
+namespace {
+
+/// The largest block each step touches, as lowered.
+struct PlanShape {
+  uint64_t blockRows, blockCols, blockInner; ///< Largest m_i, n_j, k_p.
+  uint64_t subRows;        ///< Largest staged sub-block (inner > 1).
+  ElementType partialType; ///< What the GEMM writes.
+};
+
+PlanShape shapeOf(const GemmProblem &problem, const GemmPlan &plan) {
+  PlanShape shape;
+  shape.blockRows = ceilDiv(problem.m, plan.rows);
+  shape.blockCols = ceilDiv(problem.n, plan.cols);
+  shape.blockInner = ceilDiv(problem.k, plan.inner);
+  shape.subRows = ceilDiv(shape.blockRows, plan.inner);
+  shape.partialType = plan.inner > 1 ? problem.accType : problem.outType;
+  return shape;
+}
+
+GemmCostShape gemmShape(const GemmProblem &problem, const PlanShape &shape,
+                        MemoryClass weightClass) {
+  GemmCostShape gemm;
+  gemm.m = static_cast<int64_t>(shape.blockRows);
+  gemm.k = static_cast<int64_t>(shape.blockInner);
+  gemm.n = static_cast<int64_t>(shape.blockCols);
+  gemm.inType = problem.inType;
+  gemm.outType = shape.partialType;
+  gemm.weightClass = weightClass;
+  return gemm;
+}
+
+uint32_t syncCount(const GemmPlan &plan) {
+  // Before the gather, before the reduction exchange, before streaming out.
+  return plan.inner > 1 ? 3 : 2;
+}
+
+/// A lower bound on the total of every variant of a partition: its GEMM at
+/// the fastest weight load, its syncs and one exchange latency.
+uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &problem,
+                             const GemmPlan &partition) {
+  PlanShape shape = shapeOf(problem, partition);
+  return estimateGemmCycles(target, gemmShape(problem, shape,
+                                              MemoryClass::Interleaved)) +
+         uint64_t(syncCount(partition)) * target.syncCycles +
+         target.exchangeLatencyCycles;
+}
+
+} // namespace
+
 GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem,
                            const GemmPlan &plan) {
   GemmCost cost;
+  const PlanShape shape = shapeOf(problem, plan);
   const uint64_t inBytes = elementBytes(problem.inType);
+  const uint64_t accBytes = elementBytes(problem.accType);
   const uint64_t outBytes = elementBytes(problem.outType);
-  const uint64_t blockRows = ceilDiv(problem.m, plan.rows);
-  const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
-  const uint64_t lhsPitch = alignTo4(problem.k * inBytes);
+  const uint64_t rowPitchK = alignTo4(problem.k * inBytes);
   const uint32_t arrivalTiles = activationArrivalTiles(problem, target);
   const uint64_t arrivalRows = ceilDiv(problem.m, arrivalTiles);
+  const uint64_t gatheredPitch = alignTo4(shape.blockInner * inBytes);
+  const uint64_t weightBytes = shape.blockInner * alignTo4(shape.blockCols * inBytes);
+  const uint64_t latency = target.exchangeLatencyCycles;
 
-  // Gather: each arrival tile sends its rows once (a broadcast along the
-  // block row); each plan tile receives its whole block row of A.
-  uint64_t sendWords = arrivalRows * lhsPitch / 4;
-  uint64_t receiveWords = blockRows * lhsPitch / 4;
-  cost.exchangeCycles =
-      std::max(sendWords, receiveWords) + target.exchangeLatencyCycles;
-  cost.computeCycles = estimateGemmCycles(target, problem.inType, blockRows,
-                                          problem.k, blockCols);
-  // A sync before the gather and one before results stream out.
-  cost.syncCycles = 2ull * target.syncCycles;
-  cost.totalCycles = cost.exchangeCycles + cost.computeCycles + cost.syncCycles;
+  // Gather: each arrival tile sends each of its rows once (segments
+  // broadcast along the block row); each plan tile receives its block.
+  uint64_t gatherWords = std::max(arrivalRows * rowPitchK / 4,
+                                  shape.blockRows * gatheredPitch / 4);
+  cost.exchangeCycles = gatherWords + latency;
+
+  // Local staging copies the weight block to interleaved memory first.
+  MemoryClass ampWeights = plan.localStaging ? MemoryClass::Interleaved : plan.weights;
+  if (plan.localStaging)
+    cost.computeCycles += estimateCopyCycles(target, weightBytes);
+  cost.computeCycles +=
+      estimateGemmCycles(target, gemmShape(problem, shape, ampWeights));
+
+  // Liveness as lowered, per step, on the most loaded tile.
+  const uint64_t arrival = arrivalRows * rowPitchK;
+  const uint64_t gathered = shape.blockRows * gatheredPitch;
+  uint64_t standardPeak = arrival + gathered;
+  if (plan.inner == 1) {
+    uint64_t result = shape.blockRows * alignTo4(shape.blockCols * outBytes);
+    standardPeak = std::max(standardPeak, gathered + result);
+  } else {
+    const uint64_t partial = shape.blockRows * alignTo4(shape.blockCols * accBytes);
+    const uint64_t reduceRows =
+        plan.reduction == Reduction::Complete ? shape.blockRows : shape.subRows;
+    const uint64_t reduceIn =
+        reduceRows * alignTo4(plan.inner * shape.blockCols * accBytes);
+    const uint64_t result = reduceRows * alignTo4(shape.blockCols * outBytes);
+    standardPeak = std::max({standardPeak, gathered + partial, partial + reduceIn,
+                             reduceIn + result});
+    // Every tile sends its partial once; the reducing tile receives a
+    // reduceIn block.
+    uint64_t reduceWords =
+        std::max(shape.blockRows * alignTo4(shape.blockCols * accBytes) / 4,
+                 reduceIn / 4);
+    cost.exchangeCycles += reduceWords + latency;
+    cost.reductionCycles =
+        estimateReduceCycles(target, static_cast<int64_t>(reduceRows),
+                             static_cast<int64_t>(shape.blockCols), plan.inner,
+                             problem.accType, problem.outType);
+  }
+  cost.syncCycles = uint64_t(syncCount(plan)) * target.syncCycles;
+  cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
+                     cost.reductionCycles + cost.syncCycles;
   cost.activeTiles = plan.tiles();
 
-  // Liveness as lowered: arrival A until the gather, gathered A until the
-  // compute set, C from the compute set on; weights always.
-  uint64_t arrival = arrivalRows * lhsPitch;
-  uint64_t gathered = blockRows * lhsPitch;
-  uint64_t result = blockRows * alignTo4(blockCols * outBytes);
-  uint64_t weights = problem.k * alignTo4(blockCols * inBytes);
-  cost.peakBytes[0] = std::max(arrival + gathered, gathered + result);
-  cost.peakBytes[static_cast<int>(plan.weights)] += weights;
+  cost.peakBytes[0] = standardPeak;
+  cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
+  if (plan.localStaging)
+    cost.peakBytes[static_cast<int>(MemoryClass::Interleaved)] += weightBytes;
   return cost;
 }
 
@@ -95,19 +249,35 @@ bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost) {
 /// Strict weak order: cheaper first, then fewer tiles, then by fields, so the
 /// choice never depends on enumeration order or threads.
 static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
-  if (a.cost.totalCycles != b.cost.totalCycles)
-    return a.cost.totalCycles < b.cost.totalCycles;
-  if (a.plan.tiles() != b.plan.tiles())
-    return a.plan.tiles() < b.plan.tiles();
-  if (a.plan.rows != b.plan.rows)
-    return a.plan.rows < b.plan.rows;
-  if (a.plan.cols != b.plan.cols)
-    return a.plan.cols < b.plan.cols;
-  return a.plan.weights < b.plan.weights;
+  auto key = [](const GemmPlanChoice &c) {
+    return std::make_tuple(c.cost.totalCycles, c.plan.tiles(), c.plan.rows,
+                           c.plan.cols, c.plan.inner, c.plan.weights,
+                           c.plan.reduction, c.plan.localStaging);
+  };
+  return key(a) < key(b);
 }
 
-/// Explains why a constraint selects nothing, naming the first field that
-/// alone matches no plan of the space.
+/// Every variant of a partition that can be lowered.
+static std::vector<GemmPlan> variantsOf(const GemmPlan &partition) {
+  std::vector<GemmPlan> variants;
+  for (MemoryClass weights : {MemoryClass::Standard, MemoryClass::Interleaved})
+    for (Reduction reduction : {Reduction::Complete, Reduction::Staged})
+      for (bool staging : {false, true}) {
+        if (partition.inner == 1 && reduction == Reduction::Staged)
+          continue;
+        if (staging && weights != MemoryClass::Standard)
+          continue;
+        GemmPlan plan = partition;
+        plan.weights = weights;
+        plan.reduction = reduction;
+        plan.localStaging = staging;
+        variants.push_back(plan);
+      }
+  return variants;
+}
+
+/// Explains why a constraint selects nothing, naming the field that alone
+/// matches no plan of the space, or the combination.
 static std::string explainNoMatch(const TargetModel &target,
                                   const GemmProblem &problem,
                                   const GemmPlanConstraints &constraints) {
@@ -115,18 +285,21 @@ static std::string explainNoMatch(const TargetModel &target,
   uint64_t maxCols = std::min<uint64_t>(problem.n, target.tiles);
   std::ostringstream os;
   os << "no plan matches constraint '" << constraints.str() << "'";
+  GemmPlan probe;
+  if (constraints.rows) probe.rows = *constraints.rows;
+  if (constraints.cols) probe.cols = *constraints.cols;
+  if (constraints.inner) probe.inner = *constraints.inner;
+  if (constraints.swapped) probe.swapped = *constraints.swapped;
+  if (constraints.weights) probe.weights = *constraints.weights;
+  if (constraints.reduction) probe.reduction = *constraints.reduction;
+  if (constraints.localStaging) probe.localStaging = *constraints.localStaging;
   if (constraints.rows && (*constraints.rows < 1 || *constraints.rows > maxRows))
     os << ": rows must be in [1, " << maxRows << "]";
   else if (constraints.cols &&
            (*constraints.cols < 1 || *constraints.cols > maxCols))
     os << ": cols must be in [1, " << maxCols << "]";
-  else if (constraints.inner && *constraints.inner != 1)
-    os << ": only inner=1 is lowered today";
-  else if (constraints.swapped && *constraints.swapped)
-    os << ": only orientation=normal is lowered today";
-  else if (constraints.rows && constraints.cols)
-    os << ": rows x cols = " << uint64_t(*constraints.rows) * *constraints.cols
-       << " exceeds the " << target.tiles << " tiles of '" << target.name << "'";
+  else if (std::optional<std::string> why = checkGemmPlan(target, problem, probe))
+    os << ": " << *why;
   return os.str();
 }
 
@@ -137,39 +310,84 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   search = GemmPlanSearch();
   if (problem.m < 1 || problem.k < 1 || problem.n < 1)
     return "matmul dimensions must be positive";
-  std::vector<GemmPlanChoice> fitting;
-  GemmPlanChoice smallest; // Least memory among matching plans.
-  uint64_t smallestBytes = UINT64_MAX;
+  const size_t keep = std::max(finalistCount, 1u);
+
+  // Every partition, with the lower bound shared by its variants.
+  struct Partition {
+    GemmPlan plan;
+    uint64_t bound;
+    std::vector<GemmPlan> matching;
+  };
+  std::vector<Partition> partitions;
   const uint64_t maxRows = std::min<uint64_t>(problem.m, target.tiles);
   for (uint32_t rows = 1; rows <= maxRows; ++rows) {
     uint64_t maxCols = std::min<uint64_t>(problem.n, target.tiles / rows);
     for (uint32_t cols = 1; cols <= maxCols; ++cols) {
-      for (MemoryClass weights :
-           {MemoryClass::Standard, MemoryClass::Interleaved}) {
-        ++search.candidates;
-        GemmPlan plan;
-        plan.rows = rows;
-        plan.cols = cols;
-        plan.weights = weights;
-        if (!constraints.matches(plan))
-          continue;
-        ++search.matching;
-        GemmCost cost = costGemmPlan(target, problem, plan);
-        uint64_t bytes = cost.peakBytes[0] + cost.peakBytes[1];
-        if (bytes < smallestBytes) {
-          smallestBytes = bytes;
-          smallest = {plan, cost};
+      uint64_t maxInner =
+          std::min<uint64_t>(problem.k, target.tiles / (uint64_t(rows) * cols));
+      for (uint32_t inner = 1; inner <= maxInner; ++inner) {
+        Partition partition;
+        partition.plan.rows = rows;
+        partition.plan.cols = cols;
+        partition.plan.inner = inner;
+        for (const GemmPlan &plan : variantsOf(partition.plan)) {
+          if (checkGemmPlan(target, problem, plan))
+            continue;
+          ++search.candidates;
+          if (constraints.matches(plan))
+            partition.matching.push_back(plan);
         }
-        if (!fitsMemory(target, cost))
+        if (partition.matching.empty())
           continue;
-        ++search.fitting;
-        fitting.push_back({plan, cost});
+        search.matching += partition.matching.size();
+        partition.bound = partitionLowerBound(target, problem, partition.plan);
+        partitions.push_back(std::move(partition));
       }
     }
   }
   if (search.matching == 0)
     return explainNoMatch(target, problem, constraints);
-  if (fitting.empty()) {
+
+  // Best-first by lower bound: once the finalists are full and a bound
+  // exceeds the worst of them, no later partition can enter.
+  std::sort(partitions.begin(), partitions.end(),
+            [](const Partition &a, const Partition &b) {
+              return std::make_tuple(a.bound, a.plan.rows, a.plan.cols,
+                                     a.plan.inner) <
+                     std::make_tuple(b.bound, b.plan.rows, b.plan.cols,
+                                     b.plan.inner);
+            });
+  std::vector<GemmPlanChoice> finalists;
+  GemmPlanChoice smallest;
+  uint64_t smallestBytes = UINT64_MAX;
+  for (const Partition &partition : partitions) {
+    if (finalists.size() == keep &&
+        partition.bound > finalists.back().cost.totalCycles) {
+      search.pruned += partition.matching.size();
+      continue;
+    }
+    for (const GemmPlan &plan : partition.matching) {
+      ++search.costed;
+      GemmPlanChoice choice{plan, costGemmPlan(target, problem, plan)};
+      uint64_t bytes = choice.cost.peakBytes[0] + choice.cost.peakBytes[1];
+      if (bytes < smallestBytes) {
+        smallestBytes = bytes;
+        smallest = choice;
+      }
+      if (!fitsMemory(target, choice.cost))
+        continue;
+      ++search.fitting;
+      auto at = std::upper_bound(finalists.begin(), finalists.end(), choice, better);
+      if (finalists.size() < keep || at != finalists.end()) {
+        finalists.insert(at, choice);
+        if (finalists.size() > keep)
+          finalists.pop_back();
+      }
+    }
+  }
+  if (finalists.empty()) {
+    // Nothing was pruned (pruning needs finalists), so `smallest` saw every
+    // matching plan.
     std::ostringstream os;
     os << "no plan fits tile memory: the smallest (" << smallest.plan.str()
        << ") needs " << smallest.cost.peakBytes[0] << " standard and "
@@ -180,10 +398,6 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
        << " interleaved bytes";
     return os.str();
   }
-  size_t keep = std::min<size_t>(std::max(finalistCount, 1u), fitting.size());
-  std::partial_sort(fitting.begin(), fitting.begin() + keep, fitting.end(),
-                    better);
-  fitting.resize(keep);
-  search.finalists = std::move(fitting);
+  search.finalists = std::move(finalists);
   return std::nullopt;
 }

@@ -24,40 +24,110 @@ using ::ipu::BlockLayout;
 
 namespace {
 
-/// The layouts one matmul plan wants for its operands and result.
+/// The layouts one matmul plan wants. Tile p * rows * cols + i * cols + j
+/// holds row block i, inner block p and column block j.
 struct PlanLayouts {
-  BlockLayout lhs, rhs, out;
+  BlockLayout lhs, rhs;
+  /// With inner > 1: the partial sums, as a [M, inner * N] tensor whose
+  /// column block j holds the inner partials of C's column block j side by
+  /// side; `partials` is where the GEMMs write them, `gathered` where the
+  /// reduction reads them.
+  BlockLayout partials, gathered;
+  BlockLayout out;
 };
 
 PlanLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan) {
   auto lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
   auto outType = op.getResult().getType();
-  uint32_t rows = plan.getRows(), cols = plan.getCols();
+  const uint32_t rows = plan.getRows(), cols = plan.getCols();
+  const uint32_t inner = plan.getInner();
+  const int64_t plane = int64_t(rows) * cols; // Tiles per inner block.
+  const int64_t m = lhsType.getDimSize(0), n = rhsType.getDimSize(1);
   PlanLayouts layouts;
-  // A: block row i on tiles i * cols + j for every j (a replica per column).
-  layouts.lhs.rows = lhsType.getDimSize(0);
+  // A: block (i, p) on tiles p * plane + i * cols + j for every j.
+  layouts.lhs.rows = m;
   layouts.lhs.cols = lhsType.getDimSize(1);
   layouts.lhs.type = *ipu_tile::toElementType(lhsType.getElementType());
   layouts.lhs.gridRows = rows;
+  layouts.lhs.gridCols = inner;
   layouts.lhs.tileRowStride = cols;
+  layouts.lhs.tileColStride = plane;
   layouts.lhs.replicas = cols;
   layouts.lhs.replicaStride = 1;
-  // B: block column j on tiles i * cols + j for every i.
+  // B: block (p, j) on tiles p * plane + i * cols + j for every i.
   layouts.rhs.rows = rhsType.getDimSize(0);
-  layouts.rhs.cols = rhsType.getDimSize(1);
-  layouts.rhs.type = *ipu_tile::toElementType(rhsType.getElementType());
+  layouts.rhs.cols = n;
+  layouts.rhs.type = layouts.lhs.type;
+  layouts.rhs.gridRows = inner;
   layouts.rhs.gridCols = cols;
+  layouts.rhs.tileRowStride = plane;
   layouts.rhs.tileColStride = 1;
   layouts.rhs.replicas = rows;
   layouts.rhs.replicaStride = cols;
   // C: block (i, j) on tile i * cols + j.
-  layouts.out.rows = outType.getDimSize(0);
-  layouts.out.cols = outType.getDimSize(1);
-  layouts.out.type = *ipu_tile::toElementType(outType.getElementType());
-  layouts.out.gridRows = rows;
-  layouts.out.gridCols = cols;
-  layouts.out.tileRowStride = cols;
-  layouts.out.tileColStride = 1;
+  BlockLayout &out = layouts.out;
+  out.rows = m;
+  out.cols = n;
+  out.type = *ipu_tile::toElementType(outType.getElementType());
+  out.gridRows = rows;
+  out.gridCols = cols;
+  out.tileRowStride = cols;
+  out.tileColStride = 1;
+  if (inner == 1)
+    return layouts;
+
+  const ::ipu::ElementType accType =
+      *ipu_tile::toElementType(op.getAccumulatorType());
+  auto colBegin = [&](uint32_t j) { return BlockLayout::splitBegin(n, cols, j); };
+  auto colSize = [&](uint32_t j) { return BlockLayout::splitSize(n, cols, j); };
+  BlockLayout &partials = layouts.partials;
+  partials.rows = m;
+  partials.cols = int64_t(inner) * n;
+  partials.type = accType;
+  partials.gridRows = rows;
+  partials.gridCols = cols * inner;
+  for (uint32_t j = 0; j < cols; ++j)
+    for (uint32_t p = 0; p < inner; ++p)
+      partials.colSplits.push_back(inner * colBegin(j) + p * colSize(j));
+  partials.colSplits.push_back(partials.cols);
+  for (uint32_t i = 0; i < rows; ++i)
+    for (uint32_t j = 0; j < cols; ++j)
+      for (uint32_t p = 0; p < inner; ++p)
+        partials.tileMap.push_back(p * plane + i * cols + j);
+
+  BlockLayout &gathered = layouts.gathered;
+  gathered.rows = m;
+  gathered.cols = partials.cols;
+  gathered.type = accType;
+  gathered.gridCols = cols;
+  for (uint32_t j = 0; j <= cols; ++j)
+    gathered.colSplits.push_back(inner * colBegin(j));
+  if (plan.getReduction() == "complete") {
+    // Every partial of block (i, j) goes to the tile of p = 0.
+    gathered.gridRows = rows;
+    gathered.tileRowStride = cols;
+    gathered.tileColStride = 1;
+    return layouts;
+  }
+  // Staged: the rows of block (i, j) are split again over its inner tiles;
+  // tile p sums the partials of sub-block p and keeps that part of C.
+  gathered.gridRows = rows * inner;
+  for (uint32_t i = 0; i < rows; ++i) {
+    int64_t begin = BlockLayout::splitBegin(m, rows, i);
+    int64_t size = BlockLayout::splitSize(m, rows, i);
+    for (uint32_t p = 0; p < inner; ++p)
+      gathered.rowSplits.push_back(begin + BlockLayout::splitBegin(size, inner, p));
+  }
+  gathered.rowSplits.push_back(m);
+  for (uint32_t i = 0; i < rows; ++i)
+    for (uint32_t p = 0; p < inner; ++p)
+      for (uint32_t j = 0; j < cols; ++j)
+        gathered.tileMap.push_back(p * plane + i * cols + j);
+  out.gridRows = rows * inner;
+  out.tileRowStride = 0;
+  out.tileColStride = 0;
+  out.rowSplits = gathered.rowSplits;
+  out.tileMap = gathered.tileMap;
   return layouts;
 }
 
@@ -88,6 +158,14 @@ private:
                                   const BlockLayout &layout,
                                   ::ipu::MemoryClass memoryClass);
   LogicalResult lowerMatmul(ipu_gemm::MatmulOp op, unsigned index);
+  ipu_tile::ComputeSetOp createComputeSet(Location loc, StringRef name,
+                                          StringRef kernel,
+                                          ArrayRef<ipu_tile::BufferOp> operands,
+                                          ArrayRef<int32_t> tiles,
+                                          ArrayRef<int64_t> params);
+  /// A sync, then one exchange phase running `copies`.
+  void createPhase(Location loc, StringRef name,
+                   ArrayRef<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> copies);
   /// The buffer holding `value` in `layout`, adding a copy into a new buffer
   /// named `name` to `copies` when the current buffer's layout differs.
   ipu_tile::BufferOp bufferIn(Value value, const BlockLayout &layout,
@@ -135,55 +213,135 @@ ipu_tile::BufferOp FunctionLowering::bufferIn(
   return moved;
 }
 
+/// One vertex per block of `layout` (first replica), with the parameters
+/// `paramsOf(i, j)` gives.
+template <typename ParamsFn>
+static void collectVertices(const BlockLayout &layout, SmallVectorImpl<int32_t> &tiles,
+                            SmallVectorImpl<int64_t> &params, ParamsFn paramsOf) {
+  for (uint32_t i = 0; i < layout.gridRows; ++i)
+    for (uint32_t j = 0; j < layout.gridCols; ++j) {
+      tiles.push_back(static_cast<int32_t>(layout.tileOf(i, j, 0)));
+      paramsOf(i, j, params);
+    }
+}
+
+ipu_tile::ComputeSetOp FunctionLowering::createComputeSet(
+    Location loc, StringRef name, StringRef kernel,
+    ArrayRef<ipu_tile::BufferOp> operands, ArrayRef<int32_t> tiles,
+    ArrayRef<int64_t> params) {
+  SmallVector<Attribute> refs;
+  for (ipu_tile::BufferOp buffer : operands)
+    refs.push_back(FlatSymbolRefAttr::get(buffer.getSymNameAttr()));
+  return ipu_tile::ComputeSetOp::create(
+      builder, loc, builder.getStringAttr(name), builder.getStringAttr(kernel),
+      builder.getArrayAttr(refs), builder.getDenseI32ArrayAttr(tiles),
+      builder.getDenseI64ArrayAttr(params));
+}
+
+void FunctionLowering::createPhase(
+    Location loc, StringRef name,
+    ArrayRef<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> copies) {
+  ipu_exchange::SyncOp::create(builder, loc);
+  auto phase = ipu_exchange::PhaseOp::create(builder, loc, name);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&phase.getBody().front());
+  for (auto [from, to] : copies)
+    ipu_exchange::CopyOp::create(builder, loc, from.getSymName(), to.getSymName());
+}
+
 LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned index) {
   ipu_gemm::PlanAttr plan = op.getPlanAttr();
   if (!plan)
     return op.emitError("matmul has no plan: run --ipu-plan-gemm first");
-  if (plan.getInner() != 1 || plan.getOrientation() != "normal")
+  if (plan.getOrientation() != "normal")
     return op.emitError("plan ")
-           << plan << " is not lowered yet: only inner = 1 and normal "
-           << "orientation are";
+           << plan << " is not lowered yet: only normal orientation is";
+  Location loc = op.getLoc();
   PlanLayouts layouts = planLayouts(op, plan);
   std::string prefix = "mm" + std::to_string(index);
+  const uint32_t inner = plan.getInner();
+  auto outType = op.getResult().getType();
+
   SmallVector<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> copies;
   ipu_tile::BufferOp lhs = bufferIn(op.getLhs(), layouts.lhs, prefix + ".lhs", copies);
   ipu_tile::BufferOp rhs = bufferIn(op.getRhs(), layouts.rhs, prefix + ".rhs", copies);
-  if (!copies.empty()) {
-    ipu_exchange::SyncOp::create(builder, op.getLoc());
-    auto phase = ipu_exchange::PhaseOp::create(builder, op.getLoc(), prefix + ".gather");
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToEnd(&phase.getBody().front());
-    for (auto [from, to] : copies)
-      ipu_exchange::CopyOp::create(builder, op.getLoc(), from.getSymName(),
-                                           to.getSymName());
-  }
-  auto outType = op.getResult().getType();
-  ipu_tile::BufferOp out =
-      createBuffer(prefix + ".out", outType.getElementType(), outType.getShape(),
-                   layouts.out, ::ipu::MemoryClass::Standard);
-  bufferOf[op.getResult()] = out;
+  if (!copies.empty())
+    createPhase(loc, prefix + ".gather", copies);
 
-  // One gemm vertex per tile of the plan, on its blocks.
-  const ::ipu::BlockLayout &c = layouts.out;
-  int64_t k = op.getLhs().getType().getDimSize(1);
-  int64_t inType = static_cast<int64_t>(layouts.lhs.type);
-  int64_t accType =
+  // Local staging: the AMP reads a copy of the weights in interleaved memory.
+  ipu_tile::BufferOp weights = rhs;
+  if (plan.getStaging()) {
+    auto rhsType = op.getRhs().getType();
+    weights = createBuffer(prefix + ".rhs.staged", rhsType.getElementType(),
+                           rhsType.getShape(), layouts.rhs,
+                           ::ipu::MemoryClass::Interleaved);
+    // Replicas hold the same block: copy on every tile that has one.
+    SmallVector<int32_t> allTiles;
+    SmallVector<int64_t> allParams;
+    for (uint32_t p = 0; p < layouts.rhs.gridRows; ++p)
+      for (uint32_t j = 0; j < layouts.rhs.gridCols; ++j)
+        for (uint32_t r = 0; r < layouts.rhs.replicas; ++r) {
+          allTiles.push_back(static_cast<int32_t>(layouts.rhs.tileOf(p, j, r)));
+          allParams.push_back(layouts.rhs.blockBytes(p, j));
+        }
+    createComputeSet(loc, prefix + ".stage", "copy", {rhs, weights}, allTiles,
+                     allParams);
+  }
+
+  // The GEMM partials: one vertex per (i, j, p).
+  const BlockLayout &partialLayout = inner > 1 ? layouts.partials : layouts.out;
+  Type partialElement =
+      inner > 1 ? op.getAccumulatorType() : outType.getElementType();
+  ipu_tile::BufferOp partial =
+      createBuffer(prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
+                   {partialLayout.rows, partialLayout.cols}, partialLayout,
+                   ::ipu::MemoryClass::Standard);
+  const int64_t inCode = static_cast<int64_t>(layouts.lhs.type);
+  const int64_t accCode =
       static_cast<int64_t>(*ipu_tile::toElementType(op.getAccumulatorType()));
-  int64_t outCode = static_cast<int64_t>(c.type);
+  const int64_t partialCode = static_cast<int64_t>(partialLayout.type);
+  const int64_t weightClass = static_cast<int64_t>(
+      *::ipu::parseMemoryClass(weights.getMemoryClass().str()));
   SmallVector<int32_t> tiles;
   SmallVector<int64_t> params;
-  for (uint32_t i = 0; i < c.gridRows; ++i)
-    for (uint32_t j = 0; j < c.gridCols; ++j) {
-      tiles.push_back(static_cast<int32_t>(c.tileOf(i, j, 0)));
-      params.append({c.blockRows(i), k, c.blockCols(j), inType, accType, outCode});
-    }
-  SmallVector<Attribute> operands = {
-      FlatSymbolRefAttr::get(lhs.getSymNameAttr()),
-      FlatSymbolRefAttr::get(rhs.getSymNameAttr()),
-      FlatSymbolRefAttr::get(out.getSymNameAttr())};
-  ipu_tile::ComputeSetOp::create(builder, op.getLoc(), prefix + ".partials", "gemm", builder.getArrayAttr(operands),
-      builder.getDenseI32ArrayAttr(tiles), builder.getDenseI64ArrayAttr(params));
-  flops += 2 * op.getLhs().getType().getDimSize(0) * k * outType.getDimSize(1);
+  const uint32_t rows = plan.getRows(), cols = plan.getCols();
+  for (uint32_t p = 0; p < inner; ++p)
+    for (uint32_t i = 0; i < rows; ++i)
+      for (uint32_t j = 0; j < cols; ++j) {
+        tiles.push_back(static_cast<int32_t>(layouts.lhs.tileOf(i, p, j)));
+        params.append({layouts.lhs.blockRows(i), layouts.lhs.blockCols(p),
+                       layouts.rhs.blockCols(j), inCode, accCode, partialCode,
+                       weightClass});
+      }
+  createComputeSet(loc, prefix + ".partials", "gemm", {lhs, weights, partial},
+                   tiles, params);
+
+  ipu_tile::BufferOp result = partial;
+  if (inner > 1) {
+    // Reduce: gather every partial of a (sub-)block onto its reducing tile,
+    // then sum.
+    ipu_tile::BufferOp gathered =
+        createBuffer(prefix + ".gathered", partialElement,
+                     {layouts.gathered.rows, layouts.gathered.cols},
+                     layouts.gathered, ::ipu::MemoryClass::Standard);
+    createPhase(loc, prefix + ".reduce", {{partial, gathered}});
+    result = createBuffer(prefix + ".out", outType.getElementType(),
+                          outType.getShape(), layouts.out,
+                          ::ipu::MemoryClass::Standard);
+    const int64_t outCode = static_cast<int64_t>(layouts.out.type);
+    SmallVector<int32_t> reduceTiles;
+    SmallVector<int64_t> reduceParams;
+    collectVertices(layouts.out, reduceTiles, reduceParams,
+                    [&](uint32_t i, uint32_t j, SmallVectorImpl<int64_t> &out) {
+                      out.append({layouts.out.blockRows(i), layouts.out.blockCols(j),
+                                  int64_t(inner), accCode, outCode});
+                    });
+    createComputeSet(loc, prefix + ".sum", "reduce", {gathered, result},
+                     reduceTiles, reduceParams);
+  }
+  bufferOf[op.getResult()] = result;
+  flops += 2 * op.getLhs().getType().getDimSize(0) *
+           op.getLhs().getType().getDimSize(1) * outType.getDimSize(1);
   estimatedCycles += plan.getCycles();
   return success();
 }

@@ -17,8 +17,7 @@ using namespace mlir;
 
 /// Constraints from the op's attribute, narrowed by the pass options.
 static FailureOr<::ipu::GemmPlanConstraints>
-collectConstraints(ipu_gemm::MatmulOp op, int64_t rows, int64_t cols,
-                   StringRef weights) {
+collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &options) {
   ::ipu::GemmPlanConstraints constraints;
   if (ipu_gemm::ConstraintsAttr attr = op.getConstraintsAttr()) {
     if (attr.getRows())
@@ -31,17 +30,25 @@ collectConstraints(ipu_gemm::MatmulOp op, int64_t rows, int64_t cols,
       constraints.swapped = attr.getOrientation() == "swapped";
     if (!attr.getWeights().empty())
       constraints.weights = ::ipu::parseMemoryClass(attr.getWeights().str());
+    if (!attr.getReduction().empty())
+      constraints.reduction = ::ipu::parseReduction(attr.getReduction().str());
+    if (attr.getStaging())
+      constraints.localStaging = *attr.getStaging();
   }
-  if (rows > 0)
-    constraints.rows = rows;
-  if (cols > 0)
-    constraints.cols = cols;
-  if (!weights.empty()) {
-    constraints.weights = ::ipu::parseMemoryClass(weights.str());
-    if (!constraints.weights)
-      return op.emitError("pass option weights='")
-             << weights << "' is not standard or interleaved";
-  }
+  if (options.rows)
+    constraints.rows = options.rows;
+  if (options.cols)
+    constraints.cols = options.cols;
+  if (options.inner)
+    constraints.inner = options.inner;
+  if (options.swapped)
+    constraints.swapped = options.swapped;
+  if (options.weights)
+    constraints.weights = options.weights;
+  if (options.reduction)
+    constraints.reduction = options.reduction;
+  if (options.localStaging)
+    constraints.localStaging = options.localStaging;
   return constraints;
 }
 
@@ -64,6 +71,10 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     if (failed(target))
       return signalPassFailure();
 
+    FailureOr<::ipu::GemmPlanConstraints> options = parseOptions(module);
+    if (failed(options))
+      return signalPassFailure();
+
     std::vector<Job> jobs;
     bool failedAny = false;
     module.walk([&](ipu_gemm::MatmulOp op) {
@@ -78,7 +89,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.problem.outType =
           *ipu_tile::toElementType(op.getResult().getType().getElementType());
       FailureOr<::ipu::GemmPlanConstraints> constraints =
-          collectConstraints(op, rows, cols, weights);
+          collectConstraints(op, *options);
       if (failed(constraints)) {
         failedAny = true;
         return;
@@ -113,31 +124,72 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.op.setPlanAttr(ipu_gemm::PlanAttr::get(
           &getContext(), best.plan.rows, best.plan.cols, best.plan.inner,
           best.plan.swapped ? "swapped" : "normal",
-          ::ipu::memoryClassName(best.plan.weights), best.cost.totalCycles));
+          ::ipu::memoryClassName(best.plan.weights),
+          ::ipu::reductionName(best.plan.reduction), best.plan.localStaging,
+          best.cost.totalCycles));
     }
     if (failedAny)
       signalPassFailure();
   }
 
+  /// The pass options as constraints; a malformed value is an error naming
+  /// the option.
+  FailureOr<::ipu::GemmPlanConstraints> parseOptions(ModuleOp module) {
+    ::ipu::GemmPlanConstraints options;
+    auto bad = [&](StringRef option, StringRef value, StringRef expected) {
+      return module.emitError("pass option ")
+             << option << "='" << value << "' is not " << expected;
+    };
+    if (rows > 0)
+      options.rows = rows;
+    if (cols > 0)
+      options.cols = cols;
+    if (inner > 0)
+      options.inner = inner;
+    if (!orientation.empty()) {
+      if (orientation != "normal" && orientation != "swapped")
+        return bad("orientation", orientation, "normal or swapped");
+      options.swapped = orientation == "swapped";
+    }
+    if (!weights.empty()) {
+      options.weights = ::ipu::parseMemoryClass(weights);
+      if (!options.weights)
+        return bad("weights", weights, "standard or interleaved");
+    }
+    if (!reduction.empty()) {
+      options.reduction = ::ipu::parseReduction(reduction);
+      if (!options.reduction)
+        return bad("reduction", reduction, "complete or staged");
+    }
+    if (!staging.empty()) {
+      if (staging != "true" && staging != "false")
+        return bad("staging", staging, "true or false");
+      options.localStaging = staging == "true";
+    }
+    return options;
+  }
+
   void report(size_t index, Job &job, const ::ipu::TargetModel &target) {
     const ::ipu::GemmPlanSearch &search = job.search;
     std::string constraintText =
-        job.constraints.str().empty() ? "none" : job.constraints.str();
+        job.constraints.empty() ? "none" : job.constraints.str();
     ::ipu::logInfo(llvm::formatv(
         "ipu-plan-gemm: searched gemm plans operation={0} shape={1}x{2}x{3} "
-        "candidates={4} matchingPlans={5} fittingPlans={6} constraint=\"{7}\" "
-        "seconds={8:F4}",
+        "candidates={4} matchingPlans={5} costedPlans={6} prunedPlans={7} "
+        "fittingPlans={8} constraint=\"{9}\" seconds={10:F4}",
         index, job.problem.m, job.problem.k, job.problem.n, search.candidates,
-        search.matching, search.fitting, constraintText, job.seconds));
+        search.matching, search.costed, search.pruned, search.fitting,
+        constraintText, job.seconds));
     for (auto [rank, choice] : llvm::enumerate(search.finalists)) {
       std::string line = llvm::formatv(
           "finalist={0} {1} estimatedCycles={2} computeCycles={3} "
-          "exchangeCycles={4} syncCycles={5} peakStandardBytes={6} "
-          "peakInterleavedBytes={7} activeTiles={8}",
+          "exchangeCycles={4} reductionCycles={5} syncCycles={6} "
+          "peakStandardBytes={7} peakInterleavedBytes={8} activeTiles={9}",
           rank, choice.plan.str(), choice.cost.totalCycles,
           choice.cost.computeCycles, choice.cost.exchangeCycles,
-          choice.cost.syncCycles, choice.cost.peakBytes[0],
-          choice.cost.peakBytes[1], choice.cost.activeTiles);
+          choice.cost.reductionCycles, choice.cost.syncCycles,
+          choice.cost.peakBytes[0], choice.cost.peakBytes[1],
+          choice.cost.activeTiles);
       ::ipu::logInfo("ipu-plan-gemm: retained gemm plan finalist operation=" +
                      std::to_string(index) + " " + line);
       job.op.emitRemark() << line;
@@ -145,8 +197,9 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     const ::ipu::GemmPlanChoice &best = search.finalists.front();
     job.op.emitRemark() << "chose plan " << best.plan.str() << " of "
                         << search.matching << " matching plans ("
-                        << search.fitting << " fit memory, "
-                        << search.candidates << " in the space) on '"
+                        << search.candidates << " in the space, "
+                        << search.pruned << " pruned by the lower bound, "
+                        << search.fitting << " of the costed fit memory) on '"
                         << target.name << "': estimated " << best.cost.totalCycles
                         << " cycles";
   }

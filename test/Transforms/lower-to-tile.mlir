@@ -15,12 +15,12 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-NEXT: ipu_exchange.phase @mm0.gather {
   // CHECK-NEXT:   ipu_exchange.copy @arg0 to @mm0.lhs
   // CHECK-NEXT: }
-  // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @arg1, @mm0.out] tiles [0, 1, 2, 3] params [4, 16, 4, 1, 0, 0, 4, 16, 4, 1, 0, 0, 4, 16, 4, 1, 0, 0, 4, 16, 4, 1, 0, 0]
+  // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @arg1, @mm0.out] tiles [0, 1, 2, 3] params [4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1]
   // CHECK-NEXT: ipu_exchange.sync
   // CHECK-NEXT: ipu_exchange.stream_out @mm0.out to 0
   // CHECK-NOT: func.func
   func.func @mm(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
-    %c = ipu_gemm.matmul %a, %b {acc_type = f32, plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", cycles = 100>}
+    %c = ipu_gemm.matmul %a, %b {acc_type = f32, plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 100>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
@@ -37,9 +37,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK: ipu_tile.compute_set @mm1.partials kernel "gemm" operands [@mm1.lhs, @arg2, @mm1.out] tiles [0, 1, 2, 3]
   // CHECK: ipu_exchange.stream_out @mm1.out to 0
   func.func @chain(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %d: tensor<8x4xf32>) -> tensor<8x4xf32> {
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "standard", cycles = 10>}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
         : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
-    %e = ipu_gemm.matmul %c, %d {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", cycles = 10>}
+    %e = ipu_gemm.matmul %c, %d {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
         : tensor<8x8xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
     return %e : tensor<8x4xf32>
   }
@@ -57,10 +57,54 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // -----
 
+// Inner partitions with a complete reduction and local weight staging: the
+// partial sums of block i sit side by side in the gathered buffer of tile i,
+// which sums them.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
-  func.func @inner(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
-    // expected-error @+1 {{is not lowered yet: only inner = 1 and normal orientation are}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 2, orientation = "normal", weights = "standard", cycles = 10>}
+  // CHECK-LABEL: ipu_tile.program @complete
+  // CHECK: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
+  // CHECK: ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [1, 2], replicas = 1, replica_stride = 0>> in "standard"
+  // CHECK: ipu_tile.buffer @mm0.rhs.staged : tensor<16x8xf16, {{.*}}> in "interleaved"
+  // CHECK: ipu_tile.buffer @mm0.psums : tensor<8x16xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, col_splits = [0, 8, 16], tile_map = [0, 2, 1, 3]>> in "standard"
+  // CHECK: ipu_tile.buffer @mm0.gathered : tensor<8x16xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, col_splits = [0, 16]>> in "standard"
+  // CHECK: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+  // CHECK: ipu_exchange.phase @mm0.gather
+  // CHECK: ipu_tile.compute_set @mm0.stage kernel "copy" operands [@arg1, @mm0.rhs.staged] tiles [0, 1, 2, 3] params [128, 128, 128, 128]
+  // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @mm0.rhs.staged, @mm0.psums] tiles [0, 1, 2, 3] params [4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1]
+  // CHECK-NEXT: ipu_exchange.sync
+  // CHECK-NEXT: ipu_exchange.phase @mm0.reduce {
+  // CHECK-NEXT:   ipu_exchange.copy @mm0.psums to @mm0.gathered
+  // CHECK-NEXT: }
+  // CHECK-NEXT: ipu_tile.compute_set @mm0.sum kernel "reduce" operands [@mm0.gathered, @mm0.out] tiles [0, 1] params [4, 8, 2, 0, 0, 4, 8, 2, 0, 0]
+  func.func @complete(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = "normal", weights = "standard", reduction = "complete", staging = true, cycles = 100>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// A staged reduction splits each block's rows again over its inner tiles:
+// every tile sums one share and keeps that part of C.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // CHECK-LABEL: ipu_tile.program @staged
+  // CHECK: ipu_tile.buffer @mm0.gathered : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 4, 6, 8], col_splits = [0, 16], tile_map = [0, 2, 1, 3]>> in "standard"
+  // CHECK: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 4, 6, 8], tile_map = [0, 2, 1, 3]>> in "standard"
+  // CHECK: ipu_tile.compute_set @mm0.sum kernel "reduce" operands [@mm0.gathered, @mm0.out] tiles [0, 2, 1, 3] params [2, 8, 2, 0, 0, 2, 8, 2, 0, 0, 2, 8, 2, 0, 0, 2, 8, 2, 0, 0]
+  func.func @staged(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = "normal", weights = "interleaved", reduction = "staged", staging = false, cycles = 100>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @swapped(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+    // expected-error @+1 {{is not lowered yet: only normal orientation is}}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }

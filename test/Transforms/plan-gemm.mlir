@@ -1,13 +1,14 @@
 // RUN: ipu-opt %s -split-input-file -ipu-plan-gemm="finalists=2" -verify-diagnostics | FileCheck %s
 
-// Finalists are reported best first, then the choice.
+// Finalists are reported best first, then the choice and how much of the
+// space the lower bound pruned.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   // CHECK-LABEL: func.func @choose
-  // CHECK: ipu_gemm.matmul {{.*}}plan = #ipu_gemm.plan<rows = 8, cols = 2, inner = 1, orientation = "normal", weights = "standard", cycles = 2550>
+  // CHECK: ipu_gemm.matmul {{.*}}plan = #ipu_gemm.plan<rows = 8, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 2742>
   func.func @choose(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
-    // expected-remark @+3 {{finalist=0 rows=8 cols=2 inner=1 orientation=normal weights=standard estimatedCycles=2550 computeCycles=1450 exchangeCycles=800 syncCycles=300}}
-    // expected-remark @+2 {{finalist=1 rows=8 cols=2 inner=1 orientation=normal weights=interleaved estimatedCycles=2550}}
-    // expected-remark @+1 {{chose plan rows=8 cols=2 inner=1 orientation=normal weights=standard of 100 matching plans (100 fit memory, 100 in the space) on 'ipu21-16': estimated 2550 cycles}}
+    // expected-remark @+3 {{finalist=0 rows=8 cols=2 inner=1 orientation=normal weights=interleaved reduction=complete staging=false estimatedCycles=2742 computeCycles=1642 exchangeCycles=800 reductionCycles=0 syncCycles=300 peakStandardBytes=4608 peakInterleavedBytes=8192 activeTiles=16}}
+    // expected-remark @+2 {{finalist=1 rows=16 cols=1 inner=1 orientation=normal weights=interleaved reduction=complete staging=false estimatedCycles=2870}}
+    // expected-remark-re @+1 {{chose plan rows=8 cols=2 inner=1 orientation=normal weights=interleaved reduction=complete staging=false of 342 matching plans (342 in the space, {{[1-9][0-9]*}} pruned by the lower bound, {{[0-9]+}} of the costed fit memory) on 'ipu21-16': estimated 2742 cycles}}
     %c = ipu_gemm.matmul %a, %b : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
   }
@@ -18,11 +19,11 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
 // A constraint selects the plan; the rest of the space is filtered out.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   // CHECK-LABEL: func.func @constrained
-  // CHECK: plan = #ipu_gemm.plan<rows = 2, cols = 8, inner = 1, orientation = "normal", weights = "interleaved"
+  // CHECK: plan = #ipu_gemm.plan<rows = 2, cols = 4, inner = 2, orientation = "normal", weights = "standard", reduction = "staged", staging = true
   func.func @constrained(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
-    // expected-remark @+2 {{finalist=0 rows=2 cols=8 inner=1 orientation=normal weights=interleaved}}
-    // expected-remark @+1 {{chose plan rows=2 cols=8 inner=1 orientation=normal weights=interleaved of 1 matching plans}}
-    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<rows = 2, cols = 8, weights = "interleaved">}
+    // expected-remark @+2 {{finalist=0 rows=2 cols=4 inner=2 orientation=normal weights=standard reduction=staged staging=true}}
+    // expected-remark @+1 {{chose plan rows=2 cols=4 inner=2 orientation=normal weights=standard reduction=staged staging=true of 1 matching plans}}
+    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<rows = 2, cols = 4, inner = 2, reduction = "staged", staging = true>}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
   }
@@ -32,7 +33,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   func.func @infeasible(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
-    // expected-error @+1 {{cannot plan 96x128x64 matmul on 'ipu21-16': no plan matches constraint 'rows=8 cols=4': rows x cols = 32 exceeds the 16 tiles of 'ipu21-16'}}
+    // expected-error @+1 {{cannot plan 96x128x64 matmul on 'ipu21-16': no plan matches constraint 'rows=8 cols=4': rows x cols x inner = 32 exceeds the 16 tiles of 'ipu21-16'}}
     %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<rows = 8, cols = 4>}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
@@ -42,9 +43,20 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
 // -----
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
-  func.func @not_lowered(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
-    // expected-error @+1 {{no plan matches constraint 'inner=2': only inner=1 is lowered today}}
-    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<inner = 2>}
+  func.func @misaligned(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    // expected-error @+1 {{no plan matches constraint 'inner=3': inner=3 cuts f16 rows of A off 32-bit word boundaries}}
+    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<inner = 3>}
+        : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    return %c : tensor<96x64xf32>
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
+  func.func @swapped(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    // expected-error @+1 {{no plan matches constraint 'orientation=swapped': only orientation=normal is lowered today}}
+    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<orientation = "swapped">}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
   }

@@ -1,14 +1,22 @@
 //===- GemmPlan.h - Partition plans for one matmul and their cost --------===//
 //
-// A plan cuts C[M x N] = A[M x K] x B[K x N] into a rows x cols grid of
-// blocks, block (i, j) on tile i * cols + j. Weights B are resident in the
-// plan's layout; activations A arrive split by rows over the tiles and are
-// gathered (broadcast along each block row) in one exchange phase.
+// A plan cuts C[M x N] = A[M x K] x B[K x N] over rows x cols x inner tiles:
+// tile p * rows * cols + i * cols + j computes the partial product of row
+// block i of A, inner block p of K and column block j of B. Weights B are
+// resident in the plan's layout (block (p, j) on every tile of column block j
+// and inner block p), in the plan's memory class; with local staging they
+// stay in standard memory and are copied to an interleaved scratch before the
+// AMP reads them. Activations A arrive split by rows over min(M, tiles)
+// tiles and are gathered into the plan's layout in one exchange phase (each
+// row segment broadcast along its block row). With inner > 1 the partial
+// sums are reduced: completely (every partial of block (i, j) goes to the
+// tile of p = 0, which sums them) or staged (the rows of block (i, j) are
+// split over its `inner` tiles and each sums its share).
 //
 // The cost model mirrors what --ipu-lower-to-tile emits and what the
-// simulator charges: one sync and the gather phase (its endpoint bound plus
-// latency), then the slowest tile's GEMM estimate. The most loaded tile
-// decides, never the average.
+// simulator charges, step by step: syncs, each exchange phase at its
+// endpoint bound plus latency, each compute set at its slowest tile's
+// kernel estimate. The most loaded tile decides, never the average.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +29,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ipu {
@@ -32,12 +41,19 @@ struct GemmProblem {
   ElementType outType = ElementType::F32;
 };
 
+enum class Reduction : uint8_t { Complete = 0, Staged = 1 };
+std::string_view reductionName(Reduction reduction);
+std::optional<Reduction> parseReduction(std::string_view name);
+
 struct GemmPlan {
   uint32_t rows = 1, cols = 1, inner = 1;
   bool swapped = false;
   MemoryClass weights = MemoryClass::Standard;
+  Reduction reduction = Reduction::Complete; ///< Only with inner > 1.
+  bool localStaging = false; ///< Only with standard weights.
   uint32_t tiles() const { return rows * cols * inner; }
-  /// "rows=4 cols=4 inner=1 orientation=normal weights=standard".
+  /// "rows=4 cols=4 inner=1 orientation=normal weights=standard
+  /// reduction=complete staging=false".
   std::string str() const;
 };
 
@@ -45,22 +61,33 @@ struct GemmPlanConstraints {
   std::optional<uint32_t> rows, cols, inner;
   std::optional<bool> swapped;
   std::optional<MemoryClass> weights;
+  std::optional<Reduction> reduction;
+  std::optional<bool> localStaging;
   bool matches(const GemmPlan &plan) const;
+  bool empty() const;
   std::string str() const;
 };
 
 struct GemmCost {
-  uint64_t computeCycles = 0;
-  uint64_t exchangeCycles = 0; ///< Gather phase, latency included.
+  uint64_t computeCycles = 0;   ///< GEMM compute set (and staging copy).
+  uint64_t exchangeCycles = 0;  ///< Every phase, latency included.
+  uint64_t reductionCycles = 0; ///< Reduce compute set.
   uint64_t syncCycles = 0;
   uint64_t totalCycles = 0;
   uint64_t peakBytes[2] = {0, 0}; ///< Per memory class, worst tile.
   uint32_t activeTiles = 0;
 };
 
-/// The layout activations arrive in: rows split over min(M, tiles) tiles.
+/// Tiles activations arrive on: rows split over min(M, tiles) tiles.
 uint32_t activationArrivalTiles(const GemmProblem &problem,
                                 const TargetModel &target);
+
+/// Why `plan` cannot be lowered for `problem` on `target` (partitions out of
+/// range, inner boundaries not on 32-bit words, staged reduction with fewer
+/// rows than inner parts, ...), or nothing when it can.
+std::optional<std::string> checkGemmPlan(const TargetModel &target,
+                                         const GemmProblem &problem,
+                                         const GemmPlan &plan);
 
 GemmCost costGemmPlan(const TargetModel &target, const GemmProblem &problem,
                       const GemmPlan &plan);
@@ -73,16 +100,22 @@ struct GemmPlanChoice {
 };
 
 struct GemmPlanSearch {
-  uint64_t candidates = 0; ///< Plans in the space.
-  uint64_t matching = 0;   ///< Plans that satisfy the constraints.
-  uint64_t fitting = 0;    ///< Matching plans that fit memory.
+  uint64_t candidates = 0; ///< Plans in the space that can be lowered.
+  uint64_t matching = 0;   ///< Of those, plans that satisfy the constraints.
+  uint64_t costed = 0;     ///< Matching plans whose full cost was computed.
+  uint64_t pruned = 0;     ///< Matching plans skipped by the lower bound.
+  uint64_t fitting = 0;    ///< Costed plans that fit memory.
   std::vector<GemmPlanChoice> finalists; ///< Best first, fitting only.
 };
 
-/// Enumerates the plans lowered today (normal orientation, inner = 1, both
-/// weight classes), keeps the best `finalistCount` that match and fit.
-/// Fails with a message naming the constraint when none matches, or with the
-/// bytes per tile the smallest plan needs when none fits.
+/// Searches the plan space (normal orientation; every rows x cols x inner
+/// split that fits the tiles; both weight classes; both reductions; local
+/// staging), keeping the best `finalistCount` plans that match and fit.
+/// Partitions whose compute-only lower bound cannot beat the current
+/// finalists are skipped without costing them. Fails with a message naming
+/// the constraint when none matches, or with the bytes per tile the smallest
+/// plan needs when none fits. The result does not depend on threads or
+/// evaluation order.
 std::optional<std::string> searchGemmPlans(const TargetModel &target,
                                            const GemmProblem &problem,
                                            const GemmPlanConstraints &constraints,

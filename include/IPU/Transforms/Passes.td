@@ -42,8 +42,15 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
            "How many best plans to keep and report">,
     Option<"rows", "rows", "int64_t", "0", "Constrain row partitions (0: any)">,
     Option<"cols", "cols", "int64_t", "0", "Constrain column partitions (0: any)">,
+    Option<"inner", "inner", "int64_t", "0", "Constrain inner partitions (0: any)">,
+    Option<"orientation", "orientation", "std::string", "\"\"",
+           "Constrain the orientation (normal, swapped)">,
     Option<"weights", "weights", "std::string", "\"\"",
            "Constrain the weight memory class (standard, interleaved)">,
+    Option<"reduction", "reduction", "std::string", "\"\"",
+           "Constrain the reduction of inner partitions (complete, staged)">,
+    Option<"staging", "staging", "std::string", "\"\"",
+           "Constrain local weight staging (true, false)">,
   ];
 }
 

@@ -2,6 +2,7 @@
 
 #include "IPU/Dialect/Gemm/IR/Gemm.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Planning/GemmPlan.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -52,16 +53,32 @@ static LogicalResult checkPartitions(function_ref<InFlightDiagnostic()> emitErro
   return emitError() << field << " partitions must be at least 1, got " << value;
 }
 
+static LogicalResult checkReduction(function_ref<InFlightDiagnostic()> emitError,
+                                    StringRef reduction) {
+  if (::ipu::parseReduction(reduction.str()))
+    return success();
+  return emitError() << "reduction '" << reduction
+                     << "' is not \"complete\" or \"staged\"";
+}
+
 LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t rows, int64_t cols, int64_t inner,
                                StringRef orientation, StringRef weights,
+                               StringRef reduction, bool staging,
                                int64_t cycles) {
   if (failed(checkPartitions(emitError, "row", rows)) ||
       failed(checkPartitions(emitError, "column", cols)) ||
       failed(checkPartitions(emitError, "inner", inner)) ||
       failed(checkOrientation(emitError, orientation)) ||
-      failed(checkWeights(emitError, weights)))
+      failed(checkWeights(emitError, weights)) ||
+      failed(checkReduction(emitError, reduction)))
     return failure();
+  if (inner == 1 && reduction != "complete")
+    return emitError() << "a staged reduction needs inner > 1";
+  if (staging && weights != "standard")
+    return emitError() << "staging copies standard weights to interleaved "
+                          "memory; weights are '"
+                       << weights << "'";
   if (cycles < 0)
     return emitError() << "estimated cycles must not be negative, got " << cycles;
   return success();
@@ -71,7 +88,9 @@ LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitErr
                                       std::optional<int64_t> rows,
                                       std::optional<int64_t> cols,
                                       std::optional<int64_t> inner,
-                                      StringRef orientation, StringRef weights) {
+                                      StringRef orientation, StringRef weights,
+                                      StringRef reduction,
+                                      std::optional<bool> staging) {
   if ((rows && failed(checkPartitions(emitError, "row", *rows))) ||
       (cols && failed(checkPartitions(emitError, "column", *cols))) ||
       (inner && failed(checkPartitions(emitError, "inner", *inner))))
@@ -79,6 +98,8 @@ LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitErr
   if (!orientation.empty() && failed(checkOrientation(emitError, orientation)))
     return failure();
   if (!weights.empty() && failed(checkWeights(emitError, weights)))
+    return failure();
+  if (!reduction.empty() && failed(checkReduction(emitError, reduction)))
     return failure();
   return success();
 }

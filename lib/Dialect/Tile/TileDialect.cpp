@@ -320,8 +320,19 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
         return emitOpError("vertex on tile ")
                << tile << ": operand '" << kernel->operandNames[operandIndex]
                << "' buffer " << ref << " has no block on that tile";
-      uint64_t need = ::ipu::kernelOperandBytes(
-          *kernel, getParams().data() + index * paramCount, operandIndex);
+      const int64_t *params = getParams().data() + index * paramCount;
+      if (kernel->classOperand == static_cast<int>(operandIndex)) {
+        int64_t wanted = params[kernel->classParam];
+        auto actual = ::ipu::parseMemoryClass(buffer.getMemoryClass().str());
+        if (actual && static_cast<int64_t>(*actual) != wanted)
+          return emitOpError("vertex on tile ")
+                 << tile << ": parameter '"
+                 << kernel->paramNames[kernel->classParam] << "' = " << wanted
+                 << " but operand '" << kernel->operandNames[operandIndex]
+                 << "' buffer " << ref << " is in " << buffer.getMemoryClass()
+                 << " memory";
+      }
+      uint64_t need = ::ipu::kernelOperandBytes(*kernel, params, operandIndex);
       if (need > layout->maxBlockBytes())
         return emitOpError("vertex on tile ")
                << tile << ": operand '" << kernel->operandNames[operandIndex]

@@ -80,9 +80,15 @@ mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
 LayoutAttr mlir::ipu_tile::toLayoutAttr(MLIRContext *context,
                                         const ::ipu::BlockLayout &layout) {
   int64_t grid[] = {layout.gridRows, layout.gridCols};
-  int64_t strides[] = {layout.tileRowStride, layout.tileColStride};
+  // A stride over a dimension of one block never applies: print it as 0 so
+  // that equal layouts have equal attributes.
+  int64_t strides[] = {layout.gridRows > 1 ? layout.tileRowStride : 0,
+                       layout.gridCols > 1 ? layout.tileColStride : 0};
+  int64_t replicaStride = layout.replicas > 1 ? layout.replicaStride : 0;
+  if (!layout.tileMap.empty())
+    strides[0] = strides[1] = replicaStride = 0;
   SmallVector<int64_t> tileMap(layout.tileMap.begin(), layout.tileMap.end());
   return LayoutAttr::get(context, grid, layout.tileBase, strides,
-                         layout.replicas, layout.replicaStride,
-                         layout.rowSplits, layout.colSplits, tileMap);
+                         layout.replicas, replicaStride, layout.rowSplits,
+                         layout.colSplits, tileMap);
 }

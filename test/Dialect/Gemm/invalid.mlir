@@ -58,7 +58,7 @@ func.func @dynamic(%a: tensor<?x16xf16>, %b: tensor<16x8xf16>) -> tensor<?x8xf32
 
 func.func @plan_too_many_rows(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   // expected-error @+1 {{plan splits 8 rows into 9 parts}}
-  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 9, cols = 1, inner = 1, orientation = "normal", weights = "standard", cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 9, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
 
@@ -66,7 +66,7 @@ func.func @plan_too_many_rows(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> ten
 
 func.func @plan_too_many_cols(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   // expected-error @+1 {{plan splits 8 columns into 9 parts}}
-  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 9, inner = 1, orientation = "normal", weights = "standard", cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 9, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
 
@@ -74,7 +74,7 @@ func.func @plan_too_many_cols(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> ten
 
 func.func @plan_too_many_inner(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   // expected-error @+1 {{plan splits the inner dimension 16 into 17 parts}}
-  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 17, orientation = "normal", weights = "standard", cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 17, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
 
@@ -83,7 +83,7 @@ func.func @plan_too_many_inner(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> te
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   func.func @plan_too_many_tiles(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-error @+1 {{plan needs 6 tiles, target 'ipu21-4' has 4}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 3, inner = 1, orientation = "normal", weights = "standard", cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 3, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
 }
@@ -91,22 +91,22 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // -----
 
 // expected-error @+1 {{row partitions must be at least 1, got 0}}
-func.func private @zero_rows() attributes {p = #ipu_gemm.plan<rows = 0, cols = 1, inner = 1, orientation = "normal", weights = "standard", cycles = 0>}
+func.func private @zero_rows() attributes {p = #ipu_gemm.plan<rows = 0, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
 
 // -----
 
 // expected-error @+1 {{orientation 'sideways' is not "normal" or "swapped"}}
-func.func private @orientation() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "sideways", weights = "standard", cycles = 0>}
+func.func private @orientation() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "sideways", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
 
 // -----
 
 // expected-error @+1 {{weight memory class 'fast' is not "standard" or "interleaved"}}
-func.func private @weights() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "fast", cycles = 0>}
+func.func private @weights() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "fast", reduction = "complete", staging = false, cycles = 0>}
 
 // -----
 
 // expected-error @+1 {{estimated cycles must not be negative, got -1}}
-func.func private @cycles() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", cycles = -1>}
+func.func private @cycles() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = -1>}
 
 // -----
 
@@ -122,3 +122,23 @@ func.func private @constraint_orientation() attributes {p = #ipu_gemm.constraint
 
 // expected-error @+1 {{weight memory class 'l2' is not "standard" or "interleaved"}}
 func.func private @constraint_weights() attributes {p = #ipu_gemm.constraints<weights = "l2">}
+
+// -----
+
+// expected-error @+1 {{reduction 'tree' is not "complete" or "staged"}}
+func.func private @reduction() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 2, orientation = "normal", weights = "standard", reduction = "tree", staging = false, cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{a staged reduction needs inner > 1}}
+func.func private @staged_inner() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "staged", staging = false, cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{staging copies standard weights to interleaved memory; weights are 'interleaved'}}
+func.func private @staging_class() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = true, cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{reduction 'sum' is not "complete" or "staged"}}
+func.func private @constraint_reduction() attributes {p = #ipu_gemm.constraints<reduction = "sum">}

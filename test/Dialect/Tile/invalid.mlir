@@ -113,7 +113,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
     // expected-error @+1 {{kernel 'gemm' takes 3 operands, got 1}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a] tiles [0] params [8, 4, 4, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a] tiles [0] params [8, 4, 4, 0, 0, 0, 0]
   }
 }
 
@@ -122,8 +122,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    // expected-error @+1 {{expected 12 params (2 tiles x 6), got 6}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 1] params [8, 4, 4, 0, 0, 0]
+    // expected-error @+1 {{expected 14 params (2 tiles x 7), got 7}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 1] params [8, 4, 4, 0, 0, 0, 0]
   }
 }
 
@@ -133,7 +133,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
     // expected-error @+1 {{tile 4 is outside the target}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [4] params [8, 4, 4, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [4] params [8, 4, 4, 0, 0, 0, 0]
   }
 }
 
@@ -143,7 +143,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
     // expected-error @+1 {{tile 0 has two vertices}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 0] params [8, 4, 4, 0, 0, 0, 8, 4, 4, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 0] params [8, 4, 4, 0, 0, 0, 0, 8, 4, 4, 0, 0, 0, 0]
   }
 }
 
@@ -153,7 +153,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
     // expected-error @+1 {{vertex on tile 0: gemm: parameter 'accType' = 2 is not f32 or f16}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 2, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 2, 0, 0]
   }
 }
 
@@ -163,7 +163,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
     // expected-error @+1 {{vertex on tile 0: operand 'lhs' spans 512 bytes, buffer @a holds 128}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 16, 4, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 16, 4, 0, 0, 0, 0]
   }
 }
 
@@ -173,7 +173,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
     // expected-error @+1 {{vertex on tile 1: operand 'lhs' buffer @a has no block on that tile}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [1] params [8, 4, 4, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [1] params [8, 4, 4, 0, 0, 0, 0]
   }
 }
 
@@ -182,7 +182,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{operand @missing is not an ipu_tile.buffer}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@missing, @missing, @missing] tiles [0] params [8, 4, 4, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@missing, @missing, @missing] tiles [0] params [8, 4, 4, 0, 0, 0, 0]
   }
 }
 
@@ -238,5 +238,15 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{layout does not fit target 'ipu21-4': block (1, 0) replica 0 and block (0, 0) replica 0 share tile 2}}
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, tile_map = [2, 2]>> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 0: parameter 'weightClass' = 1 but operand 'rhs' buffer @a is in standard memory}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 0, 0, 1]
   }
 }

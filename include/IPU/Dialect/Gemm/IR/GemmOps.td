@@ -35,25 +35,32 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
   let summary = "How one matmul is cut across tiles";
   let description = [{
     A partition plan for `C[M x N] = A[M x K] x B[K x N]`: the rows of A and
-    C are split into `rows` balanced parts and the columns of B and C into
-    `cols` parts; tile `i * cols + j` computes block (i, j). `inner` splits K
-    (only 1 is lowered today). `orientation` is `"normal"` or `"swapped"`
-    (operands exchanged, only normal is lowered today). The weights B are
-    resident in tile memory of class `weights` (`"standard"` or
-    `"interleaved"`), in the layout this plan wants. `cycles` is the
-    planner's estimate for the whole matmul, kept so that it can be compared
-    with simulated cycles.
+    C are split into `rows` balanced parts, the columns of B and C into
+    `cols` parts and K into `inner` parts; tile
+    `p * rows * cols + i * cols + j` computes the partial product of row
+    block i, inner block p and column block j. `orientation` is `"normal"`
+    or `"swapped"` (operands exchanged; only normal is lowered today). The
+    weights B are resident in tile memory of class `weights` (`"standard"`
+    or `"interleaved"`) in the layout this plan wants; with `staging` they
+    are copied to an interleaved scratch before the AMP reads them. With
+    `inner` > 1 the partial sums are reduced `"complete"` (on the tile of
+    p = 0) or `"staged"` (each of the `inner` tiles sums a share of the
+    block's rows). `cycles` is the planner's estimate for the whole matmul,
+    kept so that it can be compared with simulated cycles.
 
     Example:
 
     ```mlir
-    #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = "normal",
-                   weights = "interleaved", cycles = 2911>
+    #ipu_gemm.plan<rows = 4, cols = 2, inner = 2, orientation = "normal",
+                   weights = "interleaved", reduction = "staged",
+                   staging = false, cycles = 2911>
     ```
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$inner,
                         StringRefParameter<"normal or swapped">:$orientation,
                         StringRefParameter<"standard or interleaved">:$weights,
+                        StringRefParameter<"complete or staged">:$reduction,
+                        "bool":$staging,
                         "int64_t":$cycles);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -69,14 +76,16 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
     Example:
 
     ```mlir
-    #ipu_gemm.constraints<rows = 4, weights = "standard">
+    #ipu_gemm.constraints<rows = 4, inner = 2, reduction = "staged">
     ```
   }];
   let parameters = (ins OptionalParameter<"std::optional<int64_t>">:$rows,
                         OptionalParameter<"std::optional<int64_t>">:$cols,
                         OptionalParameter<"std::optional<int64_t>">:$inner,
                         StringRefParameter<"normal or swapped", "\"\"">:$orientation,
-                        StringRefParameter<"standard or interleaved", "\"\"">:$weights);
+                        StringRefParameter<"standard or interleaved", "\"\"">:$weights,
+                        StringRefParameter<"complete or staged", "\"\"">:$reduction,
+                        OptionalParameter<"std::optional<bool>">:$staging);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -1,0 +1,46 @@
+//===- KernelImpls.h - Private entry points of every kernel -------------===//
+//
+// Kernels.cpp dispatches by kernel name; each kernel's code lives in its own
+// file behind these declarations. Not part of the public Kernels.h contract.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_DEVICE_KERNELIMPLS_H
+#define IPU_DEVICE_KERNELIMPLS_H
+
+#include "IPU/Device/Kernels.h"
+
+namespace ipu::detail {
+
+/// Indices of the gemm kernel's parameters and operands.
+enum GemmParam : unsigned {
+  GemmM,
+  GemmK,
+  GemmN,
+  GemmIn,
+  GemmAcc,
+  GemmOut,
+  GemmWeightClass
+};
+enum GemmOperand : unsigned { GemmLhs, GemmRhs, GemmOutput };
+
+std::optional<std::string> checkGemmParams(const int64_t *params);
+uint64_t gemmOperandBytes(const int64_t *params, unsigned operand);
+void executeGemm(const int64_t *params, uint8_t *const *operands);
+
+/// reduce: out[m x n] = sum over `count` blocks of in[m x (count * n)].
+enum ReduceParam : unsigned { ReduceM, ReduceN, ReduceCount, ReduceIn, ReduceOut };
+enum ReduceOperand : unsigned { ReduceInput, ReduceOutput };
+std::optional<std::string> checkReduceParams(const int64_t *params);
+uint64_t reduceOperandBytes(const int64_t *params, unsigned operand);
+uint64_t estimateReduceCycles(const int64_t *params, const TargetModel &target);
+void executeReduce(const int64_t *params, uint8_t *const *operands);
+
+/// copy: dst[0, bytes) = src[0, bytes).
+enum CopyParam : unsigned { CopyBytes };
+std::optional<std::string> checkCopyParams(const int64_t *params);
+uint64_t estimateCopyCycles(const int64_t *params, const TargetModel &target);
+
+} // namespace ipu::detail
+
+#endif // IPU_DEVICE_KERNELIMPLS_H

@@ -1,0 +1,144 @@
+//===- Reduce.cpp - Sums of partial blocks, and plain copies --------------===//
+//
+// reduce: each row of `in` holds `count` blocks of n elements side by side
+// (rows padded to 4 bytes); out[r][c] = sum over b of in[r][b * n + c],
+// accumulated in f32 and stored as outType. This finishes a matmul whose
+// inner dimension was split over tiles.
+//
+// copy: moves `bytes` from src to dst (local weight staging).
+//
+// Estimators follow shared/machine-model.md for worker kernels: 64-bit
+// vectors (2 x f32, 4 x f16), rows divided over the workers, and each worker
+// issues one instruction every `workersPerTile` cycles, so the slowest
+// worker's instruction count times that interleave decides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelImpls.h"
+
+#include "IPU/Support/ElementType.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace ipu {
+namespace detail {
+
+namespace {
+
+constexpr int64_t kMaxExtent = int64_t(1) << 24;
+
+uint64_t rowPitch(int64_t elements, ElementType type) {
+  uint64_t bytes = static_cast<uint64_t>(elements) * elementBytes(type);
+  return (bytes + 3) & ~uint64_t(3);
+}
+
+std::string prefix(const char *kernel, const char *name, int64_t value) {
+  return std::string(kernel) + ": parameter '" + name +
+         "' = " + std::to_string(value) + " is ";
+}
+
+uint64_t workerFixedCycles(const TargetModel &target) {
+  return target.vertexSetupCycles +
+         static_cast<uint64_t>(target.workersPerTile) * target.workerDispatchCycles;
+}
+
+} // namespace
+
+std::optional<std::string> checkReduceParams(const int64_t *params) {
+  static const char *const names[] = {"m", "n", "count"};
+  for (unsigned i = ReduceM; i <= ReduceCount; ++i)
+    if (params[i] < 1 || params[i] >= kMaxExtent)
+      return prefix("reduce", names[i], params[i]) + "not in [1, 2^24)";
+  static const char *const typeNames[] = {"inType", "outType"};
+  for (unsigned i = ReduceIn; i <= ReduceOut; ++i)
+    if (params[i] != static_cast<int64_t>(ElementType::F32) &&
+        params[i] != static_cast<int64_t>(ElementType::F16))
+      return prefix("reduce", typeNames[i - ReduceIn], params[i]) +
+             "not f32 or f16";
+  return std::nullopt;
+}
+
+uint64_t reduceOperandBytes(const int64_t *params, unsigned operand) {
+  int64_t m = params[ReduceM], n = params[ReduceN], count = params[ReduceCount];
+  if (operand == ReduceInput)
+    return static_cast<uint64_t>(m) *
+           rowPitch(n * count, static_cast<ElementType>(params[ReduceIn]));
+  if (operand == ReduceOutput)
+    return static_cast<uint64_t>(m) *
+           rowPitch(n, static_cast<ElementType>(params[ReduceOut]));
+  return 0;
+}
+
+uint64_t estimateReduceCycles(const int64_t *params, const TargetModel &target) {
+  return ipu::estimateReduceCycles(
+      target, params[ReduceM], params[ReduceN], params[ReduceCount],
+      static_cast<ElementType>(params[ReduceIn]),
+      static_cast<ElementType>(params[ReduceOut]));
+}
+
+void executeReduce(const int64_t *params, uint8_t *const *operands) {
+  const int64_t m = params[ReduceM], n = params[ReduceN];
+  const int64_t count = params[ReduceCount];
+  const auto inType = static_cast<ElementType>(params[ReduceIn]);
+  const auto outType = static_cast<ElementType>(params[ReduceOut]);
+  const uint64_t inPitch = rowPitch(n * count, inType);
+  const uint64_t outPitch = rowPitch(n, outType);
+  const unsigned inBytes = elementBytes(inType), outBytes = elementBytes(outType);
+  thread_local std::vector<float> sum;
+  sum.resize(static_cast<size_t>(n));
+  for (int64_t r = 0; r < m; ++r) {
+    const uint8_t *row = operands[ReduceInput] + r * inPitch;
+    std::fill(sum.begin(), sum.end(), 0.0f);
+    // Blocks in order, so the result does not depend on anything but the
+    // data: the same sum the host reference would form in that order.
+    for (int64_t b = 0; b < count; ++b)
+      for (int64_t c = 0; c < n; ++c)
+        sum[c] += loadElement(inType, row + (b * n + c) * inBytes);
+    uint8_t *out = operands[ReduceOutput] + r * outPitch;
+    for (int64_t c = 0; c < n; ++c)
+      storeElement(outType, sum[c], out + c * outBytes);
+  }
+}
+
+std::optional<std::string> checkCopyParams(const int64_t *params) {
+  if (params[CopyBytes] < 1 || params[CopyBytes] >= (int64_t(1) << 32))
+    return prefix("copy", "bytes", params[CopyBytes]) + "not in [1, 2^32)";
+  return std::nullopt;
+}
+
+uint64_t estimateCopyCycles(const int64_t *params, const TargetModel &target) {
+  return ipu::estimateCopyCycles(target, static_cast<uint64_t>(params[CopyBytes]));
+}
+
+} // namespace detail
+
+uint64_t estimateReduceCycles(const TargetModel &target, int64_t m, int64_t n,
+                              int64_t count, ElementType inType,
+                              ElementType outType) {
+  if (m <= 0 || n <= 0 || count <= 0)
+    return 0;
+  const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
+  const uint64_t perVector = 8 / elementBytes(inType);
+  const uint64_t vectorsPerRow = (static_cast<uint64_t>(n) + perVector - 1) / perVector;
+  // Per vector: count loads, count - 1 adds, a conversion when the types
+  // differ, one store.
+  const uint64_t instructions =
+      2 * static_cast<uint64_t>(count) + (inType != outType ? 1 : 0);
+  const uint64_t rowsPerWorker = (static_cast<uint64_t>(m) + workers - 1) / workers;
+  return rowsPerWorker * vectorsPerRow * instructions * workers +
+         detail::workerFixedCycles(target);
+}
+
+uint64_t estimateCopyCycles(const TargetModel &target, uint64_t bytes) {
+  if (bytes == 0)
+    return 0;
+  const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
+  // A 64-bit load and a 64-bit store per 8 bytes, split over the workers.
+  const uint64_t vectors = (bytes + 7) / 8;
+  const uint64_t perWorker = (vectors + workers - 1) / workers;
+  return perWorker * 2 * workers + detail::workerFixedCycles(target);
+}
+
+} // namespace ipu

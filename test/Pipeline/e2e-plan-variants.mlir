@@ -1,0 +1,21 @@
+// Every lowered plan variant computes the right product: inner partitions
+// reduced completely or staged, local weight staging, standard weights.
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="inner=2 reduction=complete" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.complete
+// RUN: ipu-run %t.complete --check | FileCheck %s
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="inner=4 reduction=staged" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.staged
+// RUN: ipu-run %t.staged --check | FileCheck %s
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="staging=true inner=2" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.staging
+// RUN: ipu-run %t.staging --check | FileCheck %s
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="weights=standard rows=5 cols=3" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.uneven
+// RUN: ipu-run %t.uneven --check | FileCheck %s
+
+// CHECK: cycles={{[1-9][0-9]*}}
+// CHECK: plannedCycles={{[1-9][0-9]*}}
+// CHECK: numericalTest=PASS
+
+func.func @mm(%a: tensor<90x128xf16>, %b: tensor<128x66xf16>) -> tensor<90x66xf32> {
+  %init = tensor.empty() : tensor<90x66xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<90x128xf16>, tensor<128x66xf16>)
+                     outs(%init : tensor<90x66xf32>) -> tensor<90x66xf32>
+  return %c : tensor<90x66xf32>
+}
