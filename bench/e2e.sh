@@ -50,7 +50,7 @@ run_case() { # name m k n in out target
     awk -F'[ =]' '{ r = ($2 ? $4 / $2 : 1); if (r >= best) { best = r; b = $2; h = $4 } }
                   END { printf "exchangeHorizon=%d exchangeBound=%d horizonOverBound=%.3f", h, b, best }')
   local plan
-  plan=$(grep -Eo 'chose plan rows=[0-9]+ cols=[0-9]+ inner=[0-9]+ orientation=[a-z]+ weights=[a-z]+' "$log" |
+  plan=$(grep -Eo 'chose plan rows=[0-9]+ cols=[0-9]+ inner=[0-9]+ orientation=[a-z]+ weights=[a-z]+ reduction=[a-z]+ staging=[a-z]+' "$log" |
     head -n 1 | sed 's/chose plan //; s/ /,/g')
   local cycles planned
   cycles=$(value cycles "$report")
