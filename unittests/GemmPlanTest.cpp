@@ -3,6 +3,9 @@
 #include "IPU/Planning/GemmPlan.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Layout/BlockLayout.h"
+#include "IPU/Planning/GemmLayouts.h"
+
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -151,6 +154,60 @@ TEST(GemmPlanCost, SmallRowsAreDominatedByWeightReload) {
   uint64_t one = gemm(target, 1, 1152, 64, MemoryClass::Interleaved);
   uint64_t two = gemm(target, 2, 1152, 64, MemoryClass::Interleaved);
   EXPECT_LT(two, 2 * one - 100);
+}
+
+/// The endpoint lower bound of the phase that rearranges `from` into `to`.
+uint64_t phaseBound(const BlockLayout &from, const BlockLayout &to,
+                    uint32_t tiles) {
+  Rearrangement r;
+  std::optional<std::string> error = planRearrangement(from, to, tiles, r);
+  EXPECT_FALSE(error) << *error;
+  return endpointLowerBound(r.phase);
+}
+
+// The cost model charges each exchange its endpoint bound (a broadcast word
+// counted once at its sender) plus latency. Check that analytic figure
+// against the bound of the real phases the lowering's layouts produce, for
+// random problems and plans.
+TEST(GemmPlanCost, ExchangeMatchesTheLoweredPhases) {
+  TargetModel target = TargetModel::ipu21WithTiles(64);
+  std::mt19937 rng(11);
+  int checked = 0, exact = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    const ElementType types[] = {ElementType::F32, ElementType::F16,
+                                 ElementType::F8E4M3FN};
+    GemmProblem p = problem(1 + rng() % 90, 1 + rng() % 120, 1 + rng() % 70,
+                            types[rng() % 3]);
+    GemmPlan candidate = plan(1 + rng() % 8, 1 + rng() % 8, 1 + rng() % 4,
+                              MemoryClass::Interleaved,
+                              rng() % 2 ? Reduction::Staged : Reduction::Complete);
+    if (candidate.inner == 1)
+      candidate.reduction = Reduction::Complete;
+    if (checkGemmPlan(target, p, candidate))
+      continue;
+    ++checked;
+    GemmLayouts layouts = gemmLayouts(p, candidate);
+    BlockLayout arrival = arrivalLayout(p.m, p.k, p.inType, target);
+    uint64_t expected =
+        phaseBound(arrival, layouts.lhs, target.tiles) + target.exchangeLatencyCycles;
+    if (candidate.inner > 1)
+      expected += phaseBound(layouts.partials, layouts.gathered, target.tiles) +
+                  target.exchangeLatencyCycles;
+    GemmCost cost = costGemmPlan(target, p, candidate);
+    // The model charges the largest blocks; uneven splits may put the
+    // largest send and the largest receive on different tiles, so the model
+    // may exceed the bound, never undercut it.
+    EXPECT_GE(cost.exchangeCycles, expected) << candidate.str();
+    // With even splits the figures agree exactly.
+    if (p.m % candidate.rows == 0 && p.n % candidate.cols == 0 &&
+        p.k % candidate.inner == 0 && p.m % arrival.gridRows == 0 &&
+        (p.m / candidate.rows) % candidate.inner == 0) {
+      ++exact;
+      EXPECT_EQ(cost.exchangeCycles, expected) << candidate.str();
+    }
+  }
+  EXPECT_GT(checked, 400);
+  EXPECT_GT(exact, 20);
 }
 
 TEST(GemmPlanCheck, RejectsWhatCannotBeLowered) {

@@ -9,7 +9,7 @@
 #include "IPU/Transforms/Passes.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
-#include "IPU/Planning/GemmPlan.h"
+#include "IPU/Planning/GemmLayouts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -24,124 +24,33 @@ using ::ipu::BlockLayout;
 
 namespace {
 
-/// The layouts one matmul plan wants. Tile p * rows * cols + i * cols + j
-/// holds row block i, inner block p and column block j.
-struct PlanLayouts {
-  BlockLayout lhs, rhs;
-  /// With inner > 1: the partial sums, as a [M, inner * N] tensor whose
-  /// column block j holds the inner partials of C's column block j side by
-  /// side; `partials` is where the GEMMs write them, `gathered` where the
-  /// reduction reads them.
-  BlockLayout partials, gathered;
-  BlockLayout out;
-};
-
-PlanLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan) {
-  auto lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
-  auto outType = op.getResult().getType();
-  const uint32_t rows = plan.getRows(), cols = plan.getCols();
-  const uint32_t inner = plan.getInner();
-  const int64_t plane = int64_t(rows) * cols; // Tiles per inner block.
-  const int64_t m = lhsType.getDimSize(0), n = rhsType.getDimSize(1);
-  PlanLayouts layouts;
-  // A: block (i, p) on tiles p * plane + i * cols + j for every j.
-  layouts.lhs.rows = m;
-  layouts.lhs.cols = lhsType.getDimSize(1);
-  layouts.lhs.type = *ipu_tile::toElementType(lhsType.getElementType());
-  layouts.lhs.gridRows = rows;
-  layouts.lhs.gridCols = inner;
-  layouts.lhs.tileRowStride = cols;
-  layouts.lhs.tileColStride = plane;
-  layouts.lhs.replicas = cols;
-  layouts.lhs.replicaStride = 1;
-  // B: block (p, j) on tiles p * plane + i * cols + j for every i.
-  layouts.rhs.rows = rhsType.getDimSize(0);
-  layouts.rhs.cols = n;
-  layouts.rhs.type = layouts.lhs.type;
-  layouts.rhs.gridRows = inner;
-  layouts.rhs.gridCols = cols;
-  layouts.rhs.tileRowStride = plane;
-  layouts.rhs.tileColStride = 1;
-  layouts.rhs.replicas = rows;
-  layouts.rhs.replicaStride = cols;
-  // C: block (i, j) on tile i * cols + j.
-  BlockLayout &out = layouts.out;
-  out.rows = m;
-  out.cols = n;
-  out.type = *ipu_tile::toElementType(outType.getElementType());
-  out.gridRows = rows;
-  out.gridCols = cols;
-  out.tileRowStride = cols;
-  out.tileColStride = 1;
-  if (inner == 1)
-    return layouts;
-
-  const ::ipu::ElementType accType =
-      *ipu_tile::toElementType(op.getAccumulatorType());
-  auto colBegin = [&](uint32_t j) { return BlockLayout::splitBegin(n, cols, j); };
-  auto colSize = [&](uint32_t j) { return BlockLayout::splitSize(n, cols, j); };
-  BlockLayout &partials = layouts.partials;
-  partials.rows = m;
-  partials.cols = int64_t(inner) * n;
-  partials.type = accType;
-  partials.gridRows = rows;
-  partials.gridCols = cols * inner;
-  for (uint32_t j = 0; j < cols; ++j)
-    for (uint32_t p = 0; p < inner; ++p)
-      partials.colSplits.push_back(inner * colBegin(j) + p * colSize(j));
-  partials.colSplits.push_back(partials.cols);
-  for (uint32_t i = 0; i < rows; ++i)
-    for (uint32_t j = 0; j < cols; ++j)
-      for (uint32_t p = 0; p < inner; ++p)
-        partials.tileMap.push_back(p * plane + i * cols + j);
-
-  BlockLayout &gathered = layouts.gathered;
-  gathered.rows = m;
-  gathered.cols = partials.cols;
-  gathered.type = accType;
-  gathered.gridCols = cols;
-  for (uint32_t j = 0; j <= cols; ++j)
-    gathered.colSplits.push_back(inner * colBegin(j));
-  if (plan.getReduction() == "complete") {
-    // Every partial of block (i, j) goes to the tile of p = 0.
-    gathered.gridRows = rows;
-    gathered.tileRowStride = cols;
-    gathered.tileColStride = 1;
-    return layouts;
-  }
-  // Staged: the rows of block (i, j) are split again over its inner tiles;
-  // tile p sums the partials of sub-block p and keeps that part of C.
-  gathered.gridRows = rows * inner;
-  for (uint32_t i = 0; i < rows; ++i) {
-    int64_t begin = BlockLayout::splitBegin(m, rows, i);
-    int64_t size = BlockLayout::splitSize(m, rows, i);
-    for (uint32_t p = 0; p < inner; ++p)
-      gathered.rowSplits.push_back(begin + BlockLayout::splitBegin(size, inner, p));
-  }
-  gathered.rowSplits.push_back(m);
-  for (uint32_t i = 0; i < rows; ++i)
-    for (uint32_t p = 0; p < inner; ++p)
-      for (uint32_t j = 0; j < cols; ++j)
-        gathered.tileMap.push_back(p * plane + i * cols + j);
-  out.gridRows = rows * inner;
-  out.tileRowStride = 0;
-  out.tileColStride = 0;
-  out.rowSplits = gathered.rowSplits;
-  out.tileMap = gathered.tileMap;
-  return layouts;
+/// The plan of `op` as the planner library sees it.
+::ipu::GemmPlan toGemmPlan(ipu_gemm::PlanAttr plan) {
+  ::ipu::GemmPlan result;
+  result.rows = plan.getRows();
+  result.cols = plan.getCols();
+  result.inner = plan.getInner();
+  result.swapped = plan.getOrientation() == "swapped";
+  result.weights = *::ipu::parseMemoryClass(plan.getWeights().str());
+  result.reduction = *::ipu::parseReduction(plan.getReduction().str());
+  result.localStaging = plan.getStaging();
+  return result;
 }
 
-/// Activations arrive split by rows over the first tiles, as a previous
-/// operation or the host would leave them.
-BlockLayout arrivalLayout(RankedTensorType type, const ::ipu::TargetModel &target) {
-  BlockLayout layout;
-  layout.rows = type.getDimSize(0);
-  layout.cols = type.getDimSize(1);
-  layout.type = *ipu_tile::toElementType(type.getElementType());
-  layout.gridRows = static_cast<uint32_t>(
-      std::min<int64_t>(layout.rows, static_cast<int64_t>(target.tiles)));
-  layout.tileRowStride = 1;
-  return layout;
+::ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
+  ::ipu::GemmProblem problem;
+  problem.m = op.getLhs().getType().getDimSize(0);
+  problem.k = op.getLhs().getType().getDimSize(1);
+  problem.n = op.getRhs().getType().getDimSize(1);
+  problem.inType = *ipu_tile::toElementType(op.getLhs().getType().getElementType());
+  problem.accType = *ipu_tile::toElementType(op.getAccumulatorType());
+  problem.outType =
+      *ipu_tile::toElementType(op.getResult().getType().getElementType());
+  return problem;
+}
+
+::ipu::GemmLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan) {
+  return ::ipu::gemmLayouts(toGemmProblem(op), toGemmPlan(plan));
 }
 
 class FunctionLowering {
@@ -257,7 +166,7 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
     return op.emitError("plan ")
            << plan << " is not lowered yet: only normal orientation is";
   Location loc = op.getLoc();
-  PlanLayouts layouts = planLayouts(op, plan);
+  ::ipu::GemmLayouts layouts = planLayouts(op, plan);
   std::string prefix = "mm" + std::to_string(index);
   const uint32_t inner = plan.getInner();
   auto outType = op.getResult().getType();
@@ -370,7 +279,9 @@ LogicalResult FunctionLowering::lower() {
           weightUser = matmul;
           break;
         }
-    BlockLayout layout = arrivalLayout(type, target);
+    BlockLayout layout = ::ipu::arrivalLayout(
+        type.getDimSize(0), type.getDimSize(1),
+        *ipu_tile::toElementType(type.getElementType()), target);
     ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard;
     if (weightUser) {
       layout = planLayouts(weightUser, weightUser.getPlanAttr()).rhs;

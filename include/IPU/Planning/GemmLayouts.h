@@ -1,0 +1,40 @@
+//===- GemmLayouts.h - The tensor layouts a GEMM plan wants ---*- C++ -*-===//
+//
+// The block layouts --ipu-lower-to-tile gives a planned matmul's tensors.
+// They live beside the planner so that the lowering, the cost model's tests
+// and the benchmarks derive exactly the same layouts (and so the same
+// exchange phases) from a plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_PLANNING_GEMMLAYOUTS_H
+#define IPU_PLANNING_GEMMLAYOUTS_H
+
+#include "IPU/Layout/BlockLayout.h"
+#include "IPU/Planning/GemmPlan.h"
+
+namespace ipu {
+
+/// Tile p * rows * cols + i * cols + j holds row block i, inner block p and
+/// column block j of a plan.
+struct GemmLayouts {
+  BlockLayout lhs; ///< A: block (i, p), replicated over j.
+  BlockLayout rhs; ///< B: block (p, j), replicated over i.
+  /// With inner > 1: the partial sums, as a [M, inner * N] tensor whose
+  /// column block j holds the inner partials of C's column block j side by
+  /// side; `partials` is where the GEMMs write them, `gathered` where the
+  /// reduction reads them.
+  BlockLayout partials, gathered;
+  BlockLayout out; ///< C.
+};
+
+/// The layouts of `plan` (normal orientation).
+GemmLayouts gemmLayouts(const GemmProblem &problem, const GemmPlan &plan);
+
+/// The layout activations arrive in: rows split over min(M, tiles) tiles.
+BlockLayout arrivalLayout(int64_t rows, int64_t cols, ElementType type,
+                          const TargetModel &target);
+
+} // namespace ipu
+
+#endif // IPU_PLANNING_GEMMLAYOUTS_H

@@ -1,0 +1,111 @@
+//===- GemmLayouts.cpp - The tensor layouts a GEMM plan wants -------------===//
+
+#include "IPU/Planning/GemmLayouts.h"
+
+#include <algorithm>
+
+using namespace ipu;
+
+GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
+  const uint32_t rows = plan.rows, cols = plan.cols;
+  const uint32_t inner = plan.inner;
+  const int64_t plane = int64_t(rows) * cols; // Tiles per inner block.
+  const int64_t m = problem.m, n = problem.n;
+  GemmLayouts layouts;
+  // A: block (i, p) on tiles p * plane + i * cols + j for every j.
+  layouts.lhs.rows = m;
+  layouts.lhs.cols = problem.k;
+  layouts.lhs.type = problem.inType;
+  layouts.lhs.gridRows = rows;
+  layouts.lhs.gridCols = inner;
+  layouts.lhs.tileRowStride = cols;
+  layouts.lhs.tileColStride = plane;
+  layouts.lhs.replicas = cols;
+  layouts.lhs.replicaStride = 1;
+  // B: block (p, j) on tiles p * plane + i * cols + j for every i.
+  layouts.rhs.rows = problem.k;
+  layouts.rhs.cols = n;
+  layouts.rhs.type = layouts.lhs.type;
+  layouts.rhs.gridRows = inner;
+  layouts.rhs.gridCols = cols;
+  layouts.rhs.tileRowStride = plane;
+  layouts.rhs.tileColStride = 1;
+  layouts.rhs.replicas = rows;
+  layouts.rhs.replicaStride = cols;
+  // C: block (i, j) on tile i * cols + j.
+  BlockLayout &out = layouts.out;
+  out.rows = m;
+  out.cols = n;
+  out.type = problem.outType;
+  out.gridRows = rows;
+  out.gridCols = cols;
+  out.tileRowStride = cols;
+  out.tileColStride = 1;
+  if (inner == 1)
+    return layouts;
+
+  const ElementType accType = problem.accType;
+  auto colBegin = [&](uint32_t j) { return BlockLayout::splitBegin(n, cols, j); };
+  auto colSize = [&](uint32_t j) { return BlockLayout::splitSize(n, cols, j); };
+  BlockLayout &partials = layouts.partials;
+  partials.rows = m;
+  partials.cols = int64_t(inner) * n;
+  partials.type = accType;
+  partials.gridRows = rows;
+  partials.gridCols = cols * inner;
+  for (uint32_t j = 0; j < cols; ++j)
+    for (uint32_t p = 0; p < inner; ++p)
+      partials.colSplits.push_back(inner * colBegin(j) + p * colSize(j));
+  partials.colSplits.push_back(partials.cols);
+  for (uint32_t i = 0; i < rows; ++i)
+    for (uint32_t j = 0; j < cols; ++j)
+      for (uint32_t p = 0; p < inner; ++p)
+        partials.tileMap.push_back(p * plane + i * cols + j);
+
+  BlockLayout &gathered = layouts.gathered;
+  gathered.rows = m;
+  gathered.cols = partials.cols;
+  gathered.type = accType;
+  gathered.gridCols = cols;
+  for (uint32_t j = 0; j <= cols; ++j)
+    gathered.colSplits.push_back(inner * colBegin(j));
+  if (plan.reduction == Reduction::Complete) {
+    // Every partial of block (i, j) goes to the tile of p = 0.
+    gathered.gridRows = rows;
+    gathered.tileRowStride = cols;
+    gathered.tileColStride = 1;
+    return layouts;
+  }
+  // Staged: the rows of block (i, j) are split again over its inner tiles;
+  // tile p sums the partials of sub-block p and keeps that part of C.
+  gathered.gridRows = rows * inner;
+  for (uint32_t i = 0; i < rows; ++i) {
+    int64_t begin = BlockLayout::splitBegin(m, rows, i);
+    int64_t size = BlockLayout::splitSize(m, rows, i);
+    for (uint32_t p = 0; p < inner; ++p)
+      gathered.rowSplits.push_back(begin + BlockLayout::splitBegin(size, inner, p));
+  }
+  gathered.rowSplits.push_back(m);
+  for (uint32_t i = 0; i < rows; ++i)
+    for (uint32_t p = 0; p < inner; ++p)
+      for (uint32_t j = 0; j < cols; ++j)
+        gathered.tileMap.push_back(p * plane + i * cols + j);
+  out.gridRows = rows * inner;
+  out.tileRowStride = 0;
+  out.tileColStride = 0;
+  out.rowSplits = gathered.rowSplits;
+  out.tileMap = gathered.tileMap;
+  return layouts;
+}
+
+BlockLayout ipu::arrivalLayout(int64_t rows, int64_t cols, ElementType type,
+                               const TargetModel &target) {
+  BlockLayout layout;
+  layout.rows = rows;
+  layout.cols = cols;
+  layout.type = type;
+  layout.gridRows = static_cast<uint32_t>(
+      std::min<int64_t>(rows, static_cast<int64_t>(target.tiles)));
+  layout.tileRowStride = 1;
+  return layout;
+}
