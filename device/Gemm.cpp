@@ -32,14 +32,6 @@ namespace detail {
 
 namespace {
 
-/// Sizes and types are below 2^24 so every byte count fits easily in 64 bits.
-constexpr int64_t kMaxExtent = int64_t(1) << 24;
-
-uint64_t rowPitch(int64_t elements, ElementType type) {
-  uint64_t bytes = static_cast<uint64_t>(elements) * elementBytes(type);
-  return (bytes + 3) & ~uint64_t(3);
-}
-
 std::string paramPrefix(const char *name, int64_t value) {
   return std::string("gemm: parameter '") + name +
          "' = " + std::to_string(value) + " is ";

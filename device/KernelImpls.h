@@ -9,8 +9,18 @@
 #define IPU_DEVICE_KERNELIMPLS_H
 
 #include "IPU/Device/Kernels.h"
+#include "IPU/Support/ElementType.h"
 
 namespace ipu::detail {
+
+/// Sizes are below 2^24 so every byte count fits easily in 64 bits.
+constexpr int64_t kMaxExtent = int64_t(1) << 24;
+
+/// Bytes of a stored row: tile rows are padded to 32-bit words.
+inline uint64_t rowPitch(int64_t elements, ElementType type) {
+  uint64_t bytes = static_cast<uint64_t>(elements) * elementBytes(type);
+  return (bytes + 3) & ~uint64_t(3);
+}
 
 /// Indices of the gemm kernel's parameters and operands.
 enum GemmParam : unsigned {

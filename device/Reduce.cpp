@@ -27,13 +27,6 @@ namespace detail {
 
 namespace {
 
-constexpr int64_t kMaxExtent = int64_t(1) << 24;
-
-uint64_t rowPitch(int64_t elements, ElementType type) {
-  uint64_t bytes = static_cast<uint64_t>(elements) * elementBytes(type);
-  return (bytes + 3) & ~uint64_t(3);
-}
-
 std::string prefix(const char *kernel, const char *name, int64_t value) {
   return std::string(kernel) + ": parameter '" + name +
          "' = " + std::to_string(value) + " is ";
