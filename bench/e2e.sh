@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench=e2e: each case is a matmul written as upstream linalg, compiled with
-# --ipu-compile, packaged, simulated and checked by ipu-run.
+# bench=e2e: each case is upstream linalg (a matmul, or the SigLIP MLP chain
+# of examples/), compiled with --ipu-compile, packaged, simulated and checked
+# by ipu-run. A chain's plans are joined with '+'.
 #   bench/run e2e                                  the standard cases
 #   bench/run e2e --shape MxKxN [--dtype f16|f32|f8E4M3FN|f8E5M2]
 #                 [--out f32|f16] [--target ipu21|ipu21-N]
@@ -29,9 +30,14 @@ value() { grep -Eo "(^| )$1=[^ ]+" "$2" | tail -n 1 | sed 's/.*=//'; }
 
 run_case() { # name m k n in out target
   local name=$1 m=$2 k=$3 n=$4 in=$5 out=$6 target=$7
-  local src="$work/$name.mlir" lowered="$work/$name.lowered.mlir"
+  write_matmul "$work/$name.mlir" "$m" "$k" "$n" "$in" "$out"
+  run_file "$name" "$work/$name.mlir" "$target" "shape=${m}x${k}x${n} dtype=$in out=$out"
+}
+
+run_file() { # name source target description
+  local name=$1 src=$2 target=$3 description=$4
+  local lowered="$work/$name.lowered.mlir"
   local package="$work/$name.ipuexe" log="$work/$name.log" report="$work/$name.report"
-  write_matmul "$src" "$m" "$k" "$n" "$in" "$out"
   local t0 t1 t2 t3
   t0=$(now)
   if ! "$bin/ipu-opt" "$src" --ipu-compile="target=$target" -o "$lowered" 2> "$log"; then
@@ -51,11 +57,11 @@ run_case() { # name m k n in out target
                   END { printf "exchangeHorizon=%d exchangeBound=%d horizonOverBound=%.3f", h, b, best }')
   local plan
   plan=$(grep -Eo 'chose plan rows=[0-9]+ cols=[0-9]+ inner=[0-9]+ orientation=[a-z]+ weights=[a-z]+ reduction=[a-z]+ staging=[a-z]+' "$log" |
-    head -n 1 | sed 's/chose plan //; s/ /,/g')
+    sed 's/chose plan //; s/ /,/g' | paste -sd'+')
   local cycles planned
   cycles=$(value cycles "$report")
   planned=$(value plannedCycles "$report")
-  echo "bench=e2e case=$name target=$target shape=${m}x${k}x${n} dtype=$in out=$out" \
+  echo "bench=e2e case=$name target=$target $description" \
        "plan=$plan" \
        "compileSeconds=$(seconds "$t0" "$t1") packageSeconds=$(seconds "$t1" "$t2")" \
        "simulateSeconds=$(seconds "$t2" "$t3")" \
@@ -91,3 +97,5 @@ run_case siglip-mlp-fc1-f16 729 1152 4304 f16 f32 ipu21
 run_case siglip-mlp-fc2-f16 729 4304 1152 f16 f32 ipu21
 run_case siglip-mlp-fc1-f8 729 1152 4304 f8E4M3FN f32 ipu21
 run_case siglip-mlp-fc2-f8 729 4304 1152 f8E4M3FN f32 ipu21
+run_file siglip-mlp-f16 "${BENCH_ROOT:?}/examples/siglip-mlp.mlir" ipu21 \
+  "shape=729x1152x4304x1152 dtype=f16 out=f32"

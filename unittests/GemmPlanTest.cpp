@@ -407,3 +407,35 @@ TEST(GemmPlanSearch, TooBigForTheChipSaysTheBytes) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(GemmPlanSearch, BudgetLeavesRoomForOtherWeights) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(96, 128, 64);
+  GemmPlanSearch alone, shared;
+  ASSERT_FALSE(searchGemmPlans(target, p, {}, 1, alone));
+  // Another matmul's weights take all but 4 KiB of interleaved memory and
+  // most of standard memory: the plan must change to fit next to them.
+  MemoryBudget budget;
+  budget.reservedBytes[1] = target.allocatableBytes(MemoryClass::Interleaved) - 4096;
+  budget.reservedBytes[0] = target.allocatableBytes(MemoryClass::Standard) - 16384;
+  ASSERT_FALSE(searchGemmPlans(target, p, {}, 1, shared, budget));
+  const GemmPlanChoice &choice = shared.finalists.front();
+  EXPECT_TRUE(fitsMemory(target, choice.cost, budget));
+  EXPECT_FALSE(fitsMemory(target, alone.finalists.front().cost, budget));
+  EXPECT_GE(choice.cost.totalCycles, alone.finalists.front().cost.totalCycles);
+  uint64_t weights[2];
+  weightBytesPerTile(p, choice.plan, weights);
+  EXPECT_LE(weights[1], 4096u);
+
+  // Nothing fits: the error says how much the others take.
+  budget.anyBytes = 1u << 30;
+  std::optional<std::string> error =
+      searchGemmPlans(target, p, {}, 1, shared, budget);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("of which other matmuls' weights take"), std::string::npos)
+      << *error;
+}
+
+} // namespace

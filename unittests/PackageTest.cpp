@@ -180,6 +180,7 @@ void expectEqual(const Package &a, const Package &b) {
     EXPECT_EQ(a.reference[i].op, b.reference[i].op);
     EXPECT_EQ(a.reference[i].arguments, b.reference[i].arguments);
     EXPECT_EQ(a.reference[i].result, b.reference[i].result);
+    EXPECT_EQ(a.reference[i].type, b.reference[i].type);
   }
   EXPECT_EQ(a.metadata, b.metadata);
 }
@@ -588,6 +589,25 @@ TEST(PackageValidate, Reference) {
         p.reference[0].arguments = {1, 0};
       },
       {"shapes 16x8 ('rhs') x 8x16 ('lhs') -> 8x8 ('out') are not MxK"});
+  // Chains: an operand may name an earlier op's value, never a later one.
+  expectInvalid(
+      [](Package &p) {
+        p.reference[0].arguments = {ReferenceOp::kReferenceValue + 0, 1};
+      },
+      {"operand 0 names reference op 0, which does not come before it"});
+  expectInvalid([](Package &p) { p.reference[0].type = ElementType::F16; },
+                {"value type f16 differs from result stream 'out' (f32)"});
+  // An intermediate value followed by an op that reads it: the second
+  // product is [8x8] x [8x16] -> [8x16], which no result stream carries.
+  expectInvalid(
+      [](Package &p) {
+        p.reference[0].result = ReferenceOp::kNoResult;
+        p.reference.push_back({"matmul",
+                               {ReferenceOp::kReferenceValue + 0, 1},
+                               0,
+                               ElementType::F32});
+      },
+      {"reference op 1 ('matmul'): shapes 8x8 (reference op 0) x 16x8"});
 }
 
 TEST(Package, LargePhaseStaysCompact) {

@@ -90,6 +90,7 @@ struct ReferenceOp {
   op @0 :Text;
   arguments @1 :List(UInt32);
   result @2 :UInt32;
+  type @3 :UInt8;
 }
 
 struct MetadataEntry {

@@ -152,6 +152,7 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     reference[i].setOp(toText(op.op));
     fill(reference[i].initArguments(op.arguments.size()), op.arguments);
     reference[i].setResult(op.result);
+    reference[i].setType(static_cast<uint8_t>(op.type));
   }
   auto metadata = out.initMetadata(package.metadata.size());
   for (size_t i = 0; i < package.metadata.size(); ++i) {
@@ -285,6 +286,11 @@ void readPackage(wire::Package::Reader in, Package &package) {
     package.reference[i].arguments =
         toVector<uint32_t>(reference[i].getArguments());
     package.reference[i].result = reference[i].getResult();
+    uint8_t type = reference[i].getType();
+    if (type > static_cast<uint8_t>(ElementType::F8E5M2))
+      throw FormatError{"reference op " + std::to_string(i) +
+                        ": unknown element type " + std::to_string(type)};
+    package.reference[i].type = static_cast<ElementType>(type);
   }
   auto metadata = in.getMetadata();
   package.metadata.resize(metadata.size());

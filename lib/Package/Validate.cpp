@@ -327,34 +327,55 @@ private:
     if (op.arguments.size() != 2)
       return where + ": expected 2 arguments, got " +
              to_string(op.arguments.size());
-    const HostStream *operands[2];
-    for (unsigned a = 0; a < 2; ++a) {
-      auto it = argumentStream.find(op.arguments[a]);
-      if (it == argumentStream.end())
-        return where + ": argument " + to_string(op.arguments[a]) +
-               " is not an input stream";
-      operands[a] = it->second;
-    }
-    auto it = resultStream.find(op.result);
-    if (it == resultStream.end())
-      return where + ": result " + to_string(op.result) +
-             " is not an output stream";
-    const HostStream &result = *it->second;
-    const std::vector<int64_t> &lhs = operands[0]->shape;
-    const std::vector<int64_t> &rhs = operands[1]->shape;
     auto shapeString = [](const std::vector<int64_t> &shape) {
       std::string text;
       for (size_t d = 0; d < shape.size(); ++d)
         text += (d ? "x" : "") + to_string(shape[d]);
       return text;
     };
-    if (lhs.size() != 2 || rhs.size() != 2 || result.shape.size() != 2 ||
-        lhs[1] != rhs[0] || result.shape[0] != lhs[0] ||
-        result.shape[1] != rhs[1])
-      return where + ": shapes " + shapeString(lhs) + " ('" +
-             operands[0]->name + "') x " + shapeString(rhs) + " ('" +
-             operands[1]->name + "') -> " + shapeString(result.shape) + " ('" +
-             result.name + "') are not MxK x KxN -> MxN";
+    // Each operand is an input stream or the value of an earlier op.
+    std::vector<int64_t> shapes[2];
+    std::string names[2];
+    for (unsigned a = 0; a < 2; ++a) {
+      uint32_t argument = op.arguments[a];
+      if (argument >= ReferenceOp::kReferenceValue) {
+        uint32_t producer = argument - ReferenceOp::kReferenceValue;
+        if (producer >= i)
+          return where + ": operand " + to_string(a) + " names reference op " +
+                 to_string(producer) + ", which does not come before it";
+        shapes[a] = referenceShapes[producer];
+        names[a] = "reference op " + to_string(producer);
+        continue;
+      }
+      auto it = argumentStream.find(argument);
+      if (it == argumentStream.end())
+        return where + ": argument " + to_string(argument) +
+               " is not an input stream";
+      shapes[a] = it->second->shape;
+      names[a] = "'" + it->second->name + "'";
+    }
+    const std::vector<int64_t> &lhs = shapes[0], &rhs = shapes[1];
+    if (lhs.size() != 2 || rhs.size() != 2 || lhs[1] != rhs[0])
+      return where + ": shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
+             shapeString(rhs) + " (" + names[1] + ") are not MxK x KxN";
+    std::vector<int64_t> shape = {lhs[0], rhs[1]};
+    referenceShapes.push_back(shape);
+    if (op.result == ReferenceOp::kNoResult)
+      return std::nullopt;
+    auto it = resultStream.find(op.result);
+    if (it == resultStream.end())
+      return where + ": result " + to_string(op.result) +
+             " is not an output stream";
+    const HostStream &result = *it->second;
+    if (result.shape != shape)
+      return where + ": shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
+             shapeString(rhs) + " (" + names[1] + ") -> " +
+             shapeString(result.shape) + " ('" + result.name +
+             "') are not MxK x KxN -> MxN";
+    if (result.type != op.type)
+      return where + ": value type " + std::string(elementTypeName(op.type)) +
+             " differs from result stream '" + result.name + "' (" +
+             std::string(elementTypeName(result.type)) + ")";
     return std::nullopt;
   }
 
@@ -364,6 +385,7 @@ private:
   uint64_t memoryEnd = 0;
   /// Streams by argument index (inputs) and result index (outputs).
   std::map<uint32_t, const HostStream *> argumentStream, resultStream;
+  std::vector<std::vector<int64_t>> referenceShapes; ///< Per checked op.
 };
 
 } // namespace

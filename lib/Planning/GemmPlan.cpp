@@ -114,6 +114,17 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
       if (BlockLayout::splitSize(problem.n, plan.cols, j) % 2 != 0)
         return "inner > 1 with f16 partial sums needs even column blocks";
   }
+  if (elementBytes(problem.outType) < 4) {
+    // Narrow results feed other operations: every column block of C must
+    // start on a 32-bit word of its rows so that any rearrangement moves
+    // whole words.
+    for (uint32_t j = 1; j < plan.cols; ++j)
+      if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
+              elementBytes(problem.outType) % 4 != 0)
+        return "cols=" + std::to_string(plan.cols) + " cuts " +
+               std::string(elementTypeName(problem.outType)) +
+               " rows of C off 32-bit word boundaries";
+  }
   if (plan.inner == 1 && plan.reduction != Reduction::Complete)
     return "a staged reduction needs inner > 1";
   if (plan.reduction == Reduction::Staged &&
@@ -241,9 +252,26 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   return cost;
 }
 
-bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost) {
-  return cost.peakBytes[0] <= target.allocatableBytes(MemoryClass::Standard) &&
-         cost.peakBytes[1] <= target.allocatableBytes(MemoryClass::Interleaved);
+bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost,
+                     const MemoryBudget &budget) {
+  const uint64_t standard = target.allocatableBytes(MemoryClass::Standard);
+  const uint64_t interleaved = target.allocatableBytes(MemoryClass::Interleaved);
+  const uint64_t usedStandard = cost.peakBytes[0] + budget.reservedBytes[0];
+  const uint64_t usedInterleaved = cost.peakBytes[1] + budget.reservedBytes[1];
+  return usedStandard <= standard && usedInterleaved <= interleaved &&
+         usedStandard + usedInterleaved + budget.anyBytes <= standard + interleaved;
+}
+
+void ipu::weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
+                             uint64_t bytes[2]) {
+  const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
+  const uint64_t blockInner = ceilDiv(problem.k, plan.inner);
+  const uint64_t weights =
+      blockInner * alignTo4(blockCols * elementBytes(problem.inType));
+  bytes[0] = bytes[1] = 0;
+  bytes[static_cast<int>(plan.weights)] += weights;
+  if (plan.localStaging)
+    bytes[static_cast<int>(MemoryClass::Interleaved)] += weights;
 }
 
 /// Strict weak order: cheaper first, then fewer tiles, then by fields, so the
@@ -306,7 +334,8 @@ static std::string explainNoMatch(const TargetModel &target,
 std::optional<std::string>
 ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
                      const GemmPlanConstraints &constraints,
-                     unsigned finalistCount, GemmPlanSearch &search) {
+                     unsigned finalistCount, GemmPlanSearch &search,
+                     const MemoryBudget &budget) {
   search = GemmPlanSearch();
   if (problem.m < 1 || problem.k < 1 || problem.n < 1)
     return "matmul dimensions must be positive";
@@ -374,7 +403,7 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
         smallestBytes = bytes;
         smallest = choice;
       }
-      if (!fitsMemory(target, choice.cost))
+      if (!fitsMemory(target, choice.cost, budget))
         continue;
       ++search.fitting;
       auto at = std::upper_bound(finalists.begin(), finalists.end(), choice, better);
@@ -396,6 +425,10 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
        << target.allocatableBytes(MemoryClass::Standard) << " standard and "
        << target.allocatableBytes(MemoryClass::Interleaved)
        << " interleaved bytes";
+    uint64_t reserved =
+        budget.reservedBytes[0] + budget.reservedBytes[1] + budget.anyBytes;
+    if (reserved)
+      os << ", of which other matmuls' weights take " << reserved;
     return os.str();
   }
   search.finalists = std::move(finalists);

@@ -54,6 +54,7 @@ struct ImportLinalgPass
       failedAny |= failed(importMatmul(matmul));
     if (failedAny)
       return signalPassFailure();
+    foldTruncations(module);
     // Remove fills, empties and constants left without users, to a fixpoint.
     for (bool erased = true; erased;) {
       erased = false;
@@ -74,6 +75,30 @@ struct ImportLinalgPass
     });
     if (failedAny)
       signalPassFailure();
+  }
+
+  /// A matmul accumulating in f32 whose only use narrows the result
+  /// (`arith.truncf` on the tensor) stores the narrow type directly: the AMP
+  /// accumulates in f32 and rounds once on the way out.
+  void foldTruncations(ModuleOp module) {
+    SmallVector<arith::TruncFOp> truncations;
+    module.walk([&](arith::TruncFOp op) { truncations.push_back(op); });
+    for (arith::TruncFOp truncation : truncations) {
+      auto matmul = truncation.getIn().getDefiningOp<ipu_gemm::MatmulOp>();
+      auto type = dyn_cast<RankedTensorType>(truncation.getType());
+      if (!matmul || !matmul->hasOneUse() || !type ||
+          (!type.getElementType().isF16() && !type.getElementType().isF32()) ||
+          truncation.getRoundingmodeAttr())
+        continue;
+      OpBuilder builder(matmul);
+      auto narrowed = ipu_gemm::MatmulOp::create(
+          builder, matmul.getLoc(), type, matmul.getLhs(), matmul.getRhs(),
+          matmul.getAccTypeAttr(), matmul.getPlanAttr(),
+          matmul.getConstraintsAttr());
+      truncation.getResult().replaceAllUsesWith(narrowed.getResult());
+      truncation.erase();
+      matmul.erase();
+    }
   }
 
   LogicalResult importMatmul(linalg::MatmulOp matmul) {

@@ -89,6 +89,7 @@ private:
   ipu_tile::ProgramOp program;
   Block::iterator bufferInsertPoint;
   DenseMap<Value, ipu_tile::BufferOp> bufferOf;
+  DenseMap<Value, int32_t> checkpointOf; ///< Stream index of checkpoints.
   SmallVector<Attribute> reference;
   int64_t flops = 0;
   int64_t estimatedCycles = 0;
@@ -249,6 +250,17 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
                      reduceTiles, reduceParams);
   }
   bufferOf[op.getResult()] = result;
+  // A value the function does not return is streamed out as a checkpoint,
+  // after the results, so that `ipu-run --check` checks every matmul on the
+  // operands the device really used. Host streams cost no device cycles.
+  bool returned = llvm::any_of(op->getUsers(), [](Operation *user) {
+    return isa<func::ReturnOp>(user);
+  });
+  if (!returned) {
+    int32_t index = static_cast<int32_t>(func.getNumResults() + checkpointOf.size());
+    checkpointOf[op.getResult()] = index;
+    ipu_exchange::StreamOutOp::create(builder, loc, result.getSymName(), index);
+  }
   flops += 2 * op.getLhs().getType().getDimSize(0) *
            op.getLhs().getType().getDimSize(1) * outType.getDimSize(1);
   estimatedCycles += plan.getCycles();
@@ -325,21 +337,29 @@ LogicalResult FunctionLowering::lower() {
            << op.getName() << "' to tiles: only ipu_gemm.matmul is supported";
   }
 
-  // The host reference covers matmuls that read arguments and whose result
-  // is returned: what `ipu-run --check` can recompute from streams alone.
+  // The host reference recomputes every matmul in order: an operand is a
+  // function argument (>= 0) or the value of an earlier reference op r
+  // (-1 - r); each names the stream its value leaves by (a result, or a
+  // checkpoint after them). `ipu-run --check` needs nothing else.
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
-    auto matmul = value.getDefiningOp<ipu_gemm::MatmulOp>();
-    auto lhsArg = matmul ? dyn_cast<BlockArgument>(matmul.getLhs()) : nullptr;
-    auto rhsArg = matmul ? dyn_cast<BlockArgument>(matmul.getRhs()) : nullptr;
-    if (!lhsArg || !rhsArg)
-      continue;
-    int32_t arguments[] = {static_cast<int32_t>(lhsArg.getArgNumber()),
-                           static_cast<int32_t>(rhsArg.getArgNumber())};
+  DenseMap<Value, int32_t> referenceOf;
+  for (BlockArgument arg : func.getArguments())
+    referenceOf[arg] = static_cast<int32_t>(arg.getArgNumber());
+  for (auto matmul : func.getBody().front().getOps<ipu_gemm::MatmulOp>()) {
+    int32_t arguments[] = {referenceOf.lookup(matmul.getLhs()),
+                           referenceOf.lookup(matmul.getRhs())};
+    int32_t result = checkpointOf.lookup(matmul.getResult());
+    for (auto [index, value] : llvm::enumerate(ret.getOperands()))
+      if (value == matmul.getResult())
+        result = static_cast<int32_t>(index);
+    referenceOf[matmul.getResult()] = -1 - static_cast<int32_t>(reference.size());
     reference.push_back(builder.getDictionaryAttr(
         {builder.getNamedAttr("op", builder.getStringAttr("matmul")),
          builder.getNamedAttr("arguments", builder.getDenseI32ArrayAttr(arguments)),
-         builder.getNamedAttr("result", builder.getI32IntegerAttr(index))}));
+         builder.getNamedAttr("result", builder.getI32IntegerAttr(result)),
+         builder.getNamedAttr("type", TypeAttr::get(matmul.getResult()
+                                                        .getType()
+                                                        .getElementType()))}));
   }
   if (!reference.empty())
     program.setReferenceAttr(builder.getArrayAttr(reference));

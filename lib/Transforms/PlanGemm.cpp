@@ -63,6 +63,11 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     ::ipu::GemmPlanSearch search;
     std::optional<std::string> error;
     double seconds = 0;
+    /// The weights (rhs) are a function argument: resident for the whole
+    /// program, next to every other matmul's.
+    bool residentWeights = false;
+    /// Matmuls of one function share tile memory; `group` numbers them.
+    size_t group = 0;
   };
 
   void runOnOperation() override {
@@ -77,9 +82,13 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
 
     std::vector<Job> jobs;
     bool failedAny = false;
+    DenseMap<Operation *, size_t> groupOf;
     module.walk([&](ipu_gemm::MatmulOp op) {
       Job job;
       job.op = op;
+      job.residentWeights = isa<BlockArgument>(op.getRhs());
+      Operation *parent = op->getParentOp();
+      job.group = groupOf.try_emplace(parent, groupOf.size()).first->second;
       auto lhs = op.getLhs().getType(), rhs = op.getRhs().getType();
       job.problem.m = lhs.getDimSize(0);
       job.problem.k = lhs.getDimSize(1);
@@ -100,15 +109,42 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     if (failedAny)
       return signalPassFailure();
 
-    // Searches are independent and touch no IR: run them in parallel, then
-    // apply results in program order so output never depends on threads.
-    parallelForEach(&getContext(), jobs, [&](Job &job) {
-      auto start = std::chrono::steady_clock::now();
-      job.error = ::ipu::searchGemmPlans(*target, job.problem, job.constraints,
-                                         finalists, job.search);
-      job.seconds = std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
+    // Matmuls of one function share tile memory, so they are planned in
+    // program order, each next to the weights of the others: the plans
+    // already chosen, and the least the later ones can take (their weights
+    // spread over every tile). Functions are independent and touch no IR:
+    // they run in parallel, and results apply in program order, so the
+    // output never depends on threads.
+    std::vector<std::vector<size_t>> groups(groupOf.size());
+    for (size_t index = 0; index < jobs.size(); ++index)
+      groups[jobs[index].group].push_back(index);
+    parallelForEach(&getContext(), groups, [&](const std::vector<size_t> &group) {
+      for (size_t position = 0; position < group.size(); ++position) {
+        Job &job = jobs[group[position]];
+        ::ipu::MemoryBudget budget;
+        for (size_t other = 0; other < group.size(); ++other) {
+          const Job &peer = jobs[group[other]];
+          if (other == position || !peer.residentWeights)
+            continue;
+          if (other < position && !peer.error) {
+            uint64_t bytes[2];
+            ::ipu::weightBytesPerTile(peer.problem,
+                                      peer.search.finalists.front().plan, bytes);
+            budget.reservedBytes[0] += bytes[0];
+            budget.reservedBytes[1] += bytes[1];
+          } else if (other > position) {
+            const ::ipu::GemmProblem &p = peer.problem;
+            uint64_t total = uint64_t(p.k) * p.n * ::ipu::elementBytes(p.inType);
+            budget.anyBytes += (total + target->tiles - 1) / target->tiles;
+          }
+        }
+        auto start = std::chrono::steady_clock::now();
+        job.error = ::ipu::searchGemmPlans(*target, job.problem, job.constraints,
+                                           finalists, job.search, budget);
+        job.seconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+      }
     });
 
     for (auto [index, job] : llvm::enumerate(jobs)) {

@@ -177,9 +177,16 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
     for (auto entry : reference->getAsRange<DictionaryAttr>()) {
       ::ipu::ReferenceOp op;
       op.op = entry.getAs<StringAttr>("op").str();
+      // Negative operands name earlier reference ops (-1 - r).
       for (int32_t argument : entry.getAs<DenseI32ArrayAttr>("arguments").asArrayRef())
-        op.arguments.push_back(argument);
-      op.result = entry.getAs<IntegerAttr>("result").getInt();
+        op.arguments.push_back(argument >= 0
+                                   ? static_cast<uint32_t>(argument)
+                                   : ::ipu::ReferenceOp::kReferenceValue +
+                                         static_cast<uint32_t>(-1 - argument));
+      int64_t result = entry.getAs<IntegerAttr>("result").getInt();
+      op.result = result >= 0 ? static_cast<uint32_t>(result)
+                              : ::ipu::ReferenceOp::kNoResult;
+      op.type = *ipu_tile::toElementType(entry.getAs<TypeAttr>("type").getValue());
       package.reference.push_back(std::move(op));
     }
   }

@@ -74,3 +74,19 @@ func.func @buffers(%a: memref<8x16xf16>, %b: memref<16x8xf16>, %c: memref<8x8xf3
   linalg.matmul ins(%a, %b : memref<8x16xf16>, memref<16x8xf16>) outs(%c : memref<8x8xf32>)
   return
 }
+
+// -----
+
+// A narrowing of the f32 result folds into the matmul: f32 accumulation,
+// f16 stored.
+// CHECK-LABEL: func.func @narrowed
+// CHECK: %[[C:.*]] = ipu_gemm.matmul %arg0, %arg1 {acc_type = f32} : tensor<8x32xf16>, tensor<32x16xf16> -> tensor<8x16xf16>
+// CHECK-NOT: arith.truncf
+// CHECK: return %[[C]]
+func.func @narrowed(%a: tensor<8x32xf16>, %b: tensor<32x16xf16>) -> tensor<8x16xf16> {
+  %init = tensor.empty() : tensor<8x16xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<8x32xf16>, tensor<32x16xf16>)
+                     outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %n = arith.truncf %c : tensor<8x16xf32> to tensor<8x16xf16>
+  return %n : tensor<8x16xf16>
+}

@@ -264,10 +264,11 @@ const HostStream *resultStream(const Package &package, uint32_t index) {
   return nullptr;
 }
 
-/// One evaluated reference op: expected values already rounded to the
-/// result type, and the tolerances that apply to them.
+/// One evaluated reference op: its value already rounded to the op's type,
+/// its shape, and the tolerances that apply when it is a result.
 struct Reference {
-  uint32_t result = 0;
+  uint32_t result = ReferenceOp::kNoResult;
+  std::vector<int64_t> shape;
   std::vector<float> values;
   double atol = 0;
   double rtol = 0;
@@ -292,56 +293,83 @@ void tolerances(ElementType type, int64_t k, double &atol, double &rtol) {
   atol = 1e-4 * scale, rtol = 1e-3;
 }
 
+/// Evaluates reference op `index`. Its operands are inputs as generated,
+/// or earlier ops' values: the device's own value when that op is a
+/// checkpoint (streamed out), so that each op is checked on exactly the
+/// operands the device used; the reference value otherwise.
 std::optional<std::string>
-evaluateReference(const Package &package, const ReferenceOp &op,
+evaluateReference(const Package &package, size_t index,
                   const std::vector<HostTensor> &inputs,
-                  const std::vector<bool> &generated, Reference &reference) {
+                  const std::vector<bool> &generated,
+                  const std::vector<Reference> &done,
+                  const std::vector<HostTensor> &outputs, Reference &reference) {
+  const ReferenceOp &op = package.reference[index];
   std::string what = "reference op '" + op.op + "'";
   if (op.op != "matmul")
     return what + " is not supported (supported: matmul)";
   if (op.arguments.size() != 2)
     return what + " expects 2 arguments, has " +
            std::to_string(op.arguments.size());
-  for (uint32_t argument : op.arguments)
+  std::vector<float> operand[2];
+  std::vector<int64_t> shape[2];
+  for (unsigned a = 0; a < 2; ++a) {
+    uint32_t argument = op.arguments[a];
+    if (argument >= ReferenceOp::kReferenceValue) {
+      uint32_t producer = argument - ReferenceOp::kReferenceValue;
+      if (producer >= done.size())
+        return what + ": operand " + std::to_string(a) +
+               " names a later reference op";
+      uint32_t checkpoint = done[producer].result;
+      if (checkpoint != ReferenceOp::kNoResult && checkpoint < outputs.size() &&
+          !outputs[checkpoint].bytes.empty())
+        operand[a] = decode(outputs[checkpoint]);
+      else
+        operand[a] = done[producer].values;
+      shape[a] = done[producer].shape;
+      continue;
+    }
     if (argument >= generated.size() || !generated[argument])
       return what + ": argument " + std::to_string(argument) +
              " is not streamed to the device";
-  const HostTensor &lhs = inputs[op.arguments[0]];
-  const HostTensor &rhs = inputs[op.arguments[1]];
-  const HostStream *out = resultStream(package, op.result);
-  if (!out)
-    return what + ": result " + std::to_string(op.result) +
-           " is not streamed to the host";
+    operand[a] = decode(inputs[argument]);
+    shape[a] = inputs[argument].shape;
+  }
   // lhs [..., M, K] (leading dimensions fold into M) x rhs [K, N].
-  if (lhs.shape.size() < 2 || rhs.shape.size() != 2 ||
-      lhs.shape.back() != rhs.shape[0])
+  if (shape[0].size() < 2 || shape[1].size() != 2 ||
+      shape[0].back() != shape[1][0])
     return what + ": shapes do not form a matmul";
-  int64_t k = rhs.shape[0], n = rhs.shape[1];
-  int64_t m = k == 0 ? 0 : lhs.elements() / k;
-  std::vector<int64_t> expected(lhs.shape.begin(), lhs.shape.end() - 1);
+  int64_t k = shape[1][0], n = shape[1][1];
+  int64_t m = k == 0 ? 0 : int64_t(operand[0].size()) / k;
+  std::vector<int64_t> expected(shape[0].begin(), shape[0].end() - 1);
   expected.push_back(n);
-  if (out->shape != expected)
-    return what + ": result stream '" + out->name +
-           "' does not have the matmul's shape";
+  if (op.result != ReferenceOp::kNoResult) {
+    const HostStream *out = resultStream(package, op.result);
+    if (!out)
+      return what + ": result " + std::to_string(op.result) +
+             " is not streamed to the host";
+    if (out->shape != expected)
+      return what + ": result stream '" + out->name +
+             "' does not have the matmul's shape";
+  }
   // BLAS takes int dimensions.
   if (m > INT32_MAX || k > INT32_MAX || n > INT32_MAX)
     return what + ": dimensions too large for BLAS";
 
-  std::vector<float> a = decode(lhs), b = decode(rhs);
   std::vector<float> c(size_t(m) * size_t(n), 0.0f);
   if (m > 0 && n > 0 && k > 0)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
-                int(k), 1.0f, a.data(), int(k), b.data(), int(n), 0.0f,
-                c.data(), int(n));
-  // Round to the result type, as the reference op prescribes.
+                int(k), 1.0f, operand[0].data(), int(k), operand[1].data(),
+                int(n), 0.0f, c.data(), int(n));
+  // Round to the op's type, as the device stores the value.
   uint8_t element[4];
   for (float &value : c) {
-    storeElement(out->type, value, element);
-    value = loadElement(out->type, element);
+    storeElement(op.type, value, element);
+    value = loadElement(op.type, element);
   }
   reference.result = op.result;
+  reference.shape = std::move(expected);
   reference.values = std::move(c);
-  tolerances(out->type, k, reference.atol, reference.rtol);
+  tolerances(op.type, k, reference.atol, reference.rtol);
   return std::nullopt;
 }
 
@@ -354,6 +382,8 @@ std::optional<std::string> compare(const Package &package,
                                    const Reference &reference,
                                    const SimulationResult &result,
                                    Comparison &comparison) {
+  if (reference.result == ReferenceOp::kNoResult)
+    return std::nullopt; // An intermediate value: its consumers are checked.
   if (reference.result >= result.outputs.size())
     return "result " + std::to_string(reference.result) +
            " was never streamed out";
@@ -438,22 +468,11 @@ int run(const Options &options) {
   }
 
   // The reference sees the inputs as generated, before any corruption.
-  std::vector<Reference> references;
-  if (options.check) {
-    if (package.reference.empty())
-      return fail("--check: the package carries no reference computation");
-    if (options.threads)
-      openblas_set_num_threads(int(options.threads));
-    auto referenceStart = std::chrono::steady_clock::now();
-    for (const ReferenceOp &op : package.reference) {
-      references.emplace_back();
-      if (auto error = evaluateReference(package, op, inputs, generated,
-                                         references.back()))
-        return fail(*error);
-    }
-    log().info("evaluated host reference ops={} elapsed_ms={:.0f}",
-               references.size(), millisecondsSince(referenceStart));
-  }
+  if (options.check && package.reference.empty())
+    return fail("--check: the package carries no reference computation");
+  std::vector<HostTensor> referenceInputs;
+  if (options.check)
+    referenceInputs = inputs;
 
   if (options.corrupt) {
     inputs[options.corruptArgument].bytes[options.corruptByte] ^= 0xFF;
@@ -503,10 +522,32 @@ int run(const Options &options) {
 
   if (!options.check)
     return 0;
+  if (options.threads)
+    openblas_set_num_threads(int(options.threads));
+  auto referenceStart = std::chrono::steady_clock::now();
+  std::vector<Reference> references;
   Comparison comparison;
-  for (const Reference &reference : references)
-    if (auto error = compare(package, reference, result, comparison))
+  for (size_t index = 0; index < package.reference.size(); ++index) {
+    Reference reference;
+    if (auto error = evaluateReference(package, index, referenceInputs, generated,
+                                       references, result.outputs, reference))
       return fail(*error);
+    Comparison checkpoint;
+    if (auto error = compare(package, reference, result, checkpoint))
+      return fail(*error);
+    if (reference.result != ReferenceOp::kNoResult)
+      std::printf("checkpoint=%zu operation=%s result=%u "
+                  "maximumAbsoluteError=%.6g mismatches=%llu\n",
+                  index, package.reference[index].op.c_str(), reference.result,
+                  checkpoint.maximumAbsoluteError,
+                  (unsigned long long)checkpoint.mismatches);
+    comparison.maximumAbsoluteError =
+        std::max(comparison.maximumAbsoluteError, checkpoint.maximumAbsoluteError);
+    comparison.mismatches += checkpoint.mismatches;
+    references.push_back(std::move(reference));
+  }
+  log().info("evaluated host reference ops={} elapsed_ms={:.0f}",
+             references.size(), millisecondsSince(referenceStart));
   bool pass = comparison.mismatches == 0;
   std::printf(
       "referencePrecision=f32 maximumAbsoluteError=%.6g mismatches=%llu "

@@ -70,13 +70,20 @@ struct Step {
   uint32_t index = 0; ///< Into streams, computeSets or phases.
 };
 
-/// A host reference computation, for `ipu-run --check`. "matmul": result =
-/// argument[0] x argument[1], inputs decoded to f32, accumulated in f32 and
-/// rounded to the result stream's element type.
+/// A host reference computation, for `ipu-run --check`. "matmul": value =
+/// arguments[0] x arguments[1], operands decoded to f32, accumulated in f32
+/// and rounded to `type`. Ops run in order, so a chain (an MLP) is checked
+/// with its intermediates rounded as the device stores them.
 struct ReferenceOp {
+  /// An operand below kReferenceValue is a function argument index; at or
+  /// above it, kReferenceValue + r names the value of reference op r < this.
+  static constexpr uint32_t kReferenceValue = 0x80000000u;
+  /// The result of an op that is only an intermediate value.
+  static constexpr uint32_t kNoResult = 0xFFFFFFFFu;
   std::string op;
-  std::vector<uint32_t> arguments; ///< Input stream indices (argument index).
-  uint32_t result = 0;             ///< Result index.
+  std::vector<uint32_t> arguments;
+  uint32_t result = 0; ///< Function result index, or kNoResult.
+  ElementType type = ElementType::F32; ///< Element type of the value.
 };
 
 struct Package {

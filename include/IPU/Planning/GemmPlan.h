@@ -91,8 +91,21 @@ std::optional<std::string> checkGemmPlan(const TargetModel &target,
 
 GemmCost costGemmPlan(const TargetModel &target, const GemmProblem &problem,
                       const GemmPlan &plan);
-/// Whether every memory class fits on every tile.
-bool fitsMemory(const TargetModel &target, const GemmCost &cost);
+/// Memory other resident data (the weights of other matmuls) already takes
+/// on every tile: per class when known, and in either class (`anyBytes`)
+/// when the other matmul is not planned yet.
+struct MemoryBudget {
+  uint64_t reservedBytes[2] = {0, 0};
+  uint64_t anyBytes = 0;
+};
+
+/// Whether every memory class fits on every tile next to `budget`.
+bool fitsMemory(const TargetModel &target, const GemmCost &cost,
+                const MemoryBudget &budget = {});
+/// Per-tile weight bytes of `plan` (in plan.weights) and of its interleaved
+/// staging scratch, if any.
+void weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
+                        uint64_t bytes[2]);
 
 struct GemmPlanChoice {
   GemmPlan plan;
@@ -120,7 +133,8 @@ std::optional<std::string> searchGemmPlans(const TargetModel &target,
                                            const GemmProblem &problem,
                                            const GemmPlanConstraints &constraints,
                                            unsigned finalistCount,
-                                           GemmPlanSearch &search);
+                                           GemmPlanSearch &search,
+                                           const MemoryBudget &budget = {});
 
 } // namespace ipu
 

@@ -219,11 +219,14 @@ LogicalResult ProgramOp::verify() {
       auto dict = dyn_cast<DictionaryAttr>(entry);
       if (!dict || !dict.getAs<StringAttr>("op") ||
           !dict.getAs<DenseI32ArrayAttr>("arguments") ||
-          !dict.getAs<IntegerAttr>("result"))
+          !dict.getAs<IntegerAttr>("result") || !dict.getAs<TypeAttr>("type"))
         return emitOpError("reference entries must be dictionaries with 'op' "
-                           "(string), 'arguments' (array<i32>) and 'result' "
-                           "(integer), got ")
+                           "(string), 'arguments' (array<i32>), 'result' "
+                           "(integer) and 'type' (element type), got ")
                << entry;
+      if (!toElementType(dict.getAs<TypeAttr>("type").getValue()))
+        return emitOpError("reference type ")
+               << dict.getAs<TypeAttr>("type") << " is not a machine element type";
     }
   }
   return success();

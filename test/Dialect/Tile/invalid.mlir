@@ -188,7 +188,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // -----
 
-// expected-error @+1 {{reference entries must be dictionaries with 'op' (string), 'arguments' (array<i32>) and 'result' (integer), got "matmul"}}
+// expected-error @+1 {{reference entries must be dictionaries with 'op' (string), 'arguments' (array<i32>), 'result' (integer) and 'type' (element type), got "matmul"}}
 ipu_tile.program @p attributes {reference = ["matmul"]} {
 }
 

@@ -1,0 +1,27 @@
+// A two-layer chain (an MLP without its activation) on 16 tiles: the f32
+// accumulator of the first matmul is narrowed to f16 by arith.truncf, which
+// the import folds into the matmul; its result is rearranged into the
+// second matmul's layout. Every matmul is checked on the operands the device
+// used: the intermediate leaves as a checkpoint stream.
+// RUN: ipu-opt %s --ipu-compile="target=ipu21-16" | ipu-translate --ipu-to-package -o %t.ipuexe
+// RUN: ipu-run %t.ipuexe --check | FileCheck %s
+// RUN: not ipu-run %t.ipuexe --check --corrupt-input 2:1 | FileCheck %s --check-prefix=CORRUPT
+
+// CHECK: checkpoint=0 operation=matmul result=1 maximumAbsoluteError={{.*}} mismatches=0
+// CHECK: checkpoint=1 operation=matmul result=0 maximumAbsoluteError={{.*}} mismatches=0
+// CHECK: numericalTest=PASS
+// Corrupting the second weights leaves the first matmul right.
+// CORRUPT: checkpoint=0 operation=matmul result=1 maximumAbsoluteError={{.*}} mismatches=0
+// CORRUPT: checkpoint=1 operation=matmul result=0 maximumAbsoluteError={{.*}} mismatches={{[1-9][0-9]*}}
+// CORRUPT: numericalTest=FAIL
+
+func.func @mlp(%x: tensor<64x96xf16>, %w1: tensor<96x128xf16>, %w2: tensor<128x96xf16>) -> tensor<64x96xf32> {
+  %e1 = tensor.empty() : tensor<64x128xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<64x96xf16>, tensor<96x128xf16>)
+                     outs(%e1 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %h16 = arith.truncf %h : tensor<64x128xf32> to tensor<64x128xf16>
+  %e2 = tensor.empty() : tensor<64x96xf32>
+  %y = linalg.matmul ins(%h16, %w2 : tensor<64x128xf16>, tensor<128x96xf16>)
+                     outs(%e2 : tensor<64x96xf32>) -> tensor<64x96xf32>
+  return %y : tensor<64x96xf32>
+}
