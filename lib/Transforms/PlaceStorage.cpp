@@ -172,7 +172,9 @@ struct PlaceStoragePass
         target.allocatableBytes(::ipu::MemoryClass::Interleaved));
     ::ipu::logInfo("ipu-place-storage: placed storage program=" +
                    program.getSymName().str() + " " + line);
-    program.emitRemark() << "placed " << line;
+    // Remarks carry the location only: printing a full-scale program with
+    // every diagnostic would bury the explanation.
+    mlir::emitRemark(program.getLoc()) << "placed " << line;
     return success();
   }
 };

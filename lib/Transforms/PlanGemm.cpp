@@ -228,10 +228,10 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           choice.cost.activeTiles);
       ::ipu::logInfo("ipu-plan-gemm: retained gemm plan finalist operation=" +
                      std::to_string(index) + " " + line);
-      job.op.emitRemark() << line;
+      mlir::emitRemark(job.op.getLoc()) << line;
     }
     const ::ipu::GemmPlanChoice &best = search.finalists.front();
-    job.op.emitRemark() << "chose plan " << best.plan.str() << " of "
+    mlir::emitRemark(job.op.getLoc()) << "chose plan " << best.plan.str() << " of "
                         << search.matching << " matching plans ("
                         << search.candidates << " in the space, "
                         << search.pruned << " pruned by the lower bound, "

@@ -92,7 +92,7 @@ struct ScheduleExchangePass
       ::ipu::logInfo(llvm::formatv("ipu-schedule-exchange: scheduled exchange "
                                    "phase phase={0} {1} seconds={2:F4}",
                                    job.op.getSymName(), line, job.seconds));
-      job.op.emitRemark() << "scheduled " << line;
+      mlir::emitRemark(job.op.getLoc()) << "scheduled " << line;
     }
     if (failedAny)
       signalPassFailure();
