@@ -1,9 +1,12 @@
 //===- Scheduler.cpp - Exchange phase schedulers --------------------------===//
 
 #include "IPU/Exchange/Phase.h"
+#include "ReceiverGroups.h"
+#include "SchedulerDetail.h"
 
 #include <algorithm>
 #include <cassert>
+#include <thread>
 
 using namespace ipu;
 
@@ -244,23 +247,71 @@ ExchangeSchedule ipu::scheduleGreedy(const ExchangePhase &phase) {
   return schedule;
 }
 
+namespace {
+
+/// Phases at least this large run greedy on a second thread while the
+/// exact strategy runs on the caller's.
+constexpr size_t kParallelTransfers = 16384;
+/// Candidate evaluations the preemptive strategy may spend (about a second
+/// at 50 ns each); past that scheduleBest does without it. A count, not a
+/// clock, so that the choice does not depend on the machine.
+constexpr uint64_t kPreemptiveBudget = 20'000'000;
+
+bool hasBroadcast(const ExchangePhase &phase) {
+  for (size_t t = 0, e = phase.size(); t < e; ++t)
+    if (phase.destBegin[t + 1] - phase.destBegin[t] > 1)
+      return true;
+  return false;
+}
+
+} // namespace
+
 ExchangeSchedule ipu::scheduleBest(const ExchangePhase &phase,
                                    ScheduleReport *report) {
-  ExchangeSchedule best = scheduleGreedy(phase);
-  ExchangeSchedule sequential = scheduleSequential(phase);
-  uint64_t bestHorizon = best.sendHorizon();
-  // Greedy never loses to sequential (each placement is no later than the
-  // sum of the words placed before it), but the baseline keeps that honest.
-  if (sequential.sendHorizon() < bestHorizon) {
-    best = std::move(sequential);
-    bestHorizon = best.sendHorizon();
+  // Candidates in preference order for ties: greedy keeps transfers whole.
+  std::vector<ExchangeSchedule> candidates(3);
+  ExchangeSchedule &greedy = candidates[0], &exact = candidates[1],
+                   &preemptive = candidates[2];
+  auto others = [&] {
+    ReceiverGroups groups = groupReceivers(phase);
+    exact = detail::scheduleExact(phase, groups);
+    // Overlapping destination sets are where exact leaves the bound; the
+    // preemptive sweep is slower and splits more, so only there.
+    if (!groups.disjoint)
+      if (auto schedule =
+              detail::schedulePreemptiveWithin(phase, kPreemptiveBudget))
+        preemptive = std::move(*schedule);
+  };
+  if (phase.size() >= kParallelTransfers) {
+    std::thread worker([&] { greedy = scheduleGreedy(phase); });
+    others();
+    worker.join();
+  } else {
+    greedy = scheduleGreedy(phase);
+    // Unicast phases where greedy is on the bound cannot do better.
+    if (hasBroadcast(phase) || greedy.sendHorizon() > endpointLowerBound(phase))
+      others();
+  }
+
+  size_t best = 0;
+  uint64_t bestHorizon = greedy.sendHorizon();
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    const ExchangeSchedule &c = candidates[i];
+    if (c.strategy.empty())
+      continue; // Not run.
+    uint64_t h = c.sendHorizon();
+    if (h < bestHorizon ||
+        (h == bestHorizon && c.runs.size() < candidates[best].runs.size())) {
+      best = i;
+      bestHorizon = h;
+    }
   }
   if (report) {
     report->transfers = phase.size();
     report->bound = endpointLowerBound(phase);
     report->horizon = bestHorizon;
-    report->runs = best.runs.size();
-    report->strategy = best.strategy;
+    report->runs = candidates[best].runs.size();
+    report->strategy = candidates[best].strategy;
   }
-  return best;
+  return std::move(candidates[best]);
 }

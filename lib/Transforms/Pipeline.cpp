@@ -17,7 +17,9 @@ void ipu::buildCompilePipeline(OpPassManager &pm,
   plan.finalists = options.finalists;
   pm.addPass(createIPUPlanGemm(plan));
   pm.addPass(createIPULowerToTile());
-  pm.addPass(createIPUScheduleExchange());
+  IPUScheduleExchangeOptions schedule;
+  schedule.dumpDir = options.dumpPhases;
+  pm.addPass(createIPUScheduleExchange(schedule));
   pm.addPass(createIPUPlaceStorage());
 }
 

@@ -3,12 +3,14 @@
 #include "IPU/Transforms/Passes.h"
 #include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Exchange/PhaseText.h"
 #include "IPU/Support/Log.h"
 
 #include "mlir/IR/Threading.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
+#include <fstream>
 
 namespace mlir::ipu {
 #define GEN_PASS_DEF_IPUSCHEDULEEXCHANGE
@@ -20,14 +22,31 @@ using namespace mlir;
 namespace {
 struct ScheduleExchangePass
     : public mlir::ipu::impl::IPUScheduleExchangeBase<ScheduleExchangePass> {
+  using IPUScheduleExchangeBase::IPUScheduleExchangeBase;
+
   struct Job {
     ipu_exchange::PhaseOp op;
     ipu_exchange::PhaseTransfers transfers;
     ::ipu::ExchangeSchedule schedule;
     ::ipu::ScheduleReport report;
     std::optional<std::string> illegal;
+    /// Broadcasts sharing tiles can make the endpoint bound unreachable; a
+    /// phase above it reports this tighter bound too.
+    uint64_t tighterBound = 0;
     double seconds = 0;
   };
+
+  /// Writes the phase's transfers for schedulers outside the compiler.
+  LogicalResult dump(const Job &job) {
+    ipu_exchange::PhaseOp op = job.op;
+    std::string path = dumpDir + "/" + op.getSymName().str() + ".phase";
+    std::ofstream out(path);
+    if (out)
+      ::ipu::writePhaseText(out, job.transfers.phase);
+    if (!out)
+      return op.emitError("cannot write phase to '") << path << "'";
+    return success();
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -58,6 +77,9 @@ struct ScheduleExchangePass
       auto start = std::chrono::steady_clock::now();
       job.schedule = ::ipu::scheduleBest(job.transfers.phase, &job.report);
       job.illegal = ::ipu::checkSchedule(job.transfers.phase, job.schedule);
+      job.tighterBound = job.report.horizon > job.report.bound
+                             ? ::ipu::broadcastLowerBound(job.transfers.phase)
+                             : job.report.bound;
       job.seconds = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count();
@@ -82,6 +104,8 @@ struct ScheduleExchangePass
           &getContext(), report.strategy, report.transfers, report.bound,
           report.horizon, runs));
       double ratio = report.bound ? double(report.horizon) / report.bound : 1.0;
+      double tighterRatio =
+          job.tighterBound ? double(report.horizon) / job.tighterBound : 1.0;
       std::string line = llvm::formatv(
           "transfers={0} endpointLowerBound={1} horizon={2} "
           "horizonOverBound={3:F3} lowerBoundGap={4} strategy={5} runs={6} "
@@ -89,10 +113,16 @@ struct ScheduleExchangePass
           report.transfers, report.bound, report.horizon, ratio,
           report.horizon - report.bound, report.strategy, report.runs,
           target->exchangeLatencyCycles);
+      if (job.tighterBound > report.bound)
+        line += llvm::formatv(" tighterBound={0} horizonOverTighterBound={1:F3}",
+                              job.tighterBound, tighterRatio)
+                    .str();
       ::ipu::logInfo(llvm::formatv("ipu-schedule-exchange: scheduled exchange "
                                    "phase phase={0} {1} seconds={2:F4}",
                                    job.op.getSymName(), line, job.seconds));
       mlir::emitRemark(job.op.getLoc()) << "scheduled " << line;
+      if (!dumpDir.empty() && failed(dump(job)))
+        failedAny = true;
     }
     if (failedAny)
       signalPassFailure();

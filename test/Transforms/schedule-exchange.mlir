@@ -49,3 +49,26 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     }
   }
 }
+
+// -----
+
+// Three broadcasts, each from one tile to the other two: every tile sends 4
+// words and receives 8, but every pair of broadcasts shares a destination,
+// so they run one after another: 12 cycles, the tighter bound.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @cyclic {
+    ipu_tile.buffer @x : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @y : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 1, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @z : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @x.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [1, 2]>> in "standard"
+    ipu_tile.buffer @y.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [2, 0]>> in "standard"
+    ipu_tile.buffer @z.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [0, 1]>> in "standard"
+    // CHECK: ipu_exchange.phase @rotate attributes {schedule = #ipu_exchange.schedule<strategy = "{{[a-z]+}}", transfers = 3, bound = 8, horizon = 12
+    // expected-remark @+1 {{scheduled transfers=3 endpointLowerBound=8 horizon=12 horizonOverBound=1.500 lowerBoundGap=4 strategy=greedy runs=3 latency=32 tighterBound=12 horizonOverTighterBound=1.000}}
+    ipu_exchange.phase @rotate {
+      ipu_exchange.copy @x to @x.all
+      ipu_exchange.copy @y to @y.all
+      ipu_exchange.copy @z to @z.all
+    }
+  }
+}

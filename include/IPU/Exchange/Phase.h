@@ -58,6 +58,15 @@ struct ExchangePhase {
 /// Endpoint lower bound: the most words any tile must send or receive.
 uint64_t endpointLowerBound(const ExchangePhase &phase);
 
+/// A lower bound at least the endpoint bound that also sees broadcasts: two
+/// transfers conflict when they share the source or any destination tile,
+/// and the words of pairwise conflicting transfers (a clique) need that many
+/// cycles. Returns the heaviest clique found among the sender and receiver
+/// stars of every tile, each grown greedily by transfers that conflict with
+/// all of its members. Equal to endpointLowerBound on unicast phases (there
+/// every clique is a star, and König reaches it). Expects a valid phase.
+uint64_t broadcastLowerBound(const ExchangePhase &phase);
+
 struct ExchangeRun {
   uint32_t transfer;
   uint32_t wordOffset;
@@ -96,7 +105,26 @@ ExchangeSchedule scheduleSequential(const ExchangePhase &phase);
 /// Greedy list scheduling that keeps transfers whole: the longest transfers
 /// first, each at the earliest cycle its source and all destinations are free.
 ExchangeSchedule scheduleGreedy(const ExchangePhase &phase);
-/// The best schedule among the strategies available, with its report.
+/// Bipartite edge colouring, senders x destination sets, words split where
+/// needed (König): a time sweep keeps a perfect matching of the graph
+/// completed to Delta-regular by idle cycles, and re-matches by augmenting
+/// paths as edges finish. When no tile is in two destination sets (unicast
+/// phases, and broadcasts to disjoint replica groups) the send horizon is
+/// the endpoint bound exactly. Overlapping destination sets are merged and
+/// serialised: legal, but above the bound. Transfers with one sender and
+/// destination set keep their words in index order, most in one run.
+ExchangeSchedule scheduleExact(const ExchangePhase &phase);
+/// Preemptive list scheduling for broadcasts with overlapping destination
+/// sets: in time order, an idle port starts the waiting transfer whose most
+/// loaded port carries the most words, preempting running transfers whose
+/// own priority is lower by a margin. Splits transfers into several runs.
+ExchangeSchedule schedulePreemptive(const ExchangePhase &phase);
+/// The best schedule among the strategies available, with its report:
+/// greedy and exact, plus preemptive (within a work budget) when destination
+/// sets overlap; the smallest send horizon wins, ties go to fewer runs, then
+/// to the earlier of greedy, exact, preemptive. (Sequential is not a
+/// candidate: greedy never loses to it.) Large phases run greedy on a second
+/// thread; the result does not depend on timing.
 ExchangeSchedule scheduleBest(const ExchangePhase &phase,
                               ScheduleReport *report = nullptr);
 

@@ -28,6 +28,10 @@ struct CompilePipelineOptions
   Option<unsigned> finalists{*this, "finalists",
                              llvm::cl::desc("Plans kept per matmul"),
                              llvm::cl::init(4)};
+  Option<std::string> dumpPhases{
+      *this, "dump-phases",
+      llvm::cl::desc("Write every exchange phase to this directory"),
+      llvm::cl::init("")};
 };
 
 /// import, set target, plan, lower, schedule, place.

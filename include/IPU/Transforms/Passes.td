@@ -75,7 +75,11 @@ def IPUScheduleExchange : Pass<"ipu-schedule-exchange", "::mlir::ModuleOp"> {
     checker and stores it as an `#ipu_exchange.schedule`. Reports per phase
     transfers, endpoint bound, horizon, gap, strategy and runs as a remark
     and a log line. Phases are scheduled in parallel, deterministically.
+    With `dump-dir`, each phase's transfers are also written there as
+    `<phase>.phase` in the text form `bench/run exchange --phase` reads.
   }];
+  let options = [Option<"dumpDir", "dump-dir", "std::string", "\"\"",
+                        "Write every phase as <dir>/<phase>.phase">];
   let dependentDialects = ["::mlir::ipu_exchange::IPUExchangeDialect"];
 }
 
