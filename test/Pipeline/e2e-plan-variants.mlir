@@ -9,8 +9,10 @@
 // RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="weights=standard rows=5 cols=3" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.uneven
 // RUN: ipu-run %t.uneven --check | FileCheck %s
 
-// CHECK: cycles={{[1-9][0-9]*}}
-// CHECK: plannedCycles={{[1-9][0-9]*}}
+// Each exchange reaches its endpoint bound, so the planner's estimate is
+// exactly the simulated cycle count.
+// CHECK: cycles=[[CYCLES:[1-9][0-9]*]]
+// CHECK: plannedCycles=[[CYCLES]]
 // CHECK: numericalTest=PASS
 
 func.func @mm(%a: tensor<90x128xf16>, %b: tensor<128x66xf16>) -> tensor<90x66xf32> {
