@@ -215,6 +215,70 @@ void executeGemm(const int64_t *params, uint8_t *const *operands) {
   }
 }
 
+std::optional<std::string> checkGemmTParams(const int64_t *params) {
+  std::optional<std::string> error = checkGemmParams(params);
+  if (error && error->rfind("gemm:", 0) == 0)
+    return "gemm_t" + error->substr(4);
+  return error;
+}
+
+uint64_t gemmTOperandBytes(const int64_t *params, unsigned operand) {
+  int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
+  auto in = static_cast<ElementType>(params[GemmIn]);
+  auto out = static_cast<ElementType>(params[GemmOut]);
+  switch (operand) {
+  case GemmLhs:
+    return static_cast<uint64_t>(m) * rowPitch(k, in);
+  case GemmRhs:
+    return static_cast<uint64_t>(n) * rowPitch(k, in);
+  case GemmOutput:
+    return static_cast<uint64_t>(m) * rowPitch(n, out);
+  default:
+    return 0;
+  }
+}
+
+void executeGemmT(const int64_t *params, uint8_t *const *operands) {
+  const int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
+  const auto inType = static_cast<ElementType>(params[GemmIn]);
+  const bool accHalf =
+      static_cast<ElementType>(params[GemmAcc]) == ElementType::F16;
+  const auto outType = static_cast<ElementType>(params[GemmOut]);
+  const uint64_t pitch = rowPitch(k, inType);
+  const uint64_t outPitch = rowPitch(n, outType);
+  const int64_t grain =
+      accHalf ? static_cast<int64_t>(accumulatorGrain(inType)) : k;
+  // Decoding rhsT into k-major order turns the product into the same axpy
+  // loop as gemm, with the same summation order and rounding points.
+  thread_local std::vector<float> rhs, lhsRow, acc;
+  rhs.resize(static_cast<size_t>(k * n));
+  lhsRow.resize(static_cast<size_t>(k));
+  acc.resize(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    decodeRow(inType, operands[GemmRhs] + j * pitch, k, lhsRow.data());
+    for (int64_t kk = 0; kk < k; ++kk)
+      rhs[kk * n + j] = lhsRow[kk];
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    decodeRow(inType, operands[GemmLhs] + i * pitch, k, lhsRow.data());
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (int64_t k0 = 0; k0 < k; k0 += grain) {
+      int64_t k1 = std::min(k, k0 + grain);
+      for (int64_t kk = k0; kk < k1; ++kk) {
+        const float a = lhsRow[kk];
+        const float *b = rhs.data() + kk * n;
+        for (int64_t j = 0; j < n; ++j)
+          acc[j] += a * b[j];
+      }
+      if (accHalf)
+        roundToHalf(acc.data(), n);
+    }
+    uint8_t *outRow = operands[GemmOutput] + i * outPitch;
+    for (int64_t j = 0; j < n; ++j)
+      storeElement(outType, acc[j], outRow + j * elementBytes(outType));
+  }
+}
+
 } // namespace detail
 
 uint64_t estimateGemmCycles(const TargetModel &target, const GemmCostShape &shape) {

@@ -38,6 +38,13 @@ std::optional<std::string> checkGemmParams(const int64_t *params);
 uint64_t gemmOperandBytes(const int64_t *params, unsigned operand);
 void executeGemm(const int64_t *params, uint8_t *const *operands);
 
+/// gemm_t: out[m x n] = lhs[m x k] * rhsT[n x k]^T, the swapped orientation:
+/// the AMP holds blocks of lhs and streams the rows of rhsT. Parameters as
+/// gemm, with the last naming the memory class of lhs.
+std::optional<std::string> checkGemmTParams(const int64_t *params);
+uint64_t gemmTOperandBytes(const int64_t *params, unsigned operand);
+void executeGemmT(const int64_t *params, uint8_t *const *operands);
+
 /// reduce: out[m x n] = sum over `count` blocks of in[m x (count * n)].
 enum ReduceParam : unsigned { ReduceM, ReduceN, ReduceCount, ReduceIn, ReduceOut };
 enum ReduceOperand : unsigned { ReduceInput, ReduceOutput };

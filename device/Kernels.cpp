@@ -20,6 +20,11 @@ const std::vector<KernelSpec> &allKernels() {
        {"m", "k", "n", "inType", "accType", "outType", "weightClass"},
        detail::GemmRhs,
        detail::GemmWeightClass},
+      {"gemm_t",
+       {"lhs", "rhsT", "out"},
+       {"m", "k", "n", "inType", "accType", "outType", "ampClass"},
+       detail::GemmLhs,
+       detail::GemmWeightClass},
       {"reduce", {"in", "out"}, {"m", "n", "count", "inType", "outType"}},
       {"copy", {"src", "dst"}, {"bytes"}},
   };
@@ -37,6 +42,8 @@ std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
                                              const int64_t *params) {
   if (kernel.name == "gemm")
     return detail::checkGemmParams(params);
+  if (kernel.name == "gemm_t")
+    return detail::checkGemmTParams(params);
   if (kernel.name == "reduce")
     return detail::checkReduceParams(params);
   if (kernel.name == "copy")
@@ -48,6 +55,8 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
                             unsigned operand) {
   if (kernel.name == "gemm")
     return detail::gemmOperandBytes(params, operand);
+  if (kernel.name == "gemm_t")
+    return detail::gemmTOperandBytes(params, operand);
   if (kernel.name == "reduce")
     return detail::reduceOperandBytes(params, operand);
   if (kernel.name == "copy")
@@ -73,6 +82,18 @@ uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
   }
   if (checkKernelParams(kernel, params))
     return 0;
+  if (kernel.name == "gemm_t") {
+    // The AMP holds blocks of lhs and streams the n rows of rhsT: the gemm
+    // estimate with the roles of m and n exchanged.
+    GemmCostShape shape;
+    shape.m = params[detail::GemmN];
+    shape.k = params[detail::GemmK];
+    shape.n = params[detail::GemmM];
+    shape.inType = static_cast<ElementType>(params[detail::GemmIn]);
+    shape.outType = static_cast<ElementType>(params[detail::GemmOut]);
+    shape.weightClass = static_cast<MemoryClass>(params[detail::GemmWeightClass]);
+    return estimateGemmCycles(target, shape);
+  }
   if (kernel.name == "reduce")
     return detail::estimateReduceCycles(params, target);
   if (kernel.name == "copy")
@@ -84,6 +105,8 @@ void executeKernel(const KernelSpec &kernel, const int64_t *params,
                    uint8_t *const *operands) {
   if (kernel.name == "gemm")
     detail::executeGemm(params, operands);
+  else if (kernel.name == "gemm_t")
+    detail::executeGemmT(params, operands);
   else if (kernel.name == "reduce")
     detail::executeReduce(params, operands);
   else if (kernel.name == "copy")

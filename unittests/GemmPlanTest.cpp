@@ -111,6 +111,28 @@ TEST(GemmPlanCost, InnerPartitionsReduceCompletelyOrStaged) {
   EXPECT_LT(staged.peakBytes[0], complete.peakBytes[0]);
 }
 
+TEST(GemmPlanCost, SwappedHoldsAAndStreamsB) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmPlan swapped = plan(8, 2);
+  swapped.swapped = true;
+  GemmCost cost = costGemmPlan(target, problem(96, 128, 64), swapped);
+  // The AMP holds 12 rows of A (padded to 16) loaded from standard memory
+  // and streams the 32 columns of B: the gemm estimate with m and n
+  // exchanged.
+  GemmCostShape shape;
+  shape.m = 32;
+  shape.k = 128;
+  shape.n = 12;
+  shape.inType = ElementType::F16;
+  shape.outType = ElementType::F32;
+  shape.weightClass = MemoryClass::Standard;
+  EXPECT_EQ(cost.computeCycles, estimateGemmCycles(target, shape));
+  // B^T blocks: 32 rows of 128 f16.
+  uint64_t weights[2];
+  weightBytesPerTile(problem(96, 128, 64), swapped, weights);
+  EXPECT_EQ(weights[1], 32u * 256);
+}
+
 TEST(GemmPlanCost, LocalStagingCopiesThenLoadsFast) {
   TargetModel target = TargetModel::ipu21WithTiles(16);
   GemmCost staged = costGemmPlan(target, problem(96, 128, 64),
@@ -235,8 +257,15 @@ TEST(GemmPlanCheck, RejectsWhatCannotBeLowered) {
             "inner > 1 with f16 partial sums needs even column blocks");
   GemmPlan swapped = plan(4, 1);
   swapped.swapped = true;
+  EXPECT_FALSE(checkGemmPlan(target, p, swapped));
+  GemmProblem activation = p;
+  activation.rhsIsWeight = false;
+  EXPECT_EQ(*checkGemmPlan(target, activation, swapped),
+            "orientation=swapped needs B to be a weight, stored transposed");
+  swapped.weights = MemoryClass::Standard;
+  swapped.localStaging = true;
   EXPECT_EQ(*checkGemmPlan(target, p, swapped),
-            "only orientation=normal is lowered today");
+            "local staging copies B for the AMP, which holds A when swapped");
 }
 
 /// Every finalist covers the matmul exactly once: each (row, inner, column)
@@ -290,13 +319,15 @@ std::vector<GemmPlan> allPlans(const TargetModel &target, const GemmProblem &p) 
   for (uint32_t rows = 1; rows <= target.tiles; ++rows)
     for (uint32_t cols = 1; rows * cols <= target.tiles; ++cols)
       for (uint32_t inner = 1; rows * cols * inner <= target.tiles; ++inner)
-        for (MemoryClass w : {MemoryClass::Standard, MemoryClass::Interleaved})
-          for (Reduction red : {Reduction::Complete, Reduction::Staged})
-            for (bool staging : {false, true}) {
-              GemmPlan candidate = plan(rows, cols, inner, w, red, staging);
-              if (!checkGemmPlan(target, p, candidate))
-                plans.push_back(candidate);
-            }
+        for (bool swapped : {false, true})
+          for (MemoryClass w : {MemoryClass::Standard, MemoryClass::Interleaved})
+            for (Reduction red : {Reduction::Complete, Reduction::Staged})
+              for (bool staging : {false, true}) {
+                GemmPlan candidate = plan(rows, cols, inner, w, red, staging);
+                candidate.swapped = swapped;
+                if (!checkGemmPlan(target, p, candidate))
+                  plans.push_back(candidate);
+              }
   return plans;
 }
 

@@ -98,7 +98,7 @@ const ElementType kAccTypes[] = {ElementType::F32, ElementType::F16};
 } // namespace
 
 TEST(KernelsTest, Registry) {
-  ASSERT_EQ(allKernels().size(), 3u);
+  ASSERT_EQ(allKernels().size(), 4u);
   for (const KernelSpec &kernel : allKernels())
     EXPECT_EQ(lookupKernel(kernel.name), &kernel);
   const KernelSpec *spec = lookupKernel("gemm");
@@ -509,4 +509,51 @@ TEST(KernelsTest, KernelEstimateUsesGemmEstimator) {
     }
   int64_t bad[] = {37, 100, 45, 1, 3, 1, 0};
   EXPECT_EQ(estimateKernelCycles(gemm(), bad, t), 0u);
+}
+
+// The swapped orientation computes the same product as gemm, bit for bit,
+// from B stored transposed; only its cost differs (the AMP holds lhs).
+TEST(KernelsTest, GemmTransposedMatchesGemm) {
+  const KernelSpec *gemmT = lookupKernel("gemm_t");
+  ASSERT_NE(gemmT, nullptr);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  for (ElementType in : kAllTypes)
+    for (ElementType acc : kAccTypes)
+      for (auto [m, k, n] : {std::tuple{5, 7, 3}, std::tuple{3, 33, 17},
+                             std::tuple{8, 40, 19}}) {
+        GemmCase c(m, k, n, in, acc, ElementType::F32);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t kk = 0; kk < k; ++kk)
+            c.setLhs(i, kk, dist(rng));
+        for (int64_t kk = 0; kk < k; ++kk)
+          for (int64_t j = 0; j < n; ++j)
+            c.setRhs(kk, j, dist(rng));
+        c.run();
+        // rhsT: n rows of k elements.
+        uint64_t pitch = (k * elementBytes(in) + 3) / 4 * 4;
+        std::vector<uint8_t> rhsT(n * pitch, 0);
+        for (int64_t kk = 0; kk < k; ++kk)
+          for (int64_t j = 0; j < n; ++j)
+            std::memcpy(&rhsT[j * pitch + kk * elementBytes(in)], c.rhsAt(kk, j),
+                        elementBytes(in));
+        std::vector<uint8_t> out(c.out.size(), kSentinel);
+        int64_t params[] = {m, k, n, typeParam(in), typeParam(acc),
+                            typeParam(ElementType::F32), 0};
+        ASSERT_FALSE(checkKernelParams(*gemmT, params));
+        EXPECT_EQ(kernelOperandBytes(*gemmT, params, 1), uint64_t(n) * pitch);
+        uint8_t *operands[] = {c.lhs.data(), rhsT.data(), out.data()};
+        executeKernel(*gemmT, params, operands);
+        EXPECT_EQ(out, c.out) << elementTypeName(in) << " acc "
+                              << elementTypeName(acc) << " " << m << "x" << k
+                              << "x" << n;
+      }
+  // Its estimate is gemm's with m and n exchanged.
+  TargetModel t = TargetModel::ipu21();
+  int64_t params[] = {27, 1152, 80, 1, 0, 0, 0};
+  EXPECT_EQ(estimateKernelCycles(*gemmT, params, t),
+            est(t, ElementType::F16, 80, 1152, 27, MemoryClass::Standard));
+  int64_t bad[] = {27, 1152, 80, 1, 5, 0, 0};
+  EXPECT_EQ(checkKernelParams(*gemmT, bad),
+            "gemm_t: parameter 'accType' = 5 is not f32 or f16");
 }

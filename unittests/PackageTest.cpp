@@ -138,6 +138,7 @@ void expectEqual(const Package &a, const Package &b) {
       EXPECT_EQ(u.rowBytes, v.rowBytes);
       EXPECT_EQ(u.tilePitch, v.tilePitch);
       EXPECT_EQ(u.hostPitch, v.hostPitch);
+      EXPECT_EQ(u.hostElementStride, v.hostElementStride);
     }
   }
   ASSERT_EQ(a.computeSets.size(), b.computeSets.size());
@@ -230,7 +231,7 @@ TEST(Package, RoundTripOfUnusualValues) {
   stream.type = ElementType::F8E5M2;
   stream.shape = {INT64_MAX, -1, 0};
   stream.pieces.push_back({UINT32_MAX, UINT32_MAX, UINT64_MAX, UINT32_MAX,
-                           UINT32_MAX, UINT32_MAX, UINT64_MAX});
+                           UINT32_MAX, UINT32_MAX, UINT64_MAX, UINT64_MAX});
   package.streams.push_back(stream);
   ComputeSet empty;
   package.computeSets.push_back(empty);
@@ -482,6 +483,22 @@ TEST(PackageValidate, Streams) {
                  "outside the tensor (256 bytes)"});
   expectInvalid([](Package &p) { p.streams[0].pieces[0].tilePitch = 16; },
                 {"row bytes 32 exceed the tile pitch 16"});
+  // A transposing piece gathers a host column: 16 f16 rows of lhs, 2 bytes
+  // apart, are one tile row; its host range runs down the whole tensor.
+  expectInvalid(
+      [](Package &p) {
+        p.streams[0].pieces[3].hostElementStride = 32;
+        p.streams[0].pieces[3].hostPitch = 2;
+      },
+      {"stream 'lhs' piece 3", "outside the tensor (256 bytes)"});
+  expectInvalid([](Package &p) { p.streams[0].pieces[0].hostElementStride = 1; },
+                {"host element stride 1 is out of range"});
+  expectInvalid(
+      [](Package &p) {
+        p.streams[0].pieces[0].hostElementStride = 32;
+        p.streams[0].pieces[0].rowBytes = 31;
+      },
+      {"row bytes 31 are not whole f16 elements"});
   expectInvalid([](Package &p) { p.streams[0].shape = {}; }, {"empty shape"});
   expectInvalid(
       [](Package &p) {

@@ -43,6 +43,7 @@ struct StreamPieces {
   rowBytes @4 :List(UInt32);
   tilePitch @5 :List(UInt32);
   hostPitch @6 :List(UInt64);
+  hostElementStride @7 :List(UInt64);  # Empty when every piece is contiguous.
 }
 
 struct HostStream {

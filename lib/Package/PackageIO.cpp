@@ -85,6 +85,15 @@ void writeStream(const HostStream &stream, wire::HostStream::Builder out) {
     tilePitch.set(i, piece.tilePitch);
     hostPitch.set(i, piece.hostPitch);
   }
+  // The strides list is written only when some piece is strided.
+  bool strided = false;
+  for (const StreamPiece &piece : stream.pieces)
+    strided |= piece.hostElementStride != 0;
+  if (strided) {
+    auto stride = pieces.initHostElementStride(count);
+    for (size_t i = 0; i < count; ++i)
+      stride.set(i, stream.pieces[i].hostElementStride);
+  }
 }
 
 void writeComputeSet(const ComputeSet &computeSet,
@@ -188,10 +197,12 @@ void readStream(wire::HostStream::Reader in, HostStream &stream) {
   auto rowBytes = pieces.getRowBytes();
   auto tilePitch = pieces.getTilePitch();
   auto hostPitch = pieces.getHostPitch();
+  auto stride = pieces.getHostElementStride();
   size_t count = tile.size();
   if (address.size() != count || hostOffset.size() != count ||
       rows.size() != count || rowBytes.size() != count ||
-      tilePitch.size() != count || hostPitch.size() != count)
+      tilePitch.size() != count || hostPitch.size() != count ||
+      (stride.size() != 0 && stride.size() != count))
     throw FormatError{"stream '" + stream.name +
                       "': piece tables have different lengths"};
   stream.pieces.resize(count);
@@ -204,6 +215,7 @@ void readStream(wire::HostStream::Reader in, HostStream &stream) {
     piece.rowBytes = rowBytes[i];
     piece.tilePitch = tilePitch[i];
     piece.hostPitch = hostPitch[i];
+    piece.hostElementStride = stride.size() ? stride[i] : 0;
   }
 }
 

@@ -156,10 +156,29 @@ private:
       if (piece.rows == 0 || piece.rowBytes == 0)
         continue; // Moves nothing.
       uint64_t rowsAfterFirst = piece.rows - 1;
+      // The host bytes of the last element of a row, from the row's start.
+      uint64_t hostRowSpan = piece.rowBytes;
+      if (piece.hostElementStride != 0) {
+        uint64_t element = elementBytes(stream.type);
+        if (piece.rowBytes % element != 0)
+          return where + ": row bytes " + to_string(piece.rowBytes) +
+                 " are not whole " + std::string(elementTypeName(stream.type)) +
+                 " elements";
+        if (piece.hostElementStride < element ||
+            piece.hostElementStride > kMaxTensorBytes)
+          return where + ": host element stride " +
+                 to_string(piece.hostElementStride) + " is out of range";
+        uint64_t elements = piece.rowBytes / element;
+        hostRowSpan = (elements - 1) * piece.hostElementStride + element;
+        if (hostRowSpan > kMaxTensorBytes)
+          return where + ": host range is larger than the tensor (" +
+                 to_string(tensorBytes) + " bytes)";
+      }
       if (rowsAfterFirst > 0 && piece.rowBytes > piece.tilePitch)
         return where + ": row bytes " + to_string(piece.rowBytes) +
                " exceed the tile pitch " + to_string(piece.tilePitch);
-      if (rowsAfterFirst > 0 && piece.rowBytes > piece.hostPitch)
+      if (rowsAfterFirst > 0 && piece.hostElementStride == 0 &&
+          piece.rowBytes > piece.hostPitch)
         return where + ": row bytes " + to_string(piece.rowBytes) +
                " exceed the host pitch " + to_string(piece.hostPitch);
       uint64_t tileSpan = rowsAfterFirst * piece.tilePitch + piece.rowBytes;
@@ -171,10 +190,10 @@ private:
         return where + ": tile range " + rangeString(piece.address, tileSpan) +
                " does not lie inside one memory region";
       if (rowsAfterFirst > 0 &&
-          piece.hostPitch > (kMaxTensorBytes - piece.rowBytes) / rowsAfterFirst)
+          piece.hostPitch > (kMaxTensorBytes - hostRowSpan) / rowsAfterFirst)
         return where + ": host range is larger than the tensor (" +
                to_string(tensorBytes) + " bytes)";
-      uint64_t hostSpan = rowsAfterFirst * piece.hostPitch + piece.rowBytes;
+      uint64_t hostSpan = rowsAfterFirst * piece.hostPitch + hostRowSpan;
       if (piece.hostOffset > tensorBytes ||
           hostSpan > tensorBytes - piece.hostOffset)
         return where + ": host range [" + to_string(piece.hostOffset) + ", " +

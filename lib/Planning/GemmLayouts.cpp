@@ -32,6 +32,15 @@ GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
   layouts.rhs.tileColStride = 1;
   layouts.rhs.replicas = rows;
   layouts.rhs.replicaStride = cols;
+  if (plan.swapped) {
+    // B^T [N x K]: block (j, p) on the same tiles.
+    layouts.rhs.rows = n;
+    layouts.rhs.cols = problem.k;
+    layouts.rhs.gridRows = cols;
+    layouts.rhs.gridCols = inner;
+    layouts.rhs.tileRowStride = 1;
+    layouts.rhs.tileColStride = plane;
+  }
   // C: block (i, j) on tile i * cols + j.
   BlockLayout &out = layouts.out;
   out.rows = m;

@@ -101,8 +101,10 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
            std::to_string(uint64_t(plan.rows) * plan.cols * plan.inner) +
            " exceeds the " + std::to_string(target.tiles) + " tiles of '" +
            target.name + "'";
-  if (plan.swapped)
-    return "only orientation=normal is lowered today";
+  if (plan.swapped && !problem.rhsIsWeight)
+    return "orientation=swapped needs B to be a weight, stored transposed";
+  if (plan.swapped && plan.localStaging)
+    return "local staging copies B for the AMP, which holds A when swapped";
   if (!innerSplitAligned(problem, plan.inner))
     return "inner=" + std::to_string(plan.inner) + " cuts " +
            std::string(elementTypeName(problem.inType)) +
@@ -156,12 +158,14 @@ PlanShape shapeOf(const GemmProblem &problem, const GemmPlan &plan) {
   return shape;
 }
 
+/// The AMP's view of one tile's block: normal holds B and streams A's rows;
+/// swapped holds A and streams B's columns.
 GemmCostShape gemmShape(const GemmProblem &problem, const PlanShape &shape,
-                        MemoryClass weightClass) {
+                        MemoryClass weightClass, bool swapped = false) {
   GemmCostShape gemm;
-  gemm.m = static_cast<int64_t>(shape.blockRows);
+  gemm.m = static_cast<int64_t>(swapped ? shape.blockCols : shape.blockRows);
   gemm.k = static_cast<int64_t>(shape.blockInner);
-  gemm.n = static_cast<int64_t>(shape.blockCols);
+  gemm.n = static_cast<int64_t>(swapped ? shape.blockRows : shape.blockCols);
   gemm.inType = problem.inType;
   gemm.outType = shape.partialType;
   gemm.weightClass = weightClass;
@@ -178,9 +182,14 @@ uint32_t syncCount(const GemmPlan &plan) {
 uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &problem,
                              const GemmPlan &partition) {
   PlanShape shape = shapeOf(problem, partition);
-  return estimateGemmCycles(target, gemmShape(problem, shape,
-                                              MemoryClass::Interleaved)) +
-         uint64_t(syncCount(partition)) * target.syncCycles +
+  uint64_t gemm = estimateGemmCycles(
+      target, gemmShape(problem, shape, MemoryClass::Interleaved));
+  if (problem.rhsIsWeight)
+    gemm = std::min(gemm, estimateGemmCycles(target,
+                                             gemmShape(problem, shape,
+                                                       MemoryClass::Interleaved,
+                                                       /*swapped=*/true)));
+  return gemm + uint64_t(syncCount(partition)) * target.syncCycles +
          target.exchangeLatencyCycles;
 }
 
@@ -197,7 +206,10 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   const uint32_t arrivalTiles = activationArrivalTiles(problem, target);
   const uint64_t arrivalRows = ceilDiv(problem.m, arrivalTiles);
   const uint64_t gatheredPitch = alignTo4(shape.blockInner * inBytes);
-  const uint64_t weightBytes = shape.blockInner * alignTo4(shape.blockCols * inBytes);
+  // Swapped plans store each block of B transposed: a row per column.
+  const uint64_t weightBytes =
+      plan.swapped ? shape.blockCols * alignTo4(shape.blockInner * inBytes)
+                   : shape.blockInner * alignTo4(shape.blockCols * inBytes);
   const uint64_t latency = target.exchangeLatencyCycles;
 
   // Gather: each arrival tile sends each of its rows once (segments
@@ -206,12 +218,15 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
                                   shape.blockRows * gatheredPitch / 4);
   cost.exchangeCycles = gatherWords + latency;
 
-  // Local staging copies the weight block to interleaved memory first.
+  // Local staging copies the weight block to interleaved memory first. A
+  // swapped AMP loads blocks of the gathered A from standard memory.
   MemoryClass ampWeights = plan.localStaging ? MemoryClass::Interleaved : plan.weights;
+  if (plan.swapped)
+    ampWeights = MemoryClass::Standard;
   if (plan.localStaging)
     cost.computeCycles += estimateCopyCycles(target, weightBytes);
-  cost.computeCycles +=
-      estimateGemmCycles(target, gemmShape(problem, shape, ampWeights));
+  cost.computeCycles += estimateGemmCycles(
+      target, gemmShape(problem, shape, ampWeights, plan.swapped));
 
   // Liveness as lowered, per step, on the most loaded tile.
   const uint64_t arrival = arrivalRows * rowPitchK;
@@ -266,8 +281,9 @@ void ipu::weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
                              uint64_t bytes[2]) {
   const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
   const uint64_t blockInner = ceilDiv(problem.k, plan.inner);
-  const uint64_t weights =
-      blockInner * alignTo4(blockCols * elementBytes(problem.inType));
+  const uint64_t in = elementBytes(problem.inType);
+  const uint64_t weights = plan.swapped ? blockCols * alignTo4(blockInner * in)
+                                        : blockInner * alignTo4(blockCols * in);
   bytes[0] = bytes[1] = 0;
   bytes[static_cast<int>(plan.weights)] += weights;
   if (plan.localStaging)
@@ -279,8 +295,9 @@ void ipu::weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
 static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
   auto key = [](const GemmPlanChoice &c) {
     return std::make_tuple(c.cost.totalCycles, c.plan.tiles(), c.plan.rows,
-                           c.plan.cols, c.plan.inner, c.plan.weights,
-                           c.plan.reduction, c.plan.localStaging);
+                           c.plan.cols, c.plan.inner, c.plan.swapped,
+                           c.plan.weights, c.plan.reduction,
+                           c.plan.localStaging);
   };
   return key(a) < key(b);
 }
@@ -288,19 +305,21 @@ static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
 /// Every variant of a partition that can be lowered.
 static std::vector<GemmPlan> variantsOf(const GemmPlan &partition) {
   std::vector<GemmPlan> variants;
-  for (MemoryClass weights : {MemoryClass::Standard, MemoryClass::Interleaved})
-    for (Reduction reduction : {Reduction::Complete, Reduction::Staged})
-      for (bool staging : {false, true}) {
-        if (partition.inner == 1 && reduction == Reduction::Staged)
-          continue;
-        if (staging && weights != MemoryClass::Standard)
-          continue;
-        GemmPlan plan = partition;
-        plan.weights = weights;
-        plan.reduction = reduction;
-        plan.localStaging = staging;
-        variants.push_back(plan);
-      }
+  for (bool swapped : {false, true})
+    for (MemoryClass weights : {MemoryClass::Standard, MemoryClass::Interleaved})
+      for (Reduction reduction : {Reduction::Complete, Reduction::Staged})
+        for (bool staging : {false, true}) {
+          if (partition.inner == 1 && reduction == Reduction::Staged)
+            continue;
+          if (staging && (weights != MemoryClass::Standard || swapped))
+            continue;
+          GemmPlan plan = partition;
+          plan.swapped = swapped;
+          plan.weights = weights;
+          plan.reduction = reduction;
+          plan.localStaging = staging;
+          variants.push_back(plan);
+        }
   return variants;
 }
 
@@ -313,6 +332,8 @@ static std::string explainNoMatch(const TargetModel &target,
   uint64_t maxCols = std::min<uint64_t>(problem.n, target.tiles);
   std::ostringstream os;
   os << "no plan matches constraint '" << constraints.str() << "'";
+  // Probe with the constrained fields, defaults elsewhere, to name the rule
+  // the constraint breaks.
   GemmPlan probe;
   if (constraints.rows) probe.rows = *constraints.rows;
   if (constraints.cols) probe.cols = *constraints.cols;

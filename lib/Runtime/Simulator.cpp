@@ -147,7 +147,8 @@ private:
 
   /// Copies the rows of `piece` between a host tensor of `hostBytes` bytes
   /// and tile memory, in the direction of `toDevice`.
-  std::optional<std::string> copyPiece(const StreamPiece &piece, uint8_t *host,
+  std::optional<std::string> copyPiece(const StreamPiece &piece,
+                                       ElementType type, uint8_t *host,
                                        uint64_t hostBytes, bool toDevice);
 
   const Package &package;
@@ -186,6 +187,7 @@ std::optional<std::string> Simulation::checkInputs() {
 }
 
 std::optional<std::string> Simulation::copyPiece(const StreamPiece &piece,
+                                                 ElementType type,
                                                  uint8_t *host,
                                                  uint64_t hostBytes,
                                                  bool toDevice) {
@@ -195,9 +197,18 @@ std::optional<std::string> Simulation::copyPiece(const StreamPiece &piece,
   // 64-bit arithmetic throughout: rows x pitch cannot overflow, offsets are
   // checked against the tensor size before use.
   uint64_t tileSpan = lastRow * piece.tilePitch + piece.rowBytes;
-  if (piece.hostPitch != 0 && lastRow > (UINT64_MAX / 2) / piece.hostPitch)
+  if (piece.hostPitch != 0 && lastRow > (UINT64_MAX / 4) / piece.hostPitch)
     return std::string("host pitch overflows");
-  uint64_t hostSpan = lastRow * piece.hostPitch + piece.rowBytes;
+  // A strided piece gathers elements `hostElementStride` apart on the host.
+  uint64_t element = elementBytes(type);
+  bool strided = piece.hostElementStride != 0;
+  if (strided && (piece.rowBytes % element != 0 ||
+                  piece.hostElementStride > (UINT64_MAX / 4) / piece.rowBytes))
+    return std::string("host element stride out of range");
+  uint64_t hostRowSpan =
+      strided ? (piece.rowBytes / element - 1) * piece.hostElementStride + element
+              : piece.rowBytes;
+  uint64_t hostSpan = lastRow * piece.hostPitch + hostRowSpan;
   if (piece.hostOffset > hostBytes || hostSpan > hostBytes - piece.hostOffset)
     return "host range [" + std::to_string(piece.hostOffset) + ", " +
            std::to_string(piece.hostOffset + hostSpan) +
@@ -212,10 +223,20 @@ std::optional<std::string> Simulation::copyPiece(const StreamPiece &piece,
   for (uint64_t row = 0; row < piece.rows; ++row) {
     uint8_t *tileRow = tile + row * piece.tilePitch;
     uint8_t *hostRow = host + piece.hostOffset + row * piece.hostPitch;
-    if (toDevice)
-      std::memcpy(tileRow, hostRow, piece.rowBytes);
-    else
-      std::memcpy(hostRow, tileRow, piece.rowBytes);
+    if (!strided) {
+      if (toDevice)
+        std::memcpy(tileRow, hostRow, piece.rowBytes);
+      else
+        std::memcpy(hostRow, tileRow, piece.rowBytes);
+      continue;
+    }
+    for (uint64_t e = 0; e < piece.rowBytes / element; ++e) {
+      uint8_t *hostElement = hostRow + e * piece.hostElementStride;
+      if (toDevice)
+        std::memcpy(tileRow + e * element, hostElement, element);
+      else
+        std::memcpy(hostElement, tileRow + e * element, element);
+    }
   }
   return std::nullopt;
 }
@@ -229,7 +250,7 @@ std::optional<std::string> Simulation::streamIn(const HostStream &stream) {
   auto *host = const_cast<uint8_t *>(input.bytes.data());
   for (size_t i = 0; i < stream.pieces.size(); ++i)
     if (auto error =
-            copyPiece(stream.pieces[i], host, input.bytes.size(), true))
+            copyPiece(stream.pieces[i], stream.type, host, input.bytes.size(), true))
       return "piece " + std::to_string(i) + ": " + *error;
   return std::nullopt;
 }
@@ -263,7 +284,7 @@ std::optional<std::string> Simulation::streamOut(const HostStream &stream) {
            typeString(stream.type, stream.shape);
   }
   for (size_t i = 0; i < stream.pieces.size(); ++i)
-    if (auto error = copyPiece(stream.pieces[i], output.bytes.data(),
+    if (auto error = copyPiece(stream.pieces[i], stream.type, output.bytes.data(),
                                output.bytes.size(), false))
       return "piece " + std::to_string(i) + ": " + *error;
   return std::nullopt;

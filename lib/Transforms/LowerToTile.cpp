@@ -163,9 +163,7 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
   ipu_gemm::PlanAttr plan = op.getPlanAttr();
   if (!plan)
     return op.emitError("matmul has no plan: run --ipu-plan-gemm first");
-  if (plan.getOrientation() != "normal")
-    return op.emitError("plan ")
-           << plan << " is not lowered yet: only normal orientation is";
+  const bool swapped = plan.getOrientation() == "swapped";
   Location loc = op.getLoc();
   ::ipu::GemmLayouts layouts = planLayouts(op, plan);
   std::string prefix = "mm" + std::to_string(index);
@@ -174,7 +172,21 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
 
   SmallVector<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> copies;
   ipu_tile::BufferOp lhs = bufferIn(op.getLhs(), layouts.lhs, prefix + ".lhs", copies);
-  ipu_tile::BufferOp rhs = bufferIn(op.getRhs(), layouts.rhs, prefix + ".rhs", copies);
+  ipu_tile::BufferOp rhs;
+  if (swapped) {
+    // B^T exists only as transposed weights, streamed so from the host.
+    rhs = bufferOf.lookup(op.getRhs());
+    auto wanted = RankedTensorType::get(
+        {layouts.rhs.rows, layouts.rhs.cols},
+        op.getRhs().getType().getElementType(),
+        ipu_tile::toLayoutAttr(context, layouts.rhs));
+    if (!rhs || rhs.getTensorType() != wanted)
+      return op.emitError("plan ")
+             << plan << " needs B stored transposed: B must be a function "
+             << "argument that no other plan stores differently";
+  } else {
+    rhs = bufferIn(op.getRhs(), layouts.rhs, prefix + ".rhs", copies);
+  }
   if (!copies.empty())
     createPhase(loc, prefix + ".gather", copies);
 
@@ -210,8 +222,9 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
   const int64_t accCode =
       static_cast<int64_t>(*ipu_tile::toElementType(op.getAccumulatorType()));
   const int64_t partialCode = static_cast<int64_t>(partialLayout.type);
-  const int64_t weightClass = static_cast<int64_t>(
-      *::ipu::parseMemoryClass(weights.getMemoryClass().str()));
+  // The class of the operand the AMP holds: B normally, A when swapped.
+  const int64_t weightClass = static_cast<int64_t>(*::ipu::parseMemoryClass(
+      (swapped ? lhs : weights).getMemoryClass().str()));
   SmallVector<int32_t> tiles;
   SmallVector<int64_t> params;
   const uint32_t rows = plan.getRows(), cols = plan.getCols();
@@ -220,11 +233,11 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
       for (uint32_t j = 0; j < cols; ++j) {
         tiles.push_back(static_cast<int32_t>(layouts.lhs.tileOf(i, p, j)));
         params.append({layouts.lhs.blockRows(i), layouts.lhs.blockCols(p),
-                       layouts.rhs.blockCols(j), inCode, accCode, partialCode,
-                       weightClass});
+                       swapped ? layouts.rhs.blockRows(j) : layouts.rhs.blockCols(j),
+                       inCode, accCode, partialCode, weightClass});
       }
-  createComputeSet(loc, prefix + ".partials", "gemm", {lhs, weights, partial},
-                   tiles, params);
+  createComputeSet(loc, prefix + ".partials", swapped ? "gemm_t" : "gemm",
+                   {lhs, weights, partial}, tiles, params);
 
   ipu_tile::BufferOp result = partial;
   if (inner > 1) {
@@ -274,7 +287,7 @@ LogicalResult FunctionLowering::lower() {
   builder.setInsertionPointToEnd(&body);
   bufferInsertPoint = body.end();
 
-  SmallVector<bool> weightArgs;
+  SmallVector<bool> weightArgs, transposedArgs;
   // Arguments: weights (the rhs of a matmul) are resident in the layout the
   // plan wants; activations arrive split by rows.
   for (BlockArgument arg : func.getArguments()) {
@@ -301,15 +314,21 @@ LogicalResult FunctionLowering::lower() {
           weightUser.getPlanAttr().getWeights().str());
     }
     std::string name = "arg" + std::to_string(arg.getArgNumber());
-    bufferOf[arg] = createBuffer(name, type.getElementType(), type.getShape(),
-                                 layout, memoryClass);
+    // A swapped plan stores its weights transposed: the buffer's tensor is
+    // the layout's [N x K].
+    bufferOf[arg] = createBuffer(name, type.getElementType(),
+                                 {layout.rows, layout.cols}, layout, memoryClass);
     weightArgs.push_back(static_cast<bool>(weightUser));
+    transposedArgs.push_back(weightUser &&
+                             weightUser.getPlanAttr().getOrientation() == "swapped");
   }
   // Steps follow the buffers; later buffers go in before the first step.
   for (BlockArgument arg : func.getArguments()) {
     auto stream = ipu_exchange::StreamInOp::create(builder, func.getLoc(), bufferOf[arg].getSymName(), arg.getArgNumber());
     if (weightArgs[arg.getArgNumber()])
       stream.setWeight(true);
+    if (transposedArgs[arg.getArgNumber()])
+      stream.setTranspose(true);
     if (arg.getArgNumber() == 0)
       bufferInsertPoint = stream->getIterator();
   }

@@ -87,6 +87,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       Job job;
       job.op = op;
       job.residentWeights = isa<BlockArgument>(op.getRhs());
+      job.problem.rhsIsWeight = job.residentWeights;
       Operation *parent = op->getParentOp();
       job.group = groupOf.try_emplace(parent, groupOf.size()).first->second;
       auto lhs = op.getLhs().getType(), rhs = op.getRhs().getType();

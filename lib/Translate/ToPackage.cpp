@@ -21,7 +21,7 @@ public:
 private:
   FailureOr<uint32_t> addressOf(ipu_tile::BufferOp buffer, Operation *user);
   LogicalResult addStream(ipu_tile::BufferOp buffer, bool toDevice, bool weight,
-                          int32_t index, Operation *user);
+                          bool transpose, int32_t index, Operation *user);
   LogicalResult addComputeSet(ipu_tile::ComputeSetOp op);
   LogicalResult addPhase(ipu_exchange::PhaseOp op);
   ipu_tile::BufferOp lookup(Operation *user, FlatSymbolRefAttr ref) {
@@ -46,8 +46,8 @@ FailureOr<uint32_t> PackageBuilder::addressOf(ipu_tile::BufferOp buffer,
 }
 
 LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice,
-                                        bool weight, int32_t index,
-                                        Operation *user) {
+                                        bool weight, bool transpose,
+                                        int32_t index, Operation *user) {
   FailureOr<uint32_t> address = addressOf(buffer, user);
   if (failed(address))
     return failure();
@@ -58,8 +58,12 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   stream.weight = weight;
   stream.index = index;
   stream.type = layout.type;
-  stream.shape = {layout.rows, layout.cols};
+  // The host tensor is the argument; a transposing stream writes its
+  // transpose, gathering a host column into each tile row.
+  stream.shape = transpose ? std::vector<int64_t>{layout.cols, layout.rows}
+                           : std::vector<int64_t>{layout.rows, layout.cols};
   uint64_t bytes = ::ipu::elementBytes(layout.type);
+  uint64_t hostRowBytes = uint64_t(stream.shape[1]) * bytes;
   // Results are read from the first replica only.
   uint32_t replicas = toDevice ? layout.replicas : 1;
   for (uint32_t i = 0; i < layout.gridRows; ++i)
@@ -68,13 +72,19 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
         ::ipu::StreamPiece piece;
         piece.tile = static_cast<uint32_t>(layout.tileOf(i, j, r));
         piece.address = *address;
-        piece.hostOffset =
-            (layout.blockRowBegin(i) * layout.cols + layout.blockColBegin(j)) *
-            bytes;
+        uint64_t row = layout.blockRowBegin(i), col = layout.blockColBegin(j);
         piece.rows = static_cast<uint32_t>(layout.blockRows(i));
         piece.rowBytes = static_cast<uint32_t>(layout.blockCols(j) * bytes);
         piece.tilePitch = static_cast<uint32_t>(layout.rowPitchBytes(j));
-        piece.hostPitch = layout.cols * bytes;
+        if (transpose) {
+          // Tile row `row` is host column `row`; its elements go down it.
+          piece.hostOffset = col * hostRowBytes + row * bytes;
+          piece.hostPitch = bytes;
+          piece.hostElementStride = hostRowBytes;
+        } else {
+          piece.hostOffset = row * hostRowBytes + col * bytes;
+          piece.hostPitch = hostRowBytes;
+        }
         stream.pieces.push_back(piece);
       }
   package.program.push_back({toDevice ? ::ipu::StepKind::StreamIn
@@ -158,10 +168,10 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
       continue;
     if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
       result = addStream(lookup(in, in.getBufferAttr()), true, in.getWeight(),
-                         in.getIndex(), in);
+                         in.getTranspose(), in.getIndex(), in);
     else if (auto out = dyn_cast<ipu_exchange::StreamOutOp>(op))
       result = addStream(lookup(out, out.getBufferAttr()), false, false,
-                         out.getIndex(), out);
+                         false, out.getIndex(), out);
     else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op))
       result = addComputeSet(computeSet);
     else if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op))

@@ -1,5 +1,6 @@
 // Every lowered plan variant computes the right product: inner partitions
-// reduced completely or staged, local weight staging, standard weights.
+// reduced completely or staged, local weight staging, standard weights,
+// swapped operands.
 // RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="inner=2 reduction=complete" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.complete
 // RUN: ipu-run %t.complete --check | FileCheck %s
 // RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="inner=4 reduction=staged" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.staged
@@ -8,6 +9,9 @@
 // RUN: ipu-run %t.staging --check | FileCheck %s
 // RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="weights=standard rows=5 cols=3" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.uneven
 // RUN: ipu-run %t.uneven --check | FileCheck %s
+// Swapped operands: the weights are streamed transposed and gemm_t holds A.
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="orientation=swapped inner=2 reduction=staged" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.swapped
+// RUN: ipu-run %t.swapped --check | FileCheck %s
 
 // Each exchange reaches its endpoint bound, so the planner's estimate is
 // exactly the simulated cycle count.

@@ -104,10 +104,29 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // -----
 
+// Swapped: the weights are streamed transposed (B^T, 8 x 16) and gemm_t
+// holds blocks of A in the AMP.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // CHECK-LABEL: ipu_tile.program @swapped
+  // CHECK: ipu_tile.buffer @arg1 : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 2>> in "standard"
+  // CHECK: ipu_exchange.stream_in @arg1 from 1 {transpose, weight}
+  // CHECK: ipu_tile.compute_set @mm0.partials kernel "gemm_t" operands [@mm0.lhs, @arg1, @mm0.out] tiles [0, 1, 2, 3] params [4, 16, 4, 1, 0, 0, 0, 4, 16, 4, 1, 0, 0, 0, 4, 16, 4, 1, 0, 0, 0, 4, 16, 4, 1, 0, 0, 0]
   func.func @swapped(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
-    // expected-error @+1 {{is not lowered yet: only normal orientation is}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// A swapped plan needs B transposed, which only a weight stream provides.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @swapped_activation(%a: tensor<8x16xf16>, %p: tensor<16x4xf16>, %q: tensor<4x8xf16>) -> tensor<8x8xf32> {
+    %b = ipu_gemm.matmul %p, %q {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+        : tensor<16x4xf16>, tensor<4x8xf16> -> tensor<16x8xf16>
+    // expected-error @+1 {{needs B stored transposed: B must be a function argument that no other plan stores differently}}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }

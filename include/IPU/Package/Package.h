@@ -31,6 +31,10 @@ struct StreamPiece {
   uint32_t rowBytes = 0;    ///< Bytes copied per row.
   uint32_t tilePitch = 0;   ///< Bytes between rows on the tile.
   uint64_t hostPitch = 0;   ///< Bytes between rows on the host.
+  /// 0: each row is contiguous on the host. Otherwise the bytes between
+  /// consecutive elements of a tile row on the host: a transposing stream
+  /// (weights stored as B^T) gathers a host column into each tile row.
+  uint64_t hostElementStride = 0;
 };
 
 /// A host stream: a function argument copied in, or a result copied out.

@@ -19,7 +19,8 @@ namespace ipu {
 /// column block j of a plan.
 struct GemmLayouts {
   BlockLayout lhs; ///< A: block (i, p), replicated over j.
-  BlockLayout rhs; ///< B: block (p, j), replicated over i.
+  BlockLayout rhs; ///< B: block (p, j), replicated over i; B^T [N x K],
+                   ///< block (j, p), when swapped.
   /// With inner > 1: the partial sums, as a [M, inner * N] tensor whose
   /// column block j holds the inner partials of C's column block j side by
   /// side; `partials` is where the GEMMs write them, `gathered` where the

@@ -6,12 +6,14 @@
 // resident in the plan's layout (block (p, j) on every tile of column block j
 // and inner block p), in the plan's memory class; with local staging they
 // stay in standard memory and are copied to an interleaved scratch before the
-// AMP reads them. Activations A arrive split by rows over min(M, tiles)
-// tiles and are gathered into the plan's layout in one exchange phase (each
-// row segment broadcast along its block row). With inner > 1 the partial
-// sums are reduced: completely (every partial of block (i, j) goes to the
-// tile of p = 0, which sums them) or staged (the rows of block (i, j) are
-// split over its `inner` tiles and each sums its share).
+// AMP reads them. In the swapped orientation the AMP holds blocks of A and
+// streams the columns of B, which the weights' host stream stores
+// transposed (B^T, one row per column of B). Activations A arrive split by
+// rows over min(M, tiles) tiles and are gathered into the plan's layout in
+// one exchange phase (each row segment broadcast along its block row). With
+// inner > 1 the partial sums are reduced: completely (every partial of block
+// (i, j) goes to the tile of p = 0, which sums them) or staged (the rows of
+// block (i, j) are split over its `inner` tiles and each sums its share).
 //
 // The cost model mirrors what --ipu-lower-to-tile emits and what the
 // simulator charges, step by step: syncs, each exchange phase at its
@@ -39,6 +41,9 @@ struct GemmProblem {
   ElementType inType = ElementType::F16;
   ElementType accType = ElementType::F32;
   ElementType outType = ElementType::F32;
+  /// B is an inference weight, resident and stored in whatever layout the
+  /// plan wants (transposed for the swapped orientation).
+  bool rhsIsWeight = true;
 };
 
 enum class Reduction : uint8_t { Complete = 0, Staged = 1 };
@@ -121,7 +126,7 @@ struct GemmPlanSearch {
   std::vector<GemmPlanChoice> finalists; ///< Best first, fitting only.
 };
 
-/// Searches the plan space (normal orientation; every rows x cols x inner
+/// Searches the plan space (both orientations; every rows x cols x inner
 /// split that fits the tiles; both weight classes; both reductions; local
 /// staging), keeping the best `finalistCount` plans that match and fit.
 /// Partitions whose compute-only lower bound cannot beat the current

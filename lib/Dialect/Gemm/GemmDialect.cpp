@@ -75,6 +75,9 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   if (inner == 1 && reduction != "complete")
     return emitError() << "a staged reduction needs inner > 1";
+  if (staging && orientation == "swapped")
+    return emitError() << "staging copies B for the AMP, which holds A when "
+                          "the orientation is swapped";
   if (staging && weights != "standard")
     return emitError() << "staging copies standard weights to interleaved "
                           "memory; weights are '"

@@ -142,3 +142,8 @@ func.func private @staging_class() attributes {p = #ipu_gemm.plan<rows = 1, cols
 
 // expected-error @+1 {{reduction 'sum' is not "complete" or "staged"}}
 func.func private @constraint_reduction() attributes {p = #ipu_gemm.constraints<reduction = "sum">}
+
+// -----
+
+// expected-error @+1 {{staging copies B for the AMP, which holds A when the orientation is swapped}}
+func.func private @staging_swapped() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = true, cycles = 0>}

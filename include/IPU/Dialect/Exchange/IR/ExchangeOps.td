@@ -72,16 +72,19 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
   let description = [{
     Writes argument `index` of the compiled function into `buffer`, on every
     tile and replica of its layout. `weight` marks inference weights, loaded
-    once at initialisation. Host streams cost no device cycles.
+    once at initialisation. With `transpose` the buffer holds the transpose
+    of the 2-D argument (weights of a swapped matmul plan). Host streams cost
+    no device cycles.
 
     Example:
 
     ```mlir
     ipu_exchange.stream_in @b from 1 {weight}
+    ipu_exchange.stream_in @bt from 2 {transpose, weight}
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index,
-                       UnitAttr:$weight);
+                       UnitAttr:$weight, UnitAttr:$transpose);
   let assemblyFormat = "$buffer `from` $index attr-dict";
 }
 
