@@ -223,60 +223,30 @@ std::optional<std::string> checkGemmTParams(const int64_t *params) {
 }
 
 uint64_t gemmTOperandBytes(const int64_t *params, unsigned operand) {
-  int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
-  auto in = static_cast<ElementType>(params[GemmIn]);
-  auto out = static_cast<ElementType>(params[GemmOut]);
-  switch (operand) {
-  case GemmLhs:
-    return static_cast<uint64_t>(m) * rowPitch(k, in);
-  case GemmRhs:
-    return static_cast<uint64_t>(n) * rowPitch(k, in);
-  case GemmOutput:
-    return static_cast<uint64_t>(m) * rowPitch(n, out);
-  default:
-    return 0;
-  }
+  // rhsT holds n rows of k elements; lhs and out are as for gemm.
+  if (operand == GemmRhs)
+    return static_cast<uint64_t>(params[GemmN]) *
+           rowPitch(params[GemmK], static_cast<ElementType>(params[GemmIn]));
+  return gemmOperandBytes(params, operand);
 }
 
 void executeGemmT(const int64_t *params, uint8_t *const *operands) {
-  const int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
+  // Transposing rhsT back to k x n rows and running gemm gives the same
+  // summation order and rounding points, bit for bit; only the estimate of
+  // the two differs.
+  const int64_t k = params[GemmK], n = params[GemmN];
   const auto inType = static_cast<ElementType>(params[GemmIn]);
-  const bool accHalf =
-      static_cast<ElementType>(params[GemmAcc]) == ElementType::F16;
-  const auto outType = static_cast<ElementType>(params[GemmOut]);
-  const uint64_t pitch = rowPitch(k, inType);
-  const uint64_t outPitch = rowPitch(n, outType);
-  const int64_t grain =
-      accHalf ? static_cast<int64_t>(accumulatorGrain(inType)) : k;
-  // Decoding rhsT into k-major order turns the product into the same axpy
-  // loop as gemm, with the same summation order and rounding points.
-  thread_local std::vector<float> rhs, lhsRow, acc;
-  rhs.resize(static_cast<size_t>(k * n));
-  lhsRow.resize(static_cast<size_t>(k));
-  acc.resize(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j) {
-    decodeRow(inType, operands[GemmRhs] + j * pitch, k, lhsRow.data());
+  const unsigned bytes = elementBytes(inType);
+  const uint64_t rhsTPitch = rowPitch(k, inType);
+  const uint64_t rhsPitch = rowPitch(n, inType);
+  thread_local std::vector<uint8_t> rhs;
+  rhs.assign(static_cast<size_t>(k * rhsPitch), 0);
+  for (int64_t j = 0; j < n; ++j)
     for (int64_t kk = 0; kk < k; ++kk)
-      rhs[kk * n + j] = lhsRow[kk];
-  }
-  for (int64_t i = 0; i < m; ++i) {
-    decodeRow(inType, operands[GemmLhs] + i * pitch, k, lhsRow.data());
-    std::fill(acc.begin(), acc.end(), 0.0f);
-    for (int64_t k0 = 0; k0 < k; k0 += grain) {
-      int64_t k1 = std::min(k, k0 + grain);
-      for (int64_t kk = k0; kk < k1; ++kk) {
-        const float a = lhsRow[kk];
-        const float *b = rhs.data() + kk * n;
-        for (int64_t j = 0; j < n; ++j)
-          acc[j] += a * b[j];
-      }
-      if (accHalf)
-        roundToHalf(acc.data(), n);
-    }
-    uint8_t *outRow = operands[GemmOutput] + i * outPitch;
-    for (int64_t j = 0; j < n; ++j)
-      storeElement(outType, acc[j], outRow + j * elementBytes(outType));
-  }
+      std::memcpy(&rhs[kk * rhsPitch + j * bytes],
+                  operands[GemmRhs] + j * rhsTPitch + kk * bytes, bytes);
+  uint8_t *gemmOperands[] = {operands[GemmLhs], rhs.data(), operands[GemmOutput]};
+  executeGemm(params, gemmOperands);
 }
 
 } // namespace detail

@@ -64,36 +64,28 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
   return 0;
 }
 
+/// The AMP's view of a gemm or gemm_t vertex. gemm_t holds blocks of lhs
+/// and streams the n rows of rhsT: gemm with the roles of m and n exchanged.
+/// accType does not change the AMP rate in this model.
+static GemmCostShape gemmCostShape(const int64_t *params, bool transposed) {
+  GemmCostShape shape;
+  shape.m = params[transposed ? detail::GemmN : detail::GemmM];
+  shape.k = params[detail::GemmK];
+  shape.n = params[transposed ? detail::GemmM : detail::GemmN];
+  shape.inType = static_cast<ElementType>(params[detail::GemmIn]);
+  shape.outType = static_cast<ElementType>(params[detail::GemmOut]);
+  shape.weightClass = static_cast<MemoryClass>(params[detail::GemmWeightClass]);
+  return shape;
+}
+
 uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
                               const TargetModel &target) {
-  if (kernel.name == "gemm") {
-    // Invalid parameters have no meaningful cost; callers check them first.
-    if (detail::checkGemmParams(params))
-      return 0;
-    // accType does not change the AMP rate in this model.
-    GemmCostShape shape;
-    shape.m = params[detail::GemmM];
-    shape.k = params[detail::GemmK];
-    shape.n = params[detail::GemmN];
-    shape.inType = static_cast<ElementType>(params[detail::GemmIn]);
-    shape.outType = static_cast<ElementType>(params[detail::GemmOut]);
-    shape.weightClass = static_cast<MemoryClass>(params[detail::GemmWeightClass]);
-    return estimateGemmCycles(target, shape);
-  }
+  // Invalid parameters have no meaningful cost; callers check them first.
   if (checkKernelParams(kernel, params))
     return 0;
-  if (kernel.name == "gemm_t") {
-    // The AMP holds blocks of lhs and streams the n rows of rhsT: the gemm
-    // estimate with the roles of m and n exchanged.
-    GemmCostShape shape;
-    shape.m = params[detail::GemmN];
-    shape.k = params[detail::GemmK];
-    shape.n = params[detail::GemmM];
-    shape.inType = static_cast<ElementType>(params[detail::GemmIn]);
-    shape.outType = static_cast<ElementType>(params[detail::GemmOut]);
-    shape.weightClass = static_cast<MemoryClass>(params[detail::GemmWeightClass]);
-    return estimateGemmCycles(target, shape);
-  }
+  if (kernel.name == "gemm" || kernel.name == "gemm_t")
+    return estimateGemmCycles(target,
+                              gemmCostShape(params, kernel.name == "gemm_t"));
   if (kernel.name == "reduce")
     return detail::estimateReduceCycles(params, target);
   if (kernel.name == "copy")
