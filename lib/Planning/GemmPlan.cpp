@@ -44,6 +44,20 @@ bool GemmPlanConstraints::matches(const GemmPlan &plan) const {
          (!localStaging || *localStaging == plan.localStaging);
 }
 
+void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
+  auto take = [](auto &field, const auto &value) {
+    if (value)
+      field = value;
+  };
+  take(rows, other.rows);
+  take(cols, other.cols);
+  take(inner, other.inner);
+  take(swapped, other.swapped);
+  take(weights, other.weights);
+  take(reduction, other.reduction);
+  take(localStaging, other.localStaging);
+}
+
 bool GemmPlanConstraints::empty() const {
   return !rows && !cols && !inner && !swapped && !weights && !reduction &&
          !localStaging;

@@ -35,20 +35,7 @@ collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &opti
     if (attr.getStaging())
       constraints.localStaging = *attr.getStaging();
   }
-  if (options.rows)
-    constraints.rows = options.rows;
-  if (options.cols)
-    constraints.cols = options.cols;
-  if (options.inner)
-    constraints.inner = options.inner;
-  if (options.swapped)
-    constraints.swapped = options.swapped;
-  if (options.weights)
-    constraints.weights = options.weights;
-  if (options.reduction)
-    constraints.reduction = options.reduction;
-  if (options.localStaging)
-    constraints.localStaging = options.localStaging;
+  constraints.override(options);
   return constraints;
 }
 

@@ -70,6 +70,8 @@ struct GemmPlanConstraints {
   std::optional<bool> localStaging;
   bool matches(const GemmPlan &plan) const;
   bool empty() const;
+  /// Every field `other` sets replaces this one's.
+  void override(const GemmPlanConstraints &other);
   std::string str() const;
 };
 

@@ -31,7 +31,7 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
   let description = [{
     Enumerates the partition plans of each matmul on the module's target,
     costs each with the TargetModel, honours plan constraints (from the op's
-    `constraints` attribute, narrowed by this pass's options), keeps the best
+    `constraints` attribute; a field set by a pass option overrides it), keeps the best
     `finalists` and picks the best that fits tile memory. Finalists and the
     decision are emitted as remarks and structured log lines. Independent
     matmuls are planned in parallel; the result does not depend on the
