@@ -68,14 +68,12 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
 /// and streams the n rows of rhsT: gemm with the roles of m and n exchanged.
 /// accType does not change the AMP rate in this model.
 static GemmCostShape gemmCostShape(const int64_t *params, bool transposed) {
-  GemmCostShape shape;
-  shape.m = params[transposed ? detail::GemmN : detail::GemmM];
-  shape.k = params[detail::GemmK];
-  shape.n = params[transposed ? detail::GemmM : detail::GemmN];
-  shape.inType = static_cast<ElementType>(params[detail::GemmIn]);
-  shape.outType = static_cast<ElementType>(params[detail::GemmOut]);
-  shape.weightClass = static_cast<MemoryClass>(params[detail::GemmWeightClass]);
-  return shape;
+  return GemmCostShape(
+      params[transposed ? detail::GemmN : detail::GemmM], params[detail::GemmK],
+      params[transposed ? detail::GemmM : detail::GemmN],
+      static_cast<ElementType>(params[detail::GemmIn]),
+      static_cast<ElementType>(params[detail::GemmOut]),
+      static_cast<MemoryClass>(params[detail::GemmWeightClass]));
 }
 
 uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,

@@ -41,14 +41,7 @@ GemmPlan plan(uint32_t rows, uint32_t cols, uint32_t inner = 1,
 uint64_t gemm(const TargetModel &target, int64_t m, int64_t k, int64_t n,
               MemoryClass weights, ElementType out = ElementType::F32,
               ElementType in = ElementType::F16) {
-  GemmCostShape shape;
-  shape.m = m;
-  shape.k = k;
-  shape.n = n;
-  shape.inType = in;
-  shape.outType = out;
-  shape.weightClass = weights;
-  return estimateGemmCycles(target, shape);
+  return estimateGemmCycles(target, GemmCostShape(m, k, n, in, out, weights));
 }
 
 TEST(GemmPlanCost, HandComputedSixteenTiles) {
@@ -119,14 +112,8 @@ TEST(GemmPlanCost, SwappedHoldsAAndStreamsB) {
   // The AMP holds 12 rows of A (padded to 16) loaded from standard memory
   // and streams the 32 columns of B: the gemm estimate with m and n
   // exchanged.
-  GemmCostShape shape;
-  shape.m = 32;
-  shape.k = 128;
-  shape.n = 12;
-  shape.inType = ElementType::F16;
-  shape.outType = ElementType::F32;
-  shape.weightClass = MemoryClass::Standard;
-  EXPECT_EQ(cost.computeCycles, estimateGemmCycles(target, shape));
+  EXPECT_EQ(cost.computeCycles,
+            gemm(target, 32, 128, 12, MemoryClass::Standard));
   // B^T blocks: 32 rows of 128 f16.
   uint64_t weights[2];
   weightBytesPerTile(problem(96, 128, 64), swapped, weights);

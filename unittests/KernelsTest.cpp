@@ -351,14 +351,7 @@ TEST(KernelsTest, OutputRoundsToNearestEven) {
 uint64_t est(const TargetModel &t, ElementType in, int64_t m, int64_t k,
              int64_t n, MemoryClass weights = MemoryClass::Interleaved,
              ElementType out = ElementType::F32) {
-  GemmCostShape shape;
-  shape.m = m;
-  shape.k = k;
-  shape.n = n;
-  shape.inType = in;
-  shape.outType = out;
-  shape.weightClass = weights;
-  return estimateGemmCycles(t, shape);
+  return estimateGemmCycles(t, GemmCostShape(m, k, n, in, out, weights));
 }
 
 TEST(KernelsTest, EstimatorHandComputed) {

@@ -176,14 +176,11 @@ PlanShape shapeOf(const GemmProblem &problem, const GemmPlan &plan) {
 /// swapped holds A and streams B's columns.
 GemmCostShape gemmShape(const GemmProblem &problem, const PlanShape &shape,
                         MemoryClass weightClass, bool swapped = false) {
-  GemmCostShape gemm;
-  gemm.m = static_cast<int64_t>(swapped ? shape.blockCols : shape.blockRows);
-  gemm.k = static_cast<int64_t>(shape.blockInner);
-  gemm.n = static_cast<int64_t>(swapped ? shape.blockRows : shape.blockCols);
-  gemm.inType = problem.inType;
-  gemm.outType = shape.partialType;
-  gemm.weightClass = weightClass;
-  return gemm;
+  return GemmCostShape(
+      static_cast<int64_t>(swapped ? shape.blockCols : shape.blockRows),
+      static_cast<int64_t>(shape.blockInner),
+      static_cast<int64_t>(swapped ? shape.blockRows : shape.blockCols),
+      problem.inType, shape.partialType, weightClass);
 }
 
 uint32_t syncCount(const GemmPlan &plan) {

@@ -58,6 +58,11 @@ void executeKernel(const KernelSpec &kernel, const int64_t *params,
 
 /// One tile's GEMM block, as the estimator sees it.
 struct GemmCostShape {
+  GemmCostShape() = default;
+  GemmCostShape(int64_t m, int64_t k, int64_t n, ElementType inType,
+                ElementType outType, MemoryClass weightClass)
+      : m(m), k(k), n(n), inType(inType), outType(outType),
+        weightClass(weightClass) {}
   int64_t m = 0, k = 0, n = 0;
   ElementType inType = ElementType::F16;
   ElementType outType = ElementType::F32;
