@@ -251,58 +251,92 @@ void executeGemmT(const int64_t *params, uint8_t *const *operands) {
 
 } // namespace detail
 
-uint64_t estimateGemmCycles(const TargetModel &target, const GemmCostShape &shape) {
+namespace {
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/// A worker loop over `vectors` vectors of `instructions` each, split over
+/// the workers by vectors: the busiest worker's instructions, each taking
+/// `workersPerTile` tile cycles under barrel scheduling.
+uint64_t workerLoopCycles(const TargetModel &target, uint64_t vectors,
+                          uint64_t instructions) {
+  const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
+  return workers * (target.workerPrologueInstructions +
+                    ceilDiv(vectors, workers) * instructions);
+}
+
+/// Worker instructions per 4 elements of a cast between f32 and f16: two
+/// 64-bit loads or stores of f32, two conversions, one 64-bit access of f16
+/// (Assumption: the instruction mix of popops' cast inner loop).
+constexpr uint64_t kCastInstructionsPerFourElements = 5;
+} // namespace
+
+GemmCycles estimateGemm(const TargetModel &target, const GemmCostShape &shape) {
+  GemmCycles cycles;
   const int64_t m = shape.m, k = shape.k, n = shape.n;
-  const ElementType inType = shape.inType;
   // No rows or columns means no vertex at all.
   if (m <= 0 || k <= 0 || n <= 0)
-    return 0;
-  // Guard a default-constructed model against division by zero.
-  const uint64_t grainK = std::max<uint32_t>(target.ampGrainK(inType), 1);
-  const uint64_t grainN = std::max<uint32_t>(target.ampGrainN, 1);
+    return cycles;
+  // f32 inputs have only the f32-partials path in the AMP.
+  const ElementType partials = shape.inType == ElementType::F32
+                                   ? ElementType::F32
+                                   : shape.partialsType;
+  const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
+  // max(.., 1) guards a default-constructed model against division by zero.
+  const uint64_t grainK = std::max<uint32_t>(target.ampGrainK(shape.inType), 1);
+  const uint64_t passColumns = std::max<uint32_t>(target.ampPassColumns(partials), 1);
   const uint64_t macsPerCycle =
-      std::max<uint32_t>(target.ampMacsPerCycle(inType), 1);
-  // Weights load at ld128 rate from interleaved memory, at the plain load
-  // rate from standard memory.
-  const uint64_t loadBytesPerCycle = std::max<uint32_t>(
-      shape.weightClass == MemoryClass::Interleaved
-          ? target.ampWeightLoadBytesPerCycle
-          : target.loadBytesPerCycleStandard,
-      1);
-  const uint64_t storeBytesPerCycle =
-      std::max<uint32_t>(target.storeBytesPerCycle, 1);
+      std::max<uint32_t>(target.ampMacsPerCycle(shape.inType, partials), 1);
+  const uint64_t inBytes = elementBytes(shape.inType);
 
-  // The AMP works on whole grains: pad k and n up.
-  const uint64_t kPad = (static_cast<uint64_t>(k) + grainK - 1) / grainK * grainK;
-  const uint64_t nPad = (static_cast<uint64_t>(n) + grainN - 1) / grainN * grainN;
+  // The AMP works on whole passes: k and n pad up to the pass shape.
+  cycles.passesK = ceilDiv(static_cast<uint64_t>(k), grainK);
+  cycles.passesN = ceilDiv(static_cast<uint64_t>(n), passColumns);
+  const uint64_t passes = cycles.passesK * cycles.passesN;
 
-  // Each grainK x grainN weight block is loaded into the AMP before rows
-  // stream through it; the load is not overlapped with streaming.
-  const uint64_t blocks = (kPad / grainK) * (nPad / grainN);
-  const unsigned __int128 weightBytes = static_cast<unsigned __int128>(blocks) *
-                                        grainK * grainN * elementBytes(inType);
-  // Streaming all m rows through every block at the AMP MAC rate.
-  const unsigned __int128 macs =
-      static_cast<unsigned __int128>(m) * kPad * nPad;
-  // Storing the m x n results at the store rate.
-  const unsigned __int128 storeBytes = static_cast<unsigned __int128>(m) * n *
-                                       elementBytes(shape.outType);
-  // Fixed costs: one vertex, and a dispatch per worker context.
-  const uint64_t fixed =
-      target.vertexSetupCycles +
-      static_cast<uint64_t>(target.workersPerTile) * target.workerDispatchCycles;
+  // Per vertex: the call, poplibs' supervisor non-loop and loop overheads,
+  // and the worker state every worker sets up once (poplibs: retention).
+  cycles.vertex = target.vertexCallCycles + target.ampSupervisorOverheadCycles +
+                  target.ampLoopOverheadCycles +
+                  workers * target.ampWorkerStateCycles;
+  // Per pass: the out-group/output-pass loop overhead; per later k pass the
+  // in-group loop overhead.
+  cycles.passOverhead = passes * target.ampOutPassOverheadCycles +
+                        (cycles.passesK - 1) * target.ampInPassOverheadCycles;
+  // Per pass the supervisor loads a grainK x passColumns block of the held
+  // operand into the AMP at its memory class's load rate (poplibs numLoads).
+  const uint64_t heldRate =
+      std::max<uint32_t>(target.loadBytesPerCycle(shape.heldClass), 1);
+  cycles.weightLoad = passes * ceilDiv(grainK * passColumns * inBytes, heldRate);
+  // Per pass each worker runs its set-up, then its rows: one row of a pass
+  // is grainK x passColumns MACs (4 worker instructions on ipu21, poplibs'
+  // coreCycles), and the slowest worker (ceil(m / workers) rows) decides.
+  cycles.rowsPerWorker = ceilDiv(static_cast<uint64_t>(m), workers);
+  const uint64_t rowInstructions = ceilDiv(grainK * passColumns, macsPerCycle);
+  cycles.workerOverhead = passes * workers * target.ampWorkerPassInstructions;
+  const uint64_t workerRows = workers * cycles.rowsPerWorker * rowInstructions;
+  // The streamed rows cannot arrive faster than their memory class loads
+  // them: m rows of grainK inputs per pass.
+  const uint64_t streamedRate =
+      std::max<uint32_t>(target.loadBytesPerCycle(shape.streamedClass), 1);
+  const uint64_t loadRows =
+      ceilDiv(static_cast<uint64_t>(m) * grainK * inBytes, streamedRate);
+  cycles.streaming = passes * std::max(workerRows, loadRows);
+  // Partials of another type than the output are converted by the workers.
+  if (partials != shape.outType)
+    cycles.epilogue = workerLoopCycles(
+        target, ceilDiv(static_cast<uint64_t>(m) * n, 4),
+        kCastInstructionsPerFourElements);
+  cycles.total = cycles.vertex + cycles.passOverhead + cycles.weightLoad +
+                 cycles.workerOverhead + cycles.streaming + cycles.epilogue;
+  return cycles;
+}
 
-  // ceil(weightBytes / load + macs / macsPerCycle + storeBytes / store),
-  // exactly, over the common denominator.
-  const unsigned __int128 denominator =
-      static_cast<unsigned __int128>(loadBytesPerCycle) * macsPerCycle *
-      storeBytesPerCycle;
-  const unsigned __int128 numerator =
-      weightBytes * macsPerCycle * storeBytesPerCycle +
-      macs * loadBytesPerCycle * storeBytesPerCycle +
-      storeBytes * loadBytesPerCycle * macsPerCycle;
-  const unsigned __int128 variable = (numerator + denominator - 1) / denominator;
-  return static_cast<uint64_t>(variable) + fixed;
+uint64_t estimateWorkerKernelCycles(const TargetModel &target, uint64_t vectors,
+                                    uint64_t instructions) {
+  if (vectors == 0)
+    return 0;
+  return target.vertexCallCycles + target.workerSupervisorCycles +
+         workerLoopCycles(target, vectors, instructions);
 }
 
 } // namespace ipu

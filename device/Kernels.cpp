@@ -66,24 +66,38 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
 
 /// The AMP's view of a gemm or gemm_t vertex. gemm_t holds blocks of lhs
 /// and streams the n rows of rhsT: gemm with the roles of m and n exchanged.
-/// accType does not change the AMP rate in this model.
-static GemmCostShape gemmCostShape(const int64_t *params, bool transposed) {
+/// accType is the partials type of the AMP. The streamed operand's memory
+/// class comes from its address when the caller has one.
+static GemmCostShape gemmCostShape(const TargetModel &target,
+                                   const int64_t *params, bool transposed,
+                                   const uint32_t *operandAddresses) {
+  MemoryClass streamed = MemoryClass::Standard;
+  if (operandAddresses) {
+    uint32_t address =
+        operandAddresses[transposed ? detail::GemmRhs : detail::GemmLhs];
+    if (address >= target.interleaved.base && address < target.interleaved.end())
+      streamed = MemoryClass::Interleaved;
+  }
   return GemmCostShape(
       params[transposed ? detail::GemmN : detail::GemmM], params[detail::GemmK],
       params[transposed ? detail::GemmM : detail::GemmN],
       static_cast<ElementType>(params[detail::GemmIn]),
+      static_cast<ElementType>(params[detail::GemmAcc]),
       static_cast<ElementType>(params[detail::GemmOut]),
-      static_cast<MemoryClass>(params[detail::GemmWeightClass]));
+      static_cast<MemoryClass>(params[detail::GemmWeightClass]), streamed);
 }
 
 uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
-                              const TargetModel &target) {
+                              const TargetModel &target,
+                              const uint32_t *operandAddresses) {
   // Invalid parameters have no meaningful cost; callers check them first.
   if (checkKernelParams(kernel, params))
     return 0;
   if (kernel.name == "gemm" || kernel.name == "gemm_t")
     return estimateGemmCycles(target,
-                              gemmCostShape(params, kernel.name == "gemm_t"));
+                              gemmCostShape(target, params,
+                                            kernel.name == "gemm_t",
+                                            operandAddresses));
   if (kernel.name == "reduce")
     return detail::estimateReduceCycles(params, target);
   if (kernel.name == "copy")

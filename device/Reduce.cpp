@@ -8,9 +8,10 @@
 // copy: moves `bytes` from src to dst (local weight staging).
 //
 // Estimators follow shared/machine-model.md for worker kernels: 64-bit
-// vectors (2 x f32, 4 x f16), rows divided over the workers, and each worker
-// issues one instruction every `workersPerTile` cycles, so the slowest
-// worker's instruction count times that interleave decides.
+// vectors (2 x f32, 4 x f16), the vectors (not the rows) divided over the
+// workers, and each worker issues one instruction every `workersPerTile`
+// cycles, so the slowest worker's instruction count times that interleave
+// decides (estimateWorkerKernelCycles).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,11 +31,6 @@ namespace {
 std::string prefix(const char *kernel, const char *name, int64_t value) {
   return std::string(kernel) + ": parameter '" + name +
          "' = " + std::to_string(value) + " is ";
-}
-
-uint64_t workerFixedCycles(const TargetModel &target) {
-  return target.vertexSetupCycles +
-         static_cast<uint64_t>(target.workersPerTile) * target.workerDispatchCycles;
 }
 
 } // namespace
@@ -112,26 +108,19 @@ uint64_t estimateReduceCycles(const TargetModel &target, int64_t m, int64_t n,
                               ElementType outType) {
   if (m <= 0 || n <= 0 || count <= 0)
     return 0;
-  const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
   const uint64_t perVector = 8 / elementBytes(inType);
-  const uint64_t vectorsPerRow = (static_cast<uint64_t>(n) + perVector - 1) / perVector;
-  // Per vector: count loads, count - 1 adds, a conversion when the types
-  // differ, one store.
+  const uint64_t vectors = static_cast<uint64_t>(m) *
+                           ((static_cast<uint64_t>(n) + perVector - 1) / perVector);
+  // Per output vector: count loads, count - 1 adds, a conversion when the
+  // types differ, one store.
   const uint64_t instructions =
       2 * static_cast<uint64_t>(count) + (inType != outType ? 1 : 0);
-  const uint64_t rowsPerWorker = (static_cast<uint64_t>(m) + workers - 1) / workers;
-  return rowsPerWorker * vectorsPerRow * instructions * workers +
-         detail::workerFixedCycles(target);
+  return estimateWorkerKernelCycles(target, vectors, instructions);
 }
 
 uint64_t estimateCopyCycles(const TargetModel &target, uint64_t bytes) {
-  if (bytes == 0)
-    return 0;
-  const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
-  // A 64-bit load and a 64-bit store per 8 bytes, split over the workers.
-  const uint64_t vectors = (bytes + 7) / 8;
-  const uint64_t perWorker = (vectors + workers - 1) / workers;
-  return perWorker * 2 * workers + detail::workerFixedCycles(target);
+  // A 64-bit load and a 64-bit store per 8 bytes.
+  return estimateWorkerKernelCycles(target, (bytes + 7) / 8, 2);
 }
 
 } // namespace ipu

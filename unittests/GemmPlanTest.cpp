@@ -41,7 +41,8 @@ GemmPlan plan(uint32_t rows, uint32_t cols, uint32_t inner = 1,
 uint64_t gemm(const TargetModel &target, int64_t m, int64_t k, int64_t n,
               MemoryClass weights, ElementType out = ElementType::F32,
               ElementType in = ElementType::F16) {
-  return estimateGemmCycles(target, GemmCostShape(m, k, n, in, out, weights));
+  return estimateGemmCycles(
+      target, GemmCostShape(m, k, n, in, ElementType::F32, out, weights));
 }
 
 TEST(GemmPlanCost, HandComputedSixteenTiles) {
@@ -49,24 +50,32 @@ TEST(GemmPlanCost, HandComputedSixteenTiles) {
   GemmCost cost = costGemmPlan(target, problem(96, 128, 64), plan(8, 2));
   // A rows are 128 f16 = 256 bytes. Arrival: 96 rows over 16 tiles, 6 each,
   // sent once (384 words); each plan tile receives its 12 rows (768 words).
-  EXPECT_EQ(cost.exchangeCycles, 768u + 32u);
-  // GEMM of 12x128x32: 8x2 weight blocks of 512 bytes at 16 B/cycle = 512,
-  // 12*128*32/64 = 768 streaming, 12*32 f32 stored at 8 B/cycle = 192,
-  // 50 setup + 6 workers x 20 dispatch.
-  EXPECT_EQ(cost.computeCycles, 512u + 768u + 192u + 170u);
+  EXPECT_EQ(cost.exchangeCycles, 768u + 100u);
+  // GEMM of 12x128x32, f16 in, f32 partials (8 columns a pass): 8 k passes
+  // x 4 column passes = 32 passes. Vertex 156; pass overheads 32 x 25 + 7
+  // later k passes x 33; 32 blocks of 8 x 16 f16 (256 bytes) at 16 B/cycle;
+  // 32 x 6 workers x 18 set-up; 32 x (2 rows a worker x 4 x 6).
+  EXPECT_EQ(cost.computeCycles, 156u + (800 + 231) + 32 * 16 + 32 * 108 + 32 * 48);
   EXPECT_EQ(cost.reductionCycles, 0u);
-  EXPECT_EQ(cost.syncCycles, 300u);
-  EXPECT_EQ(cost.totalCycles, 800u + 1642u + 300u);
+  // A sync before and after the gather, one before streaming out.
+  EXPECT_EQ(cost.syncCycles, 3u * 90);
+  EXPECT_EQ(cost.totalCycles, 868u + 6691u + 270u);
   EXPECT_EQ(cost.activeTiles, 16u);
-  // Standard: max(arrival 6x256 + gathered 12x256, gathered + C 12x32x4);
-  // interleaved: the weights 128 x 32 f16.
-  EXPECT_EQ(cost.peakBytes[0], 12u * 256 + 12u * 128);
+  // Exchange code: the gather sends 6 row runs (12 bytes each) from an
+  // arrival tile and receives 12 (8 bytes each), plus 32 for the phase;
+  // the gemm vertex state is 16 + 3 x 4 + 7 x 8 = 84 bytes.
+  EXPECT_EQ(cost.codeBytes, 6u * 12 + 12 * 8 + 32 + 84);
+  // Standard: max(arrival 6x256 + gathered 12x256, gathered + C 12x32x4)
+  // and the code; interleaved: the weights 128 x 32 f16.
+  EXPECT_EQ(cost.peakBytes[0], 12u * 256 + 12u * 128 + 284);
   EXPECT_EQ(cost.peakBytes[1], 128u * 64);
+  EXPECT_EQ(cost.weightBytes[1], 128u * 64);
+  EXPECT_EQ(cost.weightBytes[0], 0u);
 
-  // Standard weights load at 8 B/cycle: the 16 blocks cost 1024 cycles.
   GemmCost standard = costGemmPlan(target, problem(96, 128, 64),
                                    plan(8, 2, 1, MemoryClass::Standard));
-  EXPECT_EQ(standard.computeCycles, 1024u + 768u + 192u + 170u);
+  // Standard weights load at 8 B/cycle: 32 cycles a block.
+  EXPECT_EQ(standard.computeCycles, cost.computeCycles + 32u * 16);
   EXPECT_EQ(standard.peakBytes[0], cost.peakBytes[0] + cost.peakBytes[1]);
   EXPECT_EQ(standard.peakBytes[1], 0u);
 }
@@ -79,23 +88,26 @@ TEST(GemmPlanCost, InnerPartitionsReduceCompletelyOrStaged) {
   // rows of its 64-element half: 384 words.
   // Reduce (complete): a tile sends its 12 x 64 f32 partial (768 words), the
   // tile of p = 0 receives both (1536 words).
-  EXPECT_EQ(complete.exchangeCycles, (384u + 32u) + (1536u + 32u));
-  // GEMM 12x64x64, f32 partials: 16 blocks -> 512, streaming 768, store 384.
-  EXPECT_EQ(complete.computeCycles, 512u + 768u + 384u + 170u);
-  // Reduce 12 rows x 64 f32 of 2 blocks: 2 rows a worker, 32 vectors a row,
-  // 4 instructions a vector, issued every 6th cycle.
-  EXPECT_EQ(complete.reductionCycles, 2u * 32 * 4 * 6 + 170u);
+  EXPECT_EQ(complete.exchangeCycles, (384u + 100u) + (1536u + 100u));
+  // GEMM 12x64x64, f32 partials: 4 k passes x 8 column passes.
+  EXPECT_EQ(complete.computeCycles,
+            156u + (32 * 25 + 3 * 33) + 32 * 16 + 32 * 108 + 32 * 48);
+  // Reduce 12 rows x 64 f32 of 2 blocks: 384 vectors, 64 a worker, 4
+  // instructions a vector after a 17-instruction prologue, every 6th cycle;
+  // the vertex call and supervisor.
+  EXPECT_EQ(complete.reductionCycles, 6u * (17 + 64 * 4) + 40 + 11);
   EXPECT_EQ(complete.reductionCycles,
             estimateReduceCycles(target, 12, 64, 2, ElementType::F32,
                                  ElementType::F32));
-  EXPECT_EQ(complete.syncCycles, 450u);
+  // Syncs on both sides of both exchanges, one before streaming out.
+  EXPECT_EQ(complete.syncCycles, 5u * 90);
   EXPECT_EQ(complete.activeTiles, 16u);
 
   GemmCost staged = costGemmPlan(target, p, plan(8, 1, 2, MemoryClass::Interleaved,
                                                  Reduction::Staged));
   // Staged: each tile sends its partial (768 words) and receives its half of
   // the rows from both (768 words); it reduces 6 rows.
-  EXPECT_EQ(staged.exchangeCycles, (384u + 32u) + (768u + 32u));
+  EXPECT_EQ(staged.exchangeCycles, (384u + 100u) + (768u + 100u));
   EXPECT_EQ(staged.reductionCycles,
             estimateReduceCycles(target, 6, 64, 2, ElementType::F32,
                                  ElementType::F32));
@@ -130,7 +142,9 @@ TEST(GemmPlanCost, LocalStagingCopiesThenLoadsFast) {
             estimateCopyCycles(target, 8192) +
                 gemm(target, 12, 128, 32, MemoryClass::Interleaved));
   EXPECT_EQ(staged.peakBytes[1], 8192u);
-  EXPECT_EQ(staged.peakBytes[0], 12u * 256 + 12u * 128 + 8192u);
+  // The copy vertex adds 16 + 2 x 4 + 8 bytes of state.
+  EXPECT_EQ(staged.codeBytes, 284u + 32);
+  EXPECT_EQ(staged.peakBytes[0], 12u * 256 + 12u * 128 + 8192u + 316);
 }
 
 TEST(GemmPlanCost, UnevenSplitsChargeTheLargestBlock) {
@@ -139,16 +153,17 @@ TEST(GemmPlanCost, UnevenSplitsChargeTheLargestBlock) {
   GemmCost cost = costGemmPlan(target, problem(729, 1152, 4304), plan(16, 92));
   EXPECT_EQ(cost.computeCycles,
             gemm(target, 46, 1152, 47, MemoryClass::Interleaved));
-  EXPECT_EQ(cost.exchangeCycles, 46u * 1152 * 2 / 4 + 32u);
+  EXPECT_EQ(cost.exchangeCycles, 46u * 1152 * 2 / 4 + 100u);
 }
 
 TEST(GemmPlanCost, PaddingToTheAmpGrain) {
   TargetModel target = TargetModel::ipu21WithTiles(4);
-  // k = 17 pads to 32 (f16 grain 16), n = 1 pads to 16: the same AMP work
-  // as k = 32, n = 16; only the stored bytes differ.
-  EXPECT_EQ(gemm(target, 8, 17, 1, MemoryClass::Interleaved) -
-                8 * 1 * 4 / 8,
-            gemm(target, 8, 32, 16, MemoryClass::Interleaved) - 8 * 16 * 4 / 8);
+  // k = 17 pads to 32 (f16 grain 16), n = 1 pads to one pass of 8 (f32
+  // partials): the same AMP work as k = 32, n = 8; n = 9 takes a second pass.
+  EXPECT_EQ(gemm(target, 8, 17, 1, MemoryClass::Interleaved),
+            gemm(target, 8, 32, 8, MemoryClass::Interleaved));
+  EXPECT_GT(gemm(target, 8, 32, 9, MemoryClass::Interleaved),
+            gemm(target, 8, 32, 8, MemoryClass::Interleaved));
   // f8 pads k to 32 and streams twice the MACs per cycle.
   EXPECT_LT(costGemmPlan(target, problem(64, 64, 64, ElementType::F8E4M3FN),
                          plan(1, 1))
@@ -198,10 +213,10 @@ TEST(GemmPlanCost, ExchangeMatchesTheLoweredPhases) {
     GemmLayouts layouts = gemmLayouts(p, candidate);
     BlockLayout arrival = arrivalLayout(p.m, p.k, p.inType, target);
     uint64_t expected =
-        phaseBound(arrival, layouts.lhs, target.tiles) + target.exchangeLatencyCycles;
+        phaseBound(arrival, layouts.lhs, target.tiles) + target.exchangePhaseCycles;
     if (candidate.inner > 1)
       expected += phaseBound(layouts.partials, layouts.gathered, target.tiles) +
-                  target.exchangeLatencyCycles;
+                  target.exchangePhaseCycles;
     GemmCost cost = costGemmPlan(target, p, candidate);
     // The model charges the largest blocks; uneven splits may put the
     // largest send and the largest receive on different tiles, so the model
@@ -240,8 +255,26 @@ TEST(GemmPlanCheck, RejectsWhatCannotBeLowered) {
             "local staging copies standard weights to interleaved memory");
   GemmProblem halfAcc = problem(96, 128, 63);
   halfAcc.accType = ElementType::F16;
-  EXPECT_EQ(*checkGemmPlan(target, halfAcc, plan(4, 1, 2)),
+  GemmPlan halfPartials = plan(4, 1, 2);
+  halfPartials.partials = ElementType::F16;
+  EXPECT_EQ(*checkGemmPlan(target, halfAcc, halfPartials),
             "inner > 1 with f16 partial sums needs even column blocks");
+  // Partials follow the op: f16 accumulation keeps f16 partials, f32 keeps
+  // f32 ones unless the user allows f16, and f32 inputs have no f16 path.
+  EXPECT_EQ(*checkGemmPlan(target, halfAcc, plan(4, 1, 1)),
+            "the op accumulates in f16: partials=f32 would change its numerics");
+  GemmPlan half = plan(4, 1, 1);
+  half.partials = ElementType::F16;
+  EXPECT_EQ(*checkGemmPlan(target, p, half),
+            "partials=f16 for an f32 accumulation must be allowed (pass option "
+            "partials=f16 or any, or the op's constraints)");
+  GemmProblem allowed = p;
+  allowed.allowHalfPartials = true;
+  EXPECT_FALSE(checkGemmPlan(target, allowed, half));
+  GemmProblem floats = problem(96, 128, 64, ElementType::F32);
+  floats.allowHalfPartials = true;
+  EXPECT_EQ(*checkGemmPlan(target, floats, half),
+            "the AMP has no f16-partials path for f32 inputs");
   GemmPlan swapped = plan(4, 1);
   swapped.swapped = true;
   EXPECT_FALSE(checkGemmPlan(target, p, swapped));
@@ -457,3 +490,105 @@ TEST(GemmPlanSearch, BudgetLeavesRoomForOtherWeights) {
 }
 
 } // namespace
+
+// Partials precision is a plan dimension the user controls: an f32
+// accumulation keeps f32 partials by default; allowed f16 partials win on
+// cost (twice the AMP rate for f16 inputs); an f16 accumulation uses them.
+TEST(GemmPlanSearch, PartialsFollowTheOpUnlessTheUserAllowsHalf) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  // An f16 result: f16 partials need no conversion, f32 partials do.
+  GemmProblem p = problem(256, 256, 256);
+  p.outType = ElementType::F16;
+  GemmPlanSearch search;
+  ASSERT_FALSE(searchGemmPlans(target, p, {}, 4, search));
+  for (const GemmPlanChoice &choice : search.finalists)
+    EXPECT_EQ(choice.plan.partials, ElementType::F32) << choice.plan.str();
+  uint64_t floatBest = search.finalists.front().cost.totalCycles;
+
+  p.allowHalfPartials = true;
+  ASSERT_FALSE(searchGemmPlans(target, p, {}, 4, search));
+  EXPECT_EQ(search.finalists.front().plan.partials, ElementType::F16);
+  EXPECT_LT(search.finalists.front().cost.totalCycles, floatBest);
+  EXPECT_NE(search.finalists.front().plan.str().find("partials=f16"),
+            std::string::npos);
+
+  // A constraint pins them back to f32 while allowed.
+  GemmPlanConstraints pinned;
+  pinned.partials = ElementType::F32;
+  ASSERT_FALSE(searchGemmPlans(target, p, pinned, 4, search));
+  EXPECT_EQ(search.finalists.front().plan.partials, ElementType::F32);
+  EXPECT_EQ(search.finalists.front().cost.totalCycles, floatBest);
+
+  GemmProblem half = p;
+  half.allowHalfPartials = false;
+  half.accType = ElementType::F16;
+  ASSERT_FALSE(searchGemmPlans(target, half, {}, 4, search));
+  for (const GemmPlanChoice &choice : search.finalists)
+    EXPECT_EQ(choice.plan.partials, ElementType::F16);
+  std::optional<std::string> none = searchGemmPlans(target, half, pinned, 4, search);
+  ASSERT_TRUE(none);
+  EXPECT_NE(none->find("partials=f32 would change its numerics"), std::string::npos)
+      << *none;
+}
+
+// The cost model skips the gather exactly when the plan's A layout is the
+// arrival layout, which is when the lowering finds no copy to make.
+TEST(GemmPlanCost, NoGatherWhenAArrivesInPlace) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  std::mt19937 rng(11);
+  int inPlace = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    GemmProblem p = problem(1 + rng() % 40, 16 * (1 + rng() % 4), 1 + rng() % 40);
+    GemmPlan candidate = plan(1 + rng() % 16, 1 + rng() % 2, 1);
+    if (rng() % 3 == 0)
+      candidate.rows = activationArrivalTiles(p, target);
+    if (checkGemmPlan(target, p, candidate))
+      continue;
+    BlockLayout arrival = arrivalLayout(p.m, p.k, p.inType, target);
+    BlockLayout lhs = gemmLayouts(p, candidate).lhs;
+    bool same = arrival.gridRows == lhs.gridRows &&
+                arrival.gridCols == lhs.gridCols &&
+                arrival.replicas == lhs.replicas;
+    for (uint32_t i = 0; same && i < lhs.gridRows; ++i)
+      same = arrival.tileOf(i, 0, 0) == lhs.tileOf(i, 0, 0) &&
+             arrival.blockRows(i) == lhs.blockRows(i);
+    EXPECT_EQ(activationArrivesInPlace(p, candidate, target), same)
+        << p.m << "x" << p.k << "x" << p.n << " " << candidate.str();
+    GemmCost cost = costGemmPlan(target, p, candidate);
+    if (same) {
+      ++inPlace;
+      EXPECT_EQ(cost.exchangeCycles, 0u);
+      EXPECT_EQ(cost.syncCycles, uint64_t(target.syncCycles));
+    } else {
+      EXPECT_GT(cost.exchangeCycles, uint64_t(target.exchangePhaseCycles));
+    }
+  }
+  EXPECT_GT(inPlace, 20);
+}
+
+// A matmul planned after another keeps its weights resident while the other
+// runs: its weights must fit beside the other's transient peak, not only
+// beside the other's weights.
+TEST(GemmPlanSearch, WeightsFitBesideOtherTransients) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(96, 128, 64);
+  GemmPlanSearch alone;
+  ASSERT_FALSE(searchGemmPlans(target, p, {}, 1, alone));
+  const GemmCost &best = alone.finalists.front().cost;
+  MemoryBudget budget;
+  // The other matmul's transient buffers leave less standard memory than
+  // the best plan's standard weights and code need.
+  uint64_t resident = best.weightBytes[0] + best.codeBytes;
+  budget.coexistingBytes[0] =
+      target.allocatableBytes(MemoryClass::Standard) - resident + 1;
+  EXPECT_FALSE(fitsMemory(target, best, budget));
+  budget.coexistingBytes[0] -= 1;
+  EXPECT_TRUE(fitsMemory(target, best, budget));
+  budget.coexistingBytes[0] += 1;
+  GemmPlanSearch beside;
+  ASSERT_FALSE(searchGemmPlans(target, p, {}, 1, beside, budget));
+  EXPECT_TRUE(fitsMemory(target, beside.finalists.front().cost, budget));
+  EXPECT_LT(beside.finalists.front().cost.weightBytes[0] +
+                beside.finalists.front().cost.codeBytes,
+            resident);
+}

@@ -169,11 +169,11 @@ TEST(SimulatorTest, MatmulMatchesReferenceAndCycles) {
     compute = std::max(
         compute, estimateKernelCycles(*gemm, params.data() + v * 7, c.target));
   uint64_t exchange =
-      horizonOf(c.package.phases[0].schedule, c.target.exchangeLatencyCycles);
+      horizonOf(c.package.phases[0].schedule, c.target.exchangePhaseCycles);
   uint64_t sync = 3 * uint64_t(c.target.syncCycles);
   EXPECT_GT(compute, 0u);
   // The broadcast sends 32 words once: at least 32 cycles plus the latency.
-  EXPECT_GE(exchange, 32u + c.target.exchangeLatencyCycles);
+  EXPECT_GE(exchange, 32u + c.target.exchangePhaseCycles);
   EXPECT_EQ(result.computeCycles, compute);
   EXPECT_EQ(result.exchangeCycles, exchange);
   EXPECT_EQ(result.syncCycles, sync);
@@ -348,7 +348,7 @@ TEST(SimulatorTest, ExchangeRotationSeesPhaseStartState) {
     for (int i = 0; i < 4; ++i)
       EXPECT_EQ(y[t * 4 + i], x[((t + 3) % 4) * 4 + i]) << "tile " << t;
   EXPECT_EQ(result.exchangeCycles,
-            horizonOf(p.phases[0].schedule, target.exchangeLatencyCycles));
+            horizonOf(p.phases[0].schedule, target.exchangePhaseCycles));
   EXPECT_EQ(result.activeTiles, 0u);
 }
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 using namespace ipu;
 
 TEST(TargetModelTest, Ipu21Chip) {
@@ -49,24 +52,40 @@ TEST(TargetModelTest, Ipu21Memory) {
 
 TEST(TargetModelTest, Ipu21ComputeAndExchange) {
   TargetModel t = TargetModel::ipu21();
-  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F32), 16u);
-  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F16), 64u);
-  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F8E4M3FN), 128u);
-  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F8E5M2), 128u);
+  // MACs per cycle by input and partials type (machine-model.md).
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F32, ElementType::F32), 16u);
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F16, ElementType::F16), 64u);
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F16, ElementType::F32), 32u);
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F8E4M3FN, ElementType::F16), 128u);
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F8E5M2, ElementType::F16), 128u);
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F8E4M3FN, ElementType::F32), 64u);
+  // There is no f16-partials path for f32 inputs.
+  EXPECT_EQ(t.ampMacsPerCycle(ElementType::F32, ElementType::F16), 0u);
   EXPECT_EQ(t.ampGrainK(ElementType::F32), 8u);
   EXPECT_EQ(t.ampGrainK(ElementType::F16), 16u);
   EXPECT_EQ(t.ampGrainK(ElementType::F8E4M3FN), 32u);
   EXPECT_EQ(t.ampGrainK(ElementType::F8E5M2), 32u);
-  EXPECT_EQ(t.ampGrainN, 16u);
-  EXPECT_EQ(t.ampWeightLoadBytesPerCycle, 16u);
-  EXPECT_EQ(t.vertexSetupCycles, 50u);
-  EXPECT_EQ(t.workerDispatchCycles, 20u);
+  // The pass width follows the partials type.
+  EXPECT_EQ(t.ampPassColumns(ElementType::F16), 16u);
+  EXPECT_EQ(t.ampPassColumns(ElementType::F32), 8u);
+  // Every rate is one row of a pass in 4 cycles: k x columns / MACs.
+  EXPECT_EQ(16u * 16 / t.ampMacsPerCycle(ElementType::F16, ElementType::F16), 4u);
+  EXPECT_EQ(16u * 8 / t.ampMacsPerCycle(ElementType::F16, ElementType::F32), 4u);
+  EXPECT_EQ(32u * 16 / t.ampMacsPerCycle(ElementType::F8E4M3FN, ElementType::F16),
+            4u);
+  EXPECT_EQ(t.ampSupervisorOverheadCycles, 50u);
+  EXPECT_EQ(t.vertexCallCycles, 40u);
+  EXPECT_EQ(t.workerSupervisorCycles, 11u);
+  EXPECT_EQ(t.workerPrologueInstructions, 17u);
   EXPECT_EQ(t.loadBytesPerCycleStandard, 8u);
   EXPECT_EQ(t.loadBytesPerCycleInterleaved, 16u);
+  EXPECT_EQ(t.loadBytesPerCycle(MemoryClass::Standard), 8u);
+  EXPECT_EQ(t.loadBytesPerCycle(MemoryClass::Interleaved), 16u);
   EXPECT_EQ(t.storeBytesPerCycle, 8u);
   EXPECT_EQ(t.exchangeBytesPerCycle, 4u);
-  EXPECT_EQ(t.exchangeLatencyCycles, 32u);
-  EXPECT_EQ(t.syncCycles, 150u);
+  // poplibs' planners: 100 cycles per exchange, 90 per sync.
+  EXPECT_EQ(t.exchangePhaseCycles, 100u);
+  EXPECT_EQ(t.syncCycles, 90u);
 
   EXPECT_EQ(t.exchangeCycles(0), 0u);
   EXPECT_EQ(t.exchangeCycles(1), 1u);
@@ -87,9 +106,25 @@ TEST(TargetModelTest, FewerTilesKeepsEverythingElse) {
   EXPECT_EQ(small.standard.base, full.standard.base);
   EXPECT_EQ(small.interleaved.bytes, full.interleaved.bytes);
   EXPECT_EQ(small.reservedStandardBytes, full.reservedStandardBytes);
-  EXPECT_EQ(small.ampMacsF16, full.ampMacsF16);
+  EXPECT_EQ(small.ampMacsF16F32, full.ampMacsF16F32);
   EXPECT_EQ(small.exchangeBytesPerCycle, full.exchangeBytesPerCycle);
   EXPECT_EQ(small.syncCycles, full.syncCycles);
+}
+
+// Every cost constant is listed once with a source, and the table points at
+// the field it names (sensitivity studies scale fields through it).
+TEST(TargetModelTest, ConstantsTableNamesEveryField) {
+  TargetModel t = TargetModel::ipu21();
+  std::set<std::string> names;
+  for (const TargetModel::Constant &constant : TargetModel::constants()) {
+    EXPECT_TRUE(names.insert(constant.name).second) << constant.name;
+    EXPECT_NE(std::string(constant.source), "") << constant.name;
+    EXPECT_GT(t.*constant.field, 0u) << constant.name;
+  }
+  EXPECT_GE(names.size(), 25u);
+  for (const TargetModel::Constant &constant : TargetModel::constants())
+    if (std::string(constant.name) == "syncCycles")
+      EXPECT_EQ(&(t.*constant.field), &t.syncCycles);
 }
 
 TEST(TargetModelTest, ByNameAcceptsPresets) {

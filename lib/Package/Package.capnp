@@ -92,6 +92,7 @@ struct ReferenceOp {
   arguments @1 :List(UInt32);
   result @2 :UInt32;
   type @3 :UInt8;
+  partials @4 :UInt8;  # ElementType of the device's accumulation; f32 when absent.
 }
 
 struct MetadataEntry {

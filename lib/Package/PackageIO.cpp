@@ -162,6 +162,7 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     fill(reference[i].initArguments(op.arguments.size()), op.arguments);
     reference[i].setResult(op.result);
     reference[i].setType(static_cast<uint8_t>(op.type));
+    reference[i].setPartials(static_cast<uint8_t>(op.partials));
   }
   auto metadata = out.initMetadata(package.metadata.size());
   for (size_t i = 0; i < package.metadata.size(); ++i) {
@@ -303,6 +304,13 @@ void readPackage(wire::Package::Reader in, Package &package) {
       throw FormatError{"reference op " + std::to_string(i) +
                         ": unknown element type " + std::to_string(type)};
     package.reference[i].type = static_cast<ElementType>(type);
+    uint8_t partials = reference[i].getPartials();
+    if (partials != static_cast<uint8_t>(ElementType::F32) &&
+        partials != static_cast<uint8_t>(ElementType::F16))
+      throw FormatError{"reference op " + std::to_string(i) +
+                        ": partials type " + std::to_string(partials) +
+                        " is not f32 (0) or f16 (1)"};
+    package.reference[i].partials = static_cast<ElementType>(partials);
   }
   auto metadata = in.getMetadata();
   package.metadata.resize(metadata.size());

@@ -53,7 +53,7 @@ GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
   if (inner == 1)
     return layouts;
 
-  const ElementType accType = problem.accType;
+  const ElementType accType = plan.partials;
   auto colBegin = [&](uint32_t j) { return BlockLayout::splitBegin(n, cols, j); };
   auto colSize = [&](uint32_t j) { return BlockLayout::splitSize(n, cols, j); };
   BlockLayout &partials = layouts.partials;

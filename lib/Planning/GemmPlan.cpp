@@ -31,7 +31,8 @@ std::string GemmPlan::str() const {
      << " orientation=" << (swapped ? "swapped" : "normal")
      << " weights=" << memoryClassName(weights)
      << " reduction=" << reductionName(reduction)
-     << " staging=" << (localStaging ? "true" : "false");
+     << " staging=" << (localStaging ? "true" : "false")
+     << " partials=" << elementTypeName(partials);
   return os.str();
 }
 
@@ -41,7 +42,8 @@ bool GemmPlanConstraints::matches(const GemmPlan &plan) const {
          (!swapped || *swapped == plan.swapped) &&
          (!weights || *weights == plan.weights) &&
          (!reduction || *reduction == plan.reduction) &&
-         (!localStaging || *localStaging == plan.localStaging);
+         (!localStaging || *localStaging == plan.localStaging) &&
+         (!partials || *partials == plan.partials);
 }
 
 void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
@@ -56,11 +58,12 @@ void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
   take(weights, other.weights);
   take(reduction, other.reduction);
   take(localStaging, other.localStaging);
+  take(partials, other.partials);
 }
 
 bool GemmPlanConstraints::empty() const {
   return !rows && !cols && !inner && !swapped && !weights && !reduction &&
-         !localStaging;
+         !localStaging && !partials;
 }
 
 std::string GemmPlanConstraints::str() const {
@@ -84,6 +87,8 @@ std::string GemmPlanConstraints::str() const {
     field("reduction", reductionName(*reduction));
   if (localStaging)
     field("staging", *localStaging ? "true" : "false");
+  if (partials)
+    field("partials", elementTypeName(*partials));
   return os.str();
 }
 
@@ -91,6 +96,16 @@ uint32_t ipu::activationArrivalTiles(const GemmProblem &problem,
                                      const TargetModel &target) {
   return static_cast<uint32_t>(
       std::min<int64_t>(problem.m, static_cast<int64_t>(target.tiles)));
+}
+
+bool ipu::activationArrivesInPlace(const GemmProblem &problem,
+                                   const GemmPlan &plan,
+                                   const TargetModel &target) {
+  // Arrival splits the rows over min(M, tiles) tiles, block i on tile i:
+  // exactly the A layout of a plan with that many row blocks and no column
+  // or inner split.
+  return plan.rows == activationArrivalTiles(problem, target) &&
+         plan.cols == 1 && plan.inner == 1;
 }
 
 /// Whether every inner block of K starts on a 32-bit word of an A row, so
@@ -123,7 +138,17 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
     return "inner=" + std::to_string(plan.inner) + " cuts " +
            std::string(elementTypeName(problem.inType)) +
            " rows of A off 32-bit word boundaries";
-  if (plan.inner > 1 && elementBytes(problem.accType) == 2) {
+  if (plan.partials != ElementType::F32 && plan.partials != ElementType::F16)
+    return "partials must be f32 or f16";
+  if (plan.partials == ElementType::F16 && problem.inType == ElementType::F32)
+    return "the AMP has no f16-partials path for f32 inputs";
+  if (plan.partials == ElementType::F32 && problem.accType == ElementType::F16)
+    return "the op accumulates in f16: partials=f32 would change its numerics";
+  if (plan.partials == ElementType::F16 && problem.accType != ElementType::F16 &&
+      !problem.allowHalfPartials)
+    return "partials=f16 for an f32 accumulation must be allowed (pass option "
+           "partials=f16 or any, or the op's constraints)";
+  if (plan.inner > 1 && elementBytes(plan.partials) == 2) {
     // Partials of f16 sit side by side in the reduction's rows: each block
     // must be a whole number of 32-bit words.
     for (uint32_t j = 0; j < plan.cols; ++j)
@@ -160,6 +185,7 @@ struct PlanShape {
   uint64_t blockRows, blockCols, blockInner; ///< Largest m_i, n_j, k_p.
   uint64_t subRows;        ///< Largest staged sub-block (inner > 1).
   ElementType partialType; ///< What the GEMM writes.
+  ElementType ampPartials; ///< What the AMP accumulates in.
 };
 
 PlanShape shapeOf(const GemmProblem &problem, const GemmPlan &plan) {
@@ -168,40 +194,61 @@ PlanShape shapeOf(const GemmProblem &problem, const GemmPlan &plan) {
   shape.blockCols = ceilDiv(problem.n, plan.cols);
   shape.blockInner = ceilDiv(problem.k, plan.inner);
   shape.subRows = ceilDiv(shape.blockRows, plan.inner);
-  shape.partialType = plan.inner > 1 ? problem.accType : problem.outType;
+  shape.partialType = plan.inner > 1 ? plan.partials : problem.outType;
+  shape.ampPartials = plan.partials;
   return shape;
 }
 
-/// The AMP's view of one tile's block: normal holds B and streams A's rows;
-/// swapped holds A and streams B's columns.
+/// The AMP's view of one tile's block: normal holds B (in `heldClass`) and
+/// streams the gathered rows of A from standard memory; swapped holds A
+/// (gathered, standard) and streams the columns of B, stored as rows of B^T
+/// in `weightClass`.
 GemmCostShape gemmShape(const GemmProblem &problem, const PlanShape &shape,
-                        MemoryClass weightClass, bool swapped = false) {
+                        MemoryClass weightClass, bool swapped) {
   return GemmCostShape(
       static_cast<int64_t>(swapped ? shape.blockCols : shape.blockRows),
       static_cast<int64_t>(shape.blockInner),
       static_cast<int64_t>(swapped ? shape.blockRows : shape.blockCols),
-      problem.inType, shape.partialType, weightClass);
+      problem.inType, shape.ampPartials, shape.partialType,
+      swapped ? MemoryClass::Standard : weightClass,
+      swapped ? weightClass : MemoryClass::Standard);
 }
 
-uint32_t syncCount(const GemmPlan &plan) {
-  // Before the gather, before the reduction exchange, before streaming out.
-  return plan.inner > 1 ? 3 : 2;
+uint32_t syncCount(const GemmPlan &plan, bool gather) {
+  // A sync on either side of the gather and of the reduction exchange, one
+  // before streaming out.
+  return 1 + (gather ? 2 : 0) + (plan.inner > 1 ? 2 : 0);
 }
 
 /// A lower bound on the total of every variant of a partition: its GEMM at
-/// the fastest weight load, its syncs and one exchange latency.
+/// the fastest weight load and the cheapest partials it may use, its syncs
+/// and one exchange phase's fixed cost.
 uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &problem,
                              const GemmPlan &partition) {
-  PlanShape shape = shapeOf(problem, partition);
-  uint64_t gemm = estimateGemmCycles(
-      target, gemmShape(problem, shape, MemoryClass::Interleaved));
-  if (problem.rhsIsWeight)
-    gemm = std::min(gemm, estimateGemmCycles(target,
-                                             gemmShape(problem, shape,
-                                                       MemoryClass::Interleaved,
-                                                       /*swapped=*/true)));
-  return gemm + uint64_t(syncCount(partition)) * target.syncCycles +
-         target.exchangeLatencyCycles;
+  uint64_t gemm = UINT64_MAX;
+  for (ElementType partials : {ElementType::F32, ElementType::F16}) {
+    GemmPlan plan = partition;
+    plan.partials = partials;
+    if (checkGemmPlan(target, problem, plan))
+      continue;
+    PlanShape shape = shapeOf(problem, plan);
+    for (bool swapped : {false, true}) {
+      if (swapped && !problem.rhsIsWeight)
+        continue;
+      gemm = std::min(gemm, estimateGemmCycles(
+                                target, gemmShape(problem, shape,
+                                                  MemoryClass::Interleaved,
+                                                  swapped)));
+    }
+  }
+  if (gemm == UINT64_MAX)
+    gemm = 0;
+  // A partition that needs no gather may still reduce: one phase at least
+  // unless it needs neither.
+  bool gather = !activationArrivesInPlace(problem, partition, target);
+  bool anyPhase = gather || partition.inner > 1;
+  return gemm + uint64_t(syncCount(partition, gather)) * target.syncCycles +
+         (anyPhase ? target.exchangePhaseCycles : 0);
 }
 
 } // namespace
@@ -211,7 +258,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   GemmCost cost;
   const PlanShape shape = shapeOf(problem, plan);
   const uint64_t inBytes = elementBytes(problem.inType);
-  const uint64_t accBytes = elementBytes(problem.accType);
+  const uint64_t accBytes = elementBytes(plan.partials);
   const uint64_t outBytes = elementBytes(problem.outType);
   const uint64_t rowPitchK = alignTo4(problem.k * inBytes);
   const uint32_t arrivalTiles = activationArrivalTiles(problem, target);
@@ -221,19 +268,21 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   const uint64_t weightBytes =
       plan.swapped ? shape.blockCols * alignTo4(shape.blockInner * inBytes)
                    : shape.blockInner * alignTo4(shape.blockCols * inBytes);
-  const uint64_t latency = target.exchangeLatencyCycles;
+  const uint64_t phaseCycles = target.exchangePhaseCycles;
 
   // Gather: each arrival tile sends each of its rows once (segments
-  // broadcast along the block row); each plan tile receives its block.
-  uint64_t gatherWords = std::max(arrivalRows * rowPitchK / 4,
-                                  shape.blockRows * gatheredPitch / 4);
-  cost.exchangeCycles = gatherWords + latency;
+  // broadcast along the block row); each plan tile receives its block. A
+  // plan whose A blocks are the arrival blocks needs no gather at all.
+  const bool gather = !activationArrivesInPlace(problem, plan, target);
+  if (gather) {
+    uint64_t gatherWords = std::max(arrivalRows * rowPitchK / 4,
+                                    shape.blockRows * gatheredPitch / 4);
+    cost.exchangeCycles = gatherWords + phaseCycles;
+  }
 
-  // Local staging copies the weight block to interleaved memory first. A
-  // swapped AMP loads blocks of the gathered A from standard memory.
+  // Local staging copies the weight block to interleaved memory first, and
+  // the AMP loads it from there.
   MemoryClass ampWeights = plan.localStaging ? MemoryClass::Interleaved : plan.weights;
-  if (plan.swapped)
-    ampWeights = MemoryClass::Standard;
   if (plan.localStaging)
     cost.computeCycles += estimateCopyCycles(target, weightBytes);
   cost.computeCycles += estimateGemmCycles(
@@ -242,7 +291,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   // Liveness as lowered, per step, on the most loaded tile.
   const uint64_t arrival = arrivalRows * rowPitchK;
   const uint64_t gathered = shape.blockRows * gatheredPitch;
-  uint64_t standardPeak = arrival + gathered;
+  uint64_t standardPeak = gather ? arrival + gathered : gathered;
   if (plan.inner == 1) {
     uint64_t result = shape.blockRows * alignTo4(shape.blockCols * outBytes);
     standardPeak = std::max(standardPeak, gathered + result);
@@ -260,21 +309,51 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     uint64_t reduceWords =
         std::max(shape.blockRows * alignTo4(shape.blockCols * accBytes) / 4,
                  reduceIn / 4);
-    cost.exchangeCycles += reduceWords + latency;
+    cost.exchangeCycles += reduceWords + phaseCycles;
     cost.reductionCycles =
         estimateReduceCycles(target, static_cast<int64_t>(reduceRows),
                              static_cast<int64_t>(shape.blockCols), plan.inner,
-                             problem.accType, problem.outType);
+                             plan.partials, problem.outType);
   }
-  cost.syncCycles = uint64_t(syncCount(plan)) * target.syncCycles;
+  cost.syncCycles = uint64_t(syncCount(plan, gather)) * target.syncCycles;
   cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
                      cost.reductionCycles + cost.syncCycles;
   cost.activeTiles = plan.tiles();
 
-  cost.peakBytes[0] = standardPeak;
-  cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
+  // Exchange code, sized from the runs the busiest tile sends and receives
+  // (a transfer is one run until the scheduler splits it): the gather sends
+  // a segment of each arrival row per inner block and receives a run per
+  // row of its block; the reduction sends a run per partial row and
+  // receives one per row of each of the `inner` partials it sums.
+  uint64_t sendRuns = 0, receiveRuns = 0, phases = 0;
+  if (gather) {
+    sendRuns += arrivalRows * plan.inner;
+    receiveRuns += shape.blockRows;
+    ++phases;
+  }
+  if (plan.inner > 1) {
+    const uint64_t reduceRows =
+        plan.reduction == Reduction::Complete ? shape.blockRows : shape.subRows;
+    sendRuns += shape.blockRows;
+    receiveRuns += reduceRows * plan.inner;
+    ++phases;
+  }
+  // Vertex state: a header, 4 bytes per operand, 8 per parameter (3 and 7
+  // for gemm, 2 and 5 for reduce, 2 and 1 for copy).
+  uint64_t vertexBytes = target.vertexStateHeaderBytes + 3 * 4 + 7 * 8;
+  if (plan.inner > 1)
+    vertexBytes += target.vertexStateHeaderBytes + 2 * 4 + 5 * 8;
   if (plan.localStaging)
-    cost.peakBytes[static_cast<int>(MemoryClass::Interleaved)] += weightBytes;
+    vertexBytes += target.vertexStateHeaderBytes + 2 * 4 + 1 * 8;
+  cost.codeBytes = sendRuns * target.exchangeCodeBytesPerSendRun +
+                   receiveRuns * target.exchangeCodeBytesPerReceiveRun +
+                   phases * target.exchangeCodeBytesPerPhase + vertexBytes;
+
+  cost.weightBytes[static_cast<int>(plan.weights)] += weightBytes;
+  if (plan.localStaging)
+    cost.weightBytes[static_cast<int>(MemoryClass::Interleaved)] += weightBytes;
+  cost.peakBytes[0] = standardPeak + cost.codeBytes + cost.weightBytes[0];
+  cost.peakBytes[1] = cost.weightBytes[1];
   return cost;
 }
 
@@ -284,7 +363,14 @@ bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost,
   const uint64_t interleaved = target.allocatableBytes(MemoryClass::Interleaved);
   const uint64_t usedStandard = cost.peakBytes[0] + budget.reservedBytes[0];
   const uint64_t usedInterleaved = cost.peakBytes[1] + budget.reservedBytes[1];
+  // While another matmul runs, this one's weights and code stay resident.
+  const uint64_t besideStandard = cost.weightBytes[0] + cost.codeBytes +
+                                  budget.reservedBytes[0] +
+                                  budget.coexistingBytes[0];
+  const uint64_t besideInterleaved = cost.weightBytes[1] + budget.reservedBytes[1] +
+                                     budget.coexistingBytes[1];
   return usedStandard <= standard && usedInterleaved <= interleaved &&
+         besideStandard <= standard && besideInterleaved <= interleaved &&
          usedStandard + usedInterleaved + budget.anyBytes <= standard + interleaved;
 }
 
@@ -308,7 +394,7 @@ static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
     return std::make_tuple(c.cost.totalCycles, c.plan.tiles(), c.plan.rows,
                            c.plan.cols, c.plan.inner, c.plan.swapped,
                            c.plan.weights, c.plan.reduction,
-                           c.plan.localStaging);
+                           c.plan.localStaging, c.plan.partials);
   };
   return key(a) < key(b);
 }
@@ -319,18 +405,20 @@ static std::vector<GemmPlan> variantsOf(const GemmPlan &partition) {
   for (bool swapped : {false, true})
     for (MemoryClass weights : {MemoryClass::Standard, MemoryClass::Interleaved})
       for (Reduction reduction : {Reduction::Complete, Reduction::Staged})
-        for (bool staging : {false, true}) {
-          if (partition.inner == 1 && reduction == Reduction::Staged)
-            continue;
-          if (staging && (weights != MemoryClass::Standard || swapped))
-            continue;
-          GemmPlan plan = partition;
-          plan.swapped = swapped;
-          plan.weights = weights;
-          plan.reduction = reduction;
-          plan.localStaging = staging;
-          variants.push_back(plan);
-        }
+        for (bool staging : {false, true})
+          for (ElementType partials : {ElementType::F32, ElementType::F16}) {
+            if (partition.inner == 1 && reduction == Reduction::Staged)
+              continue;
+            if (staging && (weights != MemoryClass::Standard || swapped))
+              continue;
+            GemmPlan plan = partition;
+            plan.swapped = swapped;
+            plan.weights = weights;
+            plan.reduction = reduction;
+            plan.localStaging = staging;
+            plan.partials = partials;
+            variants.push_back(plan);
+          }
   return variants;
 }
 
@@ -353,6 +441,7 @@ static std::string explainNoMatch(const TargetModel &target,
   if (constraints.weights) probe.weights = *constraints.weights;
   if (constraints.reduction) probe.reduction = *constraints.reduction;
   if (constraints.localStaging) probe.localStaging = *constraints.localStaging;
+  if (constraints.partials) probe.partials = *constraints.partials;
   if (constraints.rows && (*constraints.rows < 1 || *constraints.rows > maxRows))
     os << ": rows must be in [1, " << maxRows << "]";
   else if (constraints.cols &&

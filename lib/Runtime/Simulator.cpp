@@ -339,7 +339,9 @@ std::optional<std::string> Simulation::compute(const ComputeSet &computeSet,
     for (size_t v = begin; v < end; ++v) {
       const int64_t *params = computeSet.params.data() + v * paramCount;
       executeKernel(*kernel, params, operands.data() + v * operandCount);
-      vertexCycles[v] = estimateKernelCycles(*kernel, params, target);
+      vertexCycles[v] = estimateKernelCycles(
+          *kernel, params, target,
+          computeSet.operandAddress.data() + v * operandCount);
     }
   };
   // Each vertex writes only its own tile, so tiles run in parallel with a
@@ -421,7 +423,7 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
       std::memcpy(destination, stage.data() + stageOffset[t], bytes);
     }
   }
-  cycles = phase.schedule.horizon(target.exchangeLatencyCycles);
+  cycles = phase.schedule.horizon(target.exchangePhaseCycles);
   return std::nullopt;
 }
 

@@ -55,17 +55,39 @@ TargetModel TargetModel::ipu21() {
   t.reservedStandardBytes = 8192;
   t.memoryElementBytes = 16384; // poplibs `TMEM_ELEMSIZE 0x4000`.
 
-  // AMP.
-  t.ampMacsF32 = 16;  // poplibs ConvModel: 8 conv units x 2 input elements.
-  t.ampMacsF16 = 64;  // 16 conv units x 4; C600 280 TFLOPS f16.
-  t.ampMacsF8 = 128;  // 16 x 8; C600 560 TFLOPS f8.
-  t.ampGrainKF32 = 8; // machine-model.md reference AMP estimator.
-  t.ampGrainKF16 = 16;
-  t.ampGrainKF8 = 32;
-  t.ampGrainN = 16;                   // Same: n pads to 16 output columns.
-  t.ampWeightLoadBytesPerCycle = 16;  // Same: weight block bytes at 16 B/cycle.
-  t.vertexSetupCycles = 50;           // Assumption (machine-model.md).
-  t.workerDispatchCycles = 20;        // Assumption (machine-model.md).
+  // AMP: MACs per cycle by input and partials type (machine-model.md
+  // "Compute").
+  t.ampMacsF32F32 = 16;  // poplibs ConvModel: 8 conv units x 2 input elements.
+  t.ampMacsF16F16 = 64;  // 16 conv units x 4; C600 280 TF f16; measured line.
+  t.ampMacsF16F32 = 32;  // 8 conv units x 4: poplibs ConvPartial1x1Out has
+                         // half-in/float-partials only with 8 conv units.
+  t.ampMacsF8F16 = 128;  // C600 560 TF f8 = 2x the f16 rate.
+  t.ampMacsF8F32 = 64;   // Assumption: half the f16-partials rate, as for f16.
+  t.ampConvUnitsF16Partials = 16; // poplibs: 16 conv units with half partials.
+  t.ampConvUnitsF32Partials = 8;  // poplibs: 8 conv units with float partials.
+  t.ampGrainKF32 = 8;  // poplibs weights per conv unit: 8 float,
+  t.ampGrainKF16 = 16; // 16 half,
+  t.ampGrainKF8 = 32;  // 32 quarter (machine-model.md reference estimator).
+  // poplibs lib/poplin/PerformanceEstimation.hpp,
+  // getConvPartial1x1SupervisorOuterLoopCycleEstimateHalfFloat and the inner
+  // loop estimate, for one conv group:
+  t.ampSupervisorOverheadCycles = 50; // supervisorNonloopOverhead.
+  t.ampLoopOverheadCycles = 24; // Conv-group loop 12 + 1, first in-group 10 + 1.
+  t.ampWorkerStateCycles = 7;   // Worker state retention set-up, per worker.
+  t.ampInPassOverheadCycles = 33; // Later in-group loop 15, plus 6 workers x 3
+                                  // of retained input-channel state.
+  t.ampOutPassOverheadCycles = 25; // Out-group loop 18-19 + output pass 6-7.
+  t.ampWorkerPassInstructions = 18; // Worker loop: 37 - 3 x 4 rows - 7 saved
+                                    // by state retention.
+  // The measured AMP vertex ([N x 16] x [16 x 16], f16, tessellate-ipu "IPU
+  // Peak Flops") fits 4.0 N + ~320 cycles; the poplibs terms above give
+  // 4 N + 281 for the same call, so entering the vertex costs ~40 more.
+  t.vertexCallCycles = 40;
+  // Worker kernels: poplibs' recalibrated popops supervisor overhead (poplibs
+  // commit 3eb5d5e0) and a loop prologue of 16-18 worker instructions
+  // (machine-model.md).
+  t.workerSupervisorCycles = 11;
+  t.workerPrologueInstructions = 17;
 
   // Load/store paths.
   t.loadBytesPerCycleStandard = 8;     // poplibs PerformanceEstimation.
@@ -73,9 +95,18 @@ TargetModel TargetModel::ipu21() {
   t.storeBytesPerCycle = 8;            // Citadel microbenchmarks.
 
   // Exchange and synchronisation.
-  t.exchangeBytesPerCycle = 4;  // 8 TB/s / (1472 x 1.33 GHz); IPUModel.
-  t.exchangeLatencyCycles = 32; // Assumption.
-  t.syncCycles = 150;           // Assumption.
+  t.exchangeBytesPerCycle = 4; // 8 TB/s / (1472 x 1.33 GHz); IPUModel.
+  t.exchangePhaseCycles = 100; // poplibs popnn/CTCLossPlan.cpp
+                               // fixedOverheadExchangeCycles.
+  t.syncCycles = 90;           // poplibs popnn/CTCLossPlan.cpp syncCycles.
+  // Exchange code: the seed MLP needed exchange_table_bytes=12272 per tile
+  // for ~577 sent and ~577 received runs per tile over 7 phases, about 20.5
+  // bytes per send and receive pair; the split between the two sides and
+  // the per-phase part are assumptions.
+  t.exchangeCodeBytesPerSendRun = 12;
+  t.exchangeCodeBytesPerReceiveRun = 8;
+  t.exchangeCodeBytesPerPhase = 32;
+  t.vertexStateHeaderBytes = 16; // Assumption.
 
   // Host link: PCIe Gen4 x16, about 32 GB/s each way.
   t.hostBytesPerSecond = 32e9;
@@ -116,18 +147,21 @@ std::string TargetModel::knownNames() {
 }
 
 double TargetModel::peakFlopsF16() const {
-  return static_cast<double>(tiles) * ampMacsF16 * 2.0 * clockHz;
+  return static_cast<double>(tiles) * ampMacsF16F16 * 2.0 * clockHz;
 }
 
-uint32_t TargetModel::ampMacsPerCycle(ElementType inputType) const {
+uint32_t TargetModel::ampMacsPerCycle(ElementType inputType,
+                                      ElementType partialsType) const {
+  const bool halfPartials = partialsType == ElementType::F16;
   switch (inputType) {
   case ElementType::F32:
-    return ampMacsF32;
+    // f32 inputs only accumulate in f32.
+    return halfPartials ? 0 : ampMacsF32F32;
   case ElementType::F16:
-    return ampMacsF16;
+    return halfPartials ? ampMacsF16F16 : ampMacsF16F32;
   case ElementType::F8E4M3FN:
   case ElementType::F8E5M2:
-    return ampMacsF8;
+    return halfPartials ? ampMacsF8F16 : ampMacsF8F32;
   }
   return 0;
 }
@@ -143,6 +177,77 @@ uint32_t TargetModel::ampGrainK(ElementType inputType) const {
     return ampGrainKF8;
   }
   return 0;
+}
+
+uint32_t TargetModel::ampPassColumns(ElementType partialsType) const {
+  return partialsType == ElementType::F16 ? ampConvUnitsF16Partials
+                                          : ampConvUnitsF32Partials;
+}
+
+uint32_t TargetModel::loadBytesPerCycle(MemoryClass memoryClass) const {
+  return memoryClass == MemoryClass::Interleaved ? loadBytesPerCycleInterleaved
+                                                 : loadBytesPerCycleStandard;
+}
+
+const std::vector<TargetModel::Constant> &TargetModel::constants() {
+  static const std::vector<Constant> table = {
+      {"ampMacsF32F32", &TargetModel::ampMacsF32F32, "poplibs ConvModel", false},
+      {"ampMacsF16F16", &TargetModel::ampMacsF16F16,
+       "poplibs; C600 specs; tessellate-ipu measurement", false},
+      {"ampMacsF16F32", &TargetModel::ampMacsF16F32,
+       "poplibs ConvPartial1x1Out (8 conv units)", false},
+      {"ampMacsF8F16", &TargetModel::ampMacsF8F16, "C600 specs (2x f16)", false},
+      {"ampMacsF8F32", &TargetModel::ampMacsF8F32,
+       "half the f16-partials rate", true},
+      {"ampConvUnitsF16Partials", &TargetModel::ampConvUnitsF16Partials,
+       "poplibs", false},
+      {"ampConvUnitsF32Partials", &TargetModel::ampConvUnitsF32Partials,
+       "poplibs", false},
+      {"ampGrainKF32", &TargetModel::ampGrainKF32, "poplibs", false},
+      {"ampGrainKF16", &TargetModel::ampGrainKF16, "poplibs", false},
+      {"ampGrainKF8", &TargetModel::ampGrainKF8, "poplibs", false},
+      {"ampSupervisorOverheadCycles", &TargetModel::ampSupervisorOverheadCycles,
+       "poplibs ConvPartial1x1 estimate", false},
+      {"ampLoopOverheadCycles", &TargetModel::ampLoopOverheadCycles,
+       "poplibs ConvPartial1x1 estimate", false},
+      {"ampWorkerStateCycles", &TargetModel::ampWorkerStateCycles,
+       "poplibs ConvPartial1x1 estimate", false},
+      {"ampInPassOverheadCycles", &TargetModel::ampInPassOverheadCycles,
+       "poplibs ConvPartial1x1 estimate", false},
+      {"ampOutPassOverheadCycles", &TargetModel::ampOutPassOverheadCycles,
+       "poplibs ConvPartial1x1 estimate", false},
+      {"ampWorkerPassInstructions", &TargetModel::ampWorkerPassInstructions,
+       "poplibs ConvPartial1x1 estimate", false},
+      {"vertexCallCycles", &TargetModel::vertexCallCycles,
+       "residual of the tessellate-ipu measurement", true},
+      {"workerSupervisorCycles", &TargetModel::workerSupervisorCycles,
+       "poplibs 3eb5d5e0 popops supervisor overhead", false},
+      {"workerPrologueInstructions", &TargetModel::workerPrologueInstructions,
+       "machine-model.md worker loop prologue", false},
+      {"loadBytesPerCycleStandard", &TargetModel::loadBytesPerCycleStandard,
+       "poplibs PerformanceEstimation", false},
+      {"loadBytesPerCycleInterleaved",
+       &TargetModel::loadBytesPerCycleInterleaved, "Citadel microbenchmarks",
+       false},
+      {"storeBytesPerCycle", &TargetModel::storeBytesPerCycle,
+       "Citadel microbenchmarks", false},
+      {"exchangeBytesPerCycle", &TargetModel::exchangeBytesPerCycle,
+       "Poplar IPUModel", false},
+      {"exchangePhaseCycles", &TargetModel::exchangePhaseCycles,
+       "poplibs CTCLossPlan fixedOverheadExchangeCycles", false},
+      {"syncCycles", &TargetModel::syncCycles, "poplibs CTCLossPlan syncCycles",
+       false},
+      {"exchangeCodeBytesPerSendRun", &TargetModel::exchangeCodeBytesPerSendRun,
+       "seed exchange_table_bytes; split assumed", true},
+      {"exchangeCodeBytesPerReceiveRun",
+       &TargetModel::exchangeCodeBytesPerReceiveRun,
+       "seed exchange_table_bytes; split assumed", true},
+      {"exchangeCodeBytesPerPhase", &TargetModel::exchangeCodeBytesPerPhase,
+       "assumption", true},
+      {"vertexStateHeaderBytes", &TargetModel::vertexStateHeaderBytes,
+       "assumption", true},
+  };
+  return table;
 }
 
 const MemoryRegion &TargetModel::region(MemoryClass memoryClass) const {

@@ -34,6 +34,8 @@ namespace {
   result.weights = *::ipu::parseMemoryClass(plan.getWeights().str());
   result.reduction = *::ipu::parseReduction(plan.getReduction().str());
   result.localStaging = plan.getStaging();
+  result.partials = plan.getPartials() == "f16" ? ::ipu::ElementType::F16
+                                                : ::ipu::ElementType::F32;
   return result;
 }
 
@@ -72,7 +74,7 @@ private:
                                           ArrayRef<ipu_tile::BufferOp> operands,
                                           ArrayRef<int32_t> tiles,
                                           ArrayRef<int64_t> params);
-  /// A sync, then one exchange phase running `copies`.
+  /// A sync, one exchange phase running `copies`, and a sync.
   void createPhase(Location loc, StringRef name,
                    ArrayRef<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> copies);
   /// The buffer holding `value` in `layout`, adding a copy into a new buffer
@@ -153,10 +155,15 @@ void FunctionLowering::createPhase(
     ArrayRef<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> copies) {
   ipu_exchange::SyncOp::create(builder, loc);
   auto phase = ipu_exchange::PhaseOp::create(builder, loc, name);
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(&phase.getBody().front());
-  for (auto [from, to] : copies)
-    ipu_exchange::CopyOp::create(builder, loc, from.getSymName(), to.getSymName());
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&phase.getBody().front());
+    for (auto [from, to] : copies)
+      ipu_exchange::CopyOp::create(builder, loc, from.getSymName(),
+                                   to.getSymName());
+  }
+  // BSP: the compute that uses the phase's result starts after a sync too.
+  ipu_exchange::SyncOp::create(builder, loc);
 }
 
 LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned index) {
@@ -212,15 +219,19 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
 
   // The GEMM partials: one vertex per (i, j, p).
   const BlockLayout &partialLayout = inner > 1 ? layouts.partials : layouts.out;
-  Type partialElement =
-      inner > 1 ? op.getAccumulatorType() : outType.getElementType();
+  // The AMP accumulates in the plan's partials type, which the reduction
+  // sums when inner > 1.
+  Type partialsType = plan.getPartials() == "f16"
+                          ? Type(builder.getF16Type())
+                          : Type(builder.getF32Type());
+  Type partialElement = inner > 1 ? partialsType : outType.getElementType();
   ipu_tile::BufferOp partial =
       createBuffer(prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
                    {partialLayout.rows, partialLayout.cols}, partialLayout,
                    ::ipu::MemoryClass::Standard);
   const int64_t inCode = static_cast<int64_t>(layouts.lhs.type);
   const int64_t accCode =
-      static_cast<int64_t>(*ipu_tile::toElementType(op.getAccumulatorType()));
+      static_cast<int64_t>(*ipu_tile::toElementType(partialsType));
   const int64_t partialCode = static_cast<int64_t>(partialLayout.type);
   // The class of the operand the AMP holds: B normally, A when swapped.
   const int64_t weightClass = static_cast<int64_t>(*::ipu::parseMemoryClass(
@@ -378,7 +389,13 @@ LogicalResult FunctionLowering::lower() {
          builder.getNamedAttr("result", builder.getI32IntegerAttr(result)),
          builder.getNamedAttr("type", TypeAttr::get(matmul.getResult()
                                                         .getType()
-                                                        .getElementType()))}));
+                                                        .getElementType())),
+         // What the device accumulated in: the check's tolerance follows it.
+         builder.getNamedAttr("partials",
+                              TypeAttr::get(matmul.getPlanAttr().getPartials() ==
+                                                    "f16"
+                                                ? Type(builder.getF16Type())
+                                                : Type(builder.getF32Type())))}));
   }
   if (!reference.empty())
     program.setReferenceAttr(builder.getArrayAttr(reference));

@@ -15,6 +15,7 @@ void ipu::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createIPUImportLinalg());
   IPUPlanGemmOptions plan;
   plan.finalists = options.finalists;
+  plan.partials = options.partials;
   pm.addPass(createIPUPlanGemm(plan));
   pm.addPass(createIPULowerToTile());
   IPUScheduleExchangeOptions schedule;

@@ -19,11 +19,6 @@ namespace mlir::ipu {
 
 using namespace mlir;
 
-/// Bytes of one exchange-table entry (a run: tile, offset, words, start) and
-/// of one vertex's fixed state; the package keeps both in standard memory.
-static constexpr uint32_t kExchangeRunBytes = 8;
-static constexpr uint32_t kVertexHeaderBytes = 16;
-
 namespace {
 struct PlaceStoragePass
     : public mlir::ipu::impl::IPUPlaceStorageBase<PlaceStoragePass> {
@@ -37,7 +32,8 @@ struct PlaceStoragePass
         return signalPassFailure();
   }
 
-  /// Most bytes of exchange tables and vertex state on any one tile.
+  /// Most bytes of exchange code and vertex state on any one tile, sized by
+  /// the TargetModel from the runs each tile sends and receives.
   FailureOr<uint32_t> reservedBytes(ipu_tile::ProgramOp program,
                                     const ::ipu::TargetModel &target) {
     std::vector<uint64_t> perTile(target.tiles, 0);
@@ -53,20 +49,28 @@ struct PlaceStoragePass
         ::ipu::ExchangeSchedule schedule =
             ipu_exchange::toExchangeSchedule(phase.getScheduleAttr());
         const ::ipu::ExchangePhase &table = transfers->phase;
+        std::vector<bool> takesPart(target.tiles, false);
         for (const ::ipu::ExchangeRun &run : schedule.runs) {
           if (run.transfer >= table.size())
             return phase.emitError("schedule names transfer ")
                    << run.transfer << " of " << table.size();
-          perTile[table.source[run.transfer]] += kExchangeRunBytes;
+          uint32_t source = table.source[run.transfer];
+          perTile[source] += target.exchangeCodeBytesPerSendRun;
+          takesPart[source] = true;
           for (const uint32_t *d = table.destinationsBegin(run.transfer),
                               *e = table.destinationsEnd(run.transfer);
-               d != e; ++d)
-            perTile[*d] += kExchangeRunBytes;
+               d != e; ++d) {
+            perTile[*d] += target.exchangeCodeBytesPerReceiveRun;
+            takesPart[*d] = true;
+          }
         }
+        for (uint32_t tile = 0; tile < target.tiles; ++tile)
+          if (takesPart[tile])
+            perTile[tile] += target.exchangeCodeBytesPerPhase;
       } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
         const ::ipu::KernelSpec *kernel =
             ::ipu::lookupKernel(computeSet.getKernel().str());
-        uint64_t vertexBytes = kVertexHeaderBytes +
+        uint64_t vertexBytes = target.vertexStateHeaderBytes +
                                4 * kernel->operandNames.size() +
                                8 * kernel->paramNames.size();
         for (int32_t tile : computeSet.getTiles())

@@ -15,10 +15,25 @@ namespace mlir::ipu {
 
 using namespace mlir;
 
+/// How a `partials` constraint ("f32", "f16", "any" or "") narrows the plans
+/// and whether it allows f16 partials for an f32 accumulation.
+static void applyPartials(StringRef partials,
+                          ::ipu::GemmPlanConstraints &constraints,
+                          bool &allowHalf) {
+  if (partials == "f16" || partials == "any")
+    allowHalf = true;
+  if (partials == "f16")
+    constraints.partials = ::ipu::ElementType::F16;
+  else if (partials == "f32")
+    constraints.partials = ::ipu::ElementType::F32;
+}
+
 /// Constraints from the op's attribute, narrowed by the pass options.
 static FailureOr<::ipu::GemmPlanConstraints>
-collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &options) {
+collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &options,
+                   StringRef partialsOption, bool &allowHalf) {
   ::ipu::GemmPlanConstraints constraints;
+  allowHalf = false;
   if (ipu_gemm::ConstraintsAttr attr = op.getConstraintsAttr()) {
     if (attr.getRows())
       constraints.rows = *attr.getRows();
@@ -34,8 +49,15 @@ collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &opti
       constraints.reduction = ::ipu::parseReduction(attr.getReduction().str());
     if (attr.getStaging())
       constraints.localStaging = *attr.getStaging();
+    applyPartials(attr.getPartials(), constraints, allowHalf);
   }
   constraints.override(options);
+  // The pass option overrides the op's field, as every other option does.
+  if (!partialsOption.empty()) {
+    allowHalf = false;
+    constraints.partials.reset();
+    applyPartials(partialsOption, constraints, allowHalf);
+  }
   return constraints;
 }
 
@@ -85,8 +107,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.problem.accType = *ipu_tile::toElementType(op.getAccumulatorType());
       job.problem.outType =
           *ipu_tile::toElementType(op.getResult().getType().getElementType());
-      FailureOr<::ipu::GemmPlanConstraints> constraints =
-          collectConstraints(op, *options);
+      FailureOr<::ipu::GemmPlanConstraints> constraints = collectConstraints(
+          op, *options, partials, job.problem.allowHalfPartials);
       if (failed(constraints)) {
         failedAny = true;
         return;
@@ -115,11 +137,16 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           if (other == position || !peer.residentWeights)
             continue;
           if (other < position && !peer.error) {
-            uint64_t bytes[2];
-            ::ipu::weightBytesPerTile(peer.problem,
-                                      peer.search.finalists.front().plan, bytes);
-            budget.reservedBytes[0] += bytes[0];
-            budget.reservedBytes[1] += bytes[1];
+            // Its weights and code stay; its transient buffers come and go
+            // while this one's weights are resident.
+            const ::ipu::GemmCost &cost = peer.search.finalists.front().cost;
+            budget.reservedBytes[0] += cost.weightBytes[0] + cost.codeBytes;
+            budget.reservedBytes[1] += cost.weightBytes[1];
+            for (int c = 0; c < 2; ++c)
+              budget.coexistingBytes[c] = std::max(
+                  budget.coexistingBytes[c],
+                  cost.peakBytes[c] - cost.weightBytes[c] -
+                      (c == 0 ? cost.codeBytes : 0));
           } else if (other > position) {
             const ::ipu::GemmProblem &p = peer.problem;
             uint64_t total = uint64_t(p.k) * p.n * ::ipu::elementBytes(p.inType);
@@ -150,7 +177,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           best.plan.swapped ? "swapped" : "normal",
           ::ipu::memoryClassName(best.plan.weights),
           ::ipu::reductionName(best.plan.reduction), best.plan.localStaging,
-          best.cost.totalCycles));
+          ::ipu::elementTypeName(best.plan.partials), best.cost.totalCycles));
     }
     if (failedAny)
       signalPassFailure();
@@ -190,6 +217,9 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         return bad("staging", staging, "true or false");
       options.localStaging = staging == "true";
     }
+    if (!partials.empty() && partials != "f32" && partials != "f16" &&
+        partials != "any")
+      return bad("partials", partials, "f32, f16 or any");
     return options;
   }
 

@@ -109,10 +109,10 @@ struct ScheduleExchangePass
       std::string line = llvm::formatv(
           "transfers={0} endpointLowerBound={1} horizon={2} "
           "horizonOverBound={3:F3} lowerBoundGap={4} strategy={5} runs={6} "
-          "latency={7}",
+          "phaseCycles={7}",
           report.transfers, report.bound, report.horizon, ratio,
           report.horizon - report.bound, report.strategy, report.runs,
-          target->exchangeLatencyCycles);
+          target->exchangePhaseCycles);
       if (job.tighterBound > report.bound)
         line += llvm::formatv(" tighterBound={0} horizonOverTighterBound={1:F3}",
                               job.tighterBound, tighterRatio)

@@ -197,6 +197,8 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
       op.result = result >= 0 ? static_cast<uint32_t>(result)
                               : ::ipu::ReferenceOp::kNoResult;
       op.type = *ipu_tile::toElementType(entry.getAs<TypeAttr>("type").getValue());
+      if (auto partials = entry.getAs<TypeAttr>("partials"))
+        op.partials = *ipu_tile::toElementType(partials.getValue());
       package.reference.push_back(std::move(op));
     }
   }

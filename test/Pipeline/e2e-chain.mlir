@@ -7,12 +7,12 @@
 // RUN: ipu-run %t.ipuexe --check | FileCheck %s
 // RUN: not ipu-run %t.ipuexe --check --corrupt-input 2:1 | FileCheck %s --check-prefix=CORRUPT
 
-// CHECK: checkpoint=0 operation=matmul result=1 maximumAbsoluteError={{.*}} mismatches=0
-// CHECK: checkpoint=1 operation=matmul result=0 maximumAbsoluteError={{.*}} mismatches=0
+// CHECK: checkpoint=0 operation=matmul result=1 partials=f32 maximumAbsoluteError={{.*}} mismatches=0
+// CHECK: checkpoint=1 operation=matmul result=0 partials=f32 maximumAbsoluteError={{.*}} mismatches=0
 // CHECK: numericalTest=PASS
 // Corrupting the second weights leaves the first matmul right.
-// CORRUPT: checkpoint=0 operation=matmul result=1 maximumAbsoluteError={{.*}} mismatches=0
-// CORRUPT: checkpoint=1 operation=matmul result=0 maximumAbsoluteError={{.*}} mismatches={{[1-9][0-9]*}}
+// CORRUPT: checkpoint=0 operation=matmul result=1 partials=f32 maximumAbsoluteError={{.*}} mismatches=0
+// CORRUPT: checkpoint=1 operation=matmul result=0 partials=f32 maximumAbsoluteError={{.*}} mismatches={{[1-9][0-9]*}}
 // CORRUPT: numericalTest=FAIL
 
 func.func @mlp(%x: tensor<64x96xf16>, %w1: tensor<96x128xf16>, %w2: tensor<128x96xf16>) -> tensor<64x96xf32> {

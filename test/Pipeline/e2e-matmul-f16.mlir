@@ -8,9 +8,9 @@
 // RUN: not ipu-run %t.ipuexe --check --corrupt-input 0:1 | FileCheck %s --check-prefix=CORRUPT
 
 // CHECK: target=ipu21-16 tiles=16
-// CHECK: workload=mm cycles=[[CYCLES:[1-9][0-9]*]] computeCycles={{[1-9][0-9]*}} exchangeCycles={{[1-9][0-9]*}} syncCycles=300
+// CHECK: workload=mm cycles=[[CYCLES:[1-9][0-9]*]] computeCycles={{[1-9][0-9]*}} exchangeCycles=0 syncCycles=90
 // CHECK-SAME: activeTiles=16 executionTiles=16
-// CHECK: plannedCycles=
+// CHECK: plannedCycles=[[CYCLES]]
 // CHECK: referencePrecision=f32 maximumAbsoluteError={{.*}} mismatches=0 numericalTest=PASS
 
 // CORRUPT: mismatches={{[1-9][0-9]*}} numericalTest=FAIL

@@ -12,11 +12,19 @@
 // Swapped operands: the weights are streamed transposed and gemm_t holds A.
 // RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="orientation=swapped inner=2 reduction=staged" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.swapped
 // RUN: ipu-run %t.swapped --check | FileCheck %s
+// f16 partials (allowed by the option): the AMP accumulates in f16, the
+// reduction sums the f16 partials in f32, and the check's tolerance follows
+// the f16 roundings.
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="partials=f16 inner=2 reduction=staged" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.half
+// RUN: ipu-run %t.half --check | FileCheck %s --check-prefixes=CHECK,HALF
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="partials=f16 orientation=swapped" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.half-swapped
+// RUN: ipu-run %t.half-swapped --check | FileCheck %s --check-prefixes=CHECK,HALF
 
 // Each exchange reaches its endpoint bound, so the planner's estimate is
 // exactly the simulated cycle count.
 // CHECK: cycles=[[CYCLES:[1-9][0-9]*]]
 // CHECK: plannedCycles=[[CYCLES]]
+// HALF: partials=f16
 // CHECK: numericalTest=PASS
 
 func.func @mm(%a: tensor<90x128xf16>, %b: tensor<128x66xf16>) -> tensor<90x66xf32> {

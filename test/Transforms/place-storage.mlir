@@ -7,12 +7,12 @@
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @mm
   // CHECK-SAME: memory_bound = array<i64: 192, 128>, memory_peak = array<i64: 192, 128>
-  // CHECK-SAME: reserved_bytes = 112
+  // CHECK-SAME: reserved_bytes = 144
   // CHECK: ipu_tile.buffer @arg0 : {{.*}} in "standard" at [[ARG0:[0-9]+]]
   // CHECK: ipu_tile.buffer @arg1 : {{.*}} in "interleaved" at 524288
-  // CHECK: ipu_tile.buffer @lhs : {{.*}} in "standard" at 319600
+  // CHECK: ipu_tile.buffer @lhs : {{.*}} in "standard" at 319632
   // CHECK: ipu_tile.buffer @out : {{.*}} in "standard" at [[ARG0]]
-  // expected-remark @+1 {{placed buffers=4 reservedBytes=112 peakStandardBytes=192 boundStandardBytes=192 peakInterleavedBytes=128 boundInterleavedBytes=128 standardBytesAvailable=204800 interleavedBytesAvailable=425984}}
+  // expected-remark @+1 {{placed buffers=4 reservedBytes=144 peakStandardBytes=192 boundStandardBytes=192 peakInterleavedBytes=128 boundInterleavedBytes=128 standardBytesAvailable=204800 interleavedBytesAvailable=425984}}
   ipu_tile.program @mm {
     ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
     ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"

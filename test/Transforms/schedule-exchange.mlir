@@ -9,7 +9,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_exchange.stream_in @arg0 from 0
     ipu_exchange.sync
     // CHECK: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32, horizon = 32, runs = [0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]>}
-    // expected-remark @+1 {{scheduled transfers=4 endpointLowerBound=32 horizon=32 horizonOverBound=1.000 lowerBoundGap=0 strategy=greedy runs=4 latency=32}}
+    // expected-remark @+1 {{scheduled transfers=4 endpointLowerBound=32 horizon=32 horizonOverBound=1.000 lowerBoundGap=0 strategy=greedy runs=4 phaseCycles=100}}
     ipu_exchange.phase @gather {
       ipu_exchange.copy @arg0 to @lhs
     }
@@ -64,7 +64,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @y.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [2, 0]>> in "standard"
     ipu_tile.buffer @z.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [0, 1]>> in "standard"
     // CHECK: ipu_exchange.phase @rotate attributes {schedule = #ipu_exchange.schedule<strategy = "{{[a-z]+}}", transfers = 3, bound = 8, horizon = 12
-    // expected-remark @+1 {{scheduled transfers=3 endpointLowerBound=8 horizon=12 horizonOverBound=1.500 lowerBoundGap=4 strategy=greedy runs=3 latency=32 tighterBound=12 horizonOverTighterBound=1.000}}
+    // expected-remark @+1 {{scheduled transfers=3 endpointLowerBound=8 horizon=12 horizonOverBound=1.500 lowerBoundGap=4 strategy=greedy runs=3 phaseCycles=100 tighterBound=12 horizonOverTighterBound=1.000}}
     ipu_exchange.phase @rotate {
       ipu_exchange.copy @x to @x.all
       ipu_exchange.copy @y to @y.all

@@ -21,6 +21,11 @@
 // like a random walk over K terms; rtol allows one ulp of the result type,
 // since device and host may round an f32 sum on opposite sides of a midpoint.
 // A non-finite element passes only if the reference holds the same value.
+// When the device accumulated in f16 partials (the reference op says so),
+// each element also gets the rounding term of docs/Numerics.md:
+//   8 * 2^-11 * sqrt(sum over r of s_r^2)
+// where s_r is the exact partial sum after the r-th AMP pass of k (the
+// device rounds its running sum to f16 there, R = ceil(K / grain) times).
 //
 // The tool is free of LLVM: arguments are parsed by hand.
 //
@@ -272,7 +277,39 @@ struct Reference {
   std::vector<float> values;
   double atol = 0;
   double rtol = 0;
+  /// Per element, sqrt(sum of squared partial sums at the device's f16
+  /// rounding points); empty when the device accumulated in f32.
+  std::vector<float> roundingScale;
 };
+
+/// f16 unit roundoff, and how many of its rounding-noise standard
+/// deviations (u |s| / sqrt(3) per rounding) the check allows: 8 u is about
+/// 14 sigma, and Hoeffding's bound for R bounded roundings keeps a false
+/// FAIL below 1e-13 per element.
+constexpr double kHalfRoundoff = 0x1p-11;
+constexpr double kRoundingAllowance = 8.0;
+
+/// sqrt(sum_r s_r^2) per element of an [m x k] x [k x n] product, s_r the
+/// partial sum over the first r * grain terms of k.
+std::vector<float> roundingScale(const std::vector<float> &lhs,
+                                 const std::vector<float> &rhs, int64_t m,
+                                 int64_t k, int64_t n, int64_t grain) {
+  std::vector<float> partial(size_t(m) * size_t(n), 0.0f);
+  std::vector<double> squares(partial.size(), 0.0);
+  for (int64_t k0 = 0; k0 < k; k0 += grain) {
+    int64_t depth = std::min(grain, k - k0);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
+                int(depth), 1.0f, lhs.data() + k0, int(k),
+                rhs.data() + size_t(k0) * size_t(n), int(n), 1.0f,
+                partial.data(), int(n));
+    for (size_t e = 0; e < partial.size(); ++e)
+      squares[e] += double(partial[e]) * partial[e];
+  }
+  std::vector<float> scale(partial.size());
+  for (size_t e = 0; e < scale.size(); ++e)
+    scale[e] = float(std::sqrt(squares[e]));
+  return scale;
+}
 
 void tolerances(ElementType type, int64_t k, double &atol, double &rtol) {
   double scale = std::sqrt(double(std::max<int64_t>(k, 1)));
@@ -298,8 +335,8 @@ void tolerances(ElementType type, int64_t k, double &atol, double &rtol) {
 /// checkpoint (streamed out), so that each op is checked on exactly the
 /// operands the device used; the reference value otherwise.
 std::optional<std::string>
-evaluateReference(const Package &package, size_t index,
-                  const std::vector<HostTensor> &inputs,
+evaluateReference(const Package &package, const TargetModel &target,
+                  size_t index, const std::vector<HostTensor> &inputs,
                   const std::vector<bool> &generated,
                   const std::vector<Reference> &done,
                   const std::vector<HostTensor> &outputs, Reference &reference) {
@@ -312,6 +349,7 @@ evaluateReference(const Package &package, size_t index,
            std::to_string(op.arguments.size());
   std::vector<float> operand[2];
   std::vector<int64_t> shape[2];
+  ElementType inType = ElementType::F32; ///< Of the device's operands.
   for (unsigned a = 0; a < 2; ++a) {
     uint32_t argument = op.arguments[a];
     if (argument >= ReferenceOp::kReferenceValue) {
@@ -326,6 +364,7 @@ evaluateReference(const Package &package, size_t index,
       else
         operand[a] = done[producer].values;
       shape[a] = done[producer].shape;
+      inType = package.reference[producer].type;
       continue;
     }
     if (argument >= generated.size() || !generated[argument])
@@ -333,6 +372,7 @@ evaluateReference(const Package &package, size_t index,
              " is not streamed to the device";
     operand[a] = decode(inputs[argument]);
     shape[a] = inputs[argument].shape;
+    inType = inputs[argument].type;
   }
   // lhs [..., M, K] (leading dimensions fold into M) x rhs [K, N].
   if (shape[0].size() < 2 || shape[1].size() != 2 ||
@@ -370,6 +410,10 @@ evaluateReference(const Package &package, size_t index,
   reference.shape = std::move(expected);
   reference.values = std::move(c);
   tolerances(op.type, k, reference.atol, reference.rtol);
+  if (op.partials == ElementType::F16 && m > 0 && n > 0 && k > 0)
+    reference.roundingScale =
+        roundingScale(operand[0], operand[1], m, k, n,
+                      std::max<int64_t>(target.ampGrainK(inType), 1));
   return std::nullopt;
 }
 
@@ -398,7 +442,10 @@ std::optional<std::string> compare(const Package &package,
     bool pass;
     if (std::isfinite(d) && std::isfinite(r)) {
       error = std::fabs(d - r);
-      pass = error <= reference.atol + reference.rtol * std::fabs(r);
+      double allowed = reference.atol + reference.rtol * std::fabs(r);
+      if (!reference.roundingScale.empty())
+        allowed += kRoundingAllowance * kHalfRoundoff * reference.roundingScale[e];
+      pass = error <= allowed;
     } else {
       // Non-finite values only match themselves.
       pass = (std::isnan(d) && std::isnan(r)) || d == r;
@@ -529,16 +576,19 @@ int run(const Options &options) {
   Comparison comparison;
   for (size_t index = 0; index < package.reference.size(); ++index) {
     Reference reference;
-    if (auto error = evaluateReference(package, index, referenceInputs, generated,
-                                       references, result.outputs, reference))
+    if (auto error = evaluateReference(package, *target, index, referenceInputs,
+                                       generated, references, result.outputs,
+                                       reference))
       return fail(*error);
     Comparison checkpoint;
     if (auto error = compare(package, reference, result, checkpoint))
       return fail(*error);
     if (reference.result != ReferenceOp::kNoResult)
-      std::printf("checkpoint=%zu operation=%s result=%u "
+      std::printf("checkpoint=%zu operation=%s result=%u partials=%s "
                   "maximumAbsoluteError=%.6g mismatches=%llu\n",
                   index, package.reference[index].op.c_str(), reference.result,
+                  std::string(elementTypeName(package.reference[index].partials))
+                      .c_str(),
                   checkpoint.maximumAbsoluteError,
                   (unsigned long long)checkpoint.mismatches);
     comparison.maximumAbsoluteError =

@@ -49,32 +49,65 @@ std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
 /// Bytes operand `operand` spans in tile memory.
 uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
                             unsigned operand);
-/// Estimated cycles of one vertex on one tile.
+/// Estimated cycles of one vertex on one tile. With `operandAddresses`
+/// (one per operand) the memory class of each operand comes from where it
+/// lives; without, streamed operands are taken to be in standard memory.
 uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
-                              const TargetModel &target);
+                              const TargetModel &target,
+                              const uint32_t *operandAddresses = nullptr);
 /// Runs the kernel on operand memory (already bounds-checked by the caller).
 void executeKernel(const KernelSpec &kernel, const int64_t *params,
                    uint8_t *const *operands);
 
-/// One tile's GEMM block, as the estimator sees it.
+/// One tile's GEMM block, as the AMP sees it: it holds blocks of an
+/// [k x n] operand (the "weights" of the AMP, whatever the graph calls them)
+/// and streams the m rows of the [m x k] operand through them.
 struct GemmCostShape {
   GemmCostShape() = default;
   GemmCostShape(int64_t m, int64_t k, int64_t n, ElementType inType,
-                ElementType outType, MemoryClass weightClass)
-      : m(m), k(k), n(n), inType(inType), outType(outType),
-        weightClass(weightClass) {}
+                ElementType partialsType, ElementType outType,
+                MemoryClass heldClass,
+                MemoryClass streamedClass = MemoryClass::Standard)
+      : m(m), k(k), n(n), inType(inType), partialsType(partialsType),
+        outType(outType), heldClass(heldClass), streamedClass(streamedClass) {}
   int64_t m = 0, k = 0, n = 0;
   ElementType inType = ElementType::F16;
-  ElementType outType = ElementType::F32;
-  MemoryClass weightClass = MemoryClass::Interleaved;
+  ElementType partialsType = ElementType::F32; ///< What the AMP accumulates.
+  ElementType outType = ElementType::F32;      ///< What the vertex stores.
+  MemoryClass heldClass = MemoryClass::Interleaved;  ///< Held operand.
+  MemoryClass streamedClass = MemoryClass::Standard; ///< Streamed rows.
 };
 
-/// GEMM estimator, exposed for the planner: one tile computing an
-/// [m x k] x [k x n] block: weight block loads at the rate of the weights'
-/// memory class, rows streamed at the AMP MAC rate (k and n padded to the
-/// AMP grain), results stored at the store rate, plus vertex setup and
-/// worker dispatch.
-uint64_t estimateGemmCycles(const TargetModel &target, const GemmCostShape &shape);
+/// Where the cycles of one GEMM vertex go. Every term is a TargetModel
+/// field times a count; `total` is their sum.
+struct GemmCycles {
+  uint64_t passesK = 0, passesN = 0; ///< AMP passes over k and over n.
+  uint64_t rowsPerWorker = 0;        ///< Rows of the busiest worker.
+  uint64_t vertex = 0;        ///< Call, supervisor, loops, worker state.
+  uint64_t passOverhead = 0;  ///< Supervisor loop overheads of every pass.
+  uint64_t weightLoad = 0;    ///< Held blocks loaded into the AMP.
+  uint64_t workerOverhead = 0; ///< Worker set-up in every pass.
+  uint64_t streaming = 0;     ///< Rows through the AMP (or the load path).
+  uint64_t epilogue = 0;      ///< Partials converted to the output type.
+  uint64_t total = 0;
+};
+
+/// The GEMM vertex estimate, built like poplibs' ConvPartial1x1 supervisor
+/// estimate: a vertex call, then for each pass (a k-deep, conv-units-wide
+/// block of the held operand) the block's load into the AMP at its memory
+/// class's rate and the rows split over the workers, the slowest worker
+/// setting the time, bounded below by the streamed operand's load rate.
+GemmCycles estimateGemm(const TargetModel &target, const GemmCostShape &shape);
+inline uint64_t estimateGemmCycles(const TargetModel &target,
+                                   const GemmCostShape &shape) {
+  return estimateGemm(target, shape).total;
+}
+
+/// A worker kernel: `vectors` 64-bit vectors of work, `instructions` worker
+/// instructions each, split over the workers by vectors; plus the vertex
+/// call, the supervisor and every worker's loop prologue.
+uint64_t estimateWorkerKernelCycles(const TargetModel &target, uint64_t vectors,
+                                    uint64_t instructions);
 
 /// Cycles of the "reduce" kernel, for the planner.
 uint64_t estimateReduceCycles(const TargetModel &target, int64_t m, int64_t n,

@@ -88,6 +88,9 @@ struct ReferenceOp {
   std::vector<uint32_t> arguments;
   uint32_t result = 0; ///< Function result index, or kNoResult.
   ElementType type = ElementType::F32; ///< Element type of the value.
+  /// What the device accumulated in (f32 or f16): the check's tolerance
+  /// follows the roundings it implies.
+  ElementType partials = ElementType::F32;
 };
 
 struct Package {

@@ -39,8 +39,13 @@ namespace ipu {
 struct GemmProblem {
   int64_t m = 0, k = 0, n = 0;
   ElementType inType = ElementType::F16;
+  /// The accumulation the op asks for. An f32 accumulation runs with f32
+  /// partials unless `allowHalfPartials`; an f16 one with f16 partials.
   ElementType accType = ElementType::F32;
   ElementType outType = ElementType::F32;
+  /// The user allows f16 partials for an f32 accumulation (a pass option or
+  /// the op's constraints); the check's tolerance then follows them.
+  bool allowHalfPartials = false;
   /// B is an inference weight, resident and stored in whatever layout the
   /// plan wants (transposed for the swapped orientation).
   bool rhsIsWeight = true;
@@ -56,9 +61,11 @@ struct GemmPlan {
   MemoryClass weights = MemoryClass::Standard;
   Reduction reduction = Reduction::Complete; ///< Only with inner > 1.
   bool localStaging = false; ///< Only with standard weights.
+  /// What the AMP accumulates in: sets its rate and the partial sums.
+  ElementType partials = ElementType::F32;
   uint32_t tiles() const { return rows * cols * inner; }
   /// "rows=4 cols=4 inner=1 orientation=normal weights=standard
-  /// reduction=complete staging=false".
+  /// reduction=complete staging=false partials=f32".
   std::string str() const;
 };
 
@@ -68,6 +75,7 @@ struct GemmPlanConstraints {
   std::optional<MemoryClass> weights;
   std::optional<Reduction> reduction;
   std::optional<bool> localStaging;
+  std::optional<ElementType> partials;
   bool matches(const GemmPlan &plan) const;
   bool empty() const;
   /// Every field `other` sets replaces this one's.
@@ -82,12 +90,22 @@ struct GemmCost {
   uint64_t syncCycles = 0;
   uint64_t totalCycles = 0;
   uint64_t peakBytes[2] = {0, 0}; ///< Per memory class, worst tile.
+  /// Of peakBytes: the resident weights (and staging scratch), and the
+  /// exchange code and vertex state this matmul adds to reserved standard
+  /// memory.
+  uint64_t weightBytes[2] = {0, 0};
+  uint64_t codeBytes = 0;
   uint32_t activeTiles = 0;
 };
 
 /// Tiles activations arrive on: rows split over min(M, tiles) tiles.
 uint32_t activationArrivalTiles(const GemmProblem &problem,
                                 const TargetModel &target);
+
+/// Whether the plan's A blocks are the arrival blocks, so that the lowering
+/// needs no gather phase for an activation that arrives from the host.
+bool activationArrivesInPlace(const GemmProblem &problem, const GemmPlan &plan,
+                              const TargetModel &target);
 
 /// Why `plan` cannot be lowered for `problem` on `target` (partitions out of
 /// range, inner boundaries not on 32-bit words, staged reduction with fewer
@@ -98,15 +116,20 @@ std::optional<std::string> checkGemmPlan(const TargetModel &target,
 
 GemmCost costGemmPlan(const TargetModel &target, const GemmProblem &problem,
                       const GemmPlan &plan);
-/// Memory other resident data (the weights of other matmuls) already takes
-/// on every tile: per class when known, and in either class (`anyBytes`)
-/// when the other matmul is not planned yet.
+/// Memory other matmuls of the program take on every tile: resident data
+/// (their weights, their exchange code) per class when known, and in either
+/// class (`anyBytes`) when the other matmul is not planned yet; and the
+/// largest transient peak (buffers other than weights) of the planned ones,
+/// which is live while this matmul's weights are.
 struct MemoryBudget {
   uint64_t reservedBytes[2] = {0, 0};
   uint64_t anyBytes = 0;
+  uint64_t coexistingBytes[2] = {0, 0};
 };
 
-/// Whether every memory class fits on every tile next to `budget`.
+/// Whether every memory class fits on every tile next to `budget`: this
+/// matmul's peak next to the others' resident data, and its resident
+/// weights next to the others' transient peaks.
 bool fitsMemory(const TargetModel &target, const GemmCost &cost,
                 const MemoryBudget &budget = {});
 /// Per-tile weight bytes of `plan` (in plan.weights) and of its interleaved

@@ -51,15 +51,36 @@ struct TargetModel {
   uint32_t reservedStandardBytes = 0;
   uint32_t memoryElementBytes = 0;
 
-  // AMP (accumulating matrix product) unit.
-  uint32_t ampMacsF32 = 0; ///< MAC per cycle, f32 inputs.
-  uint32_t ampMacsF16 = 0; ///< MAC per cycle, f16 inputs.
-  uint32_t ampMacsF8 = 0;  ///< MAC per cycle, f8 inputs.
+  // AMP (accumulating matrix product) unit. The MAC rate depends on the
+  // input type and on the partials (accumulator) type; see
+  // shared/machine-model.md "Compute" for each figure's source.
+  uint32_t ampMacsF32F32 = 0; ///< f32 inputs, f32 partials.
+  uint32_t ampMacsF16F16 = 0; ///< f16 inputs, f16 partials.
+  uint32_t ampMacsF16F32 = 0; ///< f16 inputs, f32 partials.
+  uint32_t ampMacsF8F16 = 0;  ///< f8 inputs, f16 partials.
+  uint32_t ampMacsF8F32 = 0;  ///< f8 inputs, f32 partials.
+  /// Conv units working on one pass: each produces one output column, so
+  /// this is the pass width in columns of n.
+  uint32_t ampConvUnitsF16Partials = 0;
+  uint32_t ampConvUnitsF32Partials = 0;
+  /// Input elements one conv unit holds: the pass depth in k.
   uint32_t ampGrainKF32 = 0, ampGrainKF16 = 0, ampGrainKF8 = 0;
-  uint32_t ampGrainN = 0;              ///< Output columns per AMP block.
-  uint32_t ampWeightLoadBytesPerCycle = 0;
-  uint32_t vertexSetupCycles = 0;      ///< Assumption: per vertex.
-  uint32_t workerDispatchCycles = 0;   ///< Assumption: per worker.
+  /// AMP vertex overheads, named after the poplibs ConvPartial1x1 estimate
+  /// terms they stand for (TargetModel.cpp cites each).
+  uint32_t ampSupervisorOverheadCycles = 0; ///< Once per vertex.
+  uint32_t ampLoopOverheadCycles = 0;       ///< Once per vertex.
+  uint32_t ampWorkerStateCycles = 0;        ///< Per worker, once per vertex.
+  uint32_t ampInPassOverheadCycles = 0;     ///< Per k pass after the first.
+  uint32_t ampOutPassOverheadCycles = 0;    ///< Per (k, n) pass.
+  uint32_t ampWorkerPassInstructions = 0;   ///< Per worker, per pass.
+  /// Cycles to enter one vertex (supervisor call, vertex state). The
+  /// residual of the measured AMP line against the poplibs vertex estimate.
+  uint32_t vertexCallCycles = 0;
+
+  // Worker kernels (reduce, copy, casts): a supervisor launches the workers,
+  // each runs a loop prologue and its share of 64-bit vectors.
+  uint32_t workerSupervisorCycles = 0;     ///< Per vertex.
+  uint32_t workerPrologueInstructions = 0; ///< Per worker.
 
   // Load/store paths.
   uint32_t loadBytesPerCycleStandard = 0;
@@ -68,8 +89,16 @@ struct TargetModel {
 
   // Exchange and synchronisation.
   uint32_t exchangeBytesPerCycle = 0; ///< Per tile, each way.
-  uint32_t exchangeLatencyCycles = 0; ///< Send to receive, constant.
+  uint32_t exchangePhaseCycles = 0;   ///< Fixed cost of every phase.
   uint32_t syncCycles = 0;            ///< Internal BSP barrier.
+  /// Exchange code each tile executes, held in standard memory: bytes per
+  /// run it sends, per run it receives, and per phase it takes part in.
+  uint32_t exchangeCodeBytesPerSendRun = 0;
+  uint32_t exchangeCodeBytesPerReceiveRun = 0;
+  uint32_t exchangeCodeBytesPerPhase = 0;
+  /// Vertex state in standard memory: a header, a word per operand address
+  /// and a double word per parameter.
+  uint32_t vertexStateHeaderBytes = 0;
 
   // Host link (never counted in device cycles).
   double hostBytesPerSecond = 0;
@@ -83,12 +112,17 @@ struct TargetModel {
   /// Names accepted by byName, for diagnostics.
   static std::string knownNames();
 
-  /// Peak f16 FLOP/s of the whole chip (2 FLOP per MAC).
+  /// Peak f16 FLOP/s of the whole chip (2 FLOP per MAC at the f16-partials
+  /// rate, as the seed reports it).
   double peakFlopsF16() const;
-  /// AMP MACs per cycle for an input element type.
-  uint32_t ampMacsPerCycle(ElementType inputType) const;
-  /// AMP inner-dimension grain for an input element type.
+  /// AMP MACs per cycle for an input and a partials type (f32 or f16).
+  uint32_t ampMacsPerCycle(ElementType inputType, ElementType partialsType) const;
+  /// Pass depth in k for an input element type.
   uint32_t ampGrainK(ElementType inputType) const;
+  /// Pass width in n (conv units) for a partials type.
+  uint32_t ampPassColumns(ElementType partialsType) const;
+  /// Load bytes per cycle from a memory class.
+  uint32_t loadBytesPerCycle(MemoryClass memoryClass) const;
   /// The region of a memory class.
   const MemoryRegion &region(MemoryClass memoryClass) const;
   /// Bytes a placement may hand out in a memory class on one tile.
@@ -97,6 +131,16 @@ struct TargetModel {
   uint32_t allocatableBase(MemoryClass memoryClass) const;
   /// Cycles to exchange `bytes` from or to one tile at the exchange width.
   uint64_t exchangeCycles(uint64_t bytes) const;
+
+  /// One cost constant of the model, for reports and sensitivity studies.
+  struct Constant {
+    const char *name;
+    uint32_t TargetModel::*field;
+    const char *source;
+    bool assumption; ///< No public figure: a parameter to revisit.
+  };
+  /// Every cost constant, in declaration order.
+  static const std::vector<Constant> &constants();
 };
 
 } // namespace ipu

@@ -28,6 +28,10 @@ struct CompilePipelineOptions
   Option<unsigned> finalists{*this, "finalists",
                              llvm::cl::desc("Plans kept per matmul"),
                              llvm::cl::init(4)};
+  Option<std::string> partials{
+      *this, "partials",
+      llvm::cl::desc("AMP partials for f32-accumulating matmuls: f32, f16 or any"),
+      llvm::cl::init("")};
   Option<std::string> dumpPhases{
       *this, "dump-phases",
       llvm::cl::desc("Write every exchange phase to this directory"),

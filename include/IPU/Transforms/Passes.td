@@ -31,7 +31,9 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
   let description = [{
     Enumerates the partition plans of each matmul on the module's target,
     costs each with the TargetModel, honours plan constraints (from the op's
-    `constraints` attribute; a field set by a pass option overrides it), keeps the best
+    `constraints` attribute; a field set by a pass option overrides it). An
+    f32-accumulating matmul keeps f32 partials unless `partials` (option or
+    constraint) allows f16 ones; an f16-accumulating one uses f16. Keeps the best
     `finalists` and picks the best that fits tile memory. Finalists and the
     decision are emitted as remarks and structured log lines. Independent
     matmuls are planned in parallel; the result does not depend on the
@@ -51,6 +53,9 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
            "Constrain the reduction of inner partitions (complete, staged)">,
     Option<"staging", "staging", "std::string", "\"\"",
            "Constrain local weight staging (true, false)">,
+    Option<"partials", "partials", "std::string", "\"\"",
+           "AMP partials for f32-accumulating matmuls: f32 (default), f16 "
+           "(allowed and required) or any (allowed, chosen by cost)">,
   ];
 }
 

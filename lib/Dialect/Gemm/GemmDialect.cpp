@@ -65,7 +65,7 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t rows, int64_t cols, int64_t inner,
                                StringRef orientation, StringRef weights,
                                StringRef reduction, bool staging,
-                               int64_t cycles) {
+                               StringRef partials, int64_t cycles) {
   if (failed(checkPartitions(emitError, "row", rows)) ||
       failed(checkPartitions(emitError, "column", cols)) ||
       failed(checkPartitions(emitError, "inner", inner)) ||
@@ -82,6 +82,9 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "staging copies standard weights to interleaved "
                           "memory; weights are '"
                        << weights << "'";
+  if (partials != "f32" && partials != "f16")
+    return emitError() << "partials '" << partials
+                       << "' is not \"f32\" or \"f16\"";
   if (cycles < 0)
     return emitError() << "estimated cycles must not be negative, got " << cycles;
   return success();
@@ -93,7 +96,8 @@ LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitErr
                                       std::optional<int64_t> inner,
                                       StringRef orientation, StringRef weights,
                                       StringRef reduction,
-                                      std::optional<bool> staging) {
+                                      std::optional<bool> staging,
+                                      StringRef partials) {
   if ((rows && failed(checkPartitions(emitError, "row", *rows))) ||
       (cols && failed(checkPartitions(emitError, "column", *cols))) ||
       (inner && failed(checkPartitions(emitError, "inner", *inner))))
@@ -104,6 +108,10 @@ LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitErr
     return failure();
   if (!reduction.empty() && failed(checkReduction(emitError, reduction)))
     return failure();
+  if (!partials.empty() && partials != "f32" && partials != "f16" &&
+      partials != "any")
+    return emitError() << "partials '" << partials
+                       << "' is not \"f32\", \"f16\" or \"any\"";
   return success();
 }
 
@@ -147,6 +155,9 @@ LogicalResult MatmulOp::verify() {
     if (plan.getCols() > n)
       return emitOpError("plan splits ")
              << n << " columns into " << plan.getCols() << " parts";
+    if (plan.getPartials() == "f32" && acc.isF16())
+      return emitOpError("plan accumulates in f32 partials but the op asks "
+                         "for f16 accumulation");
     if (plan.getInner() > k)
       return emitOpError("plan splits the inner dimension ")
              << k << " into " << plan.getInner() << " parts";

@@ -227,6 +227,12 @@ LogicalResult ProgramOp::verify() {
       if (!toElementType(dict.getAs<TypeAttr>("type").getValue()))
         return emitOpError("reference type ")
                << dict.getAs<TypeAttr>("type") << " is not a machine element type";
+      if (Attribute partials = dict.get("partials")) {
+        auto type = dyn_cast<TypeAttr>(partials);
+        if (!type || !(type.getValue().isF32() || type.getValue().isF16()))
+          return emitOpError("reference partials must be f32 or f16, got ")
+                 << partials;
+      }
     }
   }
   return success();

@@ -147,3 +147,22 @@ func.func private @constraint_reduction() attributes {p = #ipu_gemm.constraints<
 
 // expected-error @+1 {{staging copies B for the AMP, which holds A when the orientation is swapped}}
 func.func private @staging_swapped() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = true, cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{partials 'f8' is not "f32" or "f16"}}
+func.func private @bad_partials() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, partials = "f8", cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{partials 'half' is not "f32", "f16" or "any"}}
+func.func private @bad_partials_constraint() attributes {c = #ipu_gemm.constraints<partials = "half">}
+
+// -----
+
+// f32 partials would not be the f16 accumulation the op asks for.
+func.func @partials_against_acc(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf16> {
+  // expected-error @+1 {{plan accumulates in f32 partials but the op asks for f16 accumulation}}
+  %c = ipu_gemm.matmul %a, %b {acc_type = f16, plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf16>
+  return %c : tensor<8x8xf16>
+}

@@ -45,7 +45,9 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     are copied to an interleaved scratch before the AMP reads them. With
     `inner` > 1 the partial sums are reduced `"complete"` (on the tile of
     p = 0) or `"staged"` (each of the `inner` tiles sums a share of the
-    block's rows). `cycles` is the planner's estimate for the whole matmul,
+    block's rows). `partials` (`"f32"`, the default, or `"f16"`) is what the
+    AMP accumulates in: f16 partials run at twice the f32-partials rate for
+    f16 inputs. `cycles` is the planner's estimate for the whole matmul,
     kept so that it can be compared with simulated cycles.
 
     Example:
@@ -53,7 +55,7 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     ```mlir
     #ipu_gemm.plan<rows = 4, cols = 2, inner = 2, orientation = "normal",
                    weights = "interleaved", reduction = "staged",
-                   staging = false, cycles = 2911>
+                   staging = false, partials = "f16", cycles = 2911>
     ```
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$inner,
@@ -61,6 +63,7 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                         StringRefParameter<"standard or interleaved">:$weights,
                         StringRefParameter<"complete or staged">:$reduction,
                         "bool":$staging,
+                        StringRefParameter<"f32 or f16", "\"f32\"">:$partials,
                         "int64_t":$cycles);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -71,12 +74,15 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
   let description = [{
     Any subset of the plan's fields. A plan matches when it agrees with every
     field given. The planner reports how many plans match and fails, naming
-    the constraint, when none does.
+    the constraint, when none does. `partials = "f16"` allows and requires
+    f16 partials for a matmul that accumulates in f32, `"any"` allows them
+    and lets the cost decide, `"f32"` keeps the default.
 
     Example:
 
     ```mlir
-    #ipu_gemm.constraints<rows = 4, inner = 2, reduction = "staged">
+    #ipu_gemm.constraints<rows = 4, inner = 2, reduction = "staged",
+                          partials = "any">
     ```
   }];
   let parameters = (ins OptionalParameter<"std::optional<int64_t>">:$rows,
@@ -85,7 +91,8 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
                         StringRefParameter<"normal or swapped", "\"\"">:$orientation,
                         StringRefParameter<"standard or interleaved", "\"\"">:$weights,
                         StringRefParameter<"complete or staged", "\"\"">:$reduction,
-                        OptionalParameter<"std::optional<bool>">:$staging);
+                        OptionalParameter<"std::optional<bool>">:$staging,
+                        StringRefParameter<"f32, f16 or any", "\"\"">:$partials);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
