@@ -64,6 +64,21 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
   return 0;
 }
 
+uint64_t kernelFlops(const KernelSpec &kernel, const int64_t *params) {
+  // The reduction's adds are not part of the product the user asked for.
+  if (kernel.name != "gemm" && kernel.name != "gemm_t")
+    return 0;
+  // Valid sizes are below 2^24, so 2 * m * k * n may still need 73 bits.
+  uint64_t flops = 2;
+  for (unsigned i = detail::GemmM; i <= detail::GemmN; ++i) {
+    if (params[i] <= 0)
+      return 0;
+    if (__builtin_mul_overflow(flops, static_cast<uint64_t>(params[i]), &flops))
+      return UINT64_MAX;
+  }
+  return flops;
+}
+
 /// The AMP's view of a gemm or gemm_t vertex. gemm_t holds blocks of lhs
 /// and streams the n rows of rhsT: gemm with the roles of m and n exchanged.
 /// accType is the partials type of the AMP. The streamed operand's memory

@@ -1,5 +1,6 @@
 //===- PackageTest.cpp - Package format and validation tests -------------===//
 
+#include "IPU/Device/Kernels.h"
 #include "IPU/Package/Package.h"
 #include "IPU/Runtime/Simulator.h"
 
@@ -625,6 +626,67 @@ TEST(PackageValidate, Reference) {
                                ElementType::F32});
       },
       {"reference op 1 ('matmul'): shapes 8x8 (reference op 0) x 16x8"});
+}
+
+TEST(PackageValidate, FlopsComeFromTheProgram) {
+  // Four gemm vertices of 2x16x8.
+  EXPECT_EQ(programFlops(makePackage()), uint64_t(2 * 8 * 16 * 8));
+  expectInvalid([](Package &p) { p.flops *= 2; },
+                {"package claims flops=4096, but its program performs 2048 "
+                 "(2*m*k*n over its gemm vertices)"});
+  expectInvalid([](Package &p) { p.flops = 0; },
+                {"package claims flops=0, but its program performs 2048"});
+  // One vertex fewer does less work than claimed.
+  expectInvalid(
+      [](Package &p) {
+        ComputeSet &mm = p.computeSets[0];
+        mm.tiles.pop_back();
+        mm.operandAddress.resize(mm.operandAddress.size() - 3);
+        mm.params.resize(mm.params.size() - 7);
+      },
+      {"package claims flops=2048, but its program performs 1536"});
+
+  // A compute set run twice counts twice; one never run counts nothing.
+  Package twice = makePackage();
+  twice.program.insert(twice.program.begin() + 3, {StepKind::Compute, 0});
+  EXPECT_EQ(programFlops(twice), uint64_t(2 * 2048));
+  auto error = validatePackage(twice, TargetModel::ipu21WithTiles(4));
+  EXPECT_TRUE(contains(error, "but its program performs 4096"))
+      << error.value_or("accepted");
+  twice.flops = 2 * 2048;
+  EXPECT_EQ(validatePackage(twice, TargetModel::ipu21WithTiles(4)),
+            std::nullopt);
+  Package never = makePackage();
+  never.program.erase(never.program.begin() + 2);
+  EXPECT_EQ(programFlops(never), 0u);
+
+  // gemm_t counts as gemm; data movement counts nothing.
+  const int64_t gemm[] = {2, 16, 8, 1, 0, 0, 1};
+  EXPECT_EQ(kernelFlops(*lookupKernel("gemm_t"), gemm), 512u);
+  const int64_t reduce[] = {4, 8, 2, 0, 0};
+  EXPECT_EQ(kernelFlops(*lookupKernel("reduce"), reduce), 0u);
+  const int64_t copy[] = {128};
+  EXPECT_EQ(kernelFlops(*lookupKernel("copy"), copy), 0u);
+  // 2 * (2^24 - 1)^3 needs 73 bits: the count saturates, and so does a sum
+  // of vertices that each stay below 2^64.
+  const int64_t huge[] = {(1 << 24) - 1, (1 << 24) - 1, (1 << 24) - 1, 1, 0, 0, 1};
+  EXPECT_EQ(kernelFlops(*lookupKernel("gemm"), huge), UINT64_MAX);
+  Package saturated = makePackage();
+  for (size_t v = 0; v < 4; ++v)
+    for (unsigned i = 0; i < 3; ++i)
+      saturated.computeSets[0].params[v * 7 + i] = 1 << 20; // 2^61 each
+  EXPECT_EQ(kernelFlops(*lookupKernel("gemm"),
+                        saturated.computeSets[0].params.data()),
+            uint64_t(1) << 61);
+  EXPECT_EQ(programFlops(saturated), uint64_t(1) << 63);
+  saturated.program.insert(saturated.program.begin() + 2,
+                           {StepKind::Compute, 0});
+  EXPECT_EQ(programFlops(saturated), UINT64_MAX);
+  // Unvalidated input never crashes the count.
+  Package broken = makePackage();
+  broken.computeSets[0].params.resize(10);
+  broken.program.push_back({StepKind::Compute, 7});
+  EXPECT_EQ(programFlops(broken), uint64_t(2 * 2 * 16 * 8)); // One full vertex.
 }
 
 TEST(Package, LargePhaseStaysCompact) {

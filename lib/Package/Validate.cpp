@@ -83,6 +83,8 @@ public:
         return error;
     if (auto error = checkProgram())
       return error;
+    if (auto error = checkFlops())
+      return error;
     for (size_t i = 0; i < package.reference.size(); ++i)
       if (auto error = checkReference(i))
         return error;
@@ -335,6 +337,21 @@ private:
         break;
       }
     }
+    return std::nullopt;
+  }
+
+  /// Reports compute efficiency from the program's own count; a package
+  /// that claims another figure is lying about one of the two.
+  std::optional<std::string> checkFlops() {
+    uint64_t flops = programFlops(package);
+    if (flops == UINT64_MAX)
+      return "package program performs at least 2^64 - 1 FLOPs (2*m*k*n over "
+             "its gemm vertices), too many to check flops=" +
+             to_string(package.flops) + " against";
+    if (package.flops != flops)
+      return "package claims flops=" + to_string(package.flops) +
+             ", but its program performs " + to_string(flops) +
+             " (2*m*k*n over its gemm vertices)";
     return std::nullopt;
   }
 

@@ -544,7 +544,9 @@ int run(const Options &options) {
              millisecondsSince(simulateStart));
 
   double seconds = target->clockHz > 0 ? result.cycles / target->clockHz : 0;
-  double tflops = seconds > 0 ? double(package.flops) / seconds / 1e12 : 0;
+  // From the program's gemm vertices, not from the field the package states.
+  double tflops =
+      seconds > 0 ? double(programFlops(package)) / seconds / 1e12 : 0;
   double peakTflops = target->peakFlopsF16() / 1e12;
   double efficiency = peakTflops > 0 ? tflops / peakTflops * 100 : 0;
   std::printf(

@@ -49,6 +49,10 @@ std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
 /// Bytes operand `operand` spans in tile memory.
 uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
                             unsigned operand);
+/// Useful FLOPs of one vertex: 2 * m * k * n for "gemm" and "gemm_t" (a
+/// multiply and an add per term), 0 for the data movement of "reduce" and
+/// "copy". Saturates at UINT64_MAX; a non-positive size counts as 0.
+uint64_t kernelFlops(const KernelSpec &kernel, const int64_t *params);
 /// Estimated cycles of one vertex on one tile. With `operandAddresses`
 /// (one per operand) the memory class of each operand comes from where it
 /// lives; without, streamed operands are taken to be in standard memory.

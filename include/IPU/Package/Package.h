@@ -100,7 +100,9 @@ struct Package {
   std::string target; ///< TargetModel::byName name.
   uint32_t tiles = 0;
   std::string workload;
-  uint64_t flops = 0; ///< Useful FLOPs of one run, for efficiency.
+  /// Useful FLOPs of one run as the compiler claims them; validatePackage
+  /// holds it to programFlops(), which is what reports use.
+  uint64_t flops = 0;
   std::vector<HostStream> streams;
   std::vector<ComputeSet> computeSets;
   std::vector<PackagePhase> phases;
@@ -121,11 +123,24 @@ std::optional<std::string> writePackageFile(const std::string &path,
 std::optional<std::string> readPackageFile(const std::string &path,
                                            Package &package);
 
+/// Useful FLOPs of one run, from the program itself rather than from the
+/// `flops` field: for every Compute step (a compute set run twice counts
+/// twice), the sum of kernelFlops over its vertices, i.e. 2 * m * k * n per
+/// gemm or gemm_t vertex. Saturates at UINT64_MAX. Steps naming no compute
+/// set, and vertices without a full row of parameters, count 0, so any
+/// package can be asked; the figure means something once it validates.
+uint64_t programFlops(const Package &package);
+
 /// Everything the simulator relies on: known target with matching tile
 /// count, tiles and addresses in range, kernels known with valid parameters
 /// and operands inside tile memory, transfers inside tile memory, legal
 /// schedules, streams inside their host tensors, steps naming existing
-/// entries. Returns a message naming the entry and field at fault.
+/// entries. And what the reports and the simulator's semantics rely on:
+/// `flops` equals programFlops(); no compute set and exchange phase (nor
+/// two phases, one writing) touch the same tile bytes without a sync
+/// between them; no phase overwrites a word it sends before sending it, and
+/// no phase writes a byte twice. Returns a message naming the entry and
+/// field at fault.
 std::optional<std::string> validatePackage(const Package &package,
                                            const TargetModel &target);
 

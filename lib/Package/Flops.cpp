@@ -1,0 +1,51 @@
+//===- Flops.cpp - Useful FLOPs counted from the program ------------------===//
+//
+// Efficiency and TFLOPS are reported from what the program computes, never
+// from a figure the package merely states: validatePackage refuses a
+// package whose `flops` field differs from this count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Device/Kernels.h"
+#include "IPU/Package/Package.h"
+
+#include <algorithm>
+
+using namespace ipu;
+
+namespace {
+
+uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+/// FLOPs of one run of `computeSet`.
+uint64_t computeSetFlops(const ComputeSet &computeSet) {
+  const KernelSpec *kernel = lookupKernel(computeSet.kernel);
+  if (!kernel)
+    return 0;
+  size_t paramCount = kernel->paramNames.size();
+  size_t vertices = std::min(computeSet.tiles.size(),
+                             paramCount ? computeSet.params.size() / paramCount
+                                        : computeSet.tiles.size());
+  uint64_t flops = 0;
+  for (size_t v = 0; v < vertices && paramCount; ++v)
+    flops = saturatingAdd(
+        flops, kernelFlops(*kernel, computeSet.params.data() + v * paramCount));
+  return flops;
+}
+
+} // namespace
+
+uint64_t ipu::programFlops(const Package &package) {
+  // Each compute set is counted once, then charged per step that runs it.
+  std::vector<uint64_t> perSet(package.computeSets.size());
+  for (size_t i = 0; i < perSet.size(); ++i)
+    perSet[i] = computeSetFlops(package.computeSets[i]);
+  uint64_t flops = 0;
+  for (const Step &step : package.program)
+    if (step.kind == StepKind::Compute && step.index < perSet.size())
+      flops = saturatingAdd(flops, perSet[step.index]);
+  return flops;
+}
