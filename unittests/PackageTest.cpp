@@ -689,6 +689,121 @@ TEST(PackageValidate, FlopsComeFromTheProgram) {
   EXPECT_EQ(programFlops(broken), uint64_t(2 * 2 * 16 * 8)); // One full vertex.
 }
 
+namespace {
+
+/// A copy compute set on one tile, appended to `package`; returns its index.
+uint32_t addCopy(Package &package, const std::string &name, uint32_t tile,
+                 uint32_t src, uint32_t dst, int64_t bytes) {
+  ComputeSet copy;
+  copy.name = name;
+  copy.kernel = "copy";
+  copy.tiles = {tile};
+  copy.operandAddress = {src, dst};
+  copy.params = {bytes};
+  package.computeSets.push_back(copy);
+  return uint32_t(package.computeSets.size() - 1);
+}
+
+} // namespace
+
+TEST(PackageValidate, ComputeAndExchangeNeedASyncBetweenThem) {
+  // The gemm writes kOut, which the phase sends: without the sync the phase
+  // could send results not yet computed.
+  expectInvalid(
+      [](Package &p) { p.program.erase(p.program.begin() + 3); },
+      {"program steps 2 (compute set 'mm.partials') and 3 (exchange phase "
+       "'gather') both touch tile 0 bytes [0x4e000, 0x4e040) with no sync "
+       "between them"});
+  // The other direction: a compute set reading what the phase delivers to
+  // tile 1 (from tile 0, at kGathered) before the sync.
+  expectInvalid(
+      [](Package &p) {
+        uint32_t copy = addCopy(p, "consume", 1, kGathered, 0x50000, 64);
+        p.program.insert(p.program.begin() + 5, {StepKind::Compute, copy});
+      },
+      {"program steps 4 (exchange phase 'gather') and 5 (compute set "
+       "'consume') both touch tile 1 bytes [0x4f000, 0x4f040) with no sync "
+       "between them"});
+  // Only the overlapping bytes are named: the copy reads the last word of
+  // that block and the word after it.
+  expectInvalid(
+      [](Package &p) {
+        uint32_t copy = addCopy(p, "consume", 1, kGathered + 60, 0x50000, 8);
+        p.program.insert(p.program.begin() + 5, {StepKind::Compute, copy});
+      },
+      {"tile 1 bytes [0x4f03c, 0x4f040)"});
+  // A compute set that only reads what the phase only reads still races:
+  // the footprint rule does not know which operands a kernel writes.
+  expectInvalid(
+      [](Package &p) {
+        uint32_t copy = addCopy(p, "reread", 2, kOut, 0x50000, 64);
+        p.program.insert(p.program.begin() + 5, {StepKind::Compute, copy});
+      },
+      {"program steps 4 (exchange phase 'gather') and 5 (compute set "
+       "'reread') both touch tile 2 bytes [0x4e000, 0x4e040)"});
+  // A sync anywhere between the two suffices.
+  Package separated = makePackage();
+  uint32_t copy = addCopy(separated, "consume", 1, kGathered, 0x50000, 64);
+  separated.program.insert(separated.program.begin() + 6,
+                           {StepKind::Compute, copy});
+  EXPECT_EQ(validatePackage(separated, TargetModel::ipu21WithTiles(4)),
+            std::nullopt);
+}
+
+TEST(PackageValidate, DisjointFootprintsNeedNoSync) {
+  // The rule is about overlap: a compute set next to the phase, on a tile
+  // the phase reads and writes, but on other bytes, is legal and runs.
+  Package package = makePackage();
+  uint32_t copy = addCopy(package, "aside", 1, kLhs, 0x50000, 64);
+  package.program.insert(package.program.begin() + 5, {StepKind::Compute, copy});
+  package.program.insert(package.program.begin() + 4, {StepKind::Compute, copy});
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  EXPECT_EQ(validatePackage(package, target), std::nullopt)
+      << *validatePackage(package, target);
+  SimulationResult result;
+  EXPECT_EQ(simulate(package, target, makeInputs(), result), std::nullopt);
+  // Bytes adjacent to the phase's are not shared: [kGathered - 4, kGathered).
+  Package adjacent = makePackage();
+  copy = addCopy(adjacent, "adjacent", 1, kGathered - 4, 0x50000, 4);
+  adjacent.program.insert(adjacent.program.begin() + 5,
+                          {StepKind::Compute, copy});
+  EXPECT_EQ(validatePackage(adjacent, target), std::nullopt);
+  // Host streams are outside the rule: the result leaves right after the
+  // phase, with no sync (the simulator runs a stream whole, in order).
+  Package streamed = makePackage();
+  streamed.program.erase(streamed.program.begin() + 5);
+  EXPECT_EQ(validatePackage(streamed, target), std::nullopt);
+}
+
+TEST(PackageValidate, TwoPhasesShareBytesOnlyToReadThem) {
+  // The same phase twice writes every destination twice.
+  expectInvalid(
+      [](Package &p) {
+        p.program.insert(p.program.begin() + 4, {StepKind::Exchange, 0});
+      },
+      {"program steps 4 (exchange phase 'gather') and 5 (exchange phase "
+       "'gather') both touch tile 0 bytes [0x4f080, 0x4f0c0) with no sync "
+       "between them"});
+  // A second phase that sends the same sources elsewhere only reads them.
+  Package package = makePackage();
+  PackagePhase again = package.phases[0];
+  again.name = "again";
+  for (uint32_t &dest : again.destAddress)
+    dest += 0x1000;
+  package.phases.push_back(again);
+  package.program.insert(package.program.begin() + 5, {StepKind::Exchange, 1});
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  EXPECT_EQ(validatePackage(package, target), std::nullopt)
+      << *validatePackage(package, target);
+  // But not where the first one writes.
+  package.phases[1].sourceAddress[0] = kGathered + 128; // Tile 0 receives there.
+  auto error = validatePackage(package, target);
+  EXPECT_TRUE(contains(error, "program steps 4 (exchange phase 'gather') and "
+                              "5 (exchange phase 'again') both touch tile 0 "
+                              "bytes [0x4f080, 0x4f0c0)"))
+      << error.value_or("accepted");
+}
+
 TEST(Package, LargePhaseStaysCompact) {
   // 500k single-destination transfers on the full chip, as the scale
   // principle asks of one phase.

@@ -19,6 +19,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 using namespace ipu;
 using std::to_string;
@@ -84,6 +85,8 @@ public:
     if (auto error = checkProgram())
       return error;
     if (auto error = checkFlops())
+      return error;
+    if (auto error = checkSupersteps())
       return error;
     for (size_t i = 0; i < package.reference.size(); ++i)
       if (auto error = checkReference(i))
@@ -335,6 +338,152 @@ private:
         break;
       case StepKind::Sync:
         break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// A step's footprint on one tile: one byte range it uses.
+  enum class Use : uint8_t { Compute, ExchangeRead, ExchangeWrite };
+  struct Touch {
+    uint32_t tile = 0;
+    uint32_t step = UINT32_MAX; ///< Program index; UINT32_MAX: none.
+    uint64_t begin = 0, end = 0;
+    Use use = Use::Compute;
+  };
+
+  std::string stepLabel(size_t step) const {
+    const Step &s = package.program[step];
+    if (s.kind == StepKind::Compute)
+      return to_string(step) + " (compute set '" +
+             package.computeSets[s.index].name + "')";
+    return to_string(step) + " (exchange phase '" +
+           package.phases[s.index].name + "')";
+  }
+
+  /// Bulk-synchronous legality. Between two syncs (a superstep) the tiles
+  /// run their compute sets and exchange phases with no ordering between
+  /// one tile's compute and another tile's exchange, so a compute set and a
+  /// phase of one superstep must not touch the same bytes of a tile, in
+  /// either order: the phase would read operands not yet computed, or the
+  /// compute set results not yet delivered. Two phases of one superstep may
+  /// share bytes only to read them. A compute set's footprint is every
+  /// operand range of its vertex on the tile (written or not: kernels do not
+  /// declare which they write); a phase's footprint is what it sends from
+  /// the tile and what it writes on it. What one phase does to its own
+  /// bytes is checkPhaseOverlap's business.
+  ///
+  /// Host streams are outside this rule: the simulator runs each one whole,
+  /// at its place in the program and outside device time, so it cannot race
+  /// a device step (the lowering streams a checkpoint out right after the
+  /// compute set that wrote it, with no sync).
+  ///
+  /// Per superstep: collect the footprints, sort them by (tile, begin) and
+  /// sweep, keeping per kind of use the range reaching furthest, and the
+  /// furthest of any other step, so that a range meets every earlier one
+  /// that could conflict with it in O(1).
+  std::optional<std::string> checkSupersteps() {
+    size_t begin = 0;
+    for (size_t i = 0; i <= package.program.size(); ++i) {
+      if (i < package.program.size() &&
+          package.program[i].kind != StepKind::Sync)
+        continue;
+      if (auto error = checkSuperstep(begin, i))
+        return error;
+      begin = i + 1;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> checkSuperstep(size_t first, size_t last) {
+    size_t computes = 0, exchanges = 0;
+    for (size_t i = first; i < last; ++i) {
+      computes += package.program[i].kind == StepKind::Compute;
+      exchanges += package.program[i].kind == StepKind::Exchange;
+    }
+    // Compute sets alone run in program order on each tile: nothing to race.
+    if (exchanges == 0 || (computes == 0 && exchanges == 1))
+      return std::nullopt;
+
+    std::vector<Touch> touches;
+    for (size_t i = first; i < last; ++i) {
+      const Step &step = package.program[i];
+      uint32_t index = static_cast<uint32_t>(i);
+      if (step.kind == StepKind::Compute) {
+        const ComputeSet &computeSet = package.computeSets[step.index];
+        const KernelSpec &kernel = *lookupKernel(computeSet.kernel);
+        size_t operands = kernel.operandNames.size();
+        size_t params = kernel.paramNames.size();
+        for (size_t v = 0; v < computeSet.tiles.size(); ++v) {
+          const int64_t *vertexParams = computeSet.params.data() + v * params;
+          for (size_t o = 0; o < operands; ++o) {
+            uint64_t address = computeSet.operandAddress[v * operands + o];
+            uint64_t bytes = kernelOperandBytes(kernel, vertexParams, o);
+            if (bytes)
+              touches.push_back({computeSet.tiles[v], index, address,
+                                 address + bytes, Use::Compute});
+          }
+        }
+      } else if (step.kind == StepKind::Exchange) {
+        const PackagePhase &phase = package.phases[step.index];
+        for (size_t t = 0; t < phase.phase.size(); ++t) {
+          uint64_t bytes = uint64_t(phase.phase.words[t]) * 4;
+          uint64_t source = phase.sourceAddress[t];
+          uint64_t dest = phase.destAddress[t];
+          touches.push_back({phase.phase.source[t], index, source,
+                             source + bytes, Use::ExchangeRead});
+          for (const uint32_t *d = phase.phase.destinationsBegin(t),
+                              *end = phase.phase.destinationsEnd(t);
+               d != end; ++d)
+            touches.push_back(
+                {*d, index, dest, dest + bytes, Use::ExchangeWrite});
+        }
+      }
+    }
+    std::sort(touches.begin(), touches.end(),
+              [](const Touch &a, const Touch &b) {
+                return std::tie(a.tile, a.begin, a.end, a.step, a.use) <
+                       std::tie(b.tile, b.begin, b.end, b.step, b.use);
+              });
+
+    // Per use: the touch reaching furthest so far on this tile, and the
+    // furthest among the other steps.
+    constexpr size_t kUses = 3;
+    Touch furthest[kUses], furthestOther[kUses];
+    auto conflicts = [](Use a, Use b) {
+      if (a == Use::Compute || b == Use::Compute)
+        return a != b; // Compute against either side of an exchange.
+      return a == Use::ExchangeWrite || b == Use::ExchangeWrite;
+    };
+    for (size_t i = 0; i < touches.size(); ++i) {
+      const Touch &touch = touches[i];
+      if (i == 0 || touch.tile != touches[i - 1].tile)
+        for (size_t u = 0; u < kUses; ++u)
+          furthest[u] = furthestOther[u] = Touch();
+      for (size_t u = 0; u < kUses; ++u) {
+        if (!conflicts(Use(u), touch.use))
+          continue;
+        const Touch &earlier =
+            furthest[u].step != touch.step ? furthest[u] : furthestOther[u];
+        // Sorted by begin, so `earlier` starts at or before `touch`.
+        if (earlier.step == UINT32_MAX || earlier.end <= touch.begin)
+          continue;
+        uint64_t end = std::min(earlier.end, touch.end);
+        uint32_t a = std::min(earlier.step, touch.step);
+        uint32_t b = std::max(earlier.step, touch.step);
+        return "program steps " + stepLabel(a) + " and " + stepLabel(b) +
+               " both touch tile " + to_string(touch.tile) + " bytes " +
+               rangeString(touch.begin, end - touch.begin) +
+               " with no sync between them";
+      }
+      Touch &best = furthest[size_t(touch.use)];
+      Touch &other = furthestOther[size_t(touch.use)];
+      if (touch.end > best.end) {
+        if (touch.step != best.step)
+          other = best;
+        best = touch;
+      } else if (touch.step != best.step && touch.end > other.end) {
+        other = touch;
       }
     }
     return std::nullopt;
