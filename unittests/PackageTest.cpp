@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 #include <unistd.h>
 
@@ -801,6 +802,103 @@ TEST(PackageValidate, TwoPhasesShareBytesOnlyToReadThem) {
   EXPECT_TRUE(contains(error, "program steps 4 (exchange phase 'gather') and "
                               "5 (exchange phase 'again') both touch tile 0 "
                               "bytes [0x4f080, 0x4f0c0)"))
+      << error.value_or("accepted");
+}
+
+namespace {
+
+/// Whole-transfer runs: the transfers in `starts` at their cycle, every
+/// other one after another from cycle 1000.
+ExchangeSchedule scheduleAt(const ExchangePhase &phase,
+                            const std::map<uint32_t, uint32_t> &starts) {
+  ExchangeSchedule schedule;
+  uint32_t next = 1000;
+  for (uint32_t t = 0; t < phase.size(); ++t) {
+    auto it = starts.find(t);
+    uint32_t start = it != starts.end() ? it->second : next;
+    if (it == starts.end())
+      next += phase.words[t];
+    schedule.runs.push_back({t, 0, phase.words[t], start});
+  }
+  return schedule;
+}
+
+/// makePackage with one more transfer in its phase: `words` words from
+/// `source` (at `sourceAddress`) to `dest` (at `destAddress`).
+Package withTransfer(uint32_t source, uint32_t sourceAddress, uint32_t dest,
+                     uint32_t destAddress, uint32_t words,
+                     const std::map<uint32_t, uint32_t> &starts) {
+  Package package = makePackage();
+  PackagePhase &gather = package.phases[0];
+  gather.phase.addTransfer(source, words, {dest});
+  gather.sourceAddress.push_back(sourceAddress);
+  gather.destAddress.push_back(destAddress);
+  gather.schedule = scheduleAt(gather.phase, starts);
+  return package;
+}
+
+} // namespace
+
+TEST(PackageValidate, NoPhaseOverwritesItsOwnSource) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  // Transfer 5 writes tile 0's kOut, which transfer 0 sends (cycles 0-15).
+  // Written first: the phase would send what it just wrote.
+  Package early = withTransfer(1, kLhs, 0, kOut, 16, {{5, 0}, {0, 16}});
+  auto error = validatePackage(early, target);
+  EXPECT_TRUE(contains(
+      error, "phase 'gather': transfer 5 overwrites tile 0 bytes [0x4e000, "
+             "0x4e040) that transfer 0 sends from it, and the schedule sends "
+             "word 0 of transfer 0 at cycle 16, not before word 0 of "
+             "transfer 5 (cycle 0)"))
+      << error.value_or("accepted");
+  // Read first, in every word: the schedule proves it, and the package runs.
+  Package late = withTransfer(1, kLhs, 0, kOut, 16, {{0, 0}, {5, 16}});
+  EXPECT_EQ(validatePackage(late, target), std::nullopt)
+      << *validatePackage(late, target);
+  SimulationResult result;
+  EXPECT_EQ(simulate(late, target, makeInputs(), result), std::nullopt);
+
+  // Per word, not per transfer: 4 words over words 8-11 of transfer 0, sent
+  // in the same cycles as those (refused) or one cycle later (accepted).
+  Package same = withTransfer(1, kLhs, 0, kOut + 32, 4, {{0, 0}, {5, 8}});
+  error = validatePackage(same, target);
+  EXPECT_TRUE(contains(error, "transfer 5 overwrites tile 0 bytes [0x4e020, "
+                              "0x4e030) that transfer 0 sends from it, and "
+                              "the schedule sends word 8 of transfer 0 at "
+                              "cycle 8, not before word 0 of transfer 5 "
+                              "(cycle 8)"))
+      << error.value_or("accepted");
+  Package after = withTransfer(1, kLhs, 0, kOut + 32, 4, {{0, 0}, {5, 9}});
+  EXPECT_EQ(validatePackage(after, target), std::nullopt)
+      << *validatePackage(after, target);
+  // A word written across two sent words must follow both.
+  Package straddle = withTransfer(1, kLhs, 0, kOut + 30, 1, {{0, 0}, {5, 8}});
+  error = validatePackage(straddle, target);
+  EXPECT_TRUE(contains(error, "bytes [0x4e01e, 0x4e022)"))
+      << error.value_or("accepted");
+  EXPECT_TRUE(contains(error, "word 8 of transfer 0 at cycle 8"))
+      << error.value_or("accepted");
+  straddle.phases[0].schedule.runs[5].start = 9;
+  EXPECT_EQ(validatePackage(straddle, target), std::nullopt)
+      << *validatePackage(straddle, target);
+
+  // A transfer from a tile to itself, in place, reads and writes each word
+  // in one cycle.
+  Package self = withTransfer(1, 0x50000, 1, 0x50000, 2, {});
+  error = validatePackage(self, target);
+  EXPECT_TRUE(contains(error, "transfer 5 overwrites tile 1 bytes [0x50000, "
+                              "0x50008) that transfer 5 sends from it"))
+      << error.value_or("accepted");
+  // Elsewhere on its own tile it is fine.
+  self.phases[0].destAddress[5] = 0x50008;
+  EXPECT_EQ(validatePackage(self, target), std::nullopt);
+
+  // Two writes of one byte: the later one in time would win on the machine,
+  // the later one in transfer order in the simulator.
+  Package twice = withTransfer(3, 0x50000, 1, kGathered + 8, 2, {});
+  error = validatePackage(twice, target);
+  EXPECT_TRUE(contains(error, "phase 'gather': transfers 0 and 5 both write "
+                              "tile 1 bytes [0x4f008, 0x4f010)"))
       << error.value_or("accepted");
 }
 

@@ -301,6 +301,131 @@ private:
     }
     if (auto error = checkSchedule(phase, packagePhase.schedule))
       return prefix + ": illegal schedule: " + *error;
+    return checkPhaseOverlap(packagePhase, prefix);
+  }
+
+  /// A byte range one transfer of a phase sends from, or writes on, a tile.
+  struct Access {
+    uint32_t tile;
+    uint32_t transfer;
+    uint64_t begin, end;
+  };
+
+  /// The simulator stages every word a phase sends before it delivers any
+  /// (Simulator.cpp exchange()); the machine reads each word when the
+  /// schedule sends it, and writes it no earlier. The two agree when no
+  /// byte is written twice (the last write would depend on timing) and
+  /// every word that is both sent and overwritten on a tile is sent
+  /// strictly before the word overwriting it is. Refuses anything else,
+  /// naming the transfers, the tile and the bytes.
+  ///
+  /// Writes are sorted by (tile, begin): two that overlap are adjacent in
+  /// that order once every earlier one is known disjoint. Each source range
+  /// then meets the writes it overlaps by binary search, so the cost is
+  /// O(n log n) plus the overlapping words, which stay below the words the
+  /// phase sends since writes on a tile are disjoint.
+  std::optional<std::string> checkPhaseOverlap(const PackagePhase &packagePhase,
+                                               const std::string &prefix) {
+    const ExchangePhase &phase = packagePhase.phase;
+    std::vector<Access> writes;
+    writes.reserve(phase.destTiles.size());
+    for (uint32_t t = 0; t < phase.size(); ++t) {
+      uint64_t dest = packagePhase.destAddress[t];
+      uint64_t end = dest + uint64_t(phase.words[t]) * 4;
+      for (const uint32_t *d = phase.destinationsBegin(t),
+                          *last = phase.destinationsEnd(t);
+           d != last; ++d)
+        writes.push_back({*d, t, dest, end});
+    }
+    auto byTileAndBegin = [](const Access &a, const Access &b) {
+      return std::tie(a.tile, a.begin, a.transfer) <
+             std::tie(b.tile, b.begin, b.transfer);
+    };
+    std::sort(writes.begin(), writes.end(), byTileAndBegin);
+    for (size_t i = 1; i < writes.size(); ++i) {
+      const Access &previous = writes[i - 1], &write = writes[i];
+      if (previous.tile != write.tile || previous.end <= write.begin)
+        continue;
+      uint32_t a = std::min(previous.transfer, write.transfer);
+      uint32_t b = std::max(previous.transfer, write.transfer);
+      return prefix + ": transfers " + to_string(a) + " and " + to_string(b) +
+             " both write tile " + to_string(write.tile) + " bytes " +
+             rangeString(write.begin,
+                         std::min(previous.end, write.end) - write.begin);
+    }
+    if (writes.empty())
+      return std::nullopt;
+
+    // Runs by (transfer, first word), built on the first overlap only: a
+    // compiled phase never reads what it writes.
+    std::vector<uint32_t> runOrder, runBegin;
+    const std::vector<ExchangeRun> &runs = packagePhase.schedule.runs;
+    auto sendCycle = [&](uint32_t transfer, uint64_t word) -> uint64_t {
+      if (runBegin.empty()) {
+        runOrder.resize(runs.size());
+        for (uint32_t r = 0; r < runs.size(); ++r)
+          runOrder[r] = r;
+        std::sort(runOrder.begin(), runOrder.end(), [&](uint32_t a, uint32_t b) {
+          return std::tie(runs[a].transfer, runs[a].wordOffset) <
+                 std::tie(runs[b].transfer, runs[b].wordOffset);
+        });
+        runBegin.assign(phase.size() + 1, 0);
+        for (const ExchangeRun &run : runs)
+          ++runBegin[run.transfer + 1];
+        for (size_t t = 0; t < phase.size(); ++t)
+          runBegin[t + 1] += runBegin[t];
+      }
+      // checkSchedule established that the runs of a transfer cover each
+      // of its words exactly once: the last run starting at or before
+      // `word` holds it.
+      const uint32_t *first = runOrder.data() + runBegin[transfer];
+      const uint32_t *last = runOrder.data() + runBegin[transfer + 1];
+      const uint32_t *next = std::partition_point(
+          first, last, [&](uint32_t r) { return runs[r].wordOffset <= word; });
+      const ExchangeRun &run = runs[*(next - 1)];
+      return uint64_t(run.start) + (word - run.wordOffset);
+    };
+
+    for (uint32_t t = 0; t < phase.size(); ++t) {
+      uint32_t tile = phase.source[t];
+      uint64_t source = packagePhase.sourceAddress[t];
+      uint64_t sourceEnd = source + uint64_t(phase.words[t]) * 4;
+      // The first write on this tile ending after the source begins.
+      auto write = std::partition_point(
+          writes.begin(), writes.end(), [&](const Access &w) {
+            return w.tile < tile || (w.tile == tile && w.end <= source);
+          });
+      for (; write != writes.end() && write->tile == tile &&
+             write->begin < sourceEnd;
+           ++write) {
+        uint64_t begin = std::max(source, write->begin);
+        uint64_t end = std::min(sourceEnd, write->end);
+        uint64_t dest = packagePhase.destAddress[write->transfer];
+        // Every pair of words sharing a byte: the word sent must leave
+        // before the word overwriting it is sent.
+        for (uint64_t read = (begin - source) / 4; source + read * 4 < end;
+             ++read) {
+          uint64_t low = std::max(begin, source + read * 4);
+          uint64_t high = std::min(end, source + read * 4 + 4);
+          uint64_t readCycle = sendCycle(t, read);
+          for (uint64_t written = (low - dest) / 4; dest + written * 4 < high;
+               ++written) {
+            uint64_t writeCycle = sendCycle(write->transfer, written);
+            if (readCycle < writeCycle)
+              continue;
+            return prefix + ": transfer " + to_string(write->transfer) +
+                   " overwrites tile " + to_string(tile) + " bytes " +
+                   rangeString(begin, end - begin) + " that transfer " +
+                   to_string(t) + " sends from it, and the schedule sends " +
+                   "word " + to_string(read) + " of transfer " +
+                   to_string(t) + " at cycle " + to_string(readCycle) +
+                   ", not before word " + to_string(written) +
+                   " of transfer " + to_string(write->transfer) +
+                   " (cycle " + to_string(writeCycle) + ")";
+          }
+        }
+      }
+    }
     return std::nullopt;
   }
 

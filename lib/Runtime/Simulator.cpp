@@ -393,7 +393,11 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
     return "illegal schedule: " + *error;
 
   // Bulk-synchronous semantics: every transfer reads the state at the start
-  // of the phase. Stage all sends first, then deliver them.
+  // of the phase. Stage all sends first, then deliver them. For a package
+  // validatePackage accepts this is also what the machine does in schedule
+  // order: no byte is written twice, and every word a phase both sends and
+  // overwrites on a tile is sent strictly before the word overwriting it is
+  // sent (hence before it lands), so no send sees a write of its own phase.
   std::vector<uint64_t> stageOffset(count + 1, 0);
   for (size_t t = 0; t < count; ++t)
     stageOffset[t + 1] = stageOffset[t] + uint64_t(transfers.words[t]) * 4;
@@ -409,7 +413,7 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
     std::memcpy(stage.data() + stageOffset[t], source, bytes);
   }
   // Destinations are written in transfer order, so overlapping writes (which
-  // validation should reject) at least resolve deterministically.
+  // validation rejects) at least resolve deterministically.
   for (size_t t = 0; t < count; ++t) {
     uint64_t bytes = stageOffset[t + 1] - stageOffset[t];
     for (const uint32_t *dest = transfers.destinationsBegin(t),
