@@ -902,6 +902,391 @@ TEST(PackageValidate, NoPhaseOverwritesItsOwnSource) {
       << error.value_or("accepted");
 }
 
+TEST(PackageValidate, FastAtFullScale) {
+  // 500k transfers on 1472 tiles, in one superstep with a compute set on
+  // every tile. Most transfers later overwrite, on their destination, bytes
+  // an earlier one sent from there (sequential schedule: read first), so
+  // the per-word proof runs on a third of a million ranges. Quadratic work
+  // would take minutes.
+  TargetModel target = TargetModel::ipu21();
+  Package package;
+  package.target = target.name;
+  package.tiles = target.tiles;
+  PackagePhase phase;
+  phase.name = "big";
+  phase.phase.tiles = target.tiles;
+  constexpr uint32_t kTransfers = 500000;
+  std::mt19937 rng(2);
+  std::vector<uint32_t> sourceNext(target.tiles, 0x60000),
+      destNext(target.tiles, 0x90000);
+  // Per tile, ranges sent so far that nothing overwrote yet: (address, words).
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sent(target.tiles);
+  uint64_t reused = 0;
+  for (uint32_t t = 0; t < kTransfers; ++t) {
+    uint32_t source = rng() % target.tiles;
+    uint32_t dest = (source + 1 + rng() % (target.tiles - 1)) % target.tiles;
+    uint32_t words = 1 + rng() % 8;
+    phase.phase.addTransfer(source, words, &dest, 1);
+    phase.sourceAddress.push_back(sourceNext[source]);
+    sent[source].push_back({sourceNext[source], words});
+    sourceNext[source] += words * 4;
+    std::vector<std::pair<uint32_t, uint32_t>> &free = sent[dest];
+    if (!free.empty() && free.back().second >= words) {
+      phase.destAddress.push_back(free.back().first);
+      free.pop_back();
+      ++reused;
+    } else {
+      phase.destAddress.push_back(destNext[dest]);
+      destNext[dest] += words * 4;
+    }
+  }
+  EXPECT_GT(reused, kTransfers / 4);
+  phase.schedule = scheduleSequential(phase.phase);
+  package.phases.push_back(std::move(phase));
+  ComputeSet copy;
+  copy.name = "everywhere";
+  copy.kernel = "copy";
+  for (uint32_t tile = 0; tile < target.tiles; ++tile) {
+    copy.tiles.push_back(tile);
+    copy.operandAddress.insert(copy.operandAddress.end(), {0xC0000, 0xC1000});
+    copy.params.push_back(4096);
+  }
+  package.computeSets.push_back(copy);
+  package.program = {{StepKind::Compute, 0}, {StepKind::Exchange, 0}};
+
+  auto begin = std::chrono::steady_clock::now();
+  EXPECT_EQ(validatePackage(package, target), std::nullopt)
+      << *validatePackage(package, target);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - begin)
+                  .count();
+  RecordProperty("validateMs", std::to_string(ms));
+  EXPECT_LT(ms, 20000.0);
+
+  // The same package with one transfer overwriting before it is sent: the
+  // sequential schedule sends transfer 0 first, so its destination must
+  // not be a range sent later from its destination tile.
+  PackagePhase &big = package.phases[0];
+  for (uint32_t t = 1; t < kTransfers; ++t)
+    if (big.phase.source[t] == big.phase.destTiles[0]) {
+      big.destAddress[0] = big.sourceAddress[t];
+      big.phase.words[0] = std::min(big.phase.words[0], big.phase.words[t]);
+      break;
+    }
+  big.schedule = scheduleSequential(big.phase);
+  auto error = validatePackage(package, target);
+  EXPECT_TRUE(contains(error, "phase 'big': transfer 0 overwrites tile "))
+      << error.value_or("accepted");
+}
+
+namespace {
+
+/// Brute force over every pair of steps of every superstep: do a compute set
+/// and a phase, or two phases one of them writing, share a byte of a tile?
+bool bruteForceRace(const Package &package) {
+  struct Touch {
+    uint32_t tile;
+    uint64_t begin, end;
+    int use; // 0 compute, 1 sent, 2 written.
+  };
+  auto touches = [&](const Step &step) {
+    std::vector<Touch> result;
+    if (step.kind == StepKind::Compute) {
+      const ComputeSet &set = package.computeSets[step.index];
+      const KernelSpec &kernel = *lookupKernel(set.kernel);
+      size_t operands = kernel.operandNames.size();
+      for (size_t v = 0; v < set.tiles.size(); ++v)
+        for (size_t o = 0; o < operands; ++o) {
+          uint64_t address = set.operandAddress[v * operands + o];
+          result.push_back(
+              {set.tiles[v], address,
+               address + kernelOperandBytes(
+                             kernel, &set.params[v * kernel.paramNames.size()],
+                             unsigned(o)),
+               0});
+        }
+    } else if (step.kind == StepKind::Exchange) {
+      const PackagePhase &phase = package.phases[step.index];
+      for (size_t t = 0; t < phase.phase.size(); ++t) {
+        uint64_t bytes = uint64_t(phase.phase.words[t]) * 4;
+        result.push_back({phase.phase.source[t], phase.sourceAddress[t],
+                          phase.sourceAddress[t] + bytes, 1});
+        for (const uint32_t *d = phase.phase.destinationsBegin(t);
+             d != phase.phase.destinationsEnd(t); ++d)
+          result.push_back(
+              {*d, phase.destAddress[t], phase.destAddress[t] + bytes, 2});
+      }
+    }
+    return result;
+  };
+  size_t first = 0;
+  for (size_t i = 0; i <= package.program.size(); ++i) {
+    if (i < package.program.size() && package.program[i].kind != StepKind::Sync)
+      continue;
+    for (size_t a = first; a < i; ++a)
+      for (size_t b = a + 1; b < i; ++b)
+        for (const Touch &x : touches(package.program[a]))
+          for (const Touch &y : touches(package.program[b])) {
+            bool conflict = (x.use == 0) != (y.use == 0) ||
+                            (x.use != 0 && (x.use == 2 || y.use == 2));
+            if (conflict && x.tile == y.tile && x.begin < y.end &&
+                y.begin < x.end)
+              return true;
+          }
+    first = i + 1;
+  }
+  return false;
+}
+
+} // namespace
+
+TEST(PackageValidate, RandomMutationsNeverCrash) {
+  // Structured mutations of makePackage, most of them one or two steps off
+  // a legal package: the validator reports instead of crashing, a package
+  // it accepts runs, and the superstep rule agrees with brute force.
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  std::vector<HostTensor> inputs = makeInputs();
+  std::mt19937 rng(4242);
+  auto address = [&]() -> uint32_t {
+    // Mostly near the addresses in use, sometimes anywhere, sometimes out.
+    static const uint32_t near[] = {kLhs, kRhs, kOut, kGathered, 0x50000};
+    switch (rng() % 4) {
+    case 0:
+      return 0x40000 + rng() % 0xB0000;
+    default:
+      return near[rng() % 5] + 4 * (rng() % 80) - 64;
+    }
+  };
+  unsigned accepted = 0, races = 0, phaseOverlaps = 0;
+  for (unsigned iteration = 0; iteration < 4000; ++iteration) {
+    Package p = makePackage();
+    PackagePhase &gather = p.phases[0];
+    bool reschedule = false;
+    for (unsigned n = 1 + rng() % 3; n > 0; --n) {
+      switch (rng() % 10) {
+      case 0: // Drop a step.
+        p.program.erase(p.program.begin() + rng() % p.program.size());
+        break;
+      case 1: // Another step anywhere, maybe naming nothing.
+        p.program.insert(p.program.begin() + rng() % (p.program.size() + 1),
+                         {StepKind(rng() % 6), uint32_t(rng() % 3)});
+        break;
+      case 2: { // A copy somewhere, run somewhere.
+        uint32_t copy = addCopy(p, "copy", rng() % 5, address(), address(),
+                                4 * (1 + rng() % 32));
+        p.program.insert(p.program.begin() + rng() % (p.program.size() + 1),
+                         {StepKind::Compute, copy});
+        break;
+      }
+      case 3:
+        p.computeSets[0].operandAddress[rng() % 12] = address();
+        break;
+      case 4:
+        p.computeSets[0].params[rng() % 28] = int64_t(rng() % 20) - 1;
+        break;
+      case 5:
+        gather.sourceAddress[rng() % gather.sourceAddress.size()] = address();
+        break;
+      case 6:
+        gather.destAddress[rng() % gather.destAddress.size()] = address();
+        break;
+      case 7: // Another transfer.
+        gather.phase.addTransfer(rng() % 4, 1 + rng() % 16, {uint32_t(rng() % 4)});
+        gather.sourceAddress.push_back(address());
+        gather.destAddress.push_back(address());
+        reschedule = true;
+        break;
+      case 8:
+        gather.phase.words[rng() % gather.phase.size()] = rng() % 20;
+        reschedule = rng() % 2;
+        break;
+      default: { // Move or split a run.
+        std::vector<ExchangeRun> &runs = gather.schedule.runs;
+        ExchangeRun &run = runs[rng() % runs.size()];
+        if (rng() % 2 && run.words > 1) {
+          uint32_t head = 1 + rng() % (run.words - 1);
+          ExchangeRun tail{run.transfer, run.wordOffset + head,
+                           run.words - head,
+                           uint32_t(run.start + head + rng() % 40)};
+          run.words = head;
+          runs.push_back(tail);
+        } else {
+          run.start = rng() % 80;
+        }
+      }
+      }
+    }
+    if (reschedule)
+      gather.schedule = rng() % 2 ? scheduleGreedy(gather.phase)
+                                  : scheduleSequential(gather.phase);
+    if (rng() % 8)
+      p.flops = programFlops(p); // Mostly get past the flops check.
+    auto error = validatePackage(p, target);
+    if (!error) {
+      ++accepted;
+      EXPECT_FALSE(bruteForceRace(p)) << "accepted a race, iteration "
+                                      << iteration;
+      SimulationResult result;
+      EXPECT_EQ(simulate(p, target, inputs, result), std::nullopt)
+          << "iteration " << iteration;
+      continue;
+    }
+    if (error->find("with no sync between them") != std::string::npos) {
+      ++races;
+      EXPECT_TRUE(bruteForceRace(p)) << *error;
+    }
+    if (error->find("overwrites tile") != std::string::npos ||
+        error->find("both write tile") != std::string::npos)
+      ++phaseOverlaps;
+  }
+  // Every branch was taken often enough to mean something.
+  EXPECT_GT(accepted, 500u);
+  EXPECT_GT(races, 80u);
+  EXPECT_GT(phaseOverlaps, 80u);
+  RecordProperty("accepted", std::to_string(accepted));
+  RecordProperty("races", std::to_string(races));
+  RecordProperty("phaseOverlaps", std::to_string(phaseOverlaps));
+}
+
+TEST(PackageValidate, AcceptedPhasesRunAsTheirSchedule) {
+  // Random phases over one 256-byte region of every tile, sources and
+  // destinations overlapping freely, under random legal schedules. For
+  // every phase the validator accepts, the simulator (all sends staged,
+  // then delivered) must give what the machine gives in schedule order:
+  // each word read when sent, written `latency` cycles later.
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  constexpr uint32_t kRegion = 0x50000, kWords = 64;
+  std::mt19937 rng(99);
+  unsigned accepted = 0, refused = 0, refusedDiffer = 0;
+  for (unsigned iteration = 0; iteration < 2000; ++iteration) {
+    Package p;
+    p.target = target.name;
+    p.tiles = target.tiles;
+    HostStream in, out;
+    in.name = "in";
+    out.name = "out";
+    out.toDevice = false;
+    in.shape = out.shape = {4, kWords};
+    for (uint32_t tile = 0; tile < 4; ++tile) {
+      StreamPiece piece{tile, kRegion, tile * kWords * 4, 1, kWords * 4,
+                        kWords * 4, kWords * 4};
+      in.pieces.push_back(piece);
+      out.pieces.push_back(piece);
+    }
+    p.streams = {in, out};
+    PackagePhase phase;
+    phase.name = "random";
+    phase.phase.tiles = 4;
+    for (unsigned n = 1 + rng() % 5; n > 0; --n) {
+      uint32_t words = 1 + rng() % 8;
+      std::vector<uint32_t> dests = {uint32_t(rng() % 4)};
+      if (rng() % 3 == 0 && (dests[0] + 1) % 4 != 0)
+        dests.push_back((dests[0] + 1 + rng() % 3) % 4);
+      if (dests.size() == 2 && dests[0] == dests[1])
+        dests.pop_back();
+      phase.phase.addTransfer(rng() % 4, words, dests);
+      phase.sourceAddress.push_back(kRegion + 4 * (rng() % (kWords - words + 1)));
+      phase.destAddress.push_back(kRegion + 4 * (rng() % (kWords - words + 1)));
+    }
+    if (rng() % 3 == 0) {
+      phase.schedule = scheduleGreedy(phase.phase);
+    } else {
+      // Runs of one or two pieces per transfer, one word a cycle in a
+      // random order of runs: legal by construction.
+      std::vector<ExchangeRun> runs;
+      for (uint32_t t = 0; t < phase.phase.size(); ++t) {
+        uint32_t words = phase.phase.words[t];
+        uint32_t head = words > 1 && rng() % 2 ? 1 + rng() % (words - 1) : words;
+        runs.push_back({t, 0, head, 0});
+        if (head < words)
+          runs.push_back({t, head, words - head, 0});
+      }
+      std::shuffle(runs.begin(), runs.end(), rng);
+      uint32_t cycle = 0;
+      for (ExchangeRun &run : runs) {
+        cycle += rng() % 3;
+        run.start = cycle;
+        cycle += run.words;
+      }
+      phase.schedule.runs = runs;
+    }
+    p.phases = {phase};
+    p.program = {{StepKind::StreamIn, 0},
+                 {StepKind::Sync, 0},
+                 {StepKind::Exchange, 0},
+                 {StepKind::Sync, 0},
+                 {StepKind::StreamOut, 1}};
+
+    HostTensor input;
+    input.shape = {4, kWords};
+    input.bytes.resize(4 * kWords * 4);
+    for (uint8_t &byte : input.bytes)
+      byte = uint8_t(rng());
+
+    // The machine, in schedule order.
+    std::vector<uint8_t> memory = input.bytes; // Tile t at t * kWords * 4.
+    struct Event {
+      uint64_t cycle;
+      bool write;
+      uint32_t transfer, word;
+    };
+    std::vector<Event> events;
+    for (const ExchangeRun &run : phase.schedule.runs)
+      for (uint32_t w = 0; w < run.words; ++w) {
+        events.push_back({uint64_t(run.start) + w, false, run.transfer,
+                          run.wordOffset + w});
+        events.push_back({uint64_t(run.start) + w + target.exchangeLatencyCycles,
+                          true, run.transfer, run.wordOffset + w});
+      }
+    std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+      return std::tie(a.cycle, a.write, a.transfer, a.word) <
+             std::tie(b.cycle, b.write, b.transfer, b.word);
+    });
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint8_t>> inFlight;
+    auto at = [&](uint32_t tile, uint32_t address) {
+      return memory.data() + tile * kWords * 4 + (address - kRegion);
+    };
+    for (const Event &event : events) {
+      const ExchangePhase &x = phase.phase;
+      std::vector<uint8_t> &word = inFlight[{event.transfer, event.word}];
+      if (!event.write) {
+        const uint8_t *source = at(x.source[event.transfer],
+                                   phase.sourceAddress[event.transfer] +
+                                       4 * event.word);
+        word.assign(source, source + 4);
+        continue;
+      }
+      for (const uint32_t *d = x.destinationsBegin(event.transfer);
+           d != x.destinationsEnd(event.transfer); ++d)
+        std::memcpy(at(*d, phase.destAddress[event.transfer] + 4 * event.word),
+                    word.data(), 4);
+    }
+
+    SimulationResult result;
+    ASSERT_EQ(simulate(p, target, {input}, result), std::nullopt);
+    bool same = result.outputs[0].bytes == memory;
+    auto error = validatePackage(p, target);
+    if (!error) {
+      ++accepted;
+      EXPECT_TRUE(same) << "iteration " << iteration;
+    } else {
+      ++refused;
+      refusedDiffer += !same;
+      EXPECT_TRUE(error->find("overwrites tile") != std::string::npos ||
+                  error->find("both write tile") != std::string::npos)
+          << *error;
+    }
+  }
+  // Both verdicts were common, and refusing mattered: the two executions
+  // disagreed on some refused phases.
+  EXPECT_GT(accepted, 200u);
+  EXPECT_GT(refused, 200u);
+  EXPECT_GT(refusedDiffer, 50u);
+  RecordProperty("accepted", std::to_string(accepted));
+  RecordProperty("refused", std::to_string(refused));
+  RecordProperty("refusedDiffer", std::to_string(refusedDiffer));
+}
+
 TEST(Package, LargePhaseStaysCompact) {
   // 500k single-destination transfers on the full chip, as the scale
   // principle asks of one phase.
