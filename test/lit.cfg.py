@@ -17,3 +17,11 @@ config.environment["PATH"] = path
 # Keep structured logs off test output unless a test asks for them.
 config.environment["IPU_LOG"] = "warn"
 config.substitutions.append(("%ipu_src_root", config.ipu_src_root))
+
+# Packages as Cap'n Proto text, for tests that tamper with them: the tool
+# CMake found, the schema's imports and the package schema.
+schema = os.path.join(config.ipu_src_root, "lib", "Package", "Package.capnp")
+capnp = "%s %%s -I%s %s Package" % (config.capnp_executable,
+                                    config.capnp_include_dir, schema)
+config.substitutions.append(("%capnp-decode", capnp % "decode"))
+config.substitutions.append(("%capnp-encode", capnp % "encode"))
