@@ -6,6 +6,12 @@
 // on what earlier checks established (e.g. a phase's tile count is checked
 // before ExchangePhase::validate sizes a per-tile table with it).
 //
+// It also checks what the report and the simulator's semantics take on
+// trust: the FLOPs the package claims, bulk-synchronous legality between
+// the steps of a superstep, and that no phase overwrites what it sends
+// before sending it. Every such check sorts byte ranges and sweeps them, so
+// that a full-chip phase of 500k transfers stays cheap.
+//
 // "Tile memory" is [lowest region base, highest region end), the address
 // range the simulator backs with storage (for ipu21 [0x4C000, 0xE8000), i.e.
 // tileMemoryBytes bytes).
