@@ -1235,7 +1235,7 @@ TEST(PackageValidate, AcceptedPhasesRunAsTheirSchedule) {
       for (uint32_t w = 0; w < run.words; ++w) {
         events.push_back({uint64_t(run.start) + w, false, run.transfer,
                           run.wordOffset + w});
-        events.push_back({uint64_t(run.start) + w + target.exchangeLatencyCycles,
+        events.push_back({uint64_t(run.start) + w + target.exchangePhaseCycles,
                           true, run.transfer, run.wordOffset + w});
       }
     std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
