@@ -5,6 +5,7 @@
 #include "IPU/Layout/BlockLayout.h"
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 #include <tuple>
 
@@ -554,4 +555,41 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   }
   search.finalists = std::move(finalists);
   return std::nullopt;
+}
+
+void ipu::planGemmProgram(const TargetModel &target,
+                          std::vector<ProgramGemm> &gemms,
+                          unsigned finalistCount) {
+  for (size_t position = 0; position < gemms.size(); ++position) {
+    ProgramGemm &gemm = gemms[position];
+    MemoryBudget budget;
+    for (size_t other = 0; other < gemms.size(); ++other) {
+      const ProgramGemm &peer = gemms[other];
+      if (other < position && !peer.error) {
+        // Its code, and its weights if resident, stay; its transient
+        // buffers come and go while this one's weights are resident.
+        const GemmCost &cost = peer.search.finalists.front().cost;
+        budget.reservedBytes[0] += cost.codeBytes;
+        if (peer.problem.rhsIsWeight) {
+          budget.reservedBytes[0] += cost.weightBytes[0];
+          budget.reservedBytes[1] += cost.weightBytes[1];
+        }
+        for (int c = 0; c < 2; ++c)
+          budget.coexistingBytes[c] =
+              std::max(budget.coexistingBytes[c],
+                       cost.peakBytes[c] - cost.weightBytes[c] -
+                           (c == 0 ? cost.codeBytes : 0));
+      } else if (other > position && peer.problem.rhsIsWeight) {
+        const GemmProblem &p = peer.problem;
+        uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.inType);
+        budget.anyBytes += (total + target.tiles - 1) / target.tiles;
+      }
+    }
+    auto start = std::chrono::steady_clock::now();
+    gemm.error = searchGemmPlans(target, gemm.problem, gemm.constraints,
+                                 finalistCount, gemm.search, budget);
+    gemm.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+  }
 }

@@ -72,9 +72,6 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     ::ipu::GemmPlanSearch search;
     std::optional<std::string> error;
     double seconds = 0;
-    /// The weights (rhs) are a function argument: resident for the whole
-    /// program, next to every other matmul's.
-    bool residentWeights = false;
     /// Matmuls of one function share tile memory; `group` numbers them.
     size_t group = 0;
   };
@@ -95,8 +92,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     module.walk([&](ipu_gemm::MatmulOp op) {
       Job job;
       job.op = op;
-      job.residentWeights = isa<BlockArgument>(op.getRhs());
-      job.problem.rhsIsWeight = job.residentWeights;
+      // Weights (a function argument) are resident for the whole program.
+      job.problem.rhsIsWeight = isa<BlockArgument>(op.getRhs());
       Operation *parent = op->getParentOp();
       job.group = groupOf.try_emplace(parent, groupOf.size()).first->second;
       auto lhs = op.getLhs().getType(), rhs = op.getRhs().getType();
@@ -120,45 +117,25 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       return signalPassFailure();
 
     // Matmuls of one function share tile memory, so they are planned in
-    // program order, each next to the weights of the others: the plans
-    // already chosen, and the least the later ones can take (their weights
-    // spread over every tile). Functions are independent and touch no IR:
-    // they run in parallel, and results apply in program order, so the
-    // output never depends on threads.
+    // program order, each next to the others (planGemmProgram). Functions
+    // are independent and touch no IR: they run in parallel, and results
+    // apply in program order, so the output never depends on threads.
     std::vector<std::vector<size_t>> groups(groupOf.size());
     for (size_t index = 0; index < jobs.size(); ++index)
       groups[jobs[index].group].push_back(index);
     parallelForEach(&getContext(), groups, [&](const std::vector<size_t> &group) {
+      std::vector<::ipu::ProgramGemm> program;
+      for (size_t index : group) {
+        program.emplace_back();
+        program.back().problem = jobs[index].problem;
+        program.back().constraints = jobs[index].constraints;
+      }
+      ::ipu::planGemmProgram(*target, program, finalists);
       for (size_t position = 0; position < group.size(); ++position) {
         Job &job = jobs[group[position]];
-        ::ipu::MemoryBudget budget;
-        for (size_t other = 0; other < group.size(); ++other) {
-          const Job &peer = jobs[group[other]];
-          if (other == position || !peer.residentWeights)
-            continue;
-          if (other < position && !peer.error) {
-            // Its weights and code stay; its transient buffers come and go
-            // while this one's weights are resident.
-            const ::ipu::GemmCost &cost = peer.search.finalists.front().cost;
-            budget.reservedBytes[0] += cost.weightBytes[0] + cost.codeBytes;
-            budget.reservedBytes[1] += cost.weightBytes[1];
-            for (int c = 0; c < 2; ++c)
-              budget.coexistingBytes[c] = std::max(
-                  budget.coexistingBytes[c],
-                  cost.peakBytes[c] - cost.weightBytes[c] -
-                      (c == 0 ? cost.codeBytes : 0));
-          } else if (other > position) {
-            const ::ipu::GemmProblem &p = peer.problem;
-            uint64_t total = uint64_t(p.k) * p.n * ::ipu::elementBytes(p.inType);
-            budget.anyBytes += (total + target->tiles - 1) / target->tiles;
-          }
-        }
-        auto start = std::chrono::steady_clock::now();
-        job.error = ::ipu::searchGemmPlans(*target, job.problem, job.constraints,
-                                           finalists, job.search, budget);
-        job.seconds = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+        job.search = std::move(program[position].search);
+        job.error = std::move(program[position].error);
+        job.seconds = program[position].seconds;
       }
     });
 

@@ -166,6 +166,22 @@ std::optional<std::string> searchGemmPlans(const TargetModel &target,
                                            GemmPlanSearch &search,
                                            const MemoryBudget &budget = {});
 
+/// A matmul of a program whose matmuls share tile memory.
+struct ProgramGemm {
+  GemmProblem problem; ///< rhsIsWeight: B is resident for the whole program.
+  GemmPlanConstraints constraints;
+  GemmPlanSearch search;            ///< Filled by planGemmProgram.
+  std::optional<std::string> error; ///< Why it could not be planned.
+  double seconds = 0;               ///< Its planning time.
+};
+
+/// Plans the matmuls of one program in program order, each next to the
+/// others' memory: the resident weights and code and the transient peak of
+/// those already planned, and the least the later ones' weights can take
+/// (spread over every tile).
+void planGemmProgram(const TargetModel &target, std::vector<ProgramGemm> &gemms,
+                     unsigned finalistCount);
+
 } // namespace ipu
 
 #endif // IPU_PLANNING_GEMMPLAN_H
