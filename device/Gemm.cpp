@@ -264,10 +264,6 @@ uint64_t workerLoopCycles(const TargetModel &target, uint64_t vectors,
                     ceilDiv(vectors, workers) * instructions);
 }
 
-/// Worker instructions per 4 elements of a cast between f32 and f16: two
-/// 64-bit loads or stores of f32, two conversions, one 64-bit access of f16
-/// (Assumption: the instruction mix of popops' cast inner loop).
-constexpr uint64_t kCastInstructionsPerFourElements = 5;
 } // namespace
 
 GemmCycles estimateGemm(const TargetModel &target, const GemmCostShape &shape) {
@@ -325,7 +321,7 @@ GemmCycles estimateGemm(const TargetModel &target, const GemmCostShape &shape) {
   if (partials != shape.outType)
     cycles.epilogue = workerLoopCycles(
         target, ceilDiv(static_cast<uint64_t>(m) * n, 4),
-        kCastInstructionsPerFourElements);
+        target.workerCastInstructions);
   cycles.total = cycles.vertex + cycles.passOverhead + cycles.weightLoad +
                  cycles.workerOverhead + cycles.streaming + cycles.epilogue;
   return cycles;

@@ -88,6 +88,9 @@ TargetModel TargetModel::ipu21() {
   // (machine-model.md).
   t.workerSupervisorCycles = 11;
   t.workerPrologueInstructions = 17;
+  // Assumption: per 4 elements two 64-bit accesses of f32, two conversions
+  // and one 64-bit access of f16, as in popops' cast inner loop.
+  t.workerCastInstructions = 5;
 
   // Load/store paths.
   t.loadBytesPerCycleStandard = 8;     // poplibs PerformanceEstimation.
@@ -224,6 +227,8 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
        "poplibs 3eb5d5e0 popops supervisor overhead", false},
       {"workerPrologueInstructions", &TargetModel::workerPrologueInstructions,
        "machine-model.md worker loop prologue", false},
+      {"workerCastInstructions", &TargetModel::workerCastInstructions,
+       "instruction mix of a cast loop", true},
       {"loadBytesPerCycleStandard", &TargetModel::loadBytesPerCycleStandard,
        "poplibs PerformanceEstimation", false},
       {"loadBytesPerCycleInterleaved",

@@ -81,6 +81,8 @@ struct TargetModel {
   // each runs a loop prologue and its share of 64-bit vectors.
   uint32_t workerSupervisorCycles = 0;     ///< Per vertex.
   uint32_t workerPrologueInstructions = 0; ///< Per worker.
+  /// Worker instructions to convert 4 elements between f32 and f16.
+  uint32_t workerCastInstructions = 0;
 
   // Load/store paths.
   uint32_t loadBytesPerCycleStandard = 0;
