@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # bench=e2e: each case is upstream linalg (a matmul, or the SigLIP MLP chain
 # of examples/), compiled with --ipu-compile, packaged, simulated and checked
-# by ipu-run. A chain's plans are joined with '+'.
+# by ipu-run. A chain's plans (and their partials and AMP rates) are joined
+# with '+'. `in` is the input type, `partials` what the AMP accumulates in
+# (f32 unless --partials allows f16), `macs` its MACs per cycle per tile.
 #   bench/run e2e                                  the standard cases
+#   bench/run e2e --siglip                         only the SigLIP cases
 #   bench/run e2e --shape MxKxN [--dtype f16|f32|f8E4M3FN|f8E5M2]
-#                 [--out f32|f16] [--target ipu21|ipu21-N]
+#                 [--out f32|f16] [--partials f32|f16|any]
+#                 [--target ipu21|ipu21-N]
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 work=$(mktemp -d)
@@ -28,19 +32,19 @@ seconds() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
 # value KEY FILE: the last KEY=value in FILE.
 value() { grep -Eo "(^| )$1=[^ ]+" "$2" | tail -n 1 | sed 's/.*=//'; }
 
-run_case() { # name m k n in out target
-  local name=$1 m=$2 k=$3 n=$4 in=$5 out=$6 target=$7
+run_case() { # name m k n in out target [partials]
+  local name=$1 m=$2 k=$3 n=$4 in=$5 out=$6 target=$7 partials=${8:-}
   write_matmul "$work/$name.mlir" "$m" "$k" "$n" "$in" "$out"
-  run_file "$name" "$work/$name.mlir" "$target" "shape=${m}x${k}x${n} dtype=$in out=$out"
+  run_file "$name" "$work/$name.mlir" "$target" "shape=${m}x${k}x${n} in=$in out=$out" "$partials"
 }
 
-run_file() { # name source target description
-  local name=$1 src=$2 target=$3 description=$4
+run_file() { # name source target description [partials option]
+  local name=$1 src=$2 target=$3 description=$4 option=${5:-}
   local lowered="$work/$name.lowered.mlir"
   local package="$work/$name.ipuexe" log="$work/$name.log" report="$work/$name.report"
   local t0 t1 t2 t3
   t0=$(now)
-  if ! "$bin/ipu-opt" "$src" --ipu-compile="target=$target" -o "$lowered" 2> "$log"; then
+  if ! "$bin/ipu-opt" "$src" --ipu-compile="target=$target${option:+ partials=$option}" -o "$lowered" 2> "$log"; then
     echo "bench=e2e case=$name target=$target status=compile-error error=\"$(grep -m1 error: "$log" | sed 's/.*error: //')\""
     return 0
   fi
@@ -52,22 +56,27 @@ run_file() { # name source target description
   t3=$(now)
   # The phase with the worst horizon over its endpoint bound.
   local worst
-  worst=$(grep -Eo 'endpointLowerBound=[0-9]+ horizon=[0-9]+' "$log" |
-    awk -F'[ =]' '{ r = ($2 ? $4 / $2 : 1); if (r >= best) { best = r; b = $2; h = $4 } }
-                  END { printf "exchangeHorizon=%d exchangeBound=%d horizonOverBound=%.3f", h, b, best }')
+  # A program without exchange phases is trivially at its bound.
+  worst=$({ grep -Eo 'endpointLowerBound=[0-9]+ horizon=[0-9]+' "$log" || true; } |
+    awk -F'[ =]' 'BEGIN { best = 1 } { n++; r = ($2 ? $4 / $2 : 1); if (r >= best) { best = r; b = $2; h = $4 } }
+                  END { printf "exchangePhases=%d exchangeHorizon=%d exchangeBound=%d horizonOverBound=%.3f", n, h, b, best }')
   local plan
   plan=$(grep -Eo 'chose plan rows=[0-9]+ cols=[0-9]+ inner=[0-9]+ orientation=[a-z]+ weights=[a-z]+ reduction=[a-z]+ staging=[a-z]+' "$log" |
     sed 's/chose plan //; s/ /,/g' | paste -sd'+')
+  local partials macs
+  partials=$({ grep -Eo 'chose plan .* partials=[a-z0-9]+' "$log" || true; } | sed 's/.*partials=//' | paste -sd'+')
+  macs=$({ grep -Eo 'finalist=0 .* ampMacsPerCycle=[0-9]+' "$log" || true; } | sed 's/.*ampMacsPerCycle=//' | paste -sd'+')
   local cycles planned
   cycles=$(value cycles "$report")
   planned=$(value plannedCycles "$report")
   echo "bench=e2e case=$name target=$target $description" \
-       "plan=$plan" \
+       "partials=$partials macs=$macs plan=$plan" \
        "compileSeconds=$(seconds "$t0" "$t1") packageSeconds=$(seconds "$t1" "$t2")" \
        "simulateSeconds=$(seconds "$t2" "$t3")" \
        "cycles=$cycles plannedCycles=$planned" \
        "planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
+       "syncCycles=$(value syncCycles "$report")" \
        "efficiencyPercent=$(value efficiencyPercent "$report") effectiveGemmTflops=$(value effectiveGemmTflops "$report")" \
        "$worst" \
        "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
@@ -75,12 +84,14 @@ run_file() { # name source target description
        "maximumAbsoluteError=$(value maximumAbsoluteError "$report") numericalTest=$(value numericalTest "$report" || echo "$status")"
 }
 
-shape="" dtype=f16 out=f32 target=ipu21
+shape="" dtype=f16 out=f32 target=ipu21 partials="" siglip=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --shape) shape=$2; shift 2 ;;
     --dtype) dtype=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --partials) partials=$2; shift 2 ;;
+    --siglip) siglip=true; shift ;;
     --target) target=$2; shift 2 ;;
     *) echo "bench/run e2e: unknown option '$1'" >&2; exit 1 ;;
   esac
@@ -88,14 +99,20 @@ done
 
 if [ -n "$shape" ]; then
   IFS=x read -r m k n <<< "$shape"
-  run_case "matmul-${shape}-${dtype}" "$m" "$k" "$n" "$dtype" "$out" "$target"
+  run_case "matmul-${shape}-${dtype}" "$m" "$k" "$n" "$dtype" "$out" "$target" "$partials"
   exit 0
 fi
 
-run_case foundation-96x128x64-f16 96 128 64 f16 f32 ipu21-16
-run_case siglip-mlp-fc1-f16 729 1152 4304 f16 f32 ipu21
-run_case siglip-mlp-fc2-f16 729 4304 1152 f16 f32 ipu21
-run_case siglip-mlp-fc1-f8 729 1152 4304 f8E4M3FN f32 ipu21
-run_case siglip-mlp-fc2-f8 729 4304 1152 f8E4M3FN f32 ipu21
-run_file siglip-mlp-f16 "${BENCH_ROOT:?}/examples/siglip-mlp.mlir" ipu21 \
-  "shape=729x1152x4304x1152 dtype=f16 out=f32"
+$siglip || run_case foundation-96x128x64-f16 96 128 64 f16 f32 ipu21-16
+# The SigLIP MLP GEMMs and the MLP: f16 with f32 partials (the default),
+# f16 with f16 partials (allowed), f8 with f32 and with f16 partials. The
+# MLP in f8 needs an f8 cast of the hidden activation (a later issue).
+for partials in "" f16; do
+  suffix=${partials:+-p$partials}
+  run_case siglip-mlp-fc1-f16$suffix 729 1152 4304 f16 f32 ipu21 "$partials"
+  run_case siglip-mlp-fc2-f16$suffix 729 4304 1152 f16 f32 ipu21 "$partials"
+  run_file siglip-mlp-f16$suffix "${BENCH_ROOT:?}/examples/siglip-mlp.mlir" ipu21 \
+    "shape=729x1152x4304x1152 in=f16 out=f32" "$partials"
+  run_case siglip-mlp-fc1-f8$suffix 729 1152 4304 f8E4M3FN f32 ipu21 "$partials"
+  run_case siglip-mlp-fc2-f8$suffix 729 4304 1152 f8E4M3FN f32 ipu21 "$partials"
+done

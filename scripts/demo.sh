@@ -2,7 +2,8 @@
 # The main job: compile the SigLIP MLP (both projections, without the GELU
 # that is not compiled yet) for ipu21, package it, simulate it with a
 # numerical check of every matmul against OpenBLAS, and print the seed-style
-# report with compile seconds per pass. Then each GEMM alone.
+# report with compile seconds per pass. Then each GEMM alone, and all of
+# them by precision (f16 or f8 inputs, f32 or f16 partials).
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,4 +30,14 @@ for example in siglip-mlp siglip-mlp-fc1 siglip-mlp-fc2; do
   awk -v s="$start" -v e="$end" 'BEGIN { printf "compileSeconds=%.3f\n", e - s }'
   "$bin/ipu-run" "$work/$example.ipuexe" --check --quiet || status=$?
 done
+
+# The same GEMMs by precision: f16 with f32 partials (the default above), f16
+# with f16 partials (allowed with partials=f16), f8 with f32 and f16 partials.
+echo "== by precision: in, partials, MACs/cycle; cycles and where they go"
+BENCH_BIN="$bin" BENCH_ROOT="$root" "$root/bench/e2e.sh" --siglip |
+  tr ' ' '\n' | awk -F= '
+    $1 == "bench" { if (line != "") print line; line = "" }
+    $1 ~ /^(case|in|partials|macs|cycles|plannedCycles|computeCycles|exchangeCycles|syncCycles|efficiencyPercent|horizonOverBound|maximumAbsoluteError|numericalTest)$/ {
+      line = line (line == "" ? "  " : " ") $0 }
+    END { if (line != "") print line }'
 exit $status

@@ -215,12 +215,17 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       std::string line = llvm::formatv(
           "finalist={0} {1} estimatedCycles={2} computeCycles={3} "
           "exchangeCycles={4} reductionCycles={5} syncCycles={6} "
-          "peakStandardBytes={7} peakInterleavedBytes={8} activeTiles={9}",
+          "peakStandardBytes={7} peakInterleavedBytes={8} activeTiles={9} "
+          "ampMacsPerCycle={10}",
           rank, choice.plan.str(), choice.cost.totalCycles,
           choice.cost.computeCycles, choice.cost.exchangeCycles,
           choice.cost.reductionCycles, choice.cost.syncCycles,
           choice.cost.peakBytes[0], choice.cost.peakBytes[1],
-          choice.cost.activeTiles);
+          choice.cost.activeTiles,
+          target.ampMacsPerCycle(job.problem.inType,
+                                 job.problem.inType == ::ipu::ElementType::F32
+                                     ? ::ipu::ElementType::F32
+                                     : choice.plan.partials));
       ::ipu::logInfo("ipu-plan-gemm: retained gemm plan finalist operation=" +
                      std::to_string(index) + " " + line);
       mlir::emitRemark(job.op.getLoc()) << line;
