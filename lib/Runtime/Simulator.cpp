@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+
+#include <sys/mman.h>
 #include <thread>
 
 using namespace ipu;
@@ -87,31 +89,87 @@ std::optional<uint64_t> checkedElements(const std::vector<int64_t> &shape) {
   return count;
 }
 
-/// Tile memories, allocated on first touch. Addresses are absolute tile
-/// addresses; the valid range spans the target's memory regions (for ipu21
-/// [0x4C000, 0xE8000), i.e. tileMemoryBytes bytes).
+/// Tile memories. Addresses are absolute tile addresses; the valid range
+/// spans the target's memory regions (for ipu21 [0x4C000, 0xE8000), i.e.
+/// tileMemoryBytes bytes). The whole device is one anonymous mapping, so
+/// only the pages of memory elements a program touches are ever committed:
+/// an element (TargetModel::memoryElementBytes) is filled with the
+/// uninitialised pattern on its first touch. A SigLIP MLP touches a few
+/// hundred KiB per tile, not all 624 KiB of all 1472 tiles.
 class DeviceMemory {
 public:
-  explicit DeviceMemory(const TargetModel &target) : memories(target.tiles) {
+  explicit DeviceMemory(const TargetModel &target) {
     base = std::min(target.standard.base, target.interleaved.base);
     end = std::max(target.standard.end(), target.interleaved.end());
     if (end < base)
       end = base;
+    tiles = target.tiles;
+    span = end - base;
+    elementBytes = std::max<uint64_t>(target.memoryElementBytes, 1);
+    elementsPerTile = (span + elementBytes - 1) / elementBytes;
+    touched.assign(size_t(tiles) * elementsPerTile, false);
+    highWater.assign(size_t(tiles) * 2, 0);
+    standard = target.standard;
+    if (tiles && span) {
+      void *mapping = mmap(nullptr, size_t(tiles) * span, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (mapping != MAP_FAILED)
+        device = static_cast<uint8_t *>(mapping);
+    }
   }
+  ~DeviceMemory() {
+    if (device)
+      munmap(device, size_t(tiles) * span);
+  }
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+
+  /// Whether the device memory could be reserved at all.
+  bool valid() const { return device != nullptr || tiles == 0 || span == 0; }
 
   /// Pointer to `bytes` bytes at `address` on `tile`, or null when the range
   /// is outside tile memory.
   uint8_t *at(uint32_t tile, uint64_t address, uint64_t bytes) {
-    if (tile >= memories.size() || address < base || address > end ||
+    if (!device || tile >= tiles || address < base || address > end ||
         bytes > end - address)
       return nullptr;
-    std::unique_ptr<uint8_t[]> &memory = memories[tile];
-    if (!memory) {
-      size_t size = end - base;
-      memory.reset(new uint8_t[size]);
-      std::memset(memory.get(), kUninitializedByte, size);
+    uint64_t offset = address - base;
+    uint8_t *memory = device + size_t(tile) * span;
+    if (bytes) {
+      uint64_t first = offset / elementBytes;
+      uint64_t last = (offset + bytes - 1) / elementBytes;
+      for (uint64_t e = first; e <= last; ++e) {
+        std::vector<bool>::reference seen = touched[tile * elementsPerTile + e];
+        if (seen)
+          continue;
+        seen = true;
+        uint64_t begin = e * elementBytes;
+        std::memset(memory + begin, kUninitializedByte,
+                    std::min(elementBytes, span - begin));
+      }
+      int region = address >= standard.base && address < standard.end() ? 0 : 1;
+      uint64_t &high = highWater[size_t(tile) * 2 + region];
+      high = std::max(high, address + bytes);
     }
-    return memory.get() + (address - base);
+    return memory + offset;
+  }
+
+  /// Per memory class, the most bytes any tile uses from the class's base
+  /// to the highest byte the program touched.
+  uint64_t touchedBytes(const TargetModel &target, MemoryClass memoryClass) const {
+    int region = memoryClass == MemoryClass::Standard ? 0 : 1;
+    uint64_t regionBase = target.region(memoryClass).base, most = 0;
+    for (uint32_t tile = 0; tile < tiles; ++tile) {
+      uint64_t high = highWater[size_t(tile) * 2 + region];
+      if (high > regionBase)
+        most = std::max(most, high - regionBase);
+    }
+    return most;
+  }
+
+  /// Memory elements committed so far, over all tiles.
+  uint64_t touchedElements() const {
+    return static_cast<uint64_t>(std::count(touched.begin(), touched.end(), true));
   }
 
   std::string rangeString(uint64_t address, uint64_t bytes) const {
@@ -123,7 +181,14 @@ public:
 private:
   uint64_t base = 0;
   uint64_t end = 0;
-  std::vector<std::unique_ptr<uint8_t[]>> memories;
+  uint64_t span = 0;
+  uint32_t tiles = 0;
+  uint64_t elementBytes = 1;
+  uint64_t elementsPerTile = 0;
+  MemoryRegion standard{MemoryClass::Standard, 0, 0};
+  uint8_t *device = nullptr;
+  std::vector<bool> touched;       ///< Per tile and element.
+  std::vector<uint64_t> highWater; ///< Per tile and class: highest end.
 };
 
 class Simulation {
@@ -433,6 +498,10 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
 
 std::optional<std::string> Simulation::run() {
   result = SimulationResult();
+  if (!memory.valid())
+    return "cannot reserve " + std::to_string(target.tiles) + " x " +
+           std::to_string(target.tileMemoryBytes) +
+           " bytes of address space for tile memory";
   if (auto error = checkInputs())
     return error;
 
@@ -482,6 +551,9 @@ std::optional<std::string> Simulation::run() {
   }
   result.activeTiles = static_cast<uint32_t>(
       std::count(activeTile.begin(), activeTile.end(), true));
+  result.touchedBytes[0] = memory.touchedBytes(target, MemoryClass::Standard);
+  result.touchedBytes[1] = memory.touchedBytes(target, MemoryClass::Interleaved);
+  result.touchedElements = memory.touchedElements();
   return std::nullopt;
 }
 

@@ -560,6 +560,14 @@ int run(const Options &options) {
       (unsigned long long)result.syncCycles, fixed(seconds * 1e6, 3).c_str(),
       fixed(tflops, 3).c_str(), fixed(peakTflops, 3).c_str(),
       fixed(efficiency, 2).c_str(), result.activeTiles, target->tiles);
+  // Memory as the program uses it: from the region bases (the runtime image
+  // and reserved code included) to the highest byte touched on the busiest
+  // tile. The compiler's own figures follow on the metadata line.
+  std::printf("touchedStandardBytes=%llu touchedInterleavedBytes=%llu "
+              "touchedMemoryElements=%llu\n",
+              (unsigned long long)result.touchedBytes[0],
+              (unsigned long long)result.touchedBytes[1],
+              (unsigned long long)result.touchedElements);
 
   if (!package.metadata.empty()) {
     std::string line;

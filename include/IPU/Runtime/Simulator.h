@@ -38,6 +38,11 @@ struct SimulationResult {
   uint64_t exchangeCycles = 0;
   uint64_t syncCycles = 0;
   uint32_t activeTiles = 0; ///< Tiles running at least one vertex.
+  /// Per memory class, the most bytes any tile spans from the class's base
+  /// to the highest byte the program touched: derived from the addresses
+  /// the program uses, not from what the compiler reports.
+  uint64_t touchedBytes[2] = {0, 0};
+  uint64_t touchedElements = 0; ///< Memory elements committed, all tiles.
   std::vector<StepCycles> steps;
   std::vector<HostTensor> outputs; ///< By result index.
 };
