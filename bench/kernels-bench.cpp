@@ -3,17 +3,15 @@
 // bench=kernels: the cycle estimates of the tile kernels (device/), one line
 // per case. For the AMP GEMM it prints the estimator's breakdown next to two
 // independent references:
-//   poplibsCycles   poplibs' ConvPartial1x1 supervisor estimate for half
-//                   inputs (one conv group, zeroing on the first k pass),
+//   poplibsCycles   poplibs' ConvPartial1x1 supervisor estimate (one conv
+//                   group, zeroing on the first k pass): its half path for
+//                   f16 inputs, its quarter path for f8 inputs with f16
+//                   partials (poplibs has no f8 vertex with f32 partials),
 //                   written out here from its published arithmetic, plus
 //                   the model's vertexCallCycles, so the estimator is
 //                   checked against numbers it does not share code with.
-//                   f8 inputs get the same arithmetic with their 32-input
-//                   conv units, as the estimator treats them; with f16
-//                   partials poplibsQuarterCycles is poplibs' own quarter
-//                   estimate. f32 inputs get neither. A conversion
-//                   epilogue is compared with poplibs' cast vertex
-//                   (poplibsCastCycles);
+//                   f32 inputs get none. A conversion epilogue is compared
+//                   with poplibs' cast vertex (poplibsCastCycles);
 //   measuredCycles  the hardware line 4.0 N + 320 of one ConvPartial1x1
 //                   vertex [N x 16] x [16 x 16], f16 in, f16 partials
 //                   (tessellate-ipu "IPU Peak Flops"; machine-model.md).
@@ -299,24 +297,20 @@ void printGemm(const std::string &name, const TargetModel &target,
       (unsigned long long)cycles.passesK, (unsigned long long)cycles.passesN,
       (unsigned long long)cycles.rowsPerWorker,
       cycles.total ? macs / cycles.total : 0.0, (unsigned long long)peak);
-  // poplibs' formula covers the half and quarter AMP paths only. It charges
-  // the partials-to-output cast as a separate vertex, so its error is only
-  // printed where the estimate has no epilogue either.
-  if (shape.inType != ElementType::F32) {
-    const uint64_t poplibs =
-        poplibsGemmCycles(target, shape) + target.vertexCallCycles;
-    std::printf(" poplibsCycles=%llu", (unsigned long long)poplibs);
+  // poplibs' formula: the half path for f16 inputs, the quarter path for f8
+  // inputs (which poplibs has with 16 conv units, so f16 partials, only).
+  // It charges the partials-to-output cast as a separate vertex, so its
+  // error is only printed where the estimate has no epilogue either.
+  std::optional<uint64_t> poplibs;
+  if (shape.inType == ElementType::F16)
+    poplibs = poplibsGemmCycles(target, shape) + target.vertexCallCycles;
+  else if (isF8(shape.inType) && shape.partialsType == ElementType::F16)
+    poplibs = poplibsQuarterGemmCycles(target, shape) + target.vertexCallCycles;
+  if (poplibs) {
+    std::printf(" poplibsCycles=%llu", (unsigned long long)*poplibs);
     if (cycles.epilogue == 0)
       std::printf(" errorVsPoplibsPercent=%s",
-                  percent(cycles.total, poplibs).c_str());
-    if (isF8(shape.inType) && shape.partialsType == ElementType::F16) {
-      const uint64_t quarter =
-          poplibsQuarterGemmCycles(target, shape) + target.vertexCallCycles;
-      std::printf(" poplibsQuarterCycles=%llu", (unsigned long long)quarter);
-      if (cycles.epilogue == 0)
-        std::printf(" errorVsPoplibsQuarterPercent=%s",
-                    percent(cycles.total, quarter).c_str());
-    }
+                  percent(cycles.total, *poplibs).c_str());
   }
   if (cycles.epilogue != 0)
     std::printf(" poplibsCastCycles=%llu",

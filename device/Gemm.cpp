@@ -266,6 +266,44 @@ uint64_t workerLoopCycles(const TargetModel &target, uint64_t vectors,
 
 } // namespace
 
+namespace {
+/// The overheads of one AMP code path: f16 (and f32) inputs, or f8.
+struct AmpPath {
+  uint64_t supervisor, loop, workerState, inPass, outPass, columnPass;
+  uint64_t workerPass, oneRow, twoRows, idle;
+};
+
+AmpPath ampPath(const TargetModel &t, ElementType inType) {
+  if (inType == ElementType::F8E4M3FN || inType == ElementType::F8E5M2)
+    return {t.ampF8SupervisorOverheadCycles, t.ampF8LoopOverheadCycles,
+            t.ampF8WorkerStateCycles,        t.ampF8InPassOverheadCycles,
+            t.ampF8OutPassOverheadCycles,    t.ampF8ColumnPassOverheadCycles,
+            t.ampF8WorkerPassInstructions,   t.ampF8WorkerOneRowInstructions,
+            t.ampF8WorkerTwoRowInstructions, t.ampF8IdleWorkerInstructions};
+  return {t.ampSupervisorOverheadCycles, t.ampLoopOverheadCycles,
+          t.ampWorkerStateCycles,        t.ampInPassOverheadCycles,
+          t.ampOutPassOverheadCycles,    t.ampColumnPassOverheadCycles,
+          t.ampWorkerPassInstructions,   t.ampWorkerOneRowInstructions,
+          t.ampWorkerTwoRowInstructions, t.ampIdleWorkerInstructions};
+}
+
+/// A worker's instructions for one pass over `rows` rows: poplibs has code
+/// paths of their own for none, one and two rows.
+uint64_t workerPassInstructions(const AmpPath &path, uint64_t rows,
+                                uint64_t rowInstructions) {
+  switch (rows) {
+  case 0:
+    return path.idle;
+  case 1:
+    return path.oneRow;
+  case 2:
+    return path.twoRows;
+  default:
+    return path.workerPass + rows * rowInstructions;
+  }
+}
+} // namespace
+
 GemmCycles estimateGemm(const TargetModel &target, const GemmCostShape &shape) {
   GemmCycles cycles;
   const int64_t m = shape.m, k = shape.k, n = shape.n;
@@ -276,6 +314,7 @@ GemmCycles estimateGemm(const TargetModel &target, const GemmCostShape &shape) {
   const ElementType partials = shape.inType == ElementType::F32
                                    ? ElementType::F32
                                    : shape.partialsType;
+  const AmpPath path = ampPath(target, shape.inType);
   const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
   // max(.., 1) guards a default-constructed model against division by zero.
   const uint64_t grainK = std::max<uint32_t>(target.ampGrainK(shape.inType), 1);
@@ -291,37 +330,48 @@ GemmCycles estimateGemm(const TargetModel &target, const GemmCostShape &shape) {
 
   // Per vertex: the call, poplibs' supervisor non-loop and loop overheads,
   // and the worker state every worker sets up once (poplibs: retention).
-  cycles.vertex = target.vertexCallCycles + target.ampSupervisorOverheadCycles +
-                  target.ampLoopOverheadCycles +
-                  workers * target.ampWorkerStateCycles;
-  // Per pass: the out-group/output-pass loop overhead; per later k pass the
-  // in-group loop overhead.
-  cycles.passOverhead = passes * target.ampOutPassOverheadCycles +
-                        (cycles.passesK - 1) * target.ampInPassOverheadCycles;
+  cycles.vertex = target.vertexCallCycles + path.supervisor + path.loop +
+                  workers * path.workerState;
+  // Per pass its loop overhead; per later k pass and per n pass the loops
+  // around them.
+  cycles.passOverhead = passes * path.outPass +
+                        (cycles.passesK - 1) * path.inPass +
+                        cycles.passesN * path.columnPass;
   // Per pass the supervisor loads a grainK x passColumns block of the held
   // operand into the AMP at its memory class's load rate (poplibs numLoads).
   const uint64_t heldRate =
       std::max<uint32_t>(target.loadBytesPerCycle(shape.heldClass), 1);
   cycles.weightLoad = passes * ceilDiv(grainK * passColumns * inBytes, heldRate);
-  // Per pass each worker runs its set-up, then its rows: one row of a pass
-  // is grainK x passColumns MACs (4 worker instructions on ipu21, poplibs'
-  // coreCycles), and the slowest worker (ceil(m / workers) rows) decides.
-  cycles.rowsPerWorker = ceilDiv(static_cast<uint64_t>(m), workers);
+  // Per pass the m rows are split over the workers as evenly as possible
+  // (q or q + 1 each); one row of a pass is grainK x passColumns MACs (4
+  // worker instructions on ipu21, poplibs' coreCycles). The slowest worker
+  // decides, and at least the least loaded one plus poplibs' tag.
+  const uint64_t q = static_cast<uint64_t>(m) / workers;
+  const uint64_t remainder = static_cast<uint64_t>(m) % workers;
+  cycles.rowsPerWorker = q + (remainder ? 1 : 0);
   const uint64_t rowInstructions = ceilDiv(grainK * passColumns, macsPerCycle);
-  cycles.workerOverhead = passes * workers * target.ampWorkerPassInstructions;
-  const uint64_t workerRows = workers * cycles.rowsPerWorker * rowInstructions;
+  const uint64_t fewer = workerPassInstructions(path, q, rowInstructions);
+  const uint64_t more =
+      remainder ? workerPassInstructions(path, q + 1, rowInstructions) : fewer;
+  // In tile cycles: each worker instruction takes `workers` cycles.
+  const uint64_t workerTile =
+      std::max({workers * fewer, workers * more,
+                workers * std::min(fewer, more) + target.ampMinWorkerTagCycles});
+  // Split for the report: the workers' set-up, and the rows on top of it.
+  const uint64_t setUpTile =
+      workers * std::min<uint64_t>(std::max(fewer, more), path.workerPass);
+  cycles.workerOverhead = passes * setUpTile;
   // The streamed rows cannot arrive faster than their memory class loads
   // them: m rows of grainK inputs per pass.
   const uint64_t streamedRate =
       std::max<uint32_t>(target.loadBytesPerCycle(shape.streamedClass), 1);
   const uint64_t loadRows =
       ceilDiv(static_cast<uint64_t>(m) * grainK * inBytes, streamedRate);
-  cycles.streaming = passes * std::max(workerRows, loadRows);
+  cycles.streaming = passes * std::max(workerTile - setUpTile, loadRows);
   // Partials of another type than the output are converted by the workers.
   if (partials != shape.outType)
-    cycles.epilogue = workerLoopCycles(
-        target, ceilDiv(static_cast<uint64_t>(m) * n, 4),
-        target.workerCastInstructions);
+    cycles.epilogue = workerLoopCycles(target, ceilDiv(static_cast<uint64_t>(m) * n, 4),
+                                       target.workerCastInstructions);
   cycles.total = cycles.vertex + cycles.passOverhead + cycles.weightLoad +
                  cycles.workerOverhead + cycles.streaming + cycles.epilogue;
   return cycles;

@@ -406,69 +406,103 @@ TEST(KernelsTest, FloatPartialsStreamTwiceAsLong) {
 
 TEST(KernelsTest, EstimatorHandComputed) {
   TargetModel t = TargetModel::ipu21();
-  // Vertex: call 40 + supervisor 50 + loops 24 + 6 workers x 7 state = 156.
-  // f16/f16, 16 x 16 x 16: one pass; its overhead 25; the 16 x 16 f16 block
-  // (512 bytes) loads at 16 B/cycle: 32; 6 workers x 18 set-up = 108; 3 rows
-  // per worker x 4 instructions x 6 = 72 (load path 16 x 32 B / 8 = 64).
+  // Vertex: call 25 + supervisor 50 + loops 24 + 6 workers x 7 state = 141.
+  // f16/f16, 25 x 16 x 16: one pass; its overhead 25; the 16 x 16 f16 block
+  // (512 bytes) loads at 16 B/cycle: 32. 25 rows over 6 workers: one has 5,
+  // five have 4; a worker runs 18 set-up instructions and 4 a row, each 6
+  // tile cycles: 6 x (18 + 20) = 228, of which 6 x 18 = 108 set-up and 120
+  // rows (the load path needs 25 x 32 B / 8 = 100).
   GemmCycles one = terms(t, ElementType::F16, ElementType::F16,
-                         ElementType::F16, 16, 16, 16);
+                         ElementType::F16, 25, 16, 16);
   EXPECT_EQ(one.passesK, 1u);
   EXPECT_EQ(one.passesN, 1u);
-  EXPECT_EQ(one.rowsPerWorker, 3u);
-  EXPECT_EQ(one.vertex, 156u);
+  EXPECT_EQ(one.rowsPerWorker, 5u);
+  EXPECT_EQ(one.vertex, 141u);
   EXPECT_EQ(one.passOverhead, 25u);
   EXPECT_EQ(one.weightLoad, 32u);
   EXPECT_EQ(one.workerOverhead, 108u);
-  EXPECT_EQ(one.streaming, 72u);
+  EXPECT_EQ(one.streaming, 120u);
   EXPECT_EQ(one.epilogue, 0u);
-  EXPECT_EQ(one.total, 156u + 25 + 32 + 108 + 72);
+  EXPECT_EQ(one.total, 141u + 25 + 32 + 108 + 120);
   // The held block from standard memory loads at 8 B/cycle: 64.
-  EXPECT_EQ(terms(t, ElementType::F16, ElementType::F16, ElementType::F16, 16,
+  EXPECT_EQ(terms(t, ElementType::F16, ElementType::F16, ElementType::F16, 25,
                   16, 16, MemoryClass::Standard)
                 .weightLoad,
             64u);
   // Several passes: k = 40 is 3 passes of 16, n = 24 is 2 of 16 columns;
-  // 13 rows give the slowest worker 3. Later k passes add 33 each.
+  // later k passes add 39 each. 13 rows: one worker has 3, five have 2, and
+  // poplibs' two-row path (34 instructions) is the slowest: 6 x 34 = 204.
   GemmCycles six = terms(t, ElementType::F16, ElementType::F16,
                          ElementType::F16, 13, 40, 24);
   EXPECT_EQ(six.passesK * six.passesN, 6u);
-  EXPECT_EQ(six.passOverhead, 6u * 25 + 2 * 33);
+  EXPECT_EQ(six.passOverhead, 6u * 25 + 2 * 39);
   EXPECT_EQ(six.weightLoad, 6u * 32);
   EXPECT_EQ(six.workerOverhead, 6u * 108);
-  EXPECT_EQ(six.streaming, 6u * 72);
-  EXPECT_EQ(six.total, 156u + 216 + 192 + 648 + 432);
+  EXPECT_EQ(six.streaming, 6u * (204 - 108));
+  EXPECT_EQ(six.total, 141u + 228 + 192 + 648 + 576);
   // f16 in, f32 partials: 2 passes of 8 columns, each a 256-byte block (16).
   GemmCycles wide = terms(t, ElementType::F16, ElementType::F32,
-                          ElementType::F32, 16, 16, 16);
+                          ElementType::F32, 25, 16, 16);
   EXPECT_EQ(wide.weightLoad, 2u * 16);
-  EXPECT_EQ(wide.total, 156u + 2 * 25 + 2 * 16 + 2 * 108 + 2 * 72);
-  // An f16 result from f32 partials is converted by the workers: 64 vectors
-  // of 4, 11 per worker, 5 instructions each, after a 17-instruction
-  // prologue: 6 x (17 + 55) = 432.
+  EXPECT_EQ(wide.total, 141u + 2 * 25 + 2 * 16 + 2 * 108 + 2 * 120);
+  // An f16 result from f32 partials is converted by the workers: 100
+  // vectors of 4, 17 per worker, 2 instructions each, after a
+  // 17-instruction prologue: 6 x (17 + 34) = 306.
   GemmCycles cast = terms(t, ElementType::F16, ElementType::F32,
-                          ElementType::F16, 16, 16, 16);
-  EXPECT_EQ(cast.epilogue, 432u);
-  EXPECT_EQ(cast.total, wide.total + 432);
-  // f8 in, f16 partials: 32-deep passes; one row is 32 x 16 MAC at 128 per
-  // cycle = 4 instructions: the same as f16 for four times... the same rows.
-  EXPECT_EQ(est(t, ElementType::F8E4M3FN, 16, 32, 16, MemoryClass::Interleaved,
+                          ElementType::F16, 25, 16, 16);
+  EXPECT_EQ(cast.epilogue, 306u);
+  EXPECT_EQ(cast.total, wide.total + 306);
+  // f8 in, f16 partials: poplibs' quarter path. Vertex 25 + 46 + 21; per
+  // pass 108 and per column pass 69; a 32 x 16 f8 block (512 bytes) in 32;
+  // workers 37 set-up + 4 a row: 6 x (37 + 20) = 342, 222 of it set-up.
+  GemmCycles quarter = terms(t, ElementType::F8E4M3FN, ElementType::F16,
+                             ElementType::F16, 25, 32, 16);
+  EXPECT_EQ(quarter.vertex, 92u);
+  EXPECT_EQ(quarter.passOverhead, 108u + 69);
+  EXPECT_EQ(quarter.weightLoad, 32u);
+  EXPECT_EQ(quarter.workerOverhead, 222u);
+  EXPECT_EQ(quarter.streaming, 120u);
+  EXPECT_EQ(quarter.total, 92u + 177 + 32 + 222 + 120);
+  EXPECT_EQ(est(t, ElementType::F8E5M2, 25, 32, 16, MemoryClass::Interleaved,
                 ElementType::F16, ElementType::F16),
-            one.total);
-  EXPECT_EQ(est(t, ElementType::F8E5M2, 16, 32, 16, MemoryClass::Interleaved,
-                ElementType::F16, ElementType::F16),
-            one.total);
+            quarter.total);
   // f32 in: 8-deep, 8-wide passes, 64 MAC a row at 16 per cycle; the block is
   // 256 bytes; f16 partials are not available and fall back to f32.
-  EXPECT_EQ(est(t, ElementType::F32, 16, 8, 8), 156u + 25 + 16 + 108 + 72);
-  EXPECT_EQ(est(t, ElementType::F32, 16, 8, 8, MemoryClass::Interleaved,
+  EXPECT_EQ(est(t, ElementType::F32, 25, 8, 8), 141u + 25 + 16 + 108 + 120);
+  EXPECT_EQ(est(t, ElementType::F32, 25, 8, 8, MemoryClass::Interleaved,
                 ElementType::F32, ElementType::F16),
-            est(t, ElementType::F32, 16, 8, 8));
-  // Tiny shapes pad to one pass.
-  EXPECT_EQ(est(t, ElementType::F16, 1, 1, 1, MemoryClass::Interleaved,
-                ElementType::F16, ElementType::F16),
-            156u + 25 + 32 + 108 + 6 * 4);
+            est(t, ElementType::F32, 25, 8, 8));
   // No work, no vertex.
   EXPECT_EQ(est(t, ElementType::F16, 0, 16, 16), 0u);
+}
+
+// poplibs gives workers with 0, 1 and 2 rows code paths of their own, and
+// tags 14 cycles onto the least loaded worker, so the pass time is not
+// monotonic in the rows below 3 per worker.
+TEST(KernelsTest, FewRowsPerWorkerFollowPoplibs) {
+  TargetModel t = TargetModel::ipu21();
+  auto workerTime = [&](int64_t m) {
+    GemmCycles c = terms(t, ElementType::F16, ElementType::F16,
+                         ElementType::F16, m, 16, 16);
+    return c.workerOverhead + c.streaming;
+  };
+  // 1 row: only one worker busy (25 instructions), the others idle (0).
+  EXPECT_EQ(workerTime(1), 6u * 25);
+  // 6 rows, one each: every worker equal, so the tag sets the time.
+  EXPECT_EQ(workerTime(6), 6u * 25 + 14);
+  // 12 rows, two each: poplibs' two-row path, 34 instructions, plus the tag.
+  EXPECT_EQ(workerTime(12), 6u * 34 + 14);
+  // 18 rows, three each: 18 + 3 x 4 = 30, plus the tag: cheaper than 12.
+  EXPECT_EQ(workerTime(18), 6u * 30 + 14);
+  EXPECT_LT(workerTime(18), workerTime(12));
+  // 19 rows: one worker has 4 (34), the least loaded 30 + the tag is less.
+  EXPECT_EQ(workerTime(19), 6u * 34);
+  // f8: an idle worker still runs its 20-instruction overhead; the one busy
+  // worker's 37 decide, and the one row's 32 bytes take 4 load cycles.
+  GemmCycles idle = terms(t, ElementType::F8E4M3FN, ElementType::F16,
+                          ElementType::F16, 1, 32, 16);
+  EXPECT_EQ(idle.workerOverhead, 6u * 37);
+  EXPECT_EQ(idle.streaming, 4u);
 }
 
 // Rows cannot stream faster than their memory class loads them. On ipu21
@@ -478,7 +512,8 @@ TEST(KernelsTest, StreamingIsBoundedByTheLoadPath) {
   TargetModel t = TargetModel::ipu21();
   GemmCycles balanced = terms(t, ElementType::F16, ElementType::F16,
                               ElementType::F16, 18, 16, 16);
-  EXPECT_EQ(balanced.streaming, 72u); // 6 x 3 x 4 = 18 x 32 / 8.
+  // 6 x 3 x 4 = 72 = 18 x 32 / 8, and poplibs' tag of 14 on equal workers.
+  EXPECT_EQ(balanced.streaming, 86u);
   t.loadBytesPerCycleStandard = 4;
   GemmCycles slow = terms(t, ElementType::F16, ElementType::F16,
                           ElementType::F16, 18, 16, 16);
@@ -487,14 +522,14 @@ TEST(KernelsTest, StreamingIsBoundedByTheLoadPath) {
   EXPECT_EQ(terms(t, ElementType::F16, ElementType::F16, ElementType::F16, 18,
                   16, 16, MemoryClass::Interleaved, MemoryClass::Interleaved)
                 .streaming,
-            72u);
+            86u);
 }
 
 TEST(KernelsTest, ReduceAndCopyEstimators) {
   TargetModel t = TargetModel::ipu21();
-  // Call 40 + supervisor 11, then 6 workers each with a 17-instruction
+  // Call 25 + supervisor 11, then 6 workers each with a 17-instruction
   // prologue and its share of the vectors.
-  const uint64_t fixed = 40 + 11;
+  const uint64_t fixed = 25 + 11;
   // 12 rows of 10 f32 = 60 vectors, 10 per worker; 3 blocks cost 3 loads +
   // 2 adds + 1 store = 6 instructions a vector: 6 x (17 + 60) = 462.
   EXPECT_EQ(estimateReduceCycles(t, 12, 10, 3, ElementType::F32,
@@ -563,8 +598,10 @@ TEST(KernelsTest, EstimatorMonotonic) {
   TargetModel t = TargetModel::ipu21();
   for (ElementType in : kAllTypes) {
     uint64_t previous = 0;
-    for (int64_t m = 1; m <= 300; ++m) {
-      // Rows split over 6 workers: a row more can cost nothing.
+    // From 3 rows a worker on (below, poplibs' own row paths and its tag
+    // break monotonicity: FewRowsPerWorkerFollowPoplibs). Rows split over
+    // 6 workers: a row more can cost nothing.
+    for (int64_t m = 18; m <= 300; ++m) {
       uint64_t cycles = est(t, in, m, 40, 24);
       EXPECT_GE(cycles, previous) << elementTypeName(in) << " m " << m;
       previous = cycles;
@@ -648,4 +685,29 @@ TEST(KernelsTest, GemmTransposedMatchesGemm) {
   int64_t bad[] = {27, 1152, 80, 1, 5, 0, 0};
   EXPECT_EQ(checkKernelParams(*gemmT, bad),
             "gemm_t: parameter 'accType' = 5 is not f32 or f16");
+}
+
+// The simulator passes each vertex's operand addresses: the streamed
+// operand's memory class comes from where it lives, not from a parameter.
+TEST(KernelsTest, KernelEstimateReadsTheStreamedClassFromItsAddress) {
+  TargetModel t = TargetModel::ipu21();
+  t.loadBytesPerCycleStandard = 4; // Slow enough for the load path to bind.
+  int64_t params[] = {18, 16, 16, typeParam(ElementType::F16),
+                      typeParam(ElementType::F16), typeParam(ElementType::F16),
+                      int64_t(MemoryClass::Interleaved)};
+  const uint32_t inStandard[] = {t.standard.base, t.interleaved.base,
+                                 t.standard.base + 4096};
+  const uint32_t inInterleaved[] = {t.interleaved.base + 4096,
+                                    t.interleaved.base, t.standard.base};
+  EXPECT_EQ(estimateKernelCycles(gemm(), params, t, inStandard),
+            est(t, ElementType::F16, 18, 16, 16, MemoryClass::Interleaved,
+                ElementType::F16, ElementType::F16, MemoryClass::Standard));
+  EXPECT_EQ(estimateKernelCycles(gemm(), params, t, inInterleaved),
+            est(t, ElementType::F16, 18, 16, 16, MemoryClass::Interleaved,
+                ElementType::F16, ElementType::F16, MemoryClass::Interleaved));
+  EXPECT_GT(estimateKernelCycles(gemm(), params, t, inStandard),
+            estimateKernelCycles(gemm(), params, t, inInterleaved));
+  // Without addresses, streamed rows are taken to be in standard memory.
+  EXPECT_EQ(estimateKernelCycles(gemm(), params, t),
+            estimateKernelCycles(gemm(), params, t, inStandard));
 }

@@ -74,7 +74,7 @@ TEST(TargetModelTest, Ipu21ComputeAndExchange) {
   EXPECT_EQ(32u * 16 / t.ampMacsPerCycle(ElementType::F8E4M3FN, ElementType::F16),
             4u);
   EXPECT_EQ(t.ampSupervisorOverheadCycles, 50u);
-  EXPECT_EQ(t.vertexCallCycles, 40u);
+  EXPECT_EQ(t.vertexCallCycles, 25u);
   EXPECT_EQ(t.workerSupervisorCycles, 11u);
   EXPECT_EQ(t.workerPrologueInstructions, 17u);
   EXPECT_EQ(t.loadBytesPerCycleStandard, 8u);

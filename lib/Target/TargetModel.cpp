@@ -74,23 +74,45 @@ TargetModel TargetModel::ipu21() {
   t.ampSupervisorOverheadCycles = 50; // supervisorNonloopOverhead.
   t.ampLoopOverheadCycles = 24; // Conv-group loop 12 + 1, first in-group 10 + 1.
   t.ampWorkerStateCycles = 7;   // Worker state retention set-up, per worker.
-  t.ampInPassOverheadCycles = 33; // Later in-group loop 15, plus 6 workers x 3
-                                  // of retained input-channel state.
+  t.ampInPassOverheadCycles = 39; // Later in-group loop 15, 6 workers x 3 of
+                                  // retained input-channel state, and 6 x 1
+                                  // for a pass without output zeroing.
   t.ampOutPassOverheadCycles = 25; // Out-group loop 18-19 + output pass 6-7.
-  t.ampWorkerPassInstructions = 18; // Worker loop: 37 - 3 x 4 rows - 7 saved
-                                    // by state retention.
+  t.ampColumnPassOverheadCycles = 0; // Folded into the out-group loop above.
+  t.ampWorkerPassInstructions = 18;  // Worker loop: 37 - 3 x 4 rows - 7 saved
+                                     // by state retention (rows >= 3).
+  t.ampWorkerOneRowInstructions = 25; // 32 - 7 (poplibs' one-row path).
+  t.ampWorkerTwoRowInstructions = 34; // 41 - 7 (poplibs' two-row path).
+  t.ampIdleWorkerInstructions = 0;    // No work-list entry, no cycles.
+  // poplibs getConvPartial1x1SupervisorOuterLoopCycleEstimateQuarter and its
+  // inner loop, for f8 inputs (one conv group):
+  t.ampF8SupervisorOverheadCycles = 46; // supervisorNonloopOverhead.
+  t.ampF8LoopOverheadCycles = 21;       // cgLoopOverhead: 6 x 2 + 9.
+  t.ampF8WorkerStateCycles = 0;         // No state retention on this path.
+  t.ampF8InPassOverheadCycles = 0;      // Charged per pass below.
+  t.ampF8OutPassOverheadCycles = 108;   // igLoopOverheadAfterSync:
+                                        // 6 x 11 + 6 + 6 x 6 worker calls.
+  t.ampF8ColumnPassOverheadCycles = 69; // ogLoopOverhead 6 x 6 + 10, plus the
+                                        // first in-group's 131 - 108.
+  t.ampF8WorkerPassInstructions = 37;   // 20 + 29 - 3 x 4 (without zeroing;
+                                        // the first k pass saves 5).
+  t.ampF8WorkerOneRowInstructions = 37; // 20 + 17.
+  t.ampF8WorkerTwoRowInstructions = 42; // 20 + 22.
+  t.ampF8IdleWorkerInstructions = 20;   // The worker overhead alone.
+  t.ampMinWorkerTagCycles = 14; // "tag cost to worker with min cycles".
   // The measured AMP vertex ([N x 16] x [16 x 16], f16, tessellate-ipu "IPU
   // Peak Flops") fits 4.0 N + ~320 cycles; the poplibs terms above give
-  // 4 N + 281 for the same call, so entering the vertex costs ~40 more.
-  t.vertexCallCycles = 40;
+  // 4 N + 295 for the same call (N a multiple of 6), so entering the vertex
+  // costs ~25 more.
+  t.vertexCallCycles = 25;
   // Worker kernels: poplibs' recalibrated popops supervisor overhead (poplibs
   // commit 3eb5d5e0) and a loop prologue of 16-18 worker instructions
   // (machine-model.md).
   t.workerSupervisorCycles = 11;
   t.workerPrologueInstructions = 17;
-  // Assumption: per 4 elements two 64-bit accesses of f32, two conversions
-  // and one 64-bit access of f16, as in popops' cast inner loop.
-  t.workerCastInstructions = 5;
+  // poplibs' cast estimate: one 64-bit access a cycle, the f32 side
+  // binding: 2 per 4 elements.
+  t.workerCastInstructions = 2;
 
   // Load/store paths.
   t.loadBytesPerCycleStandard = 8;     // poplibs PerformanceEstimation.
@@ -221,6 +243,32 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
        "poplibs ConvPartial1x1 estimate", false},
       {"ampWorkerPassInstructions", &TargetModel::ampWorkerPassInstructions,
        "poplibs ConvPartial1x1 estimate", false},
+      {"ampWorkerOneRowInstructions", &TargetModel::ampWorkerOneRowInstructions,
+       "poplibs ConvPartial1x1 estimate", false},
+      {"ampWorkerTwoRowInstructions", &TargetModel::ampWorkerTwoRowInstructions,
+       "poplibs ConvPartial1x1 estimate", false},
+      {"ampF8SupervisorOverheadCycles",
+       &TargetModel::ampF8SupervisorOverheadCycles,
+       "poplibs ConvPartial1x1 quarter estimate", false},
+      {"ampF8LoopOverheadCycles", &TargetModel::ampF8LoopOverheadCycles,
+       "poplibs ConvPartial1x1 quarter estimate", false},
+      {"ampF8OutPassOverheadCycles", &TargetModel::ampF8OutPassOverheadCycles,
+       "poplibs ConvPartial1x1 quarter estimate", false},
+      {"ampF8ColumnPassOverheadCycles",
+       &TargetModel::ampF8ColumnPassOverheadCycles,
+       "poplibs ConvPartial1x1 quarter estimate", false},
+      {"ampF8WorkerPassInstructions", &TargetModel::ampF8WorkerPassInstructions,
+       "poplibs ConvPartial1x1 quarter estimate", false},
+      {"ampF8WorkerOneRowInstructions",
+       &TargetModel::ampF8WorkerOneRowInstructions,
+       "poplibs ConvPartial1x1 quarter estimate", false},
+      {"ampF8WorkerTwoRowInstructions",
+       &TargetModel::ampF8WorkerTwoRowInstructions,
+       "poplibs ConvPartial1x1 quarter estimate", false},
+      {"ampF8IdleWorkerInstructions", &TargetModel::ampF8IdleWorkerInstructions,
+       "poplibs ConvPartial1x1 quarter estimate", false},
+      {"ampMinWorkerTagCycles", &TargetModel::ampMinWorkerTagCycles,
+       "poplibs ConvPartial1x1 estimate", false},
       {"vertexCallCycles", &TargetModel::vertexCallCycles,
        "residual of the tessellate-ipu measurement", true},
       {"workerSupervisorCycles", &TargetModel::workerSupervisorCycles,
@@ -228,7 +276,7 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
       {"workerPrologueInstructions", &TargetModel::workerPrologueInstructions,
        "machine-model.md worker loop prologue", false},
       {"workerCastInstructions", &TargetModel::workerCastInstructions,
-       "instruction mix of a cast loop", true},
+       "poplibs cast estimate", false},
       {"loadBytesPerCycleStandard", &TargetModel::loadBytesPerCycleStandard,
        "poplibs PerformanceEstimation", false},
       {"loadBytesPerCycleInterleaved",

@@ -65,14 +65,35 @@ struct TargetModel {
   uint32_t ampConvUnitsF32Partials = 0;
   /// Input elements one conv unit holds: the pass depth in k.
   uint32_t ampGrainKF32 = 0, ampGrainKF16 = 0, ampGrainKF8 = 0;
-  /// AMP vertex overheads, named after the poplibs ConvPartial1x1 estimate
-  /// terms they stand for (TargetModel.cpp cites each).
+  /// AMP vertex overheads of the f16 (and f32) input path, named after the
+  /// poplibs ConvPartial1x1 estimate terms they stand for (TargetModel.cpp
+  /// cites each).
   uint32_t ampSupervisorOverheadCycles = 0; ///< Once per vertex.
   uint32_t ampLoopOverheadCycles = 0;       ///< Once per vertex.
   uint32_t ampWorkerStateCycles = 0;        ///< Per worker, once per vertex.
   uint32_t ampInPassOverheadCycles = 0;     ///< Per k pass after the first.
   uint32_t ampOutPassOverheadCycles = 0;    ///< Per (k, n) pass.
-  uint32_t ampWorkerPassInstructions = 0;   ///< Per worker, per pass.
+  uint32_t ampColumnPassOverheadCycles = 0; ///< Per n pass.
+  /// A worker's instructions in one pass: set-up plus 4 a row from three
+  /// rows on; one and two rows take their own code paths.
+  uint32_t ampWorkerPassInstructions = 0;
+  uint32_t ampWorkerOneRowInstructions = 0;
+  uint32_t ampWorkerTwoRowInstructions = 0;
+  uint32_t ampIdleWorkerInstructions = 0; ///< A worker without rows.
+  /// The f8 input path (poplibs' quarter estimate), same terms.
+  uint32_t ampF8SupervisorOverheadCycles = 0;
+  uint32_t ampF8LoopOverheadCycles = 0;
+  uint32_t ampF8WorkerStateCycles = 0;
+  uint32_t ampF8InPassOverheadCycles = 0;
+  uint32_t ampF8OutPassOverheadCycles = 0;
+  uint32_t ampF8ColumnPassOverheadCycles = 0;
+  uint32_t ampF8WorkerPassInstructions = 0;
+  uint32_t ampF8WorkerOneRowInstructions = 0;
+  uint32_t ampF8WorkerTwoRowInstructions = 0;
+  uint32_t ampF8IdleWorkerInstructions = 0;
+  /// poplibs charges the least loaded worker at least this much more than
+  /// nothing: when every worker has the same rows it sets the pass time.
+  uint32_t ampMinWorkerTagCycles = 0;
   /// Cycles to enter one vertex (supervisor call, vertex state). The
   /// residual of the measured AMP line against the poplibs vertex estimate.
   uint32_t vertexCallCycles = 0;
