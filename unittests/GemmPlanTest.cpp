@@ -274,10 +274,17 @@ TEST(GemmPlanCheck, RejectsWhatCannotBeLowered) {
   GemmProblem allowed = p;
   allowed.allowHalfPartials = true;
   EXPECT_FALSE(checkGemmPlan(target, allowed, half));
+  // f32 inputs accumulating in f16: the AMP runs its f32 path and the
+  // partial sums are rounded to f16 each pass, as the op asks.
   GemmProblem floats = problem(96, 128, 64, ElementType::F32);
-  floats.allowHalfPartials = true;
-  EXPECT_EQ(*checkGemmPlan(target, floats, half),
-            "the AMP has no f16-partials path for f32 inputs");
+  floats.accType = ElementType::F16;
+  EXPECT_FALSE(checkGemmPlan(target, floats, half));
+  EXPECT_EQ(costGemmPlan(target, floats, half).computeCycles,
+            costGemmPlan(target, floats, [&] {
+              GemmPlan p = half;
+              p.partials = ElementType::F32;
+              return p;
+            }()).computeCycles);
   GemmPlan swapped = plan(4, 1);
   swapped.swapped = true;
   EXPECT_FALSE(checkGemmPlan(target, p, swapped));

@@ -141,8 +141,6 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
            " rows of A off 32-bit word boundaries";
   if (plan.partials != ElementType::F32 && plan.partials != ElementType::F16)
     return "partials must be f32 or f16";
-  if (plan.partials == ElementType::F16 && problem.inType == ElementType::F32)
-    return "the AMP has no f16-partials path for f32 inputs";
   if (plan.partials == ElementType::F32 && problem.accType == ElementType::F16)
     return "the op accumulates in f16: partials=f32 would change its numerics";
   if (plan.partials == ElementType::F16 && problem.accType != ElementType::F16 &&

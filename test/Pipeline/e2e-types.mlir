@@ -6,6 +6,11 @@
 // RUN: ipu-run %t/f8.ipuexe --check | FileCheck %s
 // RUN: ipu-opt %t/f16acc.mlir --ipu-compile="target=ipu21-4" | ipu-translate --ipu-to-package -o %t/f16acc.ipuexe
 // RUN: ipu-run %t/f16acc.ipuexe --check | FileCheck %s
+// f32 inputs accumulating in f16 over K = 16384: the check's tolerance
+// counts the 2048 f16 roundings (docs/Numerics.md).
+// RUN: ipu-opt %t/f32f16.mlir --ipu-compile="target=ipu21-16" | ipu-translate --ipu-to-package -o %t/f32f16.ipuexe
+// RUN: ipu-run %t/f32f16.ipuexe --check | FileCheck %s --check-prefixes=CHECK,HALF
+// HALF: partials=f16
 // CHECK: numericalTest=PASS
 
 //--- f32.mlir
@@ -30,4 +35,11 @@ func.func @f16acc(%a: tensor<16x32xf16>, %b: tensor<32x16xf16>) -> tensor<16x16x
   %c = linalg.matmul ins(%a, %b : tensor<16x32xf16>, tensor<32x16xf16>)
                      outs(%fill : tensor<16x16xf16>) -> tensor<16x16xf16>
   return %c : tensor<16x16xf16>
+}
+//--- f32f16.mlir
+func.func @f32f16(%a: tensor<8x16384xf32>, %b: tensor<16384x8xf32>) -> tensor<8x8xf16> {
+  %init = tensor.empty() : tensor<8x8xf16>
+  %c = linalg.matmul ins(%a, %b : tensor<8x16384xf32>, tensor<16384x8xf32>)
+                     outs(%init : tensor<8x8xf16>) -> tensor<8x8xf16>
+  return %c : tensor<8x8xf16>
 }
