@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build demo test bench docs clean
+.PHONY: all setup configure build demo test test-sanitize fuzz bench docs clean
 
 all: build
 
@@ -31,6 +31,15 @@ demo: build
 test: build
 	@scripts/test.sh $(BUILD)
 
+# GoogleTest and lit suites built with ASan + UBSan (build-sanitize/).
+test-sanitize: setup
+	@scripts/test-sanitize.sh
+
+# Each libFuzzer target for FUZZ_SECONDS (default 600) on the seeded corpus.
+FUZZ_SECONDS ?= 600
+fuzz: setup
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
 bench: build
 	@bench/run
 
@@ -39,4 +48,4 @@ docs: build
 	ninja -C $(BUILD) ipu-docs
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-sanitize

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every GoogleTest suite (through ctest) and every lit test, then prints
-# one closing line counting both: "tests: N passed, M failed".
+# Runs every GoogleTest suite (through ctest), every lit test and a slice of
+# each fuzz target (FUZZ_SECONDS, default 60; 0 skips it), then prints one
+# closing line counting all: "tests: N passed, M failed".
 set -uo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,14 +26,27 @@ ctest_failed=$(grep -Eo '[0-9]+ tests failed out of' "$ctest_log" | grep -Eo '^[
 lit_passed=$(grep -Eo '^ *Passed *: *[0-9]+' "$lit_log" | grep -Eo '[0-9]+$' || echo 0)
 lit_failed=$(grep -Eo '^ *Failed *: *[0-9]+' "$lit_log" | grep -Eo '[0-9]+$' || echo 0)
 
-passed=$(( ctest_total - ctest_failed + lit_passed ))
-failed=$(( ctest_failed + lit_failed ))
+# A slice of each libFuzzer target (ASan + UBSan build in build-sanitize/):
+# FUZZ_SECONDS per target, 0 to skip.
+fuzz_seconds=${FUZZ_SECONDS:-60}
+fuzz_passed=0 fuzz_failed=0
+if [ "$fuzz_seconds" -gt 0 ]; then
+  echo "== fuzz (${fuzz_seconds} s per target)"
+  fuzz_log=$(mktemp)
+  scripts/fuzz.sh "$fuzz_seconds" 2>&1 | tee "$fuzz_log"
+  fuzz_passed=$(grep -Eo '^fuzz: [0-9]+ passed' "$fuzz_log" | grep -Eo '[0-9]+' || echo 0)
+  fuzz_failed=$(grep -Eo '^fuzz: [0-9]+ passed, [0-9]+ failed' "$fuzz_log" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 1)
+  rm -f "$fuzz_log"
+fi
+
+passed=$(( ctest_total - ctest_failed + lit_passed + fuzz_passed ))
+failed=$(( ctest_failed + lit_failed + fuzz_failed ))
 if [ "$ctest_status" -ne 0 ] && [ "$ctest_failed" -eq 0 ]; then failed=$(( failed + 1 )); fi
 if [ "$lit_status" -ne 0 ] && [ "$lit_failed" -eq 0 ]; then failed=$(( failed + 1 )); fi
 if [ "$passed" -eq 0 ]; then
   echo "test: no test ran" >&2
   failed=$(( failed + 1 ))
 fi
-echo "gtest: $(( ctest_total - ctest_failed )) passed, $ctest_failed failed; lit: $lit_passed passed, $lit_failed failed"
+echo "gtest: $(( ctest_total - ctest_failed )) passed, $ctest_failed failed; lit: $lit_passed passed, $lit_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed"
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
