@@ -186,6 +186,8 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                        << shape.size();
   if (ShapedType::isDynamicShape(shape))
     return emitError() << "#ipu_tile.layout needs a static shape";
+  if (!elementType)
+    return emitError() << "#ipu_tile.layout: the element type did not parse";
   if (!toElementType(elementType))
     return emitError() << "#ipu_tile.layout: element type " << elementType
                        << " is not f32, f16, f8E4M3FN or f8E5M2";

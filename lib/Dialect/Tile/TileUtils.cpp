@@ -25,6 +25,10 @@ FailureOr<::ipu::TargetModel> mlir::ipu_tile::requireTarget(Operation *op) {
 }
 
 std::optional<::ipu::ElementType> mlir::ipu_tile::toElementType(Type type) {
+  // The parser verifies an encoding even after the element type failed to
+  // parse, with a null type (found by the compile fuzzer).
+  if (!type)
+    return std::nullopt;
   if (type.isF32())
     return ::ipu::ElementType::F32;
   if (type.isF16())

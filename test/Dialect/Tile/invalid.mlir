@@ -250,3 +250,11 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 0, 0, 1]
   }
 }
+
+// -----
+
+// An element type that fails to parse reaches the layout's verifier as a
+// null type: an error, not a crash (found by the compile fuzzer).
+// expected-error @+2 {{undefined symbol alias id 'f16'}}
+// expected-error @+1 {{#ipu_tile.layout: the element type did not parse}}
+func.func private @unparsed_element(tensor<8x16x!f16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>>)
