@@ -29,6 +29,8 @@ ninja -C "$build" package-fuzzer compile-fuzzer ipu-opt ipu-translate > /dev/nul
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# The compiler's progress log would only slow the search down.
+export IPU_LOG=${IPU_LOG:-off}
 corpus=$build/fuzz-corpus
 artifacts=$build/fuzz-artifacts
 mkdir -p "$corpus/package" "$corpus/compile" "$artifacts"
