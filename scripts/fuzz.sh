@@ -14,21 +14,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD:-$root/build-sanitize}
 cd "$root"
 
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm \
-    -DIPU_SANITIZE=ON -DIPU_FUZZ=ON > /dev/null || exit 1
-fi
+. "$root/scripts/sanitize-build.sh"
+configure_sanitize_build "$build" || exit 1
 ninja -C "$build" package-fuzzer compile-fuzzer ipu-opt ipu-translate > /dev/null || {
   ninja -C "$build" package-fuzzer compile-fuzzer ipu-opt ipu-translate | tail -20
   exit 1
 }
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The compiler's progress log would only slow the search down.
 export IPU_LOG=${IPU_LOG:-off}
 corpus=$build/fuzz-corpus
