@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/Support/Nesting.h"
 #include "IPU/Translate/ToPackage.h"
 #include "IPU/Transforms/Passes.h"
 
@@ -58,6 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // MLIR's lexer stops at a NUL: give it a terminated copy, as a file read
   // by ipu-opt would be.
   std::string text(reinterpret_cast<const char *>(data), size);
+  // ipu-opt refuses deeper IR before parsing (the parser would overflow the
+  // stack); so does this target.
+  if (::ipu::checkNesting(text))
+    return 0;
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   if (!module)
     return 0;

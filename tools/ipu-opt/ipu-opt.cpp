@@ -1,5 +1,12 @@
 //===- ipu-opt.cpp - The IPU compiler's optimizer driver ------------------===//
+//
+// mlir-opt with the IPU dialects and passes. The input is read here first
+// so that IR nesting deeper than the parser's recursion can take is refused
+// with an error instead of overflowing the stack (IPU/Support/Nesting.h).
+//
+//===----------------------------------------------------------------------===//
 
+#include "IPU/Support/Nesting.h"
 #include "IPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -8,10 +15,16 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
   mlir::DialectRegistry registry;
   registry.insert<mlir::ipu_gemm::IPUGemmDialect, mlir::ipu_tile::IPUTileDialect,
                   mlir::ipu_exchange::IPUExchangeDialect, mlir::func::FuncDialect,
@@ -20,6 +33,32 @@ int main(int argc, char **argv) {
   mlir::ipu::registerAllPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "IPU compiler optimizer driver\n", registry));
+
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "IPU compiler optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &message);
+  if (!input) {
+    llvm::errs() << message << "\n";
+    return 1;
+  }
+  if (std::optional<std::string> tooDeep =
+          ipu::checkNesting(input->getBuffer())) {
+    llvm::errs() << inputFilename << ": error: " << *tooDeep << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &message);
+  if (!output) {
+    llvm::errs() << message << "\n";
+    return 1;
+  }
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }
