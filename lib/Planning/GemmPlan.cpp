@@ -222,14 +222,22 @@ uint32_t syncCount(const GemmPlan &plan, bool gather) {
 /// A lower bound on the total of every variant of a partition: its GEMM at
 /// the fastest weight load and the cheapest partials it may use, its syncs
 /// and one exchange phase's fixed cost.
+/// The partials the op allows: what it accumulates in, and f16 for an f32
+/// accumulation when the user allows it.
+std::vector<ElementType> allowedPartials(const GemmProblem &problem) {
+  if (problem.accType == ElementType::F16)
+    return {ElementType::F16};
+  if (problem.allowHalfPartials)
+    return {ElementType::F32, ElementType::F16};
+  return {ElementType::F32};
+}
+
 uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &problem,
                              const GemmPlan &partition) {
   uint64_t gemm = UINT64_MAX;
-  for (ElementType partials : {ElementType::F32, ElementType::F16}) {
+  for (ElementType partials : allowedPartials(problem)) {
     GemmPlan plan = partition;
     plan.partials = partials;
-    if (checkGemmPlan(target, problem, plan))
-      continue;
     PlanShape shape = shapeOf(problem, plan);
     for (bool swapped : {false, true}) {
       if (swapped && !problem.rhsIsWeight)
@@ -399,13 +407,14 @@ static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
 }
 
 /// Every variant of a partition that can be lowered.
-static std::vector<GemmPlan> variantsOf(const GemmPlan &partition) {
+static std::vector<GemmPlan> variantsOf(const GemmPlan &partition,
+                                        const std::vector<ElementType> &partialsTypes) {
   std::vector<GemmPlan> variants;
   for (bool swapped : {false, true})
     for (MemoryClass weights : {MemoryClass::Standard, MemoryClass::Interleaved})
       for (Reduction reduction : {Reduction::Complete, Reduction::Staged})
         for (bool staging : {false, true})
-          for (ElementType partials : {ElementType::F32, ElementType::F16}) {
+          for (ElementType partials : partialsTypes) {
             if (partition.inner == 1 && reduction == Reduction::Staged)
               continue;
             if (staging && (weights != MemoryClass::Standard || swapped))
@@ -468,6 +477,7 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
     std::vector<GemmPlan> matching;
   };
   std::vector<Partition> partitions;
+  const std::vector<ElementType> partialsTypes = allowedPartials(problem);
   const uint64_t maxRows = std::min<uint64_t>(problem.m, target.tiles);
   for (uint32_t rows = 1; rows <= maxRows; ++rows) {
     uint64_t maxCols = std::min<uint64_t>(problem.n, target.tiles / rows);
@@ -479,7 +489,7 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
         partition.plan.rows = rows;
         partition.plan.cols = cols;
         partition.plan.inner = inner;
-        for (const GemmPlan &plan : variantsOf(partition.plan)) {
+        for (const GemmPlan &plan : variantsOf(partition.plan, partialsTypes)) {
           if (checkGemmPlan(target, problem, plan))
             continue;
           ++search.candidates;
