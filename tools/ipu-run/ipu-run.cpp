@@ -48,8 +48,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 using namespace ipu;
 
@@ -187,15 +191,32 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// Reads a package file, refusing one larger than a package may be before
+/// reading it whole (a pipe, as soon as it has sent more).
 std::optional<std::string> readFile(const std::string &path,
                                     std::vector<uint8_t> &bytes) {
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file)
     return "cannot open '" + path + "': " + std::strerror(errno);
+  auto tooLarge = [&](const std::string &size) {
+    return "'" + path + "' is " + size + " bytes, more than the " +
+           std::to_string(PackageLimits::kMaxBytes) + " a package may have";
+  };
+  struct stat status;
+  if (fstat(fileno(file), &status) == 0 && S_ISREG(status.st_mode) &&
+      uint64_t(status.st_size) > PackageLimits::kMaxBytes) {
+    std::fclose(file);
+    return tooLarge(std::to_string(status.st_size));
+  }
   uint8_t buffer[1 << 16];
   size_t got;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
+    if (got > PackageLimits::kMaxBytes - bytes.size()) {
+      std::fclose(file);
+      return tooLarge("at least " + std::to_string(bytes.size() + got));
+    }
     bytes.insert(bytes.end(), buffer, buffer + got);
+  }
   bool failed = std::ferror(file);
   std::fclose(file);
   if (failed)
@@ -223,6 +244,12 @@ std::optional<std::string> generateInputs(const Package &package, uint64_t seed,
   for (const HostStream &stream : package.streams) {
     if (!stream.toDevice)
       continue;
+    // Validated indices are below the stream count; checked again so that
+    // `index + 1` cannot wrap.
+    if (stream.index >= package.streams.size())
+      return "input stream '" + stream.name + "' has argument index " +
+             std::to_string(stream.index) + ", out of range [0, " +
+             std::to_string(package.streams.size()) + ")";
     if (stream.index >= inputs.size()) {
       inputs.resize(stream.index + 1);
       generated.resize(stream.index + 1, false);
@@ -635,5 +662,16 @@ int main(int argc, char **argv) {
   // so stdout holds only the report lines.
   if (options.quiet)
     log().set_level(spdlog::level::off);
-  return run(options);
+  // The validator bounds what a package can make us allocate, but the host
+  // may still have less; whatever happens, the tool reports and exits 1.
+  try {
+    return run(options);
+  } catch (const std::bad_alloc &) {
+    return fail("out of host memory running '" + options.path + "'");
+  } catch (const std::exception &e) {
+    return fail(std::string("unexpected failure running '") + options.path +
+                "': " + e.what());
+  } catch (...) {
+    return fail("unexpected failure running '" + options.path + "'");
+  }
 }
