@@ -890,6 +890,25 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
       {"reference op 0 ('matmul'): partials type 2 is not f32 or f16"});
 }
 
+TEST(PackageValidate, EveryOutputHasAReferenceOp) {
+  // What `ipu-run --check` refuses: an output no reference op produces
+  // would go unchecked, and the check would still pass.
+  EXPECT_EQ(checkReferenceCoverage(makePackage()), std::nullopt);
+  Package dropped = makePackage();
+  dropped.reference.clear();
+  ASSERT_EQ(validatePackage(dropped, TargetModel::ipu21WithTiles(4)),
+            std::nullopt);
+  EXPECT_EQ(checkReferenceCoverage(dropped),
+            std::optional<std::string>(
+                "output stream 'out' (result 0) is the value of no reference "
+                "op: nothing would compare it"));
+  // An intermediate value does not cover the result it could have been.
+  Package intermediate = makePackage();
+  intermediate.reference[0].result = ReferenceOp::kNoResult;
+  EXPECT_TRUE(contains(checkReferenceCoverage(intermediate),
+                       "output stream 'out' (result 0)"));
+}
+
 TEST(Package, OversizedInputIsRefusedBeforeReading) {
   // The size alone is refused: nothing past the first byte is read.
   uint8_t byte = 0;

@@ -896,3 +896,16 @@ std::optional<std::string> ipu::validatePackage(const Package &package,
                                                 const TargetModel &target) {
   return Validator(package, target).run();
 }
+
+std::optional<std::string> ipu::checkReferenceCoverage(const Package &package) {
+  std::set<uint32_t> results;
+  for (const ReferenceOp &op : package.reference)
+    if (op.result != ReferenceOp::kNoResult)
+      results.insert(op.result);
+  for (const HostStream &stream : package.streams)
+    if (!stream.toDevice && !results.count(stream.index))
+      return "output stream '" + stream.name + "' (result " +
+             to_string(stream.index) +
+             ") is the value of no reference op: nothing would compare it";
+  return std::nullopt;
+}

@@ -170,6 +170,12 @@ uint64_t programFlops(const Package &package);
 std::optional<std::string> validatePackage(const Package &package,
                                            const TargetModel &target);
 
+/// What `ipu-run --check` needs on top of validatePackage: every output
+/// stream's result is the value of some reference op, so that no output
+/// goes unchecked. Returns a message naming the first stream that is not,
+/// or nothing. Expects a package that validates.
+std::optional<std::string> checkReferenceCoverage(const Package &package);
+
 } // namespace ipu
 
 #endif // IPU_PACKAGE_PACKAGE_H
