@@ -869,6 +869,37 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
       },
       {"reference op 1 ('matmul'): value 1048576x1048576xf32 is larger than "
        "the device (4 tiles x 638976 bytes = 2555904 bytes)"});
+  // Intermediate values stay on the host for the ops that read them: all
+  // together no more than the device. Two 600x600 f32 values from a
+  // 600-element column and row (f8), with gemm steps and FLOPs to spare.
+  expectInvalid(
+      [&](Package &p) {
+        addTinyGemm(p);
+        ComputeSet big = p.computeSets[1];
+        big.name = "big";
+        big.operandAddress = {0x80000, 0x80000, 0x50000};
+        big.params[0] = big.params[1] = big.params[2] = 96;
+        p.computeSets.push_back(big);
+        p.program.insert(p.program.begin() + 6, {StepKind::Compute, 2});
+        p.program.insert(p.program.begin() + 6, {StepKind::Compute, 2});
+        p.flops += 4 * 96 * 96 * 96;
+        for (uint32_t i = 0; i < 2; ++i) {
+          HostStream stream;
+          stream.name = i ? "row" : "column";
+          stream.index = 2 + i;
+          stream.type = ElementType::F8E4M3FN;
+          stream.shape = i ? std::vector<int64_t>{1, 600}
+                           : std::vector<int64_t>{600, 1};
+          stream.pieces.push_back({0, 0x80000, 0, 1, 600, 0, 0});
+          p.streams.push_back(stream);
+        }
+        for (unsigned i = 0; i < 2; ++i)
+          p.reference.push_back(
+              {"matmul", {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
+      },
+      {"reference op 2 ('matmul'): intermediate values come to 2880000 bytes "
+       "with this one, more than the device (4 tiles x 638976 bytes = "
+       "2555904 bytes)"});
   // Results the check compares are streamed out, each by one op.
   expectInvalid([](Package &p) { p.program.pop_back(); },
                 {"reference op 0 ('matmul'): result 0 ('out') is never "

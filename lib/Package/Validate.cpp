@@ -841,8 +841,17 @@ private:
         opFlops = UINT64_MAX;
     referenceFlops = saturatingAdd(referenceFlops, opFlops);
     referenceShapes.push_back(shape);
-    if (op.result == ReferenceOp::kNoResult)
+    if (op.result == ReferenceOp::kNoResult) {
+      // ipu-run keeps every intermediate value for the ops that read it; a
+      // checked value is bounded by its result stream instead.
+      intermediateBytes = saturatingAdd(intermediateBytes, valueBytes);
+      if (intermediateBytes > deviceBytes)
+        return where + ": intermediate values come to " +
+               to_string(intermediateBytes) +
+               " bytes with this one, more than the device (" +
+               deviceString() + ")";
       return std::nullopt;
+    }
     auto it = resultStream.find(op.result);
     if (it == resultStream.end())
       return where + ": result " + to_string(op.result) +
@@ -888,6 +897,7 @@ private:
   /// Per result index, the reference op whose value it is, or UINT32_MAX.
   std::vector<uint32_t> resultOwner;
   uint64_t referenceFlops = 0; ///< 2*m*k*n over the ops, saturating.
+  uint64_t intermediateBytes = 0; ///< Values of the ops without a result.
 };
 
 } // namespace

@@ -390,12 +390,16 @@ evaluateReference(const Package &package, const TargetModel &target,
       if (producer >= done.size())
         return what + ": operand " + std::to_string(a) +
                " names a later reference op";
+      // A checkpoint's reference value is released once compared: its
+      // consumers read what the device streamed out (validated to exist).
       uint32_t checkpoint = done[producer].result;
-      if (checkpoint != ReferenceOp::kNoResult && checkpoint < outputs.size() &&
-          !outputs[checkpoint].bytes.empty())
+      if (checkpoint == ReferenceOp::kNoResult)
+        operand[a] = done[producer].values;
+      else if (checkpoint < outputs.size() && !outputs[checkpoint].bytes.empty())
         operand[a] = decode(outputs[checkpoint]);
       else
-        operand[a] = done[producer].values;
+        return what + ": operand " + std::to_string(a) + " is result " +
+               std::to_string(checkpoint) + ", which was never streamed out";
       shape[a] = done[producer].shape;
       inType = package.reference[producer].type;
       continue;
@@ -708,6 +712,12 @@ int run(const Options &options) {
                   (unsigned long long)checkpoint.mismatches,
                   checkpoint.keys(false).c_str());
     comparison.add(checkpoint, index);
+    // A checkpoint's consumers read the device's value: its reference is
+    // done with, so only intermediate values stay in host memory.
+    if (reference.result != ReferenceOp::kNoResult) {
+      reference.values = std::vector<float>();
+      reference.roundingScale = std::vector<float>();
+    }
     references.push_back(std::move(reference));
   }
   log().info("evaluated host reference ops={} elapsed_ms={:.0f}",

@@ -129,8 +129,8 @@ struct PackageLimits {
   /// Dimensions of a host tensor (the compiler emits 2-D tensors).
   static constexpr size_t kMaxTensorRank = 8;
   /// Per phase, the schedule's runs counted once per destination tile of
-  /// their transfer: the receive intervals checkSchedule sorts. 32x the
-  /// 500k single-destination transfers of a full-chip phase.
+  /// their transfer: the receive intervals checkSchedule sorts. Over 30x
+  /// a full-chip phase of 500k single-destination transfers.
   static constexpr uint64_t kMaxPhaseReceives = uint64_t(1) << 24;
 };
 
