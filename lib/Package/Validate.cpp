@@ -681,10 +681,42 @@ private:
     if (exchanges == 0 || (computes == 0 && exchanges == 1))
       return std::nullopt;
 
+    // A compute set or phase run again in the superstep touches the same
+    // bytes under another step number, so its first run meets every range a
+    // repeat would (compute sets never race each other): only first runs
+    // are swept, which keeps the touches within the package's own tables
+    // however long the superstep. A phase run twice writes its bytes twice,
+    // a race by itself.
+    std::map<std::pair<StepKind, uint32_t>, size_t> firstRun;
     std::vector<Touch> touches;
     for (size_t i = first; i < last; ++i) {
       const Step &step = package.program[i];
       uint32_t index = static_cast<uint32_t>(i);
+      if (step.kind != StepKind::Compute && step.kind != StepKind::Exchange)
+        continue;
+      auto [run, inserted] = firstRun.try_emplace({step.kind, step.index}, i);
+      if (!inserted) {
+        const PackagePhase *phase = step.kind == StepKind::Exchange
+                                        ? &package.phases[step.index]
+                                        : nullptr;
+        if (!phase || phase->phase.size() == 0)
+          continue;
+        // Named by its first write in (tile, address) order, as the sweep
+        // would.
+        const ExchangePhase &transfers = phase->phase;
+        std::tuple<uint32_t, uint64_t, uint64_t> write{UINT32_MAX, 0, 0};
+        for (size_t t = 0; t < transfers.size(); ++t)
+          for (const uint32_t *d = transfers.destinationsBegin(t),
+                              *end = transfers.destinationsEnd(t);
+               d != end; ++d)
+            write = std::min(write, {*d, phase->destAddress[t],
+                                     uint64_t(transfers.words[t]) * 4});
+        return "program steps " + stepLabel(run->second) + " and " +
+               stepLabel(i) + " both touch tile " +
+               to_string(std::get<0>(write)) + " bytes " +
+               rangeString(std::get<1>(write), std::get<2>(write)) +
+               " with no sync between them";
+      }
       if (step.kind == StepKind::Compute) {
         const ComputeSet &computeSet = package.computeSets[step.index];
         const KernelSpec &kernel = *lookupKernel(computeSet.kernel);
