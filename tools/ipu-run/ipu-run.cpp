@@ -545,9 +545,12 @@ std::optional<std::string> compare(const Package &package,
     comparison.maximumAbsoluteError =
         std::max(comparison.maximumAbsoluteError, error);
     comparison.mismatches += pass ? 0 : 1;
-    // Past its allowance when > 1, infinitely for a non-finite mismatch;
-    // allowed > 0, since atol is at least 1e-4.
+    // Past its allowance when > 1, infinitely for a non-finite mismatch
+    // (whose allowance may itself be infinite); allowed > 0, since atol is
+    // at least 1e-4.
     double ratio = error / allowed;
+    if (!pass && !(ratio > 1))
+      ratio = HUGE_VAL;
     if (ratio > comparison.worstRatio) {
       comparison.worstRatio = ratio;
       comparison.worstDevice = d;
