@@ -51,9 +51,17 @@ std::optional<std::string> checkReduceParams(const int64_t *params) {
 
 uint64_t reduceOperandBytes(const int64_t *params, unsigned operand) {
   int64_t m = params[ReduceM], n = params[ReduceN], count = params[ReduceCount];
-  if (operand == ReduceInput)
-    return static_cast<uint64_t>(m) *
-           rowPitch(n * count, static_cast<ElementType>(params[ReduceIn]));
+  if (operand == ReduceInput) {
+    // m x n x count elements may need more than 64 bits: saturate, so that
+    // the size is refused as too large rather than wrapped into range.
+    uint64_t bytes;
+    if (__builtin_mul_overflow(
+            static_cast<uint64_t>(m),
+            rowPitch(n * count, static_cast<ElementType>(params[ReduceIn])),
+            &bytes))
+      return UINT64_MAX;
+    return bytes;
+  }
   if (operand == ReduceOutput)
     return static_cast<uint64_t>(m) *
            rowPitch(n, static_cast<ElementType>(params[ReduceOut]));

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace ipu;
@@ -511,7 +512,8 @@ TEST(PackageValidate, Streams) {
       [](Package &p) {
         p.streams[0].shape = {1 << 30, 1 << 30};
       },
-      {"larger than 2^48"});
+      {"stream 'lhs': tensor 1073741824x1073741824xf16 is larger than the "
+       "device (4 tiles x 638976 bytes = 2555904 bytes)"});
   expectInvalid(
       [](Package &p) {
         HostStream again = p.streams[0];
@@ -618,8 +620,11 @@ TEST(PackageValidate, Reference) {
                 {"value type f16 differs from result stream 'out' (f32)"});
   // An intermediate value followed by an op that reads it: the second
   // product is [8x8] x [8x16] -> [8x16], which no result stream carries.
+  // (A second gemm step, since each op checks a matmul of the program.)
   expectInvalid(
       [](Package &p) {
+        p.program.insert(p.program.begin() + 3, {StepKind::Compute, 0});
+        p.flops *= 2;
         p.reference[0].result = ReferenceOp::kNoResult;
         p.reference.push_back({"matmul",
                                {ReferenceOp::kReferenceValue + 0, 1},
@@ -627,6 +632,336 @@ TEST(PackageValidate, Reference) {
                                ElementType::F32});
       },
       {"reference op 1 ('matmul'): shapes 8x8 (reference op 0) x 16x8"});
+}
+
+// Packages that used to validate and then crash ipu-run or exhaust the
+// host: every count, size and index is bounded before anything is sized
+// with it, and the refusal names the field and the value.
+TEST(PackageValidate, StreamIndicesStayBelowTheStreamCount) {
+  // resize(index + 1) wrapped to 0 in the simulator and ipu-run.
+  expectInvalid([](Package &p) { p.streams[1].index = 0xFFFFFFFF; },
+                {"stream 'rhs': argument index 4294967295 is out of range "
+                 "[0, 2) (the package has 2 input streams)"});
+  expectInvalid(
+      [](Package &p) {
+        p.streams[2].index = 0xFFFFFFFF;
+        p.reference.clear();
+      },
+      {"stream 'out': result index 4294967295 is out of range [0, 1) (the "
+       "package has 1 output stream)"});
+  // Dense, not merely small: ipu-run keeps a table per argument.
+  expectInvalid([](Package &p) { p.streams[1].index = 2; },
+                {"stream 'rhs': argument index 2 is out of range [0, 2)"});
+}
+
+TEST(PackageValidate, HostTensorsFitTheDevice) {
+  // 16 GB of f16, within the old 2^48-byte bound: ipu-run died of
+  // std::bad_alloc generating it.
+  expectInvalid(
+      [](Package &p) {
+        p.streams[0].shape = {2000000, 4000};
+        p.reference.clear();
+      },
+      {"stream 'lhs': tensor 2000000x4000xf16 is larger than the device (4 "
+       "tiles x 638976 bytes = 2555904 bytes)"});
+  // Extents whose product overflows 64 bits.
+  expectInvalid(
+      [](Package &p) {
+        p.streams[2].shape = {INT64_MAX, INT64_MAX};
+        p.reference.clear();
+      },
+      {"stream 'out': tensor", "is larger than the device"});
+  expectInvalid(
+      [](Package &p) { p.streams[0].shape = std::vector<int64_t>(9, 1); },
+      {"stream 'lhs': shape has 9 dimensions, more than 8"});
+}
+
+TEST(PackageValidate, SmallPackagesCannotClaimLargeStreams) {
+  // The attack: a 3 KB package for ipu21 whose six output streams each
+  // claim a 14000x16000 f32 tensor (within the device's 940 MB) but move
+  // a few KB. ipu-run used 5.3 GB and 15 s filling and decoding them.
+  TargetModel ipu21 = TargetModel::ipu21();
+  auto retarget = [&](Package &p) {
+    p.target = ipu21.name;
+    p.tiles = ipu21.tiles;
+    p.phases[0].phase.tiles = ipu21.tiles;
+  };
+  Package package = makePackage();
+  retarget(package);
+  ASSERT_EQ(validatePackage(package, ipu21), std::nullopt);
+  expectInvalid(
+      [&](Package &p) {
+        retarget(p);
+        p.reference.clear();
+        for (uint32_t i = 0; i < 6; ++i) {
+          HostStream out = p.streams[2];
+          out.name = "out" + std::to_string(i);
+          out.index = i;
+          out.shape = {14000, 16000};
+          p.streams.push_back(out);
+          p.program.push_back(
+              {StepKind::StreamOut, uint32_t(p.streams.size() - 1)});
+        }
+        p.streams.erase(p.streams.begin() + 2);
+        p.program.erase(p.program.begin() + 6);
+        for (Step &step : p.program)
+          if (step.kind == StepKind::StreamOut)
+            --step.index;
+      },
+      {"stream 'out0': pieces move 256 bytes, fewer than the 896000000 of "
+       "tensor 14000x16000xf32"},
+      ipu21);
+  // A stream may not move more to one tile than the tile holds, however
+  // many pieces it takes: 2497 copies of a 256-byte piece on tile 0.
+  expectInvalid(
+      [](Package &p) {
+        for (unsigned i = 0; i < 2496; ++i)
+          p.streams[1].pieces.push_back(p.streams[1].pieces[0]);
+      },
+      {"stream 'rhs' piece 2499 (tile 0): the stream moves 639232 bytes to "
+       "tile 0 in all, more than its 638976 bytes of memory"});
+  // A strided row whose host span wrapped 64 bits to 2 bytes: (2^16 + 1)
+  // f16 elements 2^48 apart. Accepted before; the simulator refused it.
+  expectInvalid(
+      [](Package &p) {
+        StreamPiece &piece = p.streams[0].pieces[0];
+        piece.rows = 1;
+        piece.rowBytes = 2 * ((1 << 16) + 1);
+        piece.hostElementStride = uint64_t(1) << 48;
+      },
+      {"stream 'lhs' piece 0 (tile 0): host element stride 281474976710656 "
+       "is out of range [2, 256]"});
+}
+
+TEST(PackageValidate, ComputeSetsHaveAVertexPerTileAtMost) {
+  expectInvalid(
+      [](Package &p) {
+        ComputeSet &mm = p.computeSets[0];
+        mm.tiles.push_back(0);
+      },
+      {"compute set 'mm.partials': 5 vertices, more than the target's 4 "
+       "tiles"});
+}
+
+TEST(PackageValidate, PhasesMoveNoMoreThanTheDeviceHolds) {
+  // One transfer larger than a tile.
+  expectInvalid(
+      [](Package &p) {
+        p.phases[0].phase.words[0] = 200000;
+        p.phases[0].schedule = scheduleSequential(p.phases[0].phase);
+      },
+      {"phase 'gather' transfer 0 from tile 0: 200000 words (800000 bytes) "
+       "are more than a tile holds (638976 bytes)"});
+  // Two whole-tile broadcasts to every tile: twice the device.
+  expectInvalid(
+      [](Package &p) {
+        PackagePhase phase;
+        phase.name = "twice";
+        phase.phase.tiles = 4;
+        for (unsigned i = 0; i < 2; ++i) {
+          phase.phase.addTransfer(i, 638976 / 4, {0, 1, 2, 3});
+          phase.sourceAddress.push_back(0x4C000);
+          phase.destAddress.push_back(0x4C000);
+        }
+        phase.schedule = scheduleSequential(phase.phase);
+        p.phases.push_back(phase);
+      },
+      {"phase 'twice': transfers write 1277952 words over their "
+       "destinations, more than the device holds (638976 words: 4 tiles x "
+       "638976 bytes = 2555904 bytes)"});
+  // More runs than words: each run sends at least one.
+  expectInvalid(
+      [](Package &p) {
+        for (unsigned i = 0; i < 100; ++i)
+          p.phases[0].schedule.runs.push_back({0, 0, 1, 0});
+      },
+      {"phase 'gather': schedule has 105 runs, more than the 67 words its "
+       "transfers send"});
+  // One whole-tile broadcast to all 1472 tiles, sent a word per run: a
+  // 2.5 MB package whose schedule check would sort 235M intervals (5.6 GB).
+  TargetModel ipu21 = TargetModel::ipu21();
+  Package package;
+  package.target = ipu21.name;
+  package.tiles = ipu21.tiles;
+  PackagePhase wide;
+  wide.name = "wide";
+  wide.phase.tiles = ipu21.tiles;
+  std::vector<uint32_t> everyTile(ipu21.tiles);
+  for (uint32_t tile = 0; tile < ipu21.tiles; ++tile)
+    everyTile[tile] = tile;
+  uint32_t words = ipu21.tileMemoryBytes / 4;
+  wide.phase.addTransfer(0, words, everyTile);
+  wide.sourceAddress = {0x4C000};
+  wide.destAddress = {0x4C000};
+  for (uint32_t w = 0; w < words; ++w)
+    wide.schedule.runs.push_back({0, w, 1, w});
+  package.phases.push_back(std::move(wide));
+  package.program = {{StepKind::Exchange, 0}};
+  auto error = validatePackage(package, ipu21);
+  EXPECT_TRUE(contains(error, "phase 'wide': schedule has 235143168 receive "
+                              "intervals (runs times their destinations), "
+                              "more than the 16777216 a phase may have"))
+      << error.value_or("accepted");
+}
+
+TEST(PackageValidate, ProgramStepsAreBounded) {
+  expectInvalid(
+      [](Package &p) {
+        p.program.resize(PackageLimits::kMaxProgramSteps + 1,
+                         {StepKind::Sync, 0});
+      },
+      {"program has 16777217 steps, more than the 16777216 a package may "
+       "have"});
+}
+
+TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
+  // Each op checks a matmul the program computes: one op per gemm step at
+  // most, and no more FLOPs than the program performs.
+  expectInvalid(
+      [](Package &p) { p.reference.push_back(p.reference[0]); },
+      {"package has 2 reference ops, more than its program's 1 gemm compute "
+       "step (each op checks a matmul the program computes)"});
+  // A second, 1x1x1 gemm step makes room for a second op, not for its
+  // 2 x 8 x 16 x 8 FLOPs.
+  auto addTinyGemm = [](Package &p) {
+    ComputeSet tiny;
+    tiny.name = "tiny";
+    tiny.kernel = "gemm";
+    tiny.tiles = {0};
+    tiny.operandAddress = {kLhs, kRhs, 0x50000};
+    tiny.params = {1,
+                   1,
+                   1,
+                   int64_t(ElementType::F16),
+                   int64_t(ElementType::F32),
+                   int64_t(ElementType::F32),
+                   int64_t(MemoryClass::Interleaved)};
+    p.computeSets.push_back(tiny);
+    p.program.insert(p.program.begin() + 6, {StepKind::Compute, 1});
+    p.flops += 2;
+  };
+  expectInvalid(
+      [&](Package &p) {
+        addTinyGemm(p);
+        p.reference.push_back(
+            {"matmul", {0, 1}, ReferenceOp::kNoResult, ElementType::F32});
+      },
+      {"reference ops compute 4096 FLOPs (2*m*k*n), more than the 2050 the "
+       "program performs"});
+  // The value of an op is held on the host: [2^20 x 1] x [1 x 2^20] f8
+  // would be 4 TB of f32.
+  expectInvalid(
+      [&](Package &p) {
+        addTinyGemm(p);
+        for (uint32_t i = 0; i < 2; ++i) {
+          HostStream column;
+          column.name = i ? "row" : "column";
+          column.index = 2 + i;
+          column.type = ElementType::F8E4M3FN;
+          column.shape = i ? std::vector<int64_t>{1, 1 << 20}
+                           : std::vector<int64_t>{1 << 20, 1};
+          for (uint32_t tile = 0; tile < 4; ++tile)
+            column.pieces.push_back(
+                {tile, 0x80000, uint64_t(tile) << 18, 1, 1 << 18, 0, 0});
+          p.streams.push_back(column);
+        }
+        p.reference.push_back(
+            {"matmul", {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
+      },
+      {"reference op 1 ('matmul'): value 1048576x1048576xf32 is larger than "
+       "the device (4 tiles x 638976 bytes = 2555904 bytes)"});
+  // Intermediate values stay on the host for the ops that read them: all
+  // together no more than the device. Two 600x600 f32 values from a
+  // 600-element column and row (f8), with gemm steps and FLOPs to spare.
+  expectInvalid(
+      [&](Package &p) {
+        addTinyGemm(p);
+        ComputeSet big = p.computeSets[1];
+        big.name = "big";
+        big.operandAddress = {0x80000, 0x80000, 0x50000};
+        big.params[0] = big.params[1] = big.params[2] = 96;
+        p.computeSets.push_back(big);
+        p.program.insert(p.program.begin() + 6, {StepKind::Compute, 2});
+        p.program.insert(p.program.begin() + 6, {StepKind::Compute, 2});
+        p.flops += 4 * 96 * 96 * 96;
+        for (uint32_t i = 0; i < 2; ++i) {
+          HostStream stream;
+          stream.name = i ? "row" : "column";
+          stream.index = 2 + i;
+          stream.type = ElementType::F8E4M3FN;
+          stream.shape = i ? std::vector<int64_t>{1, 600}
+                           : std::vector<int64_t>{600, 1};
+          stream.pieces.push_back({0, 0x80000, 0, 1, 600, 0, 0});
+          p.streams.push_back(stream);
+        }
+        for (unsigned i = 0; i < 2; ++i)
+          p.reference.push_back(
+              {"matmul", {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
+      },
+      {"reference op 2 ('matmul'): intermediate values come to 2880000 bytes "
+       "with this one, more than the device (4 tiles x 638976 bytes = "
+       "2555904 bytes)"});
+  // Results the check compares are streamed out, each by one op.
+  expectInvalid([](Package &p) { p.program.pop_back(); },
+                {"reference op 0 ('matmul'): result 0 ('out') is never "
+                 "streamed out by the program"});
+  expectInvalid(
+      [&](Package &p) {
+        addTinyGemm(p);
+        p.reference.push_back(p.reference[0]);
+        p.flops = 2 * 2048;
+        p.computeSets[1] = p.computeSets[0];
+      },
+      {"reference op 1 ('matmul'): result 0 ('out') is already the value of "
+       "reference op 0"});
+  expectInvalid([](Package &p) { p.reference[0].type = ElementType(7); },
+                {"reference op 0 ('matmul'): value type 7 is not an element "
+                 "type"});
+  expectInvalid(
+      [](Package &p) { p.reference[0].partials = ElementType::F8E4M3FN; },
+      {"reference op 0 ('matmul'): partials type 2 is not f32 or f16"});
+}
+
+TEST(PackageValidate, EveryOutputHasAReferenceOp) {
+  // What `ipu-run --check` refuses: an output no reference op produces
+  // would go unchecked, and the check would still pass.
+  EXPECT_EQ(checkReferenceCoverage(makePackage()), std::nullopt);
+  Package dropped = makePackage();
+  dropped.reference.clear();
+  ASSERT_EQ(validatePackage(dropped, TargetModel::ipu21WithTiles(4)),
+            std::nullopt);
+  EXPECT_EQ(checkReferenceCoverage(dropped),
+            std::optional<std::string>(
+                "output stream 'out' (result 0) is the value of no reference "
+                "op: nothing would compare it"));
+  // An intermediate value does not cover the result it could have been.
+  Package intermediate = makePackage();
+  intermediate.reference[0].result = ReferenceOp::kNoResult;
+  EXPECT_TRUE(contains(checkReferenceCoverage(intermediate),
+                       "output stream 'out' (result 0)"));
+}
+
+TEST(Package, OversizedInputIsRefusedBeforeReading) {
+  // The size alone is refused: nothing past the first byte is read.
+  uint8_t byte = 0;
+  Package loaded;
+  auto error =
+      deserializePackage(&byte, PackageLimits::kMaxBytes + 8, loaded);
+  EXPECT_TRUE(contains(error, "corrupt package: 1073741832 bytes is more "
+                              "than the 1073741824 a package may have"))
+      << error.value_or("accepted");
+  // A sparse file of that size is refused on its size, unread.
+  TempDir dir;
+  std::string path = dir.path + "/huge.ipuexe";
+  std::FILE *file = std::fopen(path.c_str(), "wb");
+  ASSERT_TRUE(file);
+  ASSERT_EQ(ftruncate(fileno(file), off_t(PackageLimits::kMaxBytes) + 8), 0);
+  std::fclose(file);
+  error = readPackageFile(path, loaded);
+  EXPECT_TRUE(contains(error, "package '" + path +
+                                  "' is 1073741832 bytes, more than the "
+                                  "1073741824 a package may have"))
+      << error.value_or("accepted");
 }
 
 TEST(PackageValidate, FlopsComeFromTheProgram) {
@@ -774,6 +1109,37 @@ TEST(PackageValidate, DisjointFootprintsNeedNoSync) {
   Package streamed = makePackage();
   streamed.program.erase(streamed.program.begin() + 5);
   EXPECT_EQ(validatePackage(streamed, target), std::nullopt);
+}
+
+TEST(PackageValidate, LongSuperstepsCostWhatTheirEntriesDo) {
+  // Four million runs of a copy beside the gather, on bytes it does not
+  // touch: legal, and swept once, not once per run (that was 8M byte
+  // ranges sorted, and with a 1472-vertex set a 1 MB package could ask
+  // for gigabytes).
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  Package package = makePackage();
+  uint32_t copy = addCopy(package, "aside", 1, kLhs, 0x50000, 64);
+  package.program.insert(package.program.begin() + 5, size_t(1) << 22,
+                         {StepKind::Compute, copy});
+  // Peak memory, not time, tells the two apart: one byte range per run
+  // would add 256 MB. (Run alone, as ctest does; after other tests the
+  // peak may already be higher and the figure 0.)
+  auto peakBytes = [] {
+    rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return uint64_t(usage.ru_maxrss) * 1024;
+  };
+  uint64_t before = peakBytes();
+  auto begin = std::chrono::steady_clock::now();
+  EXPECT_EQ(validatePackage(package, target), std::nullopt)
+      << *validatePackage(package, target);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - begin)
+                  .count();
+  uint64_t grown = peakBytes() - before;
+  RecordProperty("validateMs", std::to_string(ms));
+  RecordProperty("peakGrowthBytes", std::to_string(grown));
+  EXPECT_LT(grown, uint64_t(64) << 20);
 }
 
 TEST(PackageValidate, TwoPhasesShareBytesOnlyToReadThem) {

@@ -409,6 +409,15 @@ TEST(SimulatorTest, MalformedPackageFailsWithoutCrashing) {
   ASSERT_TRUE(error);
   EXPECT_NE(error->find("destination"), std::string::npos) << *error;
 
+  // A result index of 2^32 - 1 made `index + 1` wrap to 0 and crashed.
+  p = c.package;
+  p.streams[2].index = 0xFFFFFFFF;
+  error = simulate(p, c.target, c.inputs, result);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("result index 4294967295 is out of range [0, 3)"),
+            std::string::npos)
+      << *error;
+
   p = c.package;
   p.computeSets[0].kernel = "nonsense";
   error = simulate(p, c.target, c.inputs, result);

@@ -22,6 +22,8 @@
 #include <exception>
 #include <new>
 
+#include <sys/stat.h>
+
 using namespace ipu;
 
 namespace {
@@ -324,6 +326,11 @@ std::optional<std::string> parse(const uint8_t *data, size_t size,
                                  Package &package) {
   if (size == 0)
     return std::string("empty input");
+  // Checked before the copy below, which would otherwise be the first thing
+  // a hostile size allocates.
+  if (size > PackageLimits::kMaxBytes)
+    return std::to_string(size) + " bytes is more than the " +
+           std::to_string(PackageLimits::kMaxBytes) + " a package may have";
   if (size % sizeof(capnp::word) != 0)
     return std::to_string(size) +
            " bytes is not a whole number of 8-byte words (truncated?)";
@@ -414,13 +421,30 @@ std::optional<std::string> ipu::readPackageFile(const std::string &path,
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file)
     return "cannot open package '" + path + "': " + std::strerror(errno);
-  // Read in chunks: the path may be a pipe or a device without a size.
+  auto tooLarge = [&](const std::string &size) {
+    return "package '" + path + "' is " + size + " bytes, more than the " +
+           std::to_string(PackageLimits::kMaxBytes) + " a package may have";
+  };
+  // A regular file says its size: refuse it before reading any of it.
+  struct stat status;
+  if (fstat(fileno(file), &status) == 0 && S_ISREG(status.st_mode) &&
+      uint64_t(status.st_size) > PackageLimits::kMaxBytes) {
+    std::fclose(file);
+    return tooLarge(std::to_string(status.st_size));
+  }
+  // Read in chunks: the path may be a pipe or a device without a size, so
+  // the bound is also kept while reading.
   std::vector<uint8_t> bytes;
   uint8_t chunk[1 << 16];
   size_t got;
   errno = 0;
-  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
+  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0) {
+    if (got > PackageLimits::kMaxBytes - bytes.size()) {
+      std::fclose(file);
+      return tooLarge("at least " + std::to_string(bytes.size() + got));
+    }
     bytes.insert(bytes.end(), chunk, chunk + got);
+  }
   int readErrno = errno;
   bool failed = std::ferror(file);
   std::fclose(file);

@@ -6,6 +6,13 @@
 // on what earlier checks established (e.g. a phase's tile count is checked
 // before ExchangePhase::validate sizes a per-tile table with it).
 //
+// Nothing a package says may make a tool allocate or loop beyond what the
+// package's own size and the target justify: every count, size and index is
+// bounded (PackageLimits, the device's tiles x tileMemoryBytes, the
+// package's own tables) before anything is sized with it, and arithmetic on
+// package fields is checked for overflow, so that no wrapped value passes a
+// bound. docs/Design.md has the table of bounds.
+//
 // It also checks what the report and the simulator's semantics take on
 // trust: the FLOPs the package claims, bulk-synchronous legality between
 // the steps of a superstep, and that no phase overwrites what it sends
@@ -25,6 +32,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace ipu;
@@ -38,8 +46,28 @@ std::string hex(uint64_t value) {
   return buffer;
 }
 
+/// a * b and a + b on package fields: false when the exact result does not
+/// fit in 64 bits, so that a wrapped value never passes a bound.
+bool multiply(uint64_t a, uint64_t b, uint64_t &result) {
+  return !__builtin_mul_overflow(a, b, &result);
+}
+bool add(uint64_t a, uint64_t b, uint64_t &result) {
+  return !__builtin_add_overflow(a, b, &result);
+}
+/// a + b, or UINT64_MAX when it does not fit: for sums that are only
+/// compared with a bound, and for the ends of ranges in messages.
+uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t sum;
+  return add(a, b, sum) ? sum : UINT64_MAX;
+}
+
+/// "1 input stream", "2 input streams".
+std::string countOf(uint64_t count, const std::string &noun) {
+  return to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 std::string rangeString(uint64_t address, uint64_t bytes) {
-  return "[" + hex(address) + ", " + hex(address + bytes) + ")";
+  return "[" + hex(address) + ", " + hex(saturatingAdd(address, bytes)) + ")";
 }
 
 std::string typeString(const HostStream &stream) {
@@ -74,11 +102,19 @@ public:
     memoryBase = std::min(target.standard.base, target.interleaved.base);
     memoryEnd =
         std::max<uint64_t>(target.standard.end(), target.interleaved.end());
+    deviceBytes = uint64_t(target.tiles) * target.tileMemoryBytes;
   }
 
   std::optional<std::string> run() {
     if (auto error = checkHeader())
       return error;
+    if (package.program.size() > PackageLimits::kMaxProgramSteps)
+      return "program has " + to_string(package.program.size()) +
+             " steps, more than the " +
+             to_string(PackageLimits::kMaxProgramSteps) + " a package may have";
+    for (const HostStream &stream : package.streams)
+      ++(stream.toDevice ? inputStreams : outputStreams);
+    streamBytes.assign(target.tiles, 0);
     for (size_t i = 0; i < package.streams.size(); ++i)
       if (auto error = checkStream(package.streams[i]))
         return error;
@@ -94,9 +130,24 @@ public:
       return error;
     if (auto error = checkSupersteps())
       return error;
+    // Each reference op checks one matmul of the program, which at least one
+    // gemm step computes: ipu-run evaluates no more ops, and no more FLOPs,
+    // than the simulator runs.
+    if (package.reference.size() > gemmSteps)
+      return "package has " + to_string(package.reference.size()) +
+             " reference ops, more than its program's " +
+             countOf(gemmSteps, "gemm compute step") +
+             " (each op checks a matmul the program computes)";
+    resultOwner.assign(outputStreams, UINT32_MAX);
     for (size_t i = 0; i < package.reference.size(); ++i)
       if (auto error = checkReference(i))
         return error;
+    if (referenceFlops > flops)
+      return "reference ops compute " +
+             (referenceFlops == UINT64_MAX ? std::string("at least 2^64 - 1")
+                                           : to_string(referenceFlops)) +
+             " FLOPs (2*m*k*n), more than the " + to_string(flops) +
+             " the program performs";
     return std::nullopt;
   }
 
@@ -110,6 +161,13 @@ private:
                            uint64_t bytes) {
     return address >= region.base && address <= region.end() &&
            bytes <= region.end() - address;
+  }
+
+  /// The device's memory, for messages about what it cannot hold.
+  std::string deviceString() const {
+    return to_string(target.tiles) + " tiles x " +
+           to_string(target.tileMemoryBytes) + " bytes = " +
+           to_string(deviceBytes) + " bytes";
   }
 
   std::optional<std::string> checkHeader() {
@@ -133,18 +191,33 @@ private:
              to_string(unsigned(stream.type));
     if (stream.shape.empty())
       return prefix + ": empty shape";
-    // Keep the tensor size far from overflow; no host tensor is 2^48 bytes.
-    constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 48;
-    uint64_t tensorBytes = elementBytes(stream.type);
-    for (size_t d = 0; d < stream.shape.size(); ++d) {
-      int64_t extent = stream.shape[d];
-      if (extent <= 0)
+    if (stream.shape.size() > PackageLimits::kMaxTensorRank)
+      return prefix + ": shape has " + to_string(stream.shape.size()) +
+             " dimensions, more than " +
+             to_string(PackageLimits::kMaxTensorRank);
+    for (size_t d = 0; d < stream.shape.size(); ++d)
+      if (stream.shape[d] <= 0)
         return prefix + ": dimension " + to_string(d) + " has extent " +
-               to_string(extent);
-      if (uint64_t(extent) > kMaxTensorBytes / tensorBytes)
-        return prefix + ": tensor is larger than 2^48 bytes";
-      tensorBytes *= uint64_t(extent);
-    }
+               to_string(stream.shape[d]);
+    // The simulator and ipu-run allocate the host tensor: it must be one
+    // the device could hold, whatever the pieces say.
+    uint64_t tensorBytes = elementBytes(stream.type);
+    for (int64_t extent : stream.shape)
+      if (!multiply(tensorBytes, uint64_t(extent), tensorBytes) ||
+          tensorBytes > deviceBytes)
+        return prefix + ": tensor " + typeString(stream) +
+               " is larger than the device (" + deviceString() + ")";
+
+    // ipu-run and the simulator keep a table by argument and by result
+    // index: indices stay dense, below the number of streams that can carry
+    // one.
+    uint64_t streams = stream.toDevice ? inputStreams : outputStreams;
+    if (stream.index >= streams)
+      return prefix + ": " + (stream.toDevice ? "argument" : "result") +
+             " index " + to_string(stream.index) + " is out of range [0, " +
+             to_string(streams) + ") (the package has " +
+             countOf(streams, stream.toDevice ? "input stream" : "output stream") +
+             ")";
 
     // Several streams may carry one argument or result (e.g. to different
     // layouts), but they must agree on what the host tensor is.
@@ -157,6 +230,8 @@ private:
              " but stream '" + it->second->name + "' has it as " +
              typeString(*it->second);
 
+    uint64_t moved = 0; ///< Bytes the pieces move, over all tiles.
+    std::vector<uint32_t> tilesMoved;
     for (size_t p = 0; p < stream.pieces.size(); ++p) {
       const StreamPiece &piece = stream.pieces[p];
       std::string where = prefix + " piece " + to_string(p);
@@ -176,14 +251,14 @@ private:
                  " are not whole " + std::string(elementTypeName(stream.type)) +
                  " elements";
         if (piece.hostElementStride < element ||
-            piece.hostElementStride > kMaxTensorBytes)
+            piece.hostElementStride > tensorBytes)
           return where + ": host element stride " +
-                 to_string(piece.hostElementStride) + " is out of range";
+                 to_string(piece.hostElementStride) + " is out of range [" +
+                 to_string(element) + ", " + to_string(tensorBytes) + "]";
         uint64_t elements = piece.rowBytes / element;
-        hostRowSpan = (elements - 1) * piece.hostElementStride + element;
-        if (hostRowSpan > kMaxTensorBytes)
-          return where + ": host range is larger than the tensor (" +
-                 to_string(tensorBytes) + " bytes)";
+        if (!multiply(elements - 1, piece.hostElementStride, hostRowSpan))
+          hostRowSpan = UINT64_MAX; // Refused with the host span below.
+        hostRowSpan = saturatingAdd(hostRowSpan, element);
       }
       if (rowsAfterFirst > 0 && piece.rowBytes > piece.tilePitch)
         return where + ": row bytes " + to_string(piece.rowBytes) +
@@ -192,26 +267,49 @@ private:
           piece.rowBytes > piece.hostPitch)
         return where + ": row bytes " + to_string(piece.rowBytes) +
                " exceed the host pitch " + to_string(piece.hostPitch);
-      uint64_t tileSpan = rowsAfterFirst * piece.tilePitch + piece.rowBytes;
-      if (!insideTileMemory(piece.address, tileSpan))
+      uint64_t tileSpan;
+      if (!multiply(rowsAfterFirst, piece.tilePitch, tileSpan) ||
+          !add(tileSpan, piece.rowBytes, tileSpan) ||
+          !insideTileMemory(piece.address, tileSpan))
         return where + ": tile range " + rangeString(piece.address, tileSpan) +
                " lies outside tile memory";
       if (!insideRegion(target.standard, piece.address, tileSpan) &&
           !insideRegion(target.interleaved, piece.address, tileSpan))
         return where + ": tile range " + rangeString(piece.address, tileSpan) +
                " does not lie inside one memory region";
-      if (rowsAfterFirst > 0 &&
-          piece.hostPitch > (kMaxTensorBytes - hostRowSpan) / rowsAfterFirst)
-        return where + ": host range is larger than the tensor (" +
-               to_string(tensorBytes) + " bytes)";
-      uint64_t hostSpan = rowsAfterFirst * piece.hostPitch + hostRowSpan;
+      uint64_t hostSpan;
+      if (!multiply(rowsAfterFirst, piece.hostPitch, hostSpan))
+        hostSpan = UINT64_MAX;
+      hostSpan = saturatingAdd(hostSpan, hostRowSpan);
       if (piece.hostOffset > tensorBytes ||
           hostSpan > tensorBytes - piece.hostOffset)
         return where + ": host range [" + to_string(piece.hostOffset) + ", " +
-               to_string(piece.hostOffset + hostSpan) +
+               to_string(saturatingAdd(piece.hostOffset, hostSpan)) +
                ") lies outside the tensor (" + to_string(tensorBytes) +
                " bytes)";
+      // rows x rowBytes <= tileSpan (a row fits its pitch), so neither this
+      // nor the tile's running sum, kept below tile memory, can overflow.
+      uint64_t bytes = uint64_t(piece.rows) * piece.rowBytes;
+      uint64_t &onTile = streamBytes[piece.tile];
+      if (onTile == 0)
+        tilesMoved.push_back(piece.tile);
+      onTile += bytes;
+      if (onTile > target.tileMemoryBytes)
+        return where + ": the stream moves " + to_string(onTile) + " bytes " +
+               (stream.toDevice ? "to" : "from") + " tile " +
+               to_string(piece.tile) + " in all, more than its " +
+               to_string(target.tileMemoryBytes) + " bytes of memory";
+      moved += bytes;
     }
+    for (uint32_t tile : tilesMoved)
+      streamBytes[tile] = 0;
+    // What the simulator and ipu-run allocate is what the pieces move: a
+    // tensor larger than that holds bytes no piece reads or writes, and
+    // would let a small package claim any size.
+    if (moved < tensorBytes)
+      return prefix + ": pieces move " + to_string(moved) +
+             " bytes, fewer than the " + to_string(tensorBytes) +
+             " of tensor " + typeString(stream);
     return std::nullopt;
   }
 
@@ -221,6 +319,12 @@ private:
     if (!kernel)
       return prefix + ": unknown kernel '" + computeSet.kernel + "'";
     size_t vertices = computeSet.tiles.size();
+    // One vertex per tile (checked below): bounded before any table is
+    // sized with it.
+    if (vertices > target.tiles)
+      return prefix + ": " + to_string(vertices) +
+             " vertices, more than the target's " + to_string(target.tiles) +
+             " tiles";
     size_t operands = kernel->operandNames.size();
     size_t params = kernel->paramNames.size();
     if (computeSet.operandAddress.size() != vertices * operands)
@@ -292,10 +396,22 @@ private:
              to_string(packagePhase.sourceAddress.size()) + " source and " +
              to_string(packagePhase.destAddress.size()) +
              " destination entries for " + to_string(transfers) + " transfers";
+    // Words sent (a broadcast word once) and written (once per
+    // destination), saturating: only compared with bounds below 2^64.
+    uint64_t sent = 0, written = 0;
     for (size_t t = 0; t < transfers; ++t) {
       uint64_t bytes = uint64_t(phase.words[t]) * 4;
       uint64_t source = packagePhase.sourceAddress[t];
       uint64_t dest = packagePhase.destAddress[t];
+      if (bytes > target.tileMemoryBytes)
+        return prefix + " transfer " + to_string(t) + " from tile " +
+               to_string(phase.source[t]) + ": " +
+               to_string(phase.words[t]) + " words (" + to_string(bytes) +
+               " bytes) are more than a tile holds (" +
+               to_string(target.tileMemoryBytes) + " bytes)";
+      uint64_t destinations = phase.destBegin[t + 1] - phase.destBegin[t];
+      sent = saturatingAdd(sent, phase.words[t]);
+      written = saturatingAdd(written, phase.words[t] * destinations);
       if (!insideTileMemory(source, bytes))
         return prefix + " transfer " + to_string(t) + " from tile " +
                to_string(phase.source[t]) + ": source range " +
@@ -305,6 +421,30 @@ private:
                to_string(phase.source[t]) + ": destination range " +
                rangeString(dest, bytes) + " lies outside tile memory";
     }
+    // Writes are disjoint on each tile (checkPhaseOverlap), so a phase
+    // writes no more than the device holds; said first, since the
+    // simulator stages every word sent.
+    if (written > deviceBytes / 4)
+      return prefix + ": transfers write " + to_string(written) +
+             " words over their destinations, more than the device holds (" +
+             to_string(deviceBytes / 4) + " words: " + deviceString() + ")";
+    // Every run sends at least one word and every word is sent once;
+    // checkSchedule sorts one interval per run and destination.
+    const std::vector<ExchangeRun> &runs = packagePhase.schedule.runs;
+    if (runs.size() > sent)
+      return prefix + ": schedule has " + to_string(runs.size()) +
+             " runs, more than the " + to_string(sent) +
+             " words its transfers send";
+    uint64_t receives = 0;
+    for (const ExchangeRun &run : runs)
+      if (run.transfer < transfers) // Otherwise checkSchedule says so.
+        receives = saturatingAdd(receives, phase.destBegin[run.transfer + 1] -
+                                               phase.destBegin[run.transfer]);
+    if (receives > PackageLimits::kMaxPhaseReceives)
+      return prefix + ": schedule has " + to_string(receives) +
+             " receive intervals (runs times their destinations), more than " +
+             "the " + to_string(PackageLimits::kMaxPhaseReceives) +
+             " a phase may have";
     if (auto error = checkSchedule(phase, packagePhase.schedule))
       return prefix + ": illegal schedule: " + *error;
     return checkPhaseOverlap(packagePhase, prefix);
@@ -457,12 +597,17 @@ private:
         if (stream.toDevice != in)
           return where + ": stream '" + stream.name + "' is a" +
                  (stream.toDevice ? "n input" : "n output") + " stream";
+        if (!in)
+          streamedOut.insert(stream.index);
         break;
       }
-      case StepKind::Compute:
+      case StepKind::Compute: {
         if (step.index >= package.computeSets.size())
           return outOfRange(package.computeSets.size(), "compute sets");
+        const std::string &kernel = package.computeSets[step.index].kernel;
+        gemmSteps += kernel == "gemm" || kernel == "gemm_t";
         break;
+      }
       case StepKind::Exchange:
         if (step.index >= package.phases.size())
           return outOfRange(package.phases.size(), "phases");
@@ -536,10 +681,42 @@ private:
     if (exchanges == 0 || (computes == 0 && exchanges == 1))
       return std::nullopt;
 
+    // A compute set or phase run again in the superstep touches the same
+    // bytes under another step number, so its first run meets every range a
+    // repeat would (compute sets never race each other): only first runs
+    // are swept, which keeps the touches within the package's own tables
+    // however long the superstep. A phase run twice writes its bytes twice,
+    // a race by itself.
+    std::map<std::pair<StepKind, uint32_t>, size_t> firstRun;
     std::vector<Touch> touches;
     for (size_t i = first; i < last; ++i) {
       const Step &step = package.program[i];
       uint32_t index = static_cast<uint32_t>(i);
+      if (step.kind != StepKind::Compute && step.kind != StepKind::Exchange)
+        continue;
+      auto [run, inserted] = firstRun.try_emplace({step.kind, step.index}, i);
+      if (!inserted) {
+        const PackagePhase *phase = step.kind == StepKind::Exchange
+                                        ? &package.phases[step.index]
+                                        : nullptr;
+        if (!phase || phase->phase.size() == 0)
+          continue;
+        // Named by its first write in (tile, address) order, as the sweep
+        // would.
+        const ExchangePhase &transfers = phase->phase;
+        std::tuple<uint32_t, uint64_t, uint64_t> write{UINT32_MAX, 0, 0};
+        for (size_t t = 0; t < transfers.size(); ++t)
+          for (const uint32_t *d = transfers.destinationsBegin(t),
+                              *end = transfers.destinationsEnd(t);
+               d != end; ++d)
+            write = std::min(write, {*d, phase->destAddress[t],
+                                     uint64_t(transfers.words[t]) * 4});
+        return "program steps " + stepLabel(run->second) + " and " +
+               stepLabel(i) + " both touch tile " +
+               to_string(std::get<0>(write)) + " bytes " +
+               rangeString(std::get<1>(write), std::get<2>(write)) +
+               " with no sync between them";
+      }
       if (step.kind == StepKind::Compute) {
         const ComputeSet &computeSet = package.computeSets[step.index];
         const KernelSpec &kernel = *lookupKernel(computeSet.kernel);
@@ -623,7 +800,7 @@ private:
   /// Reports compute efficiency from the program's own count; a package
   /// that claims another figure is lying about one of the two.
   std::optional<std::string> checkFlops() {
-    uint64_t flops = programFlops(package);
+    flops = programFlops(package);
     if (flops == UINT64_MAX)
       return "package program performs at least 2^64 - 1 FLOPs (2*m*k*n over "
              "its gemm vertices), too many to check flops=" +
@@ -643,6 +820,12 @@ private:
     if (op.arguments.size() != 2)
       return where + ": expected 2 arguments, got " +
              to_string(op.arguments.size());
+    if (op.type > ElementType::F8E5M2)
+      return where + ": value type " + to_string(unsigned(op.type)) +
+             " is not an element type";
+    if (op.partials != ElementType::F32 && op.partials != ElementType::F16)
+      return where + ": partials type " + to_string(unsigned(op.partials)) +
+             " is not f32 or f16";
     auto shapeString = [](const std::vector<int64_t> &shape) {
       std::string text;
       for (size_t d = 0; d < shape.size(); ++d)
@@ -675,14 +858,46 @@ private:
       return where + ": shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
              shapeString(rhs) + " (" + names[1] + ") are not MxK x KxN";
     std::vector<int64_t> shape = {lhs[0], rhs[1]};
+    // ipu-run holds the value: it must be one the device could (extents
+    // are positive: stream shapes were checked, and so were earlier ops).
+    uint64_t valueBytes;
+    if (!multiply(uint64_t(shape[0]), uint64_t(shape[1]), valueBytes) ||
+        !multiply(valueBytes, elementBytes(op.type), valueBytes) ||
+        valueBytes > deviceBytes)
+      return where + ": value " + shapeString(shape) + "x" +
+             std::string(elementTypeName(op.type)) +
+             " is larger than the device (" + deviceString() + ")";
+    uint64_t opFlops = 2;
+    for (int64_t extent : {lhs[0], lhs[1], rhs[1]})
+      if (!multiply(opFlops, uint64_t(extent), opFlops))
+        opFlops = UINT64_MAX;
+    referenceFlops = saturatingAdd(referenceFlops, opFlops);
     referenceShapes.push_back(shape);
-    if (op.result == ReferenceOp::kNoResult)
+    if (op.result == ReferenceOp::kNoResult) {
+      // ipu-run keeps every intermediate value for the ops that read it; a
+      // checked value is bounded by its result stream instead.
+      intermediateBytes = saturatingAdd(intermediateBytes, valueBytes);
+      if (intermediateBytes > deviceBytes)
+        return where + ": intermediate values come to " +
+               to_string(intermediateBytes) +
+               " bytes with this one, more than the device (" +
+               deviceString() + ")";
       return std::nullopt;
+    }
     auto it = resultStream.find(op.result);
     if (it == resultStream.end())
       return where + ": result " + to_string(op.result) +
              " is not an output stream";
     const HostStream &result = *it->second;
+    // The check compares what the program streams out, once per result.
+    if (!streamedOut.count(op.result))
+      return where + ": result " + to_string(op.result) + " ('" +
+             result.name + "') is never streamed out by the program";
+    if (resultOwner[op.result] != UINT32_MAX)
+      return where + ": result " + to_string(op.result) + " ('" +
+             result.name + "') is already the value of reference op " +
+             to_string(resultOwner[op.result]);
+    resultOwner[op.result] = static_cast<uint32_t>(i);
     if (result.shape != shape)
       return where + ": shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
              shapeString(rhs) + " (" + names[1] + ") -> " +
@@ -699,9 +914,22 @@ private:
   const TargetModel &target;
   uint64_t memoryBase = 0;
   uint64_t memoryEnd = 0;
+  uint64_t deviceBytes = 0; ///< tiles x tileMemoryBytes.
+  uint64_t inputStreams = 0, outputStreams = 0;
+  /// Per tile, the bytes the stream being checked moves; zero between
+  /// streams.
+  std::vector<uint64_t> streamBytes;
   /// Streams by argument index (inputs) and result index (outputs).
   std::map<uint32_t, const HostStream *> argumentStream, resultStream;
+  /// Result indices some StreamOut step streams out.
+  std::set<uint32_t> streamedOut;
+  uint64_t gemmSteps = 0; ///< Compute steps running gemm or gemm_t.
+  uint64_t flops = 0;     ///< programFlops(), once checkFlops has run.
   std::vector<std::vector<int64_t>> referenceShapes; ///< Per checked op.
+  /// Per result index, the reference op whose value it is, or UINT32_MAX.
+  std::vector<uint32_t> resultOwner;
+  uint64_t referenceFlops = 0; ///< 2*m*k*n over the ops, saturating.
+  uint64_t intermediateBytes = 0; ///< Values of the ops without a result.
 };
 
 } // namespace
@@ -709,4 +937,17 @@ private:
 std::optional<std::string> ipu::validatePackage(const Package &package,
                                                 const TargetModel &target) {
   return Validator(package, target).run();
+}
+
+std::optional<std::string> ipu::checkReferenceCoverage(const Package &package) {
+  std::set<uint32_t> results;
+  for (const ReferenceOp &op : package.reference)
+    if (op.result != ReferenceOp::kNoResult)
+      results.insert(op.result);
+  for (const HostStream &stream : package.streams)
+    if (!stream.toDevice && !results.count(stream.index))
+      return "output stream '" + stream.name + "' (result " +
+             to_string(stream.index) +
+             ") is the value of no reference op: nothing would compare it";
+  return std::nullopt;
 }

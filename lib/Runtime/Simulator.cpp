@@ -332,6 +332,12 @@ std::optional<std::string> Simulation::streamOut(const HostStream &stream) {
            " is larger than the device memory";
   uint64_t bytes = *elements * elementBytes(stream.type);
 
+  // Result indices are below the stream count once validated; bounding them
+  // here keeps `index + 1` from wrapping for a package that was not.
+  if (stream.index >= package.streams.size())
+    return "result index " + std::to_string(stream.index) +
+           " is out of range [0, " + std::to_string(package.streams.size()) +
+           ")";
   if (stream.index >= result.outputs.size()) {
     result.outputs.resize(stream.index + 1);
     outputWritten.resize(stream.index + 1, false);

@@ -7,13 +7,15 @@
 // RUN: ipu-run %t.ipuexe --check | FileCheck %s
 // RUN: not ipu-run %t.ipuexe --check --corrupt-input 2:1 | FileCheck %s --check-prefix=CORRUPT
 
-// CHECK: checkpoint=0 operation=matmul result=1 partials=f32 maximumAbsoluteError={{.*}} mismatches=0
-// CHECK: checkpoint=1 operation=matmul result=0 partials=f32 maximumAbsoluteError={{.*}} mismatches=0
-// CHECK: numericalTest=PASS
-// Corrupting the second weights leaves the first matmul right.
+// Each checkpoint compares its M x N elements: 64 x 128, then 64 x 96.
+// CHECK: checkpoint=0 operation=matmul result=1 partials=f32 maximumAbsoluteError={{.*}} mismatches=0 elementsCompared=8192 worstElement=
+// CHECK: checkpoint=1 operation=matmul result=0 partials=f32 maximumAbsoluteError={{.*}} mismatches=0 elementsCompared=6144 worstElement=
+// CHECK: numericalTest=PASS elementsCompared=14336 worstCheckpoint={{[01]}} worstElement=
+// Corrupting the second weights leaves the first matmul right; the worst
+// element is in the second.
 // CORRUPT: checkpoint=0 operation=matmul result=1 partials=f32 maximumAbsoluteError={{.*}} mismatches=0
 // CORRUPT: checkpoint=1 operation=matmul result=0 partials=f32 maximumAbsoluteError={{.*}} mismatches={{[1-9][0-9]*}}
-// CORRUPT: numericalTest=FAIL
+// CORRUPT: numericalTest=FAIL elementsCompared=14336 worstCheckpoint=1 worstElement=
 
 func.func @mlp(%x: tensor<64x96xf16>, %w1: tensor<96x128xf16>, %w2: tensor<128x96xf16>) -> tensor<64x96xf32> {
   %e1 = tensor.empty() : tensor<64x128xf32>

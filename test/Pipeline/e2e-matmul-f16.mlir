@@ -11,9 +11,14 @@
 // CHECK: workload=mm cycles=[[CYCLES:[1-9][0-9]*]] computeCycles={{[1-9][0-9]*}} exchangeCycles=0 syncCycles=90
 // CHECK-SAME: activeTiles=16 executionTiles=16
 // CHECK: plannedCycles=[[CYCLES]]
-// CHECK: referencePrecision=f32 maximumAbsoluteError={{.*}} mismatches=0 numericalTest=PASS
+// Every element of the 96x64 result is compared, the worst named by its
+// position with both values.
+// CHECK: checkpoint=0 operation=matmul result=0 partials=f32 maximumAbsoluteError={{[^ ]+}} mismatches=0 elementsCompared=6144 worstElement=[{{[0-9]+}},{{[0-9]+}}] worstDevice={{[^ ]+}} worstReference={{[^ ]+}} worstAllowed={{[^ ]+}}
+// CHECK: referencePrecision=f32 maximumAbsoluteError={{.*}} mismatches=0 numericalTest=PASS elementsCompared=6144 worstCheckpoint=0 worstElement=[{{[0-9]+}},{{[0-9]+}}]
 
-// CORRUPT: mismatches={{[1-9][0-9]*}} numericalTest=FAIL
+// Flipping the high byte of A[0][0] spoils row 0 of C, where the worst
+// element is.
+// CORRUPT: mismatches={{[1-9][0-9]*}} numericalTest=FAIL elementsCompared=6144 worstCheckpoint=0 worstElement=[0,{{[0-9]+}}]
 
 func.func @mm(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
   %zero = arith.constant 0.0 : f32

@@ -27,6 +27,12 @@
 // where s_r is the exact partial sum after the r-th AMP pass of k (the
 // device rounds its running sum to f16 there, R = ceil(K / grain) times).
 //
+// No PASS without a comparison: --check refuses a package with an output
+// stream that no reference op produces, reports per checkpoint and in total
+// how many elements it compared and the worst one (furthest past, or
+// closest to, its allowed error) with both values, and fails when it
+// compared nothing.
+//
 // The tool is free of LLVM: arguments are parsed by hand.
 //
 //===----------------------------------------------------------------------===//
@@ -48,8 +54,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 using namespace ipu;
 
@@ -187,15 +197,32 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// Reads a package file, refusing one larger than a package may be before
+/// reading it whole (a pipe, as soon as it has sent more).
 std::optional<std::string> readFile(const std::string &path,
                                     std::vector<uint8_t> &bytes) {
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file)
     return "cannot open '" + path + "': " + std::strerror(errno);
+  auto tooLarge = [&](const std::string &size) {
+    return "'" + path + "' is " + size + " bytes, more than the " +
+           std::to_string(PackageLimits::kMaxBytes) + " a package may have";
+  };
+  struct stat status;
+  if (fstat(fileno(file), &status) == 0 && S_ISREG(status.st_mode) &&
+      uint64_t(status.st_size) > PackageLimits::kMaxBytes) {
+    std::fclose(file);
+    return tooLarge(std::to_string(status.st_size));
+  }
   uint8_t buffer[1 << 16];
   size_t got;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
+    if (got > PackageLimits::kMaxBytes - bytes.size()) {
+      std::fclose(file);
+      return tooLarge("at least " + std::to_string(bytes.size() + got));
+    }
     bytes.insert(bytes.end(), buffer, buffer + got);
+  }
   bool failed = std::ferror(file);
   std::fclose(file);
   if (failed)
@@ -223,6 +250,12 @@ std::optional<std::string> generateInputs(const Package &package, uint64_t seed,
   for (const HostStream &stream : package.streams) {
     if (!stream.toDevice)
       continue;
+    // Validated indices are below the stream count; checked again so that
+    // `index + 1` cannot wrap.
+    if (stream.index >= package.streams.size())
+      return "input stream '" + stream.name + "' has argument index " +
+             std::to_string(stream.index) + ", out of range [0, " +
+             std::to_string(package.streams.size()) + ")";
     if (stream.index >= inputs.size()) {
       inputs.resize(stream.index + 1);
       generated.resize(stream.index + 1, false);
@@ -357,12 +390,16 @@ evaluateReference(const Package &package, const TargetModel &target,
       if (producer >= done.size())
         return what + ": operand " + std::to_string(a) +
                " names a later reference op";
+      // A checkpoint's reference value is released once compared: its
+      // consumers read what the device streamed out (validated to exist).
       uint32_t checkpoint = done[producer].result;
-      if (checkpoint != ReferenceOp::kNoResult && checkpoint < outputs.size() &&
-          !outputs[checkpoint].bytes.empty())
+      if (checkpoint == ReferenceOp::kNoResult)
+        operand[a] = done[producer].values;
+      else if (checkpoint < outputs.size() && !outputs[checkpoint].bytes.empty())
         operand[a] = decode(outputs[checkpoint]);
       else
-        operand[a] = done[producer].values;
+        return what + ": operand " + std::to_string(a) + " is result " +
+               std::to_string(checkpoint) + ", which was never streamed out";
       shape[a] = done[producer].shape;
       inType = package.reference[producer].type;
       continue;
@@ -417,10 +454,64 @@ evaluateReference(const Package &package, const TargetModel &target,
   return std::nullopt;
 }
 
+/// What comparing results found. The worst element is the one furthest past
+/// its allowed error, or closest to it when all pass (largest error /
+/// allowed, the first on ties), so that a FAIL names a failing element.
 struct Comparison {
   double maximumAbsoluteError = 0;
   uint64_t mismatches = 0;
+  uint64_t elementsCompared = 0;
+  double worstRatio = -1; ///< error / allowed; < 0 while nothing compared.
+  size_t worstCheckpoint = 0;
+  std::string worstElement; ///< "[row,col]" (one index per dimension).
+  double worstDevice = 0, worstReference = 0, worstAllowed = 0;
+
+  /// Folds a checkpoint's comparison into the total.
+  void add(const Comparison &checkpoint, size_t index) {
+    maximumAbsoluteError =
+        std::max(maximumAbsoluteError, checkpoint.maximumAbsoluteError);
+    mismatches += checkpoint.mismatches;
+    elementsCompared += checkpoint.elementsCompared;
+    if (checkpoint.worstRatio > worstRatio) {
+      worstRatio = checkpoint.worstRatio;
+      worstCheckpoint = index;
+      worstElement = checkpoint.worstElement;
+      worstDevice = checkpoint.worstDevice;
+      worstReference = checkpoint.worstReference;
+      worstAllowed = checkpoint.worstAllowed;
+    }
+  }
+
+  /// The report keys after the existing ones: elementsCompared, then the
+  /// worst element (for a total, with its checkpoint) and its values;
+  /// worstElement=none when nothing was compared.
+  std::string keys(bool total) const {
+    std::string text = "elementsCompared=" + std::to_string(elementsCompared);
+    if (worstRatio < 0)
+      return text + " worstElement=none";
+    if (total)
+      text += " worstCheckpoint=" + std::to_string(worstCheckpoint);
+    char values[160];
+    std::snprintf(values, sizeof(values),
+                  " worstDevice=%.9g worstReference=%.9g worstAllowed=%.6g",
+                  worstDevice, worstReference, worstAllowed);
+    return text + " worstElement=" + worstElement + values;
+  }
 };
+
+/// "[i,j]" for flat index `flat` of a row-major tensor of `shape`.
+std::string elementIndex(const std::vector<int64_t> &shape, uint64_t flat) {
+  std::vector<uint64_t> index(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    uint64_t extent = std::max<int64_t>(shape[d], 1);
+    index[d] = flat % extent;
+    flat /= extent;
+  }
+  std::string text = "[";
+  for (size_t d = 0; d < index.size(); ++d)
+    text += (d ? "," : "") + std::to_string(index[d]);
+  return text + "]";
+}
 
 std::optional<std::string> compare(const Package &package,
                                    const Reference &reference,
@@ -436,15 +527,15 @@ std::optional<std::string> compare(const Package &package,
     return "result " + std::to_string(reference.result) + " holds " +
            std::to_string(device.size()) + " elements, the reference " +
            std::to_string(reference.values.size());
+  size_t worst = 0;
   for (size_t e = 0; e < device.size(); ++e) {
     double d = device[e], r = reference.values[e];
-    double error;
+    double error, allowed = reference.atol + reference.rtol * std::fabs(r);
+    if (!reference.roundingScale.empty())
+      allowed += kRoundingAllowance * kHalfRoundoff * reference.roundingScale[e];
     bool pass;
     if (std::isfinite(d) && std::isfinite(r)) {
       error = std::fabs(d - r);
-      double allowed = reference.atol + reference.rtol * std::fabs(r);
-      if (!reference.roundingScale.empty())
-        allowed += kRoundingAllowance * kHalfRoundoff * reference.roundingScale[e];
       pass = error <= allowed;
     } else {
       // Non-finite values only match themselves.
@@ -454,7 +545,23 @@ std::optional<std::string> compare(const Package &package,
     comparison.maximumAbsoluteError =
         std::max(comparison.maximumAbsoluteError, error);
     comparison.mismatches += pass ? 0 : 1;
+    // Past its allowance when > 1, infinitely for a non-finite mismatch
+    // (whose allowance may itself be infinite); allowed > 0, since atol is
+    // at least 1e-4.
+    double ratio = error / allowed;
+    if (!pass && !(ratio > 1))
+      ratio = HUGE_VAL;
+    if (ratio > comparison.worstRatio) {
+      comparison.worstRatio = ratio;
+      comparison.worstDevice = d;
+      comparison.worstReference = r;
+      comparison.worstAllowed = allowed;
+      worst = e;
+    }
   }
+  comparison.elementsCompared = device.size();
+  if (comparison.worstRatio >= 0)
+    comparison.worstElement = elementIndex(reference.shape, worst);
   return std::nullopt;
 }
 
@@ -484,6 +591,13 @@ int run(const Options &options) {
     return fail("invalid package: " + *error);
   log().info("package validated target={} elapsed_ms={:.0f}", target->name,
              millisecondsSince(validateStart));
+  // A PASS must mean every output was compared: refuse up front what would
+  // leave one unchecked, naming the stream.
+  if (options.check)
+    if (auto error = checkReferenceCoverage(package))
+      return fail("--check: " + *error);
+  if (options.check && package.reference.empty())
+    return fail("--check: the package carries no reference computation");
 
   auto inputStart = std::chrono::steady_clock::now();
   std::vector<HostTensor> inputs;
@@ -515,8 +629,6 @@ int run(const Options &options) {
   }
 
   // The reference sees the inputs as generated, before any corruption.
-  if (options.check && package.reference.empty())
-    return fail("--check: the package carries no reference computation");
   std::vector<HostTensor> referenceInputs;
   if (options.check)
     referenceInputs = inputs;
@@ -595,25 +707,35 @@ int run(const Options &options) {
       return fail(*error);
     if (reference.result != ReferenceOp::kNoResult)
       std::printf("checkpoint=%zu operation=%s result=%u partials=%s "
-                  "maximumAbsoluteError=%.6g mismatches=%llu\n",
+                  "maximumAbsoluteError=%.6g mismatches=%llu %s\n",
                   index, package.reference[index].op.c_str(), reference.result,
                   std::string(elementTypeName(package.reference[index].partials))
                       .c_str(),
                   checkpoint.maximumAbsoluteError,
-                  (unsigned long long)checkpoint.mismatches);
-    comparison.maximumAbsoluteError =
-        std::max(comparison.maximumAbsoluteError, checkpoint.maximumAbsoluteError);
-    comparison.mismatches += checkpoint.mismatches;
+                  (unsigned long long)checkpoint.mismatches,
+                  checkpoint.keys(false).c_str());
+    comparison.add(checkpoint, index);
+    // A checkpoint's consumers read the device's value: its reference is
+    // done with, so only intermediate values stay in host memory.
+    if (reference.result != ReferenceOp::kNoResult) {
+      reference.values = std::vector<float>();
+      reference.roundingScale = std::vector<float>();
+    }
     references.push_back(std::move(reference));
   }
   log().info("evaluated host reference ops={} elapsed_ms={:.0f}",
              references.size(), millisecondsSince(referenceStart));
-  bool pass = comparison.mismatches == 0;
+  // Nothing compared is no evidence: a FAIL, not a PASS.
+  bool pass = comparison.mismatches == 0 && comparison.elementsCompared > 0;
+  if (comparison.elementsCompared == 0)
+    std::fprintf(stderr, "ipu-run: --check compared no elements: no "
+                         "reference op has a result\n");
   std::printf(
       "referencePrecision=f32 maximumAbsoluteError=%.6g mismatches=%llu "
-      "numericalTest=%s\n",
+      "numericalTest=%s %s\n",
       comparison.maximumAbsoluteError,
-      (unsigned long long)comparison.mismatches, pass ? "PASS" : "FAIL");
+      (unsigned long long)comparison.mismatches, pass ? "PASS" : "FAIL",
+      comparison.keys(true).c_str());
   std::fflush(stdout);
   log().info("total elapsed_ms={:.0f}", millisecondsSince(start));
   return pass ? 0 : kExitCheckFailed;
@@ -635,5 +757,16 @@ int main(int argc, char **argv) {
   // so stdout holds only the report lines.
   if (options.quiet)
     log().set_level(spdlog::level::off);
-  return run(options);
+  // The validator bounds what a package can make us allocate, but the host
+  // may still have less; whatever happens, the tool reports and exits 1.
+  try {
+    return run(options);
+  } catch (const std::bad_alloc &) {
+    return fail("out of host memory running '" + options.path + "'");
+  } catch (const std::exception &e) {
+    return fail(std::string("unexpected failure running '") + options.path +
+                "': " + e.what());
+  } catch (...) {
+    return fail("unexpected failure running '" + options.path + "'");
+  }
 }

@@ -112,14 +112,38 @@ struct Package {
   std::vector<std::pair<std::string, std::string>> metadata;
 };
 
+/// Bounds every package is held to, before anything it sizes is allocated
+/// (docs/Design.md, "What the loader checks", has the full table). The
+/// others follow from the target: a host tensor, a stream or a phase moves
+/// no more than the device holds (tiles x tileMemoryBytes), one transfer no
+/// more than one tile holds, an argument or result index stays below the
+/// number of input or output streams.
+struct PackageLimits {
+  /// Bytes of a package file or message. The SigLIP MLP on ipu21 is 4.4 MB
+  /// and a phase of 500k transfers about 20 MB; the reader refuses a larger
+  /// input before reading it whole.
+  static constexpr uint64_t kMaxBytes = uint64_t(1) << 30;
+  /// Program steps: the simulator keeps a record per step run. A SigLIP
+  /// MLP has 22.
+  static constexpr uint64_t kMaxProgramSteps = uint64_t(1) << 24;
+  /// Dimensions of a host tensor (the compiler emits 2-D tensors).
+  static constexpr size_t kMaxTensorRank = 8;
+  /// Per phase, the schedule's runs counted once per destination tile of
+  /// their transfer: the receive intervals checkSchedule sorts. Over 30x
+  /// a full-chip phase of 500k single-destination transfers.
+  static constexpr uint64_t kMaxPhaseReceives = uint64_t(1) << 24;
+};
+
 /// Serialises to Cap'n Proto bytes.
 std::vector<uint8_t> serializePackage(const Package &package);
 /// Parses Cap'n Proto bytes; a malformed or truncated message is an error,
-/// never a crash.
+/// never a crash, and so is one of more than PackageLimits::kMaxBytes.
 std::optional<std::string> deserializePackage(const uint8_t *data, size_t size,
                                               Package &package);
 std::optional<std::string> writePackageFile(const std::string &path,
                                             const Package &package);
+/// Refuses a file of more than PackageLimits::kMaxBytes before reading it
+/// whole (a pipe, as soon as it has sent more).
 std::optional<std::string> readPackageFile(const std::string &path,
                                            Package &package);
 
@@ -139,10 +163,18 @@ uint64_t programFlops(const Package &package);
 /// `flops` equals programFlops(); no compute set and exchange phase (nor
 /// two phases, one writing) touch the same tile bytes without a sync
 /// between them; no phase overwrites a word it sends before sending it, and
-/// no phase writes a byte twice. Returns a message naming the entry and
-/// field at fault.
+/// no phase writes a byte twice. Every count, size and index is bounded
+/// (PackageLimits and the target) before anything is sized with it, and all
+/// arithmetic on package fields is checked for overflow. Returns a message
+/// naming the entry, the field and the value at fault.
 std::optional<std::string> validatePackage(const Package &package,
                                            const TargetModel &target);
+
+/// What `ipu-run --check` needs on top of validatePackage: every output
+/// stream's result is the value of some reference op, so that no output
+/// goes unchecked. Returns a message naming the first stream that is not,
+/// or nothing. Expects a package that validates.
+std::optional<std::string> checkReferenceCoverage(const Package &package);
 
 } // namespace ipu
 
