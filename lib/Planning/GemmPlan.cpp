@@ -154,6 +154,18 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
       if (BlockLayout::splitSize(problem.n, plan.cols, j) % 2 != 0)
         return "inner > 1 with f16 partial sums needs even column blocks";
   }
+  if (!problem.rhsIsWeight && elementBytes(problem.inType) < 4) {
+    // An activation B is gathered into the plan's layout by exchange, in
+    // 32-bit words: every column block of B must start on a word of its
+    // rows. (Weights arrive by host stream, which has no such grain.)
+    for (uint32_t j = 1; j < plan.cols; ++j)
+      if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
+              elementBytes(problem.inType) % 4 != 0)
+        return "cols=" + std::to_string(plan.cols) + " cuts " +
+               std::string(elementTypeName(problem.inType)) +
+               " rows of B off 32-bit word boundaries, and B is an "
+               "activation gathered by exchange";
+  }
   if (elementBytes(problem.outType) < 4) {
     // Narrow results feed other operations: every column block of C must
     // start on a 32-bit word of its rows so that any rearrangement moves
