@@ -64,9 +64,10 @@ def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
   let description = [{
     Turns each planned function into an `ipu_tile.program`: a buffer per
     tensor in the layout its plan wants, host streams for arguments and
-    results (weights resident in the plan's layout, activations arriving
-    split by rows over the tiles), an exchange phase wherever a value must
-    change layout, and a compute set per matmul.
+    results (weights resident in the layout of each plan that uses them,
+    one stream per layout; activations arriving split by rows over the
+    tiles), an exchange phase wherever a value must change layout or memory
+    class, and a compute set per matmul.
   }];
   let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect",
                            "::mlir::ipu_exchange::IPUExchangeDialect"];
