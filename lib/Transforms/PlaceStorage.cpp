@@ -158,7 +158,8 @@ struct PlaceStoragePass
     OpBuilder builder(program);
     for (auto [buffer, address] : llvm::zip(buffers, placement.address))
       buffer.setAddressAttr(builder.getI64IntegerAttr(address));
-    program->setAttr("reserved_bytes", builder.getI64IntegerAttr(*reserved));
+    program->setAttr(ipu_tile::ProgramOp::getReservedBytesAttrName(),
+                     builder.getI64IntegerAttr(*reserved));
     program->setAttr("memory_peak", builder.getDenseI64ArrayAttr(
                                         {int64_t(placement.peakBytes[0]),
                                          int64_t(placement.peakBytes[1])}));

@@ -168,12 +168,18 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       return module.emitError("pass option ")
              << option << "='" << value << "' is not " << expected;
     };
-    if (rows > 0)
-      options.rows = rows;
-    if (cols > 0)
-      options.cols = cols;
-    if (inner > 0)
-      options.inner = inner;
+    // Plans hold partitions in 32 bits; 0 leaves the field free.
+    for (auto [name, value, field] :
+         {std::make_tuple("rows", int64_t(rows), &options.rows),
+          std::make_tuple("cols", int64_t(cols), &options.cols),
+          std::make_tuple("inner", int64_t(inner), &options.inner)}) {
+      if (value < 0 || value > UINT32_MAX)
+        return module.emitError("pass option ")
+               << name << "=" << value
+               << " is out of range [1, 2^32) (0 leaves it free)";
+      if (value > 0)
+        *field = static_cast<uint32_t>(value);
+    }
     if (!orientation.empty()) {
       if (orientation != "normal" && orientation != "swapped")
         return bad("orientation", orientation, "normal or swapped");

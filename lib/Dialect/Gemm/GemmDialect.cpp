@@ -48,9 +48,14 @@ static LogicalResult checkWeights(function_ref<InFlightDiagnostic()> emitError,
 
 static LogicalResult checkPartitions(function_ref<InFlightDiagnostic()> emitError,
                                      StringRef field, int64_t value) {
-  if (value >= 1)
-    return success();
-  return emitError() << field << " partitions must be at least 1, got " << value;
+  if (value < 1)
+    return emitError() << field << " partitions must be at least 1, got "
+                       << value;
+  // Plans hold partitions in 32 bits.
+  if (value > UINT32_MAX)
+    return emitError() << field << " partitions = " << value
+                       << " is out of range [1, 2^32)";
+  return success();
 }
 
 static LogicalResult checkReduction(function_ref<InFlightDiagnostic()> emitError,

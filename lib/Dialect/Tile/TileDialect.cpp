@@ -70,6 +70,25 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "base tile must not be negative, got " << base;
   if (replicas < 1)
     return emitError() << "replicas must be at least 1, got " << replicas;
+  // The layout model holds grid, base, replicas and tiles in 32 bits and
+  // multiplies strides by block indices: a value that does not fit would be
+  // silently truncated.
+  for (auto [index, extent] : llvm::enumerate(grid))
+    if (extent > UINT32_MAX)
+      return emitError() << "grid[" << index << "] = " << extent
+                         << " is out of range [1, 2^32)";
+  if (base > UINT32_MAX)
+    return emitError() << "base tile " << base << " is out of range [0, 2^32)";
+  if (replicas > UINT32_MAX)
+    return emitError() << "replicas = " << replicas
+                       << " is out of range [1, 2^32)";
+  for (auto [index, stride] : llvm::enumerate(strides))
+    if (stride < INT32_MIN || stride > INT32_MAX)
+      return emitError() << "strides[" << index << "] = " << stride
+                         << " is out of range [-2^31, 2^31)";
+  if (replicaStride < INT32_MIN || replicaStride > INT32_MAX)
+    return emitError() << "replica_stride = " << replicaStride
+                       << " is out of range [-2^31, 2^31)";
   auto checkSplits = [&](ArrayRef<int64_t> splits, int64_t parts,
                          StringRef name) -> LogicalResult {
     if (splits.empty())
@@ -92,9 +111,13 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       static_cast<int64_t>(tileMap.size()) != grid[0] * grid[1] * replicas)
     return emitError() << "tile_map needs " << grid[0] * grid[1] * replicas
                        << " tiles (blocks x replicas), got " << tileMap.size();
-  for (int64_t tile : tileMap)
+  for (auto [index, tile] : llvm::enumerate(tileMap)) {
     if (tile < 0)
       return emitError() << "tile_map holds negative tile " << tile;
+    if (tile > UINT32_MAX)
+      return emitError() << "tile_map[" << index << "] = " << tile
+                         << " is out of range [0, 2^32)";
+  }
   return success();
 }
 
@@ -214,6 +237,25 @@ void ProgramOp::build(OpBuilder &builder, OperationState &state, StringRef name)
 }
 
 LogicalResult ProgramOp::verify() {
+  // The package holds FLOPs unsigned and result indices in 32 bits.
+  if (IntegerAttr flops = getFlopsAttr(); flops && flops.getInt() < 0)
+    return emitOpError("'flops' = ") << flops.getInt() << " must not be negative";
+  if (Attribute reserved = (*this)->getAttr(getReservedBytesAttrName())) {
+    auto bytes = dyn_cast<IntegerAttr>(reserved);
+    if (!bytes)
+      return emitOpError("'") << getReservedBytesAttrName()
+                              << "' must be an integer, got " << reserved;
+    std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
+    int64_t most = target ? target->allocatableBytes(::ipu::MemoryClass::Standard)
+                          : UINT32_MAX;
+    std::optional<int64_t> value = toInt64(bytes);
+    if (!value || *value < 0 || *value > most)
+      return emitOpError("'")
+             << getReservedBytesAttrName() << "' = " << bytes
+             << " is out of range [0, " << most << "]"
+             << (target ? " (the standard memory of '" + target->name + "')"
+                        : std::string());
+  }
   if (std::optional<ArrayAttr> reference = getReference()) {
     for (Attribute entry : *reference) {
       auto dict = dyn_cast<DictionaryAttr>(entry);
@@ -224,6 +266,11 @@ LogicalResult ProgramOp::verify() {
                            "(string), 'arguments' (array<i32>), 'result' "
                            "(integer) and 'type' (element type), got ")
                << entry;
+      IntegerAttr result = dict.getAs<IntegerAttr>("result");
+      if (std::optional<int64_t> value = toInt64(result);
+          !value || *value < -1 || *value > INT32_MAX)
+        return emitOpError("reference 'result' = ")
+               << result << " is out of range [-1, 2^31)";
       if (!toElementType(dict.getAs<TypeAttr>("type").getValue()))
         return emitOpError("reference type ")
                << dict.getAs<TypeAttr>("type") << " is not a machine element type";

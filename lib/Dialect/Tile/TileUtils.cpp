@@ -24,6 +24,18 @@ FailureOr<::ipu::TargetModel> mlir::ipu_tile::requireTarget(Operation *op) {
          << "' or run with --ipu-set-target / --ipu-compile=\"target=...\"";
 }
 
+std::optional<int64_t> mlir::ipu_tile::toInt64(IntegerAttr attr) {
+  const APInt &value = attr.getValue();
+  if (attr.getType().isUnsignedInteger()) {
+    if (value.getActiveBits() > 63)
+      return std::nullopt;
+    return static_cast<int64_t>(value.getZExtValue());
+  }
+  if (value.getSignificantBits() > 64)
+    return std::nullopt;
+  return value.getSExtValue();
+}
+
 std::optional<::ipu::ElementType> mlir::ipu_tile::toElementType(Type type) {
   if (type.isF32())
     return ::ipu::ElementType::F32;

@@ -250,3 +250,55 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 0, 0, 1]
   }
 }
+
+// -----
+
+// Values the layout model holds in 32 bits are range-checked, never
+// truncated: tile 2^32 would become tile 0.
+// expected-error @+1 {{tile_map[1] = 4294967296 is out of range [0, 2^32)}}
+func.func private @map_wide() attributes {l = #ipu_tile.layout<grid = [2, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tile_map = [1, 4294967296]>}
+
+// -----
+
+// expected-error @+1 {{grid[0] = 4294967297 is out of range [1, 2^32)}}
+func.func private @grid_wide() attributes {l = #ipu_tile.layout<grid = [4294967297, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{base tile 4294967296 is out of range [0, 2^32)}}
+func.func private @base_wide() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 4294967296, strides = [1, 0], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{replicas = 4294967298 is out of range [1, 2^32)}}
+func.func private @replicas_wide() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 4294967298, replica_stride = 1>}
+
+// -----
+
+// expected-error @+1 {{strides[1] = 2147483648 is out of range [-2^31, 2^31)}}
+func.func private @stride_wide() attributes {l = #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 2147483648], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{replica_stride = -2147483649 is out of range [-2^31, 2^31)}}
+func.func private @replica_stride_wide() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = -2147483649>}
+
+// -----
+
+// expected-error @+1 {{reference 'result' = 4294967296 : i64 is out of range [-1, 2^31)}}
+ipu_tile.program @result_wide attributes {reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 4294967296 : i64, type = f32}]} {
+}
+
+// -----
+
+// expected-error @+1 {{'flops' = -1 must not be negative}}
+ipu_tile.program @flops attributes {flops = -1 : i64} {
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // expected-error @+1 {{'reserved_bytes' = 204808 : i64 is out of range [0, 204800] (the standard memory of 'ipu21-4')}}
+  ipu_tile.program @reserved attributes {reserved_bytes = 204808 : i64} {
+  }
+}

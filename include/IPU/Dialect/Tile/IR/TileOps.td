@@ -132,6 +132,13 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
   let hasVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+  let extraClassDeclaration = [{
+    /// Set by --ipu-place-storage: bytes of exchange code and vertex state
+    /// per tile, kept free above the runtime image in standard memory.
+    static constexpr ::llvm::StringLiteral getReservedBytesAttrName() {
+      return ::llvm::StringLiteral("reserved_bytes");
+    }
+  }];
 }
 
 def IPUTile_BufferOp : IPUTile_Op<"buffer", [Symbol,

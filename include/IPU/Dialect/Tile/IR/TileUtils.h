@@ -20,6 +20,10 @@ std::optional<::ipu::TargetModel> lookupTarget(Operation *op);
 /// Like lookupTarget, but emits an error on `op` when there is none.
 FailureOr<::ipu::TargetModel> requireTarget(Operation *op);
 
+/// The value of an integer attribute as int64_t, honouring its signedness,
+/// or nothing when it does not fit.
+std::optional<int64_t> toInt64(IntegerAttr attr);
+
 /// The element type of an MLIR type, if the machine handles it.
 std::optional<::ipu::ElementType> toElementType(Type type);
 Type fromElementType(MLIRContext *context, ::ipu::ElementType type);
