@@ -96,7 +96,7 @@ struct PlaceStoragePass
       request.name = buffer.getSymName().str();
       request.memoryClass = *::ipu::parseMemoryClass(buffer.getMemoryClass().str());
       request.bytes = layout->maxBlockBytes();
-      request.alignment = 8;
+      request.alignment = ipu_tile::kBufferAlignment;
       request.tiles = layout->tileList();
       llvm::sort(request.tiles);
       request.firstUse = UINT32_MAX;

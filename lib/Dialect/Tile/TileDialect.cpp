@@ -319,6 +319,25 @@ LogicalResult BufferOp::verify() {
              << *address << " + " << bytes << " bytes lies outside "
              << getMemoryClass() << " memory [" << target->allocatableBase(*memoryClass)
              << ", " << region.end() << ")";
+    if (*address % kBufferAlignment != 0)
+      return emitOpError("address ")
+             << *address << " is not a multiple of " << kBufferAlignment
+             << " bytes, the alignment --ipu-place-storage gives buffers";
+    // Exchange code and vertex state sit above the runtime image.
+    // (The program's verifier has range-checked the attribute.)
+    int64_t reserved = 0;
+    if (auto attr = (*this)->getParentOp()->getAttrOfType<IntegerAttr>(
+            ProgramOp::getReservedBytesAttrName()))
+      reserved = toInt64(attr).value_or(0);
+    int64_t first = target->allocatableBase(*memoryClass) + reserved;
+    if (*memoryClass == ::ipu::MemoryClass::Standard && *address < first)
+      return emitOpError("address ")
+             << *address << " lies over the program's reserved bytes: "
+             << target->reservedStandardBytes << " of runtime image and "
+             << reserved
+             << " of exchange code and vertex state leave standard buffers "
+                "from "
+             << first;
   }
   return success();
 }

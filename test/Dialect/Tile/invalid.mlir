@@ -302,3 +302,32 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @reserved attributes {reserved_bytes = 204808 : i64} {
   }
 }
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{address 319492 is not a multiple of 8 bytes, the alignment --ipu-place-storage gives buffers}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319492
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{address 524292 is not a multiple of 8 bytes}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "interleaved" at 524292
+  }
+}
+
+// -----
+
+// Placed over the exchange code and vertex state the placement kept free.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p attributes {reserved_bytes = 144 : i64} {
+    // expected-error @+1 {{address 319624 lies over the program's reserved bytes: 8192 of runtime image and 144 of exchange code and vertex state leave standard buffers from 319632}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319624
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319632
+  }
+}

@@ -15,6 +15,9 @@
 
 namespace mlir::ipu_tile {
 
+/// Every placed buffer starts on a multiple of this many bytes.
+constexpr uint32_t kBufferAlignment = 8;
+
 /// The target named by the nearest enclosing `ipu_tile.target` attribute.
 std::optional<::ipu::TargetModel> lookupTarget(Operation *op);
 /// Like lookupTarget, but emits an error on `op` when there is none.
