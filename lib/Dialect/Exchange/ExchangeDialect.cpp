@@ -87,6 +87,52 @@ static FailureOr<ipu_tile::BufferOp> lookupBuffer(Operation *user,
   return buffer;
 }
 
+//===----------------------------------------------------------------------===//
+// ProgramStepOpInterface
+//===----------------------------------------------------------------------===//
+
+ipu_tile::StepKind StreamInOp::getStepKind() {
+  return ipu_tile::StepKind::HostStream;
+}
+
+void StreamInOp::getBufferAccesses(
+    SmallVectorImpl<ipu_tile::BufferAccess> &accesses) {
+  accesses.push_back({getBufferAttr(), /*reads=*/false, /*writes=*/true,
+                      /*resident=*/getWeight(), getOperation()});
+}
+
+ipu_tile::StepKind StreamOutOp::getStepKind() {
+  return ipu_tile::StepKind::HostStream;
+}
+
+void StreamOutOp::getBufferAccesses(
+    SmallVectorImpl<ipu_tile::BufferAccess> &accesses) {
+  accesses.push_back({getBufferAttr(), /*reads=*/true, /*writes=*/false,
+                      /*resident=*/false, getOperation()});
+}
+
+ipu_tile::StepKind SyncOp::getStepKind() { return ipu_tile::StepKind::Sync; }
+
+void SyncOp::getBufferAccesses(SmallVectorImpl<ipu_tile::BufferAccess> &) {}
+
+ipu_tile::StepKind PhaseOp::getStepKind() {
+  return ipu_tile::StepKind::Exchange;
+}
+
+void PhaseOp::getBufferAccesses(
+    SmallVectorImpl<ipu_tile::BufferAccess> &accesses) {
+  for (auto copy : getBody().getOps<CopyOp>()) {
+    accesses.push_back({copy.getSourceAttr(), /*reads=*/true,
+                        /*writes=*/false, /*resident=*/false, copy});
+    accesses.push_back({copy.getDestAttr(), /*reads=*/false, /*writes=*/true,
+                        /*resident=*/false, copy});
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Symbol uses
+//===----------------------------------------------------------------------===//
+
 LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getIndexAttr().getInt() < 0)
     return emitOpError("argument index must not be negative");

@@ -13,6 +13,7 @@
 using namespace mlir;
 using namespace mlir::ipu_tile;
 
+#include "IPU/Dialect/Tile/IR/TileInterfaces.cpp.inc"
 #include "IPU/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -372,6 +373,15 @@ LogicalResult ComputeSetOp::verify() {
       return emitOpError("vertex on tile ") << tile << ": " << *error;
   }
   return success();
+}
+
+StepKind ComputeSetOp::getStepKind() { return StepKind::Compute; }
+
+void ComputeSetOp::getBufferAccesses(SmallVectorImpl<BufferAccess> &accesses) {
+  // Kernels do not declare which operands they write.
+  for (auto ref : getOperands().getAsRange<FlatSymbolRefAttr>())
+    accesses.push_back({ref, /*reads=*/true, /*writes=*/true,
+                        /*resident=*/false, getOperation()});
 }
 
 LogicalResult
