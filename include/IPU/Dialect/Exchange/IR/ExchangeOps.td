@@ -144,6 +144,7 @@ def IPUExchange_PhaseOp : IPUExchange_Op<"phase", [Symbol, SingleBlock,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
 }
@@ -155,6 +156,8 @@ def IPUExchange_CopyOp : IPUExchange_Op<"copy", [HasParent<"PhaseOp">,
     Moves every element of `source` to every replica of `dest`. Both buffers
     hold the same tensor shape and element type; only their layouts differ.
     Transfers that send the same words to several replicas are broadcasts.
+    Once placed, `dest` shares no bytes with `source` on any tile, and no
+    other copy of the phase writes `dest`.
 
     Example:
 
