@@ -396,12 +396,19 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     if (!buffer)
       return emitOpError("operand ") << ref << " is not an ipu_tile.buffer";
     std::optional<::ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
-    if (!layout)
+    // Without a target the buffer's verifier has not checked its tiles.
+    if (!layout || !lookupTarget(getOperation()))
       return success(); // Reported by the buffer's verifier.
-    std::vector<uint32_t> holders = layout->tileList();
-    llvm::DenseSet<uint32_t> holderSet(holders.begin(), holders.end());
+    // The block each tile holds (any replica: they hold the same block).
+    llvm::DenseMap<uint32_t, std::pair<uint32_t, uint32_t>> blockOn;
+    for (uint32_t i = 0; i < layout->gridRows; ++i)
+      for (uint32_t j = 0; j < layout->gridCols; ++j)
+        for (uint32_t r = 0; r < layout->replicas; ++r)
+          blockOn.try_emplace(static_cast<uint32_t>(layout->tileOf(i, j, r)),
+                              i, j);
     for (auto [index, tile] : llvm::enumerate(getTiles())) {
-      if (!holderSet.contains(tile))
+      auto block = blockOn.find(tile);
+      if (block == blockOn.end())
         return emitOpError("vertex on tile ")
                << tile << ": operand '" << kernel->operandNames[operandIndex]
                << "' buffer " << ref << " has no block on that tile";
@@ -423,6 +430,35 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                << tile << ": operand '" << kernel->operandNames[operandIndex]
                << "' spans " << need << " bytes, buffer " << ref << " holds "
                << layout->maxBlockBytes();
+      // The vertex works on exactly its tile's block: a smaller shape would
+      // leave part of the block unread or unwritten.
+      const uint32_t i = block->second.first, j = block->second.second;
+      ::ipu::KernelOperandShape shape =
+          ::ipu::kernelOperandShape(*kernel, params, operandIndex);
+      auto blockText = [&] {
+        std::string text = std::to_string(layout->blockRows(i)) + "x" +
+                           std::to_string(layout->blockCols(j)) + " " +
+                           std::string(::ipu::elementTypeName(layout->type));
+        return text + " block (" + std::to_string(i) + ", " +
+               std::to_string(j) + ")";
+      };
+      if (!shape.type) {
+        if (static_cast<uint64_t>(shape.cols) != layout->blockBytes(i, j))
+          return emitOpError("vertex on tile ")
+                 << tile << ": operand '" << kernel->operandNames[operandIndex]
+                 << "' is " << shape.cols << " bytes by its parameters, but "
+                 << "buffer " << ref << " holds the " << layout->blockBytes(i, j)
+                 << " bytes of its " << blockText() << " there";
+      } else if (shape.rows != layout->blockRows(i) ||
+                 shape.cols != layout->blockCols(j) ||
+                 *shape.type != layout->type) {
+        return emitOpError("vertex on tile ")
+               << tile << ": operand '" << kernel->operandNames[operandIndex]
+               << "' is a " << shape.rows << "x" << shape.cols << " "
+               << ::ipu::elementTypeName(*shape.type)
+               << " block by its parameters, but buffer " << ref
+               << " holds its " << blockText() << " there";
+      }
     }
   }
   return success();

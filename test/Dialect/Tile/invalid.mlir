@@ -331,3 +331,42 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319632
   }
 }
+
+// -----
+
+// A vertex works on exactly its tile's block: m = 2 would leave half of
+// the 4-row block of @a unread and half of @c unwritten.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
+    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 1: operand 'lhs' is a 2x16 f16 block by its parameters, but buffer @a holds its 4x16 f16 block (0, 0) there}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
+        params [4, 16, 2, 1, 0, 0, 1, 2, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
+    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 0: operand 'out' is a 4x2 f16 block by its parameters, but buffer @c holds its 4x2 f32 block (0, 0) there}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0]
+        params [4, 16, 2, 1, 0, 1, 1]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "interleaved"
+    // expected-error @+1 {{vertex on tile 2: operand 'src' is 16 bytes by its parameters, but buffer @a holds the 32 bytes of its 2x4 f32 block (2, 0) there}}
+    ipu_tile.compute_set @stage kernel "copy" operands [@a, @b] tiles [0, 1, 2, 3] params [32, 32, 16, 32]
+  }
+}
