@@ -21,7 +21,11 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Rewrites each `linalg.matmul` whose accumulator is a zero `linalg.fill`
     or a `tensor.empty` into `ipu_gemm.matmul`. Any other `linalg` op, or a
-    matmul accumulating into non-zero data, is an error naming the op.
+    matmul accumulating into non-zero data, is an error naming the op. The
+    matmul's `constraints` (`#ipu_gemm.constraints`) and `plan`
+    (`#ipu_gemm.plan`) attributes carry over; either name holding anything
+    else, or an `ipu_gemm` attribute under another name, is an error, and
+    other attributes (but linalg's own) are dropped with a warning.
   }];
   let dependentDialects = ["::mlir::ipu_gemm::IPUGemmDialect"];
 }
