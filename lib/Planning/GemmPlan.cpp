@@ -567,6 +567,24 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   return std::nullopt;
 }
 
+/// Checks and costs the plan the user gave, as the search would have.
+static std::optional<std::string> keepGivenPlan(const TargetModel &target,
+                                                ProgramGemm &gemm,
+                                                const MemoryBudget &budget) {
+  gemm.search = GemmPlanSearch();
+  const GemmPlan &plan = *gemm.given;
+  if (std::optional<std::string> why = checkGemmPlan(target, gemm.problem, plan))
+    return *why;
+  if (!gemm.constraints.matches(plan))
+    return "it does not match constraint '" + gemm.constraints.str() + "'";
+  GemmPlanChoice choice{plan, costGemmPlan(target, gemm.problem, plan)};
+  gemm.search.candidates = gemm.search.matching = gemm.search.costed = 1;
+  // Memory is the placement's to judge exactly; the model only reports.
+  gemm.search.fitting = fitsMemory(target, choice.cost, budget) ? 1 : 0;
+  gemm.search.finalists.push_back(choice);
+  return std::nullopt;
+}
+
 void ipu::planGemmProgram(const TargetModel &target,
                           std::vector<ProgramGemm> &gemms,
                           unsigned finalistCount) {
@@ -596,8 +614,11 @@ void ipu::planGemmProgram(const TargetModel &target,
       }
     }
     auto start = std::chrono::steady_clock::now();
-    gemm.error = searchGemmPlans(target, gemm.problem, gemm.constraints,
-                                 finalistCount, gemm.search, budget);
+    if (gemm.given)
+      gemm.error = keepGivenPlan(target, gemm, budget);
+    else
+      gemm.error = searchGemmPlans(target, gemm.problem, gemm.constraints,
+                                   finalistCount, gemm.search, budget);
     gemm.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();

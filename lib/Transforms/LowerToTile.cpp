@@ -24,21 +24,6 @@ using ::ipu::BlockLayout;
 
 namespace {
 
-/// The plan of `op` as the planner library sees it.
-::ipu::GemmPlan toGemmPlan(ipu_gemm::PlanAttr plan) {
-  ::ipu::GemmPlan result;
-  result.rows = plan.getRows();
-  result.cols = plan.getCols();
-  result.inner = plan.getInner();
-  result.swapped = plan.getOrientation() == "swapped";
-  result.weights = *::ipu::parseMemoryClass(plan.getWeights().str());
-  result.reduction = *::ipu::parseReduction(plan.getReduction().str());
-  result.localStaging = plan.getStaging();
-  result.partials = plan.getPartials() == "f16" ? ::ipu::ElementType::F16
-                                                : ::ipu::ElementType::F32;
-  return result;
-}
-
 ::ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
   ::ipu::GemmProblem problem;
   problem.m = op.getLhs().getType().getDimSize(0);
@@ -52,7 +37,7 @@ namespace {
 }
 
 ::ipu::GemmLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan) {
-  return ::ipu::gemmLayouts(toGemmProblem(op), toGemmPlan(plan));
+  return ::ipu::gemmLayouts(toGemmProblem(op), plan.toGemmPlan());
 }
 
 class FunctionLowering {

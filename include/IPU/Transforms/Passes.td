@@ -39,7 +39,11 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
     f32-accumulating matmul keeps f32 partials unless `partials` (option or
     constraint) allows f16 ones; an f16-accumulating one uses f16. Keeps the best
     `finalists` and picks the best that fits tile memory. Finalists and the
-    decision are emitted as remarks and structured log lines. Independent
+    decision are emitted as remarks and structured log lines. A matmul that
+    already carries a `plan` keeps it when the lowering can build it and it
+    matches the constraints (its `cycles` become the model's estimate, and a
+    remark says the plan was given); otherwise it is an error giving the
+    reason. A given plan with f16 partials allows them. Independent
     matmuls are planned in parallel; the result does not depend on the
     thread count.
   }];

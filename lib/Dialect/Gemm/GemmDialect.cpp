@@ -95,6 +95,21 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+::ipu::GemmPlan PlanAttr::toGemmPlan() const {
+  // The verifier keeps every field in range.
+  ::ipu::GemmPlan plan;
+  plan.rows = static_cast<uint32_t>(getRows());
+  plan.cols = static_cast<uint32_t>(getCols());
+  plan.inner = static_cast<uint32_t>(getInner());
+  plan.swapped = getOrientation() == "swapped";
+  plan.weights = *::ipu::parseMemoryClass(getWeights().str());
+  plan.reduction = *::ipu::parseReduction(getReduction().str());
+  plan.localStaging = getStaging();
+  plan.partials = getPartials() == "f16" ? ::ipu::ElementType::F16
+                                         : ::ipu::ElementType::F32;
+  return plan;
+}
+
 LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                       std::optional<int64_t> rows,
                                       std::optional<int64_t> cols,

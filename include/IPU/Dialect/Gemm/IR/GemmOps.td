@@ -67,6 +67,10 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                         "int64_t":$cycles);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The plan as the planner library sees it.
+    ::ipu::GemmPlan toGemmPlan() const;
+  }];
 }
 
 def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
