@@ -453,10 +453,25 @@ struct LowerToTilePass : public mlir::ipu::impl::IPULowerToTileBase<LowerToTileP
     FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    SmallVector<func::FuncOp> funcs;
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (!func.isDeclaration())
+        funcs.push_back(func);
+    // A package holds one program: the translation needs exactly one.
+    if (funcs.empty() && module.getOps<ipu_tile::ProgramOp>().empty()) {
+      module.emitError("module has no function to compile");
+      return signalPassFailure();
+    }
+    if (funcs.size() > 1) {
+      funcs[1].emitError("module has ")
+          << funcs.size()
+          << " functions; one function per module is supported: '@"
+          << funcs[1].getSymName()
+          << "' would need a package of its own (compile it from a module "
+             "of its own)";
+      return signalPassFailure();
+    }
     for (func::FuncOp func : funcs) {
-      if (func.isDeclaration())
-        continue;
       if (!func.getBody().hasOneBlock()) {
         func.emitError("functions with control flow are not supported");
         return signalPassFailure();

@@ -75,7 +75,8 @@ def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
     results (weights resident in the layout of each plan that uses them,
     one stream per layout; activations arriving split by rows over the
     tiles), an exchange phase wherever a value must change layout or memory
-    class, and a compute set per matmul.
+    class, and a compute set per matmul. A package holds one program: a
+    module with no function to compile, or with more than one, is an error.
   }];
   let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect",
                            "::mlir::ipu_exchange::IPUExchangeDialect"];
