@@ -438,7 +438,10 @@ LogicalResult FunctionLowering::lower() {
                               TypeAttr::get(matmul.getPlanAttr().getPartials() ==
                                                     "f16"
                                                 ? Type(builder.getF16Type())
-                                                : Type(builder.getF32Type())))}));
+                                                : Type(builder.getF32Type()))),
+         // Where it rounded them: each inner block of K apart.
+         builder.getNamedAttr("inner", builder.getI32IntegerAttr(static_cast<int32_t>(
+                                           matmul.getPlanAttr().getInner())))}));
   }
   if (!reference.empty())
     program.setReferenceAttr(builder.getArrayAttr(reference));

@@ -199,6 +199,8 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
       op.type = *ipu_tile::toElementType(entry.getAs<TypeAttr>("type").getValue());
       if (auto partials = entry.getAs<TypeAttr>("partials"))
         op.partials = *ipu_tile::toElementType(partials.getValue());
+      if (auto inner = entry.getAs<IntegerAttr>("inner"))
+        op.innerBlocks = static_cast<uint32_t>(*ipu_tile::toInt64(inner));
       package.reference.push_back(std::move(op));
     }
   }

@@ -275,6 +275,14 @@ LogicalResult ProgramOp::verify() {
       if (!toElementType(dict.getAs<TypeAttr>("type").getValue()))
         return emitOpError("reference type ")
                << dict.getAs<TypeAttr>("type") << " is not a machine element type";
+      if (Attribute inner = dict.get("inner")) {
+        auto blocks = dyn_cast<IntegerAttr>(inner);
+        std::optional<int64_t> value = blocks ? toInt64(blocks) : std::nullopt;
+        if (!value || *value < 1 || *value > UINT32_MAX)
+          return emitOpError("reference 'inner' (blocks of K accumulated "
+                             "apart) must be an integer in [1, 2^32), got ")
+                 << inner;
+      }
       if (Attribute partials = dict.get("partials")) {
         auto type = dyn_cast<TypeAttr>(partials);
         if (!type || !(type.getValue().isF32() || type.getValue().isF16()))

@@ -370,3 +370,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.compute_set @stage kernel "copy" operands [@a, @b] tiles [0, 1, 2, 3] params [32, 32, 16, 32]
   }
 }
+
+// -----
+
+// expected-error @+1 {{reference 'inner' (blocks of K accumulated apart) must be an integer in [1, 2^32), got 0 : i32}}
+ipu_tile.program @inner attributes {reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32, inner = 0 : i32}]} {
+}
