@@ -6,7 +6,8 @@ an activation (B = P x Q, computed first) or A itself (C = A x A), random shapes
 M, K, N, J in 1..64, random input types and targets, and a random plan for
 each matmul, written as constraints that name every plan field. The planner
 either refuses a plan with checkGemmPlan's reason ("cannot plan ...: no plan
-matches constraint ...") or the whole path must succeed: ipu-opt
+matches constraint ...") or its memory model ("no plan fits tile memory"), or
+the whole path must succeed: ipu-opt
 --ipu-compile, ipu-translate --ipu-to-package, ipu-run --check ending
 numericalTest=PASS. Anything else fails the test, with the case's IR kept in
 the work directory.
@@ -118,7 +119,11 @@ def main():
                         base + ".lowered.mlir"], env)
         if compiled.returncode != 0:
             errors = [l for l in compiled.stderr.splitlines() if "error:" in l]
-            if errors and all("cannot plan" in e and "no plan matches" in e
+            # The planner's refusals: checkGemmPlan's reason, or its memory
+            # model.
+            if errors and all("cannot plan" in e and
+                              ("no plan matches" in e or
+                               "no plan fits tile memory" in e)
                               for e in errors):
                 refused += 1
                 continue
