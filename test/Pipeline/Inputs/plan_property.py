@@ -3,8 +3,9 @@ packaged, validated and computes the right product.
 
 Generates random programs C = A x B, with B a weight (a function argument),
 an activation (B = P x Q, computed first) or A itself (C = A x A), random shapes
-M, K, N, J in 1..64, random input types and targets, and a random plan for
-each matmul, written as constraints that name every plan field. The planner
+M, K, N, J in 1..64, random input types and targets, and for each matmul a
+random plan, written as constraints that name every plan field, or (one in
+four) the planner's own choice. The planner
 either refuses a plan with checkGemmPlan's reason ("cannot plan ...: no plan
 matches constraint ...") or its memory model ("no plan fits tile memory"), or
 the whole path must succeed: ipu-opt
@@ -24,6 +25,8 @@ import sys
 
 
 def random_plan(rng, m, k, n, tiles, in_type, rhs_weight, acc_f16):
+    if rng.random() < 0.25:
+        return None
     rows = rng.randint(1, min(m, tiles))
     cols = rng.randint(1, min(n, tiles // rows))
     inner = rng.randint(1, min(k, tiles // (rows * cols)))
@@ -47,8 +50,11 @@ def tensor(rows, cols, element):
 
 
 def matmul(result, lhs, rhs, m, k, n, in_type, out_type, acc, plan):
-    return (f"  %{result} = ipu_gemm.matmul %{lhs}, %{rhs} {{acc_type = {acc}, "
-            f"constraints = #ipu_gemm.constraints<{plan}>}}\n"
+    # No plan: the planner's own choice, as a user would get it.
+    constraints = (f", constraints = #ipu_gemm.constraints<{plan}>"
+                   if plan else "")
+    return (f"  %{result} = ipu_gemm.matmul %{lhs}, %{rhs} {{acc_type = {acc}"
+            f"{constraints}}}\n"
             f"      : {tensor(m, k, in_type)}, {tensor(k, n, in_type)} -> "
             f"{tensor(m, n, out_type)}\n")
 
