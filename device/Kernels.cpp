@@ -64,6 +64,36 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
   return 0;
 }
 
+KernelOperandShape kernelOperandShape(const KernelSpec &kernel,
+                                      const int64_t *params, unsigned operand) {
+  using namespace detail;
+  if (kernel.name == "gemm" || kernel.name == "gemm_t") {
+    const int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
+    const auto in = static_cast<ElementType>(params[GemmIn]);
+    switch (operand) {
+    case GemmLhs:
+      return {m, k, in};
+    case GemmRhs:
+      // gemm_t holds B^T: n rows of k.
+      return kernel.name == "gemm" ? KernelOperandShape{k, n, in}
+                                   : KernelOperandShape{n, k, in};
+    case GemmOutput:
+      return {m, n, static_cast<ElementType>(params[GemmOut])};
+    }
+  }
+  if (kernel.name == "reduce") {
+    const int64_t m = params[ReduceM], n = params[ReduceN];
+    if (operand == ReduceInput)
+      return {m, n * params[ReduceCount],
+              static_cast<ElementType>(params[ReduceIn])};
+    if (operand == ReduceOutput)
+      return {m, n, static_cast<ElementType>(params[ReduceOut])};
+  }
+  if (kernel.name == "copy" && operand < 2)
+    return {1, params[CopyBytes], std::nullopt};
+  return {};
+}
+
 uint64_t kernelFlops(const KernelSpec &kernel, const int64_t *params) {
   // The reduction's adds are not part of the product the user asked for.
   if (kernel.name != "gemm" && kernel.name != "gemm_t")

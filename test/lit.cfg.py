@@ -1,5 +1,6 @@
 # Lit configuration for the IPU compiler's FileCheck tests.
 import os
+import sys
 
 import lit.formats
 
@@ -17,6 +18,9 @@ config.environment["PATH"] = path
 # Keep structured logs off test output unless a test asks for them.
 config.environment["IPU_LOG"] = "warn"
 config.substitutions.append(("%ipu_src_root", config.ipu_src_root))
+config.substitutions.append(("%ipu_tools_dir", config.ipu_tools_dir))
+# The interpreter running lit, for test drivers written in Python.
+config.substitutions.append(("%python", sys.executable))
 
 # Packages as Cap'n Proto text, for tests that tamper with them: the tool
 # CMake found, the schema's imports and the package schema.

@@ -292,6 +292,17 @@ TEST(GemmPlanCheck, RejectsWhatCannotBeLowered) {
   activation.rhsIsWeight = false;
   EXPECT_EQ(*checkGemmPlan(target, activation, swapped),
             "orientation=swapped needs B to be a weight, stored transposed");
+  // An activation B is gathered in 32-bit words: 64 f16 columns over 2
+  // start the second block at element 32, byte 64; over 3 the third block
+  // starts at element 43, byte 86.
+  GemmProblem activationB = p;
+  activationB.rhsIsWeight = false;
+  EXPECT_FALSE(checkGemmPlan(target, activationB, plan(4, 2)));
+  EXPECT_EQ(*checkGemmPlan(target, activationB, plan(4, 3)),
+            "cols=3 cuts f16 rows of B off 32-bit word boundaries, and B is "
+            "an activation gathered by exchange");
+  // A weight B may take any column split: the host stream writes bytes.
+  EXPECT_FALSE(checkGemmPlan(target, p, plan(4, 3)));
   swapped.weights = MemoryClass::Standard;
   swapped.localStaging = true;
   EXPECT_EQ(*checkGemmPlan(target, p, swapped),

@@ -110,6 +110,14 @@ std::optional<std::string> BlockLayout::validate(uint32_t tiles) const {
     return "tileMap has " + to_string(tileMap.size()) + " tiles, the layout " +
            to_string(uint64_t(gridRows) * gridCols * replicas) + " blocks";
 
+  // Every block and replica needs a tile of its own: this bounds the loop
+  // below and keeps tileOf's products far from overflow.
+  if (uint64_t(gridRows) * gridCols > tiles ||
+      uint64_t(gridRows) * gridCols * replicas > tiles)
+    return to_string(gridRows) + " x " + to_string(gridCols) + " blocks x " +
+           to_string(replicas) + " replicas need more than the " +
+           to_string(tiles) + " tiles";
+
   // Owner of each tile as a flat (i, j, replica) index: a bitmap-sized table
   // finds collisions in O(blocks * replicas).
   std::vector<uint64_t> owner(tiles, UINT64_MAX);

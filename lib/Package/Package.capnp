@@ -93,6 +93,7 @@ struct ReferenceOp {
   result @2 :UInt32;
   type @3 :UInt8;
   partials @4 :UInt8;  # ElementType of the device's accumulation; f32 when absent.
+  innerBlocks @5 :UInt32 = 1;  # Balanced blocks of K accumulated apart.
 }
 
 struct MetadataEntry {

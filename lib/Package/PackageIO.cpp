@@ -165,6 +165,7 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     reference[i].setResult(op.result);
     reference[i].setType(static_cast<uint8_t>(op.type));
     reference[i].setPartials(static_cast<uint8_t>(op.partials));
+    reference[i].setInnerBlocks(op.innerBlocks);
   }
   auto metadata = out.initMetadata(package.metadata.size());
   for (size_t i = 0; i < package.metadata.size(); ++i) {
@@ -313,6 +314,7 @@ void readPackage(wire::Package::Reader in, Package &package) {
                         ": partials type " + std::to_string(partials) +
                         " is not f32 (0) or f16 (1)"};
     package.reference[i].partials = static_cast<ElementType>(partials);
+    package.reference[i].innerBlocks = reference[i].getInnerBlocks();
   }
   auto metadata = in.getMetadata();
   package.metadata.resize(metadata.size());

@@ -857,6 +857,9 @@ private:
     if (lhs.size() != 2 || rhs.size() != 2 || lhs[1] != rhs[0])
       return where + ": shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
              shapeString(rhs) + " (" + names[1] + ") are not MxK x KxN";
+    if (op.innerBlocks < 1 || int64_t(op.innerBlocks) > lhs[1])
+      return where + ": innerBlocks " + to_string(op.innerBlocks) +
+             " is not in [1, K = " + to_string(lhs[1]) + "]";
     std::vector<int64_t> shape = {lhs[0], rhs[1]};
     // ipu-run holds the value: it must be one the device could (extents
     // are positive: stream shapes were checked, and so were earlier ops).

@@ -154,6 +154,18 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
       if (BlockLayout::splitSize(problem.n, plan.cols, j) % 2 != 0)
         return "inner > 1 with f16 partial sums needs even column blocks";
   }
+  if (!problem.rhsIsWeight && elementBytes(problem.inType) < 4) {
+    // An activation B is gathered into the plan's layout by exchange, in
+    // 32-bit words: every column block of B must start on a word of its
+    // rows. (Weights arrive by host stream, which has no such grain.)
+    for (uint32_t j = 1; j < plan.cols; ++j)
+      if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
+              elementBytes(problem.inType) % 4 != 0)
+        return "cols=" + std::to_string(plan.cols) + " cuts " +
+               std::string(elementTypeName(problem.inType)) +
+               " rows of B off 32-bit word boundaries, and B is an "
+               "activation gathered by exchange";
+  }
   if (elementBytes(problem.outType) < 4) {
     // Narrow results feed other operations: every column block of C must
     // start on a 32-bit word of its rows so that any rearrangement moves
@@ -565,6 +577,24 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   return std::nullopt;
 }
 
+/// Checks and costs the plan the user gave, as the search would have.
+static std::optional<std::string> keepGivenPlan(const TargetModel &target,
+                                                ProgramGemm &gemm,
+                                                const MemoryBudget &budget) {
+  gemm.search = GemmPlanSearch();
+  const GemmPlan &plan = *gemm.given;
+  if (std::optional<std::string> why = checkGemmPlan(target, gemm.problem, plan))
+    return *why;
+  if (!gemm.constraints.matches(plan))
+    return "it does not match constraint '" + gemm.constraints.str() + "'";
+  GemmPlanChoice choice{plan, costGemmPlan(target, gemm.problem, plan)};
+  gemm.search.candidates = gemm.search.matching = gemm.search.costed = 1;
+  // Memory is the placement's to judge exactly; the model only reports.
+  gemm.search.fitting = fitsMemory(target, choice.cost, budget) ? 1 : 0;
+  gemm.search.finalists.push_back(choice);
+  return std::nullopt;
+}
+
 void ipu::planGemmProgram(const TargetModel &target,
                           std::vector<ProgramGemm> &gemms,
                           unsigned finalistCount) {
@@ -594,8 +624,11 @@ void ipu::planGemmProgram(const TargetModel &target,
       }
     }
     auto start = std::chrono::steady_clock::now();
-    gemm.error = searchGemmPlans(target, gemm.problem, gemm.constraints,
-                                 finalistCount, gemm.search, budget);
+    if (gemm.given)
+      gemm.error = keepGivenPlan(target, gemm, budget);
+    else
+      gemm.error = searchGemmPlans(target, gemm.problem, gemm.constraints,
+                                   finalistCount, gemm.search, budget);
     gemm.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();

@@ -101,6 +101,44 @@ struct ImportLinalgPass
     }
   }
 
+  /// The attributes of `matmul` the imported op honours: `constraints`
+  /// (a #ipu_gemm.constraints) and `plan` (a #ipu_gemm.plan, kept by the
+  /// planner when it can be lowered). An ipu_gemm attribute under another
+  /// name, or one of those names holding something else, is an error; any
+  /// other discardable attribute but linalg's own is dropped with a warning.
+  FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>>
+  carriedAttributes(linalg::MatmulOp matmul) {
+    ipu_gemm::PlanAttr plan;
+    ipu_gemm::ConstraintsAttr constraints;
+    for (NamedAttribute attr : matmul->getDiscardableAttrs()) {
+      StringRef name = attr.getName().strref();
+      Attribute value = attr.getValue();
+      if (name == "constraints") {
+        constraints = dyn_cast<ipu_gemm::ConstraintsAttr>(value);
+        if (!constraints)
+          return matmul.emitError("attribute 'constraints' must be a "
+                                  "#ipu_gemm.constraints, got ")
+                 << value;
+        continue;
+      }
+      if (name == "plan") {
+        plan = dyn_cast<ipu_gemm::PlanAttr>(value);
+        if (!plan)
+          return matmul.emitError("attribute 'plan' must be a #ipu_gemm.plan, got ")
+                 << value;
+        continue;
+      }
+      if (isa<ipu_gemm::IPUGemmDialect>(value.getDialect()))
+        return matmul.emitError("attribute '")
+               << name << "' holds " << value
+               << ", which the import honours only as 'constraints' or 'plan'";
+      if (!name.starts_with("linalg."))
+        matmul.emitWarning("attribute '")
+            << name << "' is dropped by the import to ipu_gemm.matmul";
+    }
+    return std::make_pair(plan, constraints);
+  }
+
   LogicalResult importMatmul(linalg::MatmulOp matmul) {
     if (!matmul.hasPureTensorSemantics())
       return matmul.emitError("linalg.matmul must work on tensors, not buffers");
@@ -113,12 +151,16 @@ struct ImportLinalgPass
       return matmul.emitError(
           "linalg.matmul accumulates into non-zero data; only a zero "
           "linalg.fill or tensor.empty accumulator is supported");
+    FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>>
+        carried = carriedAttributes(matmul);
+    if (failed(carried))
+      return failure();
     auto resultType = cast<RankedTensorType>(matmul.getResult(0).getType());
     OpBuilder builder(matmul);
-    auto imported = ipu_gemm::MatmulOp::create(builder, matmul.getLoc(), resultType, matmul.getDpsInputs()[0],
-        matmul.getDpsInputs()[1],
-        TypeAttr::get(resultType.getElementType()), ipu_gemm::PlanAttr(),
-        ipu_gemm::ConstraintsAttr());
+    auto imported = ipu_gemm::MatmulOp::create(
+        builder, matmul.getLoc(), resultType, matmul.getDpsInputs()[0],
+        matmul.getDpsInputs()[1], TypeAttr::get(resultType.getElementType()),
+        carried->first, carried->second);
     matmul.getResult(0).replaceAllUsesWith(imported.getResult());
     matmul.erase();
     return success();

@@ -24,21 +24,6 @@ using ::ipu::BlockLayout;
 
 namespace {
 
-/// The plan of `op` as the planner library sees it.
-::ipu::GemmPlan toGemmPlan(ipu_gemm::PlanAttr plan) {
-  ::ipu::GemmPlan result;
-  result.rows = plan.getRows();
-  result.cols = plan.getCols();
-  result.inner = plan.getInner();
-  result.swapped = plan.getOrientation() == "swapped";
-  result.weights = *::ipu::parseMemoryClass(plan.getWeights().str());
-  result.reduction = *::ipu::parseReduction(plan.getReduction().str());
-  result.localStaging = plan.getStaging();
-  result.partials = plan.getPartials() == "f16" ? ::ipu::ElementType::F16
-                                                : ::ipu::ElementType::F32;
-  return result;
-}
-
 ::ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
   ::ipu::GemmProblem problem;
   problem.m = op.getLhs().getType().getDimSize(0);
@@ -52,7 +37,7 @@ namespace {
 }
 
 ::ipu::GemmLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan) {
-  return ::ipu::gemmLayouts(toGemmProblem(op), toGemmPlan(plan));
+  return ::ipu::gemmLayouts(toGemmProblem(op), plan.toGemmPlan());
 }
 
 class FunctionLowering {
@@ -77,12 +62,17 @@ private:
   /// A sync, one exchange phase running `copies`, and a sync.
   void createPhase(Location loc, StringRef name,
                    ArrayRef<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> copies);
-  /// The buffer holding `value` in `layout`, adding a copy into a new buffer
-  /// named `name` to `copies` when the current buffer's layout differs.
+  /// The buffer holding `value` in `layout` and `memoryClass`, adding a copy
+  /// into a new buffer named `name` to `copies` when the current buffer's
+  /// layout or class differs.
   ipu_tile::BufferOp bufferIn(Value value, const BlockLayout &layout,
                               StringRef name,
                               SmallVectorImpl<std::pair<ipu_tile::BufferOp,
-                                                        ipu_tile::BufferOp>> &copies);
+                                                        ipu_tile::BufferOp>> &copies,
+                              ::ipu::MemoryClass memoryClass =
+                                  ::ipu::MemoryClass::Standard);
+  /// Buffers and host streams for the function's arguments.
+  LogicalResult lowerArguments();
 
   func::FuncOp func;
   const ::ipu::TargetModel &target;
@@ -90,7 +80,12 @@ private:
   OpBuilder builder;
   ipu_tile::ProgramOp program;
   Block::iterator bufferInsertPoint;
+  /// The buffer of every value used as an activation: arguments in the
+  /// arrival layout, matmul results in their plan's layout.
   DenseMap<Value, ipu_tile::BufferOp> bufferOf;
+  /// The resident weights of every matmul whose B is an argument, in the
+  /// layout and class of its plan: what the planner took for granted.
+  DenseMap<Operation *, ipu_tile::BufferOp> weightsOf;
   DenseMap<Value, int32_t> checkpointOf; ///< Stream index of checkpoints.
   SmallVector<Attribute> reference;
   int64_t flops = 0;
@@ -111,16 +106,17 @@ ipu_tile::BufferOp FunctionLowering::createBuffer(StringRef name, Type elementTy
 
 ipu_tile::BufferOp FunctionLowering::bufferIn(
     Value value, const BlockLayout &layout, StringRef name,
-    SmallVectorImpl<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> &copies) {
+    SmallVectorImpl<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> &copies,
+    ::ipu::MemoryClass memoryClass) {
   ipu_tile::BufferOp current = bufferOf.lookup(value);
   auto type = cast<RankedTensorType>(value.getType());
   auto wanted = RankedTensorType::get(type.getShape(), type.getElementType(),
                                       ipu_tile::toLayoutAttr(context, layout));
-  if (current.getTensorType() == wanted)
+  if (current.getTensorType() == wanted &&
+      current.getMemoryClass() == StringRef(::ipu::memoryClassName(memoryClass)))
     return current;
   ipu_tile::BufferOp moved = createBuffer(name, type.getElementType(),
-                                          type.getShape(), layout,
-                                          ::ipu::MemoryClass::Standard);
+                                          type.getShape(), layout, memoryClass);
   copies.push_back({current, moved});
   return moved;
 }
@@ -179,10 +175,10 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
 
   SmallVector<std::pair<ipu_tile::BufferOp, ipu_tile::BufferOp>> copies;
   ipu_tile::BufferOp lhs = bufferIn(op.getLhs(), layouts.lhs, prefix + ".lhs", copies);
-  ipu_tile::BufferOp rhs;
-  if (swapped) {
-    // B^T exists only as transposed weights, streamed so from the host.
-    rhs = bufferOf.lookup(op.getRhs());
+  ipu_tile::BufferOp rhs = weightsOf.lookup(op);
+  if (swapped || rhs) {
+    // Weights were streamed in this plan's layout, B^T when swapped; B^T
+    // exists only so.
     auto wanted = RankedTensorType::get(
         {layouts.rhs.rows, layouts.rhs.cols},
         op.getRhs().getType().getElementType(),
@@ -192,7 +188,9 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
              << plan << " needs B stored transposed: B must be a function "
              << "argument that no other plan stores differently";
   } else {
-    rhs = bufferIn(op.getRhs(), layouts.rhs, prefix + ".rhs", copies);
+    // An activation B is gathered into the plan's layout and weight class.
+    rhs = bufferIn(op.getRhs(), layouts.rhs, prefix + ".rhs", copies,
+                   *::ipu::parseMemoryClass(plan.getWeights().str()));
   }
   if (!copies.empty())
     createPhase(loc, prefix + ".gather", copies);
@@ -291,16 +289,13 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
   return success();
 }
 
-LogicalResult FunctionLowering::lower() {
-  builder.setInsertionPoint(func);
-  program = ipu_tile::ProgramOp::create(builder, func.getLoc(), func.getSymName());
-  Block &body = program.getBody().front();
-  builder.setInsertionPointToEnd(&body);
-  bufferInsertPoint = body.end();
-
-  SmallVector<bool> weightArgs, transposedArgs;
-  // Arguments: weights (the rhs of a matmul) are resident in the layout the
-  // plan wants; activations arrive split by rows.
+LogicalResult FunctionLowering::lowerArguments() {
+  // A host stream per buffer; buffers created later go in before the first.
+  struct Stream {
+    ipu_tile::BufferOp buffer;
+    bool weight, transpose;
+  };
+  SmallVector<std::pair<unsigned, Stream>> streams;
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
@@ -308,41 +303,89 @@ LogicalResult FunctionLowering::lower() {
       return func.emitError("argument ")
              << arg.getArgNumber() << " has type " << arg.getType()
              << "; only static 2-D tensors of f32, f16 or f8 are supported";
-    ipu_gemm::MatmulOp weightUser;
-    for (Operation *user : arg.getUsers())
-      if (auto matmul = dyn_cast<ipu_gemm::MatmulOp>(user))
-        if (matmul.getRhs() == arg && matmul.getPlanAttr()) {
-          weightUser = matmul;
-          break;
-        }
-    BlockLayout layout = ::ipu::arrivalLayout(
-        type.getDimSize(0), type.getDimSize(1),
-        *ipu_tile::toElementType(type.getElementType()), target);
-    ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard;
-    if (weightUser) {
-      layout = planLayouts(weightUser, weightUser.getPlanAttr()).rhs;
-      memoryClass = *::ipu::parseMemoryClass(
-          weightUser.getPlanAttr().getWeights().str());
+    // Weights (the rhs of a planned matmul) are resident in the layout each
+    // plan wants, as the planner assumed: an argument that is B of several
+    // matmuls is streamed once per layout. Any other use takes it as an
+    // activation, arriving split by rows.
+    bool activation = arg.use_empty();
+    SmallVector<ipu_gemm::MatmulOp> weightUsers;
+    for (Operation &op : func.getBody().front()) {
+      for (OpOperand &use : op.getOpOperands()) {
+        if (use.get() != arg)
+          continue;
+        auto matmul = dyn_cast<ipu_gemm::MatmulOp>(op);
+        if (matmul && use.getOperandNumber() == 1 && matmul.getPlanAttr())
+          weightUsers.push_back(matmul);
+        else
+          activation = true;
+      }
     }
     std::string name = "arg" + std::to_string(arg.getArgNumber());
-    // A swapped plan stores its weights transposed: the buffer's tensor is
-    // the layout's [N x K].
-    bufferOf[arg] = createBuffer(name, type.getElementType(),
-                                 {layout.rows, layout.cols}, layout, memoryClass);
-    weightArgs.push_back(static_cast<bool>(weightUser));
-    transposedArgs.push_back(weightUser &&
-                             weightUser.getPlanAttr().getOrientation() == "swapped");
+    unsigned buffers = 0;
+    auto nextName = [&] {
+      return buffers++ ? name + "." + std::to_string(buffers - 1) : name;
+    };
+    if (activation) {
+      BlockLayout layout = ::ipu::arrivalLayout(
+          type.getDimSize(0), type.getDimSize(1),
+          *ipu_tile::toElementType(type.getElementType()), target);
+      bufferOf[arg] = createBuffer(nextName(), type.getElementType(),
+                                   type.getShape(), layout,
+                                   ::ipu::MemoryClass::Standard);
+      streams.push_back({arg.getArgNumber(), {bufferOf[arg], false, false}});
+    }
+    SmallVector<Stream> weights;
+    for (ipu_gemm::MatmulOp user : weightUsers) {
+      ipu_gemm::PlanAttr plan = user.getPlanAttr();
+      BlockLayout layout = planLayouts(user, plan).rhs;
+      ::ipu::MemoryClass memoryClass =
+          *::ipu::parseMemoryClass(plan.getWeights().str());
+      bool transpose = plan.getOrientation() == "swapped";
+      // A swapped plan stores its weights transposed: the buffer's tensor
+      // is the layout's [N x K].
+      auto wanted = RankedTensorType::get(
+          {layout.rows, layout.cols}, type.getElementType(),
+          ipu_tile::toLayoutAttr(context, layout));
+      auto same = llvm::find_if(weights, [&](Stream &stream) {
+        return stream.buffer.getTensorType() == wanted &&
+               stream.buffer.getMemoryClass() ==
+                   StringRef(::ipu::memoryClassName(memoryClass)) &&
+               stream.transpose == transpose;
+      });
+      if (same != weights.end()) {
+        weightsOf[user] = same->buffer;
+        continue;
+      }
+      ipu_tile::BufferOp buffer =
+          createBuffer(nextName(), type.getElementType(),
+                       {layout.rows, layout.cols}, layout, memoryClass);
+      weightsOf[user] = buffer;
+      weights.push_back({buffer, true, transpose});
+      streams.push_back({arg.getArgNumber(), weights.back()});
+    }
   }
-  // Steps follow the buffers; later buffers go in before the first step.
-  for (BlockArgument arg : func.getArguments()) {
-    auto stream = ipu_exchange::StreamInOp::create(builder, func.getLoc(), bufferOf[arg].getSymName(), arg.getArgNumber());
-    if (weightArgs[arg.getArgNumber()])
-      stream.setWeight(true);
-    if (transposedArgs[arg.getArgNumber()])
-      stream.setTranspose(true);
-    if (arg.getArgNumber() == 0)
-      bufferInsertPoint = stream->getIterator();
+  for (auto [index, stream] : streams) {
+    auto op = ipu_exchange::StreamInOp::create(
+        builder, func.getLoc(), stream.buffer.getSymName(), index);
+    if (stream.weight)
+      op.setWeight(true);
+    if (stream.transpose)
+      op.setTranspose(true);
+    if (bufferInsertPoint == program.getBody().front().end())
+      bufferInsertPoint = op->getIterator();
   }
+  return success();
+}
+
+LogicalResult FunctionLowering::lower() {
+  builder.setInsertionPoint(func);
+  program = ipu_tile::ProgramOp::create(builder, func.getLoc(), func.getSymName());
+  Block &body = program.getBody().front();
+  builder.setInsertionPointToEnd(&body);
+  bufferInsertPoint = body.end();
+
+  if (failed(lowerArguments()))
+    return failure();
 
   unsigned matmulIndex = 0;
   for (Operation &op : func.getBody().front()) {
@@ -395,7 +438,10 @@ LogicalResult FunctionLowering::lower() {
                               TypeAttr::get(matmul.getPlanAttr().getPartials() ==
                                                     "f16"
                                                 ? Type(builder.getF16Type())
-                                                : Type(builder.getF32Type())))}));
+                                                : Type(builder.getF32Type()))),
+         // Where it rounded them: each inner block of K apart.
+         builder.getNamedAttr("inner", builder.getI32IntegerAttr(static_cast<int32_t>(
+                                           matmul.getPlanAttr().getInner())))}));
   }
   if (!reference.empty())
     program.setReferenceAttr(builder.getArrayAttr(reference));
@@ -410,10 +456,25 @@ struct LowerToTilePass : public mlir::ipu::impl::IPULowerToTileBase<LowerToTileP
     FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    SmallVector<func::FuncOp> funcs;
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (!func.isDeclaration())
+        funcs.push_back(func);
+    // A package holds one program: the translation needs exactly one.
+    if (funcs.empty() && module.getOps<ipu_tile::ProgramOp>().empty()) {
+      module.emitError("module has no function to compile");
+      return signalPassFailure();
+    }
+    if (funcs.size() > 1) {
+      funcs[1].emitError("module has ")
+          << funcs.size()
+          << " functions; one function per module is supported: '@"
+          << funcs[1].getSymName()
+          << "' would need a package of its own (compile it from a module "
+             "of its own)";
+      return signalPassFailure();
+    }
     for (func::FuncOp func : funcs) {
-      if (func.isDeclaration())
-        continue;
       if (!func.getBody().hasOneBlock()) {
         func.emitError("functions with control flow are not supported");
         return signalPassFailure();

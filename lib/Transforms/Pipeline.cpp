@@ -7,7 +7,7 @@
 
 using namespace mlir;
 
-void ipu::buildCompilePipeline(OpPassManager &pm,
+void mlir::ipu::buildCompilePipeline(OpPassManager &pm,
                                const CompilePipelineOptions &options) {
   IPUSetTargetOptions target;
   target.target = options.target;
@@ -24,7 +24,7 @@ void ipu::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createIPUPlaceStorage());
 }
 
-void ipu::registerAllPasses() {
+void mlir::ipu::registerAllPasses() {
   registerIPUPasses();
   PassPipelineRegistration<CompilePipelineOptions>(
       "ipu-compile",

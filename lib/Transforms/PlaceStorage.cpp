@@ -83,67 +83,26 @@ struct PlaceStoragePass
 
   LogicalResult place(ipu_tile::ProgramOp program,
                       const ::ipu::TargetModel &target) {
-    // Liveness in program steps (buffers are not steps).
-    SmallVector<ipu_tile::BufferOp> buffers;
-    DenseMap<StringAttr, unsigned> indexOf;
+    // Liveness in program steps (buffers are not steps), as the program's
+    // verifier checks it.
+    ipu_tile::ProgramLiveness liveness = ipu_tile::computeLiveness(program);
+    SmallVector<ipu_tile::BufferOp> buffers = liveness.buffers;
     std::vector<::ipu::BufferRequest> requests;
-    for (auto buffer : program.getBody().getOps<ipu_tile::BufferOp>()) {
-      indexOf[buffer.getSymNameAttr()] = buffers.size();
-      buffers.push_back(buffer);
+    for (unsigned index = 0; index < buffers.size(); ++index) {
+      ipu_tile::BufferOp buffer = buffers[index];
       std::optional<::ipu::BlockLayout> layout =
           ipu_tile::toBlockLayout(buffer.getTensorType());
       ::ipu::BufferRequest request;
       request.name = buffer.getSymName().str();
       request.memoryClass = *::ipu::parseMemoryClass(buffer.getMemoryClass().str());
       request.bytes = layout->maxBlockBytes();
-      request.alignment = 8;
+      request.alignment = ipu_tile::kBufferAlignment;
       request.tiles = layout->tileList();
       llvm::sort(request.tiles);
-      request.firstUse = UINT32_MAX;
-      request.lastUse = 0;
-      requests.push_back(std::move(request));
-    }
-    uint32_t step = 0;
-    auto use = [&](FlatSymbolRefAttr ref) {
-      auto it = indexOf.find(ref.getAttr());
-      if (it == indexOf.end())
-        return;
-      ::ipu::BufferRequest &request = requests[it->second];
-      request.firstUse = std::min(request.firstUse, step);
-      request.lastUse = std::max(request.lastUse, step);
-    };
-    SmallVector<unsigned> weights;
-    for (Operation &op : program.getBody().front()) {
-      if (isa<ipu_tile::BufferOp>(op))
-        continue;
-      if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op)) {
-        use(in.getBufferAttr());
-        if (in.getWeight())
-          weights.push_back(indexOf.lookup(in.getBufferAttr().getAttr()));
-      } else if (auto out = dyn_cast<ipu_exchange::StreamOutOp>(op)) {
-        use(out.getBufferAttr());
-      } else if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
-        for (auto copy : phase.getBody().getOps<ipu_exchange::CopyOp>()) {
-          use(copy.getSourceAttr());
-          use(copy.getDestAttr());
-        }
-      } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
-        for (auto ref : computeSet.getOperands().getAsRange<FlatSymbolRefAttr>())
-          use(ref);
-      }
-      ++step;
-    }
-    uint32_t lastStep = step ? step - 1 : 0;
-    // Weights stay resident from initialisation through every run.
-    for (unsigned index : weights) {
-      requests[index].firstUse = 0;
-      requests[index].lastUse = lastStep;
-    }
-    for (auto [buffer, request] : llvm::zip(buffers, requests)) {
-      if (request.firstUse == UINT32_MAX) {
+      std::tie(request.firstUse, request.lastUse) = liveness.live[index];
+      if (!liveness.used[index])
         buffer.emitWarning("buffer is never used");
-        request.firstUse = request.lastUse = 0;
-      }
+      requests.push_back(std::move(request));
     }
 
     FailureOr<uint32_t> reserved = reservedBytes(program, target);
@@ -158,7 +117,8 @@ struct PlaceStoragePass
     OpBuilder builder(program);
     for (auto [buffer, address] : llvm::zip(buffers, placement.address))
       buffer.setAddressAttr(builder.getI64IntegerAttr(address));
-    program->setAttr("reserved_bytes", builder.getI64IntegerAttr(*reserved));
+    program->setAttr(ipu_tile::ProgramOp::getReservedBytesAttrName(),
+                     builder.getI64IntegerAttr(*reserved));
     program->setAttr("memory_peak", builder.getDenseI64ArrayAttr(
                                         {int64_t(placement.peakBytes[0]),
                                          int64_t(placement.peakBytes[1])}));

@@ -69,6 +69,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     ipu_gemm::MatmulOp op;
     ::ipu::GemmProblem problem;
     ::ipu::GemmPlanConstraints constraints;
+    /// The plan the op already carries: kept if it can be lowered.
+    std::optional<::ipu::GemmPlan> given;
     ::ipu::GemmPlanSearch search;
     std::optional<std::string> error;
     double seconds = 0;
@@ -111,6 +113,12 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         return;
       }
       job.constraints = *constraints;
+      if (ipu_gemm::PlanAttr plan = op.getPlanAttr()) {
+        job.given = plan.toGemmPlan();
+        // Writing partials = "f16" is the user allowing them.
+        if (job.given->partials == ::ipu::ElementType::F16)
+          job.problem.allowHalfPartials = true;
+      }
       jobs.push_back(std::move(job));
     });
     if (failedAny)
@@ -129,6 +137,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         program.emplace_back();
         program.back().problem = jobs[index].problem;
         program.back().constraints = jobs[index].constraints;
+        program.back().given = jobs[index].given;
       }
       ::ipu::planGemmProgram(*target, program, finalists);
       for (size_t position = 0; position < group.size(); ++position) {
@@ -140,6 +149,14 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     });
 
     for (auto [index, job] : llvm::enumerate(jobs)) {
+      if (job.error && job.given) {
+        job.op.emitError("cannot keep the given plan ")
+            << job.op.getPlanAttr() << " for the " << job.problem.m << "x"
+            << job.problem.k << "x" << job.problem.n << " matmul on '"
+            << target->name << "': " << *job.error;
+        failedAny = true;
+        continue;
+      }
       if (job.error) {
         job.op.emitError("cannot plan ")
             << job.problem.m << "x" << job.problem.k << "x" << job.problem.n
@@ -168,12 +185,18 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       return module.emitError("pass option ")
              << option << "='" << value << "' is not " << expected;
     };
-    if (rows > 0)
-      options.rows = rows;
-    if (cols > 0)
-      options.cols = cols;
-    if (inner > 0)
-      options.inner = inner;
+    // Plans hold partitions in 32 bits; 0 leaves the field free.
+    for (auto [name, value, field] :
+         {std::make_tuple("rows", int64_t(rows), &options.rows),
+          std::make_tuple("cols", int64_t(cols), &options.cols),
+          std::make_tuple("inner", int64_t(inner), &options.inner)}) {
+      if (value < 0 || value > UINT32_MAX)
+        return module.emitError("pass option ")
+               << name << "=" << value
+               << " is out of range [1, 2^32) (0 leaves it free)";
+      if (value > 0)
+        *field = static_cast<uint32_t>(value);
+    }
     if (!orientation.empty()) {
       if (orientation != "normal" && orientation != "swapped")
         return bad("orientation", orientation, "normal or swapped");
@@ -202,6 +225,25 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
 
   void report(size_t index, Job &job, const ::ipu::TargetModel &target) {
     const ::ipu::GemmPlanSearch &search = job.search;
+    if (job.given) {
+      const ::ipu::GemmPlanChoice &kept = search.finalists.front();
+      std::string line = llvm::formatv(
+          "{0} estimatedCycles={1} computeCycles={2} exchangeCycles={3} "
+          "reductionCycles={4} syncCycles={5} peakStandardBytes={6} "
+          "peakInterleavedBytes={7} fitsMemoryModel={8}",
+          kept.plan.str(), kept.cost.totalCycles, kept.cost.computeCycles,
+          kept.cost.exchangeCycles, kept.cost.reductionCycles,
+          kept.cost.syncCycles, kept.cost.peakBytes[0], kept.cost.peakBytes[1],
+          search.fitting ? "true" : "false");
+      ::ipu::logInfo(llvm::formatv("ipu-plan-gemm: kept the given gemm plan "
+                                   "operation={0} shape={1}x{2}x{3} {4}",
+                                   index, job.problem.m, job.problem.k,
+                                   job.problem.n, line));
+      mlir::emitRemark(job.op.getLoc())
+          << "kept the given plan " << kept.plan.str() << " on '" << target.name
+          << "': estimated " << kept.cost.totalCycles << " cycles";
+      return;
+    }
     std::string constraintText =
         job.constraints.empty() ? "none" : job.constraints.str();
     ::ipu::logInfo(llvm::formatv(

@@ -193,12 +193,15 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
                                    ? static_cast<uint32_t>(argument)
                                    : ::ipu::ReferenceOp::kReferenceValue +
                                          static_cast<uint32_t>(-1 - argument));
-      int64_t result = entry.getAs<IntegerAttr>("result").getInt();
+      // Range-checked by the program's verifier.
+      int64_t result = *ipu_tile::toInt64(entry.getAs<IntegerAttr>("result"));
       op.result = result >= 0 ? static_cast<uint32_t>(result)
                               : ::ipu::ReferenceOp::kNoResult;
       op.type = *ipu_tile::toElementType(entry.getAs<TypeAttr>("type").getValue());
       if (auto partials = entry.getAs<TypeAttr>("partials"))
         op.partials = *ipu_tile::toElementType(partials.getValue());
+      if (auto inner = entry.getAs<IntegerAttr>("inner"))
+        op.innerBlocks = static_cast<uint32_t>(*ipu_tile::toInt64(inner));
       package.reference.push_back(std::move(op));
     }
   }

@@ -4,7 +4,7 @@
 // arrives split by rows and is gathered (broadcast along each block row)
 // into the plan's layout before the compute set.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
-  // CHECK-LABEL: ipu_tile.program @mm attributes {estimated_cycles = 100 : i64, flops = 2048 : i64, reference = [{arguments = array<i32: 0, 1>, op = "matmul", partials = f32, result = 0 : i32, type = f32}]}
+  // CHECK-LABEL: ipu_tile.program @mm attributes {estimated_cycles = 100 : i64, flops = 2048 : i64, reference = [{arguments = array<i32: 0, 1>, inner = 1 : i32, op = "matmul", partials = f32, result = 0 : i32, type = f32}]}
   // CHECK-NEXT: ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
   // CHECK-NEXT: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
   // CHECK-NEXT: ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
@@ -33,7 +33,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // The reference recomputes the chain: mm1 reads the value of mm0 (-1),
   // which leaves as checkpoint stream 1, after the function's one result.
-  // CHECK-LABEL: ipu_tile.program @chain attributes {estimated_cycles = 20 : i64, flops = 2560 : i64, reference = [{arguments = array<i32: 0, 1>, op = "matmul", partials = f32, result = 1 : i32, type = f32}, {arguments = array<i32: -1, 2>, op = "matmul", partials = f32, result = 0 : i32, type = f32}]}
+  // CHECK-LABEL: ipu_tile.program @chain attributes {estimated_cycles = 20 : i64, flops = 2560 : i64, reference = [{arguments = array<i32: 0, 1>, inner = 1 : i32, op = "matmul", partials = f32, result = 1 : i32, type = f32}, {arguments = array<i32: -1, 2>, inner = 1 : i32, op = "matmul", partials = f32, result = 0 : i32, type = f32}]}
   // CHECK: ipu_tile.compute_set @mm0.partials
   // CHECK-NEXT: ipu_exchange.stream_out @mm0.out to 1
   // CHECK: ipu_exchange.phase @mm1.gather {
@@ -159,5 +159,58 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   func.func @passthrough(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
     // expected-error @+1 {{result 0 must be computed by the function}}
     return %a : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// An argument that is both A and (swapped, so transposed) B of one matmul
+// arrives twice: split by rows for the gather of A, and transposed in the
+// plan's layout as weights. Gathering A from the transposed weights would
+// compute A^T x A.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // CHECK-LABEL: ipu_tile.program @self
+  // CHECK-NEXT: ipu_tile.buffer @arg0 : tensor<8x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+  // CHECK-NEXT: ipu_tile.buffer @arg0.1 : tensor<8x8xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 2>> in "standard"
+  // CHECK: ipu_exchange.stream_in @arg0 from 0
+  // CHECK-NEXT: ipu_exchange.stream_in @arg0.1 from 0 {transpose, weight}
+  // CHECK: ipu_exchange.copy @arg0 to @mm0.lhs
+  // CHECK: ipu_tile.compute_set @mm0.partials kernel "gemm_t" operands [@mm0.lhs, @arg0.1, @mm0.out]
+  func.func @self(%a: tensor<8x8xf16>) -> tensor<8x8xf32> {
+    %c = ipu_gemm.matmul %a, %a {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+        : tensor<8x8xf16>, tensor<8x8xf16> -> tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// Weights shared by two plans are streamed once per layout, each in its
+// plan's layout and class; plans that agree share one buffer. An activation
+// B is gathered into its plan's weight class.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // CHECK-LABEL: ipu_tile.program @shared
+  // CHECK-NEXT: ipu_tile.buffer @arg0 :
+  // CHECK-NEXT: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
+  // CHECK-NEXT: ipu_tile.buffer @arg1.1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 4, replica_stride = 1>> in "standard"
+  // CHECK-NOT: @arg1.2
+  // CHECK: ipu_tile.buffer @mm3.rhs : tensor<8x8xf32, {{.*}}> in "interleaved"
+  // CHECK: ipu_exchange.stream_in @arg1 from 1 {weight}
+  // CHECK-NEXT: ipu_exchange.stream_in @arg1.1 from 1 {weight}
+  // CHECK: compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @arg1, @mm0.out]
+  // CHECK: compute_set @mm1.partials kernel "gemm" operands [@arg0, @arg1.1, @mm1.out]
+  // CHECK: compute_set @mm2.partials kernel "gemm" operands [@mm2.lhs, @arg1, @mm2.out]
+  // CHECK: ipu_exchange.copy @mm2.out to @mm3.rhs
+  // CHECK: compute_set @mm3.partials kernel "gemm" operands [@mm1.out, @mm3.rhs, @mm3.out] tiles [0, 1, 2, 3] params [2, 8, 8, 0, 0, 0, 1,
+  func.func @shared(%a: tensor<8x16xf16>, %w: tensor<16x8xf16>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+    %c = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    %d = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    %e = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    %f = ipu_gemm.matmul %d, %e {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+        : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+    return %c, %d, %f : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
   }
 }

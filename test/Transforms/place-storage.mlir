@@ -24,6 +24,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32, horizon = 32, runs = [0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]>} {
       ipu_exchange.copy @arg0 to @lhs
     }
+    ipu_exchange.sync
     ipu_tile.compute_set @partials kernel "gemm" operands [@lhs, @arg1, @out] tiles [0, 1, 2, 3] params [4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1]
     ipu_exchange.sync
     ipu_exchange.stream_out @out to 0

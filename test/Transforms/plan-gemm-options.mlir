@@ -10,6 +10,9 @@
 // RUN: ipu-opt %s -ipu-plan-gemm="partials=any" | FileCheck %s --check-prefix=DEFAULT
 // RUN: ipu-opt %s -ipu-plan-gemm="partials=f16" | FileCheck %s --check-prefix=HALF
 // RUN: not ipu-opt %s -ipu-plan-gemm="partials=bf16" 2>&1 | FileCheck %s --check-prefix=PARTIALS
+// Partition options are range-checked, never truncated (2^32 + 1 would be 1).
+// RUN: not ipu-opt %s -ipu-plan-gemm="rows=4294967297" 2>&1 | FileCheck %s --check-prefix=ROWS
+// RUN: not ipu-opt %s -ipu-plan-gemm="inner=-2" 2>&1 | FileCheck %s --check-prefix=INNER
 
 // CHECK: plan = #ipu_gemm.plan<rows = {{[0-9]+}}, cols = {{[0-9]+}}, inner = 2, orientation = "{{normal|swapped}}", weights = "interleaved", reduction = "staged", staging = false
 // DEFAULT-LABEL: @mm(
@@ -23,6 +26,8 @@
 // PARTIALS: error: pass option partials='bf16' is not f32, f16 or any
 // BAD: error: pass option reduction='partial' is not complete or staged
 // STAGING: error: pass option staging='maybe' is not true or false
+// ROWS: error: pass option rows=4294967297 is out of range [1, 2^32) (0 leaves it free)
+// INNER: error: pass option inner=-2 is out of range [1, 2^32) (0 leaves it free)
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   func.func @mm(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {

@@ -93,3 +93,41 @@ module {
     return %c : tensor<8x8xf32>
   }
 }
+
+// -----
+
+// A plan written by hand is kept, never replaced, and costed so that
+// `cycles` is the model's estimate for it.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
+  // CHECK-LABEL: func.func @given
+  // CHECK: plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = [[CYCLES:[1-9][0-9]*]]>
+  func.func @given(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    // expected-remark-re @+1 {{kept the given plan rows=2 cols=2 inner=1 orientation=normal weights=interleaved reduction=complete staging=false partials=f32 on 'ipu21-16': estimated {{[1-9][0-9]*}} cycles}}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 0>}
+        : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    return %c : tensor<96x64xf32>
+  }
+}
+
+// -----
+
+// A given plan the lowering cannot build is refused with the reason.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
+  func.func @given_misaligned(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    // expected-error @+1 {{cannot keep the given plan #ipu_gemm.plan<rows = 2, cols = 1, inner = 3, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0> for the 96x128x64 matmul on 'ipu21-16': inner=3 cuts f16 rows of A off 32-bit word boundaries}}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 3, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+        : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    return %c : tensor<96x64xf32>
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
+  func.func @given_unconstrained(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    // expected-error @+1 {{for the 96x128x64 matmul on 'ipu21-16': it does not match constraint 'rows=4'}}
+    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<rows = 4>, plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+        : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    return %c : tensor<96x64xf32>
+  }
+}

@@ -25,7 +25,9 @@
 // each element also gets the rounding term of docs/Numerics.md:
 //   8 * 2^-11 * sqrt(sum over r of s_r^2)
 // where s_r is the exact partial sum after the r-th AMP pass of k (the
-// device rounds its running sum to f16 there, R = ceil(K / grain) times).
+// device rounds its running sum to f16 there: K is summed in the
+// reference op's innerBlocks balanced blocks, each from zero, a pass every
+// grain terms of its block).
 //
 // No PASS without a comparison: --check refuses a package with an output
 // stream that no reference op produces, reports per checkpoint and in total
@@ -323,20 +325,28 @@ constexpr double kHalfRoundoff = 0x1p-11;
 constexpr double kRoundingAllowance = 8.0;
 
 /// sqrt(sum_r s_r^2) per element of an [m x k] x [k x n] product, s_r the
-/// partial sum over the first r * grain terms of k.
+/// partial sum the device rounds after its r-th AMP pass: k is summed in
+/// `blocks` balanced blocks, each from zero, a pass every `grain` terms of
+/// its block.
 std::vector<float> roundingScale(const std::vector<float> &lhs,
                                  const std::vector<float> &rhs, int64_t m,
-                                 int64_t k, int64_t n, int64_t grain) {
+                                 int64_t k, int64_t n, int64_t grain,
+                                 int64_t blocks) {
   std::vector<float> partial(size_t(m) * size_t(n), 0.0f);
   std::vector<double> squares(partial.size(), 0.0);
-  for (int64_t k0 = 0; k0 < k; k0 += grain) {
-    int64_t depth = std::min(grain, k - k0);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
-                int(depth), 1.0f, lhs.data() + k0, int(k),
-                rhs.data() + size_t(k0) * size_t(n), int(n), 1.0f,
-                partial.data(), int(n));
-    for (size_t e = 0; e < partial.size(); ++e)
-      squares[e] += double(partial[e]) * partial[e];
+  for (int64_t p = 0; p < blocks; ++p) {
+    int64_t begin = p * (k / blocks) + std::min(p, k % blocks);
+    int64_t end = begin + k / blocks + (p < k % blocks ? 1 : 0);
+    std::fill(partial.begin(), partial.end(), 0.0f);
+    for (int64_t k0 = begin; k0 < end; k0 += grain) {
+      int64_t depth = std::min(grain, end - k0);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
+                  int(depth), 1.0f, lhs.data() + k0, int(k),
+                  rhs.data() + size_t(k0) * size_t(n), int(n), 1.0f,
+                  partial.data(), int(n));
+      for (size_t e = 0; e < partial.size(); ++e)
+        squares[e] += double(partial[e]) * partial[e];
+    }
   }
   std::vector<float> scale(partial.size());
   for (size_t e = 0; e < scale.size(); ++e)
@@ -450,7 +460,8 @@ evaluateReference(const Package &package, const TargetModel &target,
   if (op.partials == ElementType::F16 && m > 0 && n > 0 && k > 0)
     reference.roundingScale =
         roundingScale(operand[0], operand[1], m, k, n,
-                      std::max<int64_t>(target.ampGrainK(inType), 1));
+                      std::max<int64_t>(target.ampGrainK(inType), 1),
+                      std::clamp<int64_t>(op.innerBlocks, 1, k));
   return std::nullopt;
 }
 

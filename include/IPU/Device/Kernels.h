@@ -49,6 +49,17 @@ std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
 /// Bytes operand `operand` spans in tile memory.
 uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
                             unsigned operand);
+/// The matrix operand `operand` holds on its tile, by the vertex's
+/// parameters: `rows` x `cols` elements of `type`, row-major with rows
+/// padded to 32-bit words, as kernelOperandBytes counts it. A "copy"
+/// operand is untyped: one row of `cols` bytes, and no type. Parameters
+/// must have passed checkKernelParams.
+struct KernelOperandShape {
+  int64_t rows = 0, cols = 0;
+  std::optional<ElementType> type;
+};
+KernelOperandShape kernelOperandShape(const KernelSpec &kernel,
+                                      const int64_t *params, unsigned operand);
 /// Useful FLOPs of one vertex: 2 * m * k * n for "gemm" and "gemm_t" (a
 /// multiply and an add per term), 0 for the data movement of "reduce" and
 /// "copy". Saturates at UINT64_MAX; a non-positive size counts as 0.

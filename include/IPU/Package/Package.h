@@ -91,6 +91,10 @@ struct ReferenceOp {
   /// What the device accumulated in (f32 or f16): the check's tolerance
   /// follows the roundings it implies.
   ElementType partials = ElementType::F32;
+  /// The device sums K in this many balanced blocks (the plan's inner
+  /// partitions), each accumulated from zero on its own tile: where its
+  /// f16 partials are rounded.
+  uint32_t innerBlocks = 1;
 };
 
 struct Package {

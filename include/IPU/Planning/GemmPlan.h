@@ -170,13 +170,16 @@ std::optional<std::string> searchGemmPlans(const TargetModel &target,
 struct ProgramGemm {
   GemmProblem problem; ///< rhsIsWeight: B is resident for the whole program.
   GemmPlanConstraints constraints;
+  /// A plan the user gave: checked (checkGemmPlan, the constraints) and
+  /// costed, never replaced. The search then holds it as its one finalist.
+  std::optional<GemmPlan> given;
   GemmPlanSearch search;            ///< Filled by planGemmProgram.
   std::optional<std::string> error; ///< Why it could not be planned.
   double seconds = 0;               ///< Its planning time.
 };
 
-/// Plans the matmuls of one program in program order, each next to the
-/// others' memory: the resident weights and code and the transient peak of
+/// Plans the matmuls of one program in program order (a given plan is kept
+/// or refused with the reason), each next to the others' memory: the resident weights and code and the transient peak of
 /// those already planned, and the least the later ones' weights can take
 /// (spread over every tile).
 void planGemmProgram(const TargetModel &target, std::vector<ProgramGemm> &gemms,

@@ -21,7 +21,11 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Rewrites each `linalg.matmul` whose accumulator is a zero `linalg.fill`
     or a `tensor.empty` into `ipu_gemm.matmul`. Any other `linalg` op, or a
-    matmul accumulating into non-zero data, is an error naming the op.
+    matmul accumulating into non-zero data, is an error naming the op. The
+    matmul's `constraints` (`#ipu_gemm.constraints`) and `plan`
+    (`#ipu_gemm.plan`) attributes carry over; either name holding anything
+    else, or an `ipu_gemm` attribute under another name, is an error, and
+    other attributes (but linalg's own) are dropped with a warning.
   }];
   let dependentDialects = ["::mlir::ipu_gemm::IPUGemmDialect"];
 }
@@ -35,7 +39,11 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
     f32-accumulating matmul keeps f32 partials unless `partials` (option or
     constraint) allows f16 ones; an f16-accumulating one uses f16. Keeps the best
     `finalists` and picks the best that fits tile memory. Finalists and the
-    decision are emitted as remarks and structured log lines. Independent
+    decision are emitted as remarks and structured log lines. A matmul that
+    already carries a `plan` keeps it when the lowering can build it and it
+    matches the constraints (its `cycles` become the model's estimate, and a
+    remark says the plan was given); otherwise it is an error giving the
+    reason. A given plan with f16 partials allows them. Independent
     matmuls are planned in parallel; the result does not depend on the
     thread count.
   }];
@@ -64,9 +72,11 @@ def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
   let description = [{
     Turns each planned function into an `ipu_tile.program`: a buffer per
     tensor in the layout its plan wants, host streams for arguments and
-    results (weights resident in the plan's layout, activations arriving
-    split by rows over the tiles), an exchange phase wherever a value must
-    change layout, and a compute set per matmul.
+    results (weights resident in the layout of each plan that uses them,
+    one stream per layout; activations arriving split by rows over the
+    tiles), an exchange phase wherever a value must change layout or memory
+    class, and a compute set per matmul. A package holds one program: a
+    module with no function to compile, or with more than one, is an error.
   }];
   let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect",
                            "::mlir::ipu_exchange::IPUExchangeDialect"];

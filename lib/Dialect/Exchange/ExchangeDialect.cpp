@@ -2,10 +2,13 @@
 
 #include "IPU/Dialect/Exchange/IR/Exchange.h"
 #include "IPU/Dialect/Tile/IR/Tile.h"
+#include "IPU/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::ipu_exchange;
@@ -75,6 +78,21 @@ LogicalResult PhaseOp::verify() {
   return success();
 }
 
+LogicalResult PhaseOp::verifyRegions() {
+  // Two copies into one buffer would write its bytes twice in one phase,
+  // in an order only the schedule decides.
+  DenseMap<Attribute, CopyOp> writerOf;
+  for (auto copy : getBody().getOps<CopyOp>()) {
+    auto [it, inserted] = writerOf.try_emplace(copy.getDestAttr(), copy);
+    if (!inserted)
+      return copy.emitOpError("writes ")
+             << copy.getDestAttr() << ", which the copy from "
+             << it->second.getSourceAttr() << " already writes in phase @"
+             << getSymName();
+  }
+  return success();
+}
+
 /// Resolves `ref` to a buffer of the enclosing program.
 static FailureOr<ipu_tile::BufferOp> lookupBuffer(Operation *user,
                                                   FlatSymbolRefAttr ref,
@@ -86,6 +104,52 @@ static FailureOr<ipu_tile::BufferOp> lookupBuffer(Operation *user,
                                << " is not an ipu_tile.buffer";
   return buffer;
 }
+
+//===----------------------------------------------------------------------===//
+// ProgramStepOpInterface
+//===----------------------------------------------------------------------===//
+
+ipu_tile::StepKind StreamInOp::getStepKind() {
+  return ipu_tile::StepKind::HostStream;
+}
+
+void StreamInOp::getBufferAccesses(
+    SmallVectorImpl<ipu_tile::BufferAccess> &accesses) {
+  accesses.push_back({getBufferAttr(), /*reads=*/false, /*writes=*/true,
+                      /*resident=*/getWeight(), getOperation()});
+}
+
+ipu_tile::StepKind StreamOutOp::getStepKind() {
+  return ipu_tile::StepKind::HostStream;
+}
+
+void StreamOutOp::getBufferAccesses(
+    SmallVectorImpl<ipu_tile::BufferAccess> &accesses) {
+  accesses.push_back({getBufferAttr(), /*reads=*/true, /*writes=*/false,
+                      /*resident=*/false, getOperation()});
+}
+
+ipu_tile::StepKind SyncOp::getStepKind() { return ipu_tile::StepKind::Sync; }
+
+void SyncOp::getBufferAccesses(SmallVectorImpl<ipu_tile::BufferAccess> &) {}
+
+ipu_tile::StepKind PhaseOp::getStepKind() {
+  return ipu_tile::StepKind::Exchange;
+}
+
+void PhaseOp::getBufferAccesses(
+    SmallVectorImpl<ipu_tile::BufferAccess> &accesses) {
+  for (auto copy : getBody().getOps<CopyOp>()) {
+    accesses.push_back({copy.getSourceAttr(), /*reads=*/true,
+                        /*writes=*/false, /*resident=*/false, copy});
+    accesses.push_back({copy.getDestAttr(), /*reads=*/false, /*writes=*/true,
+                        /*resident=*/false, copy});
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Symbol uses
+//===----------------------------------------------------------------------===//
 
 LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getIndexAttr().getInt() < 0)
@@ -113,5 +177,30 @@ LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
            << from << " and " << to;
   if (*source == *dest)
     return emitOpError("copies buffer ") << getSourceAttr() << " onto itself";
-  return success();
+  // Once placed, the destination must not overwrite its source on a tile
+  // both span: the phase would read words it has already replaced.
+  std::optional<uint64_t> sourceAt = source->getAddress();
+  std::optional<uint64_t> destAt = dest->getAddress();
+  std::optional<::ipu::BlockLayout> fromLayout = ipu_tile::toBlockLayout(from);
+  std::optional<::ipu::BlockLayout> toLayout = ipu_tile::toBlockLayout(to);
+  if (!sourceAt || !destAt || !fromLayout || !toLayout)
+    return success();
+  uint64_t sourceEnd = *sourceAt + fromLayout->maxBlockBytes();
+  uint64_t destEnd = *destAt + toLayout->maxBlockBytes();
+  if (*destAt >= sourceEnd || *sourceAt >= destEnd)
+    return success();
+  std::vector<uint32_t> sourceTiles = fromLayout->tileList();
+  std::vector<uint32_t> destTiles = toLayout->tileList();
+  llvm::sort(sourceTiles);
+  llvm::sort(destTiles);
+  std::vector<uint32_t> shared;
+  std::set_intersection(sourceTiles.begin(), sourceTiles.end(),
+                        destTiles.begin(), destTiles.end(),
+                        std::back_inserter(shared));
+  if (shared.empty())
+    return success();
+  return emitOpError("destination ")
+         << getDestAttr() << " [" << *destAt << ", " << destEnd
+         << ") overlaps its source " << getSourceAttr() << " [" << *sourceAt
+         << ", " << sourceEnd << ") on tile " << shared.front();
 }

@@ -48,9 +48,14 @@ static LogicalResult checkWeights(function_ref<InFlightDiagnostic()> emitError,
 
 static LogicalResult checkPartitions(function_ref<InFlightDiagnostic()> emitError,
                                      StringRef field, int64_t value) {
-  if (value >= 1)
-    return success();
-  return emitError() << field << " partitions must be at least 1, got " << value;
+  if (value < 1)
+    return emitError() << field << " partitions must be at least 1, got "
+                       << value;
+  // Plans hold partitions in 32 bits.
+  if (value > UINT32_MAX)
+    return emitError() << field << " partitions = " << value
+                       << " is out of range [1, 2^32)";
+  return success();
 }
 
 static LogicalResult checkReduction(function_ref<InFlightDiagnostic()> emitError,
@@ -88,6 +93,21 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (cycles < 0)
     return emitError() << "estimated cycles must not be negative, got " << cycles;
   return success();
+}
+
+::ipu::GemmPlan PlanAttr::toGemmPlan() const {
+  // The verifier keeps every field in range.
+  ::ipu::GemmPlan plan;
+  plan.rows = static_cast<uint32_t>(getRows());
+  plan.cols = static_cast<uint32_t>(getCols());
+  plan.inner = static_cast<uint32_t>(getInner());
+  plan.swapped = getOrientation() == "swapped";
+  plan.weights = *::ipu::parseMemoryClass(getWeights().str());
+  plan.reduction = *::ipu::parseReduction(getReduction().str());
+  plan.localStaging = getStaging();
+  plan.partials = getPartials() == "f16" ? ::ipu::ElementType::F16
+                                         : ::ipu::ElementType::F32;
+  return plan;
 }
 
 LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitError,

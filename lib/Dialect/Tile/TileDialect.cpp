@@ -13,6 +13,7 @@
 using namespace mlir;
 using namespace mlir::ipu_tile;
 
+#include "IPU/Dialect/Tile/IR/TileInterfaces.cpp.inc"
 #include "IPU/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -70,6 +71,25 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "base tile must not be negative, got " << base;
   if (replicas < 1)
     return emitError() << "replicas must be at least 1, got " << replicas;
+  // The layout model holds grid, base, replicas and tiles in 32 bits and
+  // multiplies strides by block indices: a value that does not fit would be
+  // silently truncated.
+  for (auto [index, extent] : llvm::enumerate(grid))
+    if (extent > UINT32_MAX)
+      return emitError() << "grid[" << index << "] = " << extent
+                         << " is out of range [1, 2^32)";
+  if (base > UINT32_MAX)
+    return emitError() << "base tile " << base << " is out of range [0, 2^32)";
+  if (replicas > UINT32_MAX)
+    return emitError() << "replicas = " << replicas
+                       << " is out of range [1, 2^32)";
+  for (auto [index, stride] : llvm::enumerate(strides))
+    if (stride < INT32_MIN || stride > INT32_MAX)
+      return emitError() << "strides[" << index << "] = " << stride
+                         << " is out of range [-2^31, 2^31)";
+  if (replicaStride < INT32_MIN || replicaStride > INT32_MAX)
+    return emitError() << "replica_stride = " << replicaStride
+                       << " is out of range [-2^31, 2^31)";
   auto checkSplits = [&](ArrayRef<int64_t> splits, int64_t parts,
                          StringRef name) -> LogicalResult {
     if (splits.empty())
@@ -92,9 +112,13 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       static_cast<int64_t>(tileMap.size()) != grid[0] * grid[1] * replicas)
     return emitError() << "tile_map needs " << grid[0] * grid[1] * replicas
                        << " tiles (blocks x replicas), got " << tileMap.size();
-  for (int64_t tile : tileMap)
+  for (auto [index, tile] : llvm::enumerate(tileMap)) {
     if (tile < 0)
       return emitError() << "tile_map holds negative tile " << tile;
+    if (tile > UINT32_MAX)
+      return emitError() << "tile_map[" << index << "] = " << tile
+                         << " is out of range [0, 2^32)";
+  }
   return success();
 }
 
@@ -216,6 +240,25 @@ void ProgramOp::build(OpBuilder &builder, OperationState &state, StringRef name)
 }
 
 LogicalResult ProgramOp::verify() {
+  // The package holds FLOPs unsigned and result indices in 32 bits.
+  if (IntegerAttr flops = getFlopsAttr(); flops && flops.getInt() < 0)
+    return emitOpError("'flops' = ") << flops.getInt() << " must not be negative";
+  if (Attribute reserved = (*this)->getAttr(getReservedBytesAttrName())) {
+    auto bytes = dyn_cast<IntegerAttr>(reserved);
+    if (!bytes)
+      return emitOpError("'") << getReservedBytesAttrName()
+                              << "' must be an integer, got " << reserved;
+    std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
+    int64_t most = target ? target->allocatableBytes(::ipu::MemoryClass::Standard)
+                          : UINT32_MAX;
+    std::optional<int64_t> value = toInt64(bytes);
+    if (!value || *value < 0 || *value > most)
+      return emitOpError("'")
+             << getReservedBytesAttrName() << "' = " << bytes
+             << " is out of range [0, " << most << "]"
+             << (target ? " (the standard memory of '" + target->name + "')"
+                        : std::string());
+  }
   if (std::optional<ArrayAttr> reference = getReference()) {
     for (Attribute entry : *reference) {
       auto dict = dyn_cast<DictionaryAttr>(entry);
@@ -226,9 +269,22 @@ LogicalResult ProgramOp::verify() {
                            "(string), 'arguments' (array<i32>), 'result' "
                            "(integer) and 'type' (element type), got ")
                << entry;
+      IntegerAttr result = dict.getAs<IntegerAttr>("result");
+      if (std::optional<int64_t> value = toInt64(result);
+          !value || *value < -1 || *value > INT32_MAX)
+        return emitOpError("reference 'result' = ")
+               << result << " is out of range [-1, 2^31)";
       if (!toElementType(dict.getAs<TypeAttr>("type").getValue()))
         return emitOpError("reference type ")
                << dict.getAs<TypeAttr>("type") << " is not a machine element type";
+      if (Attribute inner = dict.get("inner")) {
+        auto blocks = dyn_cast<IntegerAttr>(inner);
+        std::optional<int64_t> value = blocks ? toInt64(blocks) : std::nullopt;
+        if (!value || *value < 1 || *value > UINT32_MAX)
+          return emitOpError("reference 'inner' (blocks of K accumulated "
+                             "apart) must be an integer in [1, 2^32), got ")
+                 << inner;
+      }
       if (Attribute partials = dict.get("partials")) {
         auto type = dyn_cast<TypeAttr>(partials);
         if (!type || !(type.getValue().isF32() || type.getValue().isF16()))
@@ -274,6 +330,25 @@ LogicalResult BufferOp::verify() {
              << *address << " + " << bytes << " bytes lies outside "
              << getMemoryClass() << " memory [" << target->allocatableBase(*memoryClass)
              << ", " << region.end() << ")";
+    if (*address % kBufferAlignment != 0)
+      return emitOpError("address ")
+             << *address << " is not a multiple of " << kBufferAlignment
+             << " bytes, the alignment --ipu-place-storage gives buffers";
+    // Exchange code and vertex state sit above the runtime image.
+    // (The program's verifier has range-checked the attribute.)
+    int64_t reserved = 0;
+    if (auto attr = (*this)->getParentOp()->getAttrOfType<IntegerAttr>(
+            ProgramOp::getReservedBytesAttrName()))
+      reserved = toInt64(attr).value_or(0);
+    int64_t first = target->allocatableBase(*memoryClass) + reserved;
+    if (*memoryClass == ::ipu::MemoryClass::Standard && *address < first)
+      return emitOpError("address ")
+             << *address << " lies over the program's reserved bytes: "
+             << target->reservedStandardBytes << " of runtime image and "
+             << reserved
+             << " of exchange code and vertex state leave standard buffers "
+                "from "
+             << first;
   }
   return success();
 }
@@ -310,6 +385,15 @@ LogicalResult ComputeSetOp::verify() {
   return success();
 }
 
+StepKind ComputeSetOp::getStepKind() { return StepKind::Compute; }
+
+void ComputeSetOp::getBufferAccesses(SmallVectorImpl<BufferAccess> &accesses) {
+  // Kernels do not declare which operands they write.
+  for (auto ref : getOperands().getAsRange<FlatSymbolRefAttr>())
+    accesses.push_back({ref, /*reads=*/true, /*writes=*/true,
+                        /*resident=*/false, getOperation()});
+}
+
 LogicalResult
 ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   const ::ipu::KernelSpec *kernel = ::ipu::lookupKernel(getKernel().str());
@@ -322,12 +406,19 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     if (!buffer)
       return emitOpError("operand ") << ref << " is not an ipu_tile.buffer";
     std::optional<::ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
-    if (!layout)
+    // Without a target the buffer's verifier has not checked its tiles.
+    if (!layout || !lookupTarget(getOperation()))
       return success(); // Reported by the buffer's verifier.
-    std::vector<uint32_t> holders = layout->tileList();
-    llvm::DenseSet<uint32_t> holderSet(holders.begin(), holders.end());
+    // The block each tile holds (any replica: they hold the same block).
+    llvm::DenseMap<uint32_t, std::pair<uint32_t, uint32_t>> blockOn;
+    for (uint32_t i = 0; i < layout->gridRows; ++i)
+      for (uint32_t j = 0; j < layout->gridCols; ++j)
+        for (uint32_t r = 0; r < layout->replicas; ++r)
+          blockOn.try_emplace(static_cast<uint32_t>(layout->tileOf(i, j, r)),
+                              i, j);
     for (auto [index, tile] : llvm::enumerate(getTiles())) {
-      if (!holderSet.contains(tile))
+      auto block = blockOn.find(tile);
+      if (block == blockOn.end())
         return emitOpError("vertex on tile ")
                << tile << ": operand '" << kernel->operandNames[operandIndex]
                << "' buffer " << ref << " has no block on that tile";
@@ -349,6 +440,35 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                << tile << ": operand '" << kernel->operandNames[operandIndex]
                << "' spans " << need << " bytes, buffer " << ref << " holds "
                << layout->maxBlockBytes();
+      // The vertex works on exactly its tile's block: a smaller shape would
+      // leave part of the block unread or unwritten.
+      const uint32_t i = block->second.first, j = block->second.second;
+      ::ipu::KernelOperandShape shape =
+          ::ipu::kernelOperandShape(*kernel, params, operandIndex);
+      auto blockText = [&] {
+        std::string text = std::to_string(layout->blockRows(i)) + "x" +
+                           std::to_string(layout->blockCols(j)) + " " +
+                           std::string(::ipu::elementTypeName(layout->type));
+        return text + " block (" + std::to_string(i) + ", " +
+               std::to_string(j) + ")";
+      };
+      if (!shape.type) {
+        if (static_cast<uint64_t>(shape.cols) != layout->blockBytes(i, j))
+          return emitOpError("vertex on tile ")
+                 << tile << ": operand '" << kernel->operandNames[operandIndex]
+                 << "' is " << shape.cols << " bytes by its parameters, but "
+                 << "buffer " << ref << " holds the " << layout->blockBytes(i, j)
+                 << " bytes of its " << blockText() << " there";
+      } else if (shape.rows != layout->blockRows(i) ||
+                 shape.cols != layout->blockCols(j) ||
+                 *shape.type != layout->type) {
+        return emitOpError("vertex on tile ")
+               << tile << ": operand '" << kernel->operandNames[operandIndex]
+               << "' is a " << shape.rows << "x" << shape.cols << " "
+               << ::ipu::elementTypeName(*shape.type)
+               << " block by its parameters, but buffer " << ref
+               << " holds its " << blockText() << " there";
+      }
     }
   }
   return success();

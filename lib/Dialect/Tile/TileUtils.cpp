@@ -24,6 +24,18 @@ FailureOr<::ipu::TargetModel> mlir::ipu_tile::requireTarget(Operation *op) {
          << "' or run with --ipu-set-target / --ipu-compile=\"target=...\"";
 }
 
+std::optional<int64_t> mlir::ipu_tile::toInt64(IntegerAttr attr) {
+  const APInt &value = attr.getValue();
+  if (attr.getType().isUnsignedInteger()) {
+    if (value.getActiveBits() > 63)
+      return std::nullopt;
+    return static_cast<int64_t>(value.getZExtValue());
+  }
+  if (value.getSignificantBits() > 64)
+    return std::nullopt;
+  return value.getSExtValue();
+}
+
 std::optional<::ipu::ElementType> mlir::ipu_tile::toElementType(Type type) {
   // The parser verifies an encoding even after the element type failed to
   // parse, with a null type (found by the compile fuzzer).
@@ -53,6 +65,47 @@ Type mlir::ipu_tile::fromElementType(MLIRContext *context,
     return Float8E5M2Type::get(context);
   }
   return {};
+}
+
+ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
+  ProgramLiveness liveness;
+  for (auto buffer : program.getBody().getOps<BufferOp>()) {
+    liveness.indexOf[buffer.getSymNameAttr()] = liveness.buffers.size();
+    liveness.buffers.push_back(buffer);
+  }
+  liveness.live.assign(liveness.buffers.size(), {UINT32_MAX, 0});
+  liveness.used.assign(liveness.buffers.size(), false);
+  SmallVector<unsigned> resident;
+  SmallVector<BufferAccess> accesses;
+  for (Operation &op : program.getBody().front()) {
+    if (isa<BufferOp>(op))
+      continue;
+    uint32_t step = liveness.steps.size();
+    liveness.steps.push_back(&op);
+    auto stepOp = dyn_cast<ProgramStepOpInterface>(op);
+    if (!stepOp)
+      continue;
+    accesses.clear();
+    stepOp.getBufferAccesses(accesses);
+    for (const BufferAccess &access : accesses) {
+      auto it = liveness.indexOf.find(access.buffer.getAttr());
+      if (it == liveness.indexOf.end())
+        continue;
+      auto &[first, last] = liveness.live[it->second];
+      first = std::min(first, step);
+      last = std::max(last, step);
+      liveness.used[it->second] = true;
+      if (access.resident)
+        resident.push_back(it->second);
+    }
+  }
+  uint32_t lastStep = liveness.steps.empty() ? 0 : liveness.steps.size() - 1;
+  for (unsigned index : resident)
+    liveness.live[index] = {0, lastStep};
+  for (auto [range, used] : llvm::zip(liveness.live, liveness.used))
+    if (!used)
+      range = {0, 0};
+  return liveness;
 }
 
 std::optional<::ipu::BlockLayout>

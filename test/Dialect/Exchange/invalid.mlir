@@ -112,3 +112,36 @@ func.func @outside() {
   ipu_exchange.copy @a to @b
   return
 }
+
+// -----
+
+// Placed so that the destination overwrites its source on tile 0.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319488
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319504
+    ipu_exchange.stream_in @a from 0
+    ipu_exchange.sync
+    ipu_exchange.phase @gather {
+      // expected-error @+1 {{destination @b [319504, 319632) overlaps its source @a [319488, 319520) on tile 0}}
+      ipu_exchange.copy @a to @b
+    }
+    ipu_exchange.sync
+    ipu_exchange.stream_out @b to 0
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_exchange.phase @twice {
+      ipu_exchange.copy @a to @b
+      // expected-error @+1 {{writes @b, which the copy from @a already writes in phase @twice}}
+      ipu_exchange.copy @c to @b
+    }
+  }
+}

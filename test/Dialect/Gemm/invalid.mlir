@@ -166,3 +166,14 @@ func.func @partials_against_acc(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> t
   %c = ipu_gemm.matmul %a, %b {acc_type = f16, plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf16>
   return %c : tensor<8x8xf16>
 }
+
+// -----
+
+// Plans hold partitions in 32 bits: 2^32 + 1 rows would become 1.
+// expected-error @+1 {{row partitions = 4294967297 is out of range [1, 2^32)}}
+func.func private @rows_wide() attributes {p = #ipu_gemm.plan<rows = 4294967297, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+
+// -----
+
+// expected-error @+1 {{inner partitions = 4294967296 is out of range [1, 2^32)}}
+func.func private @constraint_inner_wide() attributes {c = #ipu_gemm.constraints<inner = 4294967296>}

@@ -258,3 +258,129 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // expected-error @+2 {{undefined symbol alias id 'f16'}}
 // expected-error @+1 {{#ipu_tile.layout: the element type did not parse}}
 func.func private @unparsed_element(tensor<8x16x!f16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>>)
+
+// -----
+
+// Values the layout model holds in 32 bits are range-checked, never
+// truncated: tile 2^32 would become tile 0.
+// expected-error @+1 {{tile_map[1] = 4294967296 is out of range [0, 2^32)}}
+func.func private @map_wide() attributes {l = #ipu_tile.layout<grid = [2, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tile_map = [1, 4294967296]>}
+
+// -----
+
+// expected-error @+1 {{grid[0] = 4294967297 is out of range [1, 2^32)}}
+func.func private @grid_wide() attributes {l = #ipu_tile.layout<grid = [4294967297, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{base tile 4294967296 is out of range [0, 2^32)}}
+func.func private @base_wide() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 4294967296, strides = [1, 0], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{replicas = 4294967298 is out of range [1, 2^32)}}
+func.func private @replicas_wide() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 4294967298, replica_stride = 1>}
+
+// -----
+
+// expected-error @+1 {{strides[1] = 2147483648 is out of range [-2^31, 2^31)}}
+func.func private @stride_wide() attributes {l = #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 2147483648], replicas = 1, replica_stride = 0>}
+
+// -----
+
+// expected-error @+1 {{replica_stride = -2147483649 is out of range [-2^31, 2^31)}}
+func.func private @replica_stride_wide() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = -2147483649>}
+
+// -----
+
+// expected-error @+1 {{reference 'result' = 4294967296 : i64 is out of range [-1, 2^31)}}
+ipu_tile.program @result_wide attributes {reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 4294967296 : i64, type = f32}]} {
+}
+
+// -----
+
+// expected-error @+1 {{'flops' = -1 must not be negative}}
+ipu_tile.program @flops attributes {flops = -1 : i64} {
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // expected-error @+1 {{'reserved_bytes' = 204808 : i64 is out of range [0, 204800] (the standard memory of 'ipu21-4')}}
+  ipu_tile.program @reserved attributes {reserved_bytes = 204808 : i64} {
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{address 319492 is not a multiple of 8 bytes, the alignment --ipu-place-storage gives buffers}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319492
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{address 524292 is not a multiple of 8 bytes}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "interleaved" at 524292
+  }
+}
+
+// -----
+
+// Placed over the exchange code and vertex state the placement kept free.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p attributes {reserved_bytes = 144 : i64} {
+    // expected-error @+1 {{address 319624 lies over the program's reserved bytes: 8192 of runtime image and 144 of exchange code and vertex state leave standard buffers from 319632}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319624
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319632
+  }
+}
+
+// -----
+
+// A vertex works on exactly its tile's block: m = 2 would leave half of
+// the 4-row block of @a unread and half of @c unwritten.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
+    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 1: operand 'lhs' is a 2x16 f16 block by its parameters, but buffer @a holds its 4x16 f16 block (0, 0) there}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
+        params [4, 16, 2, 1, 0, 0, 1, 2, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
+    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 0: operand 'out' is a 4x2 f16 block by its parameters, but buffer @c holds its 4x2 f32 block (0, 0) there}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0]
+        params [4, 16, 2, 1, 0, 1, 1]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "interleaved"
+    // expected-error @+1 {{vertex on tile 2: operand 'src' is 16 bytes by its parameters, but buffer @a holds the 32 bytes of its 2x4 f32 block (2, 0) there}}
+    ipu_tile.compute_set @stage kernel "copy" operands [@a, @b] tiles [0, 1, 2, 3] params [32, 32, 16, 32]
+  }
+}
+
+// -----
+
+// expected-error @+1 {{reference 'inner' (blocks of K accumulated apart) must be an integer in [1, 2^32), got 0 : i32}}
+ipu_tile.program @inner attributes {reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32, inner = 0 : i32}]} {
+}

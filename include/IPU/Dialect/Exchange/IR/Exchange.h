@@ -11,6 +11,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "IPU/Dialect/Tile/IR/Tile.h"
+
 #include "IPU/Dialect/Exchange/IR/ExchangeOpsDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES

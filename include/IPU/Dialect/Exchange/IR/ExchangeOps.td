@@ -11,6 +11,7 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "IPU/Dialect/Tile/IR/TileInterfaces.td"
 
 def IPUExchange_Dialect : Dialect {
   let name = "ipu_exchange";
@@ -67,7 +68,8 @@ class IPUExchange_Op<string mnemonic, list<Trait> traits = []>
     : Op<IPUExchange_Dialect, mnemonic, traits>;
 
 def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "Copies a function argument from the host into a buffer";
   let description = [{
     Writes argument `index` of the compiled function into `buffer`, on every
@@ -89,7 +91,8 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
 }
 
 def IPUExchange_StreamOutOp : IPUExchange_Op<"stream_out",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "Copies a buffer to a result of the function on the host";
   let description = [{
     Reads result `index` from the first replica of `buffer`'s layout.
@@ -104,7 +107,8 @@ def IPUExchange_StreamOutOp : IPUExchange_Op<"stream_out",
   let assemblyFormat = "$buffer `to` $index attr-dict";
 }
 
-def IPUExchange_SyncOp : IPUExchange_Op<"sync"> {
+def IPUExchange_SyncOp : IPUExchange_Op<"sync",
+    [DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "Internal bulk-synchronous barrier of all tiles";
   let description = [{
     Every tile waits until all tiles reach the barrier. Costs the target's
@@ -120,7 +124,7 @@ def IPUExchange_SyncOp : IPUExchange_Op<"sync"> {
 }
 
 def IPUExchange_PhaseOp : IPUExchange_Op<"phase", [Symbol, SingleBlock,
-    NoTerminator]> {
+    NoTerminator, DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "One bulk-synchronous exchange phase";
   let description = [{
     Runs every `ipu_exchange.copy` of its body in one exchange phase. Once
@@ -140,6 +144,7 @@ def IPUExchange_PhaseOp : IPUExchange_Op<"phase", [Symbol, SingleBlock,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
 }
@@ -151,6 +156,8 @@ def IPUExchange_CopyOp : IPUExchange_Op<"copy", [HasParent<"PhaseOp">,
     Moves every element of `source` to every replica of `dest`. Both buffers
     hold the same tensor shape and element type; only their layouts differ.
     Transfers that send the same words to several replicas are broadcasts.
+    Once placed, `dest` shares no bytes with `source` on any tile, and no
+    other copy of the phase writes `dest`.
 
     Example:
 

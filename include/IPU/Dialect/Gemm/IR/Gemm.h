@@ -11,6 +11,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "IPU/Planning/GemmPlan.h"
+
 #include "IPU/Dialect/Gemm/IR/GemmOpsDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -39,7 +39,7 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     `cols` parts and K into `inner` parts; tile
     `p * rows * cols + i * cols + j` computes the partial product of row
     block i, inner block p and column block j. `orientation` is `"normal"`
-    or `"swapped"` (operands exchanged; only normal is lowered today). The
+    or `"swapped"` (operands exchanged: the AMP holds A, B is stored B^T). The
     weights B are resident in tile memory of class `weights` (`"standard"`
     or `"interleaved"`) in the layout this plan wants; with `staging` they
     are copied to an interleaved scratch before the AMP reads them. With
@@ -67,6 +67,10 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                         "int64_t":$cycles);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The plan as the planner library sees it.
+    ::ipu::GemmPlan toGemmPlan() const;
+  }];
 }
 
 def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {

@@ -12,6 +12,8 @@
 #include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "IPU/Dialect/Tile/IR/ProgramStep.h"
+#include "IPU/Dialect/Tile/IR/TileInterfaces.h.inc"
 #include "IPU/Dialect/Tile/IR/TileOpsDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -12,6 +12,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/TensorEncoding.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "IPU/Dialect/Tile/IR/TileInterfaces.td"
 
 def IPUTile_Dialect : Dialect {
   let name = "ipu_tile";
@@ -130,8 +131,16 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+  let extraClassDeclaration = [{
+    /// Set by --ipu-place-storage: bytes of exchange code and vertex state
+    /// per tile, kept free above the runtime image in standard memory.
+    static constexpr ::llvm::StringLiteral getReservedBytesAttrName() {
+      return ::llvm::StringLiteral("reserved_bytes");
+    }
+  }];
 }
 
 def IPUTile_BufferOp : IPUTile_Op<"buffer", [Symbol,
@@ -168,7 +177,8 @@ def IPUTile_BufferOp : IPUTile_Op<"buffer", [Symbol,
 }
 
 def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
-    HasParent<"ProgramOp">, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    HasParent<"ProgramOp">, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "One kernel run on a set of tiles, a vertex per tile";
   let description = [{
     Runs kernel `kernel` (from device/) once on each tile of `tiles`. The

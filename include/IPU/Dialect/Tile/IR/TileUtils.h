@@ -15,14 +15,36 @@
 
 namespace mlir::ipu_tile {
 
+/// Every placed buffer starts on a multiple of this many bytes.
+constexpr uint32_t kBufferAlignment = 8;
+
 /// The target named by the nearest enclosing `ipu_tile.target` attribute.
 std::optional<::ipu::TargetModel> lookupTarget(Operation *op);
 /// Like lookupTarget, but emits an error on `op` when there is none.
 FailureOr<::ipu::TargetModel> requireTarget(Operation *op);
 
+/// The value of an integer attribute as int64_t, honouring its signedness,
+/// or nothing when it does not fit.
+std::optional<int64_t> toInt64(IntegerAttr attr);
+
 /// The element type of an MLIR type, if the machine handles it.
 std::optional<::ipu::ElementType> toElementType(Type type);
 Type fromElementType(MLIRContext *context, ::ipu::ElementType type);
+
+/// When each buffer of a program is live, in program steps (every op of the
+/// program but its buffers is a step, numbered from 0): from the first step
+/// that reads or writes it to the last, inclusive. Weights (resident
+/// streams) are live at every step. --ipu-place-storage places by this and
+/// the program's verifier checks placements against it.
+struct ProgramLiveness {
+  SmallVector<BufferOp> buffers; ///< In program order.
+  DenseMap<StringAttr, unsigned> indexOf;
+  /// Per buffer: first and last step; [0, 0] for a buffer no step uses.
+  SmallVector<std::pair<uint32_t, uint32_t>> live;
+  SmallVector<bool> used;
+  SmallVector<Operation *> steps;
+};
+ProgramLiveness computeLiveness(ProgramOp program);
 
 /// The block layout of a 2-D tensor type with a `#ipu_tile.layout` encoding.
 std::optional<::ipu::BlockLayout> toBlockLayout(RankedTensorType type);

@@ -1,0 +1,33 @@
+//===- ProgramStep.h - What a program step reads and writes ----*- C++ -*-===//
+//
+// The types ProgramStepOpInterface speaks in.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_DIALECT_TILE_IR_PROGRAMSTEP_H
+#define IPU_DIALECT_TILE_IR_PROGRAMSTEP_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mlir::ipu_tile {
+
+/// What a step of an ipu_tile.program does. Host streams run outside device
+/// time, whole, in program order; a sync separates supersteps, within which
+/// tiles run compute sets and exchange phases without ordering between one
+/// tile's compute and another's exchange.
+enum class StepKind { HostStream, Sync, Exchange, Compute };
+
+/// One buffer a step reads or writes.
+struct BufferAccess {
+  FlatSymbolRefAttr buffer;
+  bool reads = false, writes = false;
+  /// Live from the program's first step to its last (weights, loaded once
+  /// at initialisation).
+  bool resident = false;
+  /// The op that makes the access (a copy within a phase), for diagnostics.
+  Operation *op = nullptr;
+};
+
+} // namespace mlir::ipu_tile
+
+#endif // IPU_DIALECT_TILE_IR_PROGRAMSTEP_H
