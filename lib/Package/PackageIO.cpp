@@ -418,8 +418,9 @@ std::optional<std::string> ipu::writePackageFile(const std::string &path,
   return std::nullopt;
 }
 
-std::optional<std::string> ipu::readPackageFile(const std::string &path,
-                                                Package &package) {
+std::optional<std::string> ipu::readPackageBytes(const std::string &path,
+                                                 std::vector<uint8_t> &bytes) {
+  bytes.clear();
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file)
     return "cannot open package '" + path + "': " + std::strerror(errno);
@@ -436,7 +437,6 @@ std::optional<std::string> ipu::readPackageFile(const std::string &path,
   }
   // Read in chunks: the path may be a pipe or a device without a size, so
   // the bound is also kept while reading.
-  std::vector<uint8_t> bytes;
   uint8_t chunk[1 << 16];
   size_t got;
   errno = 0;
@@ -452,6 +452,14 @@ std::optional<std::string> ipu::readPackageFile(const std::string &path,
   std::fclose(file);
   if (failed)
     return "cannot read package '" + path + "': " + std::strerror(readErrno);
+  return std::nullopt;
+}
+
+std::optional<std::string> ipu::readPackageFile(const std::string &path,
+                                                Package &package) {
+  std::vector<uint8_t> bytes;
+  if (auto error = readPackageBytes(path, bytes))
+    return error;
   if (auto error = deserializePackage(bytes.data(), bytes.size(), package))
     return "package '" + path + "': " + *error;
   return std::nullopt;

@@ -61,7 +61,6 @@
 #include <string>
 #include <vector>
 
-#include <sys/stat.h>
 
 using namespace ipu;
 
@@ -197,39 +196,6 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
       .count();
-}
-
-/// Reads a package file, refusing one larger than a package may be before
-/// reading it whole (a pipe, as soon as it has sent more).
-std::optional<std::string> readFile(const std::string &path,
-                                    std::vector<uint8_t> &bytes) {
-  std::FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
-    return "cannot open '" + path + "': " + std::strerror(errno);
-  auto tooLarge = [&](const std::string &size) {
-    return "'" + path + "' is " + size + " bytes, more than the " +
-           std::to_string(PackageLimits::kMaxBytes) + " a package may have";
-  };
-  struct stat status;
-  if (fstat(fileno(file), &status) == 0 && S_ISREG(status.st_mode) &&
-      uint64_t(status.st_size) > PackageLimits::kMaxBytes) {
-    std::fclose(file);
-    return tooLarge(std::to_string(status.st_size));
-  }
-  uint8_t buffer[1 << 16];
-  size_t got;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
-    if (got > PackageLimits::kMaxBytes - bytes.size()) {
-      std::fclose(file);
-      return tooLarge("at least " + std::to_string(bytes.size() + got));
-    }
-    bytes.insert(bytes.end(), buffer, buffer + got);
-  }
-  bool failed = std::ferror(file);
-  std::fclose(file);
-  if (failed)
-    return "cannot read '" + path + "'";
-  return std::nullopt;
 }
 
 /// splitmix64: tiny, seedable and identical on every platform.
@@ -580,7 +546,7 @@ int run(const Options &options) {
   auto start = std::chrono::steady_clock::now();
   log().info("reading package path={}", options.path);
   std::vector<uint8_t> bytes;
-  if (auto error = readFile(options.path, bytes))
+  if (auto error = readPackageBytes(options.path, bytes))
     return fail(*error);
   Package package;
   if (auto error = deserializePackage(bytes.data(), bytes.size(), package)) {

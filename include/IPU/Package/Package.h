@@ -148,6 +148,11 @@ std::optional<std::string> writePackageFile(const std::string &path,
                                             const Package &package);
 /// Refuses a file of more than PackageLimits::kMaxBytes before reading it
 /// whole (a pipe, as soon as it has sent more).
+/// Reads a package file's bytes, refusing one larger than
+/// PackageLimits::kMaxBytes before reading it whole (a pipe, as soon as it
+/// has sent more).
+std::optional<std::string> readPackageBytes(const std::string &path,
+                                            std::vector<uint8_t> &bytes);
 std::optional<std::string> readPackageFile(const std::string &path,
                                            Package &package);
 
