@@ -1,7 +1,7 @@
 //===- ipu-run.cpp - Load, validate, simulate, check and report ----------===//
 //
 // Usage: ipu-run PACKAGE [--check] [--seed N] [--corrupt-input ARG:BYTE]
-//                        [--threads N] [--quiet]
+//                        [--threads N] [--trace FILE] [--quiet]
 //
 // Runs a package on the cycle-level simulator with deterministic inputs and
 // prints seed-style key=value report lines to stdout; progress goes to stderr.
@@ -41,6 +41,7 @@
 
 #include "IPU/Package/Package.h"
 #include "IPU/Runtime/Simulator.h"
+#include "IPU/Runtime/Trace.h"
 #include "IPU/Support/ElementType.h"
 #include "IPU/Support/Log.h"
 #include "IPU/Target/TargetModel.h"
@@ -71,12 +72,13 @@ constexpr int kExitCheckFailed = 2;
 
 const char *const kUsage =
     "usage: ipu-run PACKAGE [--check] [--seed N] [--corrupt-input ARG:BYTE]\n"
-    "                       [--threads N] [--quiet]\n"
+    "                       [--threads N] [--trace FILE] [--quiet]\n"
     "  --check                   compare results with the host reference\n"
     "  --seed N                  input generator seed (default 1)\n"
     "  --corrupt-input ARG:BYTE  flip every bit of byte BYTE of input ARG in\n"
     "                            the device's copy only (tests --check)\n"
     "  --threads N               host threads for the reference BLAS\n"
+    "  --trace FILE              write the run as a Chrome trace (Perfetto)\n"
     "  --quiet                   no progress log on stderr\n";
 
 struct Options {
@@ -88,6 +90,7 @@ struct Options {
   uint64_t corruptByte = 0;
   uint64_t threads = 0; ///< 0: library default.
   bool quiet = false;
+  std::string trace; ///< Chrome trace-event file to write, if any.
 };
 
 int fail(const std::string &message) {
@@ -141,6 +144,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
       options.check = true;
     } else if (arg == "--quiet" && noValue()) {
       options.quiet = true;
+    } else if (arg == "--trace") {
+      if (!takeValue() || value.empty())
+        return "--trace expects a file name";
+      options.trace = value;
     } else if (arg == "--seed") {
       if (!takeValue() || !parseUnsigned(value, options.seed))
         return "--seed expects an unsigned integer";
@@ -631,6 +638,12 @@ int run(const Options &options) {
   log().info("simulated package cycles={} steps={} elapsed_ms={:.0f}",
              result.cycles, result.steps.size(),
              millisecondsSince(simulateStart));
+  if (!options.trace.empty()) {
+    if (auto error = writeTrace(options.trace, package, *target, result))
+      return fail(*error);
+    log().info("wrote trace path={} steps={}", options.trace,
+               result.steps.size());
+  }
 
   double seconds = target->clockHz > 0 ? result.cycles / target->clockHz : 0;
   // From the program's gemm vertices, not from the field the package states.

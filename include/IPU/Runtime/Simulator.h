@@ -30,6 +30,10 @@ struct StepCycles {
   StepKind kind;
   uint32_t index;
   uint64_t cycles;
+  /// Per tile group (SimulationResult::tileGroups), the cycles its busiest
+  /// tile spends in the step: a compute set's slowest vertex in the group;
+  /// the whole step for exchanges and syncs, which every tile takes part in.
+  std::vector<uint64_t> groupCycles;
 };
 
 struct SimulationResult {
@@ -44,6 +48,9 @@ struct SimulationResult {
   uint64_t touchedBytes[2] = {0, 0};
   uint64_t touchedElements = 0; ///< Memory elements committed, all tiles.
   std::vector<StepCycles> steps;
+  /// Tiles are reported in this many groups of consecutive tiles (group g
+  /// holds tiles [g * tiles / groups, (g + 1) * tiles / groups)).
+  uint32_t tileGroups = 0;
   std::vector<HostTensor> outputs; ///< By result index.
 };
 
