@@ -251,10 +251,23 @@ TEST(Allocator, OverflowNamesTileBytesAndMemoryMap) {
       makeRequest("elsewhere", big, 3, 3, {7}),
   };
   Placement placement;
-  auto error = placeBuffers(target, requests, 1024, placement);
+  MemoryOverflow overflow;
+  auto error = placeBuffers(target, requests, 1024, placement, &overflow);
   ASSERT_TRUE(error);
   SCOPED_TRACE(*error);
   EXPECT_EQ(error->rfind("tile 5: standard memory overflow", 0), 0u);
+  // The same facts, structured for a memory map: the failing request, the
+  // tile and step, and the live buffers there, largest first.
+  EXPECT_EQ(overflow.request, 2u);
+  EXPECT_EQ(overflow.tile, 5u);
+  EXPECT_EQ(overflow.step, 3u);
+  EXPECT_EQ(overflow.memoryClass, MemoryClass::Standard);
+  EXPECT_EQ(overflow.bytesNeeded, 12288u);
+  EXPECT_EQ(overflow.bytesAvailable, available);
+  ASSERT_EQ(overflow.live.size(), 2u);
+  EXPECT_EQ(overflow.live[0].first, 0u); // 'b', the larger.
+  EXPECT_EQ(overflow.live[1].first, 1u);
+  EXPECT_EQ(overflow.live[0].second, placement.address[0]);
   EXPECT_NE(error->find("'a.bcast' (12288 bytes)"), std::string::npos);
   EXPECT_NE(error->find(std::to_string(available) + " bytes available"),
             std::string::npos);

@@ -166,7 +166,8 @@ std::string describeOverflow(const std::vector<BufferRequest> &requests,
                              const std::vector<TileBits> &bits,
                              const TileBitPool &pool, uint32_t failing,
                              const std::vector<uint32_t> &conflicts,
-                             uint64_t base, uint64_t end) {
+                             uint64_t base, uint64_t end,
+                             MemoryOverflow *overflow) {
   const BufferRequest &request = requests[failing];
   uint32_t worstTile = request.tiles.front();
   uint64_t worstBytes = 0;
@@ -211,6 +212,21 @@ std::string describeOverflow(const std::vector<BufferRequest> &requests,
   std::sort(live.begin(), live.end(), [&](uint32_t a, uint32_t b) {
     return address[a] != address[b] ? address[a] < address[b] : a < b;
   });
+  if (overflow) {
+    overflow->request = failing;
+    overflow->tile = worstTile;
+    overflow->step = worstStep;
+    overflow->memoryClass = request.memoryClass;
+    overflow->bytesNeeded = request.bytes;
+    overflow->bytesAvailable = end > base ? end - base : 0;
+    overflow->live.clear();
+    for (uint32_t other : live)
+      overflow->live.push_back({other, address[other]});
+    std::stable_sort(overflow->live.begin(), overflow->live.end(),
+                     [&](const auto &a, const auto &b) {
+                       return requests[a.first].bytes > requests[b.first].bytes;
+                     });
+  }
 
   std::string message = "tile " + std::to_string(worstTile) + ": " +
                         std::string(memoryClassName(request.memoryClass)) +
@@ -252,7 +268,8 @@ std::string describeOverflow(const std::vector<BufferRequest> &requests,
 std::optional<std::string>
 ipu::placeBuffers(const TargetModel &target,
                   const std::vector<BufferRequest> &requests,
-                  uint32_t reservedBytesPerTile, Placement &placement) {
+                  uint32_t reservedBytesPerTile, Placement &placement,
+                  MemoryOverflow *overflow) {
   placement = Placement();
   placement.address.assign(requests.size(), 0);
   for (const BufferRequest &request : requests)
@@ -314,7 +331,7 @@ ipu::placeBuffers(const TargetModel &target,
       // stay far from overflow).
       if (request.bytes > (end > base ? end - base : 0))
         return describeOverflow(requests, placement.address, bits, pool, index,
-                                conflicts, base, end);
+                                conflicts, base, end, overflow);
       size_t indexCost = 0;
       for (uint32_t tile : request.tiles)
         indexCost += placedOnTile[tile].size();
@@ -355,7 +372,7 @@ ipu::placeBuffers(const TargetModel &target,
       if (candidate + request.bytes > end) {
         std::sort(conflicts.begin(), conflicts.end());
         return describeOverflow(requests, placement.address, bits, pool, index,
-                                conflicts, base, end);
+                                conflicts, base, end, overflow);
       }
 
       placement.address[index] = uint32_t(candidate);

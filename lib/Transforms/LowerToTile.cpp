@@ -49,7 +49,9 @@ public:
   LogicalResult lower();
 
 private:
-  ipu_tile::BufferOp createBuffer(StringRef name, Type elementType,
+  /// A buffer at `loc`, the op (or argument) whose value it holds, so that
+  /// diagnostics about it (a memory map) point at the source.
+  ipu_tile::BufferOp createBuffer(Location loc, StringRef name, Type elementType,
                                   ArrayRef<int64_t> shape,
                                   const BlockLayout &layout,
                                   ::ipu::MemoryClass memoryClass);
@@ -92,7 +94,8 @@ private:
   int64_t estimatedCycles = 0;
 };
 
-ipu_tile::BufferOp FunctionLowering::createBuffer(StringRef name, Type elementType,
+ipu_tile::BufferOp FunctionLowering::createBuffer(Location loc, StringRef name,
+                                                  Type elementType,
                                                   ArrayRef<int64_t> shape,
                                                   const BlockLayout &layout,
                                                   ::ipu::MemoryClass memoryClass) {
@@ -100,7 +103,7 @@ ipu_tile::BufferOp FunctionLowering::createBuffer(StringRef name, Type elementTy
   builder.setInsertionPoint(&program.getBody().front(), bufferInsertPoint);
   auto type = RankedTensorType::get(shape, elementType,
                                     ipu_tile::toLayoutAttr(context, layout));
-  return ipu_tile::BufferOp::create(builder, func.getLoc(), builder.getStringAttr(name), TypeAttr::get(type),
+  return ipu_tile::BufferOp::create(builder, loc, builder.getStringAttr(name), TypeAttr::get(type),
       builder.getStringAttr(::ipu::memoryClassName(memoryClass)), IntegerAttr());
 }
 
@@ -115,7 +118,7 @@ ipu_tile::BufferOp FunctionLowering::bufferIn(
   if (current.getTensorType() == wanted &&
       current.getMemoryClass() == StringRef(::ipu::memoryClassName(memoryClass)))
     return current;
-  ipu_tile::BufferOp moved = createBuffer(name, type.getElementType(),
+  ipu_tile::BufferOp moved = createBuffer(value.getLoc(), name, type.getElementType(),
                                           type.getShape(), layout, memoryClass);
   copies.push_back({current, moved});
   return moved;
@@ -199,7 +202,7 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
   ipu_tile::BufferOp weights = rhs;
   if (plan.getStaging()) {
     auto rhsType = op.getRhs().getType();
-    weights = createBuffer(prefix + ".rhs.staged", rhsType.getElementType(),
+    weights = createBuffer(loc, prefix + ".rhs.staged", rhsType.getElementType(),
                            rhsType.getShape(), layouts.rhs,
                            ::ipu::MemoryClass::Interleaved);
     // Replicas hold the same block: copy on every tile that has one.
@@ -224,7 +227,7 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
                           : Type(builder.getF32Type());
   Type partialElement = inner > 1 ? partialsType : outType.getElementType();
   ipu_tile::BufferOp partial =
-      createBuffer(prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
+      createBuffer(loc, prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
                    {partialLayout.rows, partialLayout.cols}, partialLayout,
                    ::ipu::MemoryClass::Standard);
   const int64_t inCode = static_cast<int64_t>(layouts.lhs.type);
@@ -253,11 +256,11 @@ LogicalResult FunctionLowering::lowerMatmul(ipu_gemm::MatmulOp op, unsigned inde
     // Reduce: gather every partial of a (sub-)block onto its reducing tile,
     // then sum.
     ipu_tile::BufferOp gathered =
-        createBuffer(prefix + ".gathered", partialElement,
+        createBuffer(loc, prefix + ".gathered", partialElement,
                      {layouts.gathered.rows, layouts.gathered.cols},
                      layouts.gathered, ::ipu::MemoryClass::Standard);
     createPhase(loc, prefix + ".reduce", {{partial, gathered}});
-    result = createBuffer(prefix + ".out", outType.getElementType(),
+    result = createBuffer(loc, prefix + ".out", outType.getElementType(),
                           outType.getShape(), layouts.out,
                           ::ipu::MemoryClass::Standard);
     const int64_t outCode = static_cast<int64_t>(layouts.out.type);
@@ -329,7 +332,7 @@ LogicalResult FunctionLowering::lowerArguments() {
       BlockLayout layout = ::ipu::arrivalLayout(
           type.getDimSize(0), type.getDimSize(1),
           *ipu_tile::toElementType(type.getElementType()), target);
-      bufferOf[arg] = createBuffer(nextName(), type.getElementType(),
+      bufferOf[arg] = createBuffer(arg.getLoc(), nextName(), type.getElementType(),
                                    type.getShape(), layout,
                                    ::ipu::MemoryClass::Standard);
       streams.push_back({arg.getArgNumber(), {bufferOf[arg], false, false}});
@@ -357,7 +360,7 @@ LogicalResult FunctionLowering::lowerArguments() {
         continue;
       }
       ipu_tile::BufferOp buffer =
-          createBuffer(nextName(), type.getElementType(),
+          createBuffer(user.getLoc(), nextName(), type.getElementType(),
                        {layout.rows, layout.cols}, layout, memoryClass);
       weightsOf[user] = buffer;
       weights.push_back({buffer, true, transpose});

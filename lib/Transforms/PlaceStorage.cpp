@@ -109,10 +109,39 @@ struct PlaceStoragePass
     if (failed(reserved))
       return failure();
     ::ipu::Placement placement;
-    if (std::optional<std::string> error =
-            ::ipu::placeBuffers(target, requests, *reserved, placement))
-      return program.emitError("storage does not fit on '")
-             << target.name << "': " << *error;
+    ::ipu::MemoryOverflow overflow;
+    if (std::optional<std::string> error = ::ipu::placeBuffers(
+            target, requests, *reserved, placement, &overflow)) {
+      // The memory map: the buffer that does not fit and the largest ones
+      // live beside it, each at its own op (the matmul that made it).
+      InFlightDiagnostic diag = program.emitError("storage does not fit on '")
+                                << target.name << "': " << *error;
+      const ::ipu::BufferRequest &failing = requests[overflow.request];
+      uint64_t taken = 0;
+      for (auto [index, address] : overflow.live)
+        taken += requests[index].bytes;
+      diag.attachNote(buffers[overflow.request].getLoc())
+          << "'" << failing.name << "' needs " << overflow.bytesNeeded << " "
+          << ::ipu::memoryClassName(overflow.memoryClass) << " bytes on tile "
+          << overflow.tile << " at step " << overflow.step << ", of "
+          << overflow.bytesAvailable << " allocatable there; the "
+          << overflow.live.size() << " buffers live beside it take " << taken;
+      constexpr size_t kMaxNotes = 8;
+      for (size_t i = 0; i < overflow.live.size() && i < kMaxNotes; ++i) {
+        auto [index, address] = overflow.live[i];
+        diag.attachNote(buffers[index].getLoc())
+            << "'" << requests[index].name << "' holds "
+            << llvm::formatv("[{0:x}, {1:x})", address,
+                             uint64_t(address) + requests[index].bytes)
+                   .str()
+            << " (" << requests[index].bytes << " bytes) on tile "
+            << overflow.tile << ", live at step " << overflow.step;
+      }
+      if (overflow.live.size() > kMaxNotes)
+        diag.attachNote() << overflow.live.size() - kMaxNotes
+                          << " smaller buffers are live there too";
+      return failure();
+    }
 
     OpBuilder builder(program);
     for (auto [buffer, address] : llvm::zip(buffers, placement.address))

@@ -33,11 +33,15 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // -----
 
-// Two 160000-byte buffers live at once on tile 0 cannot share 200 KiB.
+// Two 160000-byte buffers live at once on tile 0 cannot share 200 KiB. The
+// memory map comes as notes at each buffer's op: the one that does not fit,
+// then the ones live beside it, largest first, with their addresses.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // expected-error-re @+1 {{storage does not fit on 'ipu21-4': {{.*}}tile 0{{.*}}standard{{.*}}160000 bytes}}
   ipu_tile.program @overflow {
+    // expected-note @+1 {{'x' holds [0x4e000, 0x75100) (160000 bytes) on tile 0, live at step 1}}
     ipu_tile.buffer @x : tensor<200x200xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-note @+1 {{'y' needs 160000 standard bytes on tile 0 at step 1, of 204800 allocatable there; the 1 buffers live beside it take 160000}}
     ipu_tile.buffer @y : tensor<200x200xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
     ipu_exchange.stream_in @x from 0
     ipu_exchange.stream_in @y from 1

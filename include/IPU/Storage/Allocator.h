@@ -40,15 +40,30 @@ struct Placement {
   uint32_t peakTile[2] = {0, 0};
 };
 
+/// Why a placement failed, for a memory map a person can act on.
+struct MemoryOverflow {
+  uint32_t request = 0; ///< The request that does not fit.
+  uint32_t tile = 0;    ///< Where the others take the most bytes.
+  uint32_t step = 0;    ///< When most of them are live there.
+  MemoryClass memoryClass = MemoryClass::Standard;
+  uint64_t bytesNeeded = 0;
+  uint64_t bytesAvailable = 0; ///< In the class, on that tile.
+  /// The requests live on that tile at that step with their addresses,
+  /// largest first.
+  std::vector<std::pair<uint32_t, uint32_t>> live;
+};
+
 /// Places every request in its memory class of `target`, with
 /// `reservedBytesPerTile` extra bytes kept free at the bottom of standard
 /// memory (exchange tables, vertex state). On overflow returns a message that
 /// names the tile, the memory class, the bytes needed and available, and the
-/// buffers live on that tile (a memory map).
+/// buffers live on that tile (a memory map), and fills `overflow` with the
+/// same facts when given.
 std::optional<std::string> placeBuffers(const TargetModel &target,
                                         const std::vector<BufferRequest> &requests,
                                         uint32_t reservedBytesPerTile,
-                                        Placement &placement);
+                                        Placement &placement,
+                                        MemoryOverflow *overflow = nullptr);
 
 } // namespace ipu
 
