@@ -222,10 +222,12 @@ std::string describeOverflow(const std::vector<BufferRequest> &requests,
     overflow->live.clear();
     for (uint32_t other : live)
       overflow->live.push_back({other, address[other]});
-    std::stable_sort(overflow->live.begin(), overflow->live.end(),
-                     [&](const auto &a, const auto &b) {
-                       return requests[a.first].bytes > requests[b.first].bytes;
-                     });
+    // Largest first, then by address.
+    std::sort(overflow->live.begin(), overflow->live.end(),
+              [&](const auto &a, const auto &b) {
+                uint64_t x = requests[a.first].bytes, y = requests[b.first].bytes;
+                return x != y ? x > y : a.second < b.second;
+              });
   }
 
   std::string message = "tile " + std::to_string(worstTile) + ": " +

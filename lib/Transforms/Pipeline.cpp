@@ -21,7 +21,9 @@ void mlir::ipu::buildCompilePipeline(OpPassManager &pm,
   IPUScheduleExchangeOptions schedule;
   schedule.dumpDir = options.dumpPhases;
   pm.addPass(createIPUScheduleExchange(schedule));
-  pm.addPass(createIPUPlaceStorage());
+  IPUPlaceStorageOptions storage;
+  storage.memoryProfile = options.memoryProfile;
+  pm.addPass(createIPUPlaceStorage(storage));
 }
 
 void mlir::ipu::registerAllPasses() {

@@ -5,6 +5,7 @@
 #include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Storage/Allocator.h"
+#include "MemoryProfile.h"
 #include "IPU/Support/Log.h"
 
 #include "mlir/IR/Builders.h"
@@ -22,6 +23,8 @@ using namespace mlir;
 namespace {
 struct PlaceStoragePass
     : public mlir::ipu::impl::IPUPlaceStorageBase<PlaceStoragePass> {
+  using IPUPlaceStorageBase::IPUPlaceStorageBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
@@ -141,6 +144,16 @@ struct PlaceStoragePass
         diag.attachNote() << overflow.live.size() - kMaxNotes
                           << " smaller buffers are live there too";
       return failure();
+    }
+
+    if (!memoryProfile.empty()) {
+      std::error_code error;
+      llvm::raw_fd_ostream os(memoryProfile, error);
+      if (error)
+        return program.emitError("cannot write the memory profile '")
+               << memoryProfile << "': " << error.message();
+      mlir::ipu::writeMemoryProfile(os, program, liveness, requests, placement,
+                                    *reserved, target);
     }
 
     OpBuilder builder(program);

@@ -32,6 +32,10 @@ struct CompilePipelineOptions
       *this, "partials",
       llvm::cl::desc("AMP partials for f32-accumulating matmuls: f32, f16 or any"),
       llvm::cl::init("")};
+  Option<std::string> memoryProfile{
+      *this, "memory-profile",
+      llvm::cl::desc("Write the placed memory as JSON to this file"),
+      llvm::cl::init("")};
   Option<std::string> dumpPhases{
       *this, "dump-phases",
       llvm::cl::desc("Write every exchange phase to this directory"),

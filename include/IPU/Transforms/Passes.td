@@ -105,8 +105,12 @@ def IPUPlaceStorage : Pass<"ipu-place-storage", "::mlir::ModuleOp"> {
     in their memory class, keeping the runtime image and the exchange tables
     and vertex state free. Reports the peak against the max-live bound. A
     tile that overflows is an error naming the tile, the bytes and the
-    buffers live there.
+    buffers live there, with a note per buffer at its op. With
+    `memory-profile`, writes the placed memory as JSON
+    (docs/MemoryProfile.md).
   }];
+  let options = [Option<"memoryProfile", "memory-profile", "std::string", "\"\"",
+                        "Write the placed memory of every program as JSON here">];
 }
 
 #endif // IPU_TRANSFORMS_PASSES
