@@ -79,22 +79,6 @@ std::string typeString(const HostStream &stream) {
   return text + std::string(elementTypeName(stream.type));
 }
 
-const char *stepKindName(StepKind kind) {
-  switch (kind) {
-  case StepKind::StreamIn:
-    return "stream in";
-  case StepKind::StreamOut:
-    return "stream out";
-  case StepKind::Compute:
-    return "compute";
-  case StepKind::Exchange:
-    return "exchange";
-  case StepKind::Sync:
-    return "sync";
-  }
-  return "unknown";
-}
-
 class Validator {
 public:
   Validator(const Package &package, const TargetModel &target)
@@ -953,4 +937,20 @@ std::optional<std::string> ipu::checkReferenceCoverage(const Package &package) {
              to_string(stream.index) +
              ") is the value of no reference op: nothing would compare it";
   return std::nullopt;
+}
+
+const char *ipu::stepKindName(StepKind kind) {
+  switch (kind) {
+  case StepKind::StreamIn:
+    return "stream in";
+  case StepKind::StreamOut:
+    return "stream out";
+  case StepKind::Compute:
+    return "compute";
+  case StepKind::Exchange:
+    return "exchange";
+  case StepKind::Sync:
+    return "sync";
+  }
+  return "unknown";
 }

@@ -34,21 +34,6 @@ std::string quote(const std::string &text) {
   return out + "\"";
 }
 
-const char *category(StepKind kind) {
-  switch (kind) {
-  case StepKind::StreamIn:
-  case StepKind::StreamOut:
-    return "stream";
-  case StepKind::Compute:
-    return "compute";
-  case StepKind::Exchange:
-    return "exchange";
-  case StepKind::Sync:
-    return "sync";
-  }
-  return "unknown";
-}
-
 std::string stepLabel(const Package &package, const StepCycles &step) {
   switch (step.kind) {
   case StepKind::StreamIn:
@@ -109,7 +94,7 @@ std::string ipu::traceJson(const Package &package, const TargetModel &target,
     const std::string label = quote(stepLabel(package, step));
     auto slice = [&](uint32_t tid, uint64_t cycles) {
       out += ",\n  {\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(tid) +
-             ", \"name\": " + label + ", \"cat\": \"" + category(step.kind) +
+             ", \"name\": " + label + ", \"cat\": \"" + stepKindName(step.kind) +
              "\", \"ts\": " + microseconds(start) +
              ", \"dur\": " + microseconds(cycles) +
              ", \"args\": {\"step\": " + std::to_string(s) +

@@ -69,6 +69,9 @@ struct PackagePhase {
 
 enum class StepKind : uint8_t { StreamIn, StreamOut, Compute, Exchange, Sync };
 
+/// "stream in", "stream out", "compute", "exchange" or "sync".
+const char *stepKindName(StepKind kind);
+
 struct Step {
   StepKind kind = StepKind::Sync;
   uint32_t index = 0; ///< Into streams, computeSets or phases.
