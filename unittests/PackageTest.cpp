@@ -189,6 +189,21 @@ void expectEqual(const Package &a, const Package &b) {
   EXPECT_EQ(a.metadata, b.metadata);
 }
 
+/// An empty package for the whole of `target`, and an empty phase of it.
+Package fullChipPackage(const TargetModel &target) {
+  Package package;
+  package.target = target.name;
+  package.tiles = target.tiles;
+  return package;
+}
+
+PackagePhase emptyPhase(const TargetModel &target, const std::string &name) {
+  PackagePhase phase;
+  phase.name = name;
+  phase.phase.tiles = target.tiles;
+  return phase;
+}
+
 bool contains(const std::optional<std::string> &error,
               const std::string &text) {
   return error && error->find(text) != std::string::npos;
@@ -1282,12 +1297,8 @@ TEST(PackageValidate, FastAtFullScale) {
   // the per-word proof runs on a third of a million ranges. Quadratic work
   // would take minutes.
   TargetModel target = TargetModel::ipu21();
-  Package package;
-  package.target = target.name;
-  package.tiles = target.tiles;
-  PackagePhase phase;
-  phase.name = "big";
-  phase.phase.tiles = target.tiles;
+  Package package = fullChipPackage(target);
+  PackagePhase phase = emptyPhase(target, "big");
   constexpr uint32_t kTransfers = 500000;
   std::mt19937 rng(2);
   std::vector<uint32_t> sourceNext(target.tiles, 0x60000),
@@ -1664,12 +1675,8 @@ TEST(Package, LargePhaseStaysCompact) {
   // 500k single-destination transfers on the full chip, as the scale
   // principle asks of one phase.
   TargetModel target = TargetModel::ipu21();
-  Package package;
-  package.target = target.name;
-  package.tiles = target.tiles;
-  PackagePhase phase;
-  phase.name = "big";
-  phase.phase.tiles = target.tiles;
+  Package package = fullChipPackage(target);
+  PackagePhase phase = emptyPhase(target, "big");
   constexpr uint32_t kTransfers = 500000;
   std::mt19937 rng(1);
   for (uint32_t t = 0; t < kTransfers; ++t) {
