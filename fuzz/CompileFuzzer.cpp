@@ -11,6 +11,7 @@
 #include "IPU/Support/Nesting.h"
 #include "IPU/Translate/ToPackage.h"
 #include "IPU/Transforms/Passes.h"
+#include "IPU/Transforms/TileLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,6 +41,7 @@ MLIRContext &context() {
                     ipu_exchange::IPUExchangeDialect, func::FuncDialect,
                     arith::ArithDialect, math::MathDialect, tensor::TensorDialect,
                     linalg::LinalgDialect>();
+    mlir::ipu_tile::registerTileLoweringModels(registry);
     auto *ctx = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
     ctx->loadAllAvailableDialects();
     mlir::ipu::registerAllPasses();

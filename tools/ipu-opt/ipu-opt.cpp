@@ -8,6 +8,7 @@
 
 #include "IPU/Support/Nesting.h"
 #include "IPU/Transforms/Passes.h"
+#include "IPU/Transforms/TileLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
                   mlir::ipu_exchange::IPUExchangeDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect>();
+  mlir::ipu_tile::registerTileLoweringModels(registry);
   mlir::ipu::registerAllPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

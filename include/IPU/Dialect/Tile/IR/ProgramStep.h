@@ -1,6 +1,6 @@
 //===- ProgramStep.h - What a program step reads and writes ----*- C++ -*-===//
 //
-// The types ProgramStepOpInterface speaks in.
+// The types ProgramStepOpInterface and TileLowerableOpInterface speak in.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +27,9 @@ struct BufferAccess {
   /// The op that makes the access (a copy within a phase), for diagnostics.
   Operation *op = nullptr;
 };
+
+class ProgramBuilder;       // IPU/Transforms/TileLowering.h
+struct ResidentLayout;      // IPU/Transforms/TileLowering.h
 
 } // namespace mlir::ipu_tile
 

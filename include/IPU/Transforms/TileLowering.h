@@ -1,0 +1,123 @@
+//===- TileLowering.h - Lowering graph ops to program steps ----*- C++ -*-===//
+//
+// --ipu-lower-to-tile is a driver over TileLowerableOpInterface: every op
+// lowers itself through a ProgramBuilder, which owns what all ops share (the
+// program, the buffer of every value, host streams, exchange phases, compute
+// sets and the host reference that --check recomputes).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_TRANSFORMS_TILELOWERING_H
+#define IPU_TRANSFORMS_TILELOWERING_H
+
+#include "IPU/Dialect/Tile/IR/Tile.h"
+#include "IPU/Layout/BlockLayout.h"
+#include "IPU/Target/TargetModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace mlir::ipu_tile {
+
+/// How an op wants a function argument it reads kept on the device: streamed
+/// once from the host in `layout` and `memoryClass`; `transpose` when the
+/// layout's tensor is the argument transposed.
+struct ResidentLayout {
+  ::ipu::BlockLayout layout;
+  ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard;
+  bool transpose = false;
+};
+
+/// A source and a destination buffer of one exchange phase.
+using BufferCopy = std::pair<BufferOp, BufferOp>;
+
+class ProgramBuilder {
+public:
+  ProgramBuilder(func::FuncOp func, ProgramOp program,
+                 const ::ipu::TargetModel &target);
+
+  const ::ipu::TargetModel &getTarget() const { return target; }
+  OpBuilder &getBuilder() { return builder; }
+  MLIRContext *getContext() { return builder.getContext(); }
+
+  /// A buffer at `loc`, the op (or argument) whose value it holds, so that
+  /// diagnostics about it (a memory map) point at the source. Buffers go
+  /// before the program's first step.
+  BufferOp createBuffer(Location loc, StringRef name, Type elementType,
+                        ArrayRef<int64_t> shape, const ::ipu::BlockLayout &layout,
+                        ::ipu::MemoryClass memoryClass);
+  /// The buffer holding `value` in `layout` and `memoryClass`: the current
+  /// one when it matches, else a new buffer `name` with a copy into it
+  /// appended to `copies` (for a phase the caller creates).
+  BufferOp bufferIn(Value value, const ::ipu::BlockLayout &layout, StringRef name,
+                    SmallVectorImpl<BufferCopy> &copies,
+                    ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard);
+  /// One kernel on `tiles` with a row of `params` per tile.
+  ComputeSetOp createComputeSet(Location loc, StringRef name, StringRef kernel,
+                                ArrayRef<BufferOp> operands, ArrayRef<int32_t> tiles,
+                                ArrayRef<int64_t> params);
+  /// A sync, one exchange phase running `copies`, and a sync: BSP, the
+  /// compute that uses the phase's result starts after a sync too.
+  void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies);
+
+  /// The buffer that holds `value` (null when none does yet).
+  BufferOp lookupBuffer(Value value) const { return bufferOf.lookup(value); }
+  /// Records that `buffer` holds the op result `value`. A value the function
+  /// does not return is streamed out as a checkpoint, after the results, so
+  /// that `ipu-run --check` checks every op on the operands the device
+  /// really used (host streams cost no device cycles).
+  void setResultBuffer(Value value, BufferOp buffer);
+  /// The resident buffer of `op`'s operand `operand` (null when the operand
+  /// is not a resident argument).
+  BufferOp lookupResident(Operation *op, unsigned operand) const {
+    return residentOf.lookup({op, operand});
+  }
+
+  /// Appends a host reference op for `--check` computing `result` from
+  /// `operands` (function arguments or results of earlier reference ops),
+  /// with op-specific fields in `fields`.
+  void addReference(StringRef opName, ValueRange operands, Value result,
+                    ArrayRef<NamedAttribute> fields);
+  /// Useful FLOPs and the planner's cycles, summed for the program.
+  void addFlops(int64_t value) { flops += value; }
+  void addEstimatedCycles(int64_t value) { estimatedCycles += value; }
+
+  /// Buffers and host streams for the function's arguments, in the layouts
+  /// their users want resident, or arriving split by rows.
+  LogicalResult lowerArguments();
+  /// Streams out the function's results.
+  LogicalResult lowerReturn(func::ReturnOp ret);
+  /// Sets the program's reference, flops and estimate attributes.
+  void finish();
+
+private:
+  func::FuncOp func;
+  ProgramOp program;
+  const ::ipu::TargetModel &target;
+  OpBuilder builder;
+  Block::iterator bufferInsertPoint;
+  DenseMap<Value, BufferOp> bufferOf;
+  DenseMap<std::pair<Operation *, unsigned>, BufferOp> residentOf;
+  /// Stream index of each value that leaves the device: a result, or a
+  /// checkpoint after the results.
+  DenseMap<Value, int32_t> streamOf;
+  int32_t checkpoints = 0;
+  /// The reference op computing a value: an argument number (>= 0) or
+  /// -1 - index of the reference op.
+  DenseMap<Value, int32_t> referenceOf;
+  SmallVector<Attribute> reference;
+  int64_t flops = 0;
+  int64_t estimatedCycles = 0;
+};
+
+/// Attaches TileLowerableOpInterface to the ops that lower through it.
+void registerTileLoweringModels(DialectRegistry &registry);
+
+} // namespace mlir::ipu_tile
+
+#endif // IPU_TRANSFORMS_TILELOWERING_H
