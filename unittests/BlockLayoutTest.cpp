@@ -171,8 +171,22 @@ TEST(BlockLayoutTest, ValidateRejectsSharedTiles) {
 //===----------------------------------------------------------------------===//
 
 /// Per-byte provenance: the byte a cell holds, named by the global element
-/// index * elementBytes + byte, plus one; 0 is padding.
+/// index ((t * rows + x) * cols + y) * elementBytes + byte, plus one; 0 is
+/// padding.
 using Tags = std::vector<uint32_t>;
+
+/// Calls f(t, x, y, offset) for every element of block (b, i, j), with t, x
+/// and y global and offset the element's byte offset in the block.
+template <typename F>
+void forEachElement(const BlockLayout &l, uint32_t b, uint32_t i, uint32_t j,
+                    F f) {
+  uint64_t elem = elementBytes(l.type), pitch = l.rowPitchBytes(j);
+  for (int64_t t = 0; t < l.blockBatches(b); ++t)
+    for (int64_t x = 0; x < l.blockRows(i); ++x)
+      for (int64_t y = 0; y < l.blockCols(j); ++y)
+        f(l.batchBegin(b) + t, l.blockRowBegin(i) + x, l.blockColBegin(j) + y,
+          (uint64_t(t) * l.blockRows(i) + x) * pitch + y * elem);
+}
 
 /// Applies `plan` to per-tile source buffers of `from` and checks that every
 /// byte of every replica of every block of `to` is written exactly once and
@@ -184,31 +198,33 @@ void simulate(const BlockLayout &from, const BlockLayout &to, uint32_t tiles,
   ASSERT_EQ(plan.sourceOffset.size(), plan.phase.size());
   ASSERT_EQ(plan.destOffset.size(), plan.phase.size());
   const uint64_t elem = elementBytes(from.type);
+  auto tag = [&](int64_t t, int64_t x, int64_t y, uint64_t b) {
+    return uint32_t(((t * from.rows + x) * from.cols + y) * elem + b + 1);
+  };
 
   std::vector<Tags> source(tiles);
-  for (uint32_t i = 0; i < from.gridRows; ++i)
-    for (uint32_t j = 0; j < from.gridCols; ++j) {
-      Tags &buf = source[from.tileOf(i, j, 0)];
-      buf.assign(from.blockBytes(i, j), 0);
-      uint64_t pitch = from.rowPitchBytes(j);
-      for (int64_t r = 0; r < from.blockRows(i); ++r)
-        for (int64_t c = 0; c < from.blockCols(j); ++c)
-          for (uint64_t b = 0; b < elem; ++b) {
-            uint64_t global = (from.blockRowBegin(i) + r) * from.cols +
-                              from.blockColBegin(j) + c;
-            buf[r * pitch + c * elem + b] = uint32_t(global * elem + b + 1);
-          }
-    }
+  for (uint32_t sb = 0; sb < from.gridBatches; ++sb)
+    for (uint32_t i = 0; i < from.gridRows; ++i)
+      for (uint32_t j = 0; j < from.gridCols; ++j) {
+        Tags &buf = source[from.tileOf(sb, i, j, 0)];
+        buf.assign(from.blockBytes(sb, i, j), 0);
+        forEachElement(from, sb, i, j,
+                       [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
+                         for (uint64_t b = 0; b < elem; ++b)
+                           buf[offset + b] = tag(t, x, y, b);
+                       });
+      }
 
   std::vector<Tags> dest(tiles);
   std::vector<std::vector<uint8_t>> writes(tiles);
-  for (uint32_t i = 0; i < to.gridRows; ++i)
-    for (uint32_t j = 0; j < to.gridCols; ++j)
-      for (uint32_t r = 0; r < to.replicas; ++r) {
-        int64_t tile = to.tileOf(i, j, r);
-        dest[tile].assign(to.blockBytes(i, j), UINT32_MAX);
-        writes[tile].assign(to.blockBytes(i, j), 0);
-      }
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t i = 0; i < to.gridRows; ++i)
+      for (uint32_t j = 0; j < to.gridCols; ++j)
+        for (uint32_t r = 0; r < to.replicas; ++r) {
+          int64_t tile = to.tileOf(db, i, j, r);
+          dest[tile].assign(to.blockBytes(db, i, j), UINT32_MAX);
+          writes[tile].assign(to.blockBytes(db, i, j), 0);
+        }
 
   for (size_t t = 0; t < plan.phase.size(); ++t) {
     uint64_t bytes = uint64_t(plan.phase.words[t]) * 4;
@@ -227,27 +243,29 @@ void simulate(const BlockLayout &from, const BlockLayout &to, uint32_t tiles,
     }
   }
 
-  for (uint32_t i = 0; i < to.gridRows; ++i)
-    for (uint32_t j = 0; j < to.gridCols; ++j)
-      for (uint32_t rep = 0; rep < to.replicas; ++rep) {
-        int64_t tile = to.tileOf(i, j, rep);
-        const Tags &buf = dest[tile];
-        uint64_t pitch = to.rowPitchBytes(j);
-        for (uint64_t k = 0; k < buf.size(); ++k)
-          ASSERT_EQ(writes[tile][k], 1)
-              << "byte " << k << " of block (" << i << ", " << j << ") replica "
-              << rep << " on tile " << tile;
-        for (int64_t r = 0; r < to.blockRows(i); ++r)
-          for (int64_t c = 0; c < to.blockCols(j); ++c)
-            for (uint64_t b = 0; b < elem; ++b) {
-              uint64_t global =
-                  (to.blockRowBegin(i) + r) * to.cols + to.blockColBegin(j) + c;
-              ASSERT_EQ(buf[r * pitch + c * elem + b],
-                        uint32_t(global * elem + b + 1))
-                  << "element (" << r << ", " << c << ") of block (" << i
-                  << ", " << j << ") replica " << rep;
-            }
-      }
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t i = 0; i < to.gridRows; ++i)
+      for (uint32_t j = 0; j < to.gridCols; ++j)
+        for (uint32_t rep = 0; rep < to.replicas; ++rep) {
+          int64_t tile = to.tileOf(db, i, j, rep);
+          const Tags &buf = dest[tile];
+          for (uint64_t k = 0; k < buf.size(); ++k)
+            ASSERT_EQ(writes[tile][k], 1)
+                << "byte " << k << " of block (" << db << ", " << i << ", " << j
+                << ") replica " << rep << " on tile " << tile;
+          bool good = true;
+          forEachElement(to, db, i, j,
+                         [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
+                           for (uint64_t b = 0; b < elem && good; ++b) {
+                             EXPECT_EQ(buf[offset + b], tag(t, x, y, b))
+                                 << "element (" << t << ", " << x << ", " << y
+                                 << ") of block (" << db << ", " << i << ", "
+                                 << j << ") replica " << rep;
+                             good = buf[offset + b] == tag(t, x, y, b);
+                           }
+                         });
+          ASSERT_TRUE(good);
+        }
 }
 
 TEST(RearrangementTest, BroadcastsToReplicas) {
@@ -590,3 +608,433 @@ TEST(BlockLayoutTest, ExplicitSplitsAndTileMap) {
   bad.tileMap = {0, 1, 2, 3, 4, 4};
   EXPECT_TRUE(bad.validate(6)->find("share tile 4") != std::string::npos);
 }
+
+//===----------------------------------------------------------------------===//
+// Leading batch dimensions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Blocks in (b, i, j) order on consecutive tiles from `base`, replicas of a
+/// block on consecutive tiles.
+BlockLayout batchLayout(int64_t batches, int64_t rows, int64_t cols,
+                        ElementType type, uint32_t gridBatches,
+                        uint32_t gridRows, uint32_t gridCols,
+                        uint32_t replicas = 1, uint32_t base = 0) {
+  BlockLayout l =
+      gridLayout(rows, cols, type, gridRows, gridCols, replicas, base);
+  l.batches = batches;
+  l.gridBatches = gridBatches;
+  l.tileBatchStride = int64_t(gridRows) * gridCols * replicas;
+  return l;
+}
+
+/// Balanced or explicit boundaries splitting `extent` into `parts`.
+std::vector<int64_t> randomSplits(std::mt19937 &rng, int64_t extent,
+                                  uint32_t parts) {
+  std::vector<int64_t> all(extent - 1);
+  std::iota(all.begin(), all.end(), 1);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<int64_t> splits(all.begin(), all.begin() + (parts - 1));
+  splits.push_back(0);
+  splits.push_back(extent);
+  std::sort(splits.begin(), splits.end());
+  return splits;
+}
+
+/// A random valid layout of [batches, rows, cols]: batch-local, distributed
+/// or in between; balanced or explicit splits; a shuffled tile map or a
+/// formula with a random nesting of (b, i, j, replica) and one reversed
+/// dimension.
+BlockLayout randomNdLayout(std::mt19937 &rng, int64_t batches, int64_t rows,
+                           int64_t cols, ElementType type, uint32_t tiles) {
+  while (true) {
+    BlockLayout l;
+    l.batches = batches;
+    l.rows = rows;
+    l.cols = cols;
+    l.type = type;
+    switch (rng() % 3) {
+    case 0:
+      l.gridBatches = 1;
+      break;
+    case 1:
+      l.gridBatches = static_cast<uint32_t>(batches);
+      break;
+    default:
+      l.gridBatches = 1 + rng() % batches;
+      break;
+    }
+    l.gridRows = 1 + rng() % std::min<int64_t>(rows, 5);
+    l.gridCols = 1 + rng() % std::min<int64_t>(cols, 5);
+    l.replicas = 1 + rng() % 3;
+    uint32_t blocks = l.gridBatches * l.gridRows * l.gridCols * l.replicas;
+    if (blocks > tiles)
+      continue;
+    if (rng() % 3 == 0)
+      l.batchSplits = randomSplits(rng, batches, l.gridBatches);
+    if (rng() % 3 == 0)
+      l.rowSplits = randomSplits(rng, rows, l.gridRows);
+    if (rng() % 3 == 0)
+      l.colSplits = randomSplits(rng, cols, l.gridCols);
+    if (rng() % 3 == 0) {
+      std::vector<uint32_t> order(tiles);
+      std::iota(order.begin(), order.end(), 0);
+      std::shuffle(order.begin(), order.end(), rng);
+      l.tileMap.assign(order.begin(), order.begin() + blocks);
+    } else {
+      uint32_t extent[4] = {l.gridBatches, l.gridRows, l.gridCols, l.replicas};
+      int64_t stride[4];
+      uint32_t nesting[4] = {0, 1, 2, 3};
+      std::shuffle(nesting, nesting + 4, rng);
+      int64_t step = 1;
+      for (uint32_t d : nesting) {
+        stride[d] = step;
+        step *= extent[d];
+      }
+      int64_t base = rng() % (tiles - blocks + 1);
+      uint32_t reversed = rng() % 4;
+      base += int64_t(extent[reversed] - 1) * stride[reversed];
+      stride[reversed] = -stride[reversed];
+      l.tileBase = static_cast<uint32_t>(base);
+      l.tileBatchStride = stride[0];
+      l.tileRowStride = stride[1];
+      l.tileColStride = stride[2];
+      l.replicaStride = stride[3];
+    }
+    EXPECT_FALSE(l.validate(tiles)) << *l.validate(tiles);
+    return l;
+  }
+}
+
+/// Every (b, i, j, replica) of `l` with its tile, in tileList order.
+std::vector<int64_t> allTiles(const BlockLayout &l) {
+  std::vector<int64_t> tiles;
+  for (uint32_t b = 0; b < l.gridBatches; ++b)
+    for (uint32_t i = 0; i < l.gridRows; ++i)
+      for (uint32_t j = 0; j < l.gridCols; ++j)
+        for (uint32_t r = 0; r < l.replicas; ++r)
+          tiles.push_back(l.tileOf(b, i, j, r));
+  return tiles;
+}
+
+TEST(BatchLayoutTest, Geometry) {
+  // 16 batches in 3 parts of 6, 5, 5; 10 rows of 3 f16 (pitch 8).
+  BlockLayout l = batchLayout(16, 10, 3, ElementType::F16, 3, 2, 1, 2, 4);
+  ASSERT_FALSE(l.validate(16));
+  EXPECT_EQ(l.batchBegin(1), 6);
+  EXPECT_EQ(l.blockBatches(0), 6);
+  EXPECT_EQ(l.blockBatches(2), 5);
+  EXPECT_EQ(l.blockBatchOf(5), 0u);
+  EXPECT_EQ(l.blockBatchOf(6), 1u);
+  EXPECT_EQ(l.blockBatchOf(15), 2u);
+  EXPECT_EQ(l.blockBytes(0, 0, 0), 6u * 5u * 8u);
+  EXPECT_EQ(l.blockBytes(2, 1, 0), 5u * 5u * 8u);
+  EXPECT_EQ(l.maxBlockBytes(), 6u * 5u * 8u);
+  // (b, i, j, r) on 4 + 4b + 2i + r.
+  EXPECT_EQ(l.tileOf(2, 1, 0, 1), 4 + 8 + 2 + 1);
+  std::vector<uint32_t> list = l.tileList();
+  ASSERT_EQ(list.size(), 12u);
+  for (uint32_t k = 0; k < 12; ++k)
+    EXPECT_EQ(list[k], 4 + k);
+  // The 2-D accessors are block b = 0.
+  EXPECT_EQ(l.blockBytes(1, 0), l.blockBytes(0, 1, 0));
+  EXPECT_EQ(l.tileOf(1, 0, 1), l.tileOf(0, 1, 0, 1));
+
+  // Explicit batch boundaries and a tile map indexed (b, i, j, r).
+  BlockLayout e = l;
+  e.batchSplits = {0, 1, 12, 16};
+  e.replicas = 1;
+  e.tileMap = {9, 8, 7, 6, 5, 4};
+  ASSERT_FALSE(e.validate(10));
+  EXPECT_EQ(e.blockBatches(1), 11);
+  EXPECT_EQ(e.blockBatchOf(11), 1u);
+  EXPECT_EQ(e.blockBatchOf(12), 2u);
+  EXPECT_EQ(e.tileOf(1, 1, 0, 0), 6);
+  EXPECT_EQ(e.tileOf(2, 0, 0, 0), 5);
+  EXPECT_EQ(e.maxBlockBytes(), 11u * 5u * 8u);
+  EXPECT_EQ(e.tileList(), (std::vector<uint32_t>{9, 8, 7, 6, 5, 4}));
+
+  // Batches only scale a 2-D layout of one batch block.
+  BlockLayout local = gridLayout(10, 3, ElementType::F16, 3, 1);
+  local.batches = 4;
+  EXPECT_EQ(local.blockBytes(0, 0), 4u * 4u * 8u);
+  EXPECT_EQ(local.maxBlockBytes(), 4u * 4u * 8u);
+  EXPECT_EQ(local.tileList(), (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(BatchLayoutTest, ShardsPartitionTheTensor) {
+  std::mt19937 rng(31);
+  const ElementType types[] = {ElementType::F32, ElementType::F16,
+                               ElementType::F8E4M3FN};
+  for (int iter = 0; iter < 400; ++iter) {
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    int64_t batches = 1 + rng() % 8, rows = 1 + rng() % 12,
+            cols = 1 + rng() % 12;
+    const uint32_t tiles = 128;
+    BlockLayout l =
+        randomNdLayout(rng, batches, rows, cols, types[rng() % 3], tiles);
+
+    std::vector<int> owners(batches * rows * cols, 0);
+    uint64_t largest = 0;
+    for (uint32_t b = 0; b < l.gridBatches; ++b)
+      for (uint32_t i = 0; i < l.gridRows; ++i)
+        for (uint32_t j = 0; j < l.gridCols; ++j) {
+          largest = std::max(largest, l.blockBytes(b, i, j));
+          EXPECT_EQ(l.blockBytes(b, i, j), uint64_t(l.blockBatches(b)) *
+                                               l.blockRows(i) *
+                                               l.rowPitchBytes(j));
+          std::vector<bool> seen(l.blockBytes(b, i, j), false);
+          forEachElement(l, b, i, j,
+                         [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
+                           ++owners[(t * rows + x) * cols + y];
+                           EXPECT_EQ(l.blockBatchOf(t), b);
+                           EXPECT_EQ(l.blockRowOf(x), i);
+                           EXPECT_EQ(l.blockColOf(y), j);
+                           ASSERT_LT(offset, seen.size());
+                           EXPECT_FALSE(seen[offset]);
+                           seen[offset] = true;
+                         });
+        }
+    for (size_t k = 0; k < owners.size(); ++k)
+      ASSERT_EQ(owners[k], 1) << "element " << k;
+    EXPECT_EQ(l.maxBlockBytes(), largest);
+
+    std::vector<int64_t> all = allTiles(l);
+    std::vector<uint32_t> list = l.tileList();
+    ASSERT_EQ(list.size(), all.size());
+    for (size_t k = 0; k < all.size(); ++k)
+      EXPECT_EQ(int64_t(list[k]), all[k]);
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
+    EXPECT_GE(all.front(), 0);
+    EXPECT_LT(all.back(), int64_t(tiles));
+  }
+}
+
+TEST(BatchLayoutTest, ValidateAgreesWithBruteForce) {
+  // Perturbed strides and tile maps: validate fails exactly when some
+  // (b, i, j, replica) is off the chip or shares a tile.
+  std::mt19937 rng(8);
+  int rejected = 0, collisions = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    const uint32_t tiles = 96;
+    BlockLayout l = randomNdLayout(rng, 1 + rng() % 8, 1 + rng() % 8,
+                                   1 + rng() % 8, ElementType::F32, tiles);
+    if (!l.tileMap.empty()) {
+      l.tileMap[rng() % l.tileMap.size()] = rng() % (tiles + 4);
+    } else {
+      int64_t *strides[] = {&l.tileBatchStride, &l.tileRowStride,
+                            &l.tileColStride, &l.replicaStride};
+      *strides[rng() % 4] += int64_t(rng() % 7) - 3;
+    }
+    std::vector<int64_t> all = allTiles(l);
+    bool outside = false;
+    for (int64_t t : all)
+      outside |= t < 0 || t >= int64_t(tiles);
+    std::sort(all.begin(), all.end());
+    bool shared = std::adjacent_find(all.begin(), all.end()) != all.end();
+    auto error = l.validate(tiles);
+    ASSERT_EQ(bool(error), outside || shared);
+    if (!error)
+      continue;
+    ++rejected;
+    collisions += shared && !outside;
+    bool named = error->find("outside") != std::string::npos ||
+                 error->find("share tile") != std::string::npos;
+    EXPECT_TRUE(named) << *error;
+  }
+  EXPECT_GT(rejected, 300);
+  EXPECT_GT(collisions, 100);
+}
+
+TEST(BatchLayoutTest, ValidateRejectsBadBatches) {
+  BlockLayout l = batchLayout(4, 4, 4, ElementType::F32, 2, 2, 1);
+  ASSERT_FALSE(l.validate(4));
+  auto message = [](BlockLayout bad, uint32_t tiles) {
+    return bad.validate(tiles).value_or("");
+  };
+
+  BlockLayout bad = l;
+  bad.batches = 0;
+  EXPECT_EQ(message(bad, 4), "batches 0 is not positive");
+  bad = l;
+  bad.gridBatches = 0;
+  EXPECT_EQ(message(bad, 4), "gridBatches 0 is not in [1, batches = 4]");
+  bad = l;
+  bad.gridBatches = 5;
+  EXPECT_EQ(message(bad, 100), "gridBatches 5 is not in [1, batches = 4]");
+
+  bad = l;
+  bad.batchSplits = {0, 4};
+  EXPECT_EQ(message(bad, 4), "batchSplits has 2 boundaries, the grid needs 3");
+  bad.batchSplits = {0, 2, 3};
+  EXPECT_EQ(message(bad, 4), "batchSplits must run from 0 to 4");
+  bad.batchSplits = {0, 0, 4};
+  EXPECT_EQ(message(bad, 4), "batchSplits boundary 1 (0) does not increase");
+  bad.batchSplits = {0, 1, 4};
+  EXPECT_EQ(message(bad, 4), "");
+
+  // The tile map covers every batch block: the 2-D size is too small.
+  bad = l;
+  bad.tileMap = {0, 1};
+  EXPECT_EQ(message(bad, 4), "tileMap has 2 tiles, the layout 4 blocks");
+  bad.tileMap = {0, 1, 2, 1};
+  EXPECT_EQ(message(bad, 4),
+            "block (1, 1, 0) replica 0 and block (0, 1, 0) replica 0 share "
+            "tile 1");
+  bad.tileMap = {0, 1, 2, 4};
+  EXPECT_EQ(message(bad, 4),
+            "block (1, 1, 0) replica 0 is on tile 4, outside [0, 4)");
+
+  // No batch stride puts every batch block on the tiles of the first.
+  bad = l;
+  bad.tileBatchStride = 0;
+  EXPECT_EQ(message(bad, 4),
+            "block (1, 0, 0) replica 0 and block (0, 0, 0) replica 0 share "
+            "tile 0");
+  bad.tileBatchStride = 3;
+  EXPECT_EQ(message(bad, 4),
+            "block (1, 1, 0) replica 0 is on tile 4, outside [0, 4)");
+  EXPECT_EQ(message(l, 3),
+            "2 x 2 x 1 blocks x 1 replicas need more than the 3 tiles");
+
+  Rearrangement plan;
+  BlockLayout two = batchLayout(2, 4, 4, ElementType::F32, 1, 2, 1, 1, 4);
+  EXPECT_EQ(planRearrangement(l, two, 8, plan).value_or(""),
+            "shapes differ: [4, 4, 4] vs [2, 4, 4]");
+  EXPECT_EQ(
+      planRearrangement(gridLayout(4, 4, ElementType::F32, 2, 1), two, 8, plan)
+          .value_or(""),
+      "shapes differ: [4, 4] vs [2, 4, 4]");
+}
+
+TEST(BatchRearrangementTest, WholeMatricesMergeAcrossBatches) {
+  // 16 batches of 10 x 3 f16 (pitch 8), all on two row-block tiles, to 4
+  // batch blocks of 4: the same row blocks, so each destination block is
+  // 4 contiguous matrices of its source block and moves as one transfer.
+  BlockLayout local = batchLayout(16, 10, 3, ElementType::F16, 1, 2, 1);
+  BlockLayout spread = batchLayout(16, 10, 3, ElementType::F16, 4, 2, 1, 1, 2);
+  Rearrangement plan;
+  ASSERT_FALSE(planRearrangement(local, spread, 10, plan));
+  ASSERT_EQ(plan.phase.size(), 8u);
+  for (uint32_t t = 0; t < 8; ++t) {
+    uint32_t b = t / 2, i = t % 2;
+    EXPECT_EQ(plan.phase.source[t], i);
+    EXPECT_EQ(plan.phase.words[t], 4u * 5u * 8u / 4u);
+    EXPECT_EQ(plan.sourceOffset[t], 4u * b * 5u * 8u);
+    EXPECT_EQ(plan.destOffset[t], 0u);
+    EXPECT_EQ(*plan.phase.destinationsBegin(t), 2 + t);
+  }
+  simulate(local, spread, 10, plan);
+  ASSERT_FALSE(planRearrangement(spread, local, 10, plan));
+  EXPECT_EQ(plan.phase.size(), 8u);
+  simulate(spread, local, 10, plan);
+
+  // Different row blocks: each matrix's rows are contiguous, but not
+  // consecutive matrices, so one transfer per batch.
+  BlockLayout byRows = batchLayout(16, 10, 3, ElementType::F16, 4, 1, 1, 1, 2);
+  ASSERT_FALSE(planRearrangement(local, byRows, 10, plan));
+  ASSERT_EQ(plan.phase.size(), 2u * 16u);
+  // Destination (0, 0, 0) takes batch 1, rows 5..9, from tile 1.
+  EXPECT_EQ(plan.phase.source[5], 1u);
+  EXPECT_EQ(plan.phase.words[5], 5u * 8u / 4u);
+  EXPECT_EQ(plan.sourceOffset[5], 1u * 5u * 8u);
+  EXPECT_EQ(plan.destOffset[5], (1u * 10u + 5u) * 8u);
+  simulate(local, byRows, 10, plan);
+
+  // Split columns: one segment per row of every batch.
+  BlockLayout byCols = batchLayout(4, 6, 8, ElementType::F16, 2, 1, 2, 2, 2);
+  BlockLayout whole = batchLayout(4, 6, 8, ElementType::F16, 1, 1, 1);
+  ASSERT_FALSE(planRearrangement(whole, byCols, 10, plan));
+  EXPECT_EQ(plan.phase.size(), 4u * 6u * 2u);
+  simulate(whole, byCols, 10, plan);
+  ASSERT_FALSE(planRearrangement(byCols, whole, 10, plan));
+  simulate(byCols, whole, 10, plan);
+}
+
+TEST(BatchRearrangementTest, RandomLayoutsWriteEveryElementOnce) {
+  std::mt19937 rng(4096);
+  const ElementType types[] = {ElementType::F32, ElementType::F16,
+                               ElementType::F8E4M3FN, ElementType::F8E5M2};
+  int planned = 0;
+  for (int iter = 0; iter < 1000; ++iter) {
+    ElementType type = types[rng() % 4];
+    int64_t batches = 1 + rng() % 8, rows = 1 + rng() % 16,
+            cols = 1 + rng() % 24;
+    // Bias towards word-multiple widths so narrow types plan often.
+    if (rng() % 2)
+      cols = std::max<int64_t>(4, cols & ~int64_t(7));
+    const uint32_t tiles = 128;
+    BlockLayout from = randomNdLayout(rng, batches, rows, cols, type, tiles);
+    BlockLayout to = randomNdLayout(rng, batches, rows, cols, type, tiles);
+    Rearrangement plan;
+    auto error = planRearrangement(from, to, tiles, plan);
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    if (error) {
+      EXPECT_NE(error->find("32-bit words"), std::string::npos) << *error;
+      EXPECT_FALSE(columnsAligned(from) && columnsAligned(to)) << *error;
+      continue;
+    }
+    ++planned;
+    simulate(from, to, tiles, plan);
+    if (HasFatalFailure())
+      return;
+    // Every word received lands in a destination block: nothing is sent
+    // twice to a replica.
+    uint64_t received = 0, expected = 0;
+    for (uint64_t words : plan.phase.wordsReceivedPerTile())
+      received += words;
+    for (uint32_t b = 0; b < to.gridBatches; ++b)
+      for (uint32_t i = 0; i < to.gridRows; ++i)
+        for (uint32_t j = 0; j < to.gridCols; ++j)
+          expected += to.blockBytes(b, i, j) / 4 * to.replicas;
+    EXPECT_EQ(received, expected);
+    ExchangeSchedule schedule = scheduleGreedy(plan.phase);
+    EXPECT_FALSE(checkSchedule(plan.phase, schedule));
+  }
+  EXPECT_GT(planned, 400);
+}
+
+TEST(BatchRearrangementTest, HeadsDistributedToBatchLocalRowsAtScale) {
+  // 16 heads x 729 x 72 f16, each head on its own 92 tiles (all 1472).
+  const uint32_t tiles = 1472;
+  BlockLayout heads = batchLayout(16, 729, 72, ElementType::F16, 16, 92, 1);
+  ASSERT_FALSE(heads.validate(tiles));
+  const uint64_t totalWords = 16u * 729u * 72u * 2u / 4u;
+
+  // To batch-local row blocks, each replicated on 16 tiles: every source
+  // block is one whole matrix of its destination block.
+  BlockLayout local = batchLayout(16, 729, 72, ElementType::F16, 1, 92, 1, 16);
+  Rearrangement plan;
+  ASSERT_FALSE(planRearrangement(heads, local, tiles, plan));
+  ASSERT_EQ(plan.phase.size(), 16u * 92u);
+  uint64_t words = 0;
+  for (size_t t = 0; t < plan.phase.size(); ++t) {
+    EXPECT_EQ(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t),
+              16);
+    words += plan.phase.words[t];
+  }
+  EXPECT_EQ(words, totalWords);
+  ASSERT_FALSE(plan.phase.validate());
+  ExchangeSchedule schedule = scheduleGreedy(plan.phase);
+  EXPECT_FALSE(checkSchedule(plan.phase, schedule));
+
+  // One token row per tile with all 16 heads: one 36-word row per head.
+  BlockLayout rowsLocal = batchLayout(16, 729, 72, ElementType::F16, 1, 729, 1);
+  ASSERT_FALSE(planRearrangement(heads, rowsLocal, tiles, plan));
+  EXPECT_EQ(plan.phase.size(), 16u * 729u);
+  simulate(heads, rowsLocal, tiles, plan);
+  ASSERT_FALSE(planRearrangement(rowsLocal, heads, tiles, plan));
+  EXPECT_EQ(plan.phase.size(), 16u * 729u);
+  simulate(rowsLocal, heads, tiles, plan);
+
+  // Split head columns: a segment per row of every head.
+  BlockLayout halves = batchLayout(16, 729, 72, ElementType::F16, 1, 92, 2);
+  ASSERT_FALSE(planRearrangement(heads, halves, tiles, plan));
+  EXPECT_EQ(plan.phase.size(), 16u * 729u * 2u);
+  simulate(heads, halves, tiles, plan);
+}
+
+} // namespace

@@ -27,48 +27,65 @@ uint64_t BlockLayout::rowPitchBytes(uint32_t j) const {
   return (bytes + 3) & ~uint64_t(3);
 }
 
-uint64_t BlockLayout::blockBytes(uint32_t i, uint32_t j) const {
-  return uint64_t(blockRows(i)) * rowPitchBytes(j);
+uint64_t BlockLayout::blockBytes(uint32_t b, uint32_t i, uint32_t j) const {
+  return uint64_t(blockBatches(b)) * uint64_t(blockRows(i)) * rowPitchBytes(j);
 }
 
 uint64_t BlockLayout::maxBlockBytes() const {
-  if (gridRows == 0 || gridCols == 0)
+  if (gridBatches == 0 || gridRows == 0 || gridCols == 0)
     return 0;
-  // Balanced splits put the largest block row and column first.
-  if (rowSplits.empty() && colSplits.empty())
-    return blockBytes(0, 0);
-  // Rows and pitch vary independently, so the largest block pairs the
-  // largest of each.
-  int64_t mostRows = 0;
+  // Balanced splits put the largest block first in every dimension.
+  if (batchSplits.empty() && rowSplits.empty() && colSplits.empty())
+    return blockBytes(0, 0, 0);
+  // Batches, rows and pitch vary independently, so the largest block pairs
+  // the largest of each.
+  int64_t mostBatches = 0, mostRows = 0;
   uint64_t widestPitch = 0;
+  for (uint32_t b = 0; b < gridBatches; ++b)
+    mostBatches = std::max(mostBatches, blockBatches(b));
   for (uint32_t i = 0; i < gridRows; ++i)
     mostRows = std::max(mostRows, blockRows(i));
   for (uint32_t j = 0; j < gridCols; ++j)
     widestPitch = std::max(widestPitch, rowPitchBytes(j));
-  return uint64_t(mostRows) * widestPitch;
+  return uint64_t(mostBatches) * uint64_t(mostRows) * widestPitch;
 }
 
-int64_t BlockLayout::tileOf(uint32_t i, uint32_t j, uint32_t replica) const {
+int64_t BlockLayout::tileOf(uint32_t b, uint32_t i, uint32_t j,
+                            uint32_t replica) const {
   if (!tileMap.empty())
-    return tileMap[(size_t(i) * gridCols + j) * replicas + replica];
-  return int64_t(tileBase) + int64_t(i) * tileRowStride +
-         int64_t(j) * tileColStride + int64_t(replica) * replicaStride;
+    return tileMap[((size_t(b) * gridRows + i) * gridCols + j) * replicas +
+                   replica];
+  return int64_t(tileBase) + int64_t(b) * tileBatchStride +
+         int64_t(i) * tileRowStride + int64_t(j) * tileColStride +
+         int64_t(replica) * replicaStride;
 }
 
 std::vector<uint32_t> BlockLayout::tileList() const {
   std::vector<uint32_t> list;
-  list.reserve(size_t(gridRows) * gridCols * replicas);
-  for (uint32_t i = 0; i < gridRows; ++i)
-    for (uint32_t j = 0; j < gridCols; ++j)
-      for (uint32_t r = 0; r < replicas; ++r)
-        list.push_back(static_cast<uint32_t>(tileOf(i, j, r)));
+  list.reserve(size_t(gridBatches) * gridRows * gridCols * replicas);
+  for (uint32_t b = 0; b < gridBatches; ++b)
+    for (uint32_t i = 0; i < gridRows; ++i)
+      for (uint32_t j = 0; j < gridCols; ++j)
+        for (uint32_t r = 0; r < replicas; ++r)
+          list.push_back(static_cast<uint32_t>(tileOf(b, i, j, r)));
   return list;
 }
 
 namespace {
 
-std::string blockName(uint32_t i, uint32_t j) {
-  return "block (" + to_string(i) + ", " + to_string(j) + ")";
+/// 2-D names for layouts of one batch block, as before batches existed.
+std::string blockName(const BlockLayout &l, uint32_t b, uint32_t i,
+                      uint32_t j) {
+  std::string name = "block (";
+  if (l.gridBatches != 1)
+    name += to_string(b) + ", ";
+  return name + to_string(i) + ", " + to_string(j) + ")";
+}
+
+/// a * b, or UINT64_MAX when that overflows.
+uint64_t saturatingMul(uint64_t a, uint64_t b) {
+  uint64_t product;
+  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
 }
 
 } // namespace
@@ -77,6 +94,11 @@ std::optional<std::string> BlockLayout::validate(uint32_t tiles) const {
   if (rows < 1 || cols < 1)
     return "tensor shape [" + to_string(rows) + ", " + to_string(cols) +
            "] is empty";
+  if (batches < 1)
+    return "batches " + to_string(batches) + " is not positive";
+  if (gridBatches < 1 || gridBatches > batches)
+    return "gridBatches " + to_string(gridBatches) +
+           " is not in [1, batches = " + to_string(batches) + "]";
   if (gridRows < 1 || gridRows > rows)
     return "gridRows " + to_string(gridRows) +
            " is not in [1, rows = " + to_string(rows) + "]";
@@ -101,43 +123,51 @@ std::optional<std::string> BlockLayout::validate(uint32_t tiles) const {
                to_string(splits[k]) + ") does not increase";
     return std::nullopt;
   };
+  if (auto error =
+          checkSplits(batchSplits, gridBatches, batches, "batchSplits"))
+    return error;
   if (auto error = checkSplits(rowSplits, gridRows, rows, "rowSplits"))
     return error;
   if (auto error = checkSplits(colSplits, gridCols, cols, "colSplits"))
     return error;
-  if (!tileMap.empty() &&
-      tileMap.size() != size_t(gridRows) * gridCols * replicas)
+  uint64_t blocks = saturatingMul(
+      saturatingMul(saturatingMul(gridBatches, gridRows), gridCols), replicas);
+  if (!tileMap.empty() && tileMap.size() != blocks)
     return "tileMap has " + to_string(tileMap.size()) + " tiles, the layout " +
-           to_string(uint64_t(gridRows) * gridCols * replicas) + " blocks";
+           to_string(blocks) + " blocks";
 
   // Every block and replica needs a tile of its own: this bounds the loop
   // below and keeps tileOf's products far from overflow.
-  if (uint64_t(gridRows) * gridCols > tiles ||
-      uint64_t(gridRows) * gridCols * replicas > tiles)
-    return to_string(gridRows) + " x " + to_string(gridCols) + " blocks x " +
+  if (blocks > tiles)
+    return (gridBatches != 1 ? to_string(gridBatches) + " x " : "") +
+           to_string(gridRows) + " x " + to_string(gridCols) + " blocks x " +
            to_string(replicas) + " replicas need more than the " +
            to_string(tiles) + " tiles";
 
-  // Owner of each tile as a flat (i, j, replica) index: a bitmap-sized table
-  // finds collisions in O(blocks * replicas).
+  // Owner of each tile as a flat (b, i, j, replica) index: a bitmap-sized
+  // table finds collisions in O(blocks * replicas).
   std::vector<uint64_t> owner(tiles, UINT64_MAX);
   uint64_t flat = 0;
-  for (uint32_t i = 0; i < gridRows; ++i)
-    for (uint32_t j = 0; j < gridCols; ++j)
-      for (uint32_t r = 0; r < replicas; ++r, ++flat) {
-        int64_t tile = tileOf(i, j, r);
-        if (tile < 0 || tile >= int64_t(tiles))
-          return blockName(i, j) + " replica " + to_string(r) + " is on tile " +
-                 to_string(tile) + ", outside [0, " + to_string(tiles) + ")";
-        uint64_t &slot = owner[tile];
-        if (slot != UINT64_MAX) {
-          uint64_t pr = slot % replicas, pb = slot / replicas;
-          return blockName(i, j) + " replica " + to_string(r) + " and " +
-                 blockName(pb / gridCols, pb % gridCols) + " replica " +
-                 to_string(pr) + " share tile " + to_string(tile);
+  for (uint32_t b = 0; b < gridBatches; ++b)
+    for (uint32_t i = 0; i < gridRows; ++i)
+      for (uint32_t j = 0; j < gridCols; ++j)
+        for (uint32_t r = 0; r < replicas; ++r, ++flat) {
+          int64_t tile = tileOf(b, i, j, r);
+          if (tile < 0 || tile >= int64_t(tiles))
+            return blockName(*this, b, i, j) + " replica " + to_string(r) +
+                   " is on tile " + to_string(tile) + ", outside [0, " +
+                   to_string(tiles) + ")";
+          uint64_t &slot = owner[tile];
+          if (slot != UINT64_MAX) {
+            uint64_t pr = slot % replicas, pb = slot / replicas;
+            uint64_t pj = pb % gridCols, pi = pb / gridCols % gridRows,
+                     pbatch = pb / gridCols / gridRows;
+            return blockName(*this, b, i, j) + " replica " + to_string(r) +
+                   " and " + blockName(*this, pbatch, pi, pj) + " replica " +
+                   to_string(pr) + " share tile " + to_string(tile);
+          }
+          slot = flat;
         }
-        slot = flat;
-      }
   return std::nullopt;
 }
 
@@ -159,11 +189,26 @@ uint32_t boundaryIndexOf(const std::vector<int64_t> &splits, int64_t x) {
 }
 
 std::string layoutName(const BlockLayout &l) {
-  return "[" + to_string(l.gridRows) + ", " + to_string(l.gridCols) + "]x" +
+  std::string name = "[";
+  if (l.gridBatches != 1)
+    name += to_string(l.gridBatches) + ", ";
+  return name + to_string(l.gridRows) + ", " + to_string(l.gridCols) + "]x" +
          to_string(l.replicas);
 }
 
+std::string shapeName(const BlockLayout &l) {
+  std::string name = "[";
+  if (l.batches != 1)
+    name += to_string(l.batches) + ", ";
+  return name + to_string(l.rows) + ", " + to_string(l.cols) + "]";
+}
+
 } // namespace
+
+uint32_t BlockLayout::blockBatchOf(int64_t x) const {
+  return batchSplits.empty() ? splitIndexOf(batches, gridBatches, x)
+                             : boundaryIndexOf(batchSplits, x);
+}
 
 uint32_t BlockLayout::blockRowOf(int64_t x) const {
   return rowSplits.empty() ? splitIndexOf(rows, gridRows, x)
@@ -177,13 +222,100 @@ uint32_t BlockLayout::blockColOf(int64_t x) const {
 
 namespace {
 
+/// The batches, rows and columns of one block, as half-open ranges.
+struct Box {
+  uint32_t b, i, j;
+  int64_t t0, t1, r0, r1, c0, c1;
+};
+
+Box boxOf(const BlockLayout &l, uint32_t b, uint32_t i, uint32_t j) {
+  Box box;
+  box.b = b;
+  box.i = i;
+  box.j = j;
+  box.t0 = l.batchBegin(b);
+  box.t1 = box.t0 + l.blockBatches(b);
+  box.r0 = l.blockRowBegin(i);
+  box.r1 = box.r0 + l.blockRows(i);
+  box.c0 = l.blockColBegin(j);
+  box.c1 = box.c0 + l.blockCols(j);
+  return box;
+}
+
+/// Moves the overlap of source block `s` and destination block `d` to
+/// `destinations` (the replicas of d).
+std::optional<std::string> movePiece(const BlockLayout &from,
+                                     const BlockLayout &to, const Box &s,
+                                     const Box &d,
+                                     const std::vector<uint32_t> &destinations,
+                                     Rearrangement &out) {
+  const uint64_t elem = elementBytes(from.type);
+  int64_t t0 = std::max(s.t0, d.t0), t1 = std::min(s.t1, d.t1);
+  int64_t r0 = std::max(s.r0, d.r0), r1 = std::min(s.r1, d.r1);
+  int64_t c0 = std::max(s.c0, d.c0), c1 = std::min(s.c1, d.c1);
+  uint64_t sPitch = from.rowPitchBytes(s.j), dPitch = to.rowPitchBytes(d.j);
+  uint64_t sMatrix = uint64_t(s.r1 - s.r0) * sPitch;
+  uint64_t dMatrix = uint64_t(d.r1 - d.r0) * dPitch;
+  uint32_t sourceTile = static_cast<uint32_t>(from.tileOf(s.b, s.i, s.j, 0));
+  uint64_t sCol = uint64_t(c0 - s.c0) * elem;
+  uint64_t dCol = uint64_t(c0 - d.c0) * elem;
+  // A segment that ends both rows carries the row padding too: it is
+  // padding on both sides, and it rounds the segment up to words.
+  bool endsBothRows = c1 == s.c1 && c1 == d.c1;
+  uint64_t bytes = uint64_t(c1 - c0) * elem;
+  if (endsBothRows)
+    bytes = (bytes + 3) & ~uint64_t(3);
+
+  // Offsets of row x of matrix t within each block.
+  auto sAt = [&](int64_t t, int64_t x) {
+    return uint64_t(t - s.t0) * sMatrix + uint64_t(x - s.r0) * sPitch;
+  };
+  auto dAt = [&](int64_t t, int64_t x) {
+    return uint64_t(t - d.t0) * dMatrix + uint64_t(x - d.r0) * dPitch;
+  };
+  auto emit = [&](uint64_t sOff, uint64_t dOff, uint64_t n) {
+    out.phase.addTransfer(sourceTile, static_cast<uint32_t>(n / 4),
+                          destinations);
+    out.sourceOffset.push_back(static_cast<uint32_t>(sOff));
+    out.destOffset.push_back(static_cast<uint32_t>(dOff));
+  };
+
+  // Full-width on both sides: the rows are contiguous in both buffers and
+  // move as one transfer per matrix; whole matrices on both sides are
+  // contiguous too and move as one.
+  bool fullWidth =
+      c0 == s.c0 && c1 == s.c1 && c0 == d.c0 && c1 == d.c1 && sPitch == dPitch;
+  if (fullWidth) {
+    uint64_t n = uint64_t(r1 - r0) * sPitch;
+    if (r0 == s.r0 && r1 == s.r1 && r0 == d.r0 && r1 == d.r1) {
+      emit(sAt(t0, r0), dAt(t0, r0), uint64_t(t1 - t0) * n);
+      return std::nullopt;
+    }
+    for (int64_t t = t0; t < t1; ++t)
+      emit(sAt(t, r0), dAt(t, r0), n);
+    return std::nullopt;
+  }
+  if (bytes % 4 != 0 || sCol % 4 != 0 || dCol % 4 != 0)
+    return "cannot move " + layoutName(from) + " " +
+           blockName(from, s.b, s.i, s.j) + " to " + layoutName(to) + " " +
+           blockName(to, d.b, d.i, d.j) +
+           " in 32-bit words: " + std::string(elementTypeName(from.type)) +
+           " columns [" + to_string(c0) + ", " + to_string(c1) + ") are " +
+           to_string(bytes) + " bytes at byte " + to_string(sCol) +
+           " of each source row and byte " + to_string(dCol) +
+           " of each destination row";
+  for (int64_t t = t0; t < t1; ++t)
+    for (int64_t x = r0; x < r1; ++x)
+      emit(sAt(t, x) + sCol, dAt(t, x) + dCol, bytes);
+  return std::nullopt;
+}
+
 std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
                                 uint32_t tiles, Rearrangement &out) {
   out.phase.tiles = tiles;
-  if (from.rows != to.rows || from.cols != to.cols)
-    return "shapes differ: [" + to_string(from.rows) + ", " +
-           to_string(from.cols) + "] vs [" + to_string(to.rows) + ", " +
-           to_string(to.cols) + "]";
+  if (from.batches != to.batches || from.rows != to.rows ||
+      from.cols != to.cols)
+    return "shapes differ: " + shapeName(from) + " vs " + shapeName(to);
   if (from.type != to.type)
     return "element types differ: " + std::string(elementTypeName(from.type)) +
            " vs " + std::string(elementTypeName(to.type));
@@ -195,72 +327,26 @@ std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
   if (from.maxBlockBytes() > UINT32_MAX || to.maxBlockBytes() > UINT32_MAX)
     return "a block exceeds 4 GiB";
 
-  const uint64_t elem = elementBytes(from.type);
   std::vector<uint32_t> replicaTiles(to.replicas);
-
-  for (uint32_t di = 0; di < to.gridRows; ++di) {
-    int64_t dr0 = to.blockRowBegin(di), dr1 = dr0 + to.blockRows(di);
-    uint32_t siFirst = from.blockRowOf(dr0);
-    uint32_t siLast = from.blockRowOf(dr1 - 1);
-    for (uint32_t dj = 0; dj < to.gridCols; ++dj) {
-      int64_t dc0 = to.blockColBegin(dj), dc1 = dc0 + to.blockCols(dj);
-      uint64_t dPitch = to.rowPitchBytes(dj);
-      uint32_t sjFirst = from.blockColOf(dc0);
-      uint32_t sjLast = from.blockColOf(dc1 - 1);
-      // Every replica receives the same bytes at the same offsets, so each
-      // transfer goes once to all of them.
-      for (uint32_t r = 0; r < to.replicas; ++r)
-        replicaTiles[r] = static_cast<uint32_t>(to.tileOf(di, dj, r));
-
-      for (uint32_t si = siFirst; si <= siLast; ++si) {
-        int64_t sr0 = from.blockRowBegin(si), sr1 = sr0 + from.blockRows(si);
-        int64_t r0 = std::max(sr0, dr0), r1 = std::min(sr1, dr1);
-        for (uint32_t sj = sjFirst; sj <= sjLast; ++sj) {
-          int64_t sc0 = from.blockColBegin(sj), sc1 = sc0 + from.blockCols(sj);
-          int64_t c0 = std::max(sc0, dc0), c1 = std::min(sc1, dc1);
-          uint64_t sPitch = from.rowPitchBytes(sj);
-          uint32_t sourceTile = static_cast<uint32_t>(from.tileOf(si, sj, 0));
-          uint64_t sCol = uint64_t(c0 - sc0) * elem;
-          uint64_t dCol = uint64_t(c0 - dc0) * elem;
-          // A segment that ends both rows carries the row padding too: it is
-          // padding on both sides, and it rounds the segment up to words.
-          bool endsBothRows = c1 == sc1 && c1 == dc1;
-          uint64_t bytes = uint64_t(c1 - c0) * elem;
-          if (endsBothRows)
-            bytes = (bytes + 3) & ~uint64_t(3);
-
-          auto emit = [&](uint64_t sOff, uint64_t dOff, uint64_t n) {
-            out.phase.addTransfer(sourceTile, static_cast<uint32_t>(n / 4),
-                                  replicaTiles);
-            out.sourceOffset.push_back(static_cast<uint32_t>(sOff));
-            out.destOffset.push_back(static_cast<uint32_t>(dOff));
-          };
-
-          // Full-width on both sides: the rows are contiguous in both
-          // buffers and move as one transfer.
-          bool fullWidth = c0 == sc0 && c1 == sc1 && c0 == dc0 && c1 == dc1 &&
-                           sPitch == dPitch;
-          if (fullWidth) {
-            emit(uint64_t(r0 - sr0) * sPitch, uint64_t(r0 - dr0) * dPitch,
-                 uint64_t(r1 - r0) * sPitch);
-            continue;
-          }
-          if (bytes % 4 != 0 || sCol % 4 != 0 || dCol % 4 != 0)
-            return "cannot move " + layoutName(from) + " " + blockName(si, sj) +
-                   " to " + layoutName(to) + " " + blockName(di, dj) +
-                   " in 32-bit words: " +
-                   std::string(elementTypeName(from.type)) + " columns [" +
-                   to_string(c0) + ", " + to_string(c1) + ") are " +
-                   to_string(bytes) + " bytes at byte " + to_string(sCol) +
-                   " of each source row and byte " + to_string(dCol) +
-                   " of each destination row";
-          for (int64_t row = r0; row < r1; ++row)
-            emit(uint64_t(row - sr0) * sPitch + sCol,
-                 uint64_t(row - dr0) * dPitch + dCol, bytes);
-        }
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t di = 0; di < to.gridRows; ++di)
+      for (uint32_t dj = 0; dj < to.gridCols; ++dj) {
+        Box d = boxOf(to, db, di, dj);
+        // Every replica receives the same bytes at the same offsets, so each
+        // transfer goes once to all of them.
+        for (uint32_t r = 0; r < to.replicas; ++r)
+          replicaTiles[r] = static_cast<uint32_t>(to.tileOf(db, di, dj, r));
+        // The source blocks overlapping d, in (b, i, j) order.
+        uint32_t sb1 = from.blockBatchOf(d.t1 - 1);
+        uint32_t si0 = from.blockRowOf(d.r0), si1 = from.blockRowOf(d.r1 - 1);
+        uint32_t sj0 = from.blockColOf(d.c0), sj1 = from.blockColOf(d.c1 - 1);
+        for (uint32_t sb = from.blockBatchOf(d.t0); sb <= sb1; ++sb)
+          for (uint32_t si = si0; si <= si1; ++si)
+            for (uint32_t sj = sj0; sj <= sj1; ++sj)
+              if (auto error = movePiece(from, to, boxOf(from, sb, si, sj), d,
+                                         replicaTiles, out))
+                return error;
       }
-    }
-  }
   return std::nullopt;
 }
 

@@ -1,18 +1,24 @@
-//===- BlockLayout.h - Block layouts of 2-D tensors over tiles -----------===//
+//===- BlockLayout.h - Block layouts of tensors over tiles ---------------===//
 //
-// A block layout splits a [rows, cols] tensor into a gridRows x gridCols grid
-// of blocks with balanced splits (the first `rows % gridRows` block rows get
-// one row more; likewise for columns). Block (i, j), replica r, lives on tile
-//   tileBase + i * tileRowStride + j * tileColStride + r * replicaStride
-// stored row-major with each row padded to a multiple of 4 bytes, so that
-// whole rows move as 32-bit exchange words.
+// A block layout splits a [batches, rows, cols] tensor (the leading dims of
+// an N-D tensor collapsed into `batches`; 1 for a 2-D tensor) into a
+// gridBatches x gridRows x gridCols grid of blocks with balanced splits (the
+// first `rows % gridRows` block rows get one row more; likewise for batches
+// and columns). Block (b, i, j), replica r, lives on tile
+//   tileBase + b * tileBatchStride + i * tileRowStride + j * tileColStride
+//            + r * replicaStride
+// stored as blockBatches(b) consecutive row-major matrices with each row
+// padded to a multiple of 4 bytes, so that whole rows move as 32-bit
+// exchange words. gridBatches = 1 keeps every batch of a block on its tile;
+// gridBatches = batches gives each batch its own tiles.
 //
 // Two optional generalisations keep irregular layouts exact: explicit split
-// boundaries (`rowSplits`, `colSplits`: grid + 1 increasing offsets from 0 to
-// the extent) replace the balanced split, and an explicit `tileMap` (one tile
-// per (i, j, replica), index (i * gridCols + j) * replicas + replica)
-// replaces the tile formula. Nested splits (a block row split again) and
-// tile orders that no formula gives, such as those of reductions, need them.
+// boundaries (`batchSplits`, `rowSplits`, `colSplits`: grid + 1 increasing
+// offsets from 0 to the extent) replace the balanced split, and an explicit
+// `tileMap` (one tile per (b, i, j, replica), index
+// ((b * gridRows + i) * gridCols + j) * replicas + replica) replaces the tile
+// formula. Nested splits (a block row split again) and tile orders that no
+// formula gives, such as those of reductions, need them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,11 +45,23 @@ struct BlockLayout {
   int64_t replicaStride = 0;
   std::vector<int64_t> rowSplits, colSplits; ///< Empty: balanced.
   std::vector<uint32_t> tileMap;             ///< Empty: the formula.
+  int64_t batches = 1;                       ///< Product of the leading dims.
+  uint32_t gridBatches = 1;
+  int64_t tileBatchStride = 0;
+  std::vector<int64_t> batchSplits; ///< Empty: balanced.
 
   /// Balanced split of `extent` into `parts`: start and size of part `index`.
   static int64_t splitBegin(int64_t extent, uint32_t parts, uint32_t index);
   static int64_t splitSize(int64_t extent, uint32_t parts, uint32_t index);
 
+  int64_t batchBegin(uint32_t b) const {
+    return batchSplits.empty() ? splitBegin(batches, gridBatches, b)
+                               : batchSplits[b];
+  }
+  int64_t blockBatches(uint32_t b) const {
+    return batchSplits.empty() ? splitSize(batches, gridBatches, b)
+                               : batchSplits[b + 1] - batchSplits[b];
+  }
   int64_t blockRowBegin(uint32_t i) const {
     return rowSplits.empty() ? splitBegin(rows, gridRows, i) : rowSplits[i];
   }
@@ -58,16 +76,24 @@ struct BlockLayout {
     return colSplits.empty() ? splitSize(cols, gridCols, j)
                              : colSplits[j + 1] - colSplits[j];
   }
-  /// The block row holding row `x` and the block column holding column `x`.
+  /// The block holding batch, row or column `x` along that dimension.
+  uint32_t blockBatchOf(int64_t x) const;
   uint32_t blockRowOf(int64_t x) const;
   uint32_t blockColOf(int64_t x) const;
   /// Bytes of one stored row of block column j (padded to 4 bytes).
   uint64_t rowPitchBytes(uint32_t j) const;
-  uint64_t blockBytes(uint32_t i, uint32_t j) const;
+  uint64_t blockBytes(uint32_t b, uint32_t i, uint32_t j) const;
   /// Largest block: the bytes a buffer must hold on every tile it spans.
   uint64_t maxBlockBytes() const;
-  int64_t tileOf(uint32_t i, uint32_t j, uint32_t replica) const;
-  /// Every tile holding a block, in (i, j, replica) order.
+  int64_t tileOf(uint32_t b, uint32_t i, uint32_t j, uint32_t replica) const;
+  /// Block (0, i, j), for 2-D callers: every block when gridBatches is 1.
+  uint64_t blockBytes(uint32_t i, uint32_t j) const {
+    return blockBytes(0, i, j);
+  }
+  int64_t tileOf(uint32_t i, uint32_t j, uint32_t replica) const {
+    return tileOf(0, i, j, replica);
+  }
+  /// Every tile holding a block, in (b, i, j, replica) order.
   std::vector<uint32_t> tileList() const;
   /// Every tile in range [0, tiles) and no tile holding two blocks; a grid no
   /// larger than the tensor; explicit splits increasing from 0 to the extent
@@ -88,11 +114,13 @@ struct Rearrangement {
 /// Moves every element of `from` to every replica of `to`. A block of `to`
 /// takes each of its elements from the first replica of `from`; transfers of
 /// the same bytes to several replicas become one broadcast transfer.
-/// A row segment that ends both its source and its destination row extends
-/// into the row padding, so every byte of every destination block (padding
-/// included) is written exactly once. A block that stays on its tile is still
-/// a transfer (to the tile itself). Fails (with a message) when shapes or
-/// types differ or a row segment is not a whole number of 32-bit words.
+/// Whole rows contiguous on both sides move as one transfer, across batches
+/// too. A row segment that ends both its source and its destination row
+/// extends into the row padding, so every byte of every destination block
+/// (padding included) is written exactly once. A block that stays on its
+/// tile is still a transfer (to the tile itself). Fails (with a message) when
+/// shapes or types differ or a row segment is not a whole number of 32-bit
+/// words.
 std::optional<std::string> planRearrangement(const BlockLayout &from,
                                              const BlockLayout &to,
                                              uint32_t tiles,
