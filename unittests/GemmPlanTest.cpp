@@ -291,7 +291,21 @@ TEST(GemmPlanCheck, RejectsWhatCannotBeLowered) {
   GemmProblem activation = p;
   activation.rhsIsWeight = false;
   EXPECT_EQ(*checkGemmPlan(target, activation, swapped),
-            "orientation=swapped needs B to be a weight, stored transposed");
+            "orientation=swapped needs B stored transposed: B must be a weight "
+            "or an activation given transposed");
+  // An activation given as B^T is the swapped orientation's operand, and
+  // only that: nothing transposes it into B.
+  GemmProblem transposedActivation = activation;
+  transposedActivation.rhsTransposed = true;
+  EXPECT_FALSE(checkGemmPlan(target, transposedActivation, swapped));
+  EXPECT_EQ(*checkGemmPlan(target, transposedActivation, plan(4, 1)),
+            "orientation=normal needs B [K x N], and B is an activation given "
+            "transposed (no kernel transposes it)");
+  // A weight is stored either way, whatever it is given as.
+  GemmProblem transposedWeight = p;
+  transposedWeight.rhsTransposed = true;
+  EXPECT_FALSE(checkGemmPlan(target, transposedWeight, swapped));
+  EXPECT_FALSE(checkGemmPlan(target, transposedWeight, plan(4, 1)));
   // An activation B is gathered in 32-bit words: 64 f16 columns over 2
   // start the second block at element 32, byte 64; over 3 the third block
   // starts at element 43, byte 86.
@@ -612,4 +626,61 @@ TEST(GemmPlanSearch, WeightsFitBesideOtherTransients) {
   EXPECT_LT(beside.finalists.front().cost.weightBytes[0] +
                 beside.finalists.front().cost.codeBytes,
             resident);
+}
+
+TEST(GemmPlanBatches, EachBatchPlansOnItsShareOfTheTiles) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  std::vector<ProgramGemm> program(2);
+  program[0].problem.m = 64;
+  program[0].problem.k = 32;
+  program[0].problem.n = 64;
+  program[0].problem.batches = 4;
+  program[1].problem = program[0].problem;
+  program[1].problem.batches = 17;
+  planGemmProgram(target, program, 4);
+  ASSERT_FALSE(program[0].error) << *program[0].error;
+  for (const GemmPlanChoice &choice : program[0].search.finalists)
+    EXPECT_LE(choice.plan.tiles(), 4u) << choice.plan.str();
+  ASSERT_TRUE(program[1].error);
+  EXPECT_EQ(*program[1].error,
+            "17 batches do not fit side by side on the 16 tiles of 'ipu21-16' "
+            "(batches sharing a tile are not supported yet)");
+}
+
+TEST(GemmPlanBatches, BatchLayoutsShiftEveryTileAndShareNone) {
+  // Every plan of a 3-batch problem on 4 tiles per batch: batch b's blocks
+  // sit on batch 0's tiles plus 4 b, and no two batches share a tile.
+  TargetModel target = TargetModel::ipu21WithTiles(12);
+  GemmProblem problem;
+  problem.m = 24;
+  problem.k = 32;
+  problem.n = 16;
+  problem.outType = ElementType::F32;
+  unsigned checked = 0;
+  for (uint32_t rows : {1u, 2u, 4u})
+    for (uint32_t inner : {1u, 2u})
+      for (Reduction reduction : {Reduction::Complete, Reduction::Staged}) {
+        if (rows * inner > 4 || (inner == 1 && reduction == Reduction::Staged))
+          continue;
+        GemmPlan plan;
+        plan.rows = rows;
+        plan.inner = inner;
+        plan.reduction = reduction;
+        GemmLayouts one = gemmLayouts(problem, plan);
+        GemmLayouts three = batchGemmLayouts(one, 3, 4);
+        for (auto [single, batched] :
+             {std::pair(&one.lhs, &three.lhs), std::pair(&one.rhs, &three.rhs),
+              std::pair(&one.out, &three.out)}) {
+          ASSERT_EQ(batched->batches, 3);
+          EXPECT_FALSE(batched->validate(target.tiles)) << plan.str();
+          std::vector<uint32_t> tiles = single->tileList();
+          std::vector<uint32_t> all = batched->tileList();
+          ASSERT_EQ(all.size(), 3 * tiles.size());
+          for (uint32_t b = 0; b < 3; ++b)
+            for (size_t t = 0; t < tiles.size(); ++t)
+              EXPECT_EQ(all[b * tiles.size() + t], tiles[t] + 4 * b);
+          ++checked;
+        }
+      }
+  EXPECT_EQ(checked, 7u * 3u); // 7 plans, 3 layouts each
 }

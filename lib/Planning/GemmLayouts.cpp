@@ -107,14 +107,43 @@ GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
   return layouts;
 }
 
+/// `layout` repeated for `batches` batches, batch b shifted by b * stride.
+static void batchLayout(BlockLayout &layout, int64_t batches, uint32_t stride) {
+  layout.batches = batches;
+  layout.gridBatches = static_cast<uint32_t>(batches);
+  layout.tileBatchStride = stride;
+  if (layout.tileMap.empty())
+    return;
+  std::vector<uint32_t> map;
+  map.reserve(layout.tileMap.size() * size_t(batches));
+  for (int64_t b = 0; b < batches; ++b)
+    for (uint32_t tile : layout.tileMap)
+      map.push_back(tile + static_cast<uint32_t>(b) * stride);
+  layout.tileMap = std::move(map);
+}
+
+GemmLayouts ipu::batchGemmLayouts(const GemmLayouts &layouts, int64_t batches,
+                                  uint32_t tilesPerBatch) {
+  GemmLayouts batched = layouts;
+  if (batches == 1)
+    return batched;
+  for (BlockLayout *layout : {&batched.lhs, &batched.rhs, &batched.partials,
+                              &batched.gathered, &batched.out})
+    if (layout->rows > 0)
+      batchLayout(*layout, batches, tilesPerBatch);
+  return batched;
+}
+
 BlockLayout ipu::arrivalLayout(int64_t rows, int64_t cols, ElementType type,
-                               const TargetModel &target) {
+                               const TargetModel &target, int64_t batches) {
   BlockLayout layout;
   layout.rows = rows;
   layout.cols = cols;
   layout.type = type;
-  layout.gridRows = static_cast<uint32_t>(
-      std::min<int64_t>(rows, static_cast<int64_t>(target.tiles)));
+  const int64_t tiles = static_cast<int64_t>(target.tiles) / batches;
+  layout.gridRows = static_cast<uint32_t>(std::min<int64_t>(rows, tiles));
   layout.tileRowStride = 1;
+  if (batches > 1)
+    batchLayout(layout, batches, static_cast<uint32_t>(tiles));
   return layout;
 }

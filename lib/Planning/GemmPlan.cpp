@@ -119,6 +119,21 @@ static bool innerSplitAligned(const GemmProblem &problem, uint32_t inner) {
   return true;
 }
 
+bool ipu::orientationPossible(const GemmProblem &problem, bool swapped) {
+  return problem.rhsIsWeight || swapped == problem.rhsTransposed;
+}
+
+std::optional<std::string> ipu::tilesPerBatch(const TargetModel &target,
+                                              const GemmProblem &problem,
+                                              uint32_t &tiles) {
+  if (problem.batches < 1 || problem.batches > int64_t(target.tiles))
+    return std::to_string(problem.batches) + " batches do not fit side by side "
+           "on the " + std::to_string(target.tiles) + " tiles of '" +
+           target.name + "' (batches sharing a tile are not supported yet)";
+  tiles = static_cast<uint32_t>(target.tiles / problem.batches);
+  return std::nullopt;
+}
+
 std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
                                               const GemmProblem &problem,
                                               const GemmPlan &plan) {
@@ -131,8 +146,12 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
            std::to_string(uint64_t(plan.rows) * plan.cols * plan.inner) +
            " exceeds the " + std::to_string(target.tiles) + " tiles of '" +
            target.name + "'";
-  if (plan.swapped && !problem.rhsIsWeight)
-    return "orientation=swapped needs B to be a weight, stored transposed";
+  if (!orientationPossible(problem, plan.swapped))
+    return plan.swapped
+               ? "orientation=swapped needs B stored transposed: B must be a "
+                 "weight or an activation given transposed"
+               : "orientation=normal needs B [K x N], and B is an activation "
+                 "given transposed (no kernel transposes it)";
   if (plan.swapped && plan.localStaging)
     return "local staging copies B for the AMP, which holds A when swapped";
   if (!innerSplitAligned(problem, plan.inner))
@@ -252,7 +271,7 @@ uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &probl
     plan.partials = partials;
     PlanShape shape = shapeOf(problem, plan);
     for (bool swapped : {false, true}) {
-      if (swapped && !problem.rhsIsWeight)
+      if (!orientationPossible(problem, swapped))
         continue;
       gemm = std::min(gemm, estimateGemmCycles(
                                 target, gemmShape(problem, shape,
@@ -624,10 +643,15 @@ void ipu::planGemmProgram(const TargetModel &target,
       }
     }
     auto start = std::chrono::steady_clock::now();
+    // Batches run side by side, each on a share of the tiles.
+    TargetModel batchTarget = target;
+    gemm.error = tilesPerBatch(target, gemm.problem, batchTarget.tiles);
+    if (gemm.error)
+      continue;
     if (gemm.given)
-      gemm.error = keepGivenPlan(target, gemm, budget);
+      gemm.error = keepGivenPlan(batchTarget, gemm, budget);
     else
-      gemm.error = searchGemmPlans(target, gemm.problem, gemm.constraints,
+      gemm.error = searchGemmPlans(batchTarget, gemm.problem, gemm.constraints,
                                    finalistCount, gemm.search, budget);
     gemm.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

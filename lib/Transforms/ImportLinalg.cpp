@@ -1,11 +1,24 @@
-//===- ImportLinalg.cpp - linalg.matmul on tensors to ipu_gemm.matmul ------===//
+//===- ImportLinalg.cpp - Exporters' contractions to ipu_gemm.matmul -------===//
+//
+// torch-mlir and StableHLO-to-linalg spell one matmul many ways: named
+// `linalg.matmul` / `batch_matmul` / `contract` with or without transposing
+// indexing maps, or a `linalg.generic` multiply-add, with transposes,
+// broadcasts and collapsed batch dims around it and a truncf generic after.
+// The import recognises the contraction by its indexing maps (whatever op
+// spells it), looks through the ops that only permute, broadcast or regroup
+// its operands, and writes one `ipu_gemm.matmul`.
+//
+//===----------------------------------------------------------------------===//
 
 #include "IPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::ipu {
 #define GEN_PASS_DEF_IPUIMPORTLINALG
@@ -14,156 +27,438 @@ namespace mlir::ipu {
 
 using namespace mlir;
 
-/// Whether `init` is known to hold zeros: a tensor.empty (linalg.matmul then
-/// accumulates into undefined data, which we read as zero) or a fill of 0.
+/// Whether `init` is known to hold zeros: a tensor.empty (a contraction then
+/// accumulates into undefined data, which we read as zero) or a fill of 0,
+/// as a linalg.fill or a generic that only yields the value.
 static bool isZeroAccumulator(Value init) {
   if (init.getDefiningOp<tensor::EmptyOp>())
     return true;
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill)
+  std::optional<Value> value;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    value = fill.getDpsInputs()[0];
+  else if (auto generic = init.getDefiningOp<linalg::GenericOp>())
+    value = linalg::isaFillOpInterface(generic);
+  return value &&
+         (matchPattern(*value, m_AnyZeroFloat()) || matchPattern(*value, m_Zero()));
+}
+
+/// Whether `permutation` swaps the last two dims and keeps the others.
+static bool swapsLastTwo(ArrayRef<int64_t> permutation) {
+  size_t rank = permutation.size();
+  if (rank < 2)
     return false;
-  Value value = fill.getDpsInputs()[0];
-  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+  for (size_t d = 0; d + 2 < rank; ++d)
+    if (permutation[d] != int64_t(d))
+      return false;
+  return permutation[rank - 2] == int64_t(rank - 1) &&
+         permutation[rank - 1] == int64_t(rank - 2);
+}
+
+/// The input of `value`'s producer when it only swaps the last two dims:
+/// linalg.transpose, or a transposing generic (output map permuted, as
+/// torch-mlir's older releases write it, or input map permuted).
+static Value lookThroughTranspose(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(producer))
+    return swapsLastTwo(transpose.getPermutation()) ? transpose.getInput()
+                                                    : Value();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(producer);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      !isa<linalg::YieldOp>(generic.getBody()->front()) ||
+      generic.getBody()->front().getOperand(0) != generic.getBody()->getArgument(0))
+    return Value();
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  for (auto [permuted, other] : {std::pair(maps[0], maps[1]), std::pair(maps[1], maps[0])}) {
+    if (!other.isIdentity() || !permuted.isPermutation())
+      continue;
+    SmallVector<int64_t> permutation;
+    for (AffineExpr expr : permuted.getResults())
+      permutation.push_back(cast<AffineDimExpr>(expr).getPosition());
+    if (swapsLastTwo(permutation))
+      return generic.getDpsInputs()[0];
+  }
+  return Value();
+}
+
+/// The 2-D input of `value`'s producer when it only broadcasts it along new
+/// leading dims (linalg.broadcast or a broadcasting generic), as torch-mlir
+/// broadcasts a linear layer's weight for a batch_matmul.
+static Value lookThroughLeadingBroadcast(Value value) {
+  Operation *producer = value.getDefiningOp();
+  auto rank = cast<RankedTensorType>(value.getType()).getRank();
+  auto leading = [&](ArrayRef<int64_t> dims) {
+    for (auto [index, dim] : llvm::enumerate(dims))
+      if (dim != int64_t(index))
+        return false;
+    return int64_t(dims.size()) == rank - 2;
+  };
+  if (auto broadcast = dyn_cast_or_null<linalg::BroadcastOp>(producer))
+    return leading(broadcast.getDimensions()) ? broadcast.getInput() : Value();
+  if (auto generic = dyn_cast_or_null<linalg::GenericOp>(producer))
+    if (std::optional<SmallVector<int64_t>> dims =
+            linalg::isaBroadcastOpInterface(generic))
+      return leading(*dims) ? generic.getDpsInputs()[0] : Value();
+  return Value();
+}
+
+/// Dim positions of an indexing map's results (the map is a projected
+/// permutation).
+static SmallVector<unsigned> positions(AffineMap map) {
+  SmallVector<unsigned> dims;
+  for (AffineExpr expr : map.getResults())
+    dims.push_back(cast<AffineDimExpr>(expr).getPosition());
+  return dims;
 }
 
 namespace {
+
+/// A contraction as ipu_gemm.matmul takes it.
+struct Contraction {
+  Value lhs, rhs;
+  bool transposeLhs = false, transposeRhs = false;
+};
+
 struct ImportLinalgPass
     : public mlir::ipu::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::MatmulOp> matmuls;
-    bool failedAny = false;
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
-        matmuls.push_back(matmul);
-        return WalkResult::skip();
-      }
-      // Fills are accepted here and must die with the matmuls they feed.
-      if (isa<linalg::FillOp>(op))
-        return WalkResult::skip();
-      if (op->getDialect() && isa<linalg::LinalgDialect>(op->getDialect())) {
-        op->emitError("unsupported op '")
-            << op->getName()
-            << "': the IPU compiler imports linalg.matmul on tensors only";
-        failedAny = true;
-        return WalkResult::skip();
-      }
-      return WalkResult::advance();
+    SmallVector<linalg::LinalgOp> contractions;
+    module.walk([&](linalg::LinalgOp op) {
+      if (linalg::isaContractionOpInterface(op) || isa<linalg::ContractOp>(op))
+        contractions.push_back(op);
     });
-    for (linalg::MatmulOp matmul : matmuls)
-      failedAny |= failed(importMatmul(matmul));
+    bool failedAny = false;
+    for (linalg::LinalgOp op : contractions)
+      failedAny |= failed(importContraction(op));
     if (failedAny)
       return signalPassFailure();
     foldTruncations(module);
-    // Remove fills, empties and constants left without users, to a fixpoint.
-    for (bool erased = true; erased;) {
-      erased = false;
-      SmallVector<Operation *> dead;
-      module.walk([&](Operation *op) {
-        if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp>(op) &&
-            op->use_empty())
-          dead.push_back(op);
-      });
-      for (Operation *op : dead)
-        op->erase();
-      erased = !dead.empty();
-    }
-    module.walk([&](linalg::FillOp fill) {
-      fill.emitError("linalg.fill survives the import: only fills feeding "
-                     "linalg.matmul accumulators are supported");
+    foldRegroupedBatches(module);
+    eraseDeadOps(module);
+    // What is left from linalg or the shape ops is not compiled: say which.
+    module.walk([&](Operation *op) {
+      if (!op->getDialect() || !isa<linalg::LinalgDialect, tensor::TensorDialect>(
+                                   op->getDialect()))
+        return;
+      if (isa<tensor::EmptyOp>(op) || isa<linalg::LinalgOp>(op->getParentOp()))
+        return;
+      op->emitError("unsupported op '")
+          << op->getName()
+          << "': the IPU compiler imports contractions (linalg.matmul, "
+             "batch_matmul, contract, multiply-add generics) and the "
+             "transposes, broadcasts, fills, collapses and truncations that "
+             "fold into them";
       failedAny = true;
     });
     if (failedAny)
       signalPassFailure();
   }
 
-  /// A matmul accumulating in f32 whose only use narrows the result
-  /// (`arith.truncf` on the tensor) stores the narrow type directly: the AMP
-  /// accumulates in f32 and rounds once on the way out.
-  void foldTruncations(ModuleOp module) {
-    SmallVector<arith::TruncFOp> truncations;
-    module.walk([&](arith::TruncFOp op) { truncations.push_back(op); });
-    for (arith::TruncFOp truncation : truncations) {
-      auto matmul = truncation.getIn().getDefiningOp<ipu_gemm::MatmulOp>();
-      auto type = dyn_cast<RankedTensorType>(truncation.getType());
-      if (!matmul || !matmul->hasOneUse() || !type ||
-          (!type.getElementType().isF16() && !type.getElementType().isF32()) ||
-          truncation.getRoundingmodeAttr())
-        continue;
-      OpBuilder builder(matmul);
-      auto narrowed = ipu_gemm::MatmulOp::create(
-          builder, matmul.getLoc(), type, matmul.getLhs(), matmul.getRhs(),
-          matmul.getAccTypeAttr(), matmul.getPlanAttr(),
-          matmul.getConstraintsAttr());
-      truncation.getResult().replaceAllUsesWith(narrowed.getResult());
-      truncation.erase();
-      matmul.erase();
+  /// Removes the linalg, tensor and arith ops left without users (the
+  /// look-through producers, fills, empties and constants), to a fixpoint.
+  void eraseDeadOps(ModuleOp module) {
+    module.walk([&](func::FuncOp func) {
+      for (bool erased = true; erased;) {
+        erased = false;
+        SmallVector<Operation *> dead;
+        func.walk([&](Operation *op) {
+          if (op != func && op->getDialect() &&
+              isa<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect>(
+                  op->getDialect()) &&
+              isOpTriviallyDead(op))
+            dead.push_back(op);
+        });
+        for (Operation *op : llvm::reverse(dead))
+          if (op->use_empty()) {
+            op->erase();
+            erased = true;
+          }
+      }
+    });
+  }
+
+  /// The contraction's operands as ipu_gemm.matmul takes them, or an error
+  /// naming what does not fit: one K, one N, M dims leading or one M
+  /// beside batch dims, the result in (batch, M, N) order.
+  FailureOr<Contraction> analyse(linalg::LinalgOp op) {
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+      return op.emitError("contraction must have two inputs and one output");
+    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+    if (failed(dims) || dims->k.size() != 1 || dims->n.size() != 1 ||
+        dims->m.empty())
+      return op.emitError("contraction must have one reduction (K), one "
+                          "parallel dim of B only (N) and parallel dims of A "
+                          "(M); this one does not");
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    for (AffineMap map : maps)
+      if (!map.isProjectedPermutation())
+        return op.emitError("contraction indexing maps must be projected "
+                            "permutations");
+    SmallVector<unsigned> lhsDims = positions(maps[0]), rhsDims = positions(maps[1]),
+                          outDims = positions(maps[2]);
+    const unsigned k = dims->k[0], n = dims->n[0];
+    SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+    SmallVector<unsigned> m(dims->m.begin(), dims->m.end());
+    // The result's order names the batch and M dims' order.
+    SmallVector<unsigned> outBatch, outM;
+    for (unsigned d : outDims)
+      (llvm::is_contained(batch, d) ? outBatch : outM).push_back(d);
+    if (outM.empty() || outM.back() != n)
+      return op.emitError("contraction result must end in N; it is a "
+                          "transposed product, not supported");
+    outM.pop_back();
+    SmallVector<unsigned> expectedOut(outBatch);
+    llvm::append_range(expectedOut, outM);
+    expectedOut.push_back(n);
+    if (outDims != expectedOut)
+      return op.emitError("contraction result dims must be ordered batch, M, "
+                          "N; batch dims after M dims are not supported");
+
+    Contraction contraction;
+    // A: [batch..., M..., K], or [batch..., K, M] transposed.
+    SmallVector<unsigned> lhsWanted(outBatch);
+    llvm::append_range(lhsWanted, outM);
+    lhsWanted.push_back(k);
+    if (lhsDims != lhsWanted) {
+      SmallVector<unsigned> lhsTransposed(outBatch);
+      if (outM.size() == 1)
+        lhsTransposed.append({k, outM[0]});
+      if (outM.size() != 1 || lhsDims != lhsTransposed)
+        return op.emitError("A's dims must be batch..., M..., K or batch..., "
+                            "K, M in the result's order");
+      contraction.transposeLhs = true;
+    }
+    // B: [batch..., K, N] or [batch..., N, K]; without batch dims, the
+    // batch dims of A and C fold into M.
+    SmallVector<unsigned> rhsLead(rhsDims.begin(), rhsDims.end() - std::min<size_t>(2, rhsDims.size()));
+    if (rhsDims.size() < 2 || (rhsLead != outBatch && !rhsLead.empty()))
+      return op.emitError("B's dims must be batch..., K, N (or N, K) with A's "
+                          "batch dims, or K, N alone");
+    ArrayRef<unsigned> rhsLast = ArrayRef<unsigned>(rhsDims).take_back(2);
+    if (rhsLast[0] == n && rhsLast[1] == k)
+      contraction.transposeRhs = true;
+    else if (rhsLast[0] != k || rhsLast[1] != n)
+      return op.emitError("B's last two dims must be K, N or N, K");
+    const bool batched = !rhsLead.empty();
+    if (batched && outM.size() != 1)
+      return op.emitError("a batched contraction must have one M dim, has ")
+             << outM.size();
+    if (!batched && contraction.transposeLhs && !outBatch.empty())
+      return op.emitError("a transposed A with batch dims needs a batched B");
+    contraction.lhs = op.getDpsInputs()[0];
+    contraction.rhs = op.getDpsInputs()[1];
+    return contraction;
+  }
+
+  /// Looks through producers that only transpose the last two dims of an
+  /// operand or broadcast B along the batch dims.
+  void lookThrough(Contraction &contraction) {
+    for (auto [value, transposed] :
+         {std::pair(&contraction.lhs, &contraction.transposeLhs),
+          std::pair(&contraction.rhs, &contraction.transposeRhs)})
+      while (Value input = lookThroughTranspose(*value)) {
+        *value = input;
+        *transposed = !*transposed;
+      }
+    if (Value input = lookThroughLeadingBroadcast(contraction.rhs)) {
+      // B is the same for every batch: the batches fold into M (which a
+      // transposed A cannot).
+      if (!contraction.transposeLhs)
+        contraction.rhs = input;
+    }
+    while (Value input = lookThroughTranspose(contraction.rhs)) {
+      contraction.rhs = input;
+      contraction.transposeRhs = !contraction.transposeRhs;
     }
   }
 
-  /// The attributes of `matmul` the imported op honours: `constraints`
+  /// The attributes of `op` the imported op honours: `constraints`
   /// (a #ipu_gemm.constraints) and `plan` (a #ipu_gemm.plan, kept by the
   /// planner when it can be lowered). An ipu_gemm attribute under another
   /// name, or one of those names holding something else, is an error; any
   /// other discardable attribute but linalg's own is dropped with a warning.
   FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>>
-  carriedAttributes(linalg::MatmulOp matmul) {
+  carriedAttributes(Operation *op) {
     ipu_gemm::PlanAttr plan;
     ipu_gemm::ConstraintsAttr constraints;
-    for (NamedAttribute attr : matmul->getDiscardableAttrs()) {
+    for (NamedAttribute attr : op->getDiscardableAttrs()) {
       StringRef name = attr.getName().strref();
       Attribute value = attr.getValue();
       if (name == "constraints") {
         constraints = dyn_cast<ipu_gemm::ConstraintsAttr>(value);
         if (!constraints)
-          return matmul.emitError("attribute 'constraints' must be a "
-                                  "#ipu_gemm.constraints, got ")
+          return op->emitError("attribute 'constraints' must be a "
+                               "#ipu_gemm.constraints, got ")
                  << value;
         continue;
       }
       if (name == "plan") {
         plan = dyn_cast<ipu_gemm::PlanAttr>(value);
         if (!plan)
-          return matmul.emitError("attribute 'plan' must be a #ipu_gemm.plan, got ")
+          return op->emitError("attribute 'plan' must be a #ipu_gemm.plan, got ")
                  << value;
         continue;
       }
       if (isa<ipu_gemm::IPUGemmDialect>(value.getDialect()))
-        return matmul.emitError("attribute '")
+        return op->emitError("attribute '")
                << name << "' holds " << value
                << ", which the import honours only as 'constraints' or 'plan'";
       if (!name.starts_with("linalg."))
-        matmul.emitWarning("attribute '")
+        op->emitWarning("attribute '")
             << name << "' is dropped by the import to ipu_gemm.matmul";
     }
     return std::make_pair(plan, constraints);
   }
 
-  LogicalResult importMatmul(linalg::MatmulOp matmul) {
-    if (!matmul.hasPureTensorSemantics())
-      return matmul.emitError("linalg.matmul must work on tensors, not buffers");
-    if (matmul.hasUserDefinedMaps())
-      return matmul.emitError(
-          "linalg.matmul with user-defined indexing maps (transposes or "
-          "broadcasts) is not supported yet");
-    Value init = matmul.getDpsInits()[0];
+  LogicalResult importContraction(linalg::LinalgOp op) {
+    if (!op.hasPureTensorSemantics())
+      return op.emitError("contraction must work on tensors, not buffers");
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+        matmul && matmul.getCast() != linalg::TypeFn::cast_signed)
+      return op.emitError("linalg.matmul with an unsigned cast is not supported");
+    Value init = op.getDpsInits()[0];
     if (!isZeroAccumulator(init))
-      return matmul.emitError(
-          "linalg.matmul accumulates into non-zero data; only a zero "
-          "linalg.fill or tensor.empty accumulator is supported");
-    FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>>
-        carried = carriedAttributes(matmul);
+      return op.emitError(
+          "contraction accumulates into non-zero data; only a zero fill or "
+          "tensor.empty accumulator is supported");
+    FailureOr<Contraction> contraction = analyse(op);
+    if (failed(contraction))
+      return failure();
+    lookThrough(*contraction);
+    FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>> carried =
+        carriedAttributes(op);
     if (failed(carried))
       return failure();
-    auto resultType = cast<RankedTensorType>(matmul.getResult(0).getType());
-    OpBuilder builder(matmul);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    OpBuilder builder(op);
     auto imported = ipu_gemm::MatmulOp::create(
-        builder, matmul.getLoc(), resultType, matmul.getDpsInputs()[0],
-        matmul.getDpsInputs()[1], TypeAttr::get(resultType.getElementType()),
-        carried->first, carried->second);
-    matmul.getResult(0).replaceAllUsesWith(imported.getResult());
-    matmul.erase();
+        builder, op.getLoc(), resultType, contraction->lhs, contraction->rhs,
+        TypeAttr::get(resultType.getElementType()), contraction->transposeLhs,
+        contraction->transposeRhs, carried->first, carried->second);
+    if (failed(mlir::verify(imported))) {
+      imported.erase();
+      return op.emitError("contraction does not form an ipu_gemm.matmul (see "
+                          "the error above)");
+    }
+    op->getResult(0).replaceAllUsesWith(imported.getResult());
+    op->erase();
     return success();
+  }
+
+  /// The input of a truncation to f16 or f32 of a whole tensor, as
+  /// `arith.truncf` on the tensor or an all-parallel identity generic.
+  static Value truncatedInput(Operation *op) {
+    if (auto truncation = dyn_cast<arith::TruncFOp>(op))
+      return truncation.getRoundingmodeAttr() ? Value() : truncation.getIn();
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || generic.getNumDpsInputs() != 1 ||
+        generic.getNumReductionLoops() != 0 ||
+        !llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return Value();
+    Block *body = generic.getBody();
+    if (body->getOperations().size() != 2)
+      return Value();
+    auto truncation = dyn_cast<arith::TruncFOp>(body->front());
+    if (!truncation || truncation.getRoundingmodeAttr() ||
+        truncation.getIn() != body->getArgument(0) ||
+        body->getTerminator()->getOperand(0) != truncation.getResult())
+      return Value();
+    return generic.getDpsInputs()[0];
+  }
+
+  /// A matmul accumulating in f32 whose only use narrows the result stores
+  /// the narrow type directly: the AMP accumulates in f32 and rounds once
+  /// on the way out.
+  void foldTruncations(ModuleOp module) {
+    SmallVector<Operation *> truncations;
+    module.walk([&](Operation *op) {
+      if (truncatedInput(op))
+        truncations.push_back(op);
+    });
+    for (Operation *truncation : truncations) {
+      auto matmul = truncatedInput(truncation).getDefiningOp<ipu_gemm::MatmulOp>();
+      auto type = dyn_cast<RankedTensorType>(truncation->getResult(0).getType());
+      if (!matmul || !matmul->hasOneUse() || !type ||
+          (!type.getElementType().isF16() && !type.getElementType().isF32()))
+        continue;
+      OpBuilder builder(matmul);
+      auto narrowed = ipu_gemm::MatmulOp::create(
+          builder, matmul.getLoc(), type, matmul.getLhs(), matmul.getRhs(),
+          matmul.getAccTypeAttr(), matmul.getTransposeLhs(),
+          matmul.getTransposeRhs(), matmul.getPlanAttr(),
+          matmul.getConstraintsAttr());
+      truncation->getResult(0).replaceAllUsesWith(narrowed.getResult());
+      truncation->erase();
+      matmul.erase();
+    }
+  }
+
+  /// torch-mlir collapses leading dims for a batch_matmul (or into M for a
+  /// matmul) and expands the result back: a matmul whose operands are
+  /// collapses and whose only use is the inverse expand is the matmul of
+  /// the uncollapsed operands, as long as only leading dims (batch dims, or
+  /// M's when B is 2-D) are regrouped.
+  void foldRegroupedBatches(ModuleOp module) {
+    SmallVector<ipu_gemm::MatmulOp> matmuls;
+    module.walk([&](ipu_gemm::MatmulOp op) { matmuls.push_back(op); });
+    for (ipu_gemm::MatmulOp matmul : matmuls) {
+      if (!matmul->hasOneUse())
+        continue;
+      auto expand = dyn_cast<tensor::ExpandShapeOp>(*matmul->getUsers().begin());
+      if (!expand)
+        continue;
+      SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+      // Only the dims before the last two of the batched operands regroup;
+      // with a 2-D B, A's rows may take the merged dims too.
+      const bool batched = matmul.isBatched();
+      auto keepsLastDims = [&](ArrayRef<ReassociationIndices> reassociation,
+                               unsigned untouched) {
+        if (reassociation.size() < untouched)
+          return false;
+        for (const ReassociationIndices &group : reassociation.take_back(untouched))
+          if (group.size() != 1)
+            return false;
+        return true;
+      };
+      if (!keepsLastDims(groups, batched ? 2 : 1))
+        continue;
+      auto uncollapsed = [&](Value operand) -> Value {
+        auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>();
+        if (!collapse || collapse.getReassociationIndices() != groups)
+          return Value();
+        return collapse.getSrc();
+      };
+      Value lhs = uncollapsed(matmul.getLhs());
+      Value rhs = batched ? uncollapsed(matmul.getRhs()) : matmul.getRhs();
+      if (!lhs || !rhs)
+        continue;
+      // The expanded result's leading dims must be A's.
+      auto lhsType = cast<RankedTensorType>(lhs.getType());
+      auto resultType = expand.getResultType();
+      const unsigned matrixDims = batched ? 2 : 1;
+      if (lhsType.getShape().drop_back(matrixDims) !=
+          resultType.getShape().drop_back(matrixDims))
+        continue;
+      // The uncollapsed operands may be transposes in turn.
+      Contraction contraction{lhs, rhs, matmul.getTransposeLhs(),
+                              matmul.getTransposeRhs()};
+      lookThrough(contraction);
+      OpBuilder builder(matmul);
+      auto regrouped = ipu_gemm::MatmulOp::create(
+          builder, matmul.getLoc(), resultType, contraction.lhs, contraction.rhs,
+          matmul.getAccTypeAttr(), contraction.transposeLhs,
+          contraction.transposeRhs, matmul.getPlanAttr(),
+          matmul.getConstraintsAttr());
+      if (failed(mlir::verify(regrouped))) {
+        regrouped.erase();
+        continue;
+      }
+      expand.getResult().replaceAllUsesWith(regrouped.getResult());
+      expand.erase();
+      matmul.erase();
+    }
   }
 };
 } // namespace

@@ -22,17 +22,29 @@ namespace {
 
 ::ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
   ::ipu::GemmProblem problem;
-  problem.m = op.getLhs().getType().getDimSize(0);
-  problem.k = op.getLhs().getType().getDimSize(1);
-  problem.n = op.getRhs().getType().getDimSize(1);
+  problem.m = op.getGemmM();
+  problem.k = op.getGemmK();
+  problem.n = op.getGemmN();
+  problem.batches = op.getBatches();
+  problem.rhsTransposed = op.getTransposeRhs();
+  problem.rhsIsWeight = isa<BlockArgument>(op.getRhs());
   problem.inType = *toElementType(op.getLhs().getType().getElementType());
   problem.accType = *toElementType(op.getAccumulatorType());
   problem.outType = *toElementType(op.getResult().getType().getElementType());
   return problem;
 }
 
-::ipu::GemmLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan) {
-  return ::ipu::gemmLayouts(toGemmProblem(op), plan.toGemmPlan());
+/// Batch b of a batched matmul runs on the tiles of batch 0 shifted by
+/// b * tilesPerBatch (the tiles the planner gave one batch).
+uint32_t tilesPerBatch(ipu_gemm::MatmulOp op, const ::ipu::TargetModel &target) {
+  return static_cast<uint32_t>(target.tiles / op.getBatches());
+}
+
+::ipu::GemmLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan,
+                               const ::ipu::TargetModel &target) {
+  return ::ipu::batchGemmLayouts(
+      ::ipu::gemmLayouts(toGemmProblem(op), plan.toGemmPlan()), op.getBatches(),
+      tilesPerBatch(op, target));
 }
 
 /// One vertex per block of `layout` (first replica), with the parameters
@@ -40,11 +52,12 @@ namespace {
 template <typename ParamsFn>
 void collectVertices(const BlockLayout &layout, SmallVectorImpl<int32_t> &tiles,
                      SmallVectorImpl<int64_t> &params, ParamsFn paramsOf) {
-  for (uint32_t i = 0; i < layout.gridRows; ++i)
-    for (uint32_t j = 0; j < layout.gridCols; ++j) {
-      tiles.push_back(static_cast<int32_t>(layout.tileOf(i, j, 0)));
-      paramsOf(i, j, params);
-    }
+  for (uint32_t b = 0; b < layout.gridBatches; ++b)
+    for (uint32_t i = 0; i < layout.gridRows; ++i)
+      for (uint32_t j = 0; j < layout.gridCols; ++j) {
+        tiles.push_back(static_cast<int32_t>(layout.tileOf(b, i, j, 0)));
+        paramsOf(i, j, params);
+      }
 }
 
 struct MatmulLowering
@@ -52,17 +65,37 @@ struct MatmulLowering
                                                      ipu_gemm::MatmulOp> {
   StringRef getTileNamePrefix(Operation *) const { return "mm"; }
 
+  bool keepsLeadingDims(Operation *op, unsigned) const {
+    return cast<ipu_gemm::MatmulOp>(op).isBatched();
+  }
+
   /// The weights B of a planned matmul are resident in its plan's layout
-  /// and class, B^T when swapped: what the planner took for granted.
+  /// and class, B^T when swapped: what the planner took for granted. A
+  /// transposed argument A arrives transposed by its host stream, in the
+  /// layout it would arrive in as A.
   bool getResidentLayout(Operation *op, unsigned operand,
                          ResidentLayout &resident) const {
     auto matmul = cast<ipu_gemm::MatmulOp>(op);
     ipu_gemm::PlanAttr plan = matmul.getPlanAttr();
-    if (operand != 1 || !plan)
+    std::optional<::ipu::TargetModel> target = lookupTarget(op);
+    if (!plan || !target)
       return false;
-    resident.layout = planLayouts(matmul, plan).rhs;
+    if (operand == 0 && matmul.getTransposeLhs()) {
+      resident.layout = ::ipu::arrivalLayout(
+          matmul.getGemmM(), matmul.getGemmK(),
+          *toElementType(matmul.getLhs().getType().getElementType()), *target,
+          matmul.getBatches());
+      resident.transpose = true;
+      resident.weight = false;
+      return true;
+    }
+    if (operand != 1)
+      return false;
+    resident.layout = planLayouts(matmul, plan, *target).rhs;
     resident.memoryClass = *::ipu::parseMemoryClass(plan.getWeights().str());
-    resident.transpose = plan.getOrientation() == "swapped";
+    // The stream transposes when the plan's operand is not B as given.
+    resident.transpose =
+        (plan.getOrientation() == "swapped") != matmul.getTransposeRhs();
     return true;
   }
 
@@ -80,27 +113,47 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   OpBuilder &builder = program.getBuilder();
   const bool swapped = plan.getOrientation() == "swapped";
   Location loc = op.getLoc();
-  ::ipu::GemmLayouts layouts = planLayouts(op, plan);
+  const ::ipu::TargetModel &target = program.getTarget();
+  ::ipu::GemmLayouts layouts = planLayouts(op, plan, target);
   std::string prefix = name.str();
   const uint32_t inner = plan.getInner();
+  const int64_t batches = op.getBatches();
   auto outType = op.getResult().getType();
+  auto lhsType = op.getLhs().getType();
 
   SmallVector<BufferCopy> copies;
-  BufferOp lhs = program.bufferIn(op.getLhs(), layouts.lhs, prefix + ".lhs", copies);
+  BufferOp lhs;
+  if (op.getTransposeLhs()) {
+    // The host stream transposed A into its arrival layout.
+    BufferOp arrived = program.lookupResident(op, 0);
+    if (!arrived)
+      return op.emitError("A is given transposed: it must be a function "
+                          "argument, which its host stream transposes");
+    lhs = program.bufferIn(arrived, lhsType, loc, layouts.lhs, prefix + ".lhs",
+                           copies, ::ipu::MemoryClass::Standard);
+  } else {
+    lhs = program.bufferIn(op.getLhs(), layouts.lhs, prefix + ".lhs", copies);
+  }
   BufferOp rhs = program.lookupResident(op, 1);
-  if (swapped || rhs) {
-    // Weights were streamed in this plan's layout, B^T when swapped; B^T
-    // exists only so.
+  if (rhs) {
+    // Weights were streamed in this plan's layout, B^T when swapped.
     auto wanted = RankedTensorType::get(
-        {layouts.rhs.rows, layouts.rhs.cols},
+        bufferShape(op.getRhs().getType(), layouts.rhs),
         op.getRhs().getType().getElementType(),
         toLayoutAttr(program.getContext(), layouts.rhs));
-    if (!rhs || rhs.getTensorType() != wanted)
+    if (rhs.getTensorType() != wanted)
       return op.emitError("plan ")
-             << plan << " needs B stored transposed: B must be a function "
-             << "argument that no other plan stores differently";
+             << plan << " needs B in the layout " << wanted
+             << ", but its stream holds " << rhs.getTensorType();
+  } else if (swapped != op.getTransposeRhs()) {
+    return op.emitError("plan ")
+           << plan << " needs B" << (swapped ? "^T" : "")
+           << ", and B is an activation given "
+           << (op.getTransposeRhs() ? "transposed" : "as B")
+           << ": no kernel transposes it (the planner never picks this)";
   } else {
-    // An activation B is gathered into the plan's layout and weight class.
+    // An activation B (B^T when swapped) is gathered into the plan's layout
+    // and weight class.
     rhs = program.bufferIn(op.getRhs(), layouts.rhs, prefix + ".rhs", copies,
                            *::ipu::parseMemoryClass(plan.getWeights().str()));
   }
@@ -110,19 +163,21 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   // Local staging: the AMP reads a copy of the weights in interleaved memory.
   BufferOp weights = rhs;
   if (plan.getStaging()) {
-    auto rhsType = op.getRhs().getType();
     weights = program.createBuffer(loc, prefix + ".rhs.staged",
-                                   rhsType.getElementType(), rhsType.getShape(),
-                                   layouts.rhs, ::ipu::MemoryClass::Interleaved);
+                                   rhs.getTensorType().getElementType(),
+                                   rhs.getTensorType().getShape(), layouts.rhs,
+                                   ::ipu::MemoryClass::Interleaved);
     // Replicas hold the same block: copy on every tile that has one.
     SmallVector<int32_t> allTiles;
     SmallVector<int64_t> allParams;
-    for (uint32_t p = 0; p < layouts.rhs.gridRows; ++p)
-      for (uint32_t j = 0; j < layouts.rhs.gridCols; ++j)
-        for (uint32_t r = 0; r < layouts.rhs.replicas; ++r) {
-          allTiles.push_back(static_cast<int32_t>(layouts.rhs.tileOf(p, j, r)));
-          allParams.push_back(layouts.rhs.blockBytes(p, j));
-        }
+    for (uint32_t b = 0; b < layouts.rhs.gridBatches; ++b)
+      for (uint32_t p = 0; p < layouts.rhs.gridRows; ++p)
+        for (uint32_t j = 0; j < layouts.rhs.gridCols; ++j)
+          for (uint32_t r = 0; r < layouts.rhs.replicas; ++r) {
+            allTiles.push_back(
+                static_cast<int32_t>(layouts.rhs.tileOf(b, p, j, r)));
+            allParams.push_back(layouts.rhs.blockBytes(b, p, j));
+          }
     program.createComputeSet(loc, prefix + ".stage", "copy", {rhs, weights},
                              allTiles, allParams);
   }
@@ -136,7 +191,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   Type partialElement = inner > 1 ? partialsType : outType.getElementType();
   BufferOp partial = program.createBuffer(
       loc, prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
-      {partialLayout.rows, partialLayout.cols}, partialLayout,
+      bufferShape(outType, partialLayout), partialLayout,
       ::ipu::MemoryClass::Standard);
   const int64_t inCode = static_cast<int64_t>(layouts.lhs.type);
   const int64_t accCode = static_cast<int64_t>(*toElementType(partialsType));
@@ -147,14 +202,16 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   SmallVector<int32_t> tiles;
   SmallVector<int64_t> params;
   const uint32_t rows = plan.getRows(), cols = plan.getCols();
-  for (uint32_t p = 0; p < inner; ++p)
-    for (uint32_t i = 0; i < rows; ++i)
-      for (uint32_t j = 0; j < cols; ++j) {
-        tiles.push_back(static_cast<int32_t>(layouts.lhs.tileOf(i, p, j)));
-        params.append({layouts.lhs.blockRows(i), layouts.lhs.blockCols(p),
-                       swapped ? layouts.rhs.blockRows(j) : layouts.rhs.blockCols(j),
-                       inCode, accCode, partialCode, weightClass});
-      }
+  for (int64_t b = 0; b < batches; ++b)
+    for (uint32_t p = 0; p < inner; ++p)
+      for (uint32_t i = 0; i < rows; ++i)
+        for (uint32_t j = 0; j < cols; ++j) {
+          tiles.push_back(static_cast<int32_t>(layouts.lhs.tileOf(b, i, p, j)));
+          params.append({layouts.lhs.blockRows(i), layouts.lhs.blockCols(p),
+                         swapped ? layouts.rhs.blockRows(j)
+                                 : layouts.rhs.blockCols(j),
+                         inCode, accCode, partialCode, weightClass});
+        }
   program.createComputeSet(loc, prefix + ".partials", swapped ? "gemm_t" : "gemm",
                            {lhs, weights, partial}, tiles, params);
 
@@ -164,11 +221,11 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
     // then sum.
     BufferOp gathered = program.createBuffer(
         loc, prefix + ".gathered", partialElement,
-        {layouts.gathered.rows, layouts.gathered.cols}, layouts.gathered,
+        bufferShape(outType, layouts.gathered), layouts.gathered,
         ::ipu::MemoryClass::Standard);
     program.createPhase(loc, prefix + ".reduce", {{partial, gathered}});
     result = program.createBuffer(loc, prefix + ".out", outType.getElementType(),
-                                  outType.getShape(), layouts.out,
+                                  bufferShape(outType, layouts.out), layouts.out,
                                   ::ipu::MemoryClass::Standard);
     const int64_t outCode = static_cast<int64_t>(layouts.out.type);
     SmallVector<int32_t> reduceTiles;
@@ -182,16 +239,20 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
                              reduceTiles, reduceParams);
   }
   program.setResultBuffer(op.getResult(), result);
-  program.addReference(
-      "matmul", {op.getLhs(), op.getRhs()}, op.getResult(),
-      {builder.getNamedAttr("type", TypeAttr::get(outType.getElementType())),
-       // What the device accumulated in: the check's tolerance follows it.
-       builder.getNamedAttr("partials", TypeAttr::get(partialsType)),
-       // Where it rounded them: each inner block of K apart.
-       builder.getNamedAttr("inner",
-                            builder.getI32IntegerAttr(static_cast<int32_t>(inner)))});
-  program.addFlops(2 * op.getLhs().getType().getDimSize(0) *
-                   op.getLhs().getType().getDimSize(1) * outType.getDimSize(1));
+  SmallVector<NamedAttribute> fields = {
+      builder.getNamedAttr("type", TypeAttr::get(outType.getElementType())),
+      // What the device accumulated in: the check's tolerance follows it.
+      builder.getNamedAttr("partials", TypeAttr::get(partialsType)),
+      // Where it rounded them: each inner block of K apart.
+      builder.getNamedAttr("inner",
+                           builder.getI32IntegerAttr(static_cast<int32_t>(inner)))};
+  // The reference reads the operands as the host holds them.
+  if (op.getTransposeLhs())
+    fields.push_back(builder.getNamedAttr("transpose_lhs", builder.getBoolAttr(true)));
+  if (op.getTransposeRhs())
+    fields.push_back(builder.getNamedAttr("transpose_rhs", builder.getBoolAttr(true)));
+  program.addReference("matmul", {op.getLhs(), op.getRhs()}, op.getResult(), fields);
+  program.addFlops(2 * batches * op.getGemmM() * op.getGemmK() * op.getGemmN());
   program.addEstimatedCycles(plan.getCycles());
   return success();
 }

@@ -98,10 +98,20 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.problem.rhsIsWeight = isa<BlockArgument>(op.getRhs());
       Operation *parent = op->getParentOp();
       job.group = groupOf.try_emplace(parent, groupOf.size()).first->second;
-      auto lhs = op.getLhs().getType(), rhs = op.getRhs().getType();
-      job.problem.m = lhs.getDimSize(0);
-      job.problem.k = lhs.getDimSize(1);
-      job.problem.n = rhs.getDimSize(1);
+      auto lhs = op.getLhs().getType();
+      job.problem.m = op.getGemmM();
+      job.problem.k = op.getGemmK();
+      job.problem.n = op.getGemmN();
+      job.problem.batches = op.getBatches();
+      job.problem.rhsTransposed = op.getTransposeRhs();
+      // The host transposes what it streams; nothing on the device can yet.
+      if (op.getTransposeLhs() && !isa<BlockArgument>(op.getLhs())) {
+        op.emitError("A is given transposed and computed on the device: only "
+                     "a function argument can be transposed (by its host "
+                     "stream); no kernel transposes an activation yet");
+        failedAny = true;
+        return;
+      }
       job.problem.inType = *ipu_tile::toElementType(lhs.getElementType());
       job.problem.accType = *ipu_tile::toElementType(op.getAccumulatorType());
       job.problem.outType =

@@ -36,19 +36,36 @@ BufferOp ProgramBuilder::createBuffer(Location loc, StringRef name,
       builder.getStringAttr(::ipu::memoryClassName(memoryClass)), IntegerAttr());
 }
 
+SmallVector<int64_t> mlir::ipu_tile::bufferShape(RankedTensorType type,
+                                                 const BlockLayout &layout) {
+  SmallVector<int64_t> shape;
+  if (layout.batches > 1)
+    llvm::append_range(shape, type.getShape().drop_back(2));
+  shape.append({layout.rows, layout.cols});
+  return shape;
+}
+
 BufferOp ProgramBuilder::bufferIn(Value value, const BlockLayout &layout,
                                   StringRef name,
                                   SmallVectorImpl<BufferCopy> &copies,
                                   ::ipu::MemoryClass memoryClass) {
-  BufferOp current = bufferOf.lookup(value);
-  auto type = cast<RankedTensorType>(value.getType());
-  auto wanted = RankedTensorType::get(type.getShape(), type.getElementType(),
+  return bufferIn(bufferOf.lookup(value), cast<RankedTensorType>(value.getType()),
+                  value.getLoc(), layout, name, copies, memoryClass);
+}
+
+BufferOp ProgramBuilder::bufferIn(BufferOp current, RankedTensorType type,
+                                  Location loc, const BlockLayout &layout,
+                                  StringRef name,
+                                  SmallVectorImpl<BufferCopy> &copies,
+                                  ::ipu::MemoryClass memoryClass) {
+  SmallVector<int64_t> shape = bufferShape(type, layout);
+  auto wanted = RankedTensorType::get(shape, type.getElementType(),
                                       toLayoutAttr(getContext(), layout));
   if (current.getTensorType() == wanted &&
       current.getMemoryClass() == StringRef(::ipu::memoryClassName(memoryClass)))
     return current;
-  BufferOp moved = createBuffer(value.getLoc(), name, type.getElementType(),
-                                type.getShape(), layout, memoryClass);
+  BufferOp moved =
+      createBuffer(loc, name, type.getElementType(), shape, layout, memoryClass);
   copies.push_back({current, moved});
   return moved;
 }
@@ -114,16 +131,18 @@ LogicalResult ProgramBuilder::lowerArguments() {
   SmallVector<std::pair<unsigned, Stream>> streams;
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+    if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
         !toElementType(type.getElementType()))
       return func.emitError("argument ")
              << arg.getArgNumber() << " has type " << arg.getType()
-             << "; only static 2-D tensors of f32, f16 or f8 are supported";
-    // Resident operands (weights) are streamed in the layout each user
-    // wants, as the planner assumed: an argument resident for several users
-    // is streamed once per layout. Any other use takes it as an activation,
+             << "; only static tensors of rank >= 2 of f32, f16 or f8 are "
+                "supported";
+    // Streams its users want (weights resident in the layout each user
+    // wants, as the planner assumed; an argument resident for several users
+    // is streamed once per layout). Any other use takes it as an activation,
     // arriving split by rows.
     bool activation = arg.use_empty();
+    std::optional<bool> leadingDimsAsBatches;
     SmallVector<std::pair<OpOperand *, ResidentLayout>> residentUses;
     for (Operation &op : func.getBody().front()) {
       for (OpOperand &use : op.getOpOperands()) {
@@ -131,10 +150,20 @@ LogicalResult ProgramBuilder::lowerArguments() {
           continue;
         ResidentLayout resident;
         auto lowerable = dyn_cast<TileLowerableOpInterface>(op);
-        if (lowerable && lowerable.getResidentLayout(use.getOperandNumber(), resident))
+        if (lowerable && lowerable.getResidentLayout(use.getOperandNumber(), resident)) {
           residentUses.push_back({&use, resident});
-        else
-          activation = true;
+          continue;
+        }
+        activation = true;
+        bool batches = type.getRank() > 2 && lowerable &&
+                       lowerable.keepsLeadingDims(use.getOperandNumber());
+        if (leadingDimsAsBatches && *leadingDimsAsBatches != batches)
+          return op.emitError("argument ")
+                 << arg.getArgNumber()
+                 << " is read with its leading dims as batches by one op and "
+                    "folded into rows by another; a relayout between the two "
+                    "is not supported yet";
+        leadingDimsAsBatches = batches;
       }
     }
     std::string name = "arg" + std::to_string(arg.getArgNumber());
@@ -143,37 +172,48 @@ LogicalResult ProgramBuilder::lowerArguments() {
       return buffers++ ? name + "." + std::to_string(buffers - 1) : name;
     };
     if (activation) {
+      const int64_t rank = type.getRank();
+      int64_t batches = 1;
+      if (leadingDimsAsBatches.value_or(false))
+        for (int64_t dim : type.getShape().drop_back(2))
+          batches *= dim;
+      if (batches > int64_t(target.tiles))
+        return func.emitError("argument ")
+               << arg.getArgNumber() << " has " << batches
+               << " batches, more than the " << target.tiles
+               << " tiles it would arrive on";
+      int64_t cols = type.getDimSize(rank - 1);
+      int64_t rows = type.getNumElements() / (cols * batches);
       BlockLayout layout = ::ipu::arrivalLayout(
-          type.getDimSize(0), type.getDimSize(1),
-          *toElementType(type.getElementType()), target);
+          rows, cols, *toElementType(type.getElementType()), target, batches);
       bufferOf[arg] = createBuffer(arg.getLoc(), nextName(), type.getElementType(),
-                                   type.getShape(), layout,
+                                   bufferShape(type, layout), layout,
                                    ::ipu::MemoryClass::Standard);
       streams.push_back({arg.getArgNumber(), {bufferOf[arg], false, false}});
     }
     SmallVector<Stream> resident;
     for (auto &[use, wantedLayout] : residentUses) {
-      bool transpose = wantedLayout.transpose;
+      bool transpose = wantedLayout.transpose, weight = wantedLayout.weight;
+      SmallVector<int64_t> shape = bufferShape(type, wantedLayout.layout);
       auto wanted = RankedTensorType::get(
-          {wantedLayout.layout.rows, wantedLayout.layout.cols},
-          type.getElementType(), toLayoutAttr(getContext(), wantedLayout.layout));
+          shape, type.getElementType(),
+          toLayoutAttr(getContext(), wantedLayout.layout));
       StringRef memoryClass = ::ipu::memoryClassName(wantedLayout.memoryClass);
       auto same = llvm::find_if(resident, [&](Stream &stream) {
         return stream.buffer.getTensorType() == wanted &&
                stream.buffer.getMemoryClass() == memoryClass &&
-               stream.transpose == transpose;
+               stream.transpose == transpose && stream.weight == weight;
       });
       Operation *user = use->getOwner();
       if (same != resident.end()) {
         residentOf[{user, use->getOperandNumber()}] = same->buffer;
         continue;
       }
-      BufferOp buffer = createBuffer(
-          user->getLoc(), nextName(), type.getElementType(),
-          {wantedLayout.layout.rows, wantedLayout.layout.cols},
-          wantedLayout.layout, wantedLayout.memoryClass);
+      BufferOp buffer =
+          createBuffer(user->getLoc(), nextName(), type.getElementType(), shape,
+                       wantedLayout.layout, wantedLayout.memoryClass);
       residentOf[{user, use->getOperandNumber()}] = buffer;
-      resident.push_back({buffer, true, wantedLayout.transpose});
+      resident.push_back({buffer, weight, transpose});
       streams.push_back({arg.getArgNumber(), resident.back()});
     }
   }

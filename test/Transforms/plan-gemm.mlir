@@ -66,7 +66,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
     // expected-remark-re @+2 {{finalist=1 {{.*}}}}
     // expected-remark-re @+1 {{chose plan {{.*}}}}
     %h = ipu_gemm.matmul %p, %q : tensor<128x32xf16>, tensor<32x64xf16> -> tensor<128x64xf16>
-    // expected-error @+1 {{no plan matches constraint 'orientation=swapped': orientation=swapped needs B to be a weight, stored transposed}}
+    // expected-error @+1 {{no plan matches constraint 'orientation=swapped': orientation=swapped needs B stored transposed: B must be a weight or an activation given transposed}}
     %y = ipu_gemm.matmul %a, %h {constraints = #ipu_gemm.constraints<orientation = "swapped">}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %y : tensor<96x64xf32>

@@ -32,9 +32,16 @@ struct GemmLayouts {
 /// The layouts of `plan` (normal orientation).
 GemmLayouts gemmLayouts(const GemmProblem &problem, const GemmPlan &plan);
 
-/// The layout activations arrive in: rows split over min(M, tiles) tiles.
+/// The layouts of `plan` for `batches` GEMMs side by side: batch b on the
+/// tiles of batch 0 shifted by b * tilesPerBatch.
+GemmLayouts batchGemmLayouts(const GemmLayouts &layouts, int64_t batches,
+                             uint32_t tilesPerBatch);
+
+/// The layout activations arrive in: rows split over min(M, tiles) tiles;
+/// with batches, batch b on tiles / batches tiles of its own, rows split
+/// over min(M, tiles / batches) of them.
 BlockLayout arrivalLayout(int64_t rows, int64_t cols, ElementType type,
-                          const TargetModel &target);
+                          const TargetModel &target, int64_t batches = 1);
 
 } // namespace ipu
 

@@ -49,6 +49,12 @@ struct GemmProblem {
   /// B is an inference weight, resident and stored in whatever layout the
   /// plan wants (transposed for the swapped orientation).
   bool rhsIsWeight = true;
+  /// B is given as B^T [N x K]. An activation B^T is already the swapped
+  /// orientation's operand; no plan can transpose an activation.
+  bool rhsTransposed = false;
+  /// GEMMs of this shape side by side (a batched matmul), each on
+  /// tiles / batches tiles of its own with the same plan.
+  int64_t batches = 1;
 };
 
 enum class Reduction : uint8_t { Complete = 0, Staged = 1 };
@@ -97,6 +103,16 @@ struct GemmCost {
   uint64_t codeBytes = 0;
   uint32_t activeTiles = 0;
 };
+
+/// Whether the operand layouts of `swapped` can be made for `problem`: a
+/// weight is stored either way; an activation B only as it is given.
+bool orientationPossible(const GemmProblem &problem, bool swapped);
+
+/// The tiles one batch of `problem` plans for: tiles / batches. Fails when
+/// there are more batches than tiles.
+std::optional<std::string> tilesPerBatch(const TargetModel &target,
+                                         const GemmProblem &problem,
+                                         uint32_t &tiles);
 
 /// Tiles activations arrive on: rows split over min(M, tiles) tiles.
 uint32_t activationArrivalTiles(const GemmProblem &problem,

@@ -24,14 +24,22 @@ class DialectRegistry;
 
 namespace mlir::ipu_tile {
 
-/// How an op wants a function argument it reads kept on the device: streamed
-/// once from the host in `layout` and `memoryClass`; `transpose` when the
-/// layout's tensor is the argument transposed.
+/// How an op wants a function argument it reads streamed from the host: in
+/// `layout` and `memoryClass`; `transpose` when the layout's tensor is the
+/// argument transposed; `weight` when it stays resident for the whole
+/// program (else it is an input, live from its stream to its last use).
 struct ResidentLayout {
   ::ipu::BlockLayout layout;
   ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard;
   bool transpose = false;
+  bool weight = true;
 };
+
+/// The shape of a buffer holding a value of `type` in `layout`: the value's
+/// leading dims and the layout's matrix when the layout has batches, else
+/// the layout's matrix alone (leading dims folded into its rows).
+SmallVector<int64_t> bufferShape(RankedTensorType type,
+                                 const ::ipu::BlockLayout &layout);
 
 /// A source and a destination buffer of one exchange phase.
 using BufferCopy = std::pair<BufferOp, BufferOp>;
@@ -57,6 +65,11 @@ public:
   BufferOp bufferIn(Value value, const ::ipu::BlockLayout &layout, StringRef name,
                     SmallVectorImpl<BufferCopy> &copies,
                     ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard);
+  /// Likewise from the buffer `current` of a value of type `type`.
+  BufferOp bufferIn(BufferOp current, RankedTensorType type, Location loc,
+                    const ::ipu::BlockLayout &layout, StringRef name,
+                    SmallVectorImpl<BufferCopy> &copies,
+                    ::ipu::MemoryClass memoryClass);
   /// One kernel on `tiles` with a row of `params` per tile.
   ComputeSetOp createComputeSet(Location loc, StringRef name, StringRef kernel,
                                 ArrayRef<BufferOp> operands, ArrayRef<int32_t> tiles,

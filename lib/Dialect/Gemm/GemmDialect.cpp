@@ -141,13 +141,40 @@ Type MatmulOp::getAccumulatorType() {
   return Float32Type::get(getContext());
 }
 
+static int64_t product(ArrayRef<int64_t> dims) {
+  int64_t result = 1;
+  for (int64_t dim : dims)
+    result *= dim;
+  return result;
+}
+
+int64_t MatmulOp::getBatches() {
+  if (!isBatched())
+    return 1;
+  return product(getResult().getType().getShape().drop_back(2));
+}
+
+int64_t MatmulOp::getGemmM() {
+  ArrayRef<int64_t> shape = getResult().getType().getShape();
+  int64_t rows = shape[shape.size() - 2];
+  return isBatched() ? rows : rows * product(shape.drop_back(2));
+}
+
+int64_t MatmulOp::getGemmK() {
+  ArrayRef<int64_t> shape = getLhs().getType().getShape();
+  return shape[shape.size() - (getTransposeLhs() ? 2 : 1)];
+}
+
+int64_t MatmulOp::getGemmN() { return getResult().getType().getShape().back(); }
+
 LogicalResult MatmulOp::verify() {
   auto lhsType = getLhs().getType();
   auto rhsType = getRhs().getType();
   auto resultType = getResult().getType();
-  if (lhsType.getRank() != 2 || rhsType.getRank() != 2 ||
-      resultType.getRank() != 2)
-    return emitOpError("operands and result must be 2-D tensors, got ranks ")
+  const int64_t rank = lhsType.getRank();
+  if (rank < 2 || resultType.getRank() != rank ||
+      (rhsType.getRank() != 2 && rhsType.getRank() != rank))
+    return emitOpError("ranks must be A: r >= 2, B: 2 or r, C: r; got ")
            << lhsType.getRank() << ", " << rhsType.getRank() << " and "
            << resultType.getRank();
   if (lhsType.getElementType() != rhsType.getElementType())
@@ -156,15 +183,28 @@ LogicalResult MatmulOp::verify() {
   if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
       !resultType.hasStaticShape())
     return emitOpError("shapes must be static");
-  int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
-  int64_t n = rhsType.getDimSize(1);
-  if (rhsType.getDimSize(0) != k)
-    return emitOpError("inner dimensions differ: lhs has ")
-           << k << " columns, rhs has " << rhsType.getDimSize(0) << " rows";
-  if (resultType.getDimSize(0) != m || resultType.getDimSize(1) != n)
-    return emitOpError("result shape must be ")
-           << m << "x" << n << ", got " << resultType.getDimSize(0) << "x"
-           << resultType.getDimSize(1);
+  ArrayRef<int64_t> leading = lhsType.getShape().drop_back(2);
+  if (resultType.getShape().drop_back(2) != leading ||
+      (isBatched() && rhsType.getShape().drop_back(2) != leading))
+    return emitOpError("leading (batch) dims of A, B and C differ: ")
+           << lhsType << ", " << rhsType << " and " << resultType;
+  // Leading dims fold into M only when A's rows are rows of C.
+  if (getTransposeLhs() && rank > 2 && !isBatched())
+    return emitOpError("a transposed A with leading dims needs a batched B");
+  auto dim = [](RankedTensorType type, unsigned fromEnd) {
+    return type.getDimSize(type.getRank() - 1 - fromEnd);
+  };
+  int64_t m = dim(lhsType, getTransposeLhs() ? 0 : 1);
+  int64_t k = dim(lhsType, getTransposeLhs() ? 1 : 0);
+  int64_t rhsK = dim(rhsType, getTransposeRhs() ? 0 : 1);
+  int64_t n = dim(rhsType, getTransposeRhs() ? 1 : 0);
+  if (rhsK != k)
+    return emitOpError("inner dimensions differ: A has K = ")
+           << k << ", B has K = " << rhsK;
+  if (dim(resultType, 1) != m || dim(resultType, 0) != n)
+    return emitOpError("result shape must end in ")
+           << m << "x" << n << ", got " << resultType;
+  m = getGemmM();
   Type acc = getAccumulatorType();
   if (!acc.isF32() && !acc.isF16())
     return emitOpError("accumulation type must be f32 or f16, got ") << acc;
@@ -183,11 +223,14 @@ LogicalResult MatmulOp::verify() {
              << k << " into " << plan.getInner() << " parts";
     if (std::optional<::ipu::TargetModel> target =
             ipu_tile::lookupTarget(getOperation())) {
-      int64_t tiles = plan.getRows() * plan.getCols() * plan.getInner();
-      if (tiles > target->tiles)
-        return emitOpError("plan needs ")
-               << tiles << " tiles, target '" << target->name << "' has "
-               << target->tiles;
+      int64_t tiles =
+          plan.getRows() * plan.getCols() * plan.getInner() * getBatches();
+      if (tiles > target->tiles) {
+        InFlightDiagnostic diag = emitOpError("plan needs ") << tiles << " tiles";
+        if (getBatches() > 1)
+          diag << " (" << getBatches() << " batches side by side)";
+        return diag << ", target '" << target->name << "' has " << target->tiles;
+      }
     }
   }
   return success();

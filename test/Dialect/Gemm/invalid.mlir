@@ -1,7 +1,7 @@
 // RUN: ipu-opt %s -split-input-file -verify-diagnostics
 
 func.func @inner_mismatch(%a: tensor<8x16xf16>, %b: tensor<32x8xf16>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{inner dimensions differ: lhs has 16 columns, rhs has 32 rows}}
+  // expected-error @+1 {{inner dimensions differ: A has K = 16, B has K = 32}}
   %c = ipu_gemm.matmul %a, %b : tensor<8x16xf16>, tensor<32x8xf16> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
@@ -9,7 +9,7 @@ func.func @inner_mismatch(%a: tensor<8x16xf16>, %b: tensor<32x8xf16>) -> tensor<
 // -----
 
 func.func @result_shape(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x4xf32> {
-  // expected-error @+1 {{result shape must be 8x8, got 8x4}}
+  // expected-error @+1 {{result shape must end in 8x8, got 'tensor<8x4xf32>'}}
   %c = ipu_gemm.matmul %a, %b : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x4xf32>
   return %c : tensor<8x4xf32>
 }
@@ -41,7 +41,7 @@ func.func @bad_acc(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32
 // -----
 
 func.func @rank(%a: tensor<2x8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{operands and result must be 2-D tensors, got ranks 3, 2 and 2}}
+  // expected-error @+1 {{ranks must be A: r >= 2, B: 2 or r, C: r; got 3, 2 and 2}}
   %c = ipu_gemm.matmul %a, %b : tensor<2x8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
@@ -177,3 +177,46 @@ func.func private @rows_wide() attributes {p = #ipu_gemm.plan<rows = 4294967297,
 
 // expected-error @+1 {{inner partitions = 4294967296 is out of range [1, 2^32)}}
 func.func private @constraint_inner_wide() attributes {c = #ipu_gemm.constraints<inner = 4294967296>}
+
+// -----
+
+func.func @rank_one(%a: tensor<16xf16>, %b: tensor<16x8xf16>) -> tensor<8xf32> {
+  // expected-error @+1 {{ranks must be A: r >= 2, B: 2 or r, C: r; got 1, 2 and 1}}
+  %c = ipu_gemm.matmul %a, %b : tensor<16xf16>, tensor<16x8xf16> -> tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+
+// -----
+
+func.func @batch_mismatch(%a: tensor<4x8x16xf16>, %b: tensor<2x16x8xf16>) -> tensor<4x8x8xf32> {
+  // expected-error @+1 {{leading (batch) dims of A, B and C differ: 'tensor<4x8x16xf16>', 'tensor<2x16x8xf16>' and 'tensor<4x8x8xf32>'}}
+  %c = ipu_gemm.matmul %a, %b : tensor<4x8x16xf16>, tensor<2x16x8xf16> -> tensor<4x8x8xf32>
+  return %c : tensor<4x8x8xf32>
+}
+
+// -----
+
+func.func @transposed_rhs_inner(%a: tensor<8x16xf16>, %b: tensor<8x32xf16>) -> tensor<8x8xf32> {
+  // B^T is [N x K]: 8x32 has K = 32.
+  // expected-error @+1 {{inner dimensions differ: A has K = 16, B has K = 32}}
+  %c = ipu_gemm.matmul %a, %b {transpose_rhs} : tensor<8x16xf16>, tensor<8x32xf16> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @transposed_lhs_folded(%a: tensor<2x16x8xf16>, %b: tensor<16x8xf16>) -> tensor<2x8x8xf32> {
+  // expected-error @+1 {{a transposed A with leading dims needs a batched B}}
+  %c = ipu_gemm.matmul %a, %b {transpose_lhs} : tensor<2x16x8xf16>, tensor<16x8xf16> -> tensor<2x8x8xf32>
+  return %c : tensor<2x8x8xf32>
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @batches_exceed_tiles(%a: tensor<2x8x16xf16>, %b: tensor<2x16x8xf16>) -> tensor<2x8x8xf32> {
+    // expected-error @+1 {{plan needs 6 tiles (2 batches side by side), target 'ipu21-4' has 4}}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 3, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<2x8x16xf16>, tensor<2x16x8xf16> -> tensor<2x8x8xf32>
+    return %c : tensor<2x8x8xf32>
+  }
+}

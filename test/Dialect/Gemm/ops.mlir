@@ -26,4 +26,22 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
     %c = ipu_gemm.matmul %a, %b : tensor<8x32xf8E5M2>, tensor<32x16xf8E5M2> -> tensor<8x16xf32>
     return %c : tensor<8x16xf32>
   }
+
+  // CHECK-LABEL: func.func @batched_transposed
+  // CHECK: ipu_gemm.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<2x4x8x16xf16>, tensor<2x4x8x16xf16> -> tensor<2x4x8x8xf32>
+  func.func @batched_transposed(%q: tensor<2x4x8x16xf16>, %k: tensor<2x4x8x16xf16>) -> tensor<2x4x8x8xf32> {
+    %s = ipu_gemm.matmul %q, %k {transpose_rhs} : tensor<2x4x8x16xf16>, tensor<2x4x8x16xf16> -> tensor<2x4x8x8xf32>
+    return %s : tensor<2x4x8x8xf32>
+  }
+
+  // Leading dims of A fold into M when B is 2-D; A may be given transposed
+  // when B is batched.
+  // CHECK-LABEL: func.func @folded_and_transposed_lhs
+  // CHECK: ipu_gemm.matmul %{{.*}}, %{{.*}} : tensor<4x8x16xf16>, tensor<16x32xf16> -> tensor<4x8x32xf16>
+  // CHECK: ipu_gemm.matmul %{{.*}}, %{{.*}} {transpose_lhs} : tensor<4x16x8xf16>, tensor<4x16x32xf16> -> tensor<4x8x32xf32>
+  func.func @folded_and_transposed_lhs(%x: tensor<4x8x16xf16>, %w: tensor<16x32xf16>, %at: tensor<4x16x8xf16>, %b: tensor<4x16x32xf16>) -> (tensor<4x8x32xf16>, tensor<4x8x32xf32>) {
+    %y = ipu_gemm.matmul %x, %w : tensor<4x8x16xf16>, tensor<16x32xf16> -> tensor<4x8x32xf16>
+    %z = ipu_gemm.matmul %at, %b {transpose_lhs} : tensor<4x16x8xf16>, tensor<4x16x32xf16> -> tensor<4x8x32xf32>
+    return %y, %z : tensor<4x8x32xf16>, tensor<4x8x32xf32>
+  }
 }

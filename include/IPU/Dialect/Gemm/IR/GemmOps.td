@@ -107,23 +107,35 @@ class IPUGemm_Op<string mnemonic, list<Trait> traits = []>
 def IPUGemm_GemmElementType : AnyTypeOf<[F32, F16, F8E4M3FN, F8E5M2]>;
 
 def IPUGemm_MatmulOp : IPUGemm_Op<"matmul", [Pure]> {
-  let summary = "Matrix product C = A x B on 2-D tensors";
+  let summary = "Matrix product C = A x B, batched or not, operands transposed or not";
   let description = [{
-    Computes `C[M x N] = A[M x K] x B[K x N]`. A and B share one element type
+    Computes `C[L..., M x N] = A[L..., M x K] x B[K x N]` or, batched,
+    `x B[L..., K x N]`. With a 2-D B the leading dims `L...` of A fold into
+    M: one GEMM of `(prod(L) * M) x K x N`, as a dense layer on a [B, S, D]
+    activation is. With B batched (the same leading dims as A) each of the
+    `prod(L)` batches is its own GEMM. `transpose_lhs` says A is given as
+    `[L..., K x M]`, `transpose_rhs` that B is given as `[..., N x K]` (as
+    `q x k^T` or a PyTorch linear weight is). A and B share one element type
     (f32, f16, f8E4M3FN or f8E5M2); products are accumulated in `acc_type`
     (f32 or f16, default f32) and C is f32 or f16. `plan` is set by
-    `--ipu-plan-gemm`; `constraints` restrict the planner.
+    `--ipu-plan-gemm` (for a batched matmul it is the plan of one batch;
+    batches run side by side on tiles of their own); `constraints` restrict
+    the planner.
 
     Example:
 
     ```mlir
     %c = ipu_gemm.matmul %a, %b {acc_type = f32}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    %s = ipu_gemm.matmul %q, %k {transpose_rhs}
+        : tensor<4x8x16xf16>, tensor<4x8x16xf16> -> tensor<4x8x8xf32>
     ```
   }];
   let arguments = (ins RankedTensorOf<[IPUGemm_GemmElementType]>:$lhs,
                        RankedTensorOf<[IPUGemm_GemmElementType]>:$rhs,
                        OptionalAttr<TypeAttr>:$acc_type,
+                       UnitAttr:$transpose_lhs,
+                       UnitAttr:$transpose_rhs,
                        OptionalAttr<IPUGemm_PlanAttr>:$plan,
                        OptionalAttr<IPUGemm_ConstraintsAttr>:$constraints);
   let results = (outs RankedTensorOf<[F32, F16]>:$result);
@@ -134,6 +146,15 @@ def IPUGemm_MatmulOp : IPUGemm_Op<"matmul", [Pure]> {
   let extraClassDeclaration = [{
     /// The accumulation type, f32 when unset.
     ::mlir::Type getAccumulatorType();
+    /// Whether B has A's leading dims: one GEMM per batch.
+    bool isBatched() { return getRhs().getType().getRank() > 2; }
+    /// The number of GEMMs: the product of the leading dims when batched.
+    int64_t getBatches();
+    /// The dims of one GEMM: M (with A's leading dims folded in when B is
+    /// 2-D), K and N, whatever the operands' transposes.
+    int64_t getGemmM();
+    int64_t getGemmK();
+    int64_t getGemmN();
   }];
 }
 

@@ -47,10 +47,16 @@ def IPUTile_TileLowerableOpInterface : OpInterface<"TileLowerableOpInterface"> {
       }], "::llvm::StringRef", "getTileNamePrefix">,
     InterfaceMethod<[{
         Whether operand `operand`, when it is a function argument, must be
-        resident: streamed from the host in `layout`. Otherwise the argument
-        arrives as an activation, split by rows over the tiles.
+        streamed from the host in `layout` for this op: resident (weights),
+        or arriving transposed. Otherwise the argument arrives as an
+        activation, split by rows over the tiles.
       }], "bool", "getResidentLayout",
       (ins "unsigned":$operand, "::mlir::ipu_tile::ResidentLayout &":$layout)>,
+    InterfaceMethod<[{
+        Whether the op reads operand `operand`'s leading dims as batches (a
+        batched layout) rather than folded into its rows (a 2-D layout).
+      }], "bool", "keepsLeadingDims", (ins "unsigned":$operand), [{}],
+      [{ return false; }]>,
     InterfaceMethod<[{
         Creates the op's program steps at the builder's insertion point.
         `name` is the op's unique prefix for the symbols it creates.
