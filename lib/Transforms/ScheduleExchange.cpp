@@ -102,7 +102,11 @@ struct ScheduleExchangePass
       const ::ipu::ScheduleReport &report = job.report;
       job.op.setScheduleAttr(ipu_exchange::ScheduleAttr::get(
           &getContext(), report.strategy, report.transfers, report.bound,
-          report.horizon, runs));
+          report.horizon,
+          DenseIntElementsAttr::get(
+              RankedTensorType::get({static_cast<int64_t>(runs.size())},
+                                    IntegerType::get(&getContext(), 32)),
+              ArrayRef<int32_t>(runs))));
       double ratio = report.bound ? double(report.horizon) / report.bound : 1.0;
       double tighterRatio =
           job.tighterBound ? double(report.horizon) / job.tighterBound : 1.0;

@@ -21,7 +21,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_exchange.stream_in @arg0 from 0
     ipu_exchange.stream_in @arg1 from 1 {weight}
     ipu_exchange.sync
-    ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32, horizon = 32, runs = [0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]>} {
+    ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32, horizon = 32, runs = dense<[0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]> : tensor<16xi32>>} {
       ipu_exchange.copy @arg0 to @lhs
     }
     ipu_exchange.sync

@@ -8,7 +8,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
     ipu_exchange.stream_in @arg0 from 0
     ipu_exchange.sync
-    // CHECK: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32, horizon = 32, runs = [0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]>}
+    // CHECK: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32, horizon = 32, runs = dense<[0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]> : tensor<16xi32>>}
     // expected-remark @+1 {{scheduled transfers=4 endpointLowerBound=32 horizon=32 horizonOverBound=1.000 lowerBoundGap=0 strategy=greedy runs=4 phaseCycles=100}}
     ipu_exchange.phase @gather {
       ipu_exchange.copy @arg0 to @lhs

@@ -53,7 +53,8 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
 ::ipu::ExchangeSchedule mlir::ipu_exchange::toExchangeSchedule(ScheduleAttr attr) {
   ::ipu::ExchangeSchedule schedule;
   schedule.strategy = attr.getStrategy().str();
-  ArrayRef<int32_t> runs = attr.getRuns();
+  auto values = attr.getRuns().getValues<int32_t>();
+  SmallVector<int32_t> runs(values.begin(), values.end());
   schedule.runs.reserve(runs.size() / 4);
   for (size_t i = 0; i + 3 < runs.size(); i += 4)
     schedule.runs.push_back({static_cast<uint32_t>(runs[i]),

@@ -1,32 +1,32 @@
 // RUN: ipu-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{runs must be quadruples (transfer, first word, words, start), got 3 integers}}
-func.func private @runs() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 1, runs = [0, 0, 1]>}
+func.func private @runs() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 1, runs = dense<[0, 0, 1]> : tensor<3xi32>>}
 
 // -----
 
 // expected-error @+1 {{horizon 3 is below the endpoint lower bound 4}}
-func.func private @horizon() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 4, horizon = 3, runs = [0, 0, 3, 0]>}
+func.func private @horizon() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 4, horizon = 3, runs = dense<[0, 0, 3, 0]> : tensor<4xi32>>}
 
 // -----
 
 // expected-error @+1 {{run 0 names transfer 2, the phase has 2}}
-func.func private @transfer() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 2, bound = 1, horizon = 4, runs = [2, 0, 1, 0]>}
+func.func private @transfer() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 2, bound = 1, horizon = 4, runs = dense<[2, 0, 1, 0]> : tensor<4xi32>>}
 
 // -----
 
 // expected-error @+1 {{run 0 needs a non-negative first word and start and a positive word count}}
-func.func private @words() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 4, runs = [0, 0, 0, 0]>}
+func.func private @words() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 0, 0]> : tensor<4xi32>>}
 
 // -----
 
 // expected-error @+1 {{run 0 ends at cycle 6, after the horizon 4}}
-func.func private @late() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 4, runs = [0, 0, 2, 4]>}
+func.func private @late() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 4]> : tensor<4xi32>>}
 
 // -----
 
 // expected-error @+1 {{transfers, bound and horizon must not be negative}}
-func.func private @negative() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = -1, bound = 1, horizon = 4, runs = [0, 0, 2, 0]>}
+func.func private @negative() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = -1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 0]> : tensor<4xi32>>}
 
 // -----
 

@@ -37,7 +37,9 @@ class IPUExchange_Attr<string name, string attrMnemonic, list<Trait> traits = []
 def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
   let summary = "Timetable of one exchange phase";
   let description = [{
-    `runs` holds quadruples (transfer, first word, words, start cycle): the
+    `runs` holds quadruples (transfer, first word, words, start cycle), as
+    a dense i32 tensor so that bytecode stores it as raw data and printed
+    IR can elide it (`--mlir-elide-elementsattrs-if-larger`): the
     run sends words [first word, first word + words) of transfer `transfer`
     (numbered in phase order, copies in order) one per cycle from
     `start`. `transfers` is the transfer count the schedule was made for,
@@ -49,17 +51,17 @@ def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
 
     ```mlir
     #ipu_exchange.schedule<strategy = "greedy", transfers = 2, bound = 8,
-        horizon = 8, runs = [0, 0, 8, 0, 1, 0, 8, 0]>
+        horizon = 8, runs = dense<[0, 0, 8, 0, 1, 0, 8, 0]> : tensor<8xi32>>
     ```
   }];
   let parameters = (ins StringRefParameter<"winning strategy">:$strategy,
                         "int64_t":$transfers, "int64_t":$bound,
                         "int64_t":$horizon,
-                        ArrayRefParameter<"int32_t">:$runs);
+                        "::mlir::DenseIntElementsAttr":$runs);
   let assemblyFormat = [{
     `<` `strategy` `=` $strategy `,` `transfers` `=` $transfers `,`
         `bound` `=` $bound `,` `horizon` `=` $horizon `,`
-        `runs` `=` `[` $runs `]` `>`
+        `runs` `=` $runs `>`
   }];
   let genVerifyDecl = 1;
 }
