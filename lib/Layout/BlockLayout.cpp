@@ -1,10 +1,16 @@
 //===- BlockLayout.cpp - Block layouts and rearrangement planning ---------===//
 
 #include "IPU/Layout/BlockLayout.h"
+#include "IPU/Target/TargetModel.h"
 
 #include <algorithm>
 
 using namespace ipu;
+
+static constexpr uint64_t kWord = TargetModel::kExchangeWordBytes;
+
+/// `bytes` rounded up to whole exchange words.
+static uint64_t toWords(uint64_t bytes) { return (bytes + kWord - 1) / kWord * kWord; }
 using std::to_string;
 
 int64_t BlockLayout::splitBegin(int64_t extent, uint32_t parts,
@@ -23,8 +29,7 @@ int64_t BlockLayout::splitSize(int64_t extent, uint32_t parts, uint32_t index) {
 }
 
 uint64_t BlockLayout::rowPitchBytes(uint32_t j) const {
-  uint64_t bytes = uint64_t(blockCols(j)) * elementBytes(type);
-  return (bytes + 3) & ~uint64_t(3);
+  return toWords(uint64_t(blockCols(j)) * elementBytes(type));
 }
 
 uint64_t BlockLayout::blockBytes(uint32_t b, uint32_t i, uint32_t j) const {
@@ -264,7 +269,7 @@ std::optional<std::string> movePiece(const BlockLayout &from,
   bool endsBothRows = c1 == s.c1 && c1 == d.c1;
   uint64_t bytes = uint64_t(c1 - c0) * elem;
   if (endsBothRows)
-    bytes = (bytes + 3) & ~uint64_t(3);
+    bytes = toWords(bytes);
 
   // Offsets of row x of matrix t within each block.
   auto sAt = [&](int64_t t, int64_t x) {
@@ -274,7 +279,7 @@ std::optional<std::string> movePiece(const BlockLayout &from,
     return uint64_t(t - d.t0) * dMatrix + uint64_t(x - d.r0) * dPitch;
   };
   auto emit = [&](uint64_t sOff, uint64_t dOff, uint64_t n) {
-    out.phase.addTransfer(sourceTile, static_cast<uint32_t>(n / 4),
+    out.phase.addTransfer(sourceTile, static_cast<uint32_t>(n / kWord),
                           destinations);
     out.sourceOffset.push_back(static_cast<uint32_t>(sOff));
     out.destOffset.push_back(static_cast<uint32_t>(dOff));
@@ -295,7 +300,7 @@ std::optional<std::string> movePiece(const BlockLayout &from,
       emit(sAt(t, r0), dAt(t, r0), n);
     return std::nullopt;
   }
-  if (bytes % 4 != 0 || sCol % 4 != 0 || dCol % 4 != 0)
+  if (bytes % kWord != 0 || sCol % kWord != 0 || dCol % kWord != 0)
     return "cannot move " + layoutName(from) + " " +
            blockName(from, s.b, s.i, s.j) + " to " + layoutName(to) + " " +
            blockName(to, d.b, d.i, d.j) +

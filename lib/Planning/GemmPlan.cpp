@@ -12,7 +12,9 @@
 using namespace ipu;
 
 static uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-static uint64_t alignTo4(uint64_t bytes) { return (bytes + 3) / 4 * 4; }
+static constexpr uint64_t kWord = TargetModel::kExchangeWordBytes;
+/// `bytes` rounded up to whole exchange words, as rows are stored.
+static uint64_t alignToWords(uint64_t bytes) { return (bytes + kWord - 1) / kWord * kWord; }
 
 std::string_view ipu::reductionName(Reduction reduction) {
   return reduction == Reduction::Staged ? "staged" : "complete";
@@ -114,7 +116,7 @@ bool ipu::activationArrivesInPlace(const GemmProblem &problem,
 static bool innerSplitAligned(const GemmProblem &problem, uint32_t inner) {
   const uint64_t bytes = elementBytes(problem.inType);
   for (uint32_t p = 1; p < inner; ++p)
-    if (BlockLayout::splitBegin(problem.k, inner, p) * bytes % 4 != 0)
+    if (BlockLayout::splitBegin(problem.k, inner, p) * bytes % kWord != 0)
       return false;
   return true;
 }
@@ -179,7 +181,7 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
     // rows. (Weights arrive by host stream, which has no such grain.)
     for (uint32_t j = 1; j < plan.cols; ++j)
       if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
-              elementBytes(problem.inType) % 4 != 0)
+              elementBytes(problem.inType) % kWord != 0)
         return "cols=" + std::to_string(plan.cols) + " cuts " +
                std::string(elementTypeName(problem.inType)) +
                " rows of B off 32-bit word boundaries, and B is an "
@@ -191,7 +193,7 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
     // whole words.
     for (uint32_t j = 1; j < plan.cols; ++j)
       if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
-              elementBytes(problem.outType) % 4 != 0)
+              elementBytes(problem.outType) % kWord != 0)
         return "cols=" + std::to_string(plan.cols) + " cuts " +
                std::string(elementTypeName(problem.outType)) +
                " rows of C off 32-bit word boundaries";
@@ -298,14 +300,14 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   const uint64_t inBytes = elementBytes(problem.inType);
   const uint64_t accBytes = elementBytes(plan.partials);
   const uint64_t outBytes = elementBytes(problem.outType);
-  const uint64_t rowPitchK = alignTo4(problem.k * inBytes);
+  const uint64_t rowPitchK = alignToWords(problem.k * inBytes);
   const uint32_t arrivalTiles = activationArrivalTiles(problem, target);
   const uint64_t arrivalRows = ceilDiv(problem.m, arrivalTiles);
-  const uint64_t gatheredPitch = alignTo4(shape.blockInner * inBytes);
+  const uint64_t gatheredPitch = alignToWords(shape.blockInner * inBytes);
   // Swapped plans store each block of B transposed: a row per column.
   const uint64_t weightBytes =
-      plan.swapped ? shape.blockCols * alignTo4(shape.blockInner * inBytes)
-                   : shape.blockInner * alignTo4(shape.blockCols * inBytes);
+      plan.swapped ? shape.blockCols * alignToWords(shape.blockInner * inBytes)
+                   : shape.blockInner * alignToWords(shape.blockCols * inBytes);
   const uint64_t phaseCycles = target.exchangePhaseCycles;
 
   // Gather: each arrival tile sends each of its rows once (segments
@@ -313,8 +315,8 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   // plan whose A blocks are the arrival blocks needs no gather at all.
   const bool gather = !activationArrivesInPlace(problem, plan, target);
   if (gather) {
-    uint64_t gatherWords = std::max(arrivalRows * rowPitchK / 4,
-                                    shape.blockRows * gatheredPitch / 4);
+    uint64_t gatherWords = std::max(arrivalRows * rowPitchK / kWord,
+                                    shape.blockRows * gatheredPitch / kWord);
     cost.exchangeCycles = gatherWords + phaseCycles;
   }
 
@@ -331,22 +333,22 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   const uint64_t gathered = shape.blockRows * gatheredPitch;
   uint64_t standardPeak = gather ? arrival + gathered : gathered;
   if (plan.inner == 1) {
-    uint64_t result = shape.blockRows * alignTo4(shape.blockCols * outBytes);
+    uint64_t result = shape.blockRows * alignToWords(shape.blockCols * outBytes);
     standardPeak = std::max(standardPeak, gathered + result);
   } else {
-    const uint64_t partial = shape.blockRows * alignTo4(shape.blockCols * accBytes);
+    const uint64_t partial = shape.blockRows * alignToWords(shape.blockCols * accBytes);
     const uint64_t reduceRows =
         plan.reduction == Reduction::Complete ? shape.blockRows : shape.subRows;
     const uint64_t reduceIn =
-        reduceRows * alignTo4(plan.inner * shape.blockCols * accBytes);
-    const uint64_t result = reduceRows * alignTo4(shape.blockCols * outBytes);
+        reduceRows * alignToWords(plan.inner * shape.blockCols * accBytes);
+    const uint64_t result = reduceRows * alignToWords(shape.blockCols * outBytes);
     standardPeak = std::max({standardPeak, gathered + partial, partial + reduceIn,
                              reduceIn + result});
     // Every tile sends its partial once; the reducing tile receives a
     // reduceIn block.
     uint64_t reduceWords =
-        std::max(shape.blockRows * alignTo4(shape.blockCols * accBytes) / 4,
-                 reduceIn / 4);
+        std::max(shape.blockRows * alignToWords(shape.blockCols * accBytes) / kWord,
+                 reduceIn / kWord);
     cost.exchangeCycles += reduceWords + phaseCycles;
     cost.reductionCycles =
         estimateReduceCycles(target, static_cast<int64_t>(reduceRows),
@@ -376,13 +378,17 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     receiveRuns += reduceRows * plan.inner;
     ++phases;
   }
-  // Vertex state: a header, 4 bytes per operand, 8 per parameter (3 and 7
-  // for gemm, 2 and 5 for reduce, 2 and 1 for copy).
-  uint64_t vertexBytes = target.vertexStateHeaderBytes + 3 * 4 + 7 * 8;
+  // Vertex state of each kernel the plan runs on a tile.
+  auto vertexOf = [&](const char *name) {
+    const KernelSpec *kernel = lookupKernel(name);
+    return target.vertexStateBytes(kernel->operandNames.size(),
+                                   kernel->paramNames.size());
+  };
+  uint64_t vertexBytes = vertexOf("gemm");
   if (plan.inner > 1)
-    vertexBytes += target.vertexStateHeaderBytes + 2 * 4 + 5 * 8;
+    vertexBytes += vertexOf("reduce");
   if (plan.localStaging)
-    vertexBytes += target.vertexStateHeaderBytes + 2 * 4 + 1 * 8;
+    vertexBytes += vertexOf("copy");
   cost.codeBytes = sendRuns * target.exchangeCodeBytesPerSendRun +
                    receiveRuns * target.exchangeCodeBytesPerReceiveRun +
                    phases * target.exchangeCodeBytesPerPhase + vertexBytes;
@@ -417,8 +423,8 @@ void ipu::weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
   const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
   const uint64_t blockInner = ceilDiv(problem.k, plan.inner);
   const uint64_t in = elementBytes(problem.inType);
-  const uint64_t weights = plan.swapped ? blockCols * alignTo4(blockInner * in)
-                                        : blockInner * alignTo4(blockCols * in);
+  const uint64_t weights = plan.swapped ? blockCols * alignToWords(blockInner * in)
+                                        : blockInner * alignToWords(blockCols * in);
   bytes[0] = bytes[1] = 0;
   bytes[static_cast<int>(plan.weights)] += weights;
   if (plan.localStaging)

@@ -132,6 +132,9 @@ TargetModel TargetModel::ipu21() {
   t.exchangeCodeBytesPerReceiveRun = 8;
   t.exchangeCodeBytesPerPhase = 32;
   t.vertexStateHeaderBytes = 16; // Assumption.
+  t.vertexOperandBytes = 4;      // A 32-bit tile address per operand.
+  t.vertexParamBytes = 8;        // Assumption: parameters as 64-bit values.
+  t.bufferAlignmentBytes = 8;    // ld64/st64 need 8-byte aligned addresses.
 
   // Host link: PCIe Gen4 x16, about 32 GB/s each way.
   t.hostBytesPerSecond = 32e9;
@@ -299,6 +302,11 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
        "assumption", true},
       {"vertexStateHeaderBytes", &TargetModel::vertexStateHeaderBytes,
        "assumption", true},
+      {"vertexOperandBytes", &TargetModel::vertexOperandBytes,
+       "32-bit tile addresses (Graphcore IPU memory architecture)", false},
+      {"vertexParamBytes", &TargetModel::vertexParamBytes, "assumption", true},
+      {"bufferAlignmentBytes", &TargetModel::bufferAlignmentBytes,
+       "64-bit load/store alignment (Graphcore IPU ISA ld64/st64)", false},
   };
   return table;
 }

@@ -73,15 +73,15 @@ struct PlaceStoragePass
       } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
         const ::ipu::KernelSpec *kernel =
             ::ipu::lookupKernel(computeSet.getKernel().str());
-        uint64_t vertexBytes = target.vertexStateHeaderBytes +
-                               4 * kernel->operandNames.size() +
-                               8 * kernel->paramNames.size();
+        uint64_t vertexBytes = target.vertexStateBytes(
+            kernel->operandNames.size(), kernel->paramNames.size());
         for (int32_t tile : computeSet.getTiles())
           perTile[tile] += vertexBytes;
       }
     }
     uint64_t most = *std::max_element(perTile.begin(), perTile.end());
-    return static_cast<uint32_t>((most + 7) / 8 * 8);
+    const uint64_t align = target.bufferAlignmentBytes;
+    return static_cast<uint32_t>((most + align - 1) / align * align);
   }
 
   LogicalResult place(ipu_tile::ProgramOp program,
@@ -99,7 +99,7 @@ struct PlaceStoragePass
       request.name = buffer.getSymName().str();
       request.memoryClass = *::ipu::parseMemoryClass(buffer.getMemoryClass().str());
       request.bytes = layout->maxBlockBytes();
-      request.alignment = ipu_tile::kBufferAlignment;
+      request.alignment = target.bufferAlignmentBytes;
       request.tiles = layout->tileList();
       llvm::sort(request.tiles);
       std::tie(request.firstUse, request.lastUse) = liveness.live[index];

@@ -119,9 +119,26 @@ struct TargetModel {
   uint32_t exchangeCodeBytesPerSendRun = 0;
   uint32_t exchangeCodeBytesPerReceiveRun = 0;
   uint32_t exchangeCodeBytesPerPhase = 0;
-  /// Vertex state in standard memory: a header, a word per operand address
-  /// and a double word per parameter.
+  /// Vertex state in standard memory: a header, an address per operand and
+  /// a value per parameter.
   uint32_t vertexStateHeaderBytes = 0;
+  uint32_t vertexOperandBytes = 0;
+  uint32_t vertexParamBytes = 0;
+  /// Buffers start on multiples of this (64-bit loads), and the reserved
+  /// exchange code and vertex state are rounded up to it.
+  uint32_t bufferAlignmentBytes = 0;
+
+  /// The exchange moves 32-bit words: a block's rows are padded to whole
+  /// words so that they move as words. Structural, not a cost: layouts,
+  /// rearrangements and the loader rely on it without a target at hand.
+  static constexpr uint32_t kExchangeWordBytes = 4;
+
+  /// Vertex state of one vertex of a kernel with `operands` operands and
+  /// `params` parameters.
+  uint64_t vertexStateBytes(uint64_t operands, uint64_t params) const {
+    return vertexStateHeaderBytes + operands * vertexOperandBytes +
+           params * vertexParamBytes;
+  }
 
   // Host link (never counted in device cycles).
   double hostBytesPerSecond = 0;
