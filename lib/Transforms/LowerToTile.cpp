@@ -23,13 +23,75 @@ using namespace mlir;
 namespace {
 
 LogicalResult lowerFunction(func::FuncOp func, const ::ipu::TargetModel &target) {
+  Block &body = func.getBody().front();
+  // Names: ops by prefix and program order; a relayout's buffer after the
+  // operand of its first user, its phase after that user; streams after
+  // their argument, in order.
+  DenseMap<Operation *, std::string> nameOf;
+  llvm::StringMap<unsigned> opsOfPrefix;
+  for (Operation &op : body)
+    if (auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op)) {
+      StringRef prefix = lowerable.getTileNamePrefix();
+      nameOf[&op] = (prefix + Twine(opsOfPrefix[prefix]++)).str();
+    }
+  auto firstUse = [&](Value value) -> OpOperand * {
+    OpOperand *first = nullptr;
+    for (OpOperand &use : value.getUses())
+      if (!first || use.getOwner()->isBeforeInBlock(first->getOwner()) ||
+          (use.getOwner() == first->getOwner() &&
+           use.getOperandNumber() < first->getOperandNumber()))
+        first = &use;
+    return first;
+  };
+  auto relayoutName = [&](ipu_tile::RelayoutOp op, unsigned index) {
+    OpOperand *use = firstUse(op.getResult());
+    auto user = use ? dyn_cast<ipu_tile::TileLowerableOpInterface>(use->getOwner())
+                    : ipu_tile::TileLowerableOpInterface();
+    if (!user)
+      return std::make_pair("relayout" + std::to_string(index),
+                            "relayout" + std::to_string(index));
+    std::string userName = nameOf[user];
+    return std::make_pair(
+        userName + "." + user.getOperandName(use->getOperandNumber()).str(),
+        userName);
+  };
+
   OpBuilder builder(func);
   auto program = ipu_tile::ProgramOp::create(builder, func.getLoc(), func.getSymName());
   ipu_tile::ProgramBuilder lowering(func, program, target);
-  if (failed(lowering.lowerArguments()))
-    return failure();
-  llvm::StringMap<unsigned> opsOfPrefix;
-  for (Operation &op : func.getBody().front()) {
+  DenseMap<unsigned, unsigned> streamsOfArgument;
+  unsigned relayouts = 0;
+  for (auto it = body.begin(), end = body.end(); it != end;) {
+    Operation &op = *it;
+    if (auto fromHost = dyn_cast<ipu_tile::FromHostOp>(op)) {
+      unsigned arg = cast<BlockArgument>(fromHost.getSource()).getArgNumber();
+      unsigned index = streamsOfArgument[arg]++;
+      std::string name = "arg" + std::to_string(arg);
+      if (index > 0)
+        name += "." + std::to_string(index);
+      if (failed(lowering.lowerFromHost(fromHost, name)))
+        return failure();
+      ++it;
+      continue;
+    }
+    if (isa<ipu_tile::RelayoutOp>(op)) {
+      // Consecutive relayouts move in one phase, named after the first
+      // one's consumer.
+      SmallVector<ipu_tile::RelayoutOp> run;
+      SmallVector<std::string> names;
+      std::string phaseName;
+      for (; it != end && isa<ipu_tile::RelayoutOp>(*it); ++it) {
+        run.push_back(cast<ipu_tile::RelayoutOp>(*it));
+        auto [buffer, user] = relayoutName(run.back(), relayouts++);
+        names.push_back(buffer);
+        if (phaseName.empty())
+          phaseName = user + ".gather";
+      }
+      if (failed(lowering.lowerRelayouts(run, names, phaseName)))
+        return failure();
+      continue;
+    }
+    ++it;
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       if (failed(lowering.lowerReturn(ret)))
         return failure();
@@ -40,9 +102,7 @@ LogicalResult lowerFunction(func::FuncOp func, const ::ipu::TargetModel &target)
       return op.emitError("cannot lower '")
              << op.getName()
              << "' to tiles: it implements no TileLowerableOpInterface";
-    StringRef prefix = lowerable.getTileNamePrefix();
-    std::string name = (prefix + Twine(opsOfPrefix[prefix]++)).str();
-    if (failed(lowerable.lowerToTile(lowering, name)))
+    if (failed(lowerable.lowerToTile(lowering, nameOf[&op])))
       return failure();
   }
   lowering.finish();

@@ -64,6 +64,48 @@ struct MatmulLowering
     : public TileLowerableOpInterface::ExternalModel<MatmulLowering,
                                                      ipu_gemm::MatmulOp> {
   StringRef getTileNamePrefix(Operation *) const { return "mm"; }
+  StringRef getOperandName(Operation *, unsigned operand) const {
+    return operand == 0 ? "lhs" : "rhs";
+  }
+
+  void noteOperandTransposed(Operation *op, unsigned operand) const {
+    auto matmul = cast<ipu_gemm::MatmulOp>(op);
+    if (operand == 0)
+      matmul.setTransposeLhs(!matmul.getTransposeLhs());
+    else
+      matmul.setTransposeRhs(!matmul.getTransposeRhs());
+  }
+
+  /// A in the plan's A layout; B in its B layout (B^T when swapped) and
+  /// weight class.
+  bool getOperandLayout(Operation *op, unsigned operand,
+                        ResidentLayout &layout) const {
+    auto matmul = cast<ipu_gemm::MatmulOp>(op);
+    ipu_gemm::PlanAttr plan = matmul.getPlanAttr();
+    std::optional<::ipu::TargetModel> target = lookupTarget(op);
+    if (!plan || !target)
+      return false;
+    // No layout of B as given is the B^T the plan wants, or the other way:
+    // the lowering says so.
+    if (operand == 1 &&
+        (plan.getOrientation() == "swapped") != matmul.getTransposeRhs())
+      return false;
+    ::ipu::GemmLayouts layouts = planLayouts(matmul, plan, *target);
+    layout.layout = operand == 0 ? layouts.lhs : layouts.rhs;
+    layout.memoryClass = operand == 0
+                             ? ::ipu::MemoryClass::Standard
+                             : *::ipu::parseMemoryClass(plan.getWeights().str());
+    return true;
+  }
+
+  bool getResultLayout(Operation *op, unsigned, BlockLayout &layout) const {
+    auto matmul = cast<ipu_gemm::MatmulOp>(op);
+    std::optional<::ipu::TargetModel> target = lookupTarget(op);
+    if (!matmul.getPlanAttr() || !target)
+      return false;
+    layout = planLayouts(matmul, matmul.getPlanAttr(), *target).out;
+    return true;
+  }
 
   bool keepsLeadingDims(Operation *op, unsigned) const {
     return cast<ipu_gemm::MatmulOp>(op).isBatched();
@@ -119,46 +161,39 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   const uint32_t inner = plan.getInner();
   const int64_t batches = op.getBatches();
   auto outType = op.getResult().getType();
-  auto lhsType = op.getLhs().getType();
 
-  SmallVector<BufferCopy> copies;
-  BufferOp lhs;
-  if (op.getTransposeLhs()) {
-    // The host stream transposed A into its arrival layout.
-    BufferOp arrived = program.lookupResident(op, 0);
-    if (!arrived)
-      return op.emitError("A is given transposed: it must be a function "
-                          "argument, which its host stream transposes");
-    lhs = program.bufferIn(arrived, lhsType, loc, layouts.lhs, prefix + ".lhs",
-                           copies, ::ipu::MemoryClass::Standard);
-  } else {
-    lhs = program.bufferIn(op.getLhs(), layouts.lhs, prefix + ".lhs", copies);
-  }
-  BufferOp rhs = program.lookupResident(op, 1);
-  if (rhs) {
-    // Weights were streamed in this plan's layout, B^T when swapped.
-    auto wanted = RankedTensorType::get(
-        bufferShape(op.getRhs().getType(), layouts.rhs),
-        op.getRhs().getType().getElementType(),
-        toLayoutAttr(program.getContext(), layouts.rhs));
-    if (rhs.getTensorType() != wanted)
-      return op.emitError("plan ")
-             << plan << " needs B in the layout " << wanted
-             << ", but its stream holds " << rhs.getTensorType();
-  } else if (swapped != op.getTransposeRhs()) {
+  // --ipu-assign-layouts put every operand where the plan needs it.
+  auto operandBuffer = [&](unsigned operand) -> FailureOr<BufferOp> {
+    ResidentLayout wanted;
+    getOperandLayout(op, operand, wanted);
+    Value value = op->getOperand(operand);
+    BufferOp buffer = program.lookupBuffer(value);
+    auto type = cast<RankedTensorType>(value.getType());
+    auto wantedType = RankedTensorType::get(
+        bufferShape(type, wanted.layout), type.getElementType(),
+        toLayoutAttr(program.getContext(), wanted.layout));
+    if (!buffer || buffer.getTensorType() != wantedType ||
+        buffer.getMemoryClass() != StringRef(::ipu::memoryClassName(wanted.memoryClass)))
+      return op.emitError("operand ")
+             << operand << " is not in the layout and memory class its plan "
+             << plan << " needs (" << wantedType << " in "
+             << ::ipu::memoryClassName(wanted.memoryClass)
+             << "): run --ipu-assign-layouts first";
+    return buffer;
+  };
+  if (swapped != op.getTransposeRhs())
     return op.emitError("plan ")
            << plan << " needs B" << (swapped ? "^T" : "")
            << ", and B is an activation given "
            << (op.getTransposeRhs() ? "transposed" : "as B")
            << ": no kernel transposes it (the planner never picks this)";
-  } else {
-    // An activation B (B^T when swapped) is gathered into the plan's layout
-    // and weight class.
-    rhs = program.bufferIn(op.getRhs(), layouts.rhs, prefix + ".rhs", copies,
-                           *::ipu::parseMemoryClass(plan.getWeights().str()));
-  }
-  if (!copies.empty())
-    program.createPhase(loc, prefix + ".gather", copies);
+  if (op.getTransposeLhs())
+    return op.emitError("A is read transposed: only a function argument can "
+                        "be, through its host stream (--ipu-assign-layouts)");
+  FailureOr<BufferOp> lhsBuffer = operandBuffer(0), rhsBuffer = operandBuffer(1);
+  if (failed(lhsBuffer) || failed(rhsBuffer))
+    return failure();
+  BufferOp lhs = *lhsBuffer, rhs = *rhsBuffer;
 
   // Local staging: the AMP reads a copy of the weights in interleaved memory.
   BufferOp weights = rhs;
@@ -246,10 +281,12 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
       // Where it rounded them: each inner block of K apart.
       builder.getNamedAttr("inner",
                            builder.getI32IntegerAttr(static_cast<int32_t>(inner)))};
-  // The reference reads the operands as the host holds them.
-  if (op.getTransposeLhs())
+  // The reference reads the operands as the host holds them: transposed
+  // when the op reads them so and the host did not transpose them, or the
+  // other way round.
+  if (op.getTransposeLhs() != program.isTransposedFromHost(op.getLhs()))
     fields.push_back(builder.getNamedAttr("transpose_lhs", builder.getBoolAttr(true)));
-  if (op.getTransposeRhs())
+  if (op.getTransposeRhs() != program.isTransposedFromHost(op.getRhs()))
     fields.push_back(builder.getNamedAttr("transpose_rhs", builder.getBoolAttr(true)));
   program.addReference("matmul", {op.getLhs(), op.getRhs()}, op.getResult(), fields);
   program.addFlops(2 * batches * op.getGemmM() * op.getGemmK() * op.getGemmN());

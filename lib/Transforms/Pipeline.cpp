@@ -17,6 +17,7 @@ void mlir::ipu::buildCompilePipeline(OpPassManager &pm,
   plan.finalists = options.finalists;
   plan.partials = options.partials;
   pm.addPass(createIPUPlanGemm(plan));
+  pm.addPass(createIPUAssignLayouts());
   pm.addPass(createIPULowerToTile());
   IPUScheduleExchangeOptions schedule;
   schedule.dumpDir = options.dumpPhases;

@@ -122,111 +122,55 @@ void ProgramBuilder::addReference(StringRef opName, ValueRange operands,
   reference.push_back(builder.getDictionaryAttr(entries));
 }
 
-LogicalResult ProgramBuilder::lowerArguments() {
-  // A host stream per buffer; buffers created later go in before the first.
-  struct Stream {
-    BufferOp buffer;
-    bool weight, transpose;
-  };
-  SmallVector<std::pair<unsigned, Stream>> streams;
-  for (BlockArgument arg : func.getArguments()) {
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
-        !toElementType(type.getElementType()))
-      return func.emitError("argument ")
-             << arg.getArgNumber() << " has type " << arg.getType()
-             << "; only static tensors of rank >= 2 of f32, f16 or f8 are "
-                "supported";
-    // Streams its users want (weights resident in the layout each user
-    // wants, as the planner assumed; an argument resident for several users
-    // is streamed once per layout). Any other use takes it as an activation,
-    // arriving split by rows.
-    bool activation = arg.use_empty();
-    std::optional<bool> leadingDimsAsBatches;
-    SmallVector<std::pair<OpOperand *, ResidentLayout>> residentUses;
-    for (Operation &op : func.getBody().front()) {
-      for (OpOperand &use : op.getOpOperands()) {
-        if (use.get() != arg)
-          continue;
-        ResidentLayout resident;
-        auto lowerable = dyn_cast<TileLowerableOpInterface>(op);
-        if (lowerable && lowerable.getResidentLayout(use.getOperandNumber(), resident)) {
-          residentUses.push_back({&use, resident});
-          continue;
-        }
-        activation = true;
-        bool batches = type.getRank() > 2 && lowerable &&
-                       lowerable.keepsLeadingDims(use.getOperandNumber());
-        if (leadingDimsAsBatches && *leadingDimsAsBatches != batches)
-          return op.emitError("argument ")
-                 << arg.getArgNumber()
-                 << " is read with its leading dims as batches by one op and "
-                    "folded into rows by another; a relayout between the two "
-                    "is not supported yet";
-        leadingDimsAsBatches = batches;
-      }
-    }
-    std::string name = "arg" + std::to_string(arg.getArgNumber());
-    unsigned buffers = 0;
-    auto nextName = [&] {
-      return buffers++ ? name + "." + std::to_string(buffers - 1) : name;
-    };
-    if (activation) {
-      const int64_t rank = type.getRank();
-      int64_t batches = 1;
-      if (leadingDimsAsBatches.value_or(false))
-        for (int64_t dim : type.getShape().drop_back(2))
-          batches *= dim;
-      if (batches > int64_t(target.tiles))
-        return func.emitError("argument ")
-               << arg.getArgNumber() << " has " << batches
-               << " batches, more than the " << target.tiles
-               << " tiles it would arrive on";
-      int64_t cols = type.getDimSize(rank - 1);
-      int64_t rows = type.getNumElements() / (cols * batches);
-      BlockLayout layout = ::ipu::arrivalLayout(
-          rows, cols, *toElementType(type.getElementType()), target, batches);
-      bufferOf[arg] = createBuffer(arg.getLoc(), nextName(), type.getElementType(),
-                                   bufferShape(type, layout), layout,
-                                   ::ipu::MemoryClass::Standard);
-      streams.push_back({arg.getArgNumber(), {bufferOf[arg], false, false}});
-    }
-    SmallVector<Stream> resident;
-    for (auto &[use, wantedLayout] : residentUses) {
-      bool transpose = wantedLayout.transpose, weight = wantedLayout.weight;
-      SmallVector<int64_t> shape = bufferShape(type, wantedLayout.layout);
-      auto wanted = RankedTensorType::get(
-          shape, type.getElementType(),
-          toLayoutAttr(getContext(), wantedLayout.layout));
-      StringRef memoryClass = ::ipu::memoryClassName(wantedLayout.memoryClass);
-      auto same = llvm::find_if(resident, [&](Stream &stream) {
-        return stream.buffer.getTensorType() == wanted &&
-               stream.buffer.getMemoryClass() == memoryClass &&
-               stream.transpose == transpose && stream.weight == weight;
-      });
-      Operation *user = use->getOwner();
-      if (same != resident.end()) {
-        residentOf[{user, use->getOperandNumber()}] = same->buffer;
-        continue;
-      }
-      BufferOp buffer =
-          createBuffer(user->getLoc(), nextName(), type.getElementType(), shape,
-                       wantedLayout.layout, wantedLayout.memoryClass);
-      residentOf[{user, use->getOperandNumber()}] = buffer;
-      resident.push_back({buffer, weight, transpose});
-      streams.push_back({arg.getArgNumber(), resident.back()});
-    }
+LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
+  auto arg = cast<BlockArgument>(op.getSource());
+  auto type = op.getResult().getType();
+  std::optional<BlockLayout> layout = toBlockLayout(type);
+  if (!layout)
+    return op.emitError("cannot lower a stream of ") << type;
+  ::ipu::MemoryClass memoryClass = *::ipu::parseMemoryClass(op.getMemoryClass().str());
+  // Buffers go before the first stream: the first one sets the point.
+  BufferOp buffer = createBuffer(op.getLoc(), name, type.getElementType(),
+                                 bufferShape(type, *layout), *layout, memoryClass);
+  auto stream = ipu_exchange::StreamInOp::create(builder, op.getLoc(),
+                                                 buffer.getSymName(),
+                                                 arg.getArgNumber());
+  if (op.getResident())
+    stream.setWeight(true);
+  if (op.getTranspose()) {
+    stream.setTranspose(true);
+    transposedFromHost.insert(op.getResult());
   }
-  for (auto [index, stream] : streams) {
-    auto op = ipu_exchange::StreamInOp::create(
-        builder, func.getLoc(), stream.buffer.getSymName(), index);
-    if (stream.weight)
-      op.setWeight(true);
-    if (stream.transpose)
-      op.setTranspose(true);
-    if (bufferInsertPoint == program.getBody().front().end())
-      bufferInsertPoint = op->getIterator();
+  if (bufferInsertPoint == program.getBody().front().end())
+    bufferInsertPoint = stream->getIterator();
+  bufferOf[op.getResult()] = buffer;
+  referenceOf[op.getResult()] = static_cast<int32_t>(arg.getArgNumber());
+  return success();
+}
+
+LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
+                                             ArrayRef<std::string> bufferNames,
+                                             StringRef phaseName) {
+  SmallVector<BufferCopy> copies;
+  for (auto [index, constOp] : llvm::enumerate(ops)) {
+    RelayoutOp op = constOp;
+    const std::string &name = bufferNames[index];
+    BufferOp source = bufferOf.lookup(op.getSource());
+    auto type = op.getResult().getType();
+    std::optional<BlockLayout> layout = toBlockLayout(type);
+    if (!source || !layout)
+      return op.emitError("cannot lower the relayout of a value without a "
+                          "buffer into ")
+             << type;
+    bufferOf[op.getResult()] =
+        bufferIn(source, type, op.getLoc(), *layout, name, copies,
+                 *::ipu::parseMemoryClass(op.getMemoryClass().str()));
+    referenceOf[op.getResult()] = referenceOf.lookup(op.getSource());
+    if (transposedFromHost.contains(op.getSource()))
+      transposedFromHost.insert(op.getResult());
   }
+  if (!copies.empty())
+    createPhase(RelayoutOp(ops.front()).getLoc(), phaseName, copies);
   return success();
 }
 

@@ -1,23 +1,23 @@
 // Every lowered plan variant computes the right product: inner partitions
 // reduced completely or staged, local weight staging, standard weights,
 // swapped operands.
-// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="inner=2 reduction=complete" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.complete
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="inner=2 reduction=complete" --ipu-assign-layouts --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.complete
 // RUN: ipu-run %t.complete --check | FileCheck %s
-// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="inner=4 reduction=staged" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.staged
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="inner=4 reduction=staged" --ipu-assign-layouts --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.staged
 // RUN: ipu-run %t.staged --check | FileCheck %s
-// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="staging=true inner=2" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.staging
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="staging=true inner=2" --ipu-assign-layouts --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.staging
 // RUN: ipu-run %t.staging --check | FileCheck %s
-// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="weights=standard rows=5 cols=3" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.uneven
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="weights=standard rows=5 cols=3" --ipu-assign-layouts --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.uneven
 // RUN: ipu-run %t.uneven --check | FileCheck %s
 // Swapped operands: the weights are streamed transposed and gemm_t holds A.
-// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="orientation=swapped inner=2 reduction=staged" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.swapped
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="orientation=swapped inner=2 reduction=staged" --ipu-assign-layouts --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.swapped
 // RUN: ipu-run %t.swapped --check | FileCheck %s
 // f16 partials (allowed by the option): the AMP accumulates in f16, the
 // reduction sums the f16 partials in f32, and the check's tolerance follows
 // the f16 roundings.
-// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="partials=f16 inner=2 reduction=staged" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.half
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="partials=f16 inner=2 reduction=staged" --ipu-assign-layouts --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.half
 // RUN: ipu-run %t.half --check | FileCheck %s --check-prefixes=CHECK,HALF
-// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="partials=f16 orientation=swapped" --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.half-swapped
+// RUN: ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="partials=f16 orientation=swapped" --ipu-assign-layouts --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t.half-swapped
 // RUN: ipu-run %t.half-swapped --check | FileCheck %s --check-prefixes=CHECK,HALF
 
 // Each exchange reaches its endpoint bound, so the planner's estimate is

@@ -67,6 +67,45 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
   ];
 }
 
+def IPUAssignLayouts : Pass<"ipu-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Gives every tensor between ops a layout, with relayouts where they disagree";
+  let description = [{
+    Every function argument comes from the host through `ipu_tile.from_host`:
+    once split by rows for the ops that read it as an activation, and once
+    per distinct layout its users want it resident (weights) or transposed
+    in. Every op result gets the `#ipu_tile.layout` its op leaves it in (a
+    matmul: its plan's C layout). Where a consumer needs an operand in
+    another layout or memory class, an `ipu_tile.relayout` stands before it:
+    one per distinct (value, layout, class), shared by the consumers that
+    want it. Ops take part through `TileLowerableOpInterface`.
+
+    Before (planned):
+
+    ```mlir
+    func.func @mm(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
+      %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, ...>}
+          : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+      return %c : tensor<8x8xf32>
+    }
+    ```
+
+    After:
+
+    ```mlir
+    func.func @mm(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32, #C> {
+      %0 = ipu_tile.from_host %a : tensor<8x16xf16> -> tensor<8x16xf16, #rows>
+      %1 = ipu_tile.from_host %b {memory_class = "interleaved", resident}
+          : tensor<16x8xf16> -> tensor<16x8xf16, #B>
+      %2 = ipu_tile.relayout %0 : tensor<8x16xf16, #rows> -> tensor<8x16xf16, #A>
+      %c = ipu_gemm.matmul %2, %1 {plan = ...}
+          : tensor<8x16xf16, #A>, tensor<16x8xf16, #B> -> tensor<8x8xf32, #C>
+      return %c : tensor<8x8xf32, #C>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect"];
+}
+
 def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
   let summary = "Materialises buffers, exchange phases and compute sets";
   let description = [{

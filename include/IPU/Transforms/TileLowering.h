@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir {
 class DialectRegistry;
@@ -85,10 +86,10 @@ public:
   /// that `ipu-run --check` checks every op on the operands the device
   /// really used (host streams cost no device cycles).
   void setResultBuffer(Value value, BufferOp buffer);
-  /// The resident buffer of `op`'s operand `operand` (null when the operand
-  /// is not a resident argument).
-  BufferOp lookupResident(Operation *op, unsigned operand) const {
-    return residentOf.lookup({op, operand});
+  /// Whether `value` holds its function argument transposed (by the host
+  /// stream of an ipu_tile.from_host, through any relayouts since).
+  bool isTransposedFromHost(Value value) const {
+    return transposedFromHost.contains(value);
   }
 
   /// Appends a host reference op for `--check` computing `result` from
@@ -100,9 +101,13 @@ public:
   void addFlops(int64_t value) { flops += value; }
   void addEstimatedCycles(int64_t value) { estimatedCycles += value; }
 
-  /// Buffers and host streams for the function's arguments, in the layouts
-  /// their users want resident, or arriving split by rows.
-  LogicalResult lowerArguments();
+  /// A buffer `name` in the op's layout and class, and its host stream.
+  LogicalResult lowerFromHost(FromHostOp op, StringRef name);
+  /// One exchange phase `phaseName` moving each relayout's source into a
+  /// new buffer (named by `bufferNames`) in its result's layout and class.
+  LogicalResult lowerRelayouts(ArrayRef<RelayoutOp> ops,
+                               ArrayRef<std::string> bufferNames,
+                               StringRef phaseName);
   /// Streams out the function's results.
   LogicalResult lowerReturn(func::ReturnOp ret);
   /// Sets the program's reference, flops and estimate attributes.
@@ -115,7 +120,7 @@ private:
   OpBuilder builder;
   Block::iterator bufferInsertPoint;
   DenseMap<Value, BufferOp> bufferOf;
-  DenseMap<std::pair<Operation *, unsigned>, BufferOp> residentOf;
+  llvm::DenseSet<Value> transposedFromHost;
   /// Stream index of each value that leaves the device: a result, or a
   /// checkpoint after the results.
   DenseMap<Value, int32_t> streamOf;

@@ -9,6 +9,10 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+namespace ipu {
+struct BlockLayout; // IPU/Layout/BlockLayout.h
+} // namespace ipu
+
 namespace mlir::ipu_tile {
 
 /// What a step of an ipu_tile.program does. Host streams run outside device

@@ -29,14 +29,15 @@ def IPUTile_ProgramStepOpInterface : OpInterface<"ProgramStepOpInterface"> {
 def IPUTile_TileLowerableOpInterface : OpInterface<"TileLowerableOpInterface"> {
   let cppNamespace = "::mlir::ipu_tile";
   let description = [{
-    A graph-level op that `--ipu-lower-to-tile` can turn into program steps.
-    The op says which of its operands it wants resident when they are
-    function arguments (streamed once from the host in the layout it needs,
-    as weights are), and lowers itself through a `ProgramBuilder`: it finds
-    its operands' buffers (asking for a rearrangement where their layout or
-    memory class is not the one it needs), creates its buffers, exchange
-    phases and compute sets, records its result's buffer and the host
-    reference computation that checks it. The driver knows no op.
+    A graph-level op that `--ipu-assign-layouts` and `--ipu-lower-to-tile`
+    can handle. The op says which of its operands it wants streamed from
+    the host when they are function arguments (resident weights, or
+    transposed), the layout and memory class it needs each operand in, and
+    the layout of its results; the layout pass puts relayouts where a value
+    is not where its consumer needs it. The op lowers itself through a
+    `ProgramBuilder`: it takes its operands' buffers, creates its buffers,
+    exchange phases and compute sets, records its result's buffer and the
+    host reference computation that checks it. Neither pass knows any op.
     Upstream ops take part through external models
     (`registerTileLoweringModels`).
   }];
@@ -46,6 +47,10 @@ def IPUTile_TileLowerableOpInterface : OpInterface<"TileLowerableOpInterface"> {
         creates; the driver numbers ops of one prefix in program order.
       }], "::llvm::StringRef", "getTileNamePrefix">,
     InterfaceMethod<[{
+        The name of operand `operand` in the op's buffers (`lhs`, `rhs`):
+        a relayout into the layout it needs is named after it.
+      }], "::llvm::StringRef", "getOperandName", (ins "unsigned":$operand)>,
+    InterfaceMethod<[{
         Whether operand `operand`, when it is a function argument, must be
         streamed from the host in `layout` for this op: resident (weights),
         or arriving transposed. Otherwise the argument arrives as an
@@ -53,10 +58,24 @@ def IPUTile_TileLowerableOpInterface : OpInterface<"TileLowerableOpInterface"> {
       }], "bool", "getResidentLayout",
       (ins "unsigned":$operand, "::mlir::ipu_tile::ResidentLayout &":$layout)>,
     InterfaceMethod<[{
+        The operand `operand` now holds the transpose of what it held (a
+        host stream transposed it): the op reads it accordingly.
+      }], "void", "noteOperandTransposed", (ins "unsigned":$operand)>,
+    InterfaceMethod<[{
+        The layout and memory class the op needs operand `operand` in;
+        false when any will do.
+      }], "bool", "getOperandLayout",
+      (ins "unsigned":$operand, "::mlir::ipu_tile::ResidentLayout &":$layout)>,
+    InterfaceMethod<[{
         Whether the op reads operand `operand`'s leading dims as batches (a
         batched layout) rather than folded into its rows (a 2-D layout).
       }], "bool", "keepsLeadingDims", (ins "unsigned":$operand), [{}],
       [{ return false; }]>,
+    InterfaceMethod<[{
+        The layout the op leaves result `result` in; false when it cannot
+        say yet (the lowering then names what is missing).
+      }], "bool", "getResultLayout",
+      (ins "unsigned":$result, "::ipu::BlockLayout &":$layout)>,
     InterfaceMethod<[{
         Creates the op's program steps at the builder's insertion point.
         `name` is the op's unique prefix for the symbols it creates.

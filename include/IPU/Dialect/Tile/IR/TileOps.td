@@ -12,6 +12,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/TensorEncoding.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 include "IPU/Dialect/Tile/IR/TileInterfaces.td"
 
 def IPUTile_Dialect : Dialect {
@@ -202,6 +203,64 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
     $sym_name `kernel` $kernel `operands` $operands `tiles` $tiles
         `params` $params attr-dict
   }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph-level layout ops: where the tensors between graph ops live.
+//===----------------------------------------------------------------------===//
+
+def IPUTile_FromHostOp : IPUTile_Op<"from_host", [Pure]> {
+  let summary = "A function argument streamed to the tiles in a layout";
+  let description = [{
+    The value of function argument `source` (a host tensor) on the tiles,
+    in the layout of the result's `#ipu_tile.layout` encoding and memory
+    class `memory_class`. `resident` streams it once for the whole program
+    (weights); otherwise it is an input, live from its stream to its last
+    use. With `transpose` the host stream transposes a 2-D argument: the
+    result is the argument's transpose. `--ipu-assign-layouts` creates these;
+    `--ipu-lower-to-tile` turns each into a buffer and a host stream.
+
+    Example:
+
+    ```mlir
+    %w = ipu_tile.from_host %arg1 {memory_class = "interleaved", resident}
+        : tensor<16x8xf16> -> tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2],
+          base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source,
+                       DefaultValuedStrAttr<StrAttr, "standard">:$memory_class,
+                       UnitAttr:$resident, UnitAttr:$transpose);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def IPUTile_RelayoutOp : IPUTile_Op<"relayout", [Pure]> {
+  let summary = "The same tensor in another layout or memory class";
+  let description = [{
+    Rearranges `source` into the layout of the result's encoding, in memory
+    class `memory_class`: one exchange phase at its endpoint bound.
+    `--ipu-assign-layouts` puts one wherever a value's producer and a
+    consumer want different layouts (one per distinct layout, shared by the
+    consumers that want it); `--ipu-lower-to-tile` lowers consecutive
+    relayouts into one exchange phase.
+
+    Example:
+
+    ```mlir
+    %a = ipu_tile.relayout %x
+        : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0,
+            strides = [1, 0], replicas = 1, replica_stride = 0>>
+        -> tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0,
+            strides = [2, 0], replicas = 2, replica_stride = 1>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source,
+                       DefaultValuedStrAttr<StrAttr, "standard">:$memory_class);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
 }
 

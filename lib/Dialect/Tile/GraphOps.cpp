@@ -1,0 +1,58 @@
+//===- GraphOps.cpp - Verifiers of the graph-level layout ops -------------===//
+
+#include "IPU/Dialect/Tile/IR/Tile.h"
+#include "IPU/Target/TargetModel.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::ipu_tile;
+
+static LogicalResult checkMemoryClass(Operation *op, StringRef memoryClass) {
+  if (::ipu::parseMemoryClass(memoryClass.str()))
+    return success();
+  return op->emitOpError("memory class '")
+         << memoryClass << "' is not \"standard\" or \"interleaved\"";
+}
+
+static bool hasLayout(Type type) {
+  return isa_and_nonnull<LayoutAttr>(cast<RankedTensorType>(type).getEncoding());
+}
+
+LogicalResult FromHostOp::verify() {
+  auto source = getSource().getType(), result = getResult().getType();
+  if (!isa<BlockArgument>(getSource()))
+    return emitOpError("source must be a function argument (a host tensor)");
+  if (source.getEncoding())
+    return emitOpError("source is a host tensor and has no layout, got ")
+           << source;
+  if (!hasLayout(result))
+    return emitOpError("result must have a #ipu_tile.layout encoding, got ")
+           << result;
+  if (source.getElementType() != result.getElementType())
+    return emitOpError("element types differ: ")
+           << source.getElementType() << " and " << result.getElementType();
+  SmallVector<int64_t> shape(source.getShape());
+  if (getTranspose()) {
+    if (shape.size() != 2)
+      return emitOpError("'transpose' applies to 2-D arguments, got ") << source;
+    std::swap(shape[0], shape[1]);
+  }
+  if (ArrayRef<int64_t>(shape) != result.getShape())
+    return emitOpError("result shape must be the argument's")
+           << (getTranspose() ? " transposed" : "") << ", got " << result;
+  return checkMemoryClass(*this, getMemoryClass());
+}
+
+LogicalResult RelayoutOp::verify() {
+  auto source = getSource().getType(), result = getResult().getType();
+  if (!hasLayout(source) || !hasLayout(result))
+    return emitOpError("source and result must have #ipu_tile.layout "
+                       "encodings, got ")
+           << source << " and " << result;
+  if (source.getShape() != result.getShape() ||
+      source.getElementType() != result.getElementType())
+    return emitOpError("changes the tensor, not only its layout: ")
+           << source << " to " << result;
+  return checkMemoryClass(*this, getMemoryClass());
+}

@@ -1,0 +1,253 @@
+//===- AssignLayouts.cpp - A layout for every tensor between ops ----------===//
+//
+// Every value gets the #ipu_tile.layout its producer leaves it in: function
+// arguments come from the host through ipu_tile.from_host (arriving split by
+// rows, or streamed in the layout an op wants them resident in), op results
+// in the layout their op says. Where a consumer needs another layout or
+// memory class, an ipu_tile.relayout stands in the IR, one per distinct
+// (value, layout, class), shared by the consumers that want it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Transforms/Passes.h"
+#include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Exchange/Phase.h"
+#include "IPU/Planning/GemmLayouts.h"
+#include "IPU/Transforms/TileLowering.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::ipu {
+#define GEN_PASS_DEF_IPUASSIGNLAYOUTS
+#include "IPU/Transforms/Passes.h.inc"
+} // namespace mlir::ipu
+
+using namespace mlir;
+using ::ipu::BlockLayout;
+using ipu_tile::ResidentLayout;
+
+namespace {
+
+/// The tensor type of `type` with `layout` as its encoding.
+RankedTensorType withLayout(RankedTensorType type, const BlockLayout &layout) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(),
+                               ipu_tile::toLayoutAttr(type.getContext(), layout));
+}
+
+/// Where a value lives: its encoding and the memory class its producer
+/// put it in (results of ops other than the layout ops are standard).
+std::string memoryClassOf(Value value) {
+  if (auto fromHost = value.getDefiningOp<ipu_tile::FromHostOp>())
+    return fromHost.getMemoryClass().str();
+  if (auto relayout = value.getDefiningOp<ipu_tile::RelayoutOp>())
+    return relayout.getMemoryClass().str();
+  return "standard";
+}
+
+struct LayoutKey {
+  Attribute encoding;
+  std::string memoryClass;
+  bool transpose, resident;
+  bool operator==(const LayoutKey &other) const {
+    return encoding == other.encoding && memoryClass == other.memoryClass &&
+           transpose == other.transpose && resident == other.resident;
+  }
+};
+
+class FunctionLayouts {
+public:
+  FunctionLayouts(func::FuncOp func, const ::ipu::TargetModel &target)
+      : func(func), target(target), builder(func.getContext()) {}
+
+  LogicalResult run() {
+    // Only ops that say where their tensors live can take a layout.
+    for (Operation &op : func.getBody().front())
+      if (!isa<ipu_tile::TileLowerableOpInterface, ipu_tile::FromHostOp,
+               ipu_tile::RelayoutOp, func::ReturnOp>(op))
+        return op.emitError("cannot lower '")
+               << op.getName()
+               << "' to tiles: it implements no TileLowerableOpInterface";
+    if (failed(assignArguments()))
+      return failure();
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+      if (auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op))
+        assignOp(lowerable);
+    // The function now returns values with layouts.
+    func.setType(FunctionType::get(
+        func.getContext(), func.getArgumentTypes(),
+        func.getBody().front().getTerminator()->getOperandTypes()));
+    return success();
+  }
+
+private:
+  /// A from_host per argument: the arrival layout for its activation uses,
+  /// and one per distinct layout its users want it resident or transposed
+  /// in, in that order (the streams' order).
+  LogicalResult assignArguments();
+  /// Relayouts for the operands of `op` that are not where it needs them,
+  /// and its results' layouts.
+  void assignOp(ipu_tile::TileLowerableOpInterface op);
+
+  func::FuncOp func;
+  const ::ipu::TargetModel &target;
+  OpBuilder builder;
+  /// The relayout of a value into a layout and class, once made.
+  DenseMap<std::pair<Value, Attribute>, SmallVector<ipu_tile::RelayoutOp>> relayoutsOf;
+};
+
+LogicalResult FunctionLayouts::assignArguments() {
+  Block &body = func.getBody().front();
+  builder.setInsertionPointToStart(&body);
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
+        !ipu_tile::toElementType(type.getElementType()) || type.getEncoding())
+      return func.emitError("argument ")
+             << arg.getArgNumber() << " has type " << arg.getType()
+             << "; only static tensors of rank >= 2 of f32, f16 or f8 (without "
+                "an encoding) are supported";
+    SmallVector<OpOperand *> activationUses;
+    SmallVector<std::pair<OpOperand *, ResidentLayout>> residentUses;
+    std::optional<bool> leadingDimsAsBatches;
+    for (Operation &op : body) {
+      for (OpOperand &use : op.getOpOperands()) {
+        if (use.get() != arg)
+          continue;
+        ResidentLayout resident;
+        auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op);
+        if (lowerable && lowerable.getResidentLayout(use.getOperandNumber(), resident)) {
+          residentUses.push_back({&use, resident});
+          continue;
+        }
+        if (isa<func::ReturnOp>(op))
+          continue; // Refused by the lowering: a result must be computed.
+        activationUses.push_back(&use);
+        bool batches = type.getRank() > 2 && lowerable &&
+                       lowerable.keepsLeadingDims(use.getOperandNumber());
+        if (leadingDimsAsBatches && *leadingDimsAsBatches != batches)
+          return op.emitError("argument ")
+                 << arg.getArgNumber()
+                 << " is read with its leading dims as batches by one op and "
+                    "folded into rows by another; a relayout between the two "
+                    "is not supported yet";
+        leadingDimsAsBatches = batches;
+      }
+    }
+    // Activations (and unused arguments, which are still streamed) arrive
+    // split by rows.
+    if (!activationUses.empty() || (arg.use_empty() && residentUses.empty())) {
+      const int64_t rank = type.getRank();
+      int64_t batches = 1;
+      if (leadingDimsAsBatches.value_or(false))
+        for (int64_t dim : type.getShape().drop_back(2))
+          batches *= dim;
+      if (batches > int64_t(target.tiles))
+        return func.emitError("argument ")
+               << arg.getArgNumber() << " has " << batches
+               << " batches, more than the " << target.tiles
+               << " tiles it would arrive on";
+      int64_t cols = type.getDimSize(rank - 1);
+      int64_t rows = type.getNumElements() / (cols * batches);
+      BlockLayout layout = ::ipu::arrivalLayout(
+          rows, cols, *ipu_tile::toElementType(type.getElementType()), target,
+          batches);
+      auto arrived = ipu_tile::FromHostOp::create(
+          builder, arg.getLoc(), withLayout(type, layout), arg, "standard",
+          /*resident=*/false, /*transpose=*/false);
+      for (OpOperand *use : activationUses)
+        use->set(arrived);
+    }
+    SmallVector<std::pair<LayoutKey, ipu_tile::FromHostOp>> streams;
+    for (auto &[use, wanted] : residentUses) {
+      RankedTensorType streamed = type;
+      if (wanted.transpose) {
+        SmallVector<int64_t> shape(type.getShape());
+        std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+        streamed = RankedTensorType::get(shape, type.getElementType());
+      }
+      RankedTensorType resultType = withLayout(streamed, wanted.layout);
+      LayoutKey key{resultType.getEncoding(),
+                    std::string(::ipu::memoryClassName(wanted.memoryClass)),
+                    wanted.transpose, wanted.weight};
+      auto same = llvm::find_if(streams, [&](auto &entry) { return entry.first == key; });
+      ipu_tile::FromHostOp stream;
+      if (same != streams.end()) {
+        stream = same->second;
+      } else {
+        stream = ipu_tile::FromHostOp::create(
+            builder, use->getOwner()->getLoc(), resultType, arg,
+            key.memoryClass, key.resident, key.transpose);
+        streams.push_back({key, stream});
+      }
+      Operation *user = use->getOwner();
+      unsigned operand = use->getOperandNumber();
+      use->set(stream);
+      if (wanted.transpose)
+        cast<ipu_tile::TileLowerableOpInterface>(user).noteOperandTransposed(operand);
+    }
+  }
+  return success();
+}
+
+void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
+  // Relayouts go right before the op, in operand order: the lowering moves
+  // consecutive ones in one phase.
+  builder.setInsertionPoint(op);
+  for (OpOperand &use : op->getOpOperands()) {
+    ResidentLayout wanted;
+    if (!op.getOperandLayout(use.getOperandNumber(), wanted))
+      continue;
+    Value value = use.get();
+    auto type = cast<RankedTensorType>(value.getType());
+    RankedTensorType wantedType = withLayout(type, wanted.layout);
+    std::string wantedClass(::ipu::memoryClassName(wanted.memoryClass));
+    if (type == wantedType && memoryClassOf(value) == wantedClass)
+      continue;
+    SmallVector<ipu_tile::RelayoutOp> &made =
+        relayoutsOf[{value, wantedType.getEncoding()}];
+    auto same = llvm::find_if(made, [&](ipu_tile::RelayoutOp relayout) {
+      return relayout.getMemoryClass() == wantedClass;
+    });
+    if (same != made.end()) {
+      use.set(*same);
+      continue;
+    }
+    auto relayout = ipu_tile::RelayoutOp::create(builder, op->getLoc(), wantedType,
+                                                 value, wantedClass);
+    made.push_back(relayout);
+    use.set(relayout);
+  }
+  for (OpResult result : op->getResults()) {
+    BlockLayout layout;
+    if (!op.getResultLayout(result.getResultNumber(), layout))
+      continue;
+    result.setType(withLayout(cast<RankedTensorType>(result.getType()), layout));
+  }
+}
+
+struct AssignLayoutsPass
+    : public mlir::ipu::impl::IPUAssignLayoutsBase<AssignLayoutsPass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    IPUAssignLayoutsBase::getDependentDialects(registry);
+    ipu_tile::registerTileLoweringModels(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+    if (failed(target))
+      return signalPassFailure();
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      if (func.isDeclaration())
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitError("functions with control flow are not supported");
+        return signalPassFailure();
+      }
+      if (failed(FunctionLayouts(func, *target).run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
