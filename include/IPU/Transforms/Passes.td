@@ -10,6 +10,12 @@ def IPUSetTarget : Pass<"ipu-set-target", "::mlir::ModuleOp"> {
   let description = [{
     Sets the module attribute `ipu_tile.target` to `target` when the module
     has none. A module that already names a different target is an error.
+
+    Before: `module {...}`. After, with `target=ipu21-16`:
+
+    ```mlir
+    module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {...}
+    ```
   }];
   let options = [Option<"target", "target", "std::string", "\"ipu21\"",
                         "TargetModel preset: ipu21 or ipu21-N">];
@@ -17,15 +23,48 @@ def IPUSetTarget : Pass<"ipu-set-target", "::mlir::ModuleOp"> {
 }
 
 def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
-  let summary = "Turns linalg.matmul on tensors into ipu_gemm.matmul";
+  let summary = "Turns the contractions exporters emit into ipu_gemm.matmul";
   let description = [{
-    Rewrites each `linalg.matmul` whose accumulator is a zero `linalg.fill`
-    or a `tensor.empty` into `ipu_gemm.matmul`. Any other `linalg` op, or a
-    matmul accumulating into non-zero data, is an error naming the op. The
-    matmul's `constraints` (`#ipu_gemm.constraints`) and `plan`
-    (`#ipu_gemm.plan`) attributes carry over; either name holding anything
-    else, or an `ipu_gemm` attribute under another name, is an error, and
-    other attributes (but linalg's own) are dropped with a warning.
+    Recognises every contraction by its indexing maps, whatever op spells
+    it: `linalg.matmul`, `linalg.batch_matmul` and `linalg.contract` with or
+    without transposing maps, and `linalg.generic` multiply-add bodies (with
+    `arith.extf` on the inputs). It needs one reduction dim (K), one
+    parallel dim of B only (N), M dims of A (several fold into M, as JAX's
+    Dense on [B, S, D] has) and batch dims leading in all three operands,
+    and a zero accumulator (a `linalg.fill` of zero, a fill generic or
+    `tensor.empty`). It looks through what only permutes, broadcasts or
+    regroups the operands: `linalg.transpose` or transposing generics of the
+    last two dims (a `transpose_lhs` / `transpose_rhs` flag), broadcasts of B
+    along the batch dims (torch-mlir's rank-3 linear: the batches fold into
+    M), and `tensor.collapse_shape` of leading dims whose result is expanded
+    back. A truncation of the result (`arith.truncf` or an identity truncf
+    generic) folds into the matmul's result type. Anything else from linalg
+    or tensor is an error naming the op. `constraints` and `plan` attributes
+    carry over; either name holding anything else, or an `ipu_gemm`
+    attribute under another name, is an error, and other attributes (but
+    linalg's own) are dropped with a warning.
+
+    Before (torch-mlir's `nn.Linear` on [S, D], f16 with f32 accumulation):
+
+    ```mlir
+    %t = linalg.transpose ins(%w : tensor<32x16xf16>) outs(%e0 : tensor<16x32xf16>)
+        permutation = [1, 0]
+    %z = linalg.fill ins(%cst : f32) outs(%e1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+    %m = linalg.matmul ins(%x, %t : tensor<8x16xf16>, tensor<16x32xf16>)
+        outs(%z : tensor<8x32xf32>) -> tensor<8x32xf32>
+    %y = linalg.generic {...} ins(%m : tensor<8x32xf32>) outs(%e2 : tensor<8x32xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %r = arith.truncf %in : f32 to f16
+      linalg.yield %r : f16
+    } -> tensor<8x32xf16>
+    ```
+
+    After:
+
+    ```mlir
+    %y = ipu_gemm.matmul %x, %w {acc_type = f32, transpose_rhs}
+        : tensor<8x16xf16>, tensor<32x16xf16> -> tensor<8x32xf16>
+    ```
   }];
   let dependentDialects = ["::mlir::ipu_gemm::IPUGemmDialect"];
 }
@@ -45,7 +84,24 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
     remark says the plan was given); otherwise it is an error giving the
     reason. A given plan with f16 partials allows them. Independent
     matmuls are planned in parallel; the result does not depend on the
-    thread count.
+    thread count. A batched matmul plans one batch on tiles / batches
+    tiles; an activation B given transposed only takes the swapped
+    orientation, which reads it as it is.
+
+    Before:
+
+    ```mlir
+    %c = ipu_gemm.matmul %a, %b : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    ```
+
+    After (on `ipu21-4`; finalists and the choice as remarks):
+
+    ```mlir
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 4, cols = 1,
+        inner = 1, orientation = "normal", weights = "interleaved",
+        reduction = "complete", staging = false, cycles = 422>}
+        : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    ```
   }];
   let options = [
     Option<"finalists", "finalists", "unsigned", "4",
@@ -109,13 +165,49 @@ def IPUAssignLayouts : Pass<"ipu-assign-layouts", "::mlir::ModuleOp"> {
 def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
   let summary = "Materialises buffers, exchange phases and compute sets";
   let description = [{
-    Turns each planned function into an `ipu_tile.program`: a buffer per
-    tensor in the layout its plan wants, host streams for arguments and
-    results (weights resident in the layout of each plan that uses them,
-    one stream per layout; activations arriving split by rows over the
-    tiles), an exchange phase wherever a value must change layout or memory
-    class, and a compute set per matmul. A package holds one program: a
-    module with no function to compile, or with more than one, is an error.
+    Turns each function, with its layouts assigned, into an
+    `ipu_tile.program`, a driver over `TileLowerableOpInterface`: each
+    `ipu_tile.from_host` becomes a buffer and a host stream (weights
+    resident), each run of consecutive `ipu_tile.relayout`s one exchange
+    phase between a sync on each side, each op lowers itself (a matmul: its
+    compute sets, and the reduction phase when K is split), values the
+    function does not return leave as checkpoint streams and the results as
+    result streams. The program carries the host reference `ipu-run --check`
+    recomputes. A package holds one program: a module with no function to
+    compile, or with more than one, is an error.
+
+    Before (after `--ipu-assign-layouts`):
+
+    ```mlir
+    %0 = ipu_tile.from_host %a : tensor<8x16xf16> -> tensor<8x16xf16, #rows>
+    %1 = ipu_tile.from_host %b {memory_class = "interleaved", resident}
+        : tensor<16x8xf16> -> tensor<16x8xf16, #B>
+    %2 = ipu_tile.relayout %0 : tensor<8x16xf16, #rows> -> tensor<8x16xf16, #A>
+    %c = ipu_gemm.matmul %2, %1 {plan = ...} : ... -> tensor<8x8xf32, #C>
+    return %c : tensor<8x8xf32, #C>
+    ```
+
+    After:
+
+    ```mlir
+    ipu_tile.program @mm attributes {flops = 2048 : i64, reference = [...]} {
+      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in "standard"
+      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in "interleaved"
+      ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #A> in "standard"
+      ipu_tile.buffer @mm0.out : tensor<8x8xf32, #C> in "standard"
+      ipu_exchange.stream_in @arg0 from 0
+      ipu_exchange.stream_in @arg1 from 1 {weight}
+      ipu_exchange.sync
+      ipu_exchange.phase @mm0.gather {
+        ipu_exchange.copy @arg0 to @mm0.lhs
+      }
+      ipu_exchange.sync
+      ipu_tile.compute_set @mm0.partials kernel "gemm"
+          operands [@mm0.lhs, @arg1, @mm0.out] tiles [0, 1, 2, 3] params [...]
+      ipu_exchange.sync
+      ipu_exchange.stream_out @mm0.out to 0
+    }
+    ```
   }];
   let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect",
                            "::mlir::ipu_exchange::IPUExchangeDialect"];
@@ -131,6 +223,24 @@ def IPUScheduleExchange : Pass<"ipu-schedule-exchange", "::mlir::ModuleOp"> {
     and a log line. Phases are scheduled in parallel, deterministically.
     With `dump-dir`, each phase's transfers are also written there as
     `<phase>.phase` in the text form `bench/run exchange --phase` reads.
+
+    Before:
+
+    ```mlir
+    ipu_exchange.phase @mm0.gather {
+      ipu_exchange.copy @arg0 to @mm0.lhs
+    }
+    ```
+
+    After (runs: transfer, first word, words, start cycle):
+
+    ```mlir
+    ipu_exchange.phase @mm0.gather attributes {schedule =
+        #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32,
+        horizon = 32, runs = dense<[0, 0, 16, 0, 1, 0, 16, 16, ...]> : tensor<16xi32>>} {
+      ipu_exchange.copy @arg0 to @mm0.lhs
+    }
+    ```
   }];
   let options = [Option<"dumpDir", "dump-dir", "std::string", "\"\"",
                         "Write every phase as <dir>/<phase>.phase">];
@@ -147,6 +257,26 @@ def IPUPlaceStorage : Pass<"ipu-place-storage", "::mlir::ModuleOp"> {
     buffers live there, with a note per buffer at its op. With
     `memory-profile`, writes the placed memory as JSON
     (docs/MemoryProfile.md).
+
+    Before:
+
+    ```mlir
+    ipu_tile.program @mm attributes {...} {
+      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in "standard"
+      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in "interleaved"
+      ...
+    ```
+
+    After (addresses, the peak and its bound per class, the reserved
+    exchange code and vertex state):
+
+    ```mlir
+    ipu_tile.program @mm attributes {memory_bound = array<i64: 128, 256>,
+        memory_peak = array<i64: 128, 256>, reserved_bytes = 88 : i64, ...} {
+      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in "standard" at 319576
+      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in "interleaved" at 524288
+      ...
+    ```
   }];
   let options = [Option<"memoryProfile", "memory-profile", "std::string", "\"\"",
                         "Write the placed memory of every program as JSON here">];
