@@ -684,3 +684,38 @@ TEST(GemmPlanBatches, BatchLayoutsShiftEveryTileAndShareNone) {
       }
   EXPECT_EQ(checked, 7u * 3u); // 7 plans, 3 layouts each
 }
+
+TEST(RelayoutCost, IsThePhaseThePlannerChargesForTheGather) {
+  // The planner's gather of an arriving A and the relayout the layout pass
+  // puts in the IR are one phase: the same bound, plus the fixed phase
+  // cycles (the planner counts syncs apart).
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem problem;
+  problem.m = 96;
+  problem.k = 128;
+  problem.n = 64;
+  unsigned compared = 0;
+  for (uint32_t rows : {1u, 2u, 4u, 8u})
+    for (uint32_t cols : {1u, 2u}) {
+      GemmPlan plan;
+      plan.rows = rows;
+      plan.cols = cols;
+      BlockLayout arrival =
+          arrivalLayout(problem.m, problem.k, problem.inType, target);
+      RelayoutCost cost;
+      ASSERT_FALSE(relayoutCost(arrival, gemmLayouts(problem, plan).lhs, target, cost));
+      EXPECT_EQ(cost.cycles,
+                cost.boundCycles + target.exchangePhaseCycles + 2 * target.syncCycles);
+      EXPECT_GT(cost.transfers, 0u);
+      EXPECT_EQ(cost.boundCycles + target.exchangePhaseCycles,
+                costGemmPlan(target, problem, plan).exchangeCycles)
+          << plan.str();
+      ++compared;
+    }
+  EXPECT_EQ(compared, 8u);
+  // Shapes that differ cannot be moved, and say why.
+  RelayoutCost cost;
+  EXPECT_TRUE(relayoutCost(arrivalLayout(8, 16, ElementType::F16, target),
+                           arrivalLayout(16, 8, ElementType::F16, target), target,
+                           cost));
+}

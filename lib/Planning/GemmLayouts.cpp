@@ -147,3 +147,17 @@ BlockLayout ipu::arrivalLayout(int64_t rows, int64_t cols, ElementType type,
     batchLayout(layout, batches, static_cast<uint32_t>(tiles));
   return layout;
 }
+
+std::optional<std::string> ipu::relayoutCost(const BlockLayout &from,
+                                             const BlockLayout &to,
+                                             const TargetModel &target,
+                                             RelayoutCost &cost) {
+  Rearrangement rearrangement;
+  if (std::optional<std::string> why =
+          planRearrangement(from, to, target.tiles, rearrangement))
+    return why;
+  cost.transfers = rearrangement.phase.size();
+  cost.boundCycles = endpointLowerBound(rearrangement.phase);
+  cost.cycles = cost.boundCycles + target.exchangePhaseCycles + 2 * target.syncCycles;
+  return std::nullopt;
+}

@@ -217,6 +217,21 @@ void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
                                                  value, wantedClass);
     made.push_back(relayout);
     use.set(relayout);
+    // What the relayout costs, as the lowering will emit it.
+    ::ipu::RelayoutCost cost;
+    std::optional<BlockLayout> from = ipu_tile::toBlockLayout(type);
+    std::optional<std::string> why =
+        from ? ::ipu::relayoutCost(*from, wanted.layout, target, cost)
+             : std::optional<std::string>("the source has no layout");
+    if (why)
+      relayout.emitRemark("relayout of operand ")
+          << use.getOperandNumber() << " of '" << op->getName()
+          << "' cannot be costed: " << *why;
+    else
+      relayout.emitRemark("relayout of operand ")
+          << use.getOperandNumber() << " of '" << op->getName()
+          << "' into " << wantedClass << ": transfers=" << cost.transfers
+          << " boundCycles=" << cost.boundCycles << " cycles=" << cost.cycles;
   }
   for (OpResult result : op->getResults()) {
     BlockLayout layout;

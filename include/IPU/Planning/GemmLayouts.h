@@ -43,6 +43,21 @@ GemmLayouts batchGemmLayouts(const GemmLayouts &layouts, int64_t batches,
 BlockLayout arrivalLayout(int64_t rows, int64_t cols, ElementType type,
                           const TargetModel &target, int64_t batches = 1);
 
+/// What moving a tensor from one layout to another costs: one exchange phase
+/// at its endpoint bound, its fixed cycles and a sync on each side, as the
+/// lowering emits and the simulator charges it (the schedulers reach the
+/// bound on rearrangements).
+struct RelayoutCost {
+  uint64_t transfers = 0;
+  uint64_t boundCycles = 0; ///< Endpoint lower bound of the phase.
+  uint64_t cycles = 0;      ///< Bound, phase and syncs.
+};
+/// Fails with planRearrangement's message when the move cannot be made.
+std::optional<std::string> relayoutCost(const BlockLayout &from,
+                                        const BlockLayout &to,
+                                        const TargetModel &target,
+                                        RelayoutCost &cost);
+
 } // namespace ipu
 
 #endif // IPU_PLANNING_GEMMLAYOUTS_H
