@@ -190,6 +190,11 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
         op.partials = *ipu_tile::toElementType(partials.getValue());
       if (auto inner = entry.getAs<IntegerAttr>("inner"))
         op.innerBlocks = static_cast<uint32_t>(*ipu_tile::toInt64(inner));
+      // Batching follows from the operand ranks; only transposes are said.
+      if (auto transposed = entry.getAs<BoolAttr>("transpose_lhs"))
+        op.transposeLhs = transposed.getValue();
+      if (auto transposed = entry.getAs<BoolAttr>("transpose_rhs"))
+        op.transposeRhs = transposed.getValue();
       package.reference.push_back(std::move(op));
     }
   }

@@ -361,6 +361,10 @@ LogicalResult ProgramOp::verify() {
                              "apart) must be an integer in [1, 2^32), got ")
                  << inner;
       }
+      for (StringRef key : {"transpose_lhs", "transpose_rhs"})
+        if (Attribute flag = dict.get(key); flag && !isa<BoolAttr>(flag))
+          return emitOpError("reference '")
+                 << key << "' must be a bool, got " << flag;
       if (Attribute partials = dict.get("partials")) {
         auto type = dyn_cast<TypeAttr>(partials);
         if (!type || !(type.getValue().isF32() || type.getValue().isF16()))

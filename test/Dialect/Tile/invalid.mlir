@@ -507,3 +507,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0] params [4, 8, 4, 1, 0, 0, 0]
   }
 }
+
+// -----
+
+// expected-error @+1 {{reference 'transpose_rhs' must be a bool, got 1 : i32}}
+ipu_tile.program @p attributes {reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32, transpose_rhs = 1 : i32}]} {
+}

@@ -70,7 +70,7 @@ func.func private @batch_distributed_4d(tensor<2x3x4x8xf32, #ipu_tile.layout<gri
 // block of 2 batches is their rows one after another) and streamed out.
 // CHECK-LABEL: ipu_tile.program @batched
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
-  ipu_tile.program @batched attributes {flops = 512 : i64, reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32}]} {
+  ipu_tile.program @batched attributes {flops = 512 : i64, reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32, transpose_rhs = false}]} {
     // CHECK: ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
     ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
     ipu_tile.buffer @local : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"

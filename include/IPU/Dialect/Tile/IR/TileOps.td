@@ -143,6 +143,16 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
     `ipu-run --check` compares against; `flops` counts the useful FLOPs of
     one run, for the efficiency figure.
 
+    Each `reference` entry is a dictionary: `op` ("matmul"), `arguments`
+    (function argument indices, or -1 - r for the value of entry r),
+    `result` (result index, -1 for an intermediate value), `type` (of the
+    value), optionally `partials` (f32 or f16), `inner` (blocks of K the
+    device accumulates apart) and `transpose_lhs` / `transpose_rhs` (bools:
+    the operand is given as [..., K, M] / [..., N, K]). The operand ranks
+    say whether the product is batched: lhs [..., M, K] x rhs [K, N] folds
+    the leading dimensions of lhs into M, lhs [B..., M, K] x rhs
+    [B..., K, N] multiplies batch by batch.
+
     Example:
 
     ```mlir
