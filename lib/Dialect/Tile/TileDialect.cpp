@@ -397,6 +397,20 @@ LogicalResult BufferOp::verify() {
   if (std::optional<std::string> error = layout->validate(target->tiles))
     return emitOpError("layout does not fit target '")
            << target->name << "': " << *error;
+  // maxBlockBytes multiplies batches, rows and pitch unchecked: a block
+  // is no larger than the whole tensor with padded rows, so bound that
+  // first, or a product wrapped past 2^64 would look small.
+  uint64_t pitch, tensorBytes;
+  if (__builtin_mul_overflow(uint64_t(layout->cols),
+                             uint64_t(::ipu::elementBytes(layout->type)),
+                             &pitch) ||
+      __builtin_add_overflow(pitch, uint64_t(3), &pitch) ||
+      __builtin_mul_overflow(uint64_t(layout->batches),
+                             uint64_t(layout->rows), &tensorBytes) ||
+      __builtin_mul_overflow(tensorBytes, pitch & ~uint64_t(3), &tensorBytes))
+    return emitOpError("holds ")
+           << getTensorType() << ", more than 2^64 bytes: no "
+           << getMemoryClass() << " memory holds a block of it";
   uint64_t bytes = layout->maxBlockBytes();
   if (bytes > target->allocatableBytes(*memoryClass))
     return emitOpError("needs ")

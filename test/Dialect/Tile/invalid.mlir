@@ -513,3 +513,22 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // expected-error @+1 {{reference 'transpose_rhs' must be a bool, got 1 : i32}}
 ipu_tile.program @p attributes {reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32, transpose_rhs = 1 : i32}]} {
 }
+
+// -----
+
+// 2^62 batches of one f32 are 2^64 bytes: refused, not wrapped to 0.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{more than 2^64 bytes: no standard memory holds a block of it}}
+    ipu_tile.buffer @a : tensor<4611686018427387904x1x1xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{more than 2^64 bytes: no interleaved memory holds a block of it}}
+    ipu_tile.buffer @a : tensor<1x4611686018427387904xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "interleaved"
+  }
+}
