@@ -739,8 +739,9 @@ TEST(PackageValidate, ReferenceShapesFollowRanksAndFlags) {
   {
     Package package = makePackage();
     batched({2, 8, 8}, {2, 8, 8}, {2, 8, 4})(package);
-    EXPECT_TRUE(contains(validatePackage(package, TargetModel::ipu21WithTiles(4)),
-                         "the value is 2x8x8"));
+    EXPECT_TRUE(
+        contains(validatePackage(package, TargetModel::ipu21WithTiles(4)),
+                 "the value is 2x8x8"));
   }
   Package ok = makePackage();
   batched({2, 4, 16}, {2, 16, 4}, {2, 4, 4})(ok);

@@ -36,8 +36,8 @@ ipu::layoutStreamPieces(const BlockLayout &layout, uint32_t address,
           if (pieceRows > UINT32_MAX || rowBytes > UINT32_MAX ||
               pitch > UINT32_MAX)
             return "block (" + to_string(b) + ", " + to_string(i) + ", " +
-                   to_string(j) + ") of " + to_string(pieceRows) +
-                   " rows of " + to_string(rowBytes) +
+                   to_string(j) + ") of " + to_string(pieceRows) + " rows of " +
+                   to_string(rowBytes) +
                    " bytes does not fit a stream piece's 32-bit counts";
           const uint64_t matrixTileBytes = layout.blockRows(i) * pitch;
           for (int64_t t = 0; t < (whole ? 1 : batches); ++t) {

@@ -17,8 +17,8 @@ std::string ipu::matmulForm(const ReferenceOp &op, size_t lhsRank,
   if (result)
     return lead + "MxN";
   std::string lhs = lead + (op.transposeLhs ? "KxM" : "MxK");
-  std::string rhs =
-      (rhsRank > 2 ? "...x" : "") + std::string(op.transposeRhs ? "NxK" : "KxN");
+  std::string rhs = (rhsRank > 2 ? "...x" : "") +
+                    std::string(op.transposeRhs ? "NxK" : "KxN");
   return lhs + " x " + rhs;
 }
 

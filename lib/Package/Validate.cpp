@@ -920,7 +920,7 @@ private:
   std::vector<std::vector<int64_t>> referenceShapes; ///< Per checked op.
   /// Per result index, the reference op whose value it is, or UINT32_MAX.
   std::vector<uint32_t> resultOwner;
-  uint64_t referenceFlops = 0; ///< 2*batches*m*k*n over the ops, saturating.
+  uint64_t referenceFlops = 0;    ///< 2*batches*m*k*n over the ops, saturating.
   uint64_t intermediateBytes = 0; ///< Values of the ops without a result.
 };
 

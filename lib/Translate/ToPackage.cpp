@@ -71,8 +71,7 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
                                                   type.getShape().end());
   // Results are read from the first replica only.
   if (std::optional<std::string> error = ::ipu::layoutStreamPieces(
-          layout, *address, /*allReplicas=*/toDevice, transpose,
-          stream.pieces))
+          layout, *address, /*allReplicas=*/toDevice, transpose, stream.pieces))
     return user->emitError("cannot stream @")
            << buffer.getSymName() << ": " << *error;
   package.program.push_back({toDevice ? ::ipu::StepKind::StreamIn

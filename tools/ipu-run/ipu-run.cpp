@@ -314,8 +314,9 @@ void roundingScale(const float *lhs, const float *rhs, int64_t m, int64_t k,
     for (int64_t k0 = begin; k0 < end; k0 += grain) {
       int64_t depth = std::min(grain, end - k0);
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
-                  int(depth), 1.0f, lhs + k0, int(k), rhs + size_t(k0) * size_t(n),
-                  int(n), 1.0f, partial.data(), int(n));
+                  int(depth), 1.0f, lhs + k0, int(k),
+                  rhs + size_t(k0) * size_t(n), int(n), 1.0f, partial.data(),
+                  int(n));
       for (size_t e = 0; e < partial.size(); ++e)
         squares[e] += double(partial[e]) * partial[e];
     }
@@ -420,7 +421,8 @@ evaluateReference(const Package &package, const TargetModel &target,
   const uint64_t lhsMatrix = uint64_t(m) * uint64_t(k);
   const uint64_t rhsMatrix = uint64_t(k) * uint64_t(n);
   if (operand[0].size() != uint64_t(batches) * lhsMatrix ||
-      operand[1].size() != (product.batchedRhs ? uint64_t(batches) : 1) * rhsMatrix)
+      operand[1].size() !=
+          (product.batchedRhs ? uint64_t(batches) : 1) * rhsMatrix)
     return what + ": operands hold " + std::to_string(operand[0].size()) +
            " and " + std::to_string(operand[1].size()) +
            " elements, not the elements of shapes " + shapeText(shape[0]) +

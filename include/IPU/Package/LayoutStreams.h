@@ -1,4 +1,4 @@
-//===- LayoutStreams.h - Host stream pieces of a block layout ----*- C++ -*-===//
+//===- LayoutStreams.h - Host stream pieces of a layout --------*- C++ -*-===//
 //
 // How a host tensor and a buffer in a BlockLayout meet: the pieces of the
 // HostStream that copies one into the other. The package translation emits

@@ -54,15 +54,12 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      << ::ipu::TargetModel::knownNames();
 }
 
-LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ArrayRef<int64_t> grid, int64_t base,
-                                 ArrayRef<int64_t> strides, int64_t replicas,
-                                 int64_t replicaStride,
-                                 ArrayRef<int64_t> rowSplits,
-                                 ArrayRef<int64_t> colSplits,
-                                 ArrayRef<int64_t> tileMap, int64_t batchGrid,
-                                 int64_t batchStride,
-                                 ArrayRef<int64_t> batchSplits) {
+LogicalResult LayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> grid,
+    int64_t base, ArrayRef<int64_t> strides, int64_t replicas,
+    int64_t replicaStride, ArrayRef<int64_t> rowSplits,
+    ArrayRef<int64_t> colSplits, ArrayRef<int64_t> tileMap, int64_t batchGrid,
+    int64_t batchStride, ArrayRef<int64_t> batchSplits) {
   if (grid.size() != 2 || strides.size() != 2)
     return emitError() << "layout needs a 2-D grid and 2 strides, got "
                        << grid.size() << " and " << strides.size();
@@ -161,7 +158,8 @@ static ParseResult parseIntegerList(AsmParser &parser,
 }
 
 Attribute LayoutAttr::parse(AsmParser &parser, Type) {
-  SmallVector<int64_t> grid, strides, rowSplits, colSplits, tileMap, batchSplits;
+  SmallVector<int64_t> grid, strides, rowSplits, colSplits, tileMap,
+      batchSplits;
   int64_t base = 0, replicas = 0, replicaStride = 0;
   std::optional<int64_t> batchGrid, batchStride;
   if (parser.parseLess() || parser.parseKeyword("grid") || parser.parseEqual() ||
@@ -280,8 +278,7 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                        << shapeText(shape) << " hold more than 2^63 batches";
   if (getGrid()[0] > rows || getGrid()[1] > cols)
     return emitError() << "grid [" << getGrid()[0] << ", " << getGrid()[1]
-                       << "] is larger than the tensor " << rows << "x"
-                       << cols;
+                       << "] is larger than the tensor " << rows << "x" << cols;
   // A 2-D tensor is one batch: batch fields on it can only mean a mistake.
   if (shape.size() == 2 && getBatchGrid() != 1)
     return emitError() << "batch_grid = " << getBatchGrid()
@@ -405,8 +402,8 @@ LogicalResult BufferOp::verify() {
                              uint64_t(::ipu::elementBytes(layout->type)),
                              &pitch) ||
       __builtin_add_overflow(pitch, uint64_t(3), &pitch) ||
-      __builtin_mul_overflow(uint64_t(layout->batches),
-                             uint64_t(layout->rows), &tensorBytes) ||
+      __builtin_mul_overflow(uint64_t(layout->batches), uint64_t(layout->rows),
+                             &tensorBytes) ||
       __builtin_mul_overflow(tensorBytes, pitch & ~uint64_t(3), &tensorBytes))
     return emitOpError("holds ")
            << getTensorType() << ", more than 2^64 bytes: no "
