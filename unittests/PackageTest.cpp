@@ -185,6 +185,10 @@ void expectEqual(const Package &a, const Package &b) {
     EXPECT_EQ(a.reference[i].arguments, b.reference[i].arguments);
     EXPECT_EQ(a.reference[i].result, b.reference[i].result);
     EXPECT_EQ(a.reference[i].type, b.reference[i].type);
+    EXPECT_EQ(a.reference[i].partials, b.reference[i].partials);
+    EXPECT_EQ(a.reference[i].innerBlocks, b.reference[i].innerBlocks);
+    EXPECT_EQ(a.reference[i].transposeLhs, b.reference[i].transposeLhs);
+    EXPECT_EQ(a.reference[i].transposeRhs, b.reference[i].transposeRhs);
   }
   EXPECT_EQ(a.metadata, b.metadata);
 }
@@ -264,6 +268,24 @@ TEST(Package, RoundTripOfUnusualValues) {
   expectEqual(package, loaded);
   // And the validator says what is wrong instead of crashing.
   EXPECT_TRUE(validatePackage(loaded, TargetModel::ipu21()));
+}
+
+TEST(Package, RoundTripOfReferenceFlags) {
+  Package package = makePackage();
+  package.reference[0].partials = ElementType::F16;
+  package.reference[0].innerBlocks = 3;
+  package.reference.push_back(package.reference[0]);
+  package.reference[0].transposeLhs = true;
+  package.reference[1].transposeRhs = true;
+  std::vector<uint8_t> bytes = serializePackage(package);
+  Package loaded;
+  ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded),
+            std::nullopt);
+  expectEqual(package, loaded);
+  EXPECT_TRUE(loaded.reference[0].transposeLhs);
+  EXPECT_FALSE(loaded.reference[0].transposeRhs);
+  EXPECT_FALSE(loaded.reference[1].transposeLhs);
+  EXPECT_TRUE(loaded.reference[1].transposeRhs);
 }
 
 TEST(Package, UnalignedInputBuffer) {
@@ -647,6 +669,88 @@ TEST(PackageValidate, Reference) {
                                ElementType::F32});
       },
       {"reference op 1 ('matmul'): shapes 8x8 (reference op 0) x 16x8"});
+}
+
+// The operand ranks and the transpose flags say which product an op is;
+// operands that do not form it are refused, naming the op, the shapes and
+// the form they miss. makePackage's lhs is 8x16, rhs 16x8, out 8x8, all
+// moving 128 elements, so they may be reshaped freely.
+TEST(PackageValidate, ReferenceShapesFollowRanksAndFlags) {
+  // Transposed, 16x8 is N = 16 rows of K = 8, and 8x16 is K = 8 of M = 16.
+  expectInvalid([](Package &p) { p.reference[0].transposeRhs = true; },
+                {"reference op 0 ('matmul'): shapes 8x16 ('lhs') x 16x8 "
+                 "('rhs') are not MxK x NxK"});
+  expectInvalid([](Package &p) { p.reference[0].transposeLhs = true; },
+                {"reference op 0 ('matmul'): shapes 8x16 ('lhs') x 16x8 "
+                 "('rhs') are not KxM x KxN"});
+  // Both transposed, they are 16x8 x 8x16 -> 16x16, which the 8x8 result
+  // stream is not.
+  expectInvalid(
+      [](Package &p) {
+        p.reference[0].transposeLhs = p.reference[0].transposeRhs = true;
+      },
+      {"reference op 0 ('matmul'): shapes 8x16 ('lhs') x 16x8 ('rhs') -> 8x8 "
+       "('out') are not KxM x NxK -> MxN (the value is 16x16)"});
+  // Leading dimensions of lhs alone fold into M: [2, 4, 16] x [16, 8] ->
+  // [2, 4, 8], valid once the result stream says so.
+  Package folded = makePackage();
+  folded.streams[0].shape = {2, 4, 16};
+  folded.streams[2].shape = {2, 4, 8};
+  EXPECT_EQ(validatePackage(folded, TargetModel::ipu21WithTiles(4)),
+            std::nullopt);
+  expectInvalid([](Package &p) { p.streams[0].shape = {2, 4, 16}; },
+                {"reference op 0 ('matmul'): shapes 2x4x16 ('lhs') x 16x8 "
+                 "('rhs') -> 8x8 ('out') are not ...xMxK x KxN -> ...xMxN "
+                 "(the value is 2x4x8)"});
+  // A batched rhs has the leading dimensions of lhs, no more, no fewer.
+  expectInvalid([](Package &p) { p.streams[1].shape = {1, 16, 8}; },
+                {"reference op 0 ('matmul'): shapes 8x16 ('lhs') x 1x16x8 "
+                 "('rhs') are not MxK x ...xKxN: a batched rhs needs the "
+                 "leading dimensions of lhs"});
+  expectInvalid(
+      [](Package &p) {
+        p.streams[0].shape = {2, 4, 16};
+        p.streams[1].shape = {1, 16, 8};
+      },
+      {"are not ...xMxK x ...xKxN: a batched rhs needs the leading "
+       "dimensions of lhs"});
+  expectInvalid(
+      [](Package &p) {
+        p.streams[0].shape = {2, 4, 16};
+        p.streams[1].shape = {2, 8, 8};
+      },
+      {"reference op 0 ('matmul'): shapes 2x4x16 ('lhs') x 2x8x8 ('rhs') are "
+       "not ...xMxK x ...xKxN"});
+  expectInvalid([](Package &p) { p.streams[0].shape = {128}; },
+                {"reference op 0 ('matmul'): shapes 128 ('lhs') x 16x8 "
+                 "('rhs') are not matrices: a matmul needs operands of rank 2 "
+                 "or more"});
+  // A batched product is one per batch: [2, 8, 8] x [2, 8, 8] is
+  // [2, 8, 8], and [2, 4, 16] x [2, 16, 4] is [2, 4, 4], 2 x (2 * 4 * 16 *
+  // 4) = 1024 FLOPs of the program's 2048, with K = 16 for innerBlocks.
+  auto batched = [](std::vector<int64_t> lhs, std::vector<int64_t> rhs,
+                    std::vector<int64_t> out) {
+    return [=](Package &p) {
+      p.streams[0].shape = lhs;
+      p.streams[1].shape = rhs;
+      p.streams[2].shape = out;
+    };
+  };
+  {
+    Package package = makePackage();
+    batched({2, 8, 8}, {2, 8, 8}, {2, 8, 4})(package);
+    EXPECT_TRUE(
+        contains(validatePackage(package, TargetModel::ipu21WithTiles(4)),
+                 "the value is 2x8x8"));
+  }
+  Package ok = makePackage();
+  batched({2, 4, 16}, {2, 16, 4}, {2, 4, 4})(ok);
+  ok.streams[2].pieces.resize(2); // 32 elements of f32: two tiles' rows.
+  ok.reference[0].innerBlocks = 16;
+  EXPECT_EQ(validatePackage(ok, TargetModel::ipu21WithTiles(4)), std::nullopt);
+  ok.reference[0].innerBlocks = 17;
+  EXPECT_TRUE(contains(validatePackage(ok, TargetModel::ipu21WithTiles(4)),
+                       "innerBlocks 17 is not in [1, K = 16]"));
 }
 
 // Packages that used to validate and then crash ipu-run or exhaust the

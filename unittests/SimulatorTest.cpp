@@ -10,6 +10,8 @@
 
 #include "IPU/Device/Kernels.h"
 #include "IPU/Exchange/Phase.h"
+#include "IPU/Layout/BlockLayout.h"
+#include "IPU/Package/LayoutStreams.h"
 
 #include "gtest/gtest.h"
 
@@ -423,6 +425,203 @@ TEST(SimulatorTest, MalformedPackageFailsWithoutCrashing) {
   error = simulate(p, c.target, c.inputs, result);
   ASSERT_TRUE(error);
   EXPECT_NE(error->find("nonsense"), std::string::npos) << *error;
+}
+
+//===----------------------------------------------------------------------===//
+// N-D buffers: host streams built by layoutStreamPieces, as the package
+// translation builds them, and phases planned by planRearrangement.
+//===----------------------------------------------------------------------===//
+
+/// A [..., rows, cols] f16 tensor whose element e holds e: every element
+/// distinct and exact, so a misplaced one shows.
+HostTensor countingTensor(std::vector<int64_t> shape) {
+  int64_t elements = 1;
+  for (int64_t extent : shape)
+    elements *= extent;
+  std::vector<float> values(elements);
+  for (int64_t e = 0; e < elements; ++e)
+    values[e] = float(e);
+  return makeTensor(ElementType::F16, std::move(shape), values);
+}
+
+/// The layout of an f16 tensor of `shape` (leading dimensions as batches)
+/// on ipu21-4, from tile `base` with the given grid and strides.
+BlockLayout ndLayout(const std::vector<int64_t> &shape, uint32_t gridBatches,
+                     uint32_t gridRows, uint32_t gridCols, uint32_t base,
+                     int64_t batchStride, int64_t rowStride,
+                     int64_t colStride) {
+  BlockLayout layout;
+  layout.type = ElementType::F16;
+  layout.batches = 1;
+  for (size_t d = 0; d + 2 < shape.size(); ++d)
+    layout.batches *= shape[d];
+  layout.rows = shape[shape.size() - 2];
+  layout.cols = shape.back();
+  layout.gridBatches = gridBatches;
+  layout.gridRows = gridRows;
+  layout.gridCols = gridCols;
+  layout.tileBase = base;
+  layout.tileBatchStride = batchStride;
+  layout.tileRowStride = rowStride;
+  layout.tileColStride = colStride;
+  return layout;
+}
+
+/// Streams argument 0 (of `shape`) into a buffer in layout `in`, then, with
+/// `out`, rearranges it into a second buffer in that layout by one phase,
+/// and streams result 0 out of the last buffer.
+Package ndStreamPackage(const TargetModel &target,
+                        const std::vector<int64_t> &shape,
+                        const BlockLayout &in,
+                        const std::optional<BlockLayout> &out) {
+  const uint32_t inAddress = target.allocatableBase(MemoryClass::Standard);
+  const uint32_t outAddress = inAddress + 0x1000;
+  Package p;
+  p.compiler = "SimulatorTest";
+  p.target = target.name;
+  p.tiles = target.tiles;
+  p.workload = "nd-streams";
+  HostStream stream{"X", true, false, 0, ElementType::F16, shape, {}};
+  HostStream result{"Y", false, false, 0, ElementType::F16, shape, {}};
+  EXPECT_EQ(layoutStreamPieces(in, inAddress, /*allReplicas=*/true,
+                               /*transpose=*/false, stream.pieces),
+            std::nullopt);
+  EXPECT_EQ(layoutStreamPieces(out ? *out : in, out ? outAddress : inAddress,
+                               /*allReplicas=*/false, /*transpose=*/false,
+                               result.pieces),
+            std::nullopt);
+  p.streams = {stream, result};
+  p.program = {{StepKind::StreamIn, 0}, {StepKind::Sync, 0}};
+  if (out) {
+    Rearrangement rearrangement;
+    EXPECT_EQ(planRearrangement(in, *out, target.tiles, rearrangement),
+              std::nullopt);
+    PackagePhase phase;
+    phase.name = "rearrange";
+    phase.phase = rearrangement.phase;
+    for (uint32_t offset : rearrangement.sourceOffset)
+      phase.sourceAddress.push_back(inAddress + offset);
+    for (uint32_t offset : rearrangement.destOffset)
+      phase.destAddress.push_back(outAddress + offset);
+    phase.schedule = scheduleGreedy(phase.phase);
+    p.phases = {phase};
+    p.program.push_back({StepKind::Exchange, 0});
+    p.program.push_back({StepKind::Sync, 0});
+  }
+  p.program.push_back({StepKind::StreamOut, 1});
+  return p;
+}
+
+/// Runs the package on a counting tensor and expects it back whole: every
+/// element, in place.
+void expectRoundTrip(const TargetModel &target, const Package &package,
+                     const std::vector<int64_t> &shape) {
+  ASSERT_EQ(validatePackage(package, target), std::nullopt);
+  std::vector<HostTensor> inputs = {countingTensor(shape)};
+  SimulationResult result;
+  ASSERT_EQ(simulate(package, target, inputs, result), std::nullopt)
+      << text(simulate(package, target, inputs, result));
+  ASSERT_EQ(result.outputs.size(), 1u);
+  EXPECT_EQ(result.outputs[0].shape, shape);
+  std::vector<float> expected = decode(inputs[0]);
+  std::vector<float> actual = decode(result.outputs[0]);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t e = 0; e < expected.size(); ++e)
+    ASSERT_EQ(actual[e], expected[e]) << "element " << e;
+}
+
+TEST(SimulatorTest, BatchDistributedBufferRoundTrips) {
+  TargetModel target = *TargetModel::byName("ipu21-4");
+  // A batch per tile: one piece per block, of a whole 5x7 matrix (rows of
+  // 14 bytes in a 16-byte pitch) at host offset t * 35 elements.
+  const std::vector<int64_t> shape = {3, 5, 7};
+  BlockLayout perTile = ndLayout(shape, 3, 1, 1, 0, 1, 0, 0);
+  Package package = ndStreamPackage(target, shape, perTile, std::nullopt);
+  ASSERT_EQ(package.streams[0].pieces.size(), 3u);
+  for (uint32_t b = 0; b < 3; ++b) {
+    const StreamPiece &piece = package.streams[0].pieces[b];
+    EXPECT_EQ(piece.tile, b);
+    EXPECT_EQ(piece.hostOffset, b * 35u * 2);
+    EXPECT_EQ(piece.rows, 5u);
+    EXPECT_EQ(piece.rowBytes, 14u);
+    EXPECT_EQ(piece.tilePitch, 16u);
+    EXPECT_EQ(piece.hostPitch, 14u);
+  }
+  expectRoundTrip(target, package, shape);
+
+  // 3 batches in blocks of 2 and 1, rows in blocks of 3 and 2: block
+  // (b, i) on tile 2b + i, a piece per batch it holds; the second batch of
+  // a block sits one 3-row matrix further on its tile.
+  BlockLayout split = ndLayout(shape, 2, 2, 1, 0, 2, 1, 0);
+  package = ndStreamPackage(target, shape, split, std::nullopt);
+  ASSERT_EQ(package.streams[0].pieces.size(), 6u);
+  const StreamPiece &second = package.streams[0].pieces[1];
+  EXPECT_EQ(second.tile, 0u);
+  EXPECT_EQ(second.address, package.streams[0].pieces[0].address + 3 * 16);
+  EXPECT_EQ(second.hostOffset, 35u * 2);
+  EXPECT_EQ(second.rows, 3u);
+  expectRoundTrip(target, package, shape);
+
+  // Replicated: every replica gets its block, the result comes from the
+  // first.
+  const std::vector<int64_t> pair = {2, 5, 7};
+  BlockLayout replicated = ndLayout(pair, 2, 1, 1, 0, 1, 0, 0);
+  replicated.replicas = 2;
+  replicated.replicaStride = 2;
+  package = ndStreamPackage(target, pair, replicated, std::nullopt);
+  EXPECT_EQ(package.streams[0].pieces.size(), 4u);
+  EXPECT_EQ(package.streams[1].pieces.size(), 2u);
+  expectRoundTrip(target, package, pair);
+}
+
+TEST(SimulatorTest, BatchLocalBufferRoundTrips) {
+  TargetModel target = *TargetModel::byName("ipu21-4");
+  // Rank 4, 2 x 3 = 6 batches on each tile of a column split (4 + 3
+  // columns on tiles 1 and 2): each block's matrices follow one another at
+  // one pitch on both sides, so it is one piece of 6 x 5 rows.
+  const std::vector<int64_t> shape = {2, 3, 5, 7};
+  BlockLayout columns = ndLayout(shape, 1, 1, 2, 1, 0, 0, 1);
+  Package package = ndStreamPackage(target, shape, columns, std::nullopt);
+  ASSERT_EQ(package.streams[0].pieces.size(), 2u);
+  EXPECT_EQ(package.streams[0].pieces[0].rows, 30u);
+  EXPECT_EQ(package.streams[0].pieces[1].rows, 30u);
+  EXPECT_EQ(package.streams[0].pieces[1].hostOffset, 4u * 2);
+  EXPECT_EQ(package.streams[0].pieces[1].rowBytes, 3u * 2);
+  EXPECT_EQ(package.streams[0].pieces[1].tilePitch, 8u);
+  expectRoundTrip(target, package, shape);
+
+  // Rows split instead: a piece per batch and block.
+  BlockLayout rows = ndLayout(shape, 1, 2, 1, 2, 0, 1, 0);
+  package = ndStreamPackage(target, shape, rows, std::nullopt);
+  EXPECT_EQ(package.streams[0].pieces.size(), 12u);
+  expectRoundTrip(target, package, shape);
+}
+
+TEST(SimulatorTest, PhasesBetweenBatchDistributedAndLocalMoveEveryElement) {
+  TargetModel target = *TargetModel::byName("ipu21-4");
+  const std::vector<int64_t> shape = {3, 5, 7};
+  BlockLayout distributed = ndLayout(shape, 3, 1, 1, 0, 1, 0, 0);
+  BlockLayout local = ndLayout(shape, 1, 2, 2, 0, 0, 2, 1);
+  BlockLayout pairs = ndLayout(shape, 2, 2, 1, 0, 2, 1, 0);
+  expectRoundTrip(target, ndStreamPackage(target, shape, distributed, local),
+                  shape);
+  expectRoundTrip(target, ndStreamPackage(target, shape, local, distributed),
+                  shape);
+  expectRoundTrip(target, ndStreamPackage(target, shape, pairs, local), shape);
+  expectRoundTrip(target, ndStreamPackage(target, shape, distributed, pairs),
+                  shape);
+}
+
+TEST(SimulatorTest, TransposingStreamsStayTwoDimensional) {
+  BlockLayout layout = ndLayout({3, 5, 7}, 3, 1, 1, 0, 1, 0, 0);
+  std::vector<StreamPiece> pieces;
+  std::optional<std::string> error =
+      layoutStreamPieces(layout, 0x4C000, true, /*transpose=*/true, pieces);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("2-D tensor, but the layout holds 3 batches"),
+            std::string::npos)
+      << *error;
+  EXPECT_TRUE(pieces.empty());
 }
 
 } // namespace

@@ -94,6 +94,8 @@ struct ReferenceOp {
   type @3 :UInt8;
   partials @4 :UInt8;  # ElementType of the device's accumulation; f32 when absent.
   innerBlocks @5 :UInt32 = 1;  # Balanced blocks of K accumulated apart.
+  transposeLhs @6 :Bool;  # lhs given as [..., K, M].
+  transposeRhs @7 :Bool;  # rhs given as [..., N, K].
 }
 
 struct MetadataEntry {

@@ -166,6 +166,8 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     reference[i].setType(static_cast<uint8_t>(op.type));
     reference[i].setPartials(static_cast<uint8_t>(op.partials));
     reference[i].setInnerBlocks(op.innerBlocks);
+    reference[i].setTransposeLhs(op.transposeLhs);
+    reference[i].setTransposeRhs(op.transposeRhs);
   }
   auto metadata = out.initMetadata(package.metadata.size());
   for (size_t i = 0; i < package.metadata.size(); ++i) {
@@ -315,6 +317,8 @@ void readPackage(wire::Package::Reader in, Package &package) {
                         " is not f32 (0) or f16 (1)"};
     package.reference[i].partials = static_cast<ElementType>(partials);
     package.reference[i].innerBlocks = reference[i].getInnerBlocks();
+    package.reference[i].transposeLhs = reference[i].getTransposeLhs();
+    package.reference[i].transposeRhs = reference[i].getTransposeRhs();
   }
   auto metadata = in.getMetadata();
   package.metadata.resize(metadata.size());

@@ -838,24 +838,28 @@ private:
       names[a] = "'" + it->second->name + "'";
     }
     const std::vector<int64_t> &lhs = shapes[0], &rhs = shapes[1];
-    if (lhs.size() != 2 || rhs.size() != 2 || lhs[1] != rhs[0])
-      return where + ": shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
-             shapeString(rhs) + " (" + names[1] + ") are not MxK x KxN";
-    if (op.innerBlocks < 1 || int64_t(op.innerBlocks) > lhs[1])
+    auto operandsText = [&] {
+      return "shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
+             shapeString(rhs) + " (" + names[1] + ")";
+    };
+    MatmulShape product;
+    if (auto error = matmulShape(op, lhs, rhs, product))
+      return where + ": " + operandsText() + " " + *error;
+    if (op.innerBlocks < 1 || int64_t(op.innerBlocks) > product.k)
       return where + ": innerBlocks " + to_string(op.innerBlocks) +
-             " is not in [1, K = " + to_string(lhs[1]) + "]";
-    std::vector<int64_t> shape = {lhs[0], rhs[1]};
+             " is not in [1, K = " + to_string(product.k) + "]";
+    const std::vector<int64_t> &shape = product.result;
     // ipu-run holds the value: it must be one the device could (extents
     // are positive: stream shapes were checked, and so were earlier ops).
-    uint64_t valueBytes;
-    if (!multiply(uint64_t(shape[0]), uint64_t(shape[1]), valueBytes) ||
-        !multiply(valueBytes, elementBytes(op.type), valueBytes) ||
-        valueBytes > deviceBytes)
-      return where + ": value " + shapeString(shape) + "x" +
-             std::string(elementTypeName(op.type)) +
-             " is larger than the device (" + deviceString() + ")";
+    uint64_t valueBytes = elementBytes(op.type);
+    for (int64_t extent : shape)
+      if (!multiply(valueBytes, uint64_t(extent), valueBytes) ||
+          valueBytes > deviceBytes)
+        return where + ": value " + shapeString(shape) + "x" +
+               std::string(elementTypeName(op.type)) +
+               " is larger than the device (" + deviceString() + ")";
     uint64_t opFlops = 2;
-    for (int64_t extent : {lhs[0], lhs[1], rhs[1]})
+    for (int64_t extent : {product.batches, product.m, product.k, product.n})
       if (!multiply(opFlops, uint64_t(extent), opFlops))
         opFlops = UINT64_MAX;
     referenceFlops = saturatingAdd(referenceFlops, opFlops);
@@ -886,10 +890,11 @@ private:
              to_string(resultOwner[op.result]);
     resultOwner[op.result] = static_cast<uint32_t>(i);
     if (result.shape != shape)
-      return where + ": shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
-             shapeString(rhs) + " (" + names[1] + ") -> " +
-             shapeString(result.shape) + " ('" + result.name +
-             "') are not MxK x KxN -> MxN";
+      return where + ": " + operandsText() + " -> " +
+             shapeString(result.shape) + " ('" + result.name + "') are not " +
+             matmulForm(op, lhs.size(), rhs.size()) + " -> " +
+             matmulForm(op, lhs.size(), rhs.size(), /*result=*/true) +
+             " (the value is " + shapeString(shape) + ")";
     if (result.type != op.type)
       return where + ": value type " + std::string(elementTypeName(op.type)) +
              " differs from result stream '" + result.name + "' (" +
@@ -915,7 +920,7 @@ private:
   std::vector<std::vector<int64_t>> referenceShapes; ///< Per checked op.
   /// Per result index, the reference op whose value it is, or UINT32_MAX.
   std::vector<uint32_t> resultOwner;
-  uint64_t referenceFlops = 0; ///< 2*m*k*n over the ops, saturating.
+  uint64_t referenceFlops = 0;    ///< 2*batches*m*k*n over the ops, saturating.
   uint64_t intermediateBytes = 0; ///< Values of the ops without a result.
 };
 

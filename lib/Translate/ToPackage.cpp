@@ -3,6 +3,7 @@
 #include "IPU/Translate/ToPackage.h"
 #include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Package/LayoutStreams.h"
 #include "IPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -51,42 +52,28 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   FailureOr<uint32_t> address = addressOf(buffer, user);
   if (failed(address))
     return failure();
-  ::ipu::BlockLayout layout = *ipu_tile::toBlockLayout(buffer.getTensorType());
+  RankedTensorType type = buffer.getTensorType();
+  ::ipu::BlockLayout layout = *ipu_tile::toBlockLayout(type);
+  if (transpose && type.getRank() != 2)
+    return user->emitError("a transposing stream needs a 2-D buffer, but @")
+           << buffer.getSymName() << " is " << type;
   ::ipu::HostStream stream;
   stream.name = buffer.getSymName().str();
   stream.toDevice = toDevice;
   stream.weight = weight;
   stream.index = index;
   stream.type = layout.type;
-  // The host tensor is the argument; a transposing stream writes its
-  // transpose, gathering a host column into each tile row.
+  // The host tensor is the argument, of the buffer's full shape; a
+  // transposing stream writes its transpose, gathering a host column into
+  // each tile row.
   stream.shape = transpose ? std::vector<int64_t>{layout.cols, layout.rows}
-                           : std::vector<int64_t>{layout.rows, layout.cols};
-  uint64_t bytes = ::ipu::elementBytes(layout.type);
-  uint64_t hostRowBytes = uint64_t(stream.shape[1]) * bytes;
+                           : std::vector<int64_t>(type.getShape().begin(),
+                                                  type.getShape().end());
   // Results are read from the first replica only.
-  uint32_t replicas = toDevice ? layout.replicas : 1;
-  for (uint32_t i = 0; i < layout.gridRows; ++i)
-    for (uint32_t j = 0; j < layout.gridCols; ++j)
-      for (uint32_t r = 0; r < replicas; ++r) {
-        ::ipu::StreamPiece piece;
-        piece.tile = static_cast<uint32_t>(layout.tileOf(i, j, r));
-        piece.address = *address;
-        uint64_t row = layout.blockRowBegin(i), col = layout.blockColBegin(j);
-        piece.rows = static_cast<uint32_t>(layout.blockRows(i));
-        piece.rowBytes = static_cast<uint32_t>(layout.blockCols(j) * bytes);
-        piece.tilePitch = static_cast<uint32_t>(layout.rowPitchBytes(j));
-        if (transpose) {
-          // Tile row `row` is host column `row`; its elements go down it.
-          piece.hostOffset = col * hostRowBytes + row * bytes;
-          piece.hostPitch = bytes;
-          piece.hostElementStride = hostRowBytes;
-        } else {
-          piece.hostOffset = row * hostRowBytes + col * bytes;
-          piece.hostPitch = hostRowBytes;
-        }
-        stream.pieces.push_back(piece);
-      }
+  if (std::optional<std::string> error = ::ipu::layoutStreamPieces(
+          layout, *address, /*allReplicas=*/toDevice, transpose, stream.pieces))
+    return user->emitError("cannot stream @")
+           << buffer.getSymName() << ": " << *error;
   package.program.push_back({toDevice ? ::ipu::StepKind::StreamIn
                                       : ::ipu::StepKind::StreamOut,
                              static_cast<uint32_t>(package.streams.size())});
@@ -202,6 +189,11 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
         op.partials = *ipu_tile::toElementType(partials.getValue());
       if (auto inner = entry.getAs<IntegerAttr>("inner"))
         op.innerBlocks = static_cast<uint32_t>(*ipu_tile::toInt64(inner));
+      // Batching follows from the operand ranks; only transposes are said.
+      if (auto transposed = entry.getAs<BoolAttr>("transpose_lhs"))
+        op.transposeLhs = transposed.getValue();
+      if (auto transposed = entry.getAs<BoolAttr>("transpose_rhs"))
+        op.transposeRhs = transposed.getValue();
       package.reference.push_back(std::move(op));
     }
   }

@@ -62,3 +62,25 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     }
   }
 }
+
+// -----
+
+// N-D buffers take their largest block on every tile they span, batches
+// included: @local holds all 4 batches of [8 x 4] f32 on tile 0 (512
+// bytes), @spread one batch per tile (128 bytes), and both are live at
+// once on tile 0, so the max-live bound is 512 + 128.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // CHECK-LABEL: ipu_tile.program @batches
+  // CHECK-SAME: memory_bound = array<i64: 640, 0>, memory_peak = array<i64: 640, 0>
+  // CHECK: ipu_tile.buffer @spread : {{.*}} in "standard" at
+  // CHECK: ipu_tile.buffer @local : {{.*}} in "standard" at
+  // expected-remark-re @+1 {{placed buffers=2 reservedBytes={{[0-9]+}} peakStandardBytes=640 boundStandardBytes=640}}
+  ipu_tile.program @batches {
+    ipu_tile.buffer @spread : tensor<4x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 4, batch_stride = 1>> in "standard"
+    ipu_tile.buffer @local : tensor<4x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_exchange.stream_in @spread from 0
+    ipu_exchange.stream_in @local from 1
+    ipu_exchange.stream_out @spread to 0
+    ipu_exchange.stream_out @local to 1
+  }
+}

@@ -10,7 +10,9 @@
 //
 // Numerical check (--check): every reference op of the package is evaluated
 // on the host from the generated inputs (decoded to f32, OpenBLAS sgemm in
-// f32, rounded to the result type) and each result element must satisfy
+// f32, rounded to the result type; a batched matmul is one sgemm per batch,
+// a transposed operand is passed to sgemm as such) and each result element
+// must satisfy
 //   |device - reference| <= atol + rtol * |reference|
 // with K the matmul inner dimension and, by result type,
 //   f32:       atol = 1e-4 * sqrt(K), rtol = 1e-3
@@ -297,14 +299,12 @@ struct Reference {
 constexpr double kHalfRoundoff = 0x1p-11;
 constexpr double kRoundingAllowance = 8.0;
 
-/// sqrt(sum_r s_r^2) per element of an [m x k] x [k x n] product, s_r the
-/// partial sum the device rounds after its r-th AMP pass: k is summed in
-/// `blocks` balanced blocks, each from zero, a pass every `grain` terms of
-/// its block.
-std::vector<float> roundingScale(const std::vector<float> &lhs,
-                                 const std::vector<float> &rhs, int64_t m,
-                                 int64_t k, int64_t n, int64_t grain,
-                                 int64_t blocks) {
+/// sqrt(sum_r s_r^2) per element of an [m x k] x [k x n] product (both
+/// row-major, untransposed), written to `scale` (m x n); s_r the partial
+/// sum the device rounds after its r-th AMP pass: k is summed in `blocks`
+/// balanced blocks, each from zero, a pass every `grain` terms of its block.
+void roundingScale(const float *lhs, const float *rhs, int64_t m, int64_t k,
+                   int64_t n, int64_t grain, int64_t blocks, float *scale) {
   std::vector<float> partial(size_t(m) * size_t(n), 0.0f);
   std::vector<double> squares(partial.size(), 0.0);
   for (int64_t p = 0; p < blocks; ++p) {
@@ -314,17 +314,33 @@ std::vector<float> roundingScale(const std::vector<float> &lhs,
     for (int64_t k0 = begin; k0 < end; k0 += grain) {
       int64_t depth = std::min(grain, end - k0);
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
-                  int(depth), 1.0f, lhs.data() + k0, int(k),
-                  rhs.data() + size_t(k0) * size_t(n), int(n), 1.0f,
-                  partial.data(), int(n));
+                  int(depth), 1.0f, lhs + k0, int(k),
+                  rhs + size_t(k0) * size_t(n), int(n), 1.0f, partial.data(),
+                  int(n));
       for (size_t e = 0; e < partial.size(); ++e)
         squares[e] += double(partial[e]) * partial[e];
     }
   }
-  std::vector<float> scale(partial.size());
-  for (size_t e = 0; e < scale.size(); ++e)
+  for (size_t e = 0; e < partial.size(); ++e)
     scale[e] = float(std::sqrt(squares[e]));
-  return scale;
+}
+
+/// The [cols x rows] transpose of a row-major [rows x cols] matrix.
+void transposeInto(const float *matrix, int64_t rows, int64_t cols,
+                   std::vector<float> &transposed) {
+  transposed.resize(size_t(rows) * size_t(cols));
+  for (int64_t x = 0; x < rows; ++x)
+    for (int64_t y = 0; y < cols; ++y)
+      transposed[size_t(y) * size_t(rows) + size_t(x)] =
+          matrix[size_t(x) * size_t(cols) + size_t(y)];
+}
+
+/// "2x8x16", for messages.
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? "x" : "") + std::to_string(shape[d]);
+  return text;
 }
 
 void tolerances(ElementType type, int64_t k, double &atol, double &rtol) {
@@ -394,32 +410,58 @@ evaluateReference(const Package &package, const TargetModel &target,
     shape[a] = inputs[argument].shape;
     inType = inputs[argument].type;
   }
-  // lhs [..., M, K] (leading dimensions fold into M) x rhs [K, N].
-  if (shape[0].size() < 2 || shape[1].size() != 2 ||
-      shape[0].back() != shape[1][0])
-    return what + ": shapes do not form a matmul";
-  int64_t k = shape[1][0], n = shape[1][1];
-  int64_t m = k == 0 ? 0 : int64_t(operand[0].size()) / k;
-  std::vector<int64_t> expected(shape[0].begin(), shape[0].end() - 1);
-  expected.push_back(n);
+  // The operand ranks say which product: a shared rhs [K, N], or one
+  // matrix per batch of lhs (matmulShape, as the validator read it).
+  MatmulShape product;
+  if (auto error = matmulShape(op, shape[0], shape[1], product))
+    return what + ": shapes " + shapeText(shape[0]) + " x " +
+           shapeText(shape[1]) + " " + *error;
+  const int64_t batches = product.batches, m = product.m, k = product.k,
+                n = product.n;
+  const uint64_t lhsMatrix = uint64_t(m) * uint64_t(k);
+  const uint64_t rhsMatrix = uint64_t(k) * uint64_t(n);
+  if (operand[0].size() != uint64_t(batches) * lhsMatrix ||
+      operand[1].size() !=
+          (product.batchedRhs ? uint64_t(batches) : 1) * rhsMatrix)
+    return what + ": operands hold " + std::to_string(operand[0].size()) +
+           " and " + std::to_string(operand[1].size()) +
+           " elements, not the elements of shapes " + shapeText(shape[0]) +
+           " and " + shapeText(shape[1]);
+  std::vector<int64_t> expected = product.result;
   if (op.result != ReferenceOp::kNoResult) {
     const HostStream *out = resultStream(package, op.result);
     if (!out)
       return what + ": result " + std::to_string(op.result) +
              " is not streamed to the host";
     if (out->shape != expected)
-      return what + ": result stream '" + out->name +
-             "' does not have the matmul's shape";
+      return what + ": result stream '" + out->name + "' is " +
+             shapeText(out->shape) + ", but " + shapeText(shape[0]) + " x " +
+             shapeText(shape[1]) + " is " + shapeText(expected);
   }
+  // lhs [..., M, K] x a shared rhs [K, N] folds the leading dimensions into
+  // M: one product, as before batches. Otherwise one product per batch
+  // (each lhs matrix transposed on its own).
+  const bool fold = !product.batchedRhs && !op.transposeLhs;
+  const int64_t products = fold ? 1 : batches;
+  const int64_t rows = fold ? batches * m : m;
   // BLAS takes int dimensions.
-  if (m > INT32_MAX || k > INT32_MAX || n > INT32_MAX)
+  if (rows > INT32_MAX || k > INT32_MAX || n > INT32_MAX)
     return what + ": dimensions too large for BLAS";
 
-  std::vector<float> c(size_t(m) * size_t(n), 0.0f);
-  if (m > 0 && n > 0 && k > 0)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
-                int(k), 1.0f, operand[0].data(), int(k), operand[1].data(),
-                int(n), 0.0f, c.data(), int(n));
+  const CBLAS_TRANSPOSE transLhs = op.transposeLhs ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE transRhs = op.transposeRhs ? CblasTrans : CblasNoTrans;
+  const uint64_t outMatrix = uint64_t(rows) * uint64_t(n);
+  auto lhsOf = [&](int64_t p) { return operand[0].data() + p * lhsMatrix; };
+  auto rhsOf = [&](int64_t p) {
+    return operand[1].data() + (product.batchedRhs ? p * rhsMatrix : 0);
+  };
+  std::vector<float> c(size_t(products) * outMatrix, 0.0f);
+  if (rows > 0 && n > 0 && k > 0)
+    for (int64_t p = 0; p < products; ++p)
+      cblas_sgemm(CblasRowMajor, transLhs, transRhs, int(rows), int(n), int(k),
+                  1.0f, lhsOf(p), op.transposeLhs ? int(m) : int(k), rhsOf(p),
+                  op.transposeRhs ? int(k) : int(n), 0.0f,
+                  c.data() + p * outMatrix, int(n));
   // Round to the op's type, as the device stores the value.
   uint8_t element[4];
   for (float &value : c) {
@@ -430,11 +472,27 @@ evaluateReference(const Package &package, const TargetModel &target,
   reference.shape = std::move(expected);
   reference.values = std::move(c);
   tolerances(op.type, k, reference.atol, reference.rtol);
-  if (op.partials == ElementType::F16 && m > 0 && n > 0 && k > 0)
-    reference.roundingScale =
-        roundingScale(operand[0], operand[1], m, k, n,
-                      std::max<int64_t>(target.ampGrainK(inType), 1),
-                      std::clamp<int64_t>(op.innerBlocks, 1, k));
+  if (op.partials == ElementType::F16 && rows > 0 && n > 0 && k > 0) {
+    // The rounding points follow the untransposed product.
+    reference.roundingScale.resize(reference.values.size());
+    std::vector<float> lhsT, rhsT;
+    for (int64_t p = 0; p < products; ++p) {
+      const float *lhs = lhsOf(p), *rhs = rhsOf(p);
+      if (op.transposeLhs) {
+        transposeInto(lhs, k, m, lhsT);
+        lhs = lhsT.data();
+      }
+      if (op.transposeRhs) {
+        if (p == 0 || product.batchedRhs)
+          transposeInto(rhs, n, k, rhsT);
+        rhs = rhsT.data();
+      }
+      roundingScale(lhs, rhs, rows, k, n,
+                    std::max<int64_t>(target.ampGrainK(inType), 1),
+                    std::clamp<int64_t>(op.innerBlocks, 1, k),
+                    reference.roundingScale.data() + p * outMatrix);
+    }
+  }
   return std::nullopt;
 }
 

@@ -80,7 +80,10 @@ struct Step {
 /// A host reference computation, for `ipu-run --check`. "matmul": value =
 /// arguments[0] x arguments[1], operands decoded to f32, accumulated in f32
 /// and rounded to `type`. Ops run in order, so a chain (an MLP) is checked
-/// with its intermediates rounded as the device stores them.
+/// with its intermediates rounded as the device stores them. The operand
+/// ranks say which product (matmulShape): lhs [..., M, K] x rhs [K, N]
+/// folds the leading dimensions of lhs into M; lhs [B..., M, K] x rhs
+/// [B..., K, N] (the same leading dimensions) is a matmul per batch.
 struct ReferenceOp {
   /// An operand below kReferenceValue is a function argument index; at or
   /// above it, kReferenceValue + r names the value of reference op r < this.
@@ -98,7 +101,35 @@ struct ReferenceOp {
   /// partitions), each accumulated from zero on its own tile: where its
   /// f16 partials are rounded.
   uint32_t innerBlocks = 1;
+  /// lhs is given as [..., K, M], rhs as [..., N, K]: the product takes the
+  /// transpose of the last two dimensions of each matrix.
+  bool transposeLhs = false;
+  bool transposeRhs = false;
 };
+
+/// The product a "matmul" reference op computes, from its operand shapes.
+struct MatmulShape {
+  int64_t batches = 1; ///< Matrices of lhs: the product of its leading dims.
+  int64_t m = 0, k = 0, n = 0;
+  /// rhs holds one matrix per batch; otherwise one matrix serves them all.
+  bool batchedRhs = false;
+  std::vector<int64_t> result; ///< lhs's leading dimensions, then M, N.
+};
+
+/// Shapes a "matmul" reference op of these flags takes: "MxK x KxN" for
+/// 2-D operands, "...xMxK x KxN" or "...xMxK x ...xKxN" with leading
+/// dimensions, with KxM or NxK for a transposed operand; `result` true gives
+/// the value's shape ("MxN", "...xMxN") instead.
+std::string matmulForm(const ReferenceOp &op, size_t lhsRank, size_t rhsRank,
+                       bool result = false);
+/// What `op` computes from operands of shapes `lhs` and `rhs`, or why they
+/// do not form its product (to follow "shapes LHS x RHS"): a rank below 2,
+/// inner dimensions that differ, or a batched rhs whose leading dimensions
+/// are not those of lhs.
+std::optional<std::string> matmulShape(const ReferenceOp &op,
+                                       const std::vector<int64_t> &lhs,
+                                       const std::vector<int64_t> &rhs,
+                                       MatmulShape &shape);
 
 struct Package {
   static constexpr uint32_t kFormatVersion = 1;
@@ -133,7 +164,7 @@ struct PackageLimits {
   /// Program steps: the simulator keeps a record per step run. A SigLIP
   /// MLP has 22.
   static constexpr uint64_t kMaxProgramSteps = uint64_t(1) << 24;
-  /// Dimensions of a host tensor (the compiler emits 2-D tensors).
+  /// Dimensions of a host tensor.
   static constexpr size_t kMaxTensorRank = 8;
   /// Per phase, the schedule's runs counted once per destination tile of
   /// their transfer: the receive intervals checkSchedule sorts. Over 30x

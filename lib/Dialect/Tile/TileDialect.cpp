@@ -54,13 +54,12 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      << ::ipu::TargetModel::knownNames();
 }
 
-LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ArrayRef<int64_t> grid, int64_t base,
-                                 ArrayRef<int64_t> strides, int64_t replicas,
-                                 int64_t replicaStride,
-                                 ArrayRef<int64_t> rowSplits,
-                                 ArrayRef<int64_t> colSplits,
-                                 ArrayRef<int64_t> tileMap) {
+LogicalResult LayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> grid,
+    int64_t base, ArrayRef<int64_t> strides, int64_t replicas,
+    int64_t replicaStride, ArrayRef<int64_t> rowSplits,
+    ArrayRef<int64_t> colSplits, ArrayRef<int64_t> tileMap, int64_t batchGrid,
+    int64_t batchStride, ArrayRef<int64_t> batchSplits) {
   if (grid.size() != 2 || strides.size() != 2)
     return emitError() << "layout needs a 2-D grid and 2 strides, got "
                        << grid.size() << " and " << strides.size();
@@ -71,6 +70,8 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "base tile must not be negative, got " << base;
   if (replicas < 1)
     return emitError() << "replicas must be at least 1, got " << replicas;
+  if (batchGrid < 1)
+    return emitError() << "batch_grid must be at least 1, got " << batchGrid;
   // The layout model holds grid, base, replicas and tiles in 32 bits and
   // multiplies strides by block indices: a value that does not fit would be
   // silently truncated.
@@ -83,12 +84,18 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (replicas > UINT32_MAX)
     return emitError() << "replicas = " << replicas
                        << " is out of range [1, 2^32)";
+  if (batchGrid > UINT32_MAX)
+    return emitError() << "batch_grid = " << batchGrid
+                       << " is out of range [1, 2^32)";
   for (auto [index, stride] : llvm::enumerate(strides))
     if (stride < INT32_MIN || stride > INT32_MAX)
       return emitError() << "strides[" << index << "] = " << stride
                          << " is out of range [-2^31, 2^31)";
   if (replicaStride < INT32_MIN || replicaStride > INT32_MAX)
     return emitError() << "replica_stride = " << replicaStride
+                       << " is out of range [-2^31, 2^31)";
+  if (batchStride < INT32_MIN || batchStride > INT32_MAX)
+    return emitError() << "batch_stride = " << batchStride
                        << " is out of range [-2^31, 2^31)";
   auto checkSplits = [&](ArrayRef<int64_t> splits, int64_t parts,
                          StringRef name) -> LogicalResult {
@@ -105,13 +112,25 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << splits[k] << ") follows " << splits[k - 1];
     return success();
   };
-  if (failed(checkSplits(rowSplits, grid[0], "row_splits")) ||
+  if (failed(checkSplits(batchSplits, batchGrid, "batch_splits")) ||
+      failed(checkSplits(rowSplits, grid[0], "row_splits")) ||
       failed(checkSplits(colSplits, grid[1], "col_splits")))
     return failure();
-  if (!tileMap.empty() &&
-      static_cast<int64_t>(tileMap.size()) != grid[0] * grid[1] * replicas)
-    return emitError() << "tile_map needs " << grid[0] * grid[1] * replicas
-                       << " tiles (blocks x replicas), got " << tileMap.size();
+  // Every factor is below 2^32 but the product may not fit in 64 bits: a
+  // tile map that long could never be written out anyway.
+  uint64_t blocks;
+  bool tooMany = __builtin_mul_overflow(uint64_t(batchGrid) * uint64_t(grid[0]),
+                                        uint64_t(grid[1]), &blocks) ||
+                 __builtin_mul_overflow(blocks, uint64_t(replicas), &blocks);
+  if (!tileMap.empty() && (tooMany || tileMap.size() != blocks)) {
+    InFlightDiagnostic diag = emitError() << "tile_map needs ";
+    if (tooMany)
+      diag << "more than 2^64";
+    else
+      diag << blocks;
+    return diag << " tiles (" << (batchGrid != 1 ? "batch blocks x " : "")
+                << "blocks x replicas), got " << tileMap.size();
+  }
   for (auto [index, tile] : llvm::enumerate(tileMap)) {
     if (tile < 0)
       return emitError() << "tile_map holds negative tile " << tile;
@@ -120,6 +139,14 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " is out of range [0, 2^32)";
   }
   return success();
+}
+
+/// `2x3x8x16`, for messages.
+static std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string text;
+  for (auto [index, extent] : llvm::enumerate(shape))
+    text += (index ? "x" : "") + std::to_string(extent);
+  return text;
 }
 
 /// Parses `[i, j, ...]`.
@@ -131,8 +158,10 @@ static ParseResult parseIntegerList(AsmParser &parser,
 }
 
 Attribute LayoutAttr::parse(AsmParser &parser, Type) {
-  SmallVector<int64_t> grid, strides, rowSplits, colSplits, tileMap;
+  SmallVector<int64_t> grid, strides, rowSplits, colSplits, tileMap,
+      batchSplits;
   int64_t base = 0, replicas = 0, replicaStride = 0;
+  std::optional<int64_t> batchGrid, batchStride;
   if (parser.parseLess() || parser.parseKeyword("grid") || parser.parseEqual() ||
       parseIntegerList(parser, grid) || parser.parseComma() ||
       parser.parseKeyword("base") || parser.parseEqual() ||
@@ -144,20 +173,36 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
       parser.parseKeyword("replica_stride") || parser.parseEqual() ||
       parser.parseInteger(replicaStride))
     return {};
-  // Optional explicit fields, in any order, each at most once.
+  // Optional fields, in any order, each at most once.
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     SMLoc loc = parser.getCurrentLocation();
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return {};
+    std::optional<int64_t> *scalar =
+        llvm::StringSwitch<std::optional<int64_t> *>(key)
+            .Case("batch_grid", &batchGrid)
+            .Case("batch_stride", &batchStride)
+            .Default(nullptr);
+    if (scalar) {
+      if (scalar->has_value()) {
+        parser.emitError(loc, "'") << key << "' given twice";
+        return {};
+      }
+      if (parser.parseInteger(scalar->emplace()))
+        return {};
+      continue;
+    }
     SmallVector<int64_t> *target =
         llvm::StringSwitch<SmallVector<int64_t> *>(key)
             .Case("row_splits", &rowSplits)
             .Case("col_splits", &colSplits)
             .Case("tile_map", &tileMap)
+            .Case("batch_splits", &batchSplits)
             .Default(nullptr);
     if (!target) {
-      parser.emitError(loc, "expected row_splits, col_splits or tile_map, got '")
+      parser.emitError(loc, "expected row_splits, col_splits, tile_map, "
+                            "batch_grid, batch_stride or batch_splits, got '")
           << key << "'";
       return {};
     }
@@ -170,9 +215,10 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<LayoutAttr>(parser.getContext(), grid, base, strides,
-                                       replicas, replicaStride, rowSplits,
-                                       colSplits, tileMap);
+  return parser.getChecked<LayoutAttr>(
+      parser.getContext(), grid, base, strides, replicas, replicaStride,
+      rowSplits, colSplits, tileMap, batchGrid.value_or(1),
+      batchStride.value_or(0), batchSplits);
 }
 
 void LayoutAttr::print(AsmPrinter &printer) const {
@@ -187,6 +233,15 @@ void LayoutAttr::print(AsmPrinter &printer) const {
   list(getStrides());
   printer << ", replicas = " << getReplicas()
           << ", replica_stride = " << getReplicaStride();
+  // Defaults are left out: a 2-D layout prints as it did before batches.
+  if (getBatchGrid() != 1)
+    printer << ", batch_grid = " << getBatchGrid();
+  if (getBatchStride() != 0)
+    printer << ", batch_stride = " << getBatchStride();
+  if (!getBatchSplits().empty()) {
+    printer << ", batch_splits = ";
+    list(getBatchSplits());
+  }
   if (!getRowSplits().empty()) {
     printer << ", row_splits = ";
     list(getRowSplits());
@@ -205,9 +260,10 @@ void LayoutAttr::print(AsmPrinter &printer) const {
 LogicalResult
 LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                            function_ref<InFlightDiagnostic()> emitError) const {
-  if (shape.size() != 2)
-    return emitError() << "#ipu_tile.layout applies to 2-D tensors, got rank "
-                       << shape.size();
+  if (shape.size() < 2)
+    return emitError()
+           << "#ipu_tile.layout applies to tensors of rank 2 or more, got rank "
+           << shape.size();
   if (ShapedType::isDynamicShape(shape))
     return emitError() << "#ipu_tile.layout needs a static shape";
   if (!elementType)
@@ -215,16 +271,33 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
   if (!toElementType(elementType))
     return emitError() << "#ipu_tile.layout: element type " << elementType
                        << " is not f32, f16, f8E4M3FN or f8E5M2";
-  if (getGrid()[0] > shape[0] || getGrid()[1] > shape[1])
+  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  std::optional<int64_t> batches = layoutBatches(shape);
+  if (!batches)
+    return emitError() << "#ipu_tile.layout: the leading dimensions of "
+                       << shapeText(shape) << " hold more than 2^63 batches";
+  if (getGrid()[0] > rows || getGrid()[1] > cols)
     return emitError() << "grid [" << getGrid()[0] << ", " << getGrid()[1]
-                       << "] is larger than the tensor " << shape[0] << "x"
-                       << shape[1];
-  if (!getRowSplits().empty() && getRowSplits().back() != shape[0])
+                       << "] is larger than the tensor " << rows << "x" << cols;
+  // A 2-D tensor is one batch: batch fields on it can only mean a mistake.
+  if (shape.size() == 2 && getBatchGrid() != 1)
+    return emitError() << "batch_grid = " << getBatchGrid()
+                       << " needs leading batch dimensions, but the tensor "
+                       << shapeText(shape) << " is 2-D (one batch)";
+  if (getBatchGrid() > *batches)
+    return emitError() << "batch_grid = " << getBatchGrid()
+                       << " is not in [1, batches = " << *batches
+                       << "] for the tensor " << shapeText(shape);
+  if (!getBatchSplits().empty() && getBatchSplits().back() != *batches)
+    return emitError() << "batch_splits end at " << getBatchSplits().back()
+                       << ", the tensor " << shapeText(shape) << " has "
+                       << *batches << " batches";
+  if (!getRowSplits().empty() && getRowSplits().back() != rows)
     return emitError() << "row_splits end at " << getRowSplits().back()
-                       << ", the tensor has " << shape[0] << " rows";
-  if (!getColSplits().empty() && getColSplits().back() != shape[1])
+                       << ", the tensor has " << rows << " rows";
+  if (!getColSplits().empty() && getColSplits().back() != cols)
     return emitError() << "col_splits end at " << getColSplits().back()
-                       << ", the tensor has " << shape[1] << " columns";
+                       << ", the tensor has " << cols << " columns";
   return success();
 }
 
@@ -285,6 +358,10 @@ LogicalResult ProgramOp::verify() {
                              "apart) must be an integer in [1, 2^32), got ")
                  << inner;
       }
+      for (StringRef key : {"transpose_lhs", "transpose_rhs"})
+        if (Attribute flag = dict.get(key); flag && !isa<BoolAttr>(flag))
+          return emitOpError("reference '")
+                 << key << "' must be a bool, got " << flag;
       if (Attribute partials = dict.get("partials")) {
         auto type = dyn_cast<TypeAttr>(partials);
         if (!type || !(type.getValue().isF32() || type.getValue().isF16()))
@@ -308,8 +385,8 @@ LogicalResult BufferOp::verify() {
            << getMemoryClass() << "' is not \"standard\" or \"interleaved\"";
   std::optional<::ipu::BlockLayout> layout = toBlockLayout(getTensorType());
   if (!layout)
-    return emitOpError("type must be a static 2-D tensor with a "
-                       "#ipu_tile.layout encoding, got ")
+    return emitOpError("type must be a static tensor of rank 2 or more "
+                       "with a #ipu_tile.layout encoding, got ")
            << getType();
   std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
   if (!target)
@@ -317,6 +394,20 @@ LogicalResult BufferOp::verify() {
   if (std::optional<std::string> error = layout->validate(target->tiles))
     return emitOpError("layout does not fit target '")
            << target->name << "': " << *error;
+  // maxBlockBytes multiplies batches, rows and pitch unchecked: a block
+  // is no larger than the whole tensor with padded rows, so bound that
+  // first, or a product wrapped past 2^64 would look small.
+  uint64_t pitch, tensorBytes;
+  if (__builtin_mul_overflow(uint64_t(layout->cols),
+                             uint64_t(::ipu::elementBytes(layout->type)),
+                             &pitch) ||
+      __builtin_add_overflow(pitch, uint64_t(3), &pitch) ||
+      __builtin_mul_overflow(uint64_t(layout->batches), uint64_t(layout->rows),
+                             &tensorBytes) ||
+      __builtin_mul_overflow(tensorBytes, pitch & ~uint64_t(3), &tensorBytes))
+    return emitOpError("holds ")
+           << getTensorType() << ", more than 2^64 bytes: no "
+           << getMemoryClass() << " memory holds a block of it";
   uint64_t bytes = layout->maxBlockBytes();
   if (bytes > target->allocatableBytes(*memoryClass))
     return emitOpError("needs ")
@@ -410,12 +501,17 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     if (!layout || !lookupTarget(getOperation()))
       return success(); // Reported by the buffer's verifier.
     // The block each tile holds (any replica: they hold the same block).
-    llvm::DenseMap<uint32_t, std::pair<uint32_t, uint32_t>> blockOn;
-    for (uint32_t i = 0; i < layout->gridRows; ++i)
-      for (uint32_t j = 0; j < layout->gridCols; ++j)
-        for (uint32_t r = 0; r < layout->replicas; ++r)
-          blockOn.try_emplace(static_cast<uint32_t>(layout->tileOf(i, j, r)),
-                              i, j);
+    struct Block {
+      uint32_t b, i, j;
+    };
+    llvm::DenseMap<uint32_t, Block> blockOn;
+    for (uint32_t b = 0; b < layout->gridBatches; ++b)
+      for (uint32_t i = 0; i < layout->gridRows; ++i)
+        for (uint32_t j = 0; j < layout->gridCols; ++j)
+          for (uint32_t r = 0; r < layout->replicas; ++r)
+            blockOn.try_emplace(
+                static_cast<uint32_t>(layout->tileOf(b, i, j, r)),
+                Block{b, i, j});
     for (auto [index, tile] : llvm::enumerate(getTiles())) {
       auto block = blockOn.find(tile);
       if (block == blockOn.end())
@@ -441,26 +537,34 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                << "' spans " << need << " bytes, buffer " << ref << " holds "
                << layout->maxBlockBytes();
       // The vertex works on exactly its tile's block: a smaller shape would
-      // leave part of the block unread or unwritten.
-      const uint32_t i = block->second.first, j = block->second.second;
+      // leave part of the block unread or unwritten. A block of several
+      // batches is their matrices one after another, which a kernel sees
+      // as one matrix of all their rows.
+      const Block at = block->second;
+      const int64_t batches = layout->blockBatches(at.b);
       ::ipu::KernelOperandShape shape =
           ::ipu::kernelOperandShape(*kernel, params, operandIndex);
       auto blockText = [&] {
-        std::string text = std::to_string(layout->blockRows(i)) + "x" +
-                           std::to_string(layout->blockCols(j)) + " " +
-                           std::string(::ipu::elementTypeName(layout->type));
-        return text + " block (" + std::to_string(i) + ", " +
-               std::to_string(j) + ")";
+        std::string text;
+        if (layout->batches != 1)
+          text += std::to_string(batches) + "x";
+        text += std::to_string(layout->blockRows(at.i)) + "x" +
+                std::to_string(layout->blockCols(at.j)) + " " +
+                std::string(::ipu::elementTypeName(layout->type)) + " block (";
+        if (layout->gridBatches != 1)
+          text += std::to_string(at.b) + ", ";
+        return text + std::to_string(at.i) + ", " + std::to_string(at.j) + ")";
       };
+      uint64_t blockBytes = layout->blockBytes(at.b, at.i, at.j);
       if (!shape.type) {
-        if (static_cast<uint64_t>(shape.cols) != layout->blockBytes(i, j))
+        if (static_cast<uint64_t>(shape.cols) != blockBytes)
           return emitOpError("vertex on tile ")
                  << tile << ": operand '" << kernel->operandNames[operandIndex]
                  << "' is " << shape.cols << " bytes by its parameters, but "
-                 << "buffer " << ref << " holds the " << layout->blockBytes(i, j)
+                 << "buffer " << ref << " holds the " << blockBytes
                  << " bytes of its " << blockText() << " there";
-      } else if (shape.rows != layout->blockRows(i) ||
-                 shape.cols != layout->blockCols(j) ||
+      } else if (shape.rows != batches * layout->blockRows(at.i) ||
+                 shape.cols != layout->blockCols(at.j) ||
                  *shape.type != layout->type) {
         return emitOpError("vertex on tile ")
                << tile << ": operand '" << kernel->operandNames[operandIndex]

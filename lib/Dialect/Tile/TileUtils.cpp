@@ -108,24 +108,42 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
   return liveness;
 }
 
+std::optional<int64_t> mlir::ipu_tile::layoutBatches(ArrayRef<int64_t> shape) {
+  if (shape.size() < 2)
+    return std::nullopt;
+  int64_t batches = 1;
+  for (int64_t extent : shape.drop_back(2))
+    if (extent < 0 || __builtin_mul_overflow(batches, extent, &batches))
+      return std::nullopt;
+  return batches;
+}
+
 std::optional<::ipu::BlockLayout>
 mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
   auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding());
   std::optional<::ipu::ElementType> element = toElementType(type.getElementType());
-  if (!layout || !element || type.getRank() != 2 || !type.hasStaticShape() ||
+  if (!layout || !element || type.getRank() < 2 || !type.hasStaticShape() ||
       layout.getGrid().size() != 2 || layout.getStrides().size() != 2)
     return std::nullopt;
+  std::optional<int64_t> batches = layoutBatches(type.getShape());
+  if (!batches)
+    return std::nullopt;
   ::ipu::BlockLayout result;
-  result.rows = type.getDimSize(0);
-  result.cols = type.getDimSize(1);
+  result.batches = *batches;
+  result.rows = type.getDimSize(type.getRank() - 2);
+  result.cols = type.getDimSize(type.getRank() - 1);
   result.type = *element;
+  result.gridBatches = layout.getBatchGrid();
   result.gridRows = layout.getGrid()[0];
   result.gridCols = layout.getGrid()[1];
   result.tileBase = layout.getBase();
+  result.tileBatchStride = layout.getBatchStride();
   result.tileRowStride = layout.getStrides()[0];
   result.tileColStride = layout.getStrides()[1];
   result.replicas = layout.getReplicas();
   result.replicaStride = layout.getReplicaStride();
+  result.batchSplits.assign(layout.getBatchSplits().begin(),
+                            layout.getBatchSplits().end());
   result.rowSplits.assign(layout.getRowSplits().begin(),
                           layout.getRowSplits().end());
   result.colSplits.assign(layout.getColSplits().begin(),
@@ -142,10 +160,12 @@ LayoutAttr mlir::ipu_tile::toLayoutAttr(MLIRContext *context,
   int64_t strides[] = {layout.gridRows > 1 ? layout.tileRowStride : 0,
                        layout.gridCols > 1 ? layout.tileColStride : 0};
   int64_t replicaStride = layout.replicas > 1 ? layout.replicaStride : 0;
+  int64_t batchStride = layout.gridBatches > 1 ? layout.tileBatchStride : 0;
   if (!layout.tileMap.empty())
-    strides[0] = strides[1] = replicaStride = 0;
+    strides[0] = strides[1] = replicaStride = batchStride = 0;
   SmallVector<int64_t> tileMap(layout.tileMap.begin(), layout.tileMap.end());
   return LayoutAttr::get(context, grid, layout.tileBase, strides,
                          layout.replicas, replicaStride, layout.rowSplits,
-                         layout.colSplits, tileMap);
+                         layout.colSplits, tileMap, layout.gridBatches,
+                         batchStride, layout.batchSplits);
 }

@@ -145,3 +145,46 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     }
   }
 }
+
+// -----
+
+// A transposing stream swaps the two dimensions of a matrix: not defined
+// for an N-D buffer.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<2x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
+    // expected-error @+1 {{'transpose' applies to 2-D buffers, but @a is 'tensor<2x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>>'}}
+    ipu_exchange.stream_in @a from 0 {transpose}
+  }
+}
+
+// -----
+
+// The same elements in another shape are another tensor.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<2x4x8xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
+    ipu_tile.buffer @b : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_exchange.phase @shape {
+      // expected-error @+1 {{source and dest hold different tensors}}
+      ipu_exchange.copy @a to @b
+    }
+  }
+}
+
+// -----
+
+// Gathering batch-distributed blocks (64 bytes on tiles 0 and 1) onto tile
+// 0, batch-local (128 bytes), over the source's bytes there.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard" at 319488
+    ipu_tile.buffer @b : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319520
+    ipu_exchange.stream_in @a from 0
+    ipu_exchange.sync
+    ipu_exchange.phase @gather {
+      // expected-error @+1 {{destination @b [319520, 319648) overlaps its source @a [319488, 319552) on tile 0}}
+      ipu_exchange.copy @a to @b
+    }
+  }
+}

@@ -35,7 +35,7 @@ func.func private @grid_too_big(tensor<8x4xf32, #ipu_tile.layout<grid = [16, 1],
 
 // -----
 
-// expected-error @+1 {{#ipu_tile.layout applies to 2-D tensors, got rank 1}}
+// expected-error @+1 {{#ipu_tile.layout applies to tensors of rank 2 or more, got rank 1}}
 func.func private @rank1(tensor<8xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>>)
 
 // -----
@@ -56,7 +56,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    // expected-error @+1 {{type must be a static 2-D tensor with a #ipu_tile.layout encoding, got 'tensor<8x4xf32>'}}
+    // expected-error @+1 {{type must be a static tensor of rank 2 or more with a #ipu_tile.layout encoding, got 'tensor<8x4xf32>'}}
     ipu_tile.buffer @a : tensor<8x4xf32> in "standard"
   }
 }
@@ -224,7 +224,7 @@ func.func private @map_twice() attributes {l = #ipu_tile.layout<grid = [1, 1], b
 
 // -----
 
-// expected-error @+1 {{expected row_splits, col_splits or tile_map, got 'tiles'}}
+// expected-error @+1 {{expected row_splits, col_splits, tile_map, batch_grid, batch_stride or batch_splits, got 'tiles'}}
 func.func private @unknown_field() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tiles = [0]>}
 
 // -----
@@ -383,4 +383,152 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // expected-error @+1 {{reference 'inner' (blocks of K accumulated apart) must be an integer in [1, 2^32), got 0 : i32}}
 ipu_tile.program @inner attributes {reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32, inner = 0 : i32}]} {
+}
+
+// -----
+
+// N-D layouts: the leading dimensions are batches.
+
+// expected-error @+1 {{#ipu_tile.layout applies to tensors of rank 2 or more, got rank 0}}
+func.func private @rank0(tensor<f32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>>)
+
+// -----
+
+// expected-error @+1 {{batch_grid must be at least 1, got 0}}
+func.func private @batch_grid_zero() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 0>}
+
+// -----
+
+// expected-error @+1 {{batch_grid = 4 is not in [1, batches = 3] for the tensor 3x8x4}}
+func.func private @batch_grid_large(tensor<3x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 4, batch_stride = 1>>)
+
+// -----
+
+// Batches multiply across every leading dimension: 2 x 3 = 6.
+// expected-error @+1 {{batch_grid = 7 is not in [1, batches = 6] for the tensor 2x3x8x4}}
+func.func private @batch_grid_4d(tensor<2x3x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 7, batch_stride = 1>>)
+
+// -----
+
+// expected-error @+1 {{batch_grid = 2 needs leading batch dimensions, but the tensor 8x4 is 2-D (one batch)}}
+func.func private @batch_grid_2d(tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>>)
+
+// -----
+
+// expected-error @+1 {{batch_stride = 2147483648 is out of range [-2^31, 2^31)}}
+func.func private @batch_stride_range() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 2147483648>}
+
+// -----
+
+// expected-error @+1 {{'batch_grid' given twice}}
+func.func private @batch_grid_twice() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_grid = 2>}
+
+// -----
+
+// expected-error @+1 {{batch_splits needs 3 boundaries for the grid, got 2}}
+func.func private @batch_splits_count() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1, batch_splits = [0, 3]>}
+
+// -----
+
+// expected-error @+1 {{batch_splits must start at 0, got 1}}
+func.func private @batch_splits_start() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1, batch_splits = [1, 2, 3]>}
+
+// -----
+
+// expected-error @+1 {{batch_splits must increase: boundary 2 (2) follows 2}}
+func.func private @batch_splits_order() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1, batch_splits = [0, 2, 2]>}
+
+// -----
+
+// expected-error @+1 {{batch_splits end at 5, the tensor 2x3x8x4 has 6 batches}}
+func.func private @batch_splits_end(tensor<2x3x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1, batch_splits = [0, 1, 5]>>)
+
+// -----
+
+// A tile map names a tile per (batch block, block, replica).
+// expected-error @+1 {{tile_map needs 4 tiles (batch blocks x blocks x replicas), got 2}}
+func.func private @batch_map_size() attributes {l = #ipu_tile.layout<grid = [2, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, tile_map = [0, 1]>}
+
+// -----
+
+// The grid's two entries bound the last two dimensions, not the leading ones.
+// expected-error @+1 {{grid [4, 1] is larger than the tensor 2x4}}
+func.func private @batch_grid_rows(tensor<8x2x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>>)
+
+// -----
+
+// BlockLayout::validate judges N-D layouts on the target, naming the batch
+// block.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{layout does not fit target 'ipu21-4': block (1, 0, 0) replica 0 and block (0, 0, 0) replica 0 share tile 0}}
+    ipu_tile.buffer @a : tensor<2x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2>> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{layout does not fit target 'ipu21-4': block (2, 0, 0) replica 0 is on tile 4, outside [0, 4)}}
+    ipu_tile.buffer @a : tensor<3x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 3, batch_stride = 2>> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{layout does not fit target 'ipu21-4': 5 x 1 x 1 blocks x 1 replicas need more than the 4 tiles}}
+    ipu_tile.buffer @a : tensor<5x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 5, batch_stride = 1>> in "standard"
+  }
+}
+
+// -----
+
+// A vertex works on its tile's whole block: every batch the block holds.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @src : tensor<4x2x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
+    ipu_tile.buffer @dst : tensor<4x2x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
+    // expected-error @+1 {{vertex on tile 1: operand 'src' is 32 bytes by its parameters, but buffer @src holds the 64 bytes of its 2x2x4 f32 block (1, 0, 0) there}}
+    ipu_tile.compute_set @cs kernel "copy" operands [@src, @dst] tiles [1] params [32]
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @b : tensor<8x4xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @c : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // expected-error @+1 {{vertex on tile 0: operand 'lhs' is a 4x8 f16 block by its parameters, but buffer @a holds its 2x4x8 f16 block (0, 0) there}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0] params [4, 8, 4, 1, 0, 0, 0]
+  }
+}
+
+// -----
+
+// expected-error @+1 {{reference 'transpose_rhs' must be a bool, got 1 : i32}}
+ipu_tile.program @p attributes {reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32, transpose_rhs = 1 : i32}]} {
+}
+
+// -----
+
+// 2^62 batches of one f32 are 2^64 bytes: refused, not wrapped to 0.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{more than 2^64 bytes: no standard memory holds a block of it}}
+    ipu_tile.buffer @a : tensor<4611686018427387904x1x1xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    // expected-error @+1 {{more than 2^64 bytes: no interleaved memory holds a block of it}}
+    ipu_tile.buffer @a : tensor<1x4611686018427387904xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "interleaved"
+  }
 }

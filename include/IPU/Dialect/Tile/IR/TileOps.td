@@ -63,7 +63,7 @@ def IPUTile_TargetAttr : IPUTile_Attr<"Target", "target"> {
 
 def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
     [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
-  let summary = "Block layout of a 2-D tensor over tiles";
+  let summary = "Block layout of a tensor over tiles";
   let description = [{
     Splits a `[rows x cols]` tensor into a `grid[0] x grid[1]` grid of blocks
     with balanced splits (the first `rows % grid[0]` block rows hold one row
@@ -77,6 +77,19 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
     offsets from 0 to the extent) and `tile_map` gives the tile of every
     (i, j, replica), at index `(i * grid[1] + j) * replicas + replica`,
     replacing the formula.
+
+    Tensors of rank above 2: the leading dimensions collapse into `batches`
+    (their product), a third, outermost dimension of the grid. `batch_grid`
+    (default 1) splits the batches into that many balanced parts (or at the
+    `batch_splits` boundaries, batch_grid + 1 offsets from 0 to batches);
+    block (b, i, j) holds its batches as consecutive row-major matrices and
+    lives `b * batch_stride` (default 0) tiles further on. `grid` and
+    `strides` keep their two entries (rows, columns); a tile map is indexed
+    `((b * grid[0] + i) * grid[1] + j) * replicas + replica`. `batch_grid`
+    = 1 keeps every batch of a block on its tile (batch-local); `batch_grid`
+    = batches gives each batch its own tiles (batch-distributed). Batch
+    fields are printed only when they differ from their defaults, so a 2-D
+    layout prints as it always did.
 
     Example: 96 rows over tiles 0..3, each block replicated on 4 tiles:
 
@@ -92,13 +105,28 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
         strides = [0, 0], replicas = 1, replica_stride = 0,
         row_splits = [0, 2, 7, 10], tile_map = [5, 3, 1]>>
     ```
+
+    Example: 2 x 3 = 6 batches of 8x16 matrices in 3 blocks of 2 batches,
+    the rows of each block split in two: block (b, i) on tile 2 * b + i. And
+    the same tensor batch-local, every batch on tile 0:
+
+    ```mlir
+    tensor<2x3x8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0,
+        strides = [1, 0], replicas = 1, replica_stride = 0,
+        batch_grid = 3, batch_stride = 2>>
+    tensor<2x3x8x16xf16, #ipu_tile.layout<grid = [1, 1], base = 0,
+        strides = [0, 0], replicas = 1, replica_stride = 0>>
+    ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$grid, "int64_t":$base,
                         ArrayRefParameter<"int64_t">:$strides,
                         "int64_t":$replicas, "int64_t":$replica_stride,
                         OptionalArrayRefParameter<"int64_t">:$row_splits,
                         OptionalArrayRefParameter<"int64_t">:$col_splits,
-                        OptionalArrayRefParameter<"int64_t">:$tile_map);
+                        OptionalArrayRefParameter<"int64_t">:$tile_map,
+                        DefaultValuedParameter<"int64_t", "1">:$batch_grid,
+                        DefaultValuedParameter<"int64_t", "0">:$batch_stride,
+                        OptionalArrayRefParameter<"int64_t">:$batch_splits);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
@@ -115,6 +143,16 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
     symbols of the program. `reference` lists the host computations that
     `ipu-run --check` compares against; `flops` counts the useful FLOPs of
     one run, for the efficiency figure.
+
+    Each `reference` entry is a dictionary: `op` ("matmul"), `arguments`
+    (function argument indices, or -1 - r for the value of entry r),
+    `result` (result index, -1 for an intermediate value), `type` (of the
+    value), optionally `partials` (f32 or f16), `inner` (blocks of K the
+    device accumulates apart) and `transpose_lhs` / `transpose_rhs` (bools:
+    the operand is given as [..., K, M] / [..., N, K]). The operand ranks
+    say whether the product is batched: lhs [..., M, K] x rhs [K, N] folds
+    the leading dimensions of lhs into M, lhs [B..., M, K] x rhs
+    [B..., K, N] multiplies batch by batch.
 
     Example:
 

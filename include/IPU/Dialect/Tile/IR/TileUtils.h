@@ -46,9 +46,15 @@ struct ProgramLiveness {
 };
 ProgramLiveness computeLiveness(ProgramOp program);
 
-/// The block layout of a 2-D tensor type with a `#ipu_tile.layout` encoding.
+/// The batches of a tensor of `shape` under a layout: the product of its
+/// leading dimensions (1 for a 2-D tensor), or nothing for a rank below 2,
+/// a negative extent or a product that overflows.
+std::optional<int64_t> layoutBatches(ArrayRef<int64_t> shape);
+/// The block layout of a static tensor type of rank 2 or more with a
+/// `#ipu_tile.layout` encoding; its leading dimensions become the batches.
 std::optional<::ipu::BlockLayout> toBlockLayout(RankedTensorType type);
-/// The encoding that describes `layout` (shape and type come from the tensor).
+/// The encoding that describes `layout` (shape and type come from the
+/// tensor, whose leading dimensions must multiply to layout.batches).
 LayoutAttr toLayoutAttr(MLIRContext *context, const ::ipu::BlockLayout &layout);
 
 } // namespace mlir::ipu_tile
