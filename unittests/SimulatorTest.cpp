@@ -612,16 +612,36 @@ TEST(SimulatorTest, PhasesBetweenBatchDistributedAndLocalMoveEveryElement) {
                   shape);
 }
 
-TEST(SimulatorTest, TransposingStreamsStayTwoDimensional) {
-  BlockLayout layout = ndLayout({3, 5, 7}, 3, 1, 1, 0, 1, 0, 0);
-  std::vector<StreamPiece> pieces;
-  std::optional<std::string> error =
-      layoutStreamPieces(layout, 0x4C000, true, /*transpose=*/true, pieces);
-  ASSERT_TRUE(error);
-  EXPECT_NE(error->find("2-D tensor, but the layout holds 3 batches"),
-            std::string::npos)
-      << *error;
-  EXPECT_TRUE(pieces.empty());
+TEST(SimulatorTest, TransposingStreamsTransposeEachMatrix) {
+  // A host tensor [3, 7, 5] streamed transposed into [3, 5, 7] blocks (two
+  // batch blocks, rows split in two), then streamed out as it is: element
+  // (t, x, y) of the result is element (t, y, x) of the input.
+  TargetModel target = *TargetModel::byName("ipu21-4");
+  const std::vector<int64_t> host = {3, 7, 5}, device = {3, 5, 7};
+  BlockLayout layout = ndLayout(device, 2, 2, 1, 0, 2, 1, 0);
+  Package package = ndStreamPackage(target, device, layout, std::nullopt);
+  package.streams[0].shape = host;
+  package.streams[0].pieces.clear();
+  ASSERT_EQ(layoutStreamPieces(layout, target.allocatableBase(MemoryClass::Standard),
+                               /*allReplicas=*/true, /*transpose=*/true,
+                               package.streams[0].pieces),
+            std::nullopt);
+  // One piece per batch of every block: a transposed batch is a host
+  // matrix further on, not a row.
+  EXPECT_EQ(package.streams[0].pieces.size(), 6u);
+  ASSERT_EQ(validatePackage(package, target), std::nullopt);
+  std::vector<HostTensor> inputs = {countingTensor(host)};
+  SimulationResult result;
+  ASSERT_EQ(simulate(package, target, inputs, result), std::nullopt);
+  ASSERT_EQ(result.outputs.size(), 1u);
+  EXPECT_EQ(result.outputs[0].shape, device);
+  std::vector<float> in = decode(inputs[0]), out = decode(result.outputs[0]);
+  ASSERT_EQ(out.size(), in.size());
+  for (int64_t t = 0; t < 3; ++t)
+    for (int64_t x = 0; x < 5; ++x)
+      for (int64_t y = 0; y < 7; ++y)
+        ASSERT_EQ(out[(t * 5 + x) * 7 + y], in[(t * 7 + y) * 5 + x])
+            << "element (" << t << ", " << x << ", " << y << ")";
 }
 
 } // namespace

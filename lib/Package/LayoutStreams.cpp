@@ -9,10 +9,6 @@ std::optional<std::string>
 ipu::layoutStreamPieces(const BlockLayout &layout, uint32_t address,
                         bool allReplicas, bool transpose,
                         std::vector<StreamPiece> &pieces) {
-  if (transpose && layout.batches != 1)
-    return "a transposing stream swaps the two dimensions of a 2-D tensor, "
-           "but the layout holds " +
-           to_string(layout.batches) + " batches";
   const uint64_t bytes = elementBytes(layout.type);
   // The host tensor's rows: [cols, rows] when transposed.
   const uint64_t hostRowBytes =
@@ -29,7 +25,9 @@ ipu::layoutStreamPieces(const BlockLayout &layout, uint32_t address,
           const int64_t batches = layout.blockBatches(b);
           // A block of every row holds its matrices back to back at the
           // tile pitch, as the host does at its own: one piece moves them.
-          const bool whole = layout.blockRows(i) == layout.rows;
+          // (A transposed batch starts a host matrix further on, not a row:
+          // one piece per batch.)
+          const bool whole = layout.blockRows(i) == layout.rows && !transpose;
           const uint64_t pieceRows =
               uint64_t(layout.blockRows(i)) * (whole ? batches : 1);
           const uint64_t rowBytes = uint64_t(layout.blockCols(j)) * bytes;
@@ -53,7 +51,8 @@ ipu::layoutStreamPieces(const BlockLayout &layout, uint32_t address,
             const uint64_t batch = uint64_t(layout.batchBegin(b)) + uint64_t(t);
             if (transpose) {
               // Tile row `row` is host column `row`; its elements go down it.
-              piece.hostOffset = col * hostRowBytes + row * bytes;
+              piece.hostOffset =
+                  batch * hostMatrixBytes + col * hostRowBytes + row * bytes;
               piece.hostPitch = bytes;
               piece.hostElementStride = hostRowBytes;
             } else {

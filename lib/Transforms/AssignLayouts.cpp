@@ -32,7 +32,7 @@ namespace {
 /// The tensor type of `type` with `layout` as its encoding.
 RankedTensorType withLayout(RankedTensorType type, const BlockLayout &layout) {
   return RankedTensorType::get(type.getShape(), type.getElementType(),
-                               ipu_tile::toLayoutAttr(type.getContext(), layout));
+                               ipu_tile::toLayoutAttr(type, layout));
 }
 
 /// Where a value lives: its encoding and the memory class its producer

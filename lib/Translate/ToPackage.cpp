@@ -54,9 +54,6 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
     return failure();
   RankedTensorType type = buffer.getTensorType();
   ::ipu::BlockLayout layout = *ipu_tile::toBlockLayout(type);
-  if (transpose && type.getRank() != 2)
-    return user->emitError("a transposing stream needs a 2-D buffer, but @")
-           << buffer.getSymName() << " is " << type;
   ::ipu::HostStream stream;
   stream.name = buffer.getSymName().str();
   stream.toDevice = toDevice;
@@ -66,9 +63,9 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   // The host tensor is the argument, of the buffer's full shape; a
   // transposing stream writes its transpose, gathering a host column into
   // each tile row.
-  stream.shape = transpose ? std::vector<int64_t>{layout.cols, layout.rows}
-                           : std::vector<int64_t>(type.getShape().begin(),
-                                                  type.getShape().end());
+  stream.shape.assign(type.getShape().begin(), type.getShape().end());
+  if (transpose)
+    std::swap(stream.shape[stream.shape.size() - 2], stream.shape.back());
   // Results are read from the first replica only.
   if (std::optional<std::string> error = ::ipu::layoutStreamPieces(
           layout, *address, /*allReplicas=*/toDevice, transpose, stream.pieces))

@@ -26,9 +26,9 @@ namespace ipu {
 /// in (b, i, j, replica) order, one per block and replica when the block
 /// holds whole matrices (its batches then follow one another at one pitch on
 /// both sides), else one per batch of the block. `allReplicas` false reads
-/// the first replica only (results). `transpose` (2-D layouts only) makes
-/// the host tensor [cols, rows]: each tile row gathers a host column.
-/// Fails, naming what is wrong, on a transposed N-D layout or a piece
+/// the first replica only (results). `transpose` makes the host tensor
+/// [..., cols, rows], each matrix transposed: each tile row gathers a host
+/// column, one piece per batch. Fails, naming what is wrong, on a piece
 /// whose counts do not fit the piece's 32-bit fields.
 std::optional<std::string> layoutStreamPieces(const BlockLayout &layout,
                                               uint32_t address,

@@ -239,16 +239,8 @@ void PhaseOp::getBufferAccesses(
 LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getIndexAttr().getInt() < 0)
     return emitOpError("argument index must not be negative");
-  FailureOr<ipu_tile::BufferOp> buffer =
-      lookupBuffer(*this, getBufferAttr(), "buffer", table);
-  if (failed(buffer))
-    return failure();
-  // A transposing stream swaps the two dimensions of a matrix; which two of
-  // an N-D tensor's it would swap is not said anywhere.
-  if (getTranspose() && buffer->getTensorType().getRank() != 2)
-    return emitOpError("'transpose' applies to 2-D buffers, but ")
-           << getBufferAttr() << " is " << buffer->getTensorType();
-  return success();
+  // A transposing stream transposes each matrix: the last two dims.
+  return lookupBuffer(*this, getBufferAttr(), "buffer", table);
 }
 
 LogicalResult StreamOutOp::verifySymbolUses(SymbolTableCollection &table) {

@@ -33,11 +33,9 @@ LogicalResult FromHostOp::verify() {
     return emitOpError("element types differ: ")
            << source.getElementType() << " and " << result.getElementType();
   SmallVector<int64_t> shape(source.getShape());
-  if (getTranspose()) {
-    if (shape.size() != 2)
-      return emitOpError("'transpose' applies to 2-D arguments, got ") << source;
-    std::swap(shape[0], shape[1]);
-  }
+  // A transposing stream transposes each matrix: the last two dims.
+  if (getTranspose())
+    std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
   if (ArrayRef<int64_t>(shape) != result.getShape())
     return emitOpError("result shape must be the argument's")
            << (getTranspose() ? " transposed" : "") << ", got " << result;

@@ -59,7 +59,10 @@ LogicalResult LayoutAttr::verify(
     int64_t base, ArrayRef<int64_t> strides, int64_t replicas,
     int64_t replicaStride, ArrayRef<int64_t> rowSplits,
     ArrayRef<int64_t> colSplits, ArrayRef<int64_t> tileMap, int64_t batchGrid,
-    int64_t batchStride, ArrayRef<int64_t> batchSplits) {
+    int64_t batchStride, ArrayRef<int64_t> batchSplits, bool folded) {
+  if (folded && (batchGrid != 1 || batchStride != 0 || !batchSplits.empty()))
+    return emitError() << "a folded layout has no batches: batch_grid, "
+                          "batch_stride and batch_splits must be left out";
   if (grid.size() != 2 || strides.size() != 2)
     return emitError() << "layout needs a 2-D grid and 2 strides, got "
                        << grid.size() << " and " << strides.size();
@@ -162,6 +165,7 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
       batchSplits;
   int64_t base = 0, replicas = 0, replicaStride = 0;
   std::optional<int64_t> batchGrid, batchStride;
+  bool folded = false;
   if (parser.parseLess() || parser.parseKeyword("grid") || parser.parseEqual() ||
       parseIntegerList(parser, grid) || parser.parseComma() ||
       parser.parseKeyword("base") || parser.parseEqual() ||
@@ -177,7 +181,17 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     SMLoc loc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&key) || parser.parseEqual())
+    if (parser.parseKeyword(&key))
+      return {};
+    if (key == "folded") {
+      if (folded) {
+        parser.emitError(loc, "'folded' given twice");
+        return {};
+      }
+      folded = true;
+      continue;
+    }
+    if (parser.parseEqual())
       return {};
     std::optional<int64_t> *scalar =
         llvm::StringSwitch<std::optional<int64_t> *>(key)
@@ -202,7 +216,7 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
             .Default(nullptr);
     if (!target) {
       parser.emitError(loc, "expected row_splits, col_splits, tile_map, "
-                            "batch_grid, batch_stride or batch_splits, got '")
+                            "batch_grid, batch_stride, batch_splits or folded, got '")
           << key << "'";
       return {};
     }
@@ -218,7 +232,7 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   return parser.getChecked<LayoutAttr>(
       parser.getContext(), grid, base, strides, replicas, replicaStride,
       rowSplits, colSplits, tileMap, batchGrid.value_or(1),
-      batchStride.value_or(0), batchSplits);
+      batchStride.value_or(0), batchSplits, folded);
 }
 
 void LayoutAttr::print(AsmPrinter &printer) const {
@@ -254,6 +268,8 @@ void LayoutAttr::print(AsmPrinter &printer) const {
     printer << ", tile_map = ";
     list(getTileMap());
   }
+  if (getFolded())
+    printer << ", folded";
   printer << ">";
 }
 
@@ -271,11 +287,23 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
   if (!toElementType(elementType))
     return emitError() << "#ipu_tile.layout: element type " << elementType
                        << " is not f32, f16, f8E4M3FN or f8E5M2";
-  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  int64_t rows = shape[shape.size() - 2];
+  const int64_t cols = shape.back();
   std::optional<int64_t> batches = layoutBatches(shape);
   if (!batches)
     return emitError() << "#ipu_tile.layout: the leading dimensions of "
                        << shapeText(shape) << " hold more than 2^63 batches";
+  if (getFolded()) {
+    if (shape.size() == 2)
+      return emitError() << "folded needs leading dimensions to fold into "
+                            "the rows, but the tensor "
+                         << shapeText(shape) << " is 2-D";
+    // The rows are those of the whole [prod(leading) * rows, cols] matrix.
+    if (__builtin_mul_overflow(rows, *batches, &rows))
+      return emitError() << "#ipu_tile.layout: the folded rows of "
+                         << shapeText(shape) << " exceed 2^63";
+    batches = 1;
+  }
   if (getGrid()[0] > rows || getGrid()[1] > cols)
     return emitError() << "grid [" << getGrid()[0] << ", " << getGrid()[1]
                        << "] is larger than the tensor " << rows << "x" << cols;

@@ -131,6 +131,11 @@ mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
   ::ipu::BlockLayout result;
   result.batches = *batches;
   result.rows = type.getDimSize(type.getRank() - 2);
+  if (layout.getFolded()) {
+    if (type.getRank() < 3 || __builtin_mul_overflow(result.rows, *batches, &result.rows))
+      return std::nullopt;
+    result.batches = 1;
+  }
   result.cols = type.getDimSize(type.getRank() - 1);
   result.type = *element;
   result.gridBatches = layout.getBatchGrid();
@@ -167,5 +172,18 @@ LayoutAttr mlir::ipu_tile::toLayoutAttr(MLIRContext *context,
   return LayoutAttr::get(context, grid, layout.tileBase, strides,
                          layout.replicas, replicaStride, layout.rowSplits,
                          layout.colSplits, tileMap, layout.gridBatches,
-                         batchStride, layout.batchSplits);
+                         batchStride, layout.batchSplits, /*folded=*/false);
+}
+
+LayoutAttr mlir::ipu_tile::toLayoutAttr(RankedTensorType type,
+                                        const ::ipu::BlockLayout &layout) {
+  LayoutAttr attr = toLayoutAttr(type.getContext(), layout);
+  if (type.getRank() <= 2 || layout.batches > 1)
+    return attr;
+  return LayoutAttr::get(type.getContext(), attr.getGrid(), attr.getBase(),
+                         attr.getStrides(), attr.getReplicas(),
+                         attr.getReplicaStride(), attr.getRowSplits(),
+                         attr.getColSplits(), attr.getTileMap(), attr.getBatchGrid(),
+                         attr.getBatchStride(), attr.getBatchSplits(),
+                         /*folded=*/true);
 }

@@ -148,18 +148,6 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // -----
 
-// A transposing stream swaps the two dimensions of a matrix: not defined
-// for an N-D buffer.
-module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
-  ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<2x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
-    // expected-error @+1 {{'transpose' applies to 2-D buffers, but @a is 'tensor<2x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>>'}}
-    ipu_exchange.stream_in @a from 0 {transpose}
-  }
-}
-
-// -----
-
 // The same elements in another shape are another tensor.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {

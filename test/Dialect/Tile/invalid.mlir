@@ -224,7 +224,7 @@ func.func private @map_twice() attributes {l = #ipu_tile.layout<grid = [1, 1], b
 
 // -----
 
-// expected-error @+1 {{expected row_splits, col_splits, tile_map, batch_grid, batch_stride or batch_splits, got 'tiles'}}
+// expected-error @+1 {{expected row_splits, col_splits, tile_map, batch_grid, batch_stride, batch_splits or folded, got 'tiles'}}
 func.func private @unknown_field() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tiles = [0]>}
 
 // -----
@@ -532,3 +532,21 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @a : tensor<1x4611686018427387904xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "interleaved"
   }
 }
+
+// -----
+
+// A folded layout lays out the leading dims as rows: it has no batches, and
+// a 2-D tensor has nothing to fold.
+// expected-error @+1 {{a folded layout has no batches: batch_grid, batch_stride and batch_splits must be left out}}
+func.func private @folded_batches() -> tensor<2x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, folded>>
+
+// -----
+
+// expected-error @+1 {{folded needs leading dimensions to fold into the rows, but the tensor 8x4 is 2-D}}
+func.func private @folded_matrix() -> tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, folded>>
+
+// -----
+
+// The grid splits the folded rows: 2 x 8 = 16 rows hold 16 blocks, not 17.
+// expected-error @+1 {{grid [17, 1] is larger than the tensor 16x4}}
+func.func private @folded_grid() -> tensor<2x8x4xf32, #ipu_tile.layout<grid = [17, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, folded>>

@@ -89,7 +89,10 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
     = 1 keeps every batch of a block on its tile (batch-local); `batch_grid`
     = batches gives each batch its own tiles (batch-distributed). Batch
     fields are printed only when they differ from their defaults, so a 2-D
-    layout prints as it always did.
+    layout prints as it always did. `folded` (printed bare) instead folds
+    the leading dimensions into the rows: the tensor is laid out as its
+    `[prod(leading) * rows, cols]` matrix, as a matmul whose B is 2-D reads
+    an A of rank 3 (a dense layer on `[batch, tokens, features]`).
 
     Example: 96 rows over tiles 0..3, each block replicated on 4 tiles:
 
@@ -117,6 +120,13 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
     tensor<2x3x8x16xf16, #ipu_tile.layout<grid = [1, 1], base = 0,
         strides = [0, 0], replicas = 1, replica_stride = 0>>
     ```
+
+    Example: a [4, 8, 16] activation as its 32x16 matrix, rows over 16 tiles:
+
+    ```mlir
+    tensor<4x8x16xf16, #ipu_tile.layout<grid = [16, 1], base = 0,
+        strides = [1, 0], replicas = 1, replica_stride = 0, folded>>
+    ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$grid, "int64_t":$base,
                         ArrayRefParameter<"int64_t">:$strides,
@@ -126,7 +136,8 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
                         OptionalArrayRefParameter<"int64_t">:$tile_map,
                         DefaultValuedParameter<"int64_t", "1">:$batch_grid,
                         DefaultValuedParameter<"int64_t", "0">:$batch_stride,
-                        OptionalArrayRefParameter<"int64_t">:$batch_splits);
+                        OptionalArrayRefParameter<"int64_t">:$batch_splits,
+                        DefaultValuedParameter<"bool", "false">:$folded);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

@@ -56,6 +56,9 @@ std::optional<::ipu::BlockLayout> toBlockLayout(RankedTensorType type);
 /// The encoding that describes `layout` (shape and type come from the
 /// tensor, whose leading dimensions must multiply to layout.batches).
 LayoutAttr toLayoutAttr(MLIRContext *context, const ::ipu::BlockLayout &layout);
+/// The encoding of `layout` on a tensor of `type`: a 2-D layout on a tensor
+/// of rank above 2 folds its leading dimensions into the rows.
+LayoutAttr toLayoutAttr(RankedTensorType type, const ::ipu::BlockLayout &layout);
 
 } // namespace mlir::ipu_tile
 
