@@ -47,17 +47,14 @@ uint32_t tilesPerBatch(ipu_gemm::MatmulOp op, const ::ipu::TargetModel &target) 
       tilesPerBatch(op, target));
 }
 
-/// One vertex per block of `layout` (first replica), with the parameters
-/// `paramsOf(i, j)` gives.
-template <typename ParamsFn>
-void collectVertices(const BlockLayout &layout, SmallVectorImpl<int32_t> &tiles,
-                     SmallVectorImpl<int64_t> &params, ParamsFn paramsOf) {
+/// One vertex per block of `layout` (first replica).
+SmallVector<int32_t> blockTiles(const BlockLayout &layout) {
+  SmallVector<int32_t> tiles;
   for (uint32_t b = 0; b < layout.gridBatches; ++b)
     for (uint32_t i = 0; i < layout.gridRows; ++i)
-      for (uint32_t j = 0; j < layout.gridCols; ++j) {
+      for (uint32_t j = 0; j < layout.gridCols; ++j)
         tiles.push_back(static_cast<int32_t>(layout.tileOf(b, i, j, 0)));
-        paramsOf(i, j, params);
-      }
+  return tiles;
 }
 
 struct MatmulLowering
@@ -204,17 +201,14 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
                                    ::ipu::MemoryClass::Interleaved);
     // Replicas hold the same block: copy on every tile that has one.
     SmallVector<int32_t> allTiles;
-    SmallVector<int64_t> allParams;
     for (uint32_t b = 0; b < layouts.rhs.gridBatches; ++b)
       for (uint32_t p = 0; p < layouts.rhs.gridRows; ++p)
         for (uint32_t j = 0; j < layouts.rhs.gridCols; ++j)
-          for (uint32_t r = 0; r < layouts.rhs.replicas; ++r) {
+          for (uint32_t r = 0; r < layouts.rhs.replicas; ++r)
             allTiles.push_back(
                 static_cast<int32_t>(layouts.rhs.tileOf(b, p, j, r)));
-            allParams.push_back(layouts.rhs.blockBytes(b, p, j));
-          }
     program.createComputeSet(loc, prefix + ".stage", "copy", {rhs, weights},
-                             allTiles, allParams);
+                             allTiles);
   }
 
   // The GEMM partials: one vertex per (i, j, p).
@@ -228,27 +222,17 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
       loc, prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
       bufferShape(outType, partialLayout), partialLayout,
       ::ipu::MemoryClass::Standard);
-  const int64_t inCode = static_cast<int64_t>(layouts.lhs.type);
-  const int64_t accCode = static_cast<int64_t>(*toElementType(partialsType));
-  const int64_t partialCode = static_cast<int64_t>(partialLayout.type);
-  // The class of the operand the AMP holds: B normally, A when swapped.
-  const int64_t weightClass = static_cast<int64_t>(*::ipu::parseMemoryClass(
-      (swapped ? lhs : weights).getMemoryClass().str()));
+  // The vertex shapes, types and the AMP operand's class follow from the
+  // blocks on each tile.
   SmallVector<int32_t> tiles;
-  SmallVector<int64_t> params;
   const uint32_t rows = plan.getRows(), cols = plan.getCols();
   for (int64_t b = 0; b < batches; ++b)
     for (uint32_t p = 0; p < inner; ++p)
       for (uint32_t i = 0; i < rows; ++i)
-        for (uint32_t j = 0; j < cols; ++j) {
+        for (uint32_t j = 0; j < cols; ++j)
           tiles.push_back(static_cast<int32_t>(layouts.lhs.tileOf(b, i, p, j)));
-          params.append({layouts.lhs.blockRows(i), layouts.lhs.blockCols(p),
-                         swapped ? layouts.rhs.blockRows(j)
-                                 : layouts.rhs.blockCols(j),
-                         inCode, accCode, partialCode, weightClass});
-        }
   program.createComputeSet(loc, prefix + ".partials", swapped ? "gemm_t" : "gemm",
-                           {lhs, weights, partial}, tiles, params);
+                           {lhs, weights, partial}, tiles, partialsType);
 
   BufferOp result = partial;
   if (inner > 1) {
@@ -262,16 +246,8 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
     result = program.createBuffer(loc, prefix + ".out", outType.getElementType(),
                                   bufferShape(outType, layouts.out), layouts.out,
                                   ::ipu::MemoryClass::Standard);
-    const int64_t outCode = static_cast<int64_t>(layouts.out.type);
-    SmallVector<int32_t> reduceTiles;
-    SmallVector<int64_t> reduceParams;
-    collectVertices(layouts.out, reduceTiles, reduceParams,
-                    [&](uint32_t i, uint32_t j, SmallVectorImpl<int64_t> &out) {
-                      out.append({layouts.out.blockRows(i), layouts.out.blockCols(j),
-                                  int64_t(inner), accCode, outCode});
-                    });
     program.createComputeSet(loc, prefix + ".sum", "reduce", {gathered, result},
-                             reduceTiles, reduceParams);
+                             blockTiles(layouts.out));
   }
   program.setResultBuffer(op.getResult(), result);
   SmallVector<NamedAttribute> fields = {

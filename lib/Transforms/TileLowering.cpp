@@ -74,7 +74,7 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
                                               StringRef kernel,
                                               ArrayRef<BufferOp> operands,
                                               ArrayRef<int32_t> tiles,
-                                              ArrayRef<int64_t> params) {
+                                              Type accType) {
   SmallVector<Attribute> refs;
   for (BufferOp buffer : operands)
     refs.push_back(FlatSymbolRefAttr::get(buffer.getSymNameAttr()));
@@ -82,7 +82,8 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
                               builder.getStringAttr(kernel),
                               builder.getArrayAttr(refs),
                               builder.getDenseI32ArrayAttr(tiles),
-                              builder.getDenseI64ArrayAttr(params));
+                              DenseI64ArrayAttr(),
+                              accType ? TypeAttr::get(accType) : TypeAttr());
 }
 
 void ProgramBuilder::createPhase(Location loc, StringRef name,

@@ -83,7 +83,11 @@ LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
   computeSet.name = op.getSymName().str();
   computeSet.kernel = op.getKernel().str();
   computeSet.tiles.assign(op.getTiles().begin(), op.getTiles().end());
-  computeSet.params.assign(op.getParams().begin(), op.getParams().end());
+  SymbolTableCollection symbolTable;
+  FailureOr<SmallVector<int64_t>> params = op.getVertexParams(symbolTable);
+  if (failed(params))
+    return failure();
+  computeSet.params.assign(params->begin(), params->end());
   SmallVector<uint32_t> operandAddresses;
   for (auto ref : op.getOperands().getAsRange<FlatSymbolRefAttr>()) {
     FailureOr<uint32_t> address = addressOf(lookup(op, ref), op);

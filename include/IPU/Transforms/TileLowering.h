@@ -71,10 +71,11 @@ public:
                     const ::ipu::BlockLayout &layout, StringRef name,
                     SmallVectorImpl<BufferCopy> &copies,
                     ::ipu::MemoryClass memoryClass);
-  /// One kernel on `tiles` with a row of `params` per tile.
+  /// One kernel on `tiles`, its parameters derived from the operands'
+  /// blocks on each tile and `accType` (for kernels that accumulate).
   ComputeSetOp createComputeSet(Location loc, StringRef name, StringRef kernel,
                                 ArrayRef<BufferOp> operands, ArrayRef<int32_t> tiles,
-                                ArrayRef<int64_t> params);
+                                Type accType = Type());
   /// A sync, one exchange phase running `copies`, and a sync: BSP, the
   /// compute that uses the phase's result starts after a sync too.
   void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies);

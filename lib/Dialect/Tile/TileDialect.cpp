@@ -486,10 +486,24 @@ LogicalResult ComputeSetOp::verify() {
            << " operands, got " << getOperands().size();
   ArrayRef<int32_t> tiles = getTiles();
   size_t paramCount = kernel->paramNames.size();
-  if (getParams().size() != tiles.size() * paramCount)
+  const bool accumulates = llvm::is_contained(kernel->paramNames, "accType");
+  if (getParams() && getAccType())
+    return emitOpError("gives both 'params' and 'acc_type': the parameters "
+                       "already say what the kernel accumulates in");
+  if (!getParams() && accumulates) {
+    if (!getAccType())
+      return emitOpError("kernel '")
+             << getKernel() << "' needs 'acc_type' (or explicit 'params')";
+    if (!getAccType()->isF32() && !getAccType()->isF16())
+      return emitOpError("'acc_type' must be f32 or f16, got ") << *getAccType();
+  }
+  if (!getParams() && !accumulates && getAccType())
+    return emitOpError("kernel '") << getKernel() << "' accumulates nothing: "
+                                   << "'acc_type' does not apply";
+  if (getParams() && getParams()->size() != tiles.size() * paramCount)
     return emitOpError("expected ")
            << tiles.size() * paramCount << " params (" << tiles.size()
-           << " tiles x " << paramCount << "), got " << getParams().size();
+           << " tiles x " << paramCount << "), got " << getParams()->size();
   llvm::DenseSet<int32_t> seen;
   std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
   for (auto [index, tile] : llvm::enumerate(tiles)) {
@@ -497,11 +511,100 @@ LogicalResult ComputeSetOp::verify() {
       return emitOpError("tile ") << tile << " is outside the target";
     if (!seen.insert(tile).second)
       return emitOpError("tile ") << tile << " has two vertices";
-    if (std::optional<std::string> error = ::ipu::checkKernelParams(
-            *kernel, getParams().data() + index * paramCount))
-      return emitOpError("vertex on tile ") << tile << ": " << *error;
+    if (getParams())
+      if (std::optional<std::string> error = ::ipu::checkKernelParams(
+              *kernel, getParams()->data() + index * paramCount))
+        return emitOpError("vertex on tile ") << tile << ": " << *error;
   }
   return success();
+}
+
+/// The block (b, i, j) of `layout` each tile holds (any replica: they hold
+/// the same block).
+struct TileBlock {
+  uint32_t b, i, j;
+};
+static llvm::DenseMap<uint32_t, TileBlock> blocksByTile(const ::ipu::BlockLayout &layout) {
+  llvm::DenseMap<uint32_t, TileBlock> blockOn;
+  for (uint32_t b = 0; b < layout.gridBatches; ++b)
+    for (uint32_t i = 0; i < layout.gridRows; ++i)
+      for (uint32_t j = 0; j < layout.gridCols; ++j)
+        for (uint32_t r = 0; r < layout.replicas; ++r)
+          blockOn.try_emplace(static_cast<uint32_t>(layout.tileOf(b, i, j, r)),
+                              TileBlock{b, i, j});
+  return blockOn;
+}
+
+FailureOr<SmallVector<int64_t>>
+ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
+  if (getParams())
+    return SmallVector<int64_t>(getParams()->begin(), getParams()->end());
+  const ::ipu::KernelSpec *kernel = ::ipu::lookupKernel(getKernel().str());
+  if (!kernel || getOperands().size() != kernel->operandNames.size())
+    return emitOpError("has no parameters to derive"); // See verify().
+  struct Operand {
+    BufferOp buffer;
+    ::ipu::BlockLayout layout;
+    llvm::DenseMap<uint32_t, TileBlock> blockOn;
+  };
+  SmallVector<Operand> operands;
+  for (auto ref : getOperands().getAsRange<FlatSymbolRefAttr>()) {
+    auto buffer = symbolTable.lookupNearestSymbolFrom<BufferOp>(getOperation(), ref);
+    std::optional<::ipu::BlockLayout> layout =
+        buffer ? toBlockLayout(buffer.getTensorType()) : std::nullopt;
+    if (!layout)
+      return emitOpError("operand ")
+             << ref << " is not an ipu_tile.buffer with a layout: its "
+             << "parameters cannot be derived";
+    operands.push_back({buffer, *layout, blocksByTile(*layout)});
+  }
+  // Rows of a block (its batches' matrices one after another), columns,
+  // element type code and memory class code of operand `o` on a tile.
+  struct Shape {
+    int64_t rows, cols, type, memoryClass;
+    uint64_t bytes;
+  };
+  SmallVector<int64_t> params;
+  for (int32_t tile : getTiles()) {
+    SmallVector<Shape> shapes;
+    for (auto [index, operand] : llvm::enumerate(operands)) {
+      auto block = operand.blockOn.find(tile);
+      if (block == operand.blockOn.end())
+        return emitOpError("vertex on tile ")
+               << tile << ": operand '" << kernel->operandNames[index]
+               << "' buffer @" << operand.buffer.getSymName()
+               << " has no block on that tile";
+      const TileBlock at = block->second;
+      const ::ipu::BlockLayout &layout = operand.layout;
+      shapes.push_back(
+          {layout.blockBatches(at.b) * layout.blockRows(at.i), layout.blockCols(at.j),
+           static_cast<int64_t>(layout.type),
+           static_cast<int64_t>(
+               *::ipu::parseMemoryClass(operand.buffer.getMemoryClass().str())),
+           layout.blockBytes(at.b, at.i, at.j)});
+    }
+    StringRef name = getKernel();
+    if (name == "gemm" || name == "gemm_t") {
+      const Shape &lhs = shapes[0], &rhs = shapes[1], &out = shapes[2];
+      const bool transposed = name == "gemm_t";
+      params.append({lhs.rows, lhs.cols, transposed ? rhs.rows : rhs.cols, lhs.type,
+                     static_cast<int64_t>(*toElementType(*getAccType())), out.type,
+                     transposed ? lhs.memoryClass : rhs.memoryClass});
+    } else if (name == "reduce") {
+      const Shape &in = shapes[0], &out = shapes[1];
+      if (out.cols == 0 || in.cols % out.cols != 0)
+        return emitOpError("vertex on tile ")
+               << tile << ": input rows of " << in.cols
+               << " elements are not a whole number of " << out.cols
+               << "-element output rows";
+      params.append({out.rows, out.cols, in.cols / out.cols, in.type, out.type});
+    } else if (name == "copy") {
+      params.push_back(static_cast<int64_t>(shapes[0].bytes));
+    } else {
+      return emitOpError("kernel '") << name << "' has no parameter derivation";
+    }
+  }
+  return params;
 }
 
 StepKind ComputeSetOp::getStepKind() { return StepKind::Compute; }
@@ -519,6 +622,16 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (!kernel)
     return success(); // Reported by verify().
   size_t paramCount = kernel->paramNames.size();
+  // Derived parameters are checked like given ones: the blocks must form a
+  // vertex the kernel can run.
+  FailureOr<SmallVector<int64_t>> vertexParams = getVertexParams(symbolTable);
+  if (failed(vertexParams))
+    return failure();
+  if (!getParams())
+    for (auto [index, tile] : llvm::enumerate(getTiles()))
+      if (std::optional<std::string> error = ::ipu::checkKernelParams(
+              *kernel, vertexParams->data() + index * paramCount))
+        return emitOpError("vertex on tile ") << tile << ": " << *error;
   for (auto [operandIndex, ref] :
        llvm::enumerate(getOperands().getAsRange<FlatSymbolRefAttr>())) {
     auto buffer = symbolTable.lookupNearestSymbolFrom<BufferOp>(getOperation(), ref);
@@ -528,25 +641,14 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     // Without a target the buffer's verifier has not checked its tiles.
     if (!layout || !lookupTarget(getOperation()))
       return success(); // Reported by the buffer's verifier.
-    // The block each tile holds (any replica: they hold the same block).
-    struct Block {
-      uint32_t b, i, j;
-    };
-    llvm::DenseMap<uint32_t, Block> blockOn;
-    for (uint32_t b = 0; b < layout->gridBatches; ++b)
-      for (uint32_t i = 0; i < layout->gridRows; ++i)
-        for (uint32_t j = 0; j < layout->gridCols; ++j)
-          for (uint32_t r = 0; r < layout->replicas; ++r)
-            blockOn.try_emplace(
-                static_cast<uint32_t>(layout->tileOf(b, i, j, r)),
-                Block{b, i, j});
+    llvm::DenseMap<uint32_t, TileBlock> blockOn = blocksByTile(*layout);
     for (auto [index, tile] : llvm::enumerate(getTiles())) {
       auto block = blockOn.find(tile);
       if (block == blockOn.end())
         return emitOpError("vertex on tile ")
                << tile << ": operand '" << kernel->operandNames[operandIndex]
                << "' buffer " << ref << " has no block on that tile";
-      const int64_t *params = getParams().data() + index * paramCount;
+      const int64_t *params = vertexParams->data() + index * paramCount;
       if (kernel->classOperand == static_cast<int>(operandIndex)) {
         int64_t wanted = params[kernel->classParam];
         auto actual = ::ipu::parseMemoryClass(buffer.getMemoryClass().str());
@@ -568,7 +670,7 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       // leave part of the block unread or unwritten. A block of several
       // batches is their matrices one after another, which a kernel sees
       // as one matrix of all their rows.
-      const Block at = block->second;
+      const TileBlock at = block->second;
       const int64_t batches = layout->blockBatches(at.b);
       ::ipu::KernelOperandShape shape =
           ::ipu::kernelOperandShape(*kernel, params, operandIndex);

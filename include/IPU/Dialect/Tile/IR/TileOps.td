@@ -233,24 +233,45 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
   let description = [{
     Runs kernel `kernel` (from device/) once on each tile of `tiles`. The
     operands are buffers, in the kernel's operand order; each vertex works on
-    its tile's block of each operand. `params` holds the kernel's parameters,
-    a row of them per tile (tiles x parameter count, in the kernel's
-    parameter order). The compute set costs its slowest tile.
+    its tile's block of each operand. The compute set costs its slowest
+    tile.
 
-    Example, a 2-tile GEMM partial (`gemm` params: m, k, n, inType, accType,
-    outType as element type codes):
+    The kernel's parameters follow from the operands: each vertex's block
+    shapes, element types and memory classes, and `acc_type` (what a GEMM
+    accumulates in). `params` may give them explicitly instead, a row per
+    tile in the kernel's parameter order; the verifier checks them against
+    the blocks either way.
+
+    Example, a 2-tile GEMM partial accumulating in f32:
 
     ```mlir
     ipu_tile.compute_set @mm.partials kernel "gemm" operands [@a, @b, @c]
-        tiles [0, 1] params [48, 128, 64, 1, 0, 0, 48, 128, 64, 1, 0, 0]
+        tiles [0, 1] {acc_type = f32}
+    ```
+
+    The same with its parameters written out (`gemm`: m, k, n, inType,
+    accType, outType as element type codes, weightClass):
+
+    ```mlir
+    ipu_tile.compute_set @mm.partials kernel "gemm" operands [@a, @b, @c]
+        tiles [0, 1] params [48, 128, 64, 1, 0, 0, 1, 48, 128, 64, 1, 0, 0, 1]
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kernel,
                        FlatSymbolRefArrayAttr:$operands,
-                       DenseI32ArrayAttr:$tiles, DenseI64ArrayAttr:$params);
+                       DenseI32ArrayAttr:$tiles,
+                       OptionalAttr<DenseI64ArrayAttr>:$params,
+                       OptionalAttr<TypeAttr>:$acc_type);
   let assemblyFormat = [{
     $sym_name `kernel` $kernel `operands` $operands `tiles` $tiles
-        `params` $params attr-dict
+        (`params` $params^)? attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// Every vertex's parameters, a row per tile: `params` when given, else
+    /// derived from the operands' blocks on each tile and `acc_type`.
+    /// Emits an error on the op and fails when they cannot be.
+    ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
+    getVertexParams(::mlir::SymbolTableCollection &symbolTable);
   }];
   let hasVerifier = 1;
 }
