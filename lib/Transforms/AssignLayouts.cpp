@@ -37,17 +37,17 @@ RankedTensorType withLayout(RankedTensorType type, const BlockLayout &layout) {
 
 /// Where a value lives: its encoding and the memory class its producer
 /// put it in (results of ops other than the layout ops are standard).
-std::string memoryClassOf(Value value) {
+ipu_tile::MemoryClass memoryClassOf(Value value) {
   if (auto fromHost = value.getDefiningOp<ipu_tile::FromHostOp>())
-    return fromHost.getMemoryClass().str();
+    return fromHost.getMemoryClass();
   if (auto relayout = value.getDefiningOp<ipu_tile::RelayoutOp>())
-    return relayout.getMemoryClass().str();
-  return "standard";
+    return relayout.getMemoryClass();
+  return ipu_tile::MemoryClass::standard;
 }
 
 struct LayoutKey {
   Attribute encoding;
-  std::string memoryClass;
+  ipu_tile::MemoryClass memoryClass;
   bool transpose, resident;
   bool operator==(const LayoutKey &other) const {
     return encoding == other.encoding && memoryClass == other.memoryClass &&
@@ -153,7 +153,8 @@ LogicalResult FunctionLayouts::assignArguments() {
           rows, cols, *ipu_tile::toElementType(type.getElementType()), target,
           batches);
       auto arrived = ipu_tile::FromHostOp::create(
-          builder, arg.getLoc(), withLayout(type, layout), arg, "standard",
+          builder, arg.getLoc(), withLayout(type, layout), arg,
+          ipu_tile::MemoryClass::standard,
           /*resident=*/false, /*transpose=*/false);
       for (OpOperand *use : activationUses)
         use->set(arrived);
@@ -168,7 +169,7 @@ LogicalResult FunctionLayouts::assignArguments() {
       }
       RankedTensorType resultType = withLayout(streamed, wanted.layout);
       LayoutKey key{resultType.getEncoding(),
-                    std::string(::ipu::memoryClassName(wanted.memoryClass)),
+                    ipu_tile::toIRClass(wanted.memoryClass),
                     wanted.transpose, wanted.weight};
       auto same = llvm::find_if(streams, [&](auto &entry) { return entry.first == key; });
       ipu_tile::FromHostOp stream;
@@ -201,7 +202,7 @@ void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
     Value value = use.get();
     auto type = cast<RankedTensorType>(value.getType());
     RankedTensorType wantedType = withLayout(type, wanted.layout);
-    std::string wantedClass(::ipu::memoryClassName(wanted.memoryClass));
+    ipu_tile::MemoryClass wantedClass = ipu_tile::toIRClass(wanted.memoryClass);
     if (type == wantedType && memoryClassOf(value) == wantedClass)
       continue;
     SmallVector<ipu_tile::RelayoutOp> &made =
@@ -230,7 +231,8 @@ void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
     else
       relayout.emitRemark("relayout of operand ")
           << use.getOperandNumber() << " of '" << op->getName()
-          << "' into " << wantedClass << ": transfers=" << cost.transfers
+          << "' into " << ipu_tile::stringifyMemoryClass(wantedClass)
+          << ": transfers=" << cost.transfers
           << " boundCycles=" << cost.boundCycles << " cycles=" << cost.cycles;
   }
   for (OpResult result : op->getResults()) {

@@ -85,13 +85,14 @@ struct MatmulLowering
     // No layout of B as given is the B^T the plan wants, or the other way:
     // the lowering says so.
     if (operand == 1 &&
-        (plan.getOrientation() == "swapped") != matmul.getTransposeRhs())
+        (plan.getOrientation() == ipu_gemm::Orientation::swapped) !=
+            matmul.getTransposeRhs())
       return false;
     ::ipu::GemmLayouts layouts = planLayouts(matmul, plan, *target);
     layout.layout = operand == 0 ? layouts.lhs : layouts.rhs;
     layout.memoryClass = operand == 0
                              ? ::ipu::MemoryClass::Standard
-                             : *::ipu::parseMemoryClass(plan.getWeights().str());
+                             : toMachineClass(plan.getWeights());
     return true;
   }
 
@@ -131,10 +132,11 @@ struct MatmulLowering
     if (operand != 1)
       return false;
     resident.layout = planLayouts(matmul, plan, *target).rhs;
-    resident.memoryClass = *::ipu::parseMemoryClass(plan.getWeights().str());
+    resident.memoryClass = toMachineClass(plan.getWeights());
     // The stream transposes when the plan's operand is not B as given.
     resident.transpose =
-        (plan.getOrientation() == "swapped") != matmul.getTransposeRhs();
+        (plan.getOrientation() == ipu_gemm::Orientation::swapped) !=
+        matmul.getTransposeRhs();
     return true;
   }
 
@@ -150,7 +152,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   if (!plan)
     return op.emitError("matmul has no plan: run --ipu-plan-gemm first");
   OpBuilder &builder = program.getBuilder();
-  const bool swapped = plan.getOrientation() == "swapped";
+  const bool swapped = plan.getOrientation() == ipu_gemm::Orientation::swapped;
   Location loc = op.getLoc();
   const ::ipu::TargetModel &target = program.getTarget();
   ::ipu::GemmLayouts layouts = planLayouts(op, plan, target);
@@ -170,7 +172,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
         bufferShape(type, wanted.layout), type.getElementType(),
         toLayoutAttr(program.getContext(), wanted.layout));
     if (!buffer || buffer.getTensorType() != wantedType ||
-        buffer.getMemoryClass() != StringRef(::ipu::memoryClassName(wanted.memoryClass)))
+        buffer.getMemoryClass() != toIRClass(wanted.memoryClass))
       return op.emitError("operand ")
              << operand << " is not in the layout and memory class its plan "
              << plan << " needs (" << wantedType << " in "

@@ -97,7 +97,7 @@ struct PlaceStoragePass
           ipu_tile::toBlockLayout(buffer.getTensorType());
       ::ipu::BufferRequest request;
       request.name = buffer.getSymName().str();
-      request.memoryClass = *::ipu::parseMemoryClass(buffer.getMemoryClass().str());
+      request.memoryClass = ipu_tile::toMachineClass(buffer.getMemoryClass());
       request.bytes = layout->maxBlockBytes();
       request.alignment = target.bufferAlignmentBytes;
       request.tiles = layout->tileList();

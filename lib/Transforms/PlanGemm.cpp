@@ -41,12 +41,14 @@ collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &opti
       constraints.cols = *attr.getCols();
     if (attr.getInner())
       constraints.inner = *attr.getInner();
-    if (!attr.getOrientation().empty())
-      constraints.swapped = attr.getOrientation() == "swapped";
-    if (!attr.getWeights().empty())
-      constraints.weights = ::ipu::parseMemoryClass(attr.getWeights().str());
-    if (!attr.getReduction().empty())
-      constraints.reduction = ::ipu::parseReduction(attr.getReduction().str());
+    if (attr.getOrientation())
+      constraints.swapped = *attr.getOrientation() == ipu_gemm::Orientation::swapped;
+    if (attr.getWeights())
+      constraints.weights = ipu_tile::toMachineClass(*attr.getWeights());
+    if (attr.getReduction())
+      constraints.reduction = *attr.getReduction() == ipu_gemm::Reduction::staged
+                                  ? ::ipu::Reduction::Staged
+                                  : ::ipu::Reduction::Complete;
     if (attr.getStaging())
       constraints.localStaging = *attr.getStaging();
     applyPartials(attr.getPartials(), constraints, allowHalf);
@@ -176,12 +178,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       }
       report(index, job, *target);
       const ::ipu::GemmPlanChoice &best = job.search.finalists.front();
-      job.op.setPlanAttr(ipu_gemm::PlanAttr::get(
-          &getContext(), best.plan.rows, best.plan.cols, best.plan.inner,
-          best.plan.swapped ? "swapped" : "normal",
-          ::ipu::memoryClassName(best.plan.weights),
-          ::ipu::reductionName(best.plan.reduction), best.plan.localStaging,
-          ::ipu::elementTypeName(best.plan.partials), best.cost.totalCycles));
+      job.op.setPlanAttr(ipu_gemm::PlanAttr::fromGemmPlan(
+          &getContext(), best.plan, best.cost.totalCycles));
     }
     if (failedAny)
       signalPassFailure();

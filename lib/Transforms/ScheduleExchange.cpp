@@ -100,8 +100,17 @@ struct ScheduleExchangePass
                      static_cast<int32_t>(run.words),
                      static_cast<int32_t>(run.start)});
       const ::ipu::ScheduleReport &report = job.report;
+      std::optional<ipu_exchange::Strategy> strategy =
+          ipu_exchange::symbolizeStrategy(report.strategy);
+      if (!strategy) {
+        job.op.emitError("internal error: strategy '")
+            << report.strategy << "' has no ipu_exchange::Strategy";
+        failedAny = true;
+        continue;
+      }
       job.op.setScheduleAttr(ipu_exchange::ScheduleAttr::get(
-          &getContext(), report.strategy, report.transfers, report.bound,
+          &getContext(), *strategy,
+          report.transfers, report.bound,
           report.horizon,
           DenseIntElementsAttr::get(
               RankedTensorType::get({static_cast<int64_t>(runs.size())},

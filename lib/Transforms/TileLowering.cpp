@@ -33,7 +33,7 @@ BufferOp ProgramBuilder::createBuffer(Location loc, StringRef name,
                                     toLayoutAttr(getContext(), layout));
   return BufferOp::create(
       builder, loc, builder.getStringAttr(name), TypeAttr::get(type),
-      builder.getStringAttr(::ipu::memoryClassName(memoryClass)), IntegerAttr());
+      MemoryClassAttr::get(getContext(), toIRClass(memoryClass)), IntegerAttr());
 }
 
 SmallVector<int64_t> mlir::ipu_tile::bufferShape(RankedTensorType type,
@@ -62,7 +62,7 @@ BufferOp ProgramBuilder::bufferIn(BufferOp current, RankedTensorType type,
   auto wanted = RankedTensorType::get(shape, type.getElementType(),
                                       toLayoutAttr(getContext(), layout));
   if (current.getTensorType() == wanted &&
-      current.getMemoryClass() == StringRef(::ipu::memoryClassName(memoryClass)))
+      current.getMemoryClass() == toIRClass(memoryClass))
     return current;
   BufferOp moved =
       createBuffer(loc, name, type.getElementType(), shape, layout, memoryClass);
@@ -129,7 +129,7 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   std::optional<BlockLayout> layout = toBlockLayout(type);
   if (!layout)
     return op.emitError("cannot lower a stream of ") << type;
-  ::ipu::MemoryClass memoryClass = *::ipu::parseMemoryClass(op.getMemoryClass().str());
+  ::ipu::MemoryClass memoryClass = toMachineClass(op.getMemoryClass());
   // Buffers go before the first stream: the first one sets the point.
   BufferOp buffer = createBuffer(op.getLoc(), name, type.getElementType(),
                                  bufferShape(type, *layout), *layout, memoryClass);
@@ -165,7 +165,7 @@ LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
              << type;
     bufferOf[op.getResult()] =
         bufferIn(source, type, op.getLoc(), *layout, name, copies,
-                 *::ipu::parseMemoryClass(op.getMemoryClass().str()));
+                 toMachineClass(op.getMemoryClass()));
     referenceOf[op.getResult()] = referenceOf.lookup(op.getSource());
     if (transposedFromHost.contains(op.getSource()))
       transposedFromHost.insert(op.getResult());

@@ -9,7 +9,7 @@
 // CHECK: checkpoint=0 operation=matmul result=0 partials=f16 maximumAbsoluteError={{.*}} mismatches=0
 // CHECK: numericalTest=PASS
 func.func @case(%a: tensor<44x9xf16>, %b: tensor<9x60xf16>) -> tensor<44x60xf32> {
-  %c = ipu_gemm.matmul %a, %b {acc_type = f32, constraints = #ipu_gemm.constraints<rows = 3, cols = 1, inner = 5, orientation = "normal", weights = "standard", reduction = "staged", staging = false, partials = "f16">}
+  %c = ipu_gemm.matmul %a, %b {acc_type = f32, constraints = #ipu_gemm.constraints<rows = 3, cols = 1, inner = 5, orientation = normal, weights = standard, reduction = staged, staging = false, partials = "f16">}
       : tensor<44x9xf16>, tensor<9x60xf16> -> tensor<44x60xf32>
   return %c : tensor<44x60xf32>
 }

@@ -21,12 +21,12 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-NEXT: return %[[Y1]], %[[Y2]]
   // CHECK-NOT: ipu_tile.relayout
   func.func @two_layouts(%x: tensor<8x16xf32>, %w1: tensor<16x8xf32>, %w2: tensor<8x8xf32>, %w3: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
-    %h = ipu_gemm.matmul %x, %w1 {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %h = ipu_gemm.matmul %x, %w1 {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
-    %y1 = ipu_gemm.matmul %h, %w2 {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %y1 = ipu_gemm.matmul %h, %w2 {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=32 cycles=312}}
-    %y2 = ipu_gemm.matmul %h, %w3 {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %y2 = ipu_gemm.matmul %h, %w3 {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
     return %y1, %y2 : tensor<8x8xf32>, tensor<8x8xf32>
   }
@@ -42,17 +42,17 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-NEXT: %[[C:.*]] = ipu_gemm.matmul %[[A]]
   // CHECK-NEXT: %[[D:.*]] = ipu_gemm.matmul %[[A]]
   // CHECK-NEXT: %[[CA:.*]] = ipu_tile.relayout %[[C]] :
-  // CHECK-NEXT: %[[B:.*]] = ipu_tile.relayout %[[D]] {memory_class = "interleaved"}
+  // CHECK-NEXT: %[[B:.*]] = ipu_tile.relayout %[[D]] in interleaved
   // CHECK-NEXT: ipu_gemm.matmul %[[CA]], %[[B]]
   func.func @shared_relayout(%a: tensor<8x16xf16>, %w: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=32 cycles=312}}
-    %c = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+    %c = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
-    %d = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+    %d = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     // expected-remark @+2 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=16 boundCycles=16 cycles=296}}
     // expected-remark @+1 {{relayout of operand 1 of 'ipu_gemm.matmul' into interleaved: transfers=16 boundCycles=64 cycles=344}}
-    %f = ipu_gemm.matmul %c, %d {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+    %f = ipu_gemm.matmul %c, %d {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
     return %f : tensor<8x8xf32>
   }
@@ -70,9 +70,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK: ipu_gemm.matmul %{{.*}}, %[[BT]] {{{.*}}transpose_rhs}
   // CHECK: ipu_gemm.matmul %{{.*}}, %[[B]] {plan = {{[^}]*}}>} :
   func.func @transposed_weight(%a: tensor<8x16xf16>, %wt: tensor<8x16xf16>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
-    %c = ipu_gemm.matmul %a, %wt {transpose_rhs, plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %c = ipu_gemm.matmul %a, %wt {transpose_rhs, plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = swapped, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<8x16xf16> -> tensor<8x8xf32>
-    %d = ipu_gemm.matmul %a, %wt {transpose_rhs, plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %d = ipu_gemm.matmul %a, %wt {transpose_rhs, plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<8x16xf16> -> tensor<8x8xf32>
     return %c, %d : tensor<8x8xf32>, tensor<8x8xf32>
   }

@@ -98,14 +98,14 @@ func.func @narrowed(%a: tensor<8x32xf16>, %b: tensor<32x16xf16>) -> tensor<8x16x
 // Constraints and a plan written on linalg.matmul carry over to the
 // imported op; the planner honours them.
 // CHECK-LABEL: func.func @constrained
-// CHECK: ipu_gemm.matmul %arg0, %arg1 {acc_type = f32, constraints = #ipu_gemm.constraints<rows = 4, inner = 2, reduction = "staged">}
-// CHECK: ipu_gemm.matmul %arg0, %arg1 {acc_type = f32, plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+// CHECK: ipu_gemm.matmul %arg0, %arg1 {acc_type = f32, constraints = #ipu_gemm.constraints<rows = 4, inner = 2, reduction = staged>}
+// CHECK: ipu_gemm.matmul %arg0, %arg1 {acc_type = f32, plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
 func.func @constrained(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> (tensor<96x64xf32>, tensor<96x64xf32>) {
   %init = tensor.empty() : tensor<96x64xf32>
-  %c = linalg.matmul {constraints = #ipu_gemm.constraints<rows = 4, inner = 2, reduction = "staged">}
+  %c = linalg.matmul {constraints = #ipu_gemm.constraints<rows = 4, inner = 2, reduction = staged>}
                      ins(%a, %b : tensor<96x128xf16>, tensor<128x64xf16>)
                      outs(%init : tensor<96x64xf32>) -> tensor<96x64xf32>
-  %d = linalg.matmul {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+  %d = linalg.matmul {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
                      ins(%a, %b : tensor<96x128xf16>, tensor<128x64xf16>)
                      outs(%init : tensor<96x64xf32>) -> tensor<96x64xf32>
   return %c, %d : tensor<96x64xf32>, tensor<96x64xf32>

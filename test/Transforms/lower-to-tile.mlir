@@ -5,10 +5,10 @@
 // into the plan's layout before the compute set.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @mm attributes {estimated_cycles = 100 : i64, flops = 2048 : i64, reference = [{arguments = array<i32: 0, 1>, inner = 1 : i32, op = "matmul", partials = f32, result = 0 : i32, type = f32}]}
-  // CHECK-NEXT: ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-  // CHECK-NEXT: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
-  // CHECK-NEXT: ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
-  // CHECK-NEXT: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+  // CHECK-NEXT: ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+  // CHECK-NEXT: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
+  // CHECK-NEXT: ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard
+  // CHECK-NEXT: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
   // CHECK-NEXT: ipu_exchange.stream_in @arg0 from 0
   // CHECK-NEXT: ipu_exchange.stream_in @arg1 from 1 {weight}
   // CHECK-NEXT: ipu_exchange.sync
@@ -22,7 +22,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-NOT: func.func
   func.func @mm(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=32 cycles=312}}
-    %c = ipu_gemm.matmul %a, %b {acc_type = f32, plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 100>}
+    %c = ipu_gemm.matmul %a, %b {acc_type = f32, plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 100>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
@@ -43,10 +43,10 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK: ipu_exchange.stream_out @mm1.out to 0
   func.func @chain(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %d: tensor<8x4xf32>) -> tensor<8x4xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=64 cycles=344}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=16 boundCycles=16 cycles=296}}
-    %e = ipu_gemm.matmul %c, %d {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %e = ipu_gemm.matmul %c, %d {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x8xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
     return %e : tensor<8x4xf32>
   }
@@ -69,12 +69,12 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // which sums them.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @complete
-  // CHECK: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
-  // CHECK: ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [1, 2], replicas = 1, replica_stride = 0>> in "standard"
-  // CHECK: ipu_tile.buffer @mm0.rhs.staged : tensor<16x8xf16, {{.*}}> in "interleaved"
-  // CHECK: ipu_tile.buffer @mm0.psums : tensor<8x16xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, col_splits = [0, 8, 16], tile_map = [0, 2, 1, 3]>> in "standard"
-  // CHECK: ipu_tile.buffer @mm0.gathered : tensor<8x16xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, col_splits = [0, 16]>> in "standard"
-  // CHECK: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+  // CHECK: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard
+  // CHECK: ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [1, 2], replicas = 1, replica_stride = 0>> in standard
+  // CHECK: ipu_tile.buffer @mm0.rhs.staged : tensor<16x8xf16, {{.*}}> in interleaved
+  // CHECK: ipu_tile.buffer @mm0.psums : tensor<8x16xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, col_splits = [0, 8, 16], tile_map = [0, 2, 1, 3]>> in standard
+  // CHECK: ipu_tile.buffer @mm0.gathered : tensor<8x16xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, col_splits = [0, 16]>> in standard
+  // CHECK: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
   // CHECK: ipu_exchange.phase @mm0.gather
   // CHECK: ipu_tile.compute_set @mm0.stage kernel "copy" operands [@arg1, @mm0.rhs.staged] tiles [0, 1, 2, 3]{{$}}
   // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @mm0.rhs.staged, @mm0.psums] tiles [0, 1, 2, 3] {acc_type = f32}
@@ -86,7 +86,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-NEXT: ipu_tile.compute_set @mm0.sum kernel "reduce" operands [@mm0.gathered, @mm0.out] tiles [0, 1]{{$}}
   func.func @complete(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=16 boundCycles=16 cycles=296}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = "normal", weights = "standard", reduction = "complete", staging = true, cycles = 100>}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = normal, weights = standard, reduction = complete, staging = true, cycles = 100>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
@@ -98,12 +98,12 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // every tile sums one share and keeps that part of C.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @staged
-  // CHECK: ipu_tile.buffer @mm0.gathered : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 4, 6, 8], col_splits = [0, 16], tile_map = [0, 2, 1, 3]>> in "standard"
-  // CHECK: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 4, 6, 8], tile_map = [0, 2, 1, 3]>> in "standard"
+  // CHECK: ipu_tile.buffer @mm0.gathered : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 4, 6, 8], col_splits = [0, 16], tile_map = [0, 2, 1, 3]>> in standard
+  // CHECK: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 4, 6, 8], tile_map = [0, 2, 1, 3]>> in standard
   // CHECK: ipu_tile.compute_set @mm0.sum kernel "reduce" operands [@mm0.gathered, @mm0.out] tiles [0, 2, 1, 3]{{$}}
   func.func @staged(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=16 boundCycles=16 cycles=296}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = "normal", weights = "interleaved", reduction = "staged", staging = false, cycles = 100>}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = normal, weights = interleaved, reduction = staged, staging = false, cycles = 100>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
@@ -115,12 +115,12 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // holds blocks of A in the AMP.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @swapped
-  // CHECK: ipu_tile.buffer @arg1 : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 2>> in "standard"
+  // CHECK: ipu_tile.buffer @arg1 : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 2>> in standard
   // CHECK: ipu_exchange.stream_in @arg1 from 1 {transpose, weight}
   // CHECK: ipu_tile.compute_set @mm0.partials kernel "gemm_t" operands [@mm0.lhs, @arg1, @mm0.out] tiles [0, 1, 2, 3] {acc_type = f32}
   func.func @swapped(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=32 cycles=312}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = swapped, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
@@ -132,11 +132,11 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   func.func @swapped_activation(%a: tensor<8x16xf16>, %p: tensor<16x4xf16>, %q: tensor<4x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=16 cycles=296}}
-    %b = ipu_gemm.matmul %p, %q {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %b = ipu_gemm.matmul %p, %q {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<16x4xf16>, tensor<4x8xf16> -> tensor<16x8xf16>
     // expected-error @+2 {{needs B^T, and B is an activation given as B: no kernel transposes it (the planner never picks this)}}
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=32 cycles=312}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = swapped, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
@@ -178,15 +178,15 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // compute A^T x A.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @self
-  // CHECK-NEXT: ipu_tile.buffer @arg0 : tensor<8x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-  // CHECK-NEXT: ipu_tile.buffer @arg0.1 : tensor<8x8xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 2>> in "standard"
+  // CHECK-NEXT: ipu_tile.buffer @arg0 : tensor<8x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+  // CHECK-NEXT: ipu_tile.buffer @arg0.1 : tensor<8x8xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 2>> in standard
   // CHECK: ipu_exchange.stream_in @arg0 from 0
   // CHECK-NEXT: ipu_exchange.stream_in @arg0.1 from 0 {transpose, weight}
   // CHECK: ipu_exchange.copy @arg0 to @mm0.lhs
   // CHECK: ipu_tile.compute_set @mm0.partials kernel "gemm_t" operands [@mm0.lhs, @arg0.1, @mm0.out]
   func.func @self(%a: tensor<8x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=16 cycles=296}}
-    %c = ipu_gemm.matmul %a, %a {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %c = ipu_gemm.matmul %a, %a {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = swapped, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x8xf16>, tensor<8x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
@@ -201,10 +201,10 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @shared
   // CHECK-NEXT: ipu_tile.buffer @arg0 :
-  // CHECK-NEXT: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
-  // CHECK-NEXT: ipu_tile.buffer @arg1.1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 4, replica_stride = 1>> in "standard"
+  // CHECK-NEXT: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
+  // CHECK-NEXT: ipu_tile.buffer @arg1.1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 4, replica_stride = 1>> in standard
   // CHECK-NOT: @arg1.2
-  // CHECK: ipu_tile.buffer @mm3.rhs : tensor<8x8xf32, {{.*}}> in "interleaved"
+  // CHECK: ipu_tile.buffer @mm3.rhs : tensor<8x8xf32, {{.*}}> in interleaved
   // CHECK: ipu_exchange.stream_in @arg1 from 1 {weight}
   // CHECK-NEXT: ipu_exchange.stream_in @arg1.1 from 1 {weight}
   // CHECK: compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @arg1, @mm0.out]
@@ -215,14 +215,14 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK: compute_set @mm3.partials kernel "gemm" operands [@mm1.out, @mm3.rhs, @mm3.out] tiles [0, 1, 2, 3] {acc_type = f32}
   func.func @shared(%a: tensor<8x16xf16>, %w: tensor<16x8xf16>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=32 cycles=312}}
-    %c = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+    %c = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
-    %d = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 10>}
+    %d = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
-    %e = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+    %e = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     // expected-remark @+1 {{relayout of operand 1 of 'ipu_gemm.matmul' into interleaved: transfers=16 boundCycles=64 cycles=344}}
-    %f = ipu_gemm.matmul %d, %e {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 10>}
+    %f = ipu_gemm.matmul %d, %e {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
     return %c, %d, %f : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
   }

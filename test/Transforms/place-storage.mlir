@@ -8,20 +8,20 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @mm
   // CHECK-SAME: memory_bound = array<i64: 192, 128>, memory_peak = array<i64: 192, 128>
   // CHECK-SAME: reserved_bytes = 144
-  // CHECK: ipu_tile.buffer @arg0 : {{.*}} in "standard" at [[ARG0:[0-9]+]]
-  // CHECK: ipu_tile.buffer @arg1 : {{.*}} in "interleaved" at 524288
-  // CHECK: ipu_tile.buffer @lhs : {{.*}} in "standard" at 319632
-  // CHECK: ipu_tile.buffer @out : {{.*}} in "standard" at [[ARG0]]
+  // CHECK: ipu_tile.buffer @arg0 : {{.*}} in standard at [[ARG0:[0-9]+]]
+  // CHECK: ipu_tile.buffer @arg1 : {{.*}} in interleaved at 524288
+  // CHECK: ipu_tile.buffer @lhs : {{.*}} in standard at 319632
+  // CHECK: ipu_tile.buffer @out : {{.*}} in standard at [[ARG0]]
   // expected-remark @+1 {{placed buffers=4 reservedBytes=144 peakStandardBytes=192 boundStandardBytes=192 peakInterleavedBytes=128 boundInterleavedBytes=128 standardBytesAvailable=204800 interleavedBytesAvailable=425984}}
   ipu_tile.program @mm {
-    ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
-    ipu_tile.buffer @lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
-    ipu_tile.buffer @out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
+    ipu_tile.buffer @lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard
+    ipu_tile.buffer @out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.stream_in @arg0 from 0
     ipu_exchange.stream_in @arg1 from 1 {weight}
     ipu_exchange.sync
-    ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32, horizon = 32, runs = dense<[0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]> : tensor<16xi32>>} {
+    ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = greedy, transfers = 4, bound = 32, horizon = 32, runs = dense<[0, 0, 16, 0, 1, 0, 16, 16, 2, 0, 16, 0, 3, 0, 16, 16]> : tensor<16xi32>>} {
       ipu_exchange.copy @arg0 to @lhs
     }
     ipu_exchange.sync
@@ -40,9 +40,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // expected-error-re @+1 {{storage does not fit on 'ipu21-4': {{.*}}tile 0{{.*}}standard{{.*}}160000 bytes}}
   ipu_tile.program @overflow {
     // expected-note @+1 {{'x' holds [0x4e000, 0x75100) (160000 bytes) on tile 0, live at step 1}}
-    ipu_tile.buffer @x : tensor<200x200xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @x : tensor<200x200xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-note @+1 {{'y' needs 160000 standard bytes on tile 0 at step 1, of 204800 allocatable there; the 1 buffers live beside it take 160000}}
-    ipu_tile.buffer @y : tensor<200x200xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @y : tensor<200x200xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.stream_in @x from 0
     ipu_exchange.stream_in @y from 1
     ipu_exchange.stream_out @x to 0
@@ -54,8 +54,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @unscheduled {
-    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{phase is not scheduled: run --ipu-schedule-exchange before placing storage}}
     ipu_exchange.phase @p {
       ipu_exchange.copy @a to @b
@@ -72,12 +72,12 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @batches
   // CHECK-SAME: memory_bound = array<i64: 640, 0>, memory_peak = array<i64: 640, 0>
-  // CHECK: ipu_tile.buffer @spread : {{.*}} in "standard" at
-  // CHECK: ipu_tile.buffer @local : {{.*}} in "standard" at
+  // CHECK: ipu_tile.buffer @spread : {{.*}} in standard at
+  // CHECK: ipu_tile.buffer @local : {{.*}} in standard at
   // expected-remark-re @+1 {{placed buffers=2 reservedBytes={{[0-9]+}} peakStandardBytes=640 boundStandardBytes=640}}
   ipu_tile.program @batches {
-    ipu_tile.buffer @spread : tensor<4x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 4, batch_stride = 1>> in "standard"
-    ipu_tile.buffer @local : tensor<4x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @spread : tensor<4x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 4, batch_stride = 1>> in standard
+    ipu_tile.buffer @local : tensor<4x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.stream_in @spread from 0
     ipu_exchange.stream_in @local from 1
     ipu_exchange.stream_out @spread to 0

@@ -14,7 +14,7 @@
 // RUN: not ipu-opt %s -ipu-plan-gemm="rows=4294967297" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not ipu-opt %s -ipu-plan-gemm="inner=-2" 2>&1 | FileCheck %s --check-prefix=INNER
 
-// CHECK: plan = #ipu_gemm.plan<rows = {{[0-9]+}}, cols = {{[0-9]+}}, inner = 2, orientation = "{{normal|swapped}}", weights = "interleaved", reduction = "staged", staging = false
+// CHECK: plan = #ipu_gemm.plan<rows = {{[0-9]+}}, cols = {{[0-9]+}}, inner = 2, orientation = {{normal|swapped}}, weights = interleaved, reduction = staged, staging = false
 // DEFAULT-LABEL: @mm(
 // DEFAULT: staging = {{true|false}}, cycles
 // DEFAULT-LABEL: @allowed(

@@ -4,7 +4,7 @@
 // space the lower bound pruned.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   // CHECK-LABEL: func.func @choose
-  // CHECK: ipu_gemm.matmul {{.*}}plan = #ipu_gemm.plan<rows = 16, cols = 1, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = false, cycles = 3936>
+  // CHECK: ipu_gemm.matmul {{.*}}plan = #ipu_gemm.plan<rows = 16, cols = 1, inner = 1, orientation = swapped, weights = standard, reduction = complete, staging = false, cycles = 3936>
   // The swapped AMP holds 6 rows of A and streams B's 64 columns, 11 rows
   // for the busiest worker, over 8 k passes at f32 partials: vertex 141,
   // pass overheads 8 x 25 + 7 x 39, 8 blocks of A from standard memory
@@ -25,11 +25,11 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
 // A constraint selects the plan; the rest of the space is filtered out.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   // CHECK-LABEL: func.func @constrained
-  // CHECK: plan = #ipu_gemm.plan<rows = 2, cols = 4, inner = 2, orientation = "normal", weights = "standard", reduction = "staged", staging = true
+  // CHECK: plan = #ipu_gemm.plan<rows = 2, cols = 4, inner = 2, orientation = normal, weights = standard, reduction = staged, staging = true
   func.func @constrained(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
     // expected-remark @+2 {{finalist=0 rows=2 cols=4 inner=2 orientation=normal weights=standard reduction=staged staging=true partials=f32}}
     // expected-remark @+1 {{chose plan rows=2 cols=4 inner=2 orientation=normal weights=standard reduction=staged staging=true partials=f32 of 1 matching plans}}
-    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<rows = 2, cols = 4, inner = 2, reduction = "staged", staging = true>}
+    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<rows = 2, cols = 4, inner = 2, reduction = staged, staging = true>}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
   }
@@ -67,7 +67,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
     // expected-remark-re @+1 {{chose plan {{.*}}}}
     %h = ipu_gemm.matmul %p, %q : tensor<128x32xf16>, tensor<32x64xf16> -> tensor<128x64xf16>
     // expected-error @+1 {{no plan matches constraint 'orientation=swapped': orientation=swapped needs B stored transposed: B must be a weight or an activation given transposed}}
-    %y = ipu_gemm.matmul %a, %h {constraints = #ipu_gemm.constraints<orientation = "swapped">}
+    %y = ipu_gemm.matmul %a, %h {constraints = #ipu_gemm.constraints<orientation = swapped>}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %y : tensor<96x64xf32>
   }
@@ -100,10 +100,10 @@ module {
 // `cycles` is the model's estimate for it.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   // CHECK-LABEL: func.func @given
-  // CHECK: plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = [[CYCLES:[1-9][0-9]*]]>
+  // CHECK: plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = [[CYCLES:[1-9][0-9]*]]>
   func.func @given(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
     // expected-remark-re @+1 {{kept the given plan rows=2 cols=2 inner=1 orientation=normal weights=interleaved reduction=complete staging=false partials=f32 on 'ipu21-16': estimated {{[1-9][0-9]*}} cycles}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, cycles = 0>}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 0>}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
   }
@@ -114,8 +114,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
 // A given plan the lowering cannot build is refused with the reason.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   func.func @given_misaligned(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
-    // expected-error @+1 {{cannot keep the given plan #ipu_gemm.plan<rows = 2, cols = 1, inner = 3, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0> for the 96x128x64 matmul on 'ipu21-16': inner=3 cuts f16 rows of A off 32-bit word boundaries}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 3, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+    // expected-error @+1 {{cannot keep the given plan #ipu_gemm.plan<rows = 2, cols = 1, inner = 3, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0> for the 96x128x64 matmul on 'ipu21-16': inner=3 cuts f16 rows of A off 32-bit word boundaries}}
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 3, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
   }
@@ -126,7 +126,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   func.func @given_unconstrained(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
     // expected-error @+1 {{for the 96x128x64 matmul on 'ipu21-16': it does not match constraint 'rows=4'}}
-    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<rows = 4>, plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+    %c = ipu_gemm.matmul %a, %b {constraints = #ipu_gemm.constraints<rows = 4>, plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
   }

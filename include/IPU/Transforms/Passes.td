@@ -98,8 +98,8 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
 
     ```mlir
     %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 4, cols = 1,
-        inner = 1, orientation = "normal", weights = "interleaved",
-        reduction = "complete", staging = false, cycles = 422>}
+        inner = 1, orientation = normal, weights = interleaved,
+        reduction = complete, staging = false, cycles = 422>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     ```
   }];
@@ -150,7 +150,7 @@ def IPUAssignLayouts : Pass<"ipu-assign-layouts", "::mlir::ModuleOp"> {
     ```mlir
     func.func @mm(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32, #C> {
       %0 = ipu_tile.from_host %a : tensor<8x16xf16> -> tensor<8x16xf16, #rows>
-      %1 = ipu_tile.from_host %b {memory_class = "interleaved", resident}
+      %1 = ipu_tile.from_host %b in interleaved {resident}
           : tensor<16x8xf16> -> tensor<16x8xf16, #B>
       %2 = ipu_tile.relayout %0 : tensor<8x16xf16, #rows> -> tensor<8x16xf16, #A>
       %c = ipu_gemm.matmul %2, %1 {plan = ...}
@@ -180,7 +180,7 @@ def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
 
     ```mlir
     %0 = ipu_tile.from_host %a : tensor<8x16xf16> -> tensor<8x16xf16, #rows>
-    %1 = ipu_tile.from_host %b {memory_class = "interleaved", resident}
+    %1 = ipu_tile.from_host %b in interleaved {resident}
         : tensor<16x8xf16> -> tensor<16x8xf16, #B>
     %2 = ipu_tile.relayout %0 : tensor<8x16xf16, #rows> -> tensor<8x16xf16, #A>
     %c = ipu_gemm.matmul %2, %1 {plan = ...} : ... -> tensor<8x8xf32, #C>
@@ -191,10 +191,10 @@ def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
 
     ```mlir
     ipu_tile.program @mm attributes {flops = 2048 : i64, reference = [...]} {
-      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in "standard"
-      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in "interleaved"
-      ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #A> in "standard"
-      ipu_tile.buffer @mm0.out : tensor<8x8xf32, #C> in "standard"
+      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in standard
+      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in interleaved
+      ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #A> in standard
+      ipu_tile.buffer @mm0.out : tensor<8x8xf32, #C> in standard
       ipu_exchange.stream_in @arg0 from 0
       ipu_exchange.stream_in @arg1 from 1 {weight}
       ipu_exchange.sync
@@ -236,7 +236,7 @@ def IPUScheduleExchange : Pass<"ipu-schedule-exchange", "::mlir::ModuleOp"> {
 
     ```mlir
     ipu_exchange.phase @mm0.gather attributes {schedule =
-        #ipu_exchange.schedule<strategy = "greedy", transfers = 4, bound = 32,
+        #ipu_exchange.schedule<strategy = greedy, transfers = 4, bound = 32,
         horizon = 32, runs = dense<[0, 0, 16, 0, 1, 0, 16, 16, ...]> : tensor<16xi32>>} {
       ipu_exchange.copy @arg0 to @mm0.lhs
     }
@@ -262,8 +262,8 @@ def IPUPlaceStorage : Pass<"ipu-place-storage", "::mlir::ModuleOp"> {
 
     ```mlir
     ipu_tile.program @mm attributes {...} {
-      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in "standard"
-      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in "interleaved"
+      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in standard
+      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in interleaved
       ...
     ```
 
@@ -273,8 +273,8 @@ def IPUPlaceStorage : Pass<"ipu-place-storage", "::mlir::ModuleOp"> {
     ```mlir
     ipu_tile.program @mm attributes {memory_bound = array<i64: 128, 256>,
         memory_peak = array<i64: 128, 256>, reserved_bytes = 88 : i64, ...} {
-      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in "standard" at 319576
-      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in "interleaved" at 524288
+      ipu_tile.buffer @arg0 : tensor<8x16xf16, #rows> in standard at 319576
+      ipu_tile.buffer @arg1 : tensor<16x8xf16, #B> in interleaved at 524288
       ...
     ```
   }];

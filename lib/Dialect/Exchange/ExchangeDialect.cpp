@@ -37,7 +37,7 @@ struct ExchangeBytecodeInterface : public BytecodeDialectInterface {
     if (!schedule)
       return failure();
     writer.writeVarInt(kSchedule);
-    writer.writeOwnedString(schedule.getStrategy());
+    writer.writeVarInt(static_cast<uint64_t>(schedule.getStrategy()));
     writer.writeVarInt(static_cast<uint64_t>(schedule.getTransfers()));
     writer.writeVarInt(static_cast<uint64_t>(schedule.getBound()));
     writer.writeVarInt(static_cast<uint64_t>(schedule.getHorizon()));
@@ -59,18 +59,25 @@ struct ExchangeBytecodeInterface : public BytecodeDialectInterface {
   }
 
   Attribute readAttribute(DialectBytecodeReader &reader) const override {
-    uint64_t code = 0, transfers = 0, bound = 0, horizon = 0, count = 0;
-    StringRef strategy;
+    uint64_t code = 0, strategyCode = 0, transfers = 0, bound = 0, horizon = 0,
+             count = 0;
     if (failed(reader.readVarInt(code)))
       return Attribute();
     if (code != kSchedule) {
       reader.emitError() << "unknown ipu_exchange attribute code " << code;
       return Attribute();
     }
-    if (failed(reader.readString(strategy)) || failed(reader.readVarInt(transfers)) ||
+    if (failed(reader.readVarInt(strategyCode)) || failed(reader.readVarInt(transfers)) ||
         failed(reader.readVarInt(bound)) || failed(reader.readVarInt(horizon)) ||
         failed(reader.readVarInt(count)))
       return Attribute();
+    std::optional<Strategy> strategy =
+        strategyCode <= UINT32_MAX ? symbolizeStrategy(static_cast<uint32_t>(strategyCode))
+                                   : std::nullopt;
+    if (!strategy) {
+      reader.emitError() << "unknown exchange strategy code " << strategyCode;
+      return Attribute();
+    }
     auto fits = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
     SmallVector<int32_t> runs;
     int64_t transfer = 0, start = 0;
@@ -93,7 +100,7 @@ struct ExchangeBytecodeInterface : public BytecodeDialectInterface {
     auto type = RankedTensorType::get({int64_t(runs.size())},
                                       IntegerType::get(context, 32));
     return ScheduleAttr::getChecked(
-        [&] { return reader.emitError(); }, context, strategy,
+        [&] { return reader.emitError(); }, context, *strategy,
         static_cast<int64_t>(transfers), static_cast<int64_t>(bound),
         static_cast<int64_t>(horizon),
         DenseIntElementsAttr::get(type, ArrayRef<int32_t>(runs)));
@@ -114,7 +121,7 @@ void IPUExchangeDialect::initialize() {
 }
 
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   StringRef strategy, int64_t transfers,
+                                   Strategy strategy, int64_t transfers,
                                    int64_t bound, int64_t horizon,
                                    DenseIntElementsAttr runsAttr) {
   if (transfers < 0 || bound < 0 || horizon < 0)

@@ -52,7 +52,7 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
 
 ::ipu::ExchangeSchedule mlir::ipu_exchange::toExchangeSchedule(ScheduleAttr attr) {
   ::ipu::ExchangeSchedule schedule;
-  schedule.strategy = attr.getStrategy().str();
+  schedule.strategy = stringifyStrategy(attr.getStrategy()).str();
   auto values = attr.getRuns().getValues<int32_t>();
   SmallVector<int32_t> runs(values.begin(), values.end());
   schedule.runs.reserve(runs.size() / 4);

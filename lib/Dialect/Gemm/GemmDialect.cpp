@@ -30,22 +30,6 @@ void IPUGemmDialect::initialize() {
       >();
 }
 
-static LogicalResult checkOrientation(function_ref<InFlightDiagnostic()> emitError,
-                                      StringRef orientation) {
-  if (orientation == "normal" || orientation == "swapped")
-    return success();
-  return emitError() << "orientation '" << orientation
-                     << "' is not \"normal\" or \"swapped\"";
-}
-
-static LogicalResult checkWeights(function_ref<InFlightDiagnostic()> emitError,
-                                  StringRef weights) {
-  if (::ipu::parseMemoryClass(weights.str()))
-    return success();
-  return emitError() << "weight memory class '" << weights
-                     << "' is not \"standard\" or \"interleaved\"";
-}
-
 static LogicalResult checkPartitions(function_ref<InFlightDiagnostic()> emitError,
                                      StringRef field, int64_t value) {
   if (value < 1)
@@ -58,35 +42,24 @@ static LogicalResult checkPartitions(function_ref<InFlightDiagnostic()> emitErro
   return success();
 }
 
-static LogicalResult checkReduction(function_ref<InFlightDiagnostic()> emitError,
-                                    StringRef reduction) {
-  if (::ipu::parseReduction(reduction.str()))
-    return success();
-  return emitError() << "reduction '" << reduction
-                     << "' is not \"complete\" or \"staged\"";
-}
-
 LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t rows, int64_t cols, int64_t inner,
-                               StringRef orientation, StringRef weights,
-                               StringRef reduction, bool staging,
+                               Orientation orientation, ipu_tile::MemoryClass weights,
+                               Reduction reduction, bool staging,
                                StringRef partials, int64_t cycles) {
   if (failed(checkPartitions(emitError, "row", rows)) ||
       failed(checkPartitions(emitError, "column", cols)) ||
-      failed(checkPartitions(emitError, "inner", inner)) ||
-      failed(checkOrientation(emitError, orientation)) ||
-      failed(checkWeights(emitError, weights)) ||
-      failed(checkReduction(emitError, reduction)))
+      failed(checkPartitions(emitError, "inner", inner)))
     return failure();
-  if (inner == 1 && reduction != "complete")
+  if (inner == 1 && reduction != Reduction::complete)
     return emitError() << "a staged reduction needs inner > 1";
-  if (staging && orientation == "swapped")
+  if (staging && orientation == Orientation::swapped)
     return emitError() << "staging copies B for the AMP, which holds A when "
                           "the orientation is swapped";
-  if (staging && weights != "standard")
+  if (staging && weights != ipu_tile::MemoryClass::standard)
     return emitError() << "staging copies standard weights to interleaved "
                           "memory; weights are '"
-                       << weights << "'";
+                       << ipu_tile::stringifyMemoryClass(weights) << "'";
   if (partials != "f32" && partials != "f16")
     return emitError() << "partials '" << partials
                        << "' is not \"f32\" or \"f16\"";
@@ -101,32 +74,39 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   plan.rows = static_cast<uint32_t>(getRows());
   plan.cols = static_cast<uint32_t>(getCols());
   plan.inner = static_cast<uint32_t>(getInner());
-  plan.swapped = getOrientation() == "swapped";
-  plan.weights = *::ipu::parseMemoryClass(getWeights().str());
-  plan.reduction = *::ipu::parseReduction(getReduction().str());
+  plan.swapped = getOrientation() == Orientation::swapped;
+  plan.weights = ipu_tile::toMachineClass(getWeights());
+  plan.reduction = getReduction() == Reduction::staged ? ::ipu::Reduction::Staged
+                                                      : ::ipu::Reduction::Complete;
   plan.localStaging = getStaging();
   plan.partials = getPartials() == "f16" ? ::ipu::ElementType::F16
                                          : ::ipu::ElementType::F32;
   return plan;
 }
 
+PlanAttr PlanAttr::fromGemmPlan(MLIRContext *context, const ::ipu::GemmPlan &plan,
+                                int64_t cycles) {
+  return PlanAttr::get(
+      context, plan.rows, plan.cols, plan.inner,
+      plan.swapped ? Orientation::swapped : Orientation::normal,
+      ipu_tile::toIRClass(plan.weights),
+      plan.reduction == ::ipu::Reduction::Staged ? Reduction::staged
+                                                 : Reduction::complete,
+      plan.localStaging, ::ipu::elementTypeName(plan.partials), cycles);
+}
+
 LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                       std::optional<int64_t> rows,
                                       std::optional<int64_t> cols,
                                       std::optional<int64_t> inner,
-                                      StringRef orientation, StringRef weights,
-                                      StringRef reduction,
+                                      std::optional<Orientation>,
+                                      std::optional<ipu_tile::MemoryClass>,
+                                      std::optional<Reduction>,
                                       std::optional<bool> staging,
                                       StringRef partials) {
   if ((rows && failed(checkPartitions(emitError, "row", *rows))) ||
       (cols && failed(checkPartitions(emitError, "column", *cols))) ||
       (inner && failed(checkPartitions(emitError, "inner", *inner))))
-    return failure();
-  if (!orientation.empty() && failed(checkOrientation(emitError, orientation)))
-    return failure();
-  if (!weights.empty() && failed(checkWeights(emitError, weights)))
-    return failure();
-  if (!reduction.empty() && failed(checkReduction(emitError, reduction)))
     return failure();
   if (!partials.empty() && partials != "f32" && partials != "f16" &&
       partials != "any")

@@ -1,19 +1,11 @@
 //===- GraphOps.cpp - Verifiers of the graph-level layout ops -------------===//
 
 #include "IPU/Dialect/Tile/IR/Tile.h"
-#include "IPU/Target/TargetModel.h"
 
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
 using namespace mlir::ipu_tile;
-
-static LogicalResult checkMemoryClass(Operation *op, StringRef memoryClass) {
-  if (::ipu::parseMemoryClass(memoryClass.str()))
-    return success();
-  return op->emitOpError("memory class '")
-         << memoryClass << "' is not \"standard\" or \"interleaved\"";
-}
 
 static bool hasLayout(Type type) {
   return isa_and_nonnull<LayoutAttr>(cast<RankedTensorType>(type).getEncoding());
@@ -39,7 +31,7 @@ LogicalResult FromHostOp::verify() {
   if (ArrayRef<int64_t>(shape) != result.getShape())
     return emitOpError("result shape must be the argument's")
            << (getTranspose() ? " transposed" : "") << ", got " << result;
-  return checkMemoryClass(*this, getMemoryClass());
+  return success();
 }
 
 LogicalResult RelayoutOp::verify() {
@@ -52,5 +44,5 @@ LogicalResult RelayoutOp::verify() {
       source.getElementType() != result.getElementType())
     return emitOpError("changes the tensor, not only its layout: ")
            << source << " to " << result;
-  return checkMemoryClass(*this, getMemoryClass());
+  return success();
 }

@@ -13,6 +13,7 @@
 using namespace mlir;
 using namespace mlir::ipu_tile;
 
+#include "IPU/Dialect/Tile/IR/TileEnums.cpp.inc"
 #include "IPU/Dialect/Tile/IR/TileInterfaces.cpp.inc"
 #include "IPU/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
 
@@ -406,11 +407,8 @@ LogicalResult ProgramOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult BufferOp::verify() {
-  std::optional<::ipu::MemoryClass> memoryClass =
-      ::ipu::parseMemoryClass(getMemoryClass().str());
-  if (!memoryClass)
-    return emitOpError("memory class '")
-           << getMemoryClass() << "' is not \"standard\" or \"interleaved\"";
+  std::optional<::ipu::MemoryClass> memoryClass = toMachineClass(getMemoryClass());
+  StringRef className = stringifyMemoryClass(getMemoryClass());
   std::optional<::ipu::BlockLayout> layout = toBlockLayout(getTensorType());
   if (!layout)
     return emitOpError("type must be a static tensor of rank 2 or more "
@@ -435,11 +433,11 @@ LogicalResult BufferOp::verify() {
       __builtin_mul_overflow(tensorBytes, pitch & ~uint64_t(3), &tensorBytes))
     return emitOpError("holds ")
            << getTensorType() << ", more than 2^64 bytes: no "
-           << getMemoryClass() << " memory holds a block of it";
+           << className << " memory holds a block of it";
   uint64_t bytes = layout->maxBlockBytes();
   if (bytes > target->allocatableBytes(*memoryClass))
     return emitOpError("needs ")
-           << bytes << " bytes per tile, " << getMemoryClass()
+           << bytes << " bytes per tile, " << className
            << " memory has " << target->allocatableBytes(*memoryClass);
   if (std::optional<int64_t> address = getAddress()) {
     const ::ipu::MemoryRegion &region = target->region(*memoryClass);
@@ -447,11 +445,11 @@ LogicalResult BufferOp::verify() {
         static_cast<uint64_t>(*address) + bytes > region.end())
       return emitOpError("address ")
              << *address << " + " << bytes << " bytes lies outside "
-             << getMemoryClass() << " memory [" << target->allocatableBase(*memoryClass)
+             << className << " memory [" << target->allocatableBase(*memoryClass)
              << ", " << region.end() << ")";
-    if (*address % kBufferAlignment != 0)
+    if (*address % target->bufferAlignmentBytes != 0)
       return emitOpError("address ")
-             << *address << " is not a multiple of " << kBufferAlignment
+             << *address << " is not a multiple of " << target->bufferAlignmentBytes
              << " bytes, the alignment --ipu-place-storage gives buffers";
     // Exchange code and vertex state sit above the runtime image.
     // (The program's verifier has range-checked the attribute.)
@@ -580,7 +578,7 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
           {layout.blockBatches(at.b) * layout.blockRows(at.i), layout.blockCols(at.j),
            static_cast<int64_t>(layout.type),
            static_cast<int64_t>(
-               *::ipu::parseMemoryClass(operand.buffer.getMemoryClass().str())),
+               toMachineClass(operand.buffer.getMemoryClass())),
            layout.blockBytes(at.b, at.i, at.j)});
     }
     StringRef name = getKernel();
@@ -651,13 +649,15 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       const int64_t *params = vertexParams->data() + index * paramCount;
       if (kernel->classOperand == static_cast<int>(operandIndex)) {
         int64_t wanted = params[kernel->classParam];
-        auto actual = ::ipu::parseMemoryClass(buffer.getMemoryClass().str());
+        std::optional<::ipu::MemoryClass> actual =
+            toMachineClass(buffer.getMemoryClass());
         if (actual && static_cast<int64_t>(*actual) != wanted)
           return emitOpError("vertex on tile ")
                  << tile << ": parameter '"
                  << kernel->paramNames[kernel->classParam] << "' = " << wanted
                  << " but operand '" << kernel->operandNames[operandIndex]
-                 << "' buffer " << ref << " is in " << buffer.getMemoryClass()
+                 << "' buffer " << ref << " is in "
+                 << stringifyMemoryClass(buffer.getMemoryClass())
                  << " memory";
       }
       uint64_t need = ::ipu::kernelOperandBytes(*kernel, params, operandIndex);

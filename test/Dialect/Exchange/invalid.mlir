@@ -1,32 +1,32 @@
 // RUN: ipu-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{runs must be quadruples (transfer, first word, words, start), got 3 integers}}
-func.func private @runs() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 1, runs = dense<[0, 0, 1]> : tensor<3xi32>>}
+func.func private @runs() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 1, runs = dense<[0, 0, 1]> : tensor<3xi32>>}
 
 // -----
 
 // expected-error @+1 {{horizon 3 is below the endpoint lower bound 4}}
-func.func private @horizon() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 4, horizon = 3, runs = dense<[0, 0, 3, 0]> : tensor<4xi32>>}
+func.func private @horizon() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 4, horizon = 3, runs = dense<[0, 0, 3, 0]> : tensor<4xi32>>}
 
 // -----
 
 // expected-error @+1 {{run 0 names transfer 2, the phase has 2}}
-func.func private @transfer() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 2, bound = 1, horizon = 4, runs = dense<[2, 0, 1, 0]> : tensor<4xi32>>}
+func.func private @transfer() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 2, bound = 1, horizon = 4, runs = dense<[2, 0, 1, 0]> : tensor<4xi32>>}
 
 // -----
 
 // expected-error @+1 {{run 0 needs a non-negative first word and start and a positive word count}}
-func.func private @words() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 0, 0]> : tensor<4xi32>>}
+func.func private @words() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 0, 0]> : tensor<4xi32>>}
 
 // -----
 
 // expected-error @+1 {{run 0 ends at cycle 6, after the horizon 4}}
-func.func private @late() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 4]> : tensor<4xi32>>}
+func.func private @late() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 4]> : tensor<4xi32>>}
 
 // -----
 
 // expected-error @+1 {{transfers, bound and horizon must not be negative}}
-func.func private @negative() attributes {s = #ipu_exchange.schedule<strategy = "greedy", transfers = -1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 0]> : tensor<4xi32>>}
+func.func private @negative() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = -1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 0]> : tensor<4xi32>>}
 
 // -----
 
@@ -53,8 +53,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<8x8xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x8xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.phase @shape {
       // expected-error @+1 {{source and dest hold different tensors}}
       ipu_exchange.copy @a to @b
@@ -66,7 +66,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.phase @self {
       // expected-error @+1 {{copies buffer @a onto itself}}
       ipu_exchange.copy @a to @a
@@ -78,7 +78,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.phase @missing {
       // expected-error @+1 {{dest @nowhere is not an ipu_tile.buffer}}
       ipu_exchange.copy @a to @nowhere
@@ -99,7 +99,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{result index must not be negative}}
     ipu_exchange.stream_out @a to -1
   }
@@ -118,8 +118,8 @@ func.func @outside() {
 // Placed so that the destination overwrites its source on tile 0.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319488
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319504
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319504
     ipu_exchange.stream_in @a from 0
     ipu_exchange.sync
     ipu_exchange.phase @gather {
@@ -135,9 +135,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.phase @twice {
       ipu_exchange.copy @a to @b
       // expected-error @+1 {{writes @b, which the copy from @a already writes in phase @twice}}
@@ -151,8 +151,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // The same elements in another shape are another tensor.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<2x4x8xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
-    ipu_tile.buffer @b : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<2x4x8xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in standard
+    ipu_tile.buffer @b : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.phase @shape {
       // expected-error @+1 {{source and dest hold different tensors}}
       ipu_exchange.copy @a to @b
@@ -166,8 +166,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // 0, batch-local (128 bytes), over the source's bytes there.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard" at 319488
-    ipu_tile.buffer @b : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319520
+    ipu_tile.buffer @a : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in standard at 319488
+    ipu_tile.buffer @b : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319520
     ipu_exchange.stream_in @a from 0
     ipu_exchange.sync
     ipu_exchange.phase @gather {

@@ -58,7 +58,7 @@ func.func @dynamic(%a: tensor<?x16xf16>, %b: tensor<16x8xf16>) -> tensor<?x8xf32
 
 func.func @plan_too_many_rows(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   // expected-error @+1 {{plan splits 8 rows into 9 parts}}
-  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 9, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 9, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
 
@@ -66,7 +66,7 @@ func.func @plan_too_many_rows(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> ten
 
 func.func @plan_too_many_cols(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   // expected-error @+1 {{plan splits 8 columns into 9 parts}}
-  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 9, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 9, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
 
@@ -74,7 +74,7 @@ func.func @plan_too_many_cols(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> ten
 
 func.func @plan_too_many_inner(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   // expected-error @+1 {{plan splits the inner dimension 16 into 17 parts}}
-  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 17, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+  %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 17, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
 
@@ -83,7 +83,7 @@ func.func @plan_too_many_inner(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> te
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   func.func @plan_too_many_tiles(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-error @+1 {{plan needs 6 tiles, target 'ipu21-4' has 4}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 3, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 3, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     return %c : tensor<8x8xf32>
   }
 }
@@ -91,22 +91,24 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // -----
 
 // expected-error @+1 {{row partitions must be at least 1, got 0}}
-func.func private @zero_rows() attributes {p = #ipu_gemm.plan<rows = 0, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+func.func private @zero_rows() attributes {p = #ipu_gemm.plan<rows = 0, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
 
 // -----
 
-// expected-error @+1 {{orientation 'sideways' is not "normal" or "swapped"}}
-func.func private @orientation() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "sideways", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+// expected-error @+2 {{expected ::mlir::ipu_gemm::Orientation to be one of: normal, swapped}}
+// expected-error @+1 {{failed to parse IPUGemm_PlanAttr parameter 'orientation' which is to be a `::mlir::ipu_gemm::Orientation`}}
+func.func private @orientation() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = sideways, weights = standard, reduction = complete, staging = false, cycles = 0>}
 
 // -----
 
-// expected-error @+1 {{weight memory class 'fast' is not "standard" or "interleaved"}}
-func.func private @weights() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "fast", reduction = "complete", staging = false, cycles = 0>}
+// expected-error @+2 {{expected ::mlir::ipu_tile::MemoryClass to be one of: standard, interleaved}}
+// expected-error @+1 {{failed to parse IPUGemm_PlanAttr parameter 'weights' which is to be a `::mlir::ipu_tile::MemoryClass`}}
+func.func private @weights() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = normal, weights = fast, reduction = complete, staging = false, cycles = 0>}
 
 // -----
 
 // expected-error @+1 {{estimated cycles must not be negative, got -1}}
-func.func private @cycles() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = -1>}
+func.func private @cycles() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = -1>}
 
 // -----
 
@@ -115,43 +117,47 @@ func.func private @constraint_cols() attributes {p = #ipu_gemm.constraints<cols 
 
 // -----
 
-// expected-error @+1 {{orientation 'up' is not "normal" or "swapped"}}
-func.func private @constraint_orientation() attributes {p = #ipu_gemm.constraints<orientation = "up">}
+// expected-error @+2 {{expected one of [normal, swapped] for GEMM orientation, got: up}}
+// expected-error @+1 {{failed to parse IPUGemm_ConstraintsAttr parameter 'orientation'}}
+func.func private @constraint_orientation() attributes {p = #ipu_gemm.constraints<orientation = up>}
 
 // -----
 
-// expected-error @+1 {{weight memory class 'l2' is not "standard" or "interleaved"}}
-func.func private @constraint_weights() attributes {p = #ipu_gemm.constraints<weights = "l2">}
+// expected-error @+2 {{expected one of [standard, interleaved] for Tile memory class, got: l2}}
+// expected-error @+1 {{failed to parse IPUGemm_ConstraintsAttr parameter 'weights'}}
+func.func private @constraint_weights() attributes {p = #ipu_gemm.constraints<weights = l2>}
 
 // -----
 
-// expected-error @+1 {{reduction 'tree' is not "complete" or "staged"}}
-func.func private @reduction() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 2, orientation = "normal", weights = "standard", reduction = "tree", staging = false, cycles = 0>}
+// expected-error @+2 {{expected ::mlir::ipu_gemm::Reduction to be one of: complete, staged}}
+// expected-error @+1 {{failed to parse IPUGemm_PlanAttr parameter 'reduction'}}
+func.func private @reduction() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 2, orientation = normal, weights = standard, reduction = tree, staging = false, cycles = 0>}
 
 // -----
 
 // expected-error @+1 {{a staged reduction needs inner > 1}}
-func.func private @staged_inner() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "staged", staging = false, cycles = 0>}
+func.func private @staged_inner() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = staged, staging = false, cycles = 0>}
 
 // -----
 
 // expected-error @+1 {{staging copies standard weights to interleaved memory; weights are 'interleaved'}}
-func.func private @staging_class() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = true, cycles = 0>}
+func.func private @staging_class() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = true, cycles = 0>}
 
 // -----
 
-// expected-error @+1 {{reduction 'sum' is not "complete" or "staged"}}
-func.func private @constraint_reduction() attributes {p = #ipu_gemm.constraints<reduction = "sum">}
+// expected-error @+2 {{expected one of [complete, staged] for Reduction of inner partials, got: sum}}
+// expected-error @+1 {{failed to parse IPUGemm_ConstraintsAttr parameter 'reduction'}}
+func.func private @constraint_reduction() attributes {p = #ipu_gemm.constraints<reduction = sum>}
 
 // -----
 
 // expected-error @+1 {{staging copies B for the AMP, which holds A when the orientation is swapped}}
-func.func private @staging_swapped() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "swapped", weights = "standard", reduction = "complete", staging = true, cycles = 0>}
+func.func private @staging_swapped() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = swapped, weights = standard, reduction = complete, staging = true, cycles = 0>}
 
 // -----
 
 // expected-error @+1 {{partials 'f8' is not "f32" or "f16"}}
-func.func private @bad_partials() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, partials = "f8", cycles = 0>}
+func.func private @bad_partials() attributes {p = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, partials = "f8", cycles = 0>}
 
 // -----
 
@@ -163,7 +169,7 @@ func.func private @bad_partials_constraint() attributes {c = #ipu_gemm.constrain
 // f32 partials would not be the f16 accumulation the op asks for.
 func.func @partials_against_acc(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf16> {
   // expected-error @+1 {{plan accumulates in f32 partials but the op asks for f16 accumulation}}
-  %c = ipu_gemm.matmul %a, %b {acc_type = f16, plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf16>
+  %c = ipu_gemm.matmul %a, %b {acc_type = f16, plan = #ipu_gemm.plan<rows = 1, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>} : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf16>
   return %c : tensor<8x8xf16>
 }
 
@@ -171,7 +177,7 @@ func.func @partials_against_acc(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> t
 
 // Plans hold partitions in 32 bits: 2^32 + 1 rows would become 1.
 // expected-error @+1 {{row partitions = 4294967297 is out of range [1, 2^32)}}
-func.func private @rows_wide() attributes {p = #ipu_gemm.plan<rows = 4294967297, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>}
+func.func private @rows_wide() attributes {p = #ipu_gemm.plan<rows = 4294967297, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
 
 // -----
 
@@ -216,7 +222,7 @@ func.func @transposed_lhs_folded(%a: tensor<2x16x8xf16>, %b: tensor<16x8xf16>) -
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   func.func @batches_exceed_tiles(%a: tensor<2x8x16xf16>, %b: tensor<2x16x8xf16>) -> tensor<2x8x8xf32> {
     // expected-error @+1 {{plan needs 6 tiles (2 batches side by side), target 'ipu21-4' has 4}}
-    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 3, cols = 1, inner = 1, orientation = "normal", weights = "standard", reduction = "complete", staging = false, cycles = 0>} : tensor<2x8x16xf16>, tensor<2x16x8xf16> -> tensor<2x8x8xf32>
+    %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 3, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>} : tensor<2x8x16xf16>, tensor<2x16x8xf16> -> tensor<2x8x8xf32>
     return %c : tensor<2x8x8xf32>
   }
 }

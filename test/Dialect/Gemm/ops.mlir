@@ -11,11 +11,11 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   }
 
   // CHECK-LABEL: func.func @planned
-  // CHECK: ipu_gemm.matmul {{.*}} {acc_type = f16, constraints = #ipu_gemm.constraints<rows = 4, weights = "standard">, plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, partials = "f16", cycles = 2911>}
+  // CHECK: ipu_gemm.matmul {{.*}} {acc_type = f16, constraints = #ipu_gemm.constraints<rows = 4, weights = standard>, plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, partials = "f16", cycles = 2911>}
   func.func @planned(%a: tensor<96x128xf8E4M3FN>, %b: tensor<128x64xf8E4M3FN>) -> tensor<96x64xf16> {
     %c = ipu_gemm.matmul %a, %b {acc_type = f16,
-        constraints = #ipu_gemm.constraints<rows = 4, weights = "standard">,
-        plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = "normal", weights = "interleaved", reduction = "complete", staging = false, partials = "f16", cycles = 2911>}
+        constraints = #ipu_gemm.constraints<rows = 4, weights = standard>,
+        plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, partials = "f16", cycles = 2911>}
         : tensor<96x128xf8E4M3FN>, tensor<128x64xf8E4M3FN> -> tensor<96x64xf16>
     return %c : tensor<96x64xf16>
   }

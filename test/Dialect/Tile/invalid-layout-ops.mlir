@@ -39,8 +39,8 @@ func.func @transposed_shape(%a: tensor<8x16xf16>) -> tensor<8x16xf16, #rows> {
 
 #rows = #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>
 func.func @memory_class(%a: tensor<8x16xf16>) -> tensor<8x16xf16, #rows> {
-  // expected-error @+1 {{memory class 'fast' is not "standard" or "interleaved"}}
-  %0 = ipu_tile.from_host %a {memory_class = "fast"} : tensor<8x16xf16> -> tensor<8x16xf16, #rows>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'memory_class' [standard, interleaved]}}
+  %0 = ipu_tile.from_host %a in fast : tensor<8x16xf16> -> tensor<8x16xf16, #rows>
   return %0 : tensor<8x16xf16, #rows>
 }
 

@@ -5,9 +5,9 @@
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319488
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319488
     // expected-error @+1 {{overlaps buffer @a on tile 0, bytes [319552, 319616), while both are live at step 1 ('ipu_exchange.stream_in'): @a holds [319488, 319616), @b [319552, 319680)}}
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319552
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319552
     ipu_exchange.stream_in @a from 0
     ipu_exchange.stream_in @b from 1
     ipu_exchange.stream_out @a to 0
@@ -21,9 +21,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // overlaps it all the same.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @w : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "interleaved" at 524288
+    ipu_tile.buffer @w : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in interleaved at 524288
     // expected-error @+1 {{overlaps buffer @w on tile 2, bytes [524288, 524320), while both are live at step 2 ('ipu_exchange.stream_in')}}
-    ipu_tile.buffer @x : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in "interleaved" at 524288
+    ipu_tile.buffer @x : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in interleaved at 524288
     ipu_exchange.stream_in @w from 0 {weight}
     ipu_exchange.sync
     ipu_exchange.stream_in @x from 1
@@ -37,8 +37,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{overlaps buffer @b on tile 3, bytes [319488, 319504), while both are live at step 1 ('ipu_exchange.stream_in'): @b holds [319488, 319504), @a [319488, 319520)}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319488
-    ipu_tile.buffer @b : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 3, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319488
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+    ipu_tile.buffer @b : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 3, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319488
     ipu_exchange.stream_in @b from 1
     ipu_exchange.stream_in @a from 0
     ipu_exchange.stream_out @a to 0
@@ -52,9 +52,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // the exchange has written it.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [-1, 0], replicas = 1, replica_stride = 0, tile_map = [3, 2, 1, 0]>> in "standard"
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [-1, 0], replicas = 1, replica_stride = 0, tile_map = [3, 2, 1, 0]>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [-1, 0], replicas = 1, replica_stride = 0, tile_map = [3, 2, 1, 0]>> in standard
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [-1, 0], replicas = 1, replica_stride = 0, tile_map = [3, 2, 1, 0]>> in standard
     ipu_exchange.stream_in @a from 0
     ipu_exchange.phase @gather {
       ipu_exchange.copy @a to @b
@@ -70,9 +70,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // A phase reading a compute set's result needs a sync after the compute.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.stream_in @a from 0
     ipu_exchange.sync
     ipu_tile.compute_set @move kernel "copy" operands [@a, @b] tiles [0, 1, 2, 3] params [32, 32, 32, 32]
@@ -90,9 +90,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // Two phases of one superstep share buffers only to read them.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 2, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 2, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.stream_in @a from 0
     ipu_exchange.sync
     ipu_exchange.phase @first {

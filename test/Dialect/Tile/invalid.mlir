@@ -47,8 +47,8 @@ func.func private @int(tensor<8x4xi32, #ipu_tile.layout<grid = [1, 1], base = 0,
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    // expected-error @+1 {{memory class 'fast' is not "standard" or "interleaved"}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "fast"
+    // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'memory_class' [standard, interleaved]}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in fast
   }
 }
 
@@ -57,7 +57,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{type must be a static tensor of rank 2 or more with a #ipu_tile.layout encoding, got 'tensor<8x4xf32>'}}
-    ipu_tile.buffer @a : tensor<8x4xf32> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32> in standard
   }
 }
 
@@ -66,7 +66,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{layout does not fit target 'ipu21-4'}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [8, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [8, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
   }
 }
 
@@ -75,7 +75,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{layout does not fit target 'ipu21-4'}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 1>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 1>> in standard
   }
 }
 
@@ -84,7 +84,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{needs 262144 bytes per tile, standard memory has 204800}}
-    ipu_tile.buffer @a : tensor<256x256xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<256x256xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
   }
 }
 
@@ -93,7 +93,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{address 311296 + 128 bytes lies outside standard memory [319488, 524288)}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 311296
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 311296
   }
 }
 
@@ -101,7 +101,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{unknown kernel 'conv'}}
     ipu_tile.compute_set @cs kernel "conv" operands [@a] tiles [0] params []
   }
@@ -111,7 +111,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{kernel 'gemm' takes 3 operands, got 1}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a] tiles [0] params [8, 4, 4, 0, 0, 0, 0]
   }
@@ -121,7 +121,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{expected 14 params (2 tiles x 7), got 7}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 1] params [8, 4, 4, 0, 0, 0, 0]
   }
@@ -131,7 +131,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{tile 4 is outside the target}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [4] params [8, 4, 4, 0, 0, 0, 0]
   }
@@ -141,7 +141,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{tile 0 has two vertices}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 0] params [8, 4, 4, 0, 0, 0, 0, 8, 4, 4, 0, 0, 0, 0]
   }
@@ -151,7 +151,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: gemm: parameter 'accType' = 2 is not f32 or f16}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 2, 0, 0]
   }
@@ -161,7 +161,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: operand 'lhs' spans 512 bytes, buffer @a holds 128}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 16, 4, 0, 0, 0, 0]
   }
@@ -171,7 +171,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 1: operand 'lhs' buffer @a has no block on that tile}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [1] params [8, 4, 4, 0, 0, 0, 0]
   }
@@ -237,7 +237,7 @@ func.func private @splits_end(tensor<10x4xf32, #ipu_tile.layout<grid = [2, 1], b
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{layout does not fit target 'ipu21-4': block (1, 0) replica 0 and block (0, 0) replica 0 share tile 2}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, tile_map = [2, 2]>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, tile_map = [2, 2]>> in standard
   }
 }
 
@@ -245,7 +245,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: parameter 'weightClass' = 1 but operand 'rhs' buffer @a is in standard memory}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 0, 0, 1]
   }
@@ -316,7 +316,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{address 319492 is not a multiple of 8 bytes, the alignment --ipu-place-storage gives buffers}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319492
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319492
   }
 }
 
@@ -325,7 +325,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{address 524292 is not a multiple of 8 bytes}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "interleaved" at 524292
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in interleaved at 524292
   }
 }
 
@@ -335,8 +335,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p attributes {reserved_bytes = 144 : i64} {
     // expected-error @+1 {{address 319624 lies over the program's reserved bytes: 8192 of runtime image and 144 of exchange code and vertex state leave standard buffers from 319632}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319624
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319632
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319624
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319632
   }
 }
 
@@ -346,9 +346,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // the 4-row block of @a unread and half of @c unwritten.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
-    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard
+    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 1: operand 'lhs' is a 2x16 f16 block by its parameters, but buffer @a holds its 4x16 f16 block (0, 0) there}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
         params [4, 16, 2, 1, 0, 0, 1, 2, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
@@ -359,9 +359,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard"
-    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard
+    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: operand 'out' is a 4x2 f16 block by its parameters, but buffer @c holds its 4x2 f32 block (0, 0) there}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0]
         params [4, 16, 2, 1, 0, 1, 1]
@@ -372,8 +372,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "interleaved"
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in interleaved
     // expected-error @+1 {{vertex on tile 2: operand 'src' is 16 bytes by its parameters, but buffer @a holds the 32 bytes of its 2x4 f32 block (2, 0) there}}
     ipu_tile.compute_set @stage kernel "copy" operands [@a, @b] tiles [0, 1, 2, 3] params [32, 32, 16, 32]
   }
@@ -462,7 +462,7 @@ func.func private @batch_grid_rows(tensor<8x2x4xf32, #ipu_tile.layout<grid = [4,
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{layout does not fit target 'ipu21-4': block (1, 0, 0) replica 0 and block (0, 0, 0) replica 0 share tile 0}}
-    ipu_tile.buffer @a : tensor<2x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2>> in "standard"
+    ipu_tile.buffer @a : tensor<2x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2>> in standard
   }
 }
 
@@ -471,7 +471,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{layout does not fit target 'ipu21-4': block (2, 0, 0) replica 0 is on tile 4, outside [0, 4)}}
-    ipu_tile.buffer @a : tensor<3x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 3, batch_stride = 2>> in "standard"
+    ipu_tile.buffer @a : tensor<3x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 3, batch_stride = 2>> in standard
   }
 }
 
@@ -480,7 +480,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{layout does not fit target 'ipu21-4': 5 x 1 x 1 blocks x 1 replicas need more than the 4 tiles}}
-    ipu_tile.buffer @a : tensor<5x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 5, batch_stride = 1>> in "standard"
+    ipu_tile.buffer @a : tensor<5x8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 5, batch_stride = 1>> in standard
   }
 }
 
@@ -489,8 +489,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // A vertex works on its tile's whole block: every batch the block holds.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @src : tensor<4x2x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
-    ipu_tile.buffer @dst : tensor<4x2x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
+    ipu_tile.buffer @src : tensor<4x2x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in standard
+    ipu_tile.buffer @dst : tensor<4x2x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in standard
     // expected-error @+1 {{vertex on tile 1: operand 'src' is 32 bytes by its parameters, but buffer @src holds the 64 bytes of its 2x2x4 f32 block (1, 0, 0) there}}
     ipu_tile.compute_set @cs kernel "copy" operands [@src, @dst] tiles [1] params [32]
   }
@@ -500,9 +500,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<8x4xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @c : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @c : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: operand 'lhs' is a 4x8 f16 block by its parameters, but buffer @a holds its 2x4x8 f16 block (0, 0) there}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0] params [4, 8, 4, 1, 0, 0, 0]
   }
@@ -520,7 +520,7 @@ ipu_tile.program @p attributes {reference = [{op = "matmul", arguments = array<i
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{more than 2^64 bytes: no standard memory holds a block of it}}
-    ipu_tile.buffer @a : tensor<4611686018427387904x1x1xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    ipu_tile.buffer @a : tensor<4611686018427387904x1x1xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
   }
 }
 
@@ -529,7 +529,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{more than 2^64 bytes: no interleaved memory holds a block of it}}
-    ipu_tile.buffer @a : tensor<1x4611686018427387904xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "interleaved"
+    ipu_tile.buffer @a : tensor<1x4611686018427387904xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in interleaved
   }
 }
 

@@ -5,11 +5,11 @@
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK: ipu_tile.program @mm attributes {flops = 1024 : i64, reference = [{arguments = array<i32: 0, 1>, op = "matmul", result = 0 : i32, type = f32}]}
   ipu_tile.program @mm attributes {flops = 1024 : i64, reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32}]} {
-    // CHECK: ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard" at 319488
-    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in "standard" at 319488
-    // CHECK: ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
-    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in "interleaved"
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in "standard"
+    // CHECK: ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 319488
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 319488
+    // CHECK: ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
+    ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
     // CHECK: ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3] params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
         params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
@@ -27,10 +27,10 @@ func.func private @explicit(tensor<10x8xf32, #ipu_tile.layout<grid = [3, 2], bas
 // CHECK-LABEL: ipu_tile.program @reuse
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @reuse {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard" at 319488
-    ipu_tile.buffer @m : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319616
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319488
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 1, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard" at 319616
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+    ipu_tile.buffer @m : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319616
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 1, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319616
     ipu_exchange.stream_in @a from 0
     ipu_exchange.stream_in @c from 1
     ipu_exchange.sync
@@ -71,11 +71,11 @@ func.func private @batch_distributed_4d(tensor<2x3x4x8xf32, #ipu_tile.layout<gri
 // CHECK-LABEL: ipu_tile.program @batched
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @batched attributes {flops = 512 : i64, reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32, transpose_rhs = false}]} {
-    // CHECK: ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
-    ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in "standard"
-    ipu_tile.buffer @local : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @b : tensor<8x4xf16, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
-    ipu_tile.buffer @c : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in "standard"
+    // CHECK: ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in standard
+    ipu_tile.buffer @a : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in standard
+    ipu_tile.buffer @local : tensor<2x4x8xf16, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf16, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @c : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.stream_in @a from 0
     ipu_exchange.stream_in @b from 1
     ipu_exchange.sync

@@ -11,6 +11,7 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "IPU/Dialect/Tile/IR/TileEnums.td"
 include "IPU/Dialect/Tile/IR/TileInterfaces.td"
 
 def IPUExchange_Dialect : Dialect {
@@ -50,11 +51,11 @@ def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
     Example:
 
     ```mlir
-    #ipu_exchange.schedule<strategy = "greedy", transfers = 2, bound = 8,
+    #ipu_exchange.schedule<strategy = greedy, transfers = 2, bound = 8,
         horizon = 8, runs = dense<[0, 0, 8, 0, 1, 0, 8, 0]> : tensor<8xi32>>
     ```
   }];
-  let parameters = (ins StringRefParameter<"winning strategy">:$strategy,
+  let parameters = (ins EnumParameter<IPUExchange_Strategy>:$strategy,
                         "int64_t":$transfers, "int64_t":$bound,
                         "int64_t":$horizon,
                         "::mlir::DenseIntElementsAttr":$runs);

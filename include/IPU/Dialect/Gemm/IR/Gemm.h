@@ -11,7 +11,24 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "IPU/Dialect/Tile/IR/Tile.h"
 #include "IPU/Planning/GemmPlan.h"
+
+#include "mlir/IR/DialectImplementation.h"
+
+namespace mlir {
+/// Parses an enum parameter that may be left out (a constraint's field).
+template <typename EnumT>
+struct FieldParser<std::optional<EnumT>,
+                   std::enable_if_t<std::is_enum_v<EnumT>, std::optional<EnumT>>> {
+  static FailureOr<std::optional<EnumT>> parse(AsmParser &parser) {
+    FailureOr<EnumT> value = FieldParser<EnumT>::parse(parser);
+    if (failed(value))
+      return failure();
+    return std::optional<EnumT>(*value);
+  }
+};
+} // namespace mlir
 
 #include "IPU/Dialect/Gemm/IR/GemmOpsDialect.h.inc"
 

@@ -11,6 +11,7 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "IPU/Dialect/Tile/IR/TileEnums.td"
 
 def IPUGemm_Dialect : Dialect {
   let name = "ipu_gemm";
@@ -38,13 +39,13 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     C are split into `rows` balanced parts, the columns of B and C into
     `cols` parts and K into `inner` parts; tile
     `p * rows * cols + i * cols + j` computes the partial product of row
-    block i, inner block p and column block j. `orientation` is `"normal"`
-    or `"swapped"` (operands exchanged: the AMP holds A, B is stored B^T). The
-    weights B are resident in tile memory of class `weights` (`"standard"`
-    or `"interleaved"`) in the layout this plan wants; with `staging` they
+    block i, inner block p and column block j. `orientation` is `normal`
+    or `swapped` (operands exchanged: the AMP holds A, B is stored B^T). The
+    weights B are resident in tile memory of class `weights` (`standard`
+    or `interleaved`) in the layout this plan wants; with `staging` they
     are copied to an interleaved scratch before the AMP reads them. With
-    `inner` > 1 the partial sums are reduced `"complete"` (on the tile of
-    p = 0) or `"staged"` (each of the `inner` tiles sums a share of the
+    `inner` > 1 the partial sums are reduced `complete` (on the tile of
+    p = 0) or `staged` (each of the `inner` tiles sums a share of the
     block's rows). `partials` (`"f32"`, the default, or `"f16"`) is what the
     AMP accumulates in: f16 partials run at twice the f32-partials rate for
     f16 inputs. `cycles` is the planner's estimate for the whole matmul,
@@ -53,23 +54,25 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     Example:
 
     ```mlir
-    #ipu_gemm.plan<rows = 4, cols = 2, inner = 2, orientation = "normal",
-                   weights = "interleaved", reduction = "staged",
+    #ipu_gemm.plan<rows = 4, cols = 2, inner = 2, orientation = normal,
+                   weights = interleaved, reduction = staged,
                    staging = false, partials = "f16", cycles = 2911>
     ```
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$inner,
-                        StringRefParameter<"normal or swapped">:$orientation,
-                        StringRefParameter<"standard or interleaved">:$weights,
-                        StringRefParameter<"complete or staged">:$reduction,
+                        EnumParameter<IPUGemm_Orientation>:$orientation,
+                        EnumParameter<IPUTile_MemoryClass>:$weights,
+                        EnumParameter<IPUGemm_Reduction>:$reduction,
                         "bool":$staging,
                         StringRefParameter<"f32 or f16", "\"f32\"">:$partials,
                         "int64_t":$cycles);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The plan as the planner library sees it.
+    /// The plan as the planner library sees it, and back.
     ::ipu::GemmPlan toGemmPlan() const;
+    static PlanAttr fromGemmPlan(::mlir::MLIRContext *context,
+                                 const ::ipu::GemmPlan &plan, int64_t cycles);
   }];
 }
 
@@ -85,16 +88,16 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
     Example:
 
     ```mlir
-    #ipu_gemm.constraints<rows = 4, inner = 2, reduction = "staged",
+    #ipu_gemm.constraints<rows = 4, inner = 2, reduction = staged,
                           partials = "any">
     ```
   }];
   let parameters = (ins OptionalParameter<"std::optional<int64_t>">:$rows,
                         OptionalParameter<"std::optional<int64_t>">:$cols,
                         OptionalParameter<"std::optional<int64_t>">:$inner,
-                        StringRefParameter<"normal or swapped", "\"\"">:$orientation,
-                        StringRefParameter<"standard or interleaved", "\"\"">:$weights,
-                        StringRefParameter<"complete or staged", "\"\"">:$reduction,
+                        OptionalParameter<"std::optional<::mlir::ipu_gemm::Orientation>">:$orientation,
+                        OptionalParameter<"std::optional<::mlir::ipu_tile::MemoryClass>">:$weights,
+                        OptionalParameter<"std::optional<::mlir::ipu_gemm::Reduction>">:$reduction,
                         OptionalParameter<"std::optional<bool>">:$staging,
                         StringRefParameter<"f32, f16 or any", "\"\"">:$partials);
   let assemblyFormat = "`<` struct(params) `>`";

@@ -13,6 +13,7 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/TensorEncoding.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "IPU/Dialect/Tile/IR/TileEnums.td"
 include "IPU/Dialect/Tile/IR/TileInterfaces.td"
 
 def IPUTile_Dialect : Dialect {
@@ -170,7 +171,7 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
     ```mlir
     ipu_tile.program @mm attributes {flops = 1572864 : i64} {
       ipu_tile.buffer @a : tensor<96x128xf16, #ipu_tile.layout<grid = [16, 1],
-          base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in "standard"
+          base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
       ipu_exchange.stream_in @a from 0
     }
     ```
@@ -207,11 +208,12 @@ def IPUTile_BufferOp : IPUTile_Op<"buffer", [Symbol,
     ```mlir
     ipu_tile.buffer @c : tensor<96x64xf32, #ipu_tile.layout<grid = [4, 4],
         base = 0, strides = [4, 1], replicas = 1, replica_stride = 0>>
-        in "standard" at 319488
+        in standard at 319488
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
-                       StrAttr:$memory_class, OptionalAttr<I64Attr>:$address);
+                       IPUTile_MemoryClass:$memory_class,
+                       OptionalAttr<I64Attr>:$address);
   let assemblyFormat = [{
     $sym_name `:` $type `in` $memory_class (`at` $address^)? attr-dict
   }];
@@ -294,16 +296,19 @@ def IPUTile_FromHostOp : IPUTile_Op<"from_host", [Pure]> {
     Example:
 
     ```mlir
-    %w = ipu_tile.from_host %arg1 {memory_class = "interleaved", resident}
+    %w = ipu_tile.from_host %arg1 in interleaved {resident}
         : tensor<16x8xf16> -> tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2],
           base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$source,
-                       DefaultValuedStrAttr<StrAttr, "standard">:$memory_class,
+                       DefaultValuedAttr<IPUTile_MemoryClass,
+                           "::mlir::ipu_tile::MemoryClass::standard">:$memory_class,
                        UnitAttr:$resident, UnitAttr:$transpose);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = [{
+    $source (`in` $memory_class^)? attr-dict `:` type($source) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
@@ -328,9 +333,12 @@ def IPUTile_RelayoutOp : IPUTile_Op<"relayout", [Pure]> {
     ```
   }];
   let arguments = (ins AnyRankedTensor:$source,
-                       DefaultValuedStrAttr<StrAttr, "standard">:$memory_class);
+                       DefaultValuedAttr<IPUTile_MemoryClass,
+                           "::mlir::ipu_tile::MemoryClass::standard">:$memory_class);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = [{
+    $source (`in` $memory_class^)? attr-dict `:` type($source) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 

@@ -15,8 +15,15 @@
 
 namespace mlir::ipu_tile {
 
-/// Every placed buffer starts on a multiple of this many bytes.
-constexpr uint32_t kBufferAlignment = 8;
+/// The machine's memory class of the IR's, and back (the same numbering).
+inline ::ipu::MemoryClass toMachineClass(MemoryClass memoryClass) {
+  return static_cast<::ipu::MemoryClass>(memoryClass);
+}
+inline MemoryClass toIRClass(::ipu::MemoryClass memoryClass) {
+  return static_cast<MemoryClass>(memoryClass);
+}
+static_assert(static_cast<int>(MemoryClass::interleaved) ==
+              static_cast<int>(::ipu::MemoryClass::Interleaved));
 
 /// The target named by the nearest enclosing `ipu_tile.target` attribute.
 std::optional<::ipu::TargetModel> lookupTarget(Operation *op);
