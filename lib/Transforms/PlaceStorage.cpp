@@ -159,14 +159,11 @@ struct PlaceStoragePass
     OpBuilder builder(program);
     for (auto [buffer, address] : llvm::zip(buffers, placement.address))
       buffer.setAddressAttr(builder.getI64IntegerAttr(address));
-    program->setAttr(ipu_tile::ProgramOp::getReservedBytesAttrName(),
-                     builder.getI64IntegerAttr(*reserved));
-    program->setAttr("memory_peak", builder.getDenseI64ArrayAttr(
-                                        {int64_t(placement.peakBytes[0]),
-                                         int64_t(placement.peakBytes[1])}));
-    program->setAttr("memory_bound", builder.getDenseI64ArrayAttr(
-                                         {int64_t(placement.boundBytes[0]),
-                                          int64_t(placement.boundBytes[1])}));
+    program.setReservedBytesAttr(builder.getI64IntegerAttr(*reserved));
+    program.setMemoryPeakAttr(builder.getDenseI64ArrayAttr(
+        {int64_t(placement.peakBytes[0]), int64_t(placement.peakBytes[1])}));
+    program.setMemoryBoundAttr(builder.getDenseI64ArrayAttr(
+        {int64_t(placement.boundBytes[0]), int64_t(placement.boundBytes[1])}));
     std::string line = llvm::formatv(
         "buffers={0} reservedBytes={1} peakStandardBytes={2} "
         "boundStandardBytes={3} peakInterleavedBytes={4} "

@@ -191,5 +191,5 @@ void ProgramBuilder::finish() {
   if (!reference.empty())
     program.setReferenceAttr(builder.getArrayAttr(reference));
   program.setFlopsAttr(builder.getI64IntegerAttr(flops));
-  program->setAttr("estimated_cycles", builder.getI64IntegerAttr(estimatedCycles));
+  program.setEstimatedCyclesAttr(builder.getI64IntegerAttr(estimatedCycles));
 }

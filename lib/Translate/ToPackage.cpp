@@ -201,13 +201,13 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
   auto metadata = [&](StringRef key, int64_t value) {
     package.metadata.emplace_back(key.str(), std::to_string(value));
   };
-  if (auto cycles = program->getAttrOfType<IntegerAttr>("estimated_cycles"))
+  if (auto cycles = program.getEstimatedCyclesAttr())
     metadata("plannedCycles", cycles.getInt());
-  if (auto peak = program->getAttrOfType<DenseI64ArrayAttr>("memory_peak")) {
+  if (auto peak = program.getMemoryPeakAttr()) {
     metadata("memoryPeakStandardBytes", peak[0]);
     metadata("memoryPeakInterleavedBytes", peak[1]);
   }
-  if (auto bound = program->getAttrOfType<DenseI64ArrayAttr>("memory_bound")) {
+  if (auto bound = program.getMemoryBoundAttr()) {
     metadata("memoryBoundStandardBytes", bound[0]);
     metadata("memoryBoundInterleavedBytes", bound[1]);
   }

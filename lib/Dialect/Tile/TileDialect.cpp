@@ -345,22 +345,26 @@ LogicalResult ProgramOp::verify() {
   // The package holds FLOPs unsigned and result indices in 32 bits.
   if (IntegerAttr flops = getFlopsAttr(); flops && flops.getInt() < 0)
     return emitOpError("'flops' = ") << flops.getInt() << " must not be negative";
-  if (Attribute reserved = (*this)->getAttr(getReservedBytesAttrName())) {
-    auto bytes = dyn_cast<IntegerAttr>(reserved);
-    if (!bytes)
-      return emitOpError("'") << getReservedBytesAttrName()
-                              << "' must be an integer, got " << reserved;
+  if (IntegerAttr bytes = getReservedBytesAttr()) {
     std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
     int64_t most = target ? target->allocatableBytes(::ipu::MemoryClass::Standard)
                           : UINT32_MAX;
     std::optional<int64_t> value = toInt64(bytes);
     if (!value || *value < 0 || *value > most)
       return emitOpError("'")
-             << getReservedBytesAttrName() << "' = " << bytes
+             << getReservedBytesAttrName().getValue() << "' = " << bytes
              << " is out of range [0, " << most << "]"
              << (target ? " (the standard memory of '" + target->name + "')"
                         : std::string());
   }
+  for (auto [name, values] : {std::pair("memory_peak", getMemoryPeakAttr()),
+                              std::pair("memory_bound", getMemoryBoundAttr())})
+    if (values && (values.size() != 2 || values[0] < 0 || values[1] < 0))
+      return emitOpError("'") << name << "' must hold two byte counts "
+                              << "(standard, interleaved), got " << values;
+  if (IntegerAttr cycles = getEstimatedCyclesAttr(); cycles && cycles.getInt() < 0)
+    return emitOpError("'estimated_cycles' = ") << cycles.getInt()
+                                                << " must not be negative";
   if (std::optional<ArrayAttr> reference = getReference()) {
     for (Attribute entry : *reference) {
       auto dict = dyn_cast<DictionaryAttr>(entry);
@@ -454,8 +458,7 @@ LogicalResult BufferOp::verify() {
     // Exchange code and vertex state sit above the runtime image.
     // (The program's verifier has range-checked the attribute.)
     int64_t reserved = 0;
-    if (auto attr = (*this)->getParentOp()->getAttrOfType<IntegerAttr>(
-            ProgramOp::getReservedBytesAttrName()))
+    if (IntegerAttr attr = cast<ProgramOp>((*this)->getParentOp()).getReservedBytesAttr())
       reserved = toInt64(attr).value_or(0);
     int64_t first = target->allocatableBase(*memoryClass) + reserved;
     if (*memoryClass == ::ipu::MemoryClass::Standard && *address < first)

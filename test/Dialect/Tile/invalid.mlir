@@ -550,3 +550,28 @@ func.func private @folded_matrix() -> tensor<8x4xf32, #ipu_tile.layout<grid = [1
 // The grid splits the folded rows: 2 x 8 = 16 rows hold 16 blocks, not 17.
 // expected-error @+1 {{grid [17, 1] is larger than the tensor 16x4}}
 func.func private @folded_grid() -> tensor<2x8x4xf32, #ipu_tile.layout<grid = [17, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, folded>>
+
+// -----
+
+// What the passes record on a program is typed and range-checked.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // expected-error @+1 {{'memory_peak' must hold two byte counts (standard, interleaved), got array<i64: 128>}}
+  ipu_tile.program @p attributes {memory_peak = array<i64: 128>} {
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // expected-error @+1 {{'estimated_cycles' = -5 must not be negative}}
+  ipu_tile.program @p attributes {estimated_cycles = -5 : i64} {
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  // expected-error @+1 {{attribute 'reserved_bytes' failed to satisfy constraint: 64-bit signless integer attribute}}
+  ipu_tile.program @p attributes {reserved_bytes = "many"} {
+  }
+}

@@ -176,22 +176,23 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
     }
     ```
   }];
+  // What the passes record about the program: the planner's estimate
+  // (--ipu-lower-to-tile), and from --ipu-place-storage the peak and max-live
+  // bound per memory class (standard, interleaved) and the bytes of exchange
+  // code and vertex state per tile kept free above the runtime image.
   let arguments = (ins SymbolNameAttr:$sym_name,
                        OptionalAttr<ArrayAttr>:$reference,
-                       OptionalAttr<I64Attr>:$flops);
+                       OptionalAttr<I64Attr>:$flops,
+                       OptionalAttr<I64Attr>:$estimated_cycles,
+                       OptionalAttr<DenseI64ArrayAttr>:$memory_peak,
+                       OptionalAttr<DenseI64ArrayAttr>:$memory_bound,
+                       OptionalAttr<I64Attr>:$reserved_bytes);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
-  let extraClassDeclaration = [{
-    /// Set by --ipu-place-storage: bytes of exchange code and vertex state
-    /// per tile, kept free above the runtime image in standard memory.
-    static constexpr ::llvm::StringLiteral getReservedBytesAttrName() {
-      return ::llvm::StringLiteral("reserved_bytes");
-    }
-  }];
 }
 
 def IPUTile_BufferOp : IPUTile_Op<"buffer", [Symbol,
