@@ -273,9 +273,10 @@ struct ImportLinalgPass
     }
   }
 
-  /// The attributes of `op` the imported op honours: `constraints`
-  /// (a #ipu_gemm.constraints) and `plan` (a #ipu_gemm.plan, kept by the
-  /// planner when it can be lowered). An ipu_gemm attribute under another
+  /// The attributes of `op` the imported op honours: `ipu_gemm.constraints`
+  /// (a #ipu_gemm.constraints) and `ipu_gemm.plan` (a #ipu_gemm.plan, kept by
+  /// the planner when it can be lowered): on another dialect's op they
+  /// carry our prefix. An ipu_gemm attribute under another
   /// name, or one of those names holding something else, is an error; any
   /// other discardable attribute but linalg's own is dropped with a warning.
   FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>>
@@ -285,25 +286,27 @@ struct ImportLinalgPass
     for (NamedAttribute attr : op->getDiscardableAttrs()) {
       StringRef name = attr.getName().strref();
       Attribute value = attr.getValue();
-      if (name == "constraints") {
+      if (name == "ipu_gemm.constraints") {
         constraints = dyn_cast<ipu_gemm::ConstraintsAttr>(value);
         if (!constraints)
-          return op->emitError("attribute 'constraints' must be a "
+          return op->emitError("attribute 'ipu_gemm.constraints' must be a "
                                "#ipu_gemm.constraints, got ")
                  << value;
         continue;
       }
-      if (name == "plan") {
+      if (name == "ipu_gemm.plan") {
         plan = dyn_cast<ipu_gemm::PlanAttr>(value);
         if (!plan)
-          return op->emitError("attribute 'plan' must be a #ipu_gemm.plan, got ")
+          return op->emitError("attribute 'ipu_gemm.plan' must be a "
+                               "#ipu_gemm.plan, got ")
                  << value;
         continue;
       }
       if (isa<ipu_gemm::IPUGemmDialect>(value.getDialect()))
         return op->emitError("attribute '")
                << name << "' holds " << value
-               << ", which the import honours only as 'constraints' or 'plan'";
+               << ", which the import honours only as 'ipu_gemm.constraints' "
+                  "or 'ipu_gemm.plan'";
       if (!name.starts_with("linalg."))
         op->emitWarning("attribute '")
             << name << "' is dropped by the import to ipu_gemm.matmul";

@@ -13,13 +13,13 @@
 
 func.func @two_layouts(%x: tensor<64x32xf32>, %w1: tensor<32x32xf32>, %w2: tensor<32x16xf32>, %w3: tensor<32x64xf32>) -> (tensor<64x16xf32>, tensor<64x64xf32>) {
   %e1 = tensor.empty() : tensor<64x32xf32>
-  %h = linalg.matmul {constraints = #ipu_gemm.constraints<rows = 16, cols = 1, inner = 1>}
+  %h = linalg.matmul {ipu_gemm.constraints = #ipu_gemm.constraints<rows = 16, cols = 1, inner = 1>}
       ins(%x, %w1 : tensor<64x32xf32>, tensor<32x32xf32>) outs(%e1 : tensor<64x32xf32>) -> tensor<64x32xf32>
   %e2 = tensor.empty() : tensor<64x16xf32>
-  %y1 = linalg.matmul {constraints = #ipu_gemm.constraints<rows = 16, cols = 1, inner = 1>}
+  %y1 = linalg.matmul {ipu_gemm.constraints = #ipu_gemm.constraints<rows = 16, cols = 1, inner = 1>}
       ins(%h, %w2 : tensor<64x32xf32>, tensor<32x16xf32>) outs(%e2 : tensor<64x16xf32>) -> tensor<64x16xf32>
   %e3 = tensor.empty() : tensor<64x64xf32>
-  %y2 = linalg.matmul {constraints = #ipu_gemm.constraints<rows = 4, cols = 4, inner = 1>}
+  %y2 = linalg.matmul {ipu_gemm.constraints = #ipu_gemm.constraints<rows = 4, cols = 4, inner = 1>}
       ins(%h, %w3 : tensor<64x32xf32>, tensor<32x64xf32>) outs(%e3 : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %y1, %y2 : tensor<64x16xf32>, tensor<64x64xf32>
 }

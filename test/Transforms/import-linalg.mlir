@@ -102,10 +102,10 @@ func.func @narrowed(%a: tensor<8x32xf16>, %b: tensor<32x16xf16>) -> tensor<8x16x
 // CHECK: ipu_gemm.matmul %arg0, %arg1 {acc_type = f32, plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
 func.func @constrained(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> (tensor<96x64xf32>, tensor<96x64xf32>) {
   %init = tensor.empty() : tensor<96x64xf32>
-  %c = linalg.matmul {constraints = #ipu_gemm.constraints<rows = 4, inner = 2, reduction = staged>}
+  %c = linalg.matmul {ipu_gemm.constraints = #ipu_gemm.constraints<rows = 4, inner = 2, reduction = staged>}
                      ins(%a, %b : tensor<96x128xf16>, tensor<128x64xf16>)
                      outs(%init : tensor<96x64xf32>) -> tensor<96x64xf32>
-  %d = linalg.matmul {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
+  %d = linalg.matmul {ipu_gemm.plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0>}
                      ins(%a, %b : tensor<96x128xf16>, tensor<128x64xf16>)
                      outs(%init : tensor<96x64xf32>) -> tensor<96x64xf32>
   return %c, %d : tensor<96x64xf32>, tensor<96x64xf32>
@@ -115,8 +115,8 @@ func.func @constrained(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> (tenso
 
 func.func @bad_constraints(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   %init = tensor.empty() : tensor<8x8xf32>
-  // expected-error @+1 {{attribute 'constraints' must be a #ipu_gemm.constraints, got "rows=4"}}
-  %c = linalg.matmul {constraints = "rows=4"} ins(%a, %b : tensor<8x16xf16>, tensor<16x8xf16>)
+  // expected-error @+1 {{attribute 'ipu_gemm.constraints' must be a #ipu_gemm.constraints, got "rows=4"}}
+  %c = linalg.matmul {ipu_gemm.constraints = "rows=4"} ins(%a, %b : tensor<8x16xf16>, tensor<16x8xf16>)
                      outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
@@ -125,8 +125,8 @@ func.func @bad_constraints(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor
 
 func.func @misnamed(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   %init = tensor.empty() : tensor<8x8xf32>
-  // expected-error @+1 {{attribute 'constraint' holds #ipu_gemm.constraints<rows = 4>, which the import honours only as 'constraints' or 'plan'}}
-  %c = linalg.matmul {constraint = #ipu_gemm.constraints<rows = 4>} ins(%a, %b : tensor<8x16xf16>, tensor<16x8xf16>)
+  // expected-error @+1 {{attribute 'constraints' holds #ipu_gemm.constraints<rows = 4>, which the import honours only as 'ipu_gemm.constraints' or 'ipu_gemm.plan'}}
+  %c = linalg.matmul {constraints = #ipu_gemm.constraints<rows = 4>} ins(%a, %b : tensor<8x16xf16>, tensor<16x8xf16>)
                      outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }

@@ -20,7 +20,7 @@
 
 func.func @mm(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
   %e = tensor.empty() : tensor<8x8xf32>
-  %c = linalg.matmul {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = normal, weights = standard, reduction = complete, staging = true, cycles = 0>}
+  %c = linalg.matmul {ipu_gemm.plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = normal, weights = standard, reduction = complete, staging = true, cycles = 0>}
       ins(%a, %b : tensor<8x16xf16>, tensor<16x8xf16>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
