@@ -3,7 +3,8 @@
 # that is not compiled yet) for ipu21, package it, simulate it with a
 # numerical check of every matmul against OpenBLAS, and print the seed-style
 # report with compile seconds per pass. Then each GEMM alone, and all of
-# them by precision (f16 or f8 inputs, f32 or f16 partials).
+# them by precision (f16 or f8 inputs, f32 or f16 partials). The attention
+# scores of the 16 heads run as one batched matmul.
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 export IPU_LOG=${IPU_LOG:-warn}
 
 status=0
-for example in siglip-mlp siglip-mlp-fc1 siglip-mlp-fc2; do
+for example in siglip-mlp siglip-mlp-fc1 siglip-mlp-fc2 siglip-attention-scores; do
   echo "== $example (ipu21, 1472 tiles)"
   start=$(date +%s.%N)
   "$bin/ipu-opt" "$root/examples/$example.mlir" --ipu-compile="target=ipu21" \
@@ -23,7 +24,7 @@ for example in siglip-mlp siglip-mlp-fc1 siglip-mlp-fc2; do
   end=$(date +%s.%N)
   grep -E "remark: (chose plan|scheduled|placed)" "$work/$example.compile.log" | sed 's/^.*remark: /  /'
   # Per-pass wall time from -mlir-timing, as key=value.
-  awk '/IPU(ImportLinalg|PlanGemm|LowerToTile|ScheduleExchange|PlaceStorage)$/ {
+  awk '/IPU(ImportLinalg|PlanGemm|AssignLayouts|LowerToTile|ScheduleExchange|PlaceStorage)$/ {
          name = $NF; sub(/^IPU/, "", name);
          line = line sprintf("%s%sSeconds=%s", sep, tolower(substr(name, 1, 1)) substr(name, 2), $1); sep = " " }
        END { print line }' "$work/$example.compile.log"
