@@ -444,6 +444,36 @@ bool columnsAligned(const BlockLayout &l) {
   return true;
 }
 
+/// Plans the move of a random pair of layouts and checks it: a refusal only
+/// for unaligned columns, else every destination byte written once with the
+/// right element, every word received landing in a destination block, and
+/// a legal schedule. Returns whether the pair planned.
+bool checkRandomRearrangement(const BlockLayout &from, const BlockLayout &to,
+                              uint32_t tiles) {
+  Rearrangement plan;
+  auto error = planRearrangement(from, to, tiles, plan);
+  if (error) {
+    EXPECT_NE(error->find("32-bit words"), std::string::npos) << *error;
+    // Word-aligned column boundaries on both sides always plan.
+    EXPECT_FALSE(columnsAligned(from) && columnsAligned(to)) << *error;
+    return false;
+  }
+  simulate(from, to, tiles, plan);
+  if (::testing::Test::HasFatalFailure())
+    return true;
+  uint64_t received = 0, expected = 0;
+  for (uint64_t words : plan.phase.wordsReceivedPerTile())
+    received += words;
+  for (uint32_t b = 0; b < to.gridBatches; ++b)
+    for (uint32_t i = 0; i < to.gridRows; ++i)
+      for (uint32_t j = 0; j < to.gridCols; ++j)
+        expected += to.blockBytes(b, i, j) / 4 * to.replicas;
+  EXPECT_EQ(received, expected);
+  ExchangeSchedule schedule = scheduleGreedy(plan.phase);
+  EXPECT_FALSE(checkSchedule(plan.phase, schedule));
+  return true;
+}
+
 TEST(RearrangementTest, RandomLayoutsWriteEveryElementOnce) {
   std::mt19937 rng(2024);
   const ElementType types[] = {ElementType::F32, ElementType::F16,
@@ -458,21 +488,10 @@ TEST(RearrangementTest, RandomLayoutsWriteEveryElementOnce) {
     uint32_t tiles = 64;
     BlockLayout from = randomLayout(rng, rows, cols, type, tiles);
     BlockLayout to = randomLayout(rng, rows, cols, type, tiles);
-    Rearrangement plan;
-    auto error = planRearrangement(from, to, tiles, plan);
     SCOPED_TRACE("iteration " + std::to_string(iter));
-    if (error) {
-      EXPECT_NE(error->find("32-bit words"), std::string::npos) << *error;
-      // Word-aligned column boundaries on both sides always plan.
-      EXPECT_FALSE(columnsAligned(from) && columnsAligned(to)) << *error;
-      continue;
-    }
-    ++planned;
-    simulate(from, to, tiles, plan);
+    planned += checkRandomRearrangement(from, to, tiles);
     if (HasFatalFailure())
       return;
-    ExchangeSchedule schedule = scheduleGreedy(plan.phase);
-    EXPECT_FALSE(checkSchedule(plan.phase, schedule));
   }
   EXPECT_GT(planned, 400);
 }
@@ -969,30 +988,10 @@ TEST(BatchRearrangementTest, RandomLayoutsWriteEveryElementOnce) {
     const uint32_t tiles = 128;
     BlockLayout from = randomNdLayout(rng, batches, rows, cols, type, tiles);
     BlockLayout to = randomNdLayout(rng, batches, rows, cols, type, tiles);
-    Rearrangement plan;
-    auto error = planRearrangement(from, to, tiles, plan);
     SCOPED_TRACE("iteration " + std::to_string(iter));
-    if (error) {
-      EXPECT_NE(error->find("32-bit words"), std::string::npos) << *error;
-      EXPECT_FALSE(columnsAligned(from) && columnsAligned(to)) << *error;
-      continue;
-    }
-    ++planned;
-    simulate(from, to, tiles, plan);
+    planned += checkRandomRearrangement(from, to, tiles);
     if (HasFatalFailure())
       return;
-    // Every word received lands in a destination block: nothing is sent
-    // twice to a replica.
-    uint64_t received = 0, expected = 0;
-    for (uint64_t words : plan.phase.wordsReceivedPerTile())
-      received += words;
-    for (uint32_t b = 0; b < to.gridBatches; ++b)
-      for (uint32_t i = 0; i < to.gridRows; ++i)
-        for (uint32_t j = 0; j < to.gridCols; ++j)
-          expected += to.blockBytes(b, i, j) / 4 * to.replicas;
-    EXPECT_EQ(received, expected);
-    ExchangeSchedule schedule = scheduleGreedy(plan.phase);
-    EXPECT_FALSE(checkSchedule(plan.phase, schedule));
   }
   EXPECT_GT(planned, 400);
 }
