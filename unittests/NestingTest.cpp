@@ -36,3 +36,21 @@ TEST(NestingTest, RealIrIsFarBelowTheBound) {
   EXPECT_FALSE(checkNesting(ir, 4));
   EXPECT_TRUE(checkNesting(ir, 3));
 }
+
+TEST(LinalgDimensionListsTest, RefusesOnlyMalformedLists) {
+  EXPECT_FALSE(checkLinalgDimensionLists("permutation = [0, 2, 1]"));
+  EXPECT_FALSE(checkLinalgDimensionLists("dimensions = []"));
+  EXPECT_FALSE(checkLinalgDimensionLists("dimensions = [ -1 ,2 ]"));
+  // Other names and other values are not these lists.
+  EXPECT_FALSE(checkLinalgDimensionLists("my_permutation = [x]"));
+  EXPECT_FALSE(checkLinalgDimensionLists("permutation : [x]"));
+  EXPECT_FALSE(checkLinalgDimensionLists("permutation = array<i64: 1>"));
+  EXPECT_EQ(*checkLinalgDimensionLists("a\nb\n permutation = [0, 2, 1a"),
+            "line 3: malformed 'permutation' list (LLVM 22's linalg parser "
+            "would crash on it)");
+  EXPECT_TRUE(checkLinalgDimensionLists("dimensions = [1,]"));
+  EXPECT_TRUE(checkLinalgDimensionLists("dimensions = [1 2]"));
+  EXPECT_TRUE(checkLinalgDimensionLists("dimensions = [-]"));
+  EXPECT_TRUE(checkLinalgDimensionLists("dimensions = [1"));
+  EXPECT_TRUE(checkTextualIr("permutation = [0, 2, 1a"));
+}

@@ -2,6 +2,9 @@
 
 #include "IPU/Support/Nesting.h"
 
+#include <algorithm>
+#include <cctype>
+
 std::optional<std::string> ipu::checkNesting(std::string_view text,
                                              unsigned limit) {
   unsigned depth = 0, line = 1;
@@ -33,6 +36,62 @@ std::optional<std::string> ipu::checkNesting(std::string_view text,
       // '->' is an arrow, not a bracket.
       if (!(c == '>' && i > 0 && text[i - 1] == '-'))
         --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ipu::checkLinalgDimensionLists(std::string_view text) {
+  auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  for (std::string_view key : {std::string_view("permutation"),
+                               std::string_view("dimensions")}) {
+    for (size_t at = text.find(key); at != std::string_view::npos;
+         at = text.find(key, at + 1)) {
+      size_t i = at + key.size();
+      // Only `key = [` starts such a list (as an attribute name, not part
+      // of a longer identifier).
+      if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) ||
+                     text[at - 1] == '_'))
+        continue;
+      while (i < text.size() && isSpace(text[i]))
+        ++i;
+      if (i >= text.size() || text[i] != '=')
+        continue;
+      ++i;
+      while (i < text.size() && isSpace(text[i]))
+        ++i;
+      if (i >= text.size() || text[i] != '[')
+        continue;
+      // `[` (integer (`,` integer)*)? `]`
+      ++i;
+      bool expectValue = true, ok = false, empty = true;
+      while (i < text.size()) {
+        char c = text[i];
+        if (isSpace(c)) {
+          ++i;
+        } else if (c == ']' && (!expectValue || empty)) {
+          ok = true;
+          break;
+        } else if (expectValue && (c == '-' || std::isdigit(static_cast<unsigned char>(c)))) {
+          size_t start = i++;
+          while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+            ++i;
+          if (i == start + 1 && c == '-')
+            break;
+          expectValue = empty = false;
+        } else if (!expectValue && c == ',') {
+          expectValue = true;
+          ++i;
+        } else {
+          break;
+        }
+      }
+      if (!ok) {
+        size_t line = 1 + std::count(text.begin(), text.begin() + at, '\n');
+        return "line " + std::to_string(line) + ": malformed '" +
+               std::string(key) +
+               "' list (LLVM 22's linalg parser would crash on it)";
+      }
     }
   }
   return std::nullopt;

@@ -47,9 +47,9 @@ int main(int argc, char **argv) {
     llvm::errs() << message << "\n";
     return 1;
   }
-  if (std::optional<std::string> tooDeep =
-          ipu::checkNesting(input->getBuffer())) {
-    llvm::errs() << inputFilename << ": error: " << *tooDeep << "\n";
+  if (std::optional<std::string> refused =
+          ipu::checkTextualIr(input->getBuffer())) {
+    llvm::errs() << inputFilename << ": error: " << *refused << "\n";
     return 1;
   }
   std::unique_ptr<llvm::ToolOutputFile> output =

@@ -25,6 +25,19 @@ constexpr unsigned kMaxIrNesting = 256;
 std::optional<std::string> checkNesting(std::string_view text,
                                         unsigned limit = kMaxIrNesting);
 
+/// LLVM 22's parsers of linalg.transpose, broadcast and reduce read their
+/// `permutation` / `dimensions` lists without checking that they parsed,
+/// and crash on a malformed one (found by the compile fuzzer). Why `text`
+/// holds such a list (its line), or nothing.
+std::optional<std::string> checkLinalgDimensionLists(std::string_view text);
+
+/// Every check the tools make on textual IR before parsing it.
+inline std::optional<std::string> checkTextualIr(std::string_view text) {
+  if (std::optional<std::string> why = checkNesting(text))
+    return why;
+  return checkLinalgDimensionLists(text);
+}
+
 } // namespace ipu
 
 #endif // IPU_SUPPORT_NESTING_H
