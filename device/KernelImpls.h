@@ -53,6 +53,15 @@ uint64_t reduceOperandBytes(const int64_t *params, unsigned operand);
 uint64_t estimateReduceCycles(const int64_t *params, const TargetModel &target);
 void executeReduce(const int64_t *params, uint8_t *const *operands);
 
+/// transpose: dst[cols x rows] = src[rows x cols]^T.
+enum TransposeParam : unsigned { TransposeRows, TransposeCols, TransposeType };
+enum TransposeOperand : unsigned { TransposeSource, TransposeDest };
+std::optional<std::string> checkTransposeParams(const int64_t *params);
+KernelOperandShape transposeOperandShape(const int64_t *params, unsigned operand);
+uint64_t transposeOperandBytes(const int64_t *params, unsigned operand);
+uint64_t estimateTransposeCycles(const int64_t *params, const TargetModel &target);
+void executeTranspose(const int64_t *params, uint8_t *const *operands);
+
 /// copy: dst[0, bytes) = src[0, bytes).
 enum CopyParam : unsigned { CopyBytes };
 std::optional<std::string> checkCopyParams(const int64_t *params);

@@ -27,6 +27,7 @@ const std::vector<KernelSpec> &allKernels() {
        detail::GemmWeightClass},
       {"reduce", {"in", "out"}, {"m", "n", "count", "inType", "outType"}},
       {"copy", {"src", "dst"}, {"bytes"}},
+      {"transpose", {"src", "dst"}, {"rows", "cols", "type"}},
   };
   return kernels;
 }
@@ -48,6 +49,8 @@ std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
     return detail::checkReduceParams(params);
   if (kernel.name == "copy")
     return detail::checkCopyParams(params);
+  if (kernel.name == "transpose")
+    return detail::checkTransposeParams(params);
   return std::string(kernel.name) + ": unknown kernel";
 }
 
@@ -61,6 +64,8 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
     return detail::reduceOperandBytes(params, operand);
   if (kernel.name == "copy")
     return static_cast<uint64_t>(params[detail::CopyBytes]);
+  if (kernel.name == "transpose")
+    return detail::transposeOperandBytes(params, operand);
   return 0;
 }
 
@@ -91,6 +96,8 @@ KernelOperandShape kernelOperandShape(const KernelSpec &kernel,
   }
   if (kernel.name == "copy" && operand < 2)
     return {1, params[CopyBytes], std::nullopt};
+  if (kernel.name == "transpose" && operand < 2)
+    return transposeOperandShape(params, operand);
   return {};
 }
 
@@ -147,6 +154,8 @@ uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
     return detail::estimateReduceCycles(params, target);
   if (kernel.name == "copy")
     return detail::estimateCopyCycles(params, target);
+  if (kernel.name == "transpose")
+    return detail::estimateTransposeCycles(params, target);
   return 0;
 }
 
@@ -161,6 +170,8 @@ void executeKernel(const KernelSpec &kernel, const int64_t *params,
   else if (kernel.name == "copy")
     std::memmove(operands[1], operands[0],
                  static_cast<size_t>(params[detail::CopyBytes]));
+  else if (kernel.name == "transpose")
+    detail::executeTranspose(params, operands);
 }
 
 } // namespace ipu

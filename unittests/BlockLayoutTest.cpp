@@ -1037,3 +1037,32 @@ TEST(BatchRearrangementTest, HeadsDistributedToBatchLocalRowsAtScale) {
 }
 
 } // namespace
+
+TEST(BlockLayoutTest, TransposedLayoutHoldsEachBlockTransposedOnItsTiles) {
+  // For random layouts (formula or tile map, split or balanced, batches):
+  // block (b, j, i) of the transpose lives on the tiles of block (b, i, j),
+  // with the shape swapped, and the transpose is as valid as the layout.
+  std::mt19937 rng(77);
+  unsigned checked = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    int64_t batches = 1 + rng() % 4, rows = 1 + rng() % 20, cols = 1 + rng() % 20;
+    BlockLayout layout =
+        randomNdLayout(rng, batches, rows, cols, ElementType::F32, 128);
+    if (layout.validate(128))
+      continue;
+    BlockLayout t = transposedLayout(layout);
+    ASSERT_FALSE(t.validate(128)) << *t.validate(128);
+    ASSERT_EQ(t.rows, layout.cols);
+    ASSERT_EQ(t.cols, layout.rows);
+    for (uint32_t b = 0; b < layout.gridBatches; ++b)
+      for (uint32_t i = 0; i < layout.gridRows; ++i)
+        for (uint32_t j = 0; j < layout.gridCols; ++j) {
+          EXPECT_EQ(t.blockRows(j), layout.blockCols(j));
+          EXPECT_EQ(t.blockCols(i), layout.blockRows(i));
+          for (uint32_t r = 0; r < layout.replicas; ++r)
+            ASSERT_EQ(t.tileOf(b, j, i, r), layout.tileOf(b, i, j, r));
+        }
+    ++checked;
+  }
+  EXPECT_GT(checked, 100u);
+}

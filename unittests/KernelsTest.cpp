@@ -100,7 +100,7 @@ const ElementType kAccTypes[] = {ElementType::F32, ElementType::F16};
 } // namespace
 
 TEST(KernelsTest, Registry) {
-  ASSERT_EQ(allKernels().size(), 4u);
+  ASSERT_EQ(allKernels().size(), 5u);
   for (const KernelSpec &kernel : allKernels())
     EXPECT_EQ(lookupKernel(kernel.name), &kernel);
   const KernelSpec *spec = lookupKernel("gemm");
@@ -710,4 +710,48 @@ TEST(KernelsTest, KernelEstimateReadsTheStreamedClassFromItsAddress) {
   // Without addresses, streamed rows are taken to be in standard memory.
   EXPECT_EQ(estimateKernelCycles(gemm(), params, t),
             estimateKernelCycles(gemm(), params, t, inStandard));
+}
+
+TEST(KernelsTest, TransposeMovesEveryElementAcross) {
+  // A 5 x 3 f16 block (rows padded to 8 bytes) into its 3 x 5 transpose
+  // (rows padded to 12): dst[c][r] = src[r][c], padding untouched.
+  const KernelSpec *kernel = lookupKernel("transpose");
+  ASSERT_NE(kernel, nullptr);
+  const int64_t params[] = {5, 3, static_cast<int64_t>(ElementType::F16)};
+  ASSERT_FALSE(checkKernelParams(*kernel, params));
+  EXPECT_EQ(kernelOperandBytes(*kernel, params, 0), 5u * 8u);
+  EXPECT_EQ(kernelOperandBytes(*kernel, params, 1), 3u * 12u);
+  std::vector<uint8_t> src(40), dst(36, 0xAB);
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 3; ++c) {
+      uint16_t value = static_cast<uint16_t>(100 * r + c);
+      std::memcpy(src.data() + r * 8 + c * 2, &value, 2);
+    }
+  uint8_t *operands[] = {src.data(), dst.data()};
+  executeKernel(*kernel, params, operands);
+  for (int c = 0; c < 3; ++c) {
+    for (int r = 0; r < 5; ++r) {
+      uint16_t value;
+      std::memcpy(&value, dst.data() + c * 12 + r * 2, 2);
+      EXPECT_EQ(value, 100 * r + c) << "dst[" << c << "][" << r << "]";
+    }
+    EXPECT_EQ(dst[c * 12 + 10], 0xAB);
+  }
+  const int64_t bad[] = {0, 3, 1};
+  EXPECT_EQ(*checkKernelParams(*kernel, bad),
+            "transpose: parameter 'rows' = 0 is not in [1, 2^24)");
+}
+
+TEST(KernelsTest, TransposeEstimateIsAWorkerKernelPerElement) {
+  // An assumption (transposeInstructionsPerElement per element), built on
+  // the worker-kernel model: 1152 elements at 2 instructions each.
+  TargetModel target = TargetModel::ipu21();
+  const int64_t params[] = {72, 16, static_cast<int64_t>(ElementType::F16)};
+  EXPECT_EQ(estimateKernelCycles(*lookupKernel("transpose"), params, target),
+            estimateWorkerKernelCycles(target, 72 * 16,
+                                       target.transposeInstructionsPerElement));
+  EXPECT_EQ(estimateTransposeCycles(target, 72, 16),
+            estimateWorkerKernelCycles(target, 1152, 2));
+  EXPECT_GT(estimateTransposeCycles(target, 72, 32),
+            estimateTransposeCycles(target, 72, 16));
 }

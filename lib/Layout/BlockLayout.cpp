@@ -370,3 +370,21 @@ std::optional<std::string> ipu::planRearrangement(const BlockLayout &from,
   }
   return error;
 }
+
+BlockLayout ipu::transposedLayout(const BlockLayout &layout) {
+  BlockLayout t = layout;
+  std::swap(t.rows, t.cols);
+  std::swap(t.gridRows, t.gridCols);
+  std::swap(t.tileRowStride, t.tileColStride);
+  std::swap(t.rowSplits, t.colSplits);
+  if (!layout.tileMap.empty()) {
+    // Index (b, j, i, r) of the transpose is (b, i, j, r) of the layout.
+    for (uint32_t b = 0; b < layout.gridBatches; ++b)
+      for (uint32_t i = 0; i < layout.gridRows; ++i)
+        for (uint32_t j = 0; j < layout.gridCols; ++j)
+          for (uint32_t r = 0; r < layout.replicas; ++r)
+            t.tileMap[((size_t(b) * t.gridRows + j) * t.gridCols + i) * t.replicas + r] =
+                static_cast<uint32_t>(layout.tileOf(b, i, j, r));
+  }
+  return t;
+}

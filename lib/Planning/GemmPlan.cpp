@@ -107,7 +107,8 @@ bool ipu::activationArrivesInPlace(const GemmProblem &problem,
   // Arrival splits the rows over min(M, tiles) tiles, block i on tile i:
   // exactly the A layout of a plan with that many row blocks and no column
   // or inner split.
-  return plan.rows == activationArrivalTiles(problem, target) &&
+  return !problem.lhsTransposed &&
+         plan.rows == activationArrivalTiles(problem, target) &&
          plan.cols == 1 && plan.inner == 1;
 }
 
@@ -160,6 +161,16 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
     return "inner=" + std::to_string(plan.inner) + " cuts " +
            std::string(elementTypeName(problem.inType)) +
            " rows of A off 32-bit word boundaries";
+  if (problem.lhsTransposed)
+    // A^T is gathered by exchange: its column blocks (A's row blocks) must
+    // start on words of its rows.
+    for (uint32_t i = 1; i < plan.rows; ++i)
+      if (BlockLayout::splitBegin(problem.m, plan.rows, i) *
+              elementBytes(problem.inType) % kWord != 0)
+        return "rows=" + std::to_string(plan.rows) + " cuts " +
+               std::string(elementTypeName(problem.inType)) +
+               " rows of A^T off 32-bit word boundaries, and A^T is an "
+               "activation gathered by exchange";
   if (plan.partials != ElementType::F32 && plan.partials != ElementType::F16)
     return "partials must be f32 or f16";
   if (plan.partials == ElementType::F32 && problem.accType == ElementType::F16)
@@ -315,8 +326,14 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   // plan whose A blocks are the arrival blocks needs no gather at all.
   const bool gather = !activationArrivesInPlace(problem, plan, target);
   if (gather) {
-    uint64_t gatherWords = std::max(arrivalRows * rowPitchK / kWord,
-                                    shape.blockRows * gatheredPitch / kWord);
+    // A^T arrives as the transpose of each A block: blockInner rows of
+    // blockRows elements.
+    const uint64_t received =
+        problem.lhsTransposed
+            ? shape.blockInner * alignToWords(shape.blockRows * inBytes)
+            : shape.blockRows * gatheredPitch;
+    uint64_t gatherWords =
+        std::max(arrivalRows * rowPitchK / kWord, received / kWord);
     cost.exchangeCycles = gatherWords + phaseCycles;
   }
 
@@ -325,6 +342,9 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   MemoryClass ampWeights = plan.localStaging ? MemoryClass::Interleaved : plan.weights;
   if (plan.localStaging)
     cost.computeCycles += estimateCopyCycles(target, weightBytes);
+  if (problem.lhsTransposed)
+    cost.computeCycles +=
+        estimateTransposeCycles(target, shape.blockInner, shape.blockRows);
   cost.computeCycles += estimateGemmCycles(
       target, gemmShape(problem, shape, ampWeights, plan.swapped));
 
@@ -332,6 +352,11 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   const uint64_t arrival = arrivalRows * rowPitchK;
   const uint64_t gathered = shape.blockRows * gatheredPitch;
   uint64_t standardPeak = gather ? arrival + gathered : gathered;
+  // The A^T blocks and the A blocks they are transposed into.
+  if (problem.lhsTransposed)
+    standardPeak = std::max(
+        standardPeak,
+        shape.blockInner * alignToWords(shape.blockRows * inBytes) + gathered);
   if (plan.inner == 1) {
     uint64_t result = shape.blockRows * alignToWords(shape.blockCols * outBytes);
     standardPeak = std::max(standardPeak, gathered + result);

@@ -132,6 +132,7 @@ TargetModel TargetModel::ipu21() {
   t.exchangeCodeBytesPerReceiveRun = 8;
   t.exchangeCodeBytesPerPhase = 32;
   t.vertexStateHeaderBytes = 16; // Assumption.
+  t.transposeInstructionsPerElement = 2; // Assumption: element by element.
   t.vertexOperandBytes = 4;      // A 32-bit tile address per operand.
   t.vertexParamBytes = 8;        // Assumption: parameters as 64-bit values.
   t.bufferAlignmentBytes = 8;    // ld64/st64 need 8-byte aligned addresses.
@@ -302,6 +303,9 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
        "assumption", true},
       {"vertexStateHeaderBytes", &TargetModel::vertexStateHeaderBytes,
        "assumption", true},
+      {"transposeInstructionsPerElement",
+       &TargetModel::transposeInstructionsPerElement,
+       "assumption: a load and a store per element", true},
       {"vertexOperandBytes", &TargetModel::vertexOperandBytes,
        "32-bit tile addresses (Graphcore IPU memory architecture)", false},
       {"vertexParamBytes", &TargetModel::vertexParamBytes, "assumption", true},

@@ -28,6 +28,7 @@ namespace {
   problem.batches = op.getBatches();
   problem.rhsTransposed = op.getTransposeRhs();
   problem.rhsIsWeight = isa<BlockArgument>(op.getRhs());
+  problem.lhsTransposed = op.getTransposeLhs() && !isa<BlockArgument>(op.getLhs());
   problem.inType = *toElementType(op.getLhs().getType().getElementType());
   problem.accType = *toElementType(op.getAccumulatorType());
   problem.outType = *toElementType(op.getResult().getType().getElementType());
@@ -73,8 +74,9 @@ struct MatmulLowering
       matmul.setTransposeRhs(!matmul.getTransposeRhs());
   }
 
-  /// A in the plan's A layout; B in its B layout (B^T when swapped) and
-  /// weight class.
+  /// A in the plan's A layout (an A^T activation in its transpose, each
+  /// tile holding the transpose of its A block); B in its B layout (B^T
+  /// when swapped) and weight class.
   bool getOperandLayout(Operation *op, unsigned operand,
                         ResidentLayout &layout) const {
     auto matmul = cast<ipu_gemm::MatmulOp>(op);
@@ -90,6 +92,8 @@ struct MatmulLowering
       return false;
     ::ipu::GemmLayouts layouts = planLayouts(matmul, plan, *target);
     layout.layout = operand == 0 ? layouts.lhs : layouts.rhs;
+    if (operand == 0 && matmul.getTransposeLhs())
+      layout.layout = ::ipu::transposedLayout(layouts.lhs);
     layout.memoryClass = operand == 0
                              ? ::ipu::MemoryClass::Standard
                              : toMachineClass(plan.getWeights());
@@ -186,12 +190,23 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
            << ", and B is an activation given "
            << (op.getTransposeRhs() ? "transposed" : "as B")
            << ": no kernel transposes it (the planner never picks this)";
-  if (op.getTransposeLhs())
-    return op.emitError("A is read transposed: only a function argument can "
-                        "be, through its host stream (--ipu-assign-layouts)");
   FailureOr<BufferOp> lhsBuffer = operandBuffer(0), rhsBuffer = operandBuffer(1);
   if (failed(lhsBuffer) || failed(rhsBuffer))
     return failure();
+  if (op.getTransposeLhs()) {
+    // Each tile holds the transpose of its A block (and of every replica):
+    // transpose it in place on the tile.
+    auto lhsType = op.getLhs().getType();
+    BufferOp transposed = program.createBuffer(
+        loc, prefix + ".lhs.transposed", lhsType.getElementType(),
+        bufferShape(lhsType, layouts.lhs), layouts.lhs,
+        ::ipu::MemoryClass::Standard);
+    std::vector<uint32_t> tileList = layouts.lhs.tileList();
+    program.createComputeSet(loc, prefix + ".transpose", "transpose",
+                             {*lhsBuffer, transposed},
+                             SmallVector<int32_t>(tileList.begin(), tileList.end()));
+    lhsBuffer = transposed;
+  }
   BufferOp lhs = *lhsBuffer, rhs = *rhsBuffer;
 
   // Local staging: the AMP reads a copy of the weights in interleaved memory.

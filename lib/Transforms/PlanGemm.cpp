@@ -106,14 +106,10 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.problem.n = op.getGemmN();
       job.problem.batches = op.getBatches();
       job.problem.rhsTransposed = op.getTransposeRhs();
-      // The host transposes what it streams; nothing on the device can yet.
-      if (op.getTransposeLhs() && !isa<BlockArgument>(op.getLhs())) {
-        op.emitError("A is given transposed and computed on the device: only "
-                     "a function argument can be transposed (by its host "
-                     "stream); no kernel transposes an activation yet");
-        failedAny = true;
-        return;
-      }
+      // An argument A^T is transposed by its host stream; a computed one
+      // by a transpose on each tile, which the plan pays for.
+      job.problem.lhsTransposed =
+          op.getTransposeLhs() && !isa<BlockArgument>(op.getLhs());
       job.problem.inType = *ipu_tile::toElementType(lhs.getElementType());
       job.problem.accType = *ipu_tile::toElementType(op.getAccumulatorType());
       job.problem.outType =

@@ -39,6 +39,8 @@ struct KernelSpec {
 ///   each row) and out [m x n]; params m, n, count, inType, outType;
 ///   out = the sum of the count blocks, accumulated in f32.
 /// - "copy": operands src, dst; params bytes.
+/// - "transpose": operands src [rows x cols], dst [cols x rows]; params
+///   rows, cols, type (ElementType).
 const std::vector<KernelSpec> &allKernels();
 const KernelSpec *lookupKernel(std::string_view name);
 
@@ -130,6 +132,9 @@ uint64_t estimateReduceCycles(const TargetModel &target, int64_t m, int64_t n,
                               ElementType outType);
 /// Cycles of the "copy" kernel, for the planner.
 uint64_t estimateCopyCycles(const TargetModel &target, uint64_t bytes);
+/// Cycles of the "transpose" kernel on a [rows x cols] block.
+uint64_t estimateTransposeCycles(const TargetModel &target, int64_t rows,
+                                 int64_t cols);
 
 } // namespace ipu
 

@@ -102,6 +102,11 @@ struct BlockLayout {
   std::optional<std::string> validate(uint32_t tiles) const;
 };
 
+/// The layout of the transposed tensor (each matrix transposed) that puts
+/// block (j, i) of the transpose on the tiles of block (i, j): a tile holds
+/// the transpose of the block it holds in `layout`.
+BlockLayout transposedLayout(const BlockLayout &layout);
+
 /// A rearrangement between two layouts of the same tensor, as one exchange
 /// phase plus the byte offsets each transfer reads and writes within the
 /// source and destination tile buffers.

@@ -52,6 +52,10 @@ struct GemmProblem {
   /// B is given as B^T [N x K]. An activation B^T is already the swapped
   /// orientation's operand; no plan can transpose an activation.
   bool rhsTransposed = false;
+  /// A is an activation given as A^T [K x M]: it is gathered as A^T, each
+  /// tile receiving the transpose of its A block, and transposed there by
+  /// a `transpose` compute set before the GEMM.
+  bool lhsTransposed = false;
   /// GEMMs of this shape side by side (a batched matmul), each on
   /// tiles / batches tiles of its own with the same plan.
   int64_t batches = 1;

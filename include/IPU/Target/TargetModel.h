@@ -104,6 +104,9 @@ struct TargetModel {
   uint32_t workerPrologueInstructions = 0; ///< Per worker.
   /// Worker instructions to convert 4 elements between f32 and f16.
   uint32_t workerCastInstructions = 0;
+  /// Worker instructions per element of a block transpose (a load and a
+  /// store each).
+  uint32_t transposeInstructionsPerElement = 0;
 
   // Load/store paths.
   uint32_t loadBytesPerCycleStandard = 0;

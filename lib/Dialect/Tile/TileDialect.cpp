@@ -601,6 +601,8 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
       params.append({out.rows, out.cols, in.cols / out.cols, in.type, out.type});
     } else if (name == "copy") {
       params.push_back(static_cast<int64_t>(shapes[0].bytes));
+    } else if (name == "transpose") {
+      params.append({shapes[0].rows, shapes[0].cols, shapes[0].type});
     } else {
       return emitOpError("kernel '") << name << "' has no parameter derivation";
     }
