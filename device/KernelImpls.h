@@ -18,8 +18,9 @@ constexpr int64_t kMaxExtent = int64_t(1) << 24;
 
 /// Bytes of a stored row: tile rows are padded to 32-bit words.
 inline uint64_t rowPitch(int64_t elements, ElementType type) {
+  constexpr uint64_t word = TargetModel::kExchangeWordBytes;
   uint64_t bytes = static_cast<uint64_t>(elements) * elementBytes(type);
-  return (bytes + 3) & ~uint64_t(3);
+  return (bytes + word - 1) / word * word;
 }
 
 /// Indices of the gemm kernel's parameters and operands.

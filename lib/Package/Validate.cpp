@@ -36,6 +36,9 @@
 #include <tuple>
 
 using namespace ipu;
+
+/// Exchange transfers move 32-bit words.
+static constexpr uint64_t kWord = TargetModel::kExchangeWordBytes;
 using std::to_string;
 
 namespace {
@@ -384,7 +387,7 @@ private:
     // destination), saturating: only compared with bounds below 2^64.
     uint64_t sent = 0, written = 0;
     for (size_t t = 0; t < transfers; ++t) {
-      uint64_t bytes = uint64_t(phase.words[t]) * 4;
+      uint64_t bytes = uint64_t(phase.words[t]) * kWord;
       uint64_t source = packagePhase.sourceAddress[t];
       uint64_t dest = packagePhase.destAddress[t];
       if (bytes > target.tileMemoryBytes)
@@ -408,10 +411,10 @@ private:
     // Writes are disjoint on each tile (checkPhaseOverlap), so a phase
     // writes no more than the device holds; said first, since the
     // simulator stages every word sent.
-    if (written > deviceBytes / 4)
+    if (written > deviceBytes / kWord)
       return prefix + ": transfers write " + to_string(written) +
              " words over their destinations, more than the device holds (" +
-             to_string(deviceBytes / 4) + " words: " + deviceString() + ")";
+             to_string(deviceBytes / kWord) + " words: " + deviceString() + ")";
     // Every run sends at least one word and every word is sent once;
     // checkSchedule sorts one interval per run and destination.
     const std::vector<ExchangeRun> &runs = packagePhase.schedule.runs;
@@ -461,7 +464,7 @@ private:
     writes.reserve(phase.destTiles.size());
     for (uint32_t t = 0; t < phase.size(); ++t) {
       uint64_t dest = packagePhase.destAddress[t];
-      uint64_t end = dest + uint64_t(phase.words[t]) * 4;
+      uint64_t end = dest + uint64_t(phase.words[t]) * kWord;
       for (const uint32_t *d = phase.destinationsBegin(t),
                           *last = phase.destinationsEnd(t);
            d != last; ++d)
@@ -519,7 +522,7 @@ private:
     for (uint32_t t = 0; t < phase.size(); ++t) {
       uint32_t tile = phase.source[t];
       uint64_t source = packagePhase.sourceAddress[t];
-      uint64_t sourceEnd = source + uint64_t(phase.words[t]) * 4;
+      uint64_t sourceEnd = source + uint64_t(phase.words[t]) * kWord;
       // The first write on this tile ending after the source begins.
       auto write = std::partition_point(
           writes.begin(), writes.end(), [&](const Access &w) {
@@ -533,12 +536,12 @@ private:
         uint64_t dest = packagePhase.destAddress[write->transfer];
         // Every pair of words sharing a byte: the word sent must leave
         // before the word overwriting it is sent.
-        for (uint64_t read = (begin - source) / 4; source + read * 4 < end;
+        for (uint64_t read = (begin - source) / kWord; source + read * kWord < end;
              ++read) {
-          uint64_t low = std::max(begin, source + read * 4);
-          uint64_t high = std::min(end, source + read * 4 + 4);
+          uint64_t low = std::max(begin, source + read * kWord);
+          uint64_t high = std::min(end, source + read * kWord + kWord);
           uint64_t readCycle = sendCycle(t, read);
-          for (uint64_t written = (low - dest) / 4; dest + written * 4 < high;
+          for (uint64_t written = (low - dest) / kWord; dest + written * kWord < high;
                ++written) {
             uint64_t writeCycle = sendCycle(write->transfer, written);
             if (readCycle < writeCycle)
@@ -694,7 +697,7 @@ private:
                               *end = transfers.destinationsEnd(t);
                d != end; ++d)
             write = std::min(write, {*d, phase->destAddress[t],
-                                     uint64_t(transfers.words[t]) * 4});
+                                     uint64_t(transfers.words[t]) * kWord});
         return "program steps " + stepLabel(run->second) + " and " +
                stepLabel(i) + " both touch tile " +
                to_string(std::get<0>(write)) + " bytes " +
@@ -719,7 +722,7 @@ private:
       } else if (step.kind == StepKind::Exchange) {
         const PackagePhase &phase = package.phases[step.index];
         for (size_t t = 0; t < phase.phase.size(); ++t) {
-          uint64_t bytes = uint64_t(phase.phase.words[t]) * 4;
+          uint64_t bytes = uint64_t(phase.phase.words[t]) * kWord;
           uint64_t source = phase.sourceAddress[t];
           uint64_t dest = phase.destAddress[t];
           touches.push_back({phase.phase.source[t], index, source,
