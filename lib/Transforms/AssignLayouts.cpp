@@ -25,7 +25,7 @@ namespace mlir::ipu {
 
 using namespace mlir;
 using ::ipu::BlockLayout;
-using ipu_tile::ResidentLayout;
+using ipu_tile::OperandLayout;
 
 namespace {
 
@@ -108,13 +108,13 @@ LogicalResult FunctionLayouts::assignArguments() {
              << "; only static tensors of rank >= 2 of f32, f16 or f8 (without "
                 "an encoding) are supported";
     SmallVector<OpOperand *> activationUses;
-    SmallVector<std::pair<OpOperand *, ResidentLayout>> residentUses;
+    SmallVector<std::pair<OpOperand *, OperandLayout>> residentUses;
     std::optional<bool> leadingDimsAsBatches;
     for (Operation &op : body) {
       for (OpOperand &use : op.getOpOperands()) {
         if (use.get() != arg)
           continue;
-        ResidentLayout resident;
+        OperandLayout resident;
         auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op);
         if (lowerable && lowerable.getResidentLayout(use.getOperandNumber(), resident)) {
           residentUses.push_back({&use, resident});
@@ -196,7 +196,7 @@ void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
   // consecutive ones in one phase.
   builder.setInsertionPoint(op);
   for (OpOperand &use : op->getOpOperands()) {
-    ResidentLayout wanted;
+    OperandLayout wanted;
     if (!op.getOperandLayout(use.getOperandNumber(), wanted))
       continue;
     Value value = use.get();

@@ -78,7 +78,7 @@ struct MatmulLowering
   /// tile holding the transpose of its A block); B in its B layout (B^T
   /// when swapped) and weight class.
   bool getOperandLayout(Operation *op, unsigned operand,
-                        ResidentLayout &layout) const {
+                        OperandLayout &layout) const {
     auto matmul = cast<ipu_gemm::MatmulOp>(op);
     ipu_gemm::PlanAttr plan = matmul.getPlanAttr();
     std::optional<::ipu::TargetModel> target = lookupTarget(op);
@@ -118,7 +118,7 @@ struct MatmulLowering
   /// transposed argument A arrives transposed by its host stream, in the
   /// layout it would arrive in as A.
   bool getResidentLayout(Operation *op, unsigned operand,
-                         ResidentLayout &resident) const {
+                         OperandLayout &resident) const {
     auto matmul = cast<ipu_gemm::MatmulOp>(op);
     ipu_gemm::PlanAttr plan = matmul.getPlanAttr();
     std::optional<::ipu::TargetModel> target = lookupTarget(op);
@@ -167,7 +167,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
 
   // --ipu-assign-layouts put every operand where the plan needs it.
   auto operandBuffer = [&](unsigned operand) -> FailureOr<BufferOp> {
-    ResidentLayout wanted;
+    OperandLayout wanted;
     getOperandLayout(op, operand, wanted);
     Value value = op->getOperand(operand);
     BufferOp buffer = program.lookupBuffer(value);

@@ -45,14 +45,6 @@ SmallVector<int64_t> mlir::ipu_tile::bufferShape(RankedTensorType type,
   return shape;
 }
 
-BufferOp ProgramBuilder::bufferIn(Value value, const BlockLayout &layout,
-                                  StringRef name,
-                                  SmallVectorImpl<BufferCopy> &copies,
-                                  ::ipu::MemoryClass memoryClass) {
-  return bufferIn(bufferOf.lookup(value), cast<RankedTensorType>(value.getType()),
-                  value.getLoc(), layout, name, copies, memoryClass);
-}
-
 BufferOp ProgramBuilder::bufferIn(BufferOp current, RankedTensorType type,
                                   Location loc, const BlockLayout &layout,
                                   StringRef name,

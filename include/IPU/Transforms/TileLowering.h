@@ -25,11 +25,12 @@ class DialectRegistry;
 
 namespace mlir::ipu_tile {
 
-/// How an op wants a function argument it reads streamed from the host: in
-/// `layout` and `memoryClass`; `transpose` when the layout's tensor is the
-/// argument transposed; `weight` when it stays resident for the whole
-/// program (else it is an input, live from its stream to its last use).
-struct ResidentLayout {
+/// Where an op wants an operand: in `layout` and `memoryClass`. For a
+/// function argument streamed from the host, also `transpose` when the
+/// layout's tensor is the argument transposed, and `weight` when it stays
+/// resident for the whole program (else it is an input, live from its
+/// stream to its last use).
+struct OperandLayout {
   ::ipu::BlockLayout layout;
   ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard;
   bool transpose = false;
@@ -60,13 +61,10 @@ public:
   BufferOp createBuffer(Location loc, StringRef name, Type elementType,
                         ArrayRef<int64_t> shape, const ::ipu::BlockLayout &layout,
                         ::ipu::MemoryClass memoryClass);
-  /// The buffer holding `value` in `layout` and `memoryClass`: the current
-  /// one when it matches, else a new buffer `name` with a copy into it
-  /// appended to `copies` (for a phase the caller creates).
-  BufferOp bufferIn(Value value, const ::ipu::BlockLayout &layout, StringRef name,
-                    SmallVectorImpl<BufferCopy> &copies,
-                    ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard);
-  /// Likewise from the buffer `current` of a value of type `type`.
+  /// The buffer holding the value of type `type` that `current` holds, in
+  /// `layout` and `memoryClass`: `current` when it matches, else a new
+  /// buffer `name` with a copy into it appended to `copies` (for a phase
+  /// the caller creates).
   BufferOp bufferIn(BufferOp current, RankedTensorType type, Location loc,
                     const ::ipu::BlockLayout &layout, StringRef name,
                     SmallVectorImpl<BufferCopy> &copies,

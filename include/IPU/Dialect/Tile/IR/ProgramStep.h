@@ -33,7 +33,7 @@ struct BufferAccess {
 };
 
 class ProgramBuilder;       // IPU/Transforms/TileLowering.h
-struct ResidentLayout;      // IPU/Transforms/TileLowering.h
+struct OperandLayout;      // IPU/Transforms/TileLowering.h
 
 } // namespace mlir::ipu_tile
 

@@ -56,7 +56,7 @@ def IPUTile_TileLowerableOpInterface : OpInterface<"TileLowerableOpInterface"> {
         or arriving transposed. Otherwise the argument arrives as an
         activation, split by rows over the tiles.
       }], "bool", "getResidentLayout",
-      (ins "unsigned":$operand, "::mlir::ipu_tile::ResidentLayout &":$layout)>,
+      (ins "unsigned":$operand, "::mlir::ipu_tile::OperandLayout &":$layout)>,
     InterfaceMethod<[{
         The operand `operand` now holds the transpose of what it held (a
         host stream transposed it): the op reads it accordingly.
@@ -65,7 +65,7 @@ def IPUTile_TileLowerableOpInterface : OpInterface<"TileLowerableOpInterface"> {
         The layout and memory class the op needs operand `operand` in;
         false when any will do.
       }], "bool", "getOperandLayout",
-      (ins "unsigned":$operand, "::mlir::ipu_tile::ResidentLayout &":$layout)>,
+      (ins "unsigned":$operand, "::mlir::ipu_tile::OperandLayout &":$layout)>,
     InterfaceMethod<[{
         Whether the op reads operand `operand`'s leading dims as batches (a
         batched layout) rather than folded into its rows (a 2-D layout).
