@@ -38,19 +38,24 @@ TEST(NestingTest, RealIrIsFarBelowTheBound) {
 }
 
 TEST(LinalgDimensionListsTest, RefusesOnlyMalformedLists) {
-  EXPECT_FALSE(checkLinalgDimensionLists("permutation = [0, 2, 1]"));
-  EXPECT_FALSE(checkLinalgDimensionLists("dimensions = []"));
-  EXPECT_FALSE(checkLinalgDimensionLists("dimensions = [ -1 ,2 ]"));
-  // Other names and other values are not these lists.
-  EXPECT_FALSE(checkLinalgDimensionLists("my_permutation = [x]"));
-  EXPECT_FALSE(checkLinalgDimensionLists("permutation : [x]"));
-  EXPECT_FALSE(checkLinalgDimensionLists("permutation = array<i64: 1>"));
-  EXPECT_EQ(*checkLinalgDimensionLists("a\nb\n permutation = [0, 2, 1a"),
+  // The custom forms: the list follows `outs(...)`.
+  EXPECT_FALSE(checkLinalgDimensionLists("outs(%e) permutation = [0, 2, 1]"));
+  EXPECT_FALSE(checkLinalgDimensionLists("outs(%e)\n  dimensions = []"));
+  EXPECT_FALSE(checkLinalgDimensionLists("outs(%e) dimensions = [ -1 ,2 ]"));
+  // Other names, and attribute dictionaries, are the parser's to check.
+  EXPECT_FALSE(checkLinalgDimensionLists("outs(%e) my_permutation = [x]"));
+  EXPECT_FALSE(checkLinalgDimensionLists("outs(%e) permutation : [x]"));
+  EXPECT_FALSE(checkLinalgDimensionLists("<{permutation = array<i64: 1, 0>}>"));
+  EXPECT_FALSE(checkLinalgDimensionLists("{dimensions = [1a]}"));
+  EXPECT_EQ(*checkLinalgDimensionLists("a\nb\n outs(%e) permutation = [0, 2, 1a"),
             "line 3: malformed 'permutation' list (LLVM 22's linalg parser "
             "would crash on it)");
-  EXPECT_TRUE(checkLinalgDimensionLists("dimensions = [1,]"));
-  EXPECT_TRUE(checkLinalgDimensionLists("dimensions = [1 2]"));
-  EXPECT_TRUE(checkLinalgDimensionLists("dimensions = [-]"));
-  EXPECT_TRUE(checkLinalgDimensionLists("dimensions = [1"));
-  EXPECT_TRUE(checkTextualIr("permutation = [0, 2, 1a"));
+  EXPECT_TRUE(checkLinalgDimensionLists("outs(%e) dimensions = [1,]"));
+  EXPECT_TRUE(checkLinalgDimensionLists("outs(%e) dimensions = [1 2]"));
+  EXPECT_TRUE(checkLinalgDimensionLists("outs(%e) dimensions = [-]"));
+  EXPECT_TRUE(checkLinalgDimensionLists("outs(%e) dimensions = [1"));
+  // Not a list at all (the second crash the fuzzer found).
+  EXPECT_TRUE(checkLinalgDimensionLists("outs(%e) permutation =\xf1X}"));
+  EXPECT_TRUE(checkLinalgDimensionLists("outs(%e) permutation = "));
+  EXPECT_TRUE(checkTextualIr("outs(%e) permutation = [0, 2, 1a"));
 }

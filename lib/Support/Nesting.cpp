@@ -53,6 +53,13 @@ std::optional<std::string> ipu::checkLinalgDimensionLists(std::string_view text)
       if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) ||
                      text[at - 1] == '_'))
         continue;
+      // The custom forms write the list right after `outs(...)`; in an
+      // attribute dictionary (the generic form) the parser checks it.
+      size_t before = at;
+      while (before > 0 && isSpace(text[before - 1]))
+        --before;
+      if (before == 0 || text[before - 1] != ')')
+        continue;
       while (i < text.size() && isSpace(text[i]))
         ++i;
       if (i >= text.size() || text[i] != '=')
@@ -60,11 +67,12 @@ std::optional<std::string> ipu::checkLinalgDimensionLists(std::string_view text)
       ++i;
       while (i < text.size() && isSpace(text[i]))
         ++i;
-      if (i >= text.size() || text[i] != '[')
-        continue;
       // `[` (integer (`,` integer)*)? `]`
-      ++i;
       bool expectValue = true, ok = false, empty = true;
+      if (i < text.size() && text[i] == '[')
+        ++i;
+      else
+        i = text.size(); // Anything but a list: refused below.
       while (i < text.size()) {
         char c = text[i];
         if (isSpace(c)) {

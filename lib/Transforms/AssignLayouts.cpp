@@ -11,12 +11,10 @@
 
 #include "IPU/Transforms/Passes.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
-#include "IPU/Exchange/Phase.h"
 #include "IPU/Planning/GemmLayouts.h"
 #include "IPU/Transforms/TileLowering.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/MapVector.h"
 
 namespace mlir::ipu {
 #define GEN_PASS_DEF_IPUASSIGNLAYOUTS

@@ -3,7 +3,6 @@
 #include "IPU/Transforms/TileLowering.h"
 #include "IPU/Dialect/Exchange/IR/Exchange.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
-#include "IPU/Planning/GemmLayouts.h"
 
 using namespace mlir;
 using namespace mlir::ipu_tile;

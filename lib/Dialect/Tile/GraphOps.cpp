@@ -2,8 +2,6 @@
 
 #include "IPU/Dialect/Tile/IR/Tile.h"
 
-#include "mlir/IR/Builders.h"
-
 using namespace mlir;
 using namespace mlir::ipu_tile;
 
