@@ -253,16 +253,12 @@ struct AssignLayoutsPass
     FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
-    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-      if (func.isDeclaration())
-        continue;
-      if (!func.getBody().hasOneBlock()) {
-        func.emitError("functions with control flow are not supported");
-        return signalPassFailure();
-      }
+    FailureOr<SmallVector<func::FuncOp>> funcs = ipu_tile::functionsToCompile(module);
+    if (failed(funcs))
+      return signalPassFailure();
+    for (func::FuncOp func : *funcs)
       if (failed(FunctionLayouts(func, *target).run()))
         return signalPassFailure();
-    }
   }
 };
 } // namespace

@@ -120,10 +120,10 @@ struct LowerToTilePass : public mlir::ipu::impl::IPULowerToTileBase<LowerToTileP
     FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
-    SmallVector<func::FuncOp> funcs;
-    for (func::FuncOp func : module.getOps<func::FuncOp>())
-      if (!func.isDeclaration())
-        funcs.push_back(func);
+    FailureOr<SmallVector<func::FuncOp>> compiled = ipu_tile::functionsToCompile(module);
+    if (failed(compiled))
+      return signalPassFailure();
+    SmallVector<func::FuncOp> &funcs = *compiled;
     // A package holds one program: the translation needs exactly one.
     if (funcs.empty() && module.getOps<ipu_tile::ProgramOp>().empty()) {
       module.emitError("module has no function to compile");
@@ -139,10 +139,6 @@ struct LowerToTilePass : public mlir::ipu::impl::IPULowerToTileBase<LowerToTileP
       return signalPassFailure();
     }
     for (func::FuncOp func : funcs) {
-      if (!func.getBody().hasOneBlock()) {
-        func.emitError("functions with control flow are not supported");
-        return signalPassFailure();
-      }
       if (failed(lowerFunction(func, *target)))
         return signalPassFailure();
       func.erase();

@@ -184,3 +184,16 @@ void ProgramBuilder::finish() {
   program.setFlopsAttr(builder.getI64IntegerAttr(flops));
   program.setEstimatedCyclesAttr(builder.getI64IntegerAttr(estimatedCycles));
 }
+
+FailureOr<SmallVector<func::FuncOp>>
+mlir::ipu_tile::functionsToCompile(ModuleOp module) {
+  SmallVector<func::FuncOp> funcs;
+  for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+    if (func.isDeclaration())
+      continue;
+    if (!func.getBody().hasOneBlock())
+      return func.emitError("functions with control flow are not supported");
+    funcs.push_back(func);
+  }
+  return funcs;
+}

@@ -132,6 +132,10 @@ private:
   int64_t estimatedCycles = 0;
 };
 
+/// The functions of `module` with a body, each of one block (control flow
+/// is refused with an error on the function).
+FailureOr<SmallVector<func::FuncOp>> functionsToCompile(ModuleOp module);
+
 /// Attaches TileLowerableOpInterface to the ops that lower through it.
 void registerTileLoweringModels(DialectRegistry &registry);
 
