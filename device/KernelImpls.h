@@ -8,6 +8,7 @@
 #ifndef IPU_DEVICE_KERNELIMPLS_H
 #define IPU_DEVICE_KERNELIMPLS_H
 
+#include "IPU/Device/Elementwise.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Support/ElementType.h"
 
@@ -67,6 +68,15 @@ void executeTranspose(const int64_t *params, uint8_t *const *operands);
 enum CopyParam : unsigned { CopyBytes };
 std::optional<std::string> checkCopyParams(const int64_t *params);
 uint64_t estimateCopyCycles(const int64_t *params, const TargetModel &target);
+
+/// A generated elementwise kernel (Elementwise.h): rows, cols of the output
+/// block; each input's block follows from its broadcast.
+using ipu::ElementwiseCols;
+using ipu::ElementwiseRows;
+std::optional<std::string> checkElementwiseParams(const ElementwiseKernel &kernel,
+                                                  const int64_t *params);
+KernelOperandShape elementwiseOperandShape(const ElementwiseKernel &kernel,
+                                           const int64_t *params, unsigned operand);
 
 } // namespace ipu::detail
 

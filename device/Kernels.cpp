@@ -8,6 +8,7 @@
 #include "IPU/Device/Kernels.h"
 
 #include "KernelImpls.h"
+#include "IPU/Device/Elementwise.h"
 
 #include <cstring>
 
@@ -41,6 +42,8 @@ const KernelSpec *lookupKernel(std::string_view name) {
 
 std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
                                              const int64_t *params) {
+  if (kernel.elementwise)
+    return detail::checkElementwiseParams(*kernel.elementwise, params);
   if (kernel.name == "gemm")
     return detail::checkGemmParams(params);
   if (kernel.name == "gemm_t")
@@ -56,6 +59,10 @@ std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
 
 uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
                             unsigned operand) {
+  if (kernel.elementwise) {
+    KernelOperandShape shape = kernelOperandShape(kernel, params, operand);
+    return shape.rows * detail::rowPitch(shape.cols, *shape.type);
+  }
   if (kernel.name == "gemm")
     return detail::gemmOperandBytes(params, operand);
   if (kernel.name == "gemm_t")
@@ -72,6 +79,8 @@ uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
 KernelOperandShape kernelOperandShape(const KernelSpec &kernel,
                                       const int64_t *params, unsigned operand) {
   using namespace detail;
+  if (kernel.elementwise)
+    return elementwiseOperandShape(*kernel.elementwise, params, operand);
   if (kernel.name == "gemm" || kernel.name == "gemm_t") {
     const int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
     const auto in = static_cast<ElementType>(params[GemmIn]);
@@ -145,6 +154,11 @@ uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
   // Invalid parameters have no meaningful cost; callers check them first.
   if (checkKernelParams(kernel, params))
     return 0;
+  if (kernel.elementwise)
+    return estimateElementwise(target, kernel.elementwise->body(),
+                               params[detail::ElementwiseRows],
+                               params[detail::ElementwiseCols])
+        .total;
   if (kernel.name == "gemm" || kernel.name == "gemm_t")
     return estimateGemmCycles(target,
                               gemmCostShape(target, params,
@@ -161,7 +175,12 @@ uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
 
 void executeKernel(const KernelSpec &kernel, const int64_t *params,
                    uint8_t *const *operands) {
-  if (kernel.name == "gemm")
+  if (kernel.elementwise) {
+    // Only a loaded kernel object has code: the validator refuses a
+    // package whose compute sets name a kernel without it.
+    if (kernel.elementwise->entry)
+      kernel.elementwise->entry(operands, params);
+  } else if (kernel.name == "gemm")
     detail::executeGemm(params, operands);
   else if (kernel.name == "gemm_t")
     detail::executeGemmT(params, operands);

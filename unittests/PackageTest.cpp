@@ -938,8 +938,9 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
   // most, and no more FLOPs than the program performs.
   expectInvalid(
       [](Package &p) { p.reference.push_back(p.reference[0]); },
-      {"package has 2 reference ops, more than its program's 1 gemm compute "
-       "step (each op checks a matmul the program computes)"});
+      {"package has 2 reference ops, more than its program's 1 gemm or "
+       "generated-kernel compute step (each op checks an op the program "
+       "computes)"});
   // A second, 1x1x1 gemm step makes room for a second op, not for its
   // 2 x 8 x 16 x 8 FLOPs.
   auto addTinyGemm = [](Package &p) {

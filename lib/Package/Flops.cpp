@@ -20,7 +20,8 @@ uint64_t saturatingAdd(uint64_t a, uint64_t b) {
   return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
 }
 
-/// FLOPs of one run of `computeSet`.
+/// FLOPs of one run of `computeSet`. Generated kernels (elementwise work)
+/// perform none of the useful FLOPs, which are the GEMMs'.
 uint64_t computeSetFlops(const ComputeSet &computeSet) {
   const KernelSpec *kernel = lookupKernel(computeSet.kernel);
   if (!kernel)

@@ -96,6 +96,23 @@ struct ReferenceOp {
   innerBlocks @5 :UInt32 = 1;  # Balanced blocks of K accumulated apart.
   transposeLhs @6 :Bool;  # lhs given as [..., K, M].
   transposeRhs @7 :Bool;  # rhs given as [..., N, K].
+  kernel @8 :UInt32;  # "elementwise": index into Package.kernels.
+}
+
+# A generated kernel: its body (ElementwiseBody, ops as parallel lists) and
+# the symbol of its code in Package.kernelObject.
+struct Kernel {
+  name @0 :Text;
+  symbol @1 :Text;
+  inputTypes @2 :List(UInt8);       # ElementType per input.
+  inputBroadcasts @3 :List(UInt8);  # Broadcast per input.
+  resultType @4 :UInt8;
+  result @5 :UInt32;
+  opKinds @6 :List(UInt8);
+  opTypes @7 :List(UInt8);
+  opPredicates @8 :List(UInt8);
+  opOperands @9 :List(UInt32);      # Three per op.
+  opConstants @10 :List(Float64);
 }
 
 struct MetadataEntry {
@@ -117,4 +134,8 @@ struct Package {
   program @10 :List(Step);
   reference @11 :List(ReferenceOp);
   metadata @12 :List(MetadataEntry);
+  kernels @13 :List(Kernel);
+  kernelObject @14 :Data;
+  kernelAbiVersion @15 :UInt32;
+  kernelObjectHash @16 :UInt64;
 }

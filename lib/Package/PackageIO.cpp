@@ -168,12 +168,52 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     reference[i].setInnerBlocks(op.innerBlocks);
     reference[i].setTransposeLhs(op.transposeLhs);
     reference[i].setTransposeRhs(op.transposeRhs);
+    reference[i].setKernel(op.kernel);
   }
   auto metadata = out.initMetadata(package.metadata.size());
   for (size_t i = 0; i < package.metadata.size(); ++i) {
     metadata[i].setKey(toText(package.metadata[i].first));
     metadata[i].setValue(toText(package.metadata[i].second));
   }
+  // Written only when there are kernels, so that a package without them
+  // reads back and re-encodes byte for byte as before they existed.
+  if (package.kernels.empty() && package.kernelObject.empty())
+    return;
+  auto kernels = out.initKernels(package.kernels.size());
+  for (size_t i = 0; i < package.kernels.size(); ++i) {
+    const ElementwiseKernel &kernel = *package.kernels[i];
+    const ElementwiseBody &body = kernel.body();
+    auto entry = kernels[i];
+    entry.setName(toText(kernel.name()));
+    entry.setSymbol(toText(kernel.symbol()));
+    auto types = entry.initInputTypes(body.inputs.size());
+    auto broadcasts = entry.initInputBroadcasts(body.inputs.size());
+    for (size_t k = 0; k < body.inputs.size(); ++k) {
+      types.set(k, static_cast<uint8_t>(body.inputs[k].type));
+      broadcasts.set(k, static_cast<uint8_t>(body.inputs[k].broadcast));
+    }
+    entry.setResultType(static_cast<uint8_t>(body.resultType));
+    entry.setResult(body.result);
+    const size_t ops = body.ops.size();
+    auto kinds = entry.initOpKinds(ops);
+    auto opTypes = entry.initOpTypes(ops);
+    auto predicates = entry.initOpPredicates(ops);
+    auto operands = entry.initOpOperands(3 * ops);
+    auto constants = entry.initOpConstants(ops);
+    for (size_t k = 0; k < ops; ++k) {
+      const BodyOp &op = body.ops[k];
+      kinds.set(k, static_cast<uint8_t>(op.kind));
+      opTypes.set(k, static_cast<uint8_t>(op.type));
+      predicates.set(k, op.predicate);
+      for (unsigned o = 0; o < 3; ++o)
+        operands.set(3 * k + o, op.operands[o]);
+      constants.set(k, op.constant);
+    }
+  }
+  out.setKernelObject(kj::ArrayPtr<const kj::byte>(package.kernelObject.data(),
+                                                   package.kernelObject.size()));
+  out.setKernelAbiVersion(package.kernelAbiVersion);
+  out.setKernelObjectHash(package.kernelObjectHash);
 }
 
 //===----------------------------------------------------------------------===//
@@ -319,7 +359,67 @@ void readPackage(wire::Package::Reader in, Package &package) {
     package.reference[i].innerBlocks = reference[i].getInnerBlocks();
     package.reference[i].transposeLhs = reference[i].getTransposeLhs();
     package.reference[i].transposeRhs = reference[i].getTransposeRhs();
+    package.reference[i].kernel = reference[i].getKernel();
   }
+  auto kernels = in.getKernels();
+  package.kernels.clear();
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    auto entry = kernels[i];
+    std::string what = "kernel " + std::to_string(i);
+    ElementwiseBody body;
+    auto types = entry.getInputTypes();
+    auto broadcasts = entry.getInputBroadcasts();
+    if (types.size() != broadcasts.size())
+      throw FormatError{what + ": " + std::to_string(types.size()) +
+                        " input types but " + std::to_string(broadcasts.size()) +
+                        " broadcasts"};
+    auto elementType = [&](uint8_t value, const char *field) {
+      if (value > static_cast<uint8_t>(ElementType::F8E5M2))
+        throw FormatError{what + ": " + field + " holds unknown element type " +
+                          std::to_string(value)};
+      return static_cast<ElementType>(value);
+    };
+    for (size_t k = 0; k < types.size(); ++k) {
+      if (broadcasts[k] > static_cast<uint8_t>(Broadcast::Scalar))
+        throw FormatError{what + ": inputBroadcasts holds unknown broadcast " +
+                          std::to_string(broadcasts[k])};
+      body.inputs.push_back({elementType(types[k], "inputTypes"),
+                             static_cast<Broadcast>(broadcasts[k])});
+    }
+    body.resultType = elementType(entry.getResultType(), "resultType");
+    body.result = entry.getResult();
+    auto kinds = entry.getOpKinds();
+    auto opTypes = entry.getOpTypes();
+    auto predicates = entry.getOpPredicates();
+    auto operands = entry.getOpOperands();
+    auto constants = entry.getOpConstants();
+    const size_t ops = kinds.size();
+    if (opTypes.size() != ops || predicates.size() != ops ||
+        constants.size() != ops || operands.size() != 3 * ops)
+      throw FormatError{what + ": op lists of " + std::to_string(ops) +
+                        " kinds disagree in length (types " +
+                        std::to_string(opTypes.size()) + ", operands " +
+                        std::to_string(operands.size()) + ")"};
+    body.ops.resize(ops);
+    for (size_t k = 0; k < ops; ++k) {
+      BodyOp &op = body.ops[k];
+      if (kinds[k] >= kBodyOpKinds)
+        throw FormatError{what + ": op " + std::to_string(k) +
+                          " has unknown kind " + std::to_string(kinds[k])};
+      op.kind = static_cast<BodyOpKind>(kinds[k]);
+      op.type = elementType(opTypes[k], "opTypes");
+      op.predicate = predicates[k];
+      for (unsigned o = 0; o < 3; ++o)
+        op.operands[o] = operands[3 * k + o];
+      op.constant = constants[k];
+    }
+    package.kernels.push_back(std::make_shared<ElementwiseKernel>(
+        fromText(entry.getName()), fromText(entry.getSymbol()), std::move(body)));
+  }
+  auto object = in.getKernelObject();
+  package.kernelObject.assign(object.begin(), object.end());
+  package.kernelAbiVersion = in.getKernelAbiVersion();
+  package.kernelObjectHash = in.getKernelObjectHash();
   auto metadata = in.getMetadata();
   package.metadata.resize(metadata.size());
   for (size_t i = 0; i < metadata.size(); ++i) {

@@ -99,6 +99,8 @@ public:
       return "program has " + to_string(package.program.size()) +
              " steps, more than the " +
              to_string(PackageLimits::kMaxProgramSteps) + " a package may have";
+    if (auto error = checkKernels())
+      return error;
     for (const HostStream &stream : package.streams)
       ++(stream.toDevice ? inputStreams : outputStreams);
     streamBytes.assign(target.tiles, 0);
@@ -120,11 +122,12 @@ public:
     // Each reference op checks one matmul of the program, which at least one
     // gemm step computes: ipu-run evaluates no more ops, and no more FLOPs,
     // than the simulator runs.
-    if (package.reference.size() > gemmSteps)
+    if (package.reference.size() > gemmSteps + generatedSteps)
       return "package has " + to_string(package.reference.size()) +
              " reference ops, more than its program's " +
-             countOf(gemmSteps, "gemm compute step") +
-             " (each op checks a matmul the program computes)";
+             countOf(gemmSteps + generatedSteps,
+                     "gemm or generated-kernel compute step") +
+             " (each op checks an op the program computes)";
     resultOwner.assign(outputStreams, UINT32_MAX);
     for (size_t i = 0; i < package.reference.size(); ++i)
       if (auto error = checkReference(i))
@@ -300,9 +303,55 @@ private:
     return std::nullopt;
   }
 
+  /// Generated kernels: bodies that hold together, names no other kernel
+  /// has, symbols that are their bodies' (so equal names mean equal code),
+  /// and one kernel object of this ABI whose bytes match their hash.
+  std::optional<std::string> checkKernels() {
+    constexpr uint64_t kMaxKernels = 1 << 16, kMaxBodyOps = 1 << 12;
+    if (package.kernels.size() > kMaxKernels)
+      return "package has " + to_string(package.kernels.size()) +
+             " kernels, more than " + to_string(kMaxKernels);
+    std::set<std::string> names;
+    for (size_t i = 0; i < package.kernels.size(); ++i) {
+      const ElementwiseKernel &kernel = *package.kernels[i];
+      std::string where = "kernel " + to_string(i) + " ('" + kernel.name() + "')";
+      if (kernel.name().empty() || lookupKernel(kernel.name()) ||
+          !names.insert(kernel.name()).second)
+        return where + ": the name is empty, a device kernel's or another "
+                       "generated kernel's";
+      if (kernel.body().ops.size() > kMaxBodyOps ||
+          kernel.body().inputs.size() > kMaxBodyOps)
+        return where + ": the body has more than " + to_string(kMaxBodyOps) +
+               " inputs or ops";
+      if (auto error = verifyBody(kernel.body()))
+        return where + ": " + *error;
+      if (kernel.symbol() != elementwiseSymbol(kernel.body()))
+        return where + ": symbol '" + kernel.symbol() +
+               "' is not the body's ('" + elementwiseSymbol(kernel.body()) + "')";
+    }
+    if (package.kernels.empty()) {
+      if (!package.kernelObject.empty())
+        return "package holds a kernel object of " +
+               to_string(package.kernelObject.size()) + " bytes but no kernels";
+      return std::nullopt;
+    }
+    if (package.kernelAbiVersion != kKernelAbiVersion)
+      return "kernel object: ABI version " + to_string(package.kernelAbiVersion) +
+             ", this simulator runs version " + to_string(kKernelAbiVersion);
+    if (package.kernelObject.empty())
+      return "package has " + countOf(package.kernels.size(), "kernel") +
+             " but no kernel object";
+    uint64_t hash = fnv1a64(package.kernelObject.data(), package.kernelObject.size());
+    if (hash != package.kernelObjectHash)
+      return "kernel object (" + to_string(package.kernelObject.size()) +
+             " bytes) has hash " + hex(hash) + ", the package records " +
+             hex(package.kernelObjectHash) + ": it was altered";
+    return std::nullopt;
+  }
+
   std::optional<std::string> checkComputeSet(const ComputeSet &computeSet) {
     std::string prefix = "compute set '" + computeSet.name + "'";
-    const KernelSpec *kernel = lookupKernel(computeSet.kernel);
+    const KernelSpec *kernel = lookupKernel(package, computeSet.kernel);
     if (!kernel)
       return prefix + ": unknown kernel '" + computeSet.kernel + "'";
     size_t vertices = computeSet.tiles.size();
@@ -593,6 +642,8 @@ private:
           return outOfRange(package.computeSets.size(), "compute sets");
         const std::string &kernel = package.computeSets[step.index].kernel;
         gemmSteps += kernel == "gemm" || kernel == "gemm_t";
+        const KernelSpec *spec = lookupKernel(package, kernel);
+        generatedSteps += spec && spec->elementwise;
         break;
       }
       case StepKind::Exchange:
@@ -706,7 +757,7 @@ private:
       }
       if (step.kind == StepKind::Compute) {
         const ComputeSet &computeSet = package.computeSets[step.index];
-        const KernelSpec &kernel = *lookupKernel(computeSet.kernel);
+        const KernelSpec &kernel = *lookupKernel(package, computeSet.kernel);
         size_t operands = kernel.operandNames.size();
         size_t params = kernel.paramNames.size();
         for (size_t v = 0; v < computeSet.tiles.size(); ++v) {
@@ -799,47 +850,25 @@ private:
     return std::nullopt;
   }
 
-  std::optional<std::string> checkReference(size_t i) {
+  std::optional<std::string> checkMatmulReference(size_t i, const std::string &where,
+                                                  std::vector<int64_t> &shape,
+                                                  uint64_t &opFlops,
+                                                  std::string &operands,
+                                                  std::string &form,
+                                                  std::string &resultForm) {
     const ReferenceOp &op = package.reference[i];
-    std::string where = "reference op " + to_string(i) + " ('" + op.op + "')";
-    if (op.op != "matmul")
-      return where + ": unknown op (known: matmul)";
     if (op.arguments.size() != 2)
       return where + ": expected 2 arguments, got " +
              to_string(op.arguments.size());
-    if (op.type > ElementType::F8E5M2)
-      return where + ": value type " + to_string(unsigned(op.type)) +
-             " is not an element type";
     if (op.partials != ElementType::F32 && op.partials != ElementType::F16)
       return where + ": partials type " + to_string(unsigned(op.partials)) +
              " is not f32 or f16";
-    auto shapeString = [](const std::vector<int64_t> &shape) {
-      std::string text;
-      for (size_t d = 0; d < shape.size(); ++d)
-        text += (d ? "x" : "") + to_string(shape[d]);
-      return text;
-    };
     // Each operand is an input stream or the value of an earlier op.
     std::vector<int64_t> shapes[2];
     std::string names[2];
-    for (unsigned a = 0; a < 2; ++a) {
-      uint32_t argument = op.arguments[a];
-      if (argument >= ReferenceOp::kReferenceValue) {
-        uint32_t producer = argument - ReferenceOp::kReferenceValue;
-        if (producer >= i)
-          return where + ": operand " + to_string(a) + " names reference op " +
-                 to_string(producer) + ", which does not come before it";
-        shapes[a] = referenceShapes[producer];
-        names[a] = "reference op " + to_string(producer);
-        continue;
-      }
-      auto it = argumentStream.find(argument);
-      if (it == argumentStream.end())
-        return where + ": argument " + to_string(argument) +
-               " is not an input stream";
-      shapes[a] = it->second->shape;
-      names[a] = "'" + it->second->name + "'";
-    }
+    for (unsigned a = 0; a < 2; ++a)
+      if (auto error = referenceOperand(i, a, where, shapes[a], names[a]))
+        return error;
     const std::vector<int64_t> &lhs = shapes[0], &rhs = shapes[1];
     auto operandsText = [&] {
       return "shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
@@ -851,7 +880,127 @@ private:
     if (op.innerBlocks < 1 || int64_t(op.innerBlocks) > product.k)
       return where + ": innerBlocks " + to_string(op.innerBlocks) +
              " is not in [1, K = " + to_string(product.k) + "]";
-    const std::vector<int64_t> &shape = product.result;
+    shape = product.result;
+    opFlops = 2;
+    for (int64_t extent : {product.batches, product.m, product.k, product.n})
+      if (!multiply(opFlops, uint64_t(extent), opFlops))
+        opFlops = UINT64_MAX;
+    operands = operandsText();
+    form = matmulForm(op, lhs.size(), rhs.size());
+    resultForm = matmulForm(op, lhs.size(), rhs.size(), /*result=*/true);
+    return std::nullopt;
+  }
+
+  /// The shape of operand `a` of reference op `i`, and its name.
+  std::optional<std::string> referenceOperand(size_t i, unsigned a,
+                                              const std::string &where,
+                                              std::vector<int64_t> &shape,
+                                              std::string &name) {
+    uint32_t argument = package.reference[i].arguments[a];
+    if (argument >= ReferenceOp::kReferenceValue) {
+      uint32_t producer = argument - ReferenceOp::kReferenceValue;
+      if (producer >= i)
+        return where + ": operand " + to_string(a) + " names reference op " +
+               to_string(producer) + ", which does not come before it";
+      shape = referenceShapes[producer];
+      name = "reference op " + to_string(producer);
+      return std::nullopt;
+    }
+    auto it = argumentStream.find(argument);
+    if (it == argumentStream.end())
+      return where + ": argument " + to_string(argument) +
+             " is not an input stream";
+    shape = it->second->shape;
+    name = "'" + it->second->name + "'";
+    return std::nullopt;
+  }
+
+  static std::string shapeString(const std::vector<int64_t> &shape) {
+    std::string text;
+    for (size_t d = 0; d < shape.size(); ++d)
+      text += (d ? "x" : "") + to_string(shape[d]);
+    return text;
+  }
+
+  /// An "elementwise" op: the body of its kernel over the shape of its
+  /// first full input, every input of the shape its broadcast says.
+  std::optional<std::string> checkElementwiseReference(size_t i,
+                                                       const std::string &where,
+                                                       std::vector<int64_t> &shape,
+                                                       std::string &operands) {
+    const ReferenceOp &op = package.reference[i];
+    if (op.kernel >= package.kernels.size())
+      return where + ": kernel " + to_string(op.kernel) + " is not one of the " +
+             to_string(package.kernels.size()) + " kernels";
+    const ElementwiseKernel &kernel = *package.kernels[op.kernel];
+    const ElementwiseBody &body = kernel.body();
+    if (op.arguments.size() != body.inputs.size())
+      return where + ": kernel '" + kernel.name() + "' takes " +
+             to_string(body.inputs.size()) + " inputs, got " +
+             to_string(op.arguments.size());
+    if (op.type != body.resultType)
+      return where + ": value type " + std::string(elementTypeName(op.type)) +
+             " is not the " + std::string(elementTypeName(body.resultType)) +
+             " kernel '" + kernel.name() + "' yields";
+    std::vector<std::vector<int64_t>> shapes(body.inputs.size());
+    std::vector<std::string> names(body.inputs.size());
+    bool haveShape = false;
+    for (unsigned a = 0; a < body.inputs.size(); ++a) {
+      if (auto error = referenceOperand(i, a, where, shapes[a], names[a]))
+        return error;
+      operands += (a ? ", " : "") + shapeString(shapes[a]) + " (" + names[a] + ")";
+      if (body.inputs[a].broadcast == Broadcast::Full && !haveShape) {
+        shape = shapes[a];
+        haveShape = true;
+      }
+    }
+    if (!haveShape || shape.empty())
+      return where + ": kernel '" + kernel.name() +
+             "' has no full input of rank >= 1 to give the value its shape";
+    for (unsigned a = 0; a < body.inputs.size(); ++a) {
+      int64_t elements = 1;
+      for (int64_t extent : shapes[a])
+        elements *= extent;
+      bool fits = false;
+      switch (body.inputs[a].broadcast) {
+      case Broadcast::Full: fits = shapes[a] == shape; break;
+      case Broadcast::Row:
+        fits = !shapes[a].empty() && shapes[a].back() == shape.back() &&
+               elements == shape.back();
+        break;
+      case Broadcast::Scalar: fits = elements == 1; break;
+      }
+      if (!fits)
+        return where + ": input " + to_string(a) + " " + names[a] + " of shape " +
+               shapeString(shapes[a]) + " is not a " +
+               std::string(broadcastName(body.inputs[a].broadcast)) +
+               " input of a " + shapeString(shape) + " value";
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> checkReference(size_t i) {
+    const ReferenceOp &op = package.reference[i];
+    std::string where = "reference op " + to_string(i) + " ('" + op.op + "')";
+    if (op.type > ElementType::F8E5M2)
+      return where + ": value type " + to_string(unsigned(op.type)) +
+             " is not an element type";
+    std::vector<int64_t> shape;
+    std::string operandsText;
+    uint64_t opFlops = 0;
+    std::string form, resultForm;
+    if (op.op == "elementwise") {
+      if (auto error = checkElementwiseReference(i, where, shape, operandsText))
+        return error;
+      form = "their elementwise value";
+      resultForm = shapeString(shape);
+    } else if (op.op == "matmul") {
+      if (auto error = checkMatmulReference(i, where, shape, opFlops, operandsText,
+                                            form, resultForm))
+        return error;
+    } else {
+      return where + ": unknown op (known: matmul, elementwise)";
+    }
     // ipu-run holds the value: it must be one the device could (extents
     // are positive: stream shapes were checked, and so were earlier ops).
     uint64_t valueBytes = elementBytes(op.type);
@@ -861,10 +1010,6 @@ private:
         return where + ": value " + shapeString(shape) + "x" +
                std::string(elementTypeName(op.type)) +
                " is larger than the device (" + deviceString() + ")";
-    uint64_t opFlops = 2;
-    for (int64_t extent : {product.batches, product.m, product.k, product.n})
-      if (!multiply(opFlops, uint64_t(extent), opFlops))
-        opFlops = UINT64_MAX;
     referenceFlops = saturatingAdd(referenceFlops, opFlops);
     referenceShapes.push_back(shape);
     if (op.result == ReferenceOp::kNoResult) {
@@ -893,10 +1038,8 @@ private:
              to_string(resultOwner[op.result]);
     resultOwner[op.result] = static_cast<uint32_t>(i);
     if (result.shape != shape)
-      return where + ": " + operandsText() + " -> " +
-             shapeString(result.shape) + " ('" + result.name + "') are not " +
-             matmulForm(op, lhs.size(), rhs.size()) + " -> " +
-             matmulForm(op, lhs.size(), rhs.size(), /*result=*/true) +
+      return where + ": " + operandsText + " -> " + shapeString(result.shape) +
+             " ('" + result.name + "') are not " + form + " -> " + resultForm +
              " (the value is " + shapeString(shape) + ")";
     if (result.type != op.type)
       return where + ": value type " + std::string(elementTypeName(op.type)) +
@@ -919,6 +1062,7 @@ private:
   /// Result indices some StreamOut step streams out.
   std::set<uint32_t> streamedOut;
   uint64_t gemmSteps = 0; ///< Compute steps running gemm or gemm_t.
+  uint64_t generatedSteps = 0; ///< Compute steps running generated kernels.
   uint64_t flops = 0;     ///< programFlops(), once checkFlops has run.
   std::vector<std::vector<int64_t>> referenceShapes; ///< Per checked op.
   /// Per result index, the reference op whose value it is, or UINT32_MAX.
@@ -928,6 +1072,13 @@ private:
 };
 
 } // namespace
+
+const KernelSpec *ipu::lookupKernel(const Package &package, std::string_view name) {
+  for (const std::shared_ptr<ElementwiseKernel> &kernel : package.kernels)
+    if (kernel->name() == name)
+      return &kernel->spec();
+  return lookupKernel(name);
+}
 
 std::optional<std::string> ipu::validatePackage(const Package &package,
                                                 const TargetModel &target) {

@@ -369,9 +369,12 @@ std::optional<std::string> Simulation::streamOut(const HostStream &stream) {
 std::optional<std::string> Simulation::compute(const ComputeSet &computeSet,
                                                uint64_t &cycles,
                                                std::vector<uint64_t> &groupCycles) {
-  const KernelSpec *kernel = lookupKernel(computeSet.kernel);
+  const KernelSpec *kernel = lookupKernel(package, computeSet.kernel);
   if (!kernel)
     return "unknown kernel '" + computeSet.kernel + "'";
+  if (kernel->elementwise && !kernel->elementwise->entry)
+    return "kernel '" + computeSet.kernel +
+           "' is generated, and its code is not loaded (LoadedKernels)";
   size_t vertices = computeSet.tiles.size();
   size_t operandCount = kernel->operandNames.size();
   size_t paramCount = kernel->paramNames.size();

@@ -113,6 +113,38 @@ TargetModel TargetModel::ipu21() {
   // poplibs' cast estimate: one 64-bit access a cycle, the f32 side
   // binding: 2 per 4 elements.
   t.workerCastInstructions = 2;
+  // Generated elementwise kernels: worker instructions (thread cycles) per
+  // 64-bit vector of the op's type, from poplibs 7eac0f2
+  // lib/popops/popopsCycleEstimators.hpp (unaryOpPerfInfo, binaryOpPerfInfo:
+  // cycles per loop of 4 halves / 2 floats, less the loop's load and store,
+  // which we count apart); docs/research/poplibs-elementwise.md has each
+  // line.
+  t.ewArithInstructionsF16 = 1;   // f16v4add/mul/sub/max: one issue each.
+  t.ewArithInstructionsF32 = 1;   // f32v2add/mul/sub/max.
+  t.ewFmaInstructionsF16 = 2;     // Assumption: a mul and an add.
+  t.ewFmaInstructionsF32 = 2;
+  t.ewDivideInstructionsF16 = 18; // DIVIDE H {21, false, 4}: via f32div.
+  t.ewDivideInstructionsF32 = 7;  // DIVIDE F {10, false, 2}.
+  t.ewExpInstructionsF16 = 2;     // EXPONENT H {4, false, 4}: 2 x f16v2exp.
+  t.ewExpInstructionsF32 = 4;     // EXPONENT F {6, false, 2}: 2 x f32exp.
+  t.ewLogInstructionsF16 = 2;     // LOGARITHM H {4, false, 4}: 2 x f16v2ln.
+  t.ewLogInstructionsF32 = 10;    // LOGARITHM F {12, false, 2}.
+  t.ewTanhInstructionsF16 = 2;    // TANH H {4, false, 4}: 2 x f16v2tanh.
+  t.ewTanhInstructionsF32 = 10;   // TANH F {12, false, 2}.
+  t.ewErfInstructionsF16 = 52;    // ERF H {13, false, 1}: 13 per half.
+  t.ewErfInstructionsF32 = 82;    // ERF F {41, false, 1}: 41 per float.
+  t.ewSqrtInstructionsF16 = 21;   // SQRT H {23, false, 4}: via f32sqrt.
+  t.ewSqrtInstructionsF32 = 8;    // SQRT F {10, false, 2}.
+  t.ewRsqrtInstructionsF16 = 17;  // RSQRT H {19, false, 4}.
+  t.ewRsqrtInstructionsF32 = 6;   // RSQRT F {8, false, 2}.
+  // poplibs castWorkerCycles (PerformanceEstimation.cpp): f32 <-> f16 0.5
+  // cycles an element, f16 <-> f8 ("quarter") 0.25, loads included.
+  t.ewCastF32F16Instructions = 2;
+  t.ewCastF16F8Instructions = 1;
+  t.ewLoadStoreInstructions = 1; // One 64-bit ld64 or st64.
+  // poplibs BroadcastVectorInner2D (the bias add over rows): 15 thread
+  // cycles per half worklist entry (9 float); we take the half figure.
+  t.ewRowOverheadInstructions = 15;
 
   // Load/store paths.
   t.loadBytesPerCycleStandard = 8;     // poplibs PerformanceEstimation.
@@ -281,6 +313,32 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
        "machine-model.md worker loop prologue", false},
       {"workerCastInstructions", &TargetModel::workerCastInstructions,
        "poplibs cast estimate", false},
+#define IPU_EW_CONSTANT(field, source, assumption)                               \
+  {#field, &TargetModel::field, source, assumption}
+      IPU_EW_CONSTANT(ewArithInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewArithInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewFmaInstructionsF16, "a mul and an add", true),
+      IPU_EW_CONSTANT(ewFmaInstructionsF32, "a mul and an add", true),
+      IPU_EW_CONSTANT(ewDivideInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewDivideInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewExpInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewExpInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewLogInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewLogInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewTanhInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewTanhInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewErfInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewErfInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewSqrtInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewSqrtInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewRsqrtInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewRsqrtInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_EW_CONSTANT(ewCastF32F16Instructions, "poplibs castWorkerCycles", false),
+      IPU_EW_CONSTANT(ewCastF16F8Instructions, "poplibs castWorkerCycles", false),
+      IPU_EW_CONSTANT(ewLoadStoreInstructions, "one ld64/st64 issue", true),
+      IPU_EW_CONSTANT(ewRowOverheadInstructions,
+                      "poplibs BroadcastVectorInner2D per entry", false),
+#undef IPU_EW_CONSTANT
       {"loadBytesPerCycleStandard", &TargetModel::loadBytesPerCycleStandard,
        "poplibs PerformanceEstimation", false},
       {"loadBytesPerCycleInterleaved",

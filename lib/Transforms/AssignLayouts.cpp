@@ -99,11 +99,11 @@ LogicalResult FunctionLayouts::assignArguments() {
   builder.setInsertionPointToStart(&body);
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
+    if (!type || type.getRank() < 1 || !type.hasStaticShape() ||
         !ipu_tile::toElementType(type.getElementType()) || type.getEncoding())
       return func.emitError("argument ")
              << arg.getArgNumber() << " has type " << arg.getType()
-             << "; only static tensors of rank >= 2 of f32, f16 or f8 (without "
+             << "; only static tensors of rank >= 1 of f32, f16 or f8 (without "
                 "an encoding) are supported";
     SmallVector<OpOperand *> activationUses;
     SmallVector<std::pair<OpOperand *, OperandLayout>> residentUses;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Transforms/Passes.h"
+#include "ImportElementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -135,6 +136,11 @@ struct ImportLinalgPass
       return signalPassFailure();
     foldTruncations(module);
     foldRegroupedBatches(module);
+    // What the contractions looked through goes first: their operands'
+    // broadcasts are elementwise generics too.
+    eraseDeadOps(module);
+    if (failed(mlir::ipu::importElementwise(module)))
+      return signalPassFailure();
     eraseDeadOps(module);
     // What is left from linalg or the shape ops is not compiled: say which.
     module.walk([&](Operation *op) {
@@ -146,9 +152,9 @@ struct ImportLinalgPass
       op->emitError("unsupported op '")
           << op->getName()
           << "': the IPU compiler imports contractions (linalg.matmul, "
-             "batch_matmul, contract, multiply-add generics) and the "
-             "transposes, broadcasts, fills, collapses and truncations that "
-             "fold into them";
+             "batch_matmul, contract, multiply-add generics), elementwise "
+             "generics and maps, and the transposes, broadcasts, fills, "
+             "collapses and truncations that fold into them";
       failedAny = true;
     });
     if (failedAny)

@@ -293,4 +293,5 @@ void mlir::ipu_tile::registerTileLoweringModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, ipu_gemm::IPUGemmDialect *) {
     ipu_gemm::MatmulOp::attachInterface<MatmulLowering>(*context);
   });
+  registerElementwiseLoweringModel(registry);
 }

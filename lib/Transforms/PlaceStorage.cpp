@@ -71,8 +71,9 @@ struct PlaceStoragePass
           if (takesPart[tile])
             perTile[tile] += target.exchangeCodeBytesPerPhase;
       } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
+        std::unique_ptr<::ipu::ElementwiseKernel> generated;
         const ::ipu::KernelSpec *kernel =
-            ::ipu::lookupKernel(computeSet.getKernel().str());
+            ipu_tile::lookupComputeSetKernel(computeSet, generated);
         uint64_t vertexBytes = target.vertexStateBytes(
             kernel->operandNames.size(), kernel->paramNames.size());
         for (int32_t tile : computeSet.getTiles())

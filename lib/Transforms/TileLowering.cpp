@@ -4,6 +4,8 @@
 #include "IPU/Dialect/Exchange/IR/Exchange.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 
+#include "mlir/IR/IRMapping.h"
+
 using namespace mlir;
 using namespace mlir::ipu_tile;
 using ::ipu::BlockLayout;
@@ -75,6 +77,32 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
                               builder.getDenseI32ArrayAttr(tiles),
                               DenseI64ArrayAttr(),
                               accType ? TypeAttr::get(accType) : TypeAttr());
+}
+
+FailureOr<KernelOp>
+ProgramBuilder::getOrCreateKernel(Location loc, StringRef name, Block &body,
+                                  ArrayRef<::ipu::Broadcast> broadcasts) {
+  FailureOr<::ipu::ElementwiseBody> plain =
+      buildElementwiseBody(body.getParentOp(), body, broadcasts);
+  if (failed(plain))
+    return failure();
+  uint64_t hash = ::ipu::bodyHash(*plain);
+  if (KernelOp existing = kernels.lookup(hash))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  // Kernels come first in the program, in the order ops need them.
+  Block &programBody = program.getBody().front();
+  auto firstOther = llvm::find_if(programBody, [](Operation &op) { return !isa<KernelOp>(op); });
+  builder.setInsertionPoint(&programBody, firstOther);
+  SmallVector<StringRef> names;
+  for (::ipu::Broadcast broadcast : broadcasts)
+    names.push_back(::ipu::broadcastName(broadcast));
+  auto kernel = KernelOp::create(builder, loc, builder.getStringAttr(name.str() + ".kernel"),
+                                 builder.getStrArrayAttr(names));
+  IRMapping mapping;
+  body.getParent()->cloneInto(&kernel.getBody(), kernel.getBody().end(), mapping);
+  kernels[hash] = kernel;
+  return kernel;
 }
 
 void ProgramBuilder::createPhase(Location loc, StringRef name,

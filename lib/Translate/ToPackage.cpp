@@ -4,10 +4,13 @@
 #include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Package/LayoutStreams.h"
+#include "IPU/Support/Log.h"
 #include "IPU/Transforms/Passes.h"
+#include "IPU/Translate/KernelCodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -150,9 +153,36 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
   package.tiles = target.tiles;
   package.workload = program.getSymName().str();
   package.flops = program.getFlops().value_or(0);
+  // Generated kernels: their bodies in the package's table, their code in
+  // one kernel object.
+  SmallVector<ipu_tile::KernelOp> kernels(program.getBody().getOps<ipu_tile::KernelOp>());
+  llvm::StringMap<uint32_t> kernelIndex;
+  for (ipu_tile::KernelOp kernel : kernels) {
+    FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel.buildKernel();
+    if (failed(built))
+      return failure();
+    kernelIndex[kernel.getSymName()] = static_cast<uint32_t>(package.kernels.size());
+    package.kernels.push_back(std::shared_ptr<::ipu::ElementwiseKernel>(std::move(*built)));
+  }
+  if (!kernels.empty()) {
+    ipu_tile::KernelCodegenStats stats;
+    if (failed(ipu_tile::buildKernelObject(kernels, package.kernelObject, stats)))
+      return failure();
+    package.kernelAbiVersion = ::ipu::kKernelAbiVersion;
+    package.kernelObjectHash =
+        ::ipu::fnv1a64(package.kernelObject.data(), package.kernelObject.size());
+    ::ipu::logInfo(llvm::formatv(
+                       "ipu-to-package: generated kernels kernels={0} objectBytes={1} "
+                       "lowerSeconds={2:f3} compileSeconds={3:f3} linkSeconds={4:f3} "
+                       "targetCpu={5}",
+                       stats.kernels, stats.objectBytes, stats.lowerSeconds,
+                       stats.compileSeconds, stats.linkSeconds,
+                       ipu_tile::kKernelTargetCpu)
+                       .str());
+  }
   for (Operation &op : program.getBody().front()) {
     LogicalResult result = success();
-    if (isa<ipu_tile::BufferOp>(op))
+    if (isa<ipu_tile::BufferOp, ipu_tile::KernelOp>(op))
       continue;
     if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
       result = addStream(lookup(in, in.getBufferAttr()), true, in.getWeight(),
@@ -195,6 +225,13 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
         op.transposeLhs = transposed.getValue();
       if (auto transposed = entry.getAs<BoolAttr>("transpose_rhs"))
         op.transposeRhs = transposed.getValue();
+      if (auto kernel = entry.getAs<StringAttr>("kernel")) {
+        auto it = kernelIndex.find(kernel.getValue());
+        if (it == kernelIndex.end())
+          return program.emitError("reference names kernel '")
+                 << kernel.getValue() << "', which the program does not hold";
+        op.kernel = it->second;
+      }
       package.reference.push_back(std::move(op));
     }
   }

@@ -49,11 +49,22 @@ func.func @nonzero_fill(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x
 
 // -----
 
+// Named elementwise ops import like generics (test/Transforms/import-elementwise.mlir).
+// CHECK-LABEL: func.func @elementwise
+// CHECK: ipu_tile.elementwise %arg0, %arg1
+// CHECK: arith.addf
 func.func @elementwise(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %init = tensor.empty() : tensor<8x8xf32>
-  // expected-error @+1 {{unsupported op 'linalg.add': the IPU compiler imports contractions (linalg.matmul, batch_matmul, contract, multiply-add generics) and the transposes, broadcasts, fills, collapses and truncations that fold into them}}
   %c = linalg.add ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @concat(%a: tensor<8x8xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{unsupported op 'tensor.concat': the IPU compiler imports contractions (linalg.matmul, batch_matmul, contract, multiply-add generics), elementwise generics and maps, and the transposes, broadcasts, fills, collapses and truncations that fold into them}}
+  %c = tensor.concat dim(1) %a, %a : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x16xf32>
+  return %c : tensor<8x16xf32>
 }
 
 // -----

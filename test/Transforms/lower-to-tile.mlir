@@ -155,9 +155,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // -----
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
-  // expected-error @+1 {{argument 0 has type 'tensor<8xf32>'; only static tensors of rank >= 2 of f32, f16 or f8 (without an encoding) are supported}}
-  func.func @vector_arg(%a: tensor<8xf32>) -> tensor<8xf32> {
-    return %a : tensor<8xf32>
+  // expected-error @+1 {{argument 0 has type 'tensor<f32>'; only static tensors of rank >= 1 of f32, f16 or f8 (without an encoding) are supported}}
+  func.func @scalar_arg(%a: tensor<f32>) -> tensor<f32> {
+    return %a : tensor<f32>
   }
 }
 

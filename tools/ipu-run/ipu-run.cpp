@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Package/Package.h"
+#include "IPU/Runtime/KernelLoader.h"
 #include "IPU/Runtime/Simulator.h"
 #include "IPU/Runtime/Trace.h"
 #include "IPU/Support/ElementType.h"
@@ -362,6 +363,78 @@ void tolerances(ElementType type, int64_t k, double &atol, double &rtol) {
   atol = 1e-4 * scale, rtol = 1e-3;
 }
 
+/// The tolerance of an elementwise value by its type: a few units in the
+/// last place relative, and as many at 1.0 absolute, since device and host
+/// may round an intermediate on opposite sides of a midpoint (the device's
+/// transcendentals are polynomials, the host's the C library's) and a
+/// cancellation after it (1 + tanh near -1 in GELU) keeps that difference.
+void elementwiseTolerances(ElementType type, double &atol, double &rtol) {
+  switch (type) {
+  case ElementType::F32: atol = 1e-5; rtol = 1e-5; break;
+  case ElementType::F16: atol = 4e-3; rtol = 4e-3; break;
+  case ElementType::F8E4M3FN: atol = 0x1p-6; rtol = 0.13; break;
+  case ElementType::F8E5M2: atol = 0x1p-14; rtol = 0.26; break;
+  }
+}
+
+/// An "elementwise" reference op: the kernel's body on every element of
+/// its first full input's shape, each op exact and rounded to its type.
+std::optional<std::string>
+evaluateElementwise(const Package &package, const ReferenceOp &op,
+                    const std::string &what,
+                    const std::vector<std::vector<float>> &operand,
+                    const std::vector<std::vector<int64_t>> &shape,
+                    Reference &reference) {
+  if (op.kernel >= package.kernels.size())
+    return what + ": kernel " + std::to_string(op.kernel) + " does not exist";
+  const ElementwiseBody &body = package.kernels[op.kernel]->body();
+  if (body.inputs.size() != operand.size())
+    return what + ": the kernel takes " + std::to_string(body.inputs.size()) +
+           " inputs";
+  std::vector<int64_t> expected;
+  for (size_t a = 0; a < operand.size() && expected.empty(); ++a)
+    if (body.inputs[a].broadcast == Broadcast::Full)
+      expected = shape[a];
+  if (expected.empty())
+    return what + ": no full input gives the value a shape";
+  uint64_t elements = 1;
+  for (int64_t extent : expected)
+    elements *= uint64_t(extent);
+  const uint64_t cols = uint64_t(expected.back());
+  for (size_t a = 0; a < operand.size(); ++a) {
+    uint64_t need = body.inputs[a].broadcast == Broadcast::Full  ? elements
+                    : body.inputs[a].broadcast == Broadcast::Row ? cols
+                                                                 : 1;
+    if (operand[a].size() != need)
+      return what + ": input " + std::to_string(a) + " holds " +
+             std::to_string(operand[a].size()) + " elements, expected " +
+             std::to_string(need);
+  }
+  if (op.result != ReferenceOp::kNoResult) {
+    const HostStream *out = resultStream(package, op.result);
+    if (!out || out->shape != expected)
+      return what + ": result " + std::to_string(op.result) +
+             " is not a streamed " + shapeText(expected) + " tensor";
+  }
+  std::vector<float> values(elements);
+  std::vector<float> element(operand.size());
+  for (uint64_t e = 0; e < elements; ++e) {
+    for (size_t a = 0; a < operand.size(); ++a) {
+      switch (body.inputs[a].broadcast) {
+      case Broadcast::Full: element[a] = operand[a][e]; break;
+      case Broadcast::Row: element[a] = operand[a][e % cols]; break;
+      case Broadcast::Scalar: element[a] = operand[a][0]; break;
+      }
+    }
+    values[e] = evaluateBody(body, element.data());
+  }
+  reference.result = op.result;
+  reference.shape = std::move(expected);
+  reference.values = std::move(values);
+  elementwiseTolerances(op.type, reference.atol, reference.rtol);
+  return std::nullopt;
+}
+
 /// Evaluates reference op `index`. Its operands are inputs as generated,
 /// or earlier ops' values: the device's own value when that op is a
 /// checkpoint (streamed out), so that each op is checked on exactly the
@@ -374,15 +447,16 @@ evaluateReference(const Package &package, const TargetModel &target,
                   const std::vector<HostTensor> &outputs, Reference &reference) {
   const ReferenceOp &op = package.reference[index];
   std::string what = "reference op '" + op.op + "'";
-  if (op.op != "matmul")
-    return what + " is not supported (supported: matmul)";
-  if (op.arguments.size() != 2)
-    return what + " expects 2 arguments, has " +
+  if (op.op != "matmul" && op.op != "elementwise")
+    return what + " is not supported (supported: matmul, elementwise)";
+  const size_t arity = op.op == "matmul" ? 2 : op.arguments.size();
+  if (op.arguments.size() != arity)
+    return what + " expects " + std::to_string(arity) + " arguments, has " +
            std::to_string(op.arguments.size());
-  std::vector<float> operand[2];
-  std::vector<int64_t> shape[2];
+  std::vector<std::vector<float>> operand(arity);
+  std::vector<std::vector<int64_t>> shape(arity);
   ElementType inType = ElementType::F32; ///< Of the device's operands.
-  for (unsigned a = 0; a < 2; ++a) {
+  for (unsigned a = 0; a < arity; ++a) {
     uint32_t argument = op.arguments[a];
     if (argument >= ReferenceOp::kReferenceValue) {
       uint32_t producer = argument - ReferenceOp::kReferenceValue;
@@ -410,6 +484,8 @@ evaluateReference(const Package &package, const TargetModel &target,
     shape[a] = inputs[argument].shape;
     inType = inputs[argument].type;
   }
+  if (op.op == "elementwise")
+    return evaluateElementwise(package, op, what, operand, shape, reference);
   // The operand ranks say which product: a shared rhs [K, N], or one
   // matrix per batch of lhs (matmulShape, as the validator read it).
   MatmulShape product;
@@ -633,6 +709,13 @@ int run(const Options &options) {
     return fail("invalid package: " + *error);
   log().info("package validated target={} elapsed_ms={:.0f}", target->name,
              millisecondsSince(validateStart));
+  // Generated kernels run their own code: load it before anything runs.
+  LoadedKernels loadedKernels;
+  if (auto error = loadedKernels.load(package))
+    return fail("invalid package: " + *error);
+  if (!package.kernels.empty())
+    log().info("kernel object loaded kernels={} bytes={}", package.kernels.size(),
+               package.kernelObject.size());
   // A PASS must mean every output was compared: refuse up front what would
   // leave one unchecked, naming the stream.
   if (options.check)

@@ -20,6 +20,8 @@
 
 namespace ipu {
 
+class ElementwiseKernel;
+
 struct KernelSpec {
   std::string_view name;
   std::vector<std::string_view> operandNames;
@@ -28,6 +30,8 @@ struct KernelSpec {
   /// parameter `classParam` (its estimator depends on it).
   int classOperand = -1;
   int classParam = -1;
+  /// Set for a generated kernel (Elementwise.h), which owns this spec.
+  const ElementwiseKernel *elementwise = nullptr;
 };
 
 /// Every kernel in device/:

@@ -10,11 +10,13 @@
 #ifndef IPU_PACKAGE_PACKAGE_H
 #define IPU_PACKAGE_PACKAGE_H
 
+#include "IPU/Device/Elementwise.h"
 #include "IPU/Exchange/Phase.h"
 #include "IPU/Support/ElementType.h"
 #include "IPU/Target/TargetModel.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -105,6 +107,10 @@ struct ReferenceOp {
   /// transpose of the last two dimensions of each matrix.
   bool transposeLhs = false;
   bool transposeRhs = false;
+  /// "elementwise": the index in Package::kernels of the body the value
+  /// is, element by element, of its arguments (broadcast as the body's
+  /// inputs say, over the shape of the first full input).
+  uint32_t kernel = 0;
 };
 
 /// The product a "matmul" reference op computes, from its operand shapes.
@@ -146,6 +152,16 @@ struct Package {
   std::vector<PackagePhase> phases;
   std::vector<Step> program;
   std::vector<ReferenceOp> reference;
+  /// Generated kernels, named by compute sets like device/ kernels. Their
+  /// code is `kernelObject`: one ELF shared object for the simulator's
+  /// host (x86-64), linked by LLD from every kernel's object, exporting
+  /// each kernel's symbol with the ElementwiseEntry signature. Built for
+  /// `kernelAbiVersion` (kKernelAbiVersion); `kernelObjectHash` is the
+  /// FNV-1a 64 of its bytes.
+  std::vector<std::shared_ptr<ElementwiseKernel>> kernels;
+  std::vector<uint8_t> kernelObject;
+  uint32_t kernelAbiVersion = 0;
+  uint64_t kernelObjectHash = 0;
   /// Compiler figures carried to the report (estimates, memory peaks).
   std::vector<std::pair<std::string, std::string>> metadata;
 };
@@ -171,6 +187,10 @@ struct PackageLimits {
   /// a full-chip phase of 500k single-destination transfers.
   static constexpr uint64_t kMaxPhaseReceives = uint64_t(1) << 24;
 };
+
+/// The kernel a compute set names: a generated kernel of the package, or
+/// a device/ kernel; null when there is none.
+const KernelSpec *lookupKernel(const Package &package, std::string_view name);
 
 /// Serialises to Cap'n Proto bytes.
 std::vector<uint8_t> serializePackage(const Package &package);

@@ -108,6 +108,35 @@ struct TargetModel {
   /// store each).
   uint32_t transposeInstructionsPerElement = 0;
 
+  // Generated elementwise kernels (Elementwise.h): worker instructions per
+  // 64-bit vector of the op's type (4 x f16, 2 x f32), by op kind.
+  uint32_t ewArithInstructionsF16 = 0; ///< add, sub, mul, max, min, neg, abs, cmp, select.
+  uint32_t ewArithInstructionsF32 = 0;
+  uint32_t ewFmaInstructionsF16 = 0;
+  uint32_t ewFmaInstructionsF32 = 0;
+  uint32_t ewDivideInstructionsF16 = 0;
+  uint32_t ewDivideInstructionsF32 = 0;
+  uint32_t ewExpInstructionsF16 = 0;
+  uint32_t ewExpInstructionsF32 = 0;
+  uint32_t ewLogInstructionsF16 = 0;
+  uint32_t ewLogInstructionsF32 = 0;
+  uint32_t ewTanhInstructionsF16 = 0;
+  uint32_t ewTanhInstructionsF32 = 0;
+  uint32_t ewErfInstructionsF16 = 0;
+  uint32_t ewErfInstructionsF32 = 0;
+  uint32_t ewSqrtInstructionsF16 = 0;
+  uint32_t ewSqrtInstructionsF32 = 0;
+  uint32_t ewRsqrtInstructionsF16 = 0;
+  uint32_t ewRsqrtInstructionsF32 = 0;
+  /// Conversions per 4 elements: between f32 and f16, and between f16 and
+  /// an f8 type (f32 and f8 convert through f16).
+  uint32_t ewCastF32F16Instructions = 0;
+  uint32_t ewCastF16F8Instructions = 0;
+  /// A 64-bit load or store of one operand's vector.
+  uint32_t ewLoadStoreInstructions = 0;
+  /// Per loop over a row (or the whole block when it is contiguous).
+  uint32_t ewRowOverheadInstructions = 0;
+
   // Load/store paths.
   uint32_t loadBytesPerCycleStandard = 0;
   uint32_t loadBytesPerCycleInterleaved = 0;

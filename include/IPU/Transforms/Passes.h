@@ -6,6 +6,8 @@
 #include "IPU/Dialect/Exchange/IR/Exchange.h"
 #include "IPU/Dialect/Gemm/IR/Gemm.h"
 #include "IPU/Dialect/Tile/IR/Tile.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

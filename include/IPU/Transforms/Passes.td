@@ -66,7 +66,9 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
         : tensor<8x16xf16>, tensor<32x16xf16> -> tensor<8x32xf16>
     ```
   }];
-  let dependentDialects = ["::mlir::ipu_gemm::IPUGemmDialect"];
+  let dependentDialects = ["::mlir::ipu_gemm::IPUGemmDialect",
+                           "::mlir::ipu_tile::IPUTileDialect",
+                           "::mlir::math::MathDialect"];
 }
 
 def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {

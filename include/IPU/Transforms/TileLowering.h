@@ -74,6 +74,11 @@ public:
   ComputeSetOp createComputeSet(Location loc, StringRef name, StringRef kernel,
                                 ArrayRef<BufferOp> operands, ArrayRef<int32_t> tiles,
                                 Type accType = Type());
+  /// The ipu_tile.kernel running elementwise `body` with inputs broadcast
+  /// as given: one per distinct body in the program, named after the first
+  /// op (`name`.kernel) that needs it.
+  FailureOr<KernelOp> getOrCreateKernel(Location loc, StringRef name, Block &body,
+                                        ArrayRef<::ipu::Broadcast> broadcasts);
   /// A sync, one exchange phase running `copies`, and a sync: BSP, the
   /// compute that uses the phase's result starts after a sync too.
   void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies);
@@ -128,6 +133,8 @@ private:
   /// -1 - index of the reference op.
   DenseMap<Value, int32_t> referenceOf;
   SmallVector<Attribute> reference;
+  /// Generated kernels by the hash of their body.
+  DenseMap<uint64_t, KernelOp> kernels;
   int64_t flops = 0;
   int64_t estimatedCycles = 0;
 };
@@ -138,6 +145,8 @@ FailureOr<SmallVector<func::FuncOp>> functionsToCompile(ModuleOp module);
 
 /// Attaches TileLowerableOpInterface to the ops that lower through it.
 void registerTileLoweringModels(DialectRegistry &registry);
+/// The part of it for ipu_tile.elementwise (ElementwiseLowering.cpp).
+void registerElementwiseLoweringModel(DialectRegistry &registry);
 
 } // namespace mlir::ipu_tile
 

@@ -179,10 +179,10 @@ static LogicalResult verifySupersteps(ProgramOp program,
 
 LogicalResult ProgramOp::verifyRegions() {
   for (Operation &op : getBody().front())
-    if (!isa<BufferOp, ProgramStepOpInterface>(op))
+    if (!isa<BufferOp, KernelOp, ProgramStepOpInterface>(op))
       return op.emitOpError("is not a step an ipu_tile.program can run "
                             "(host streams, syncs, exchange phases, compute "
-                            "sets) nor a buffer");
+                            "sets) nor a buffer or a kernel");
   ProgramLiveness liveness = computeLiveness(*this);
   if (failed(verifySupersteps(*this, liveness)))
     return failure();

@@ -4,6 +4,8 @@
 #include "IPU/Device/Kernels.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseSet.h"
@@ -277,10 +279,9 @@ void LayoutAttr::print(AsmPrinter &printer) const {
 LogicalResult
 LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                            function_ref<InFlightDiagnostic()> emitError) const {
-  if (shape.size() < 2)
-    return emitError()
-           << "#ipu_tile.layout applies to tensors of rank 2 or more, got rank "
-           << shape.size();
+  if (shape.empty())
+    return emitError() << "#ipu_tile.layout applies to tensors of rank 1 (a "
+                          "vector is one row) or more, got rank 0";
   if (ShapedType::isDynamicShape(shape))
     return emitError() << "#ipu_tile.layout needs a static shape";
   if (!elementType)
@@ -288,7 +289,7 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
   if (!toElementType(elementType))
     return emitError() << "#ipu_tile.layout: element type " << elementType
                        << " is not f32, f16, f8E4M3FN or f8E5M2";
-  int64_t rows = shape[shape.size() - 2];
+  int64_t rows = shape.size() == 1 ? 1 : shape[shape.size() - 2]; // A vector is a row.
   const int64_t cols = shape.back();
   std::optional<int64_t> batches = layoutBatches(shape);
   if (!batches)
@@ -415,7 +416,7 @@ LogicalResult BufferOp::verify() {
   StringRef className = stringifyMemoryClass(getMemoryClass());
   std::optional<::ipu::BlockLayout> layout = toBlockLayout(getTensorType());
   if (!layout)
-    return emitOpError("type must be a static tensor of rank 2 or more "
+    return emitOpError("type must be a static tensor of rank 1 or more "
                        "with a #ipu_tile.layout encoding, got ")
            << getType();
   std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
@@ -478,9 +479,12 @@ LogicalResult BufferOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ComputeSetOp::verify() {
-  const ::ipu::KernelSpec *kernel = ::ipu::lookupKernel(getKernel().str());
+  std::unique_ptr<::ipu::ElementwiseKernel> generated;
+  const ::ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
   if (!kernel)
-    return emitOpError("unknown kernel '") << getKernel() << "'";
+    return emitOpError("unknown kernel '")
+           << getKernel() << "': neither a device kernel nor an "
+           << "ipu_tile.kernel of the program";
   if (getOperands().size() != kernel->operandNames.size())
     return emitOpError("kernel '")
            << getKernel() << "' takes " << kernel->operandNames.size()
@@ -540,7 +544,8 @@ FailureOr<SmallVector<int64_t>>
 ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
   if (getParams())
     return SmallVector<int64_t>(getParams()->begin(), getParams()->end());
-  const ::ipu::KernelSpec *kernel = ::ipu::lookupKernel(getKernel().str());
+  std::unique_ptr<::ipu::ElementwiseKernel> generated;
+  const ::ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
   if (!kernel || getOperands().size() != kernel->operandNames.size())
     return emitOpError("has no parameters to derive"); // See verify().
   struct Operand {
@@ -585,7 +590,10 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
            layout.blockBytes(at.b, at.i, at.j)});
     }
     StringRef name = getKernel();
-    if (name == "gemm" || name == "gemm_t") {
+    if (kernel->elementwise) {
+      // The output block's shape; inputs follow from their broadcasts.
+      params.append({shapes.back().rows, shapes.back().cols});
+    } else if (name == "gemm" || name == "gemm_t") {
       const Shape &lhs = shapes[0], &rhs = shapes[1], &out = shapes[2];
       const bool transposed = name == "gemm_t";
       params.append({lhs.rows, lhs.cols, transposed ? rhs.rows : rhs.cols, lhs.type,
@@ -621,7 +629,8 @@ void ComputeSetOp::getBufferAccesses(SmallVectorImpl<BufferAccess> &accesses) {
 
 LogicalResult
 ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  const ::ipu::KernelSpec *kernel = ::ipu::lookupKernel(getKernel().str());
+  std::unique_ptr<::ipu::ElementwiseKernel> generated;
+  const ::ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
   if (!kernel)
     return success(); // Reported by verify().
   size_t paramCount = kernel->paramNames.size();

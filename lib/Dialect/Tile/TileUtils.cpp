@@ -78,7 +78,7 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
   SmallVector<unsigned> resident;
   SmallVector<BufferAccess> accesses;
   for (Operation &op : program.getBody().front()) {
-    if (isa<BufferOp>(op))
+    if (isa<BufferOp, KernelOp>(op))
       continue;
     uint32_t step = liveness.steps.size();
     liveness.steps.push_back(&op);
@@ -110,7 +110,7 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
 
 std::optional<int64_t> mlir::ipu_tile::layoutBatches(ArrayRef<int64_t> shape) {
   if (shape.size() < 2)
-    return std::nullopt;
+    return shape.empty() ? std::nullopt : std::optional<int64_t>(1);
   int64_t batches = 1;
   for (int64_t extent : shape.drop_back(2))
     if (extent < 0 || __builtin_mul_overflow(batches, extent, &batches))
@@ -122,7 +122,7 @@ std::optional<::ipu::BlockLayout>
 mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
   auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding());
   std::optional<::ipu::ElementType> element = toElementType(type.getElementType());
-  if (!layout || !element || type.getRank() < 2 || !type.hasStaticShape() ||
+  if (!layout || !element || type.getRank() < 1 || !type.hasStaticShape() ||
       layout.getGrid().size() != 2 || layout.getStrides().size() != 2)
     return std::nullopt;
   std::optional<int64_t> batches = layoutBatches(type.getShape());
@@ -130,7 +130,8 @@ mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
     return std::nullopt;
   ::ipu::BlockLayout result;
   result.batches = *batches;
-  result.rows = type.getDimSize(type.getRank() - 2);
+  // A vector is one row.
+  result.rows = type.getRank() == 1 ? 1 : type.getDimSize(type.getRank() - 2);
   if (layout.getFolded()) {
     if (type.getRank() < 3 || __builtin_mul_overflow(result.rows, *batches, &result.rows))
       return std::nullopt;

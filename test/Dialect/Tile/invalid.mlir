@@ -35,8 +35,9 @@ func.func private @grid_too_big(tensor<8x4xf32, #ipu_tile.layout<grid = [16, 1],
 
 // -----
 
-// expected-error @+1 {{#ipu_tile.layout applies to tensors of rank 2 or more, got rank 1}}
-func.func private @rank1(tensor<8xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>>)
+// A vector is one row: 8 columns cannot split into 16 blocks.
+// expected-error @+1 {{grid [1, 16] is larger than the tensor 1x8}}
+func.func private @rank1(tensor<8xf32, #ipu_tile.layout<grid = [1, 16], base = 0, strides = [0, 1], replicas = 1, replica_stride = 0>>)
 
 // -----
 
@@ -56,7 +57,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    // expected-error @+1 {{type must be a static tensor of rank 2 or more with a #ipu_tile.layout encoding, got 'tensor<8x4xf32>'}}
+    // expected-error @+1 {{type must be a static tensor of rank 1 or more with a #ipu_tile.layout encoding, got 'tensor<8x4xf32>'}}
     ipu_tile.buffer @a : tensor<8x4xf32> in standard
   }
 }
@@ -389,7 +390,7 @@ ipu_tile.program @inner attributes {reference = [{op = "matmul", arguments = arr
 
 // N-D layouts: the leading dimensions are batches.
 
-// expected-error @+1 {{#ipu_tile.layout applies to tensors of rank 2 or more, got rank 0}}
+// expected-error @+1 {{#ipu_tile.layout applies to tensors of rank 1 (a vector is one row) or more, got rank 0}}
 func.func private @rank0(tensor<f32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>>)
 
 // -----

@@ -12,6 +12,7 @@
 #include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "IPU/Device/Elementwise.h"
 #include "IPU/Dialect/Tile/IR/ProgramStep.h"
 #include "IPU/Dialect/Tile/IR/TileEnums.h.inc"
 #include "IPU/Dialect/Tile/IR/TileInterfaces.h.inc"

@@ -31,6 +31,9 @@ def IPUTile_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  // Elementwise bodies hold arith and math ops.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
   let extraClassDeclaration = [{
     /// Module attribute naming the target.
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
@@ -341,6 +344,111 @@ def IPUTile_RelayoutOp : IPUTile_Op<"relayout", [Pure]> {
     $source (`in` $memory_class^)? attr-dict `:` type($source) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise work: a fused scalar body, at graph level and in a program.
+//===----------------------------------------------------------------------===//
+
+def IPUTile_YieldOp : IPUTile_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["ElementwiseOp", "KernelOp"]>]> {
+  let summary = "The value of an elementwise body";
+  let description = [{
+    Ends the body of an `ipu_tile.elementwise` or `ipu_tile.kernel` with the
+    value of the element.
+
+    Example:
+
+    ```mlir
+    ipu_tile.yield %sum : f16
+    ```
+  }];
+  let arguments = (ins AnyFloat:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+def IPUTile_ElementwiseOp : IPUTile_Op<"elementwise", [Pure, IsolatedFromAbove,
+    SingleBlock]> {
+  let summary = "A fused chain of elementwise ops on tensors";
+  let description = [{
+    The result is the body applied to each element: its block takes one
+    scalar per input and yields the result's element. The body holds
+    `arith` and `math` ops on f32 and f16 (f8 values are converted with
+    `arith.extf` / `arith.truncf`); `--ipu-import-linalg` builds it from
+    elementwise `linalg.generic` and `linalg.map` ops, fusing chains, and
+    refuses a body op no tile kernel can run, naming it.
+
+    An input either has the result's shape (read element by element), or
+    is a vector of the result's last dimension (a bias: the same row for
+    every row), or holds one element (a scalar). The result is computed in
+    its first full input's layout, so a chain after a matmul runs on the
+    tiles that hold the matmul's result, with no exchange.
+
+    Example, a bias add and GELU's tanh form after a matmul:
+
+    ```mlir
+    %y = ipu_tile.elementwise %mm, %bias : tensor<8x32xf16>, tensor<32xf16>
+        -> tensor<8x32xf16> {
+    ^bb0(%x: f16, %b: f16):
+      %s = arith.addf %x, %b : f16
+      %t = math.tanh %s : f16
+      ipu_tile.yield %t : f16
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($result) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::Type":$resultType,
+                                 "::mlir::ValueRange":$inputs)>];
+  let extraClassDeclaration = [{
+    /// How input `index` maps onto the result (its shape says).
+    std::optional<::ipu::Broadcast> getBroadcast(unsigned index);
+    /// The index of the first input read element by element.
+    std::optional<unsigned> getFirstFullInput();
+  }];
+}
+
+def IPUTile_KernelOp : IPUTile_Op<"kernel", [Symbol, HasParent<"ProgramOp">, IsolatedFromAbove,
+    SingleBlock]> {
+  let summary = "A kernel generated from an elementwise body";
+  let description = [{
+    The code compute sets run when they name this symbol as their kernel:
+    the body, applied to every element of a vertex's output block.
+    `broadcasts` says how each input's block maps onto it (`"full"`, `"row"`:
+    one row for every row, `"scalar"`: one element). `ipu-translate` lowers
+    each kernel through MLIR's LLVM conversions to an object and links all
+    of a program's kernels with LLD into the package's kernel object;
+    `ipu-run` costs the kernel from its body. A vertex's parameters are its
+    output block's rows and columns.
+
+    Example:
+
+    ```mlir
+    ipu_tile.kernel @ew0.kernel broadcasts ["full", "row"] {
+    ^bb0(%x: f16, %b: f16):
+      %s = arith.addf %x, %b : f16
+      ipu_tile.yield %s : f16
+    }
+    ipu_tile.compute_set @ew0 kernel "ew0.kernel" operands [@mm, @bias, @out]
+        tiles [0, 1]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$broadcasts);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name `broadcasts` $broadcasts attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The kernel as plain C++ (its body, symbol and KernelSpec), or an
+    /// error on the op.
+    ::mlir::FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> buildKernel();
+  }];
 }
 
 #endif // IPU_TILE_OPS

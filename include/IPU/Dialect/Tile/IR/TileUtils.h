@@ -67,6 +67,19 @@ LayoutAttr toLayoutAttr(MLIRContext *context, const ::ipu::BlockLayout &layout);
 /// of rank above 2 folds its leading dimensions into the rows.
 LayoutAttr toLayoutAttr(RankedTensorType type, const ::ipu::BlockLayout &layout);
 
+/// The plain C++ form of an elementwise body `block` of `owner` (an
+/// ipu_tile.elementwise or ipu_tile.kernel), its inputs broadcast as given;
+/// emits an error naming the first op no tile kernel can run.
+FailureOr<::ipu::ElementwiseBody>
+buildElementwiseBody(Operation *owner, Block &block,
+                     ArrayRef<::ipu::Broadcast> broadcasts);
+
+/// The kernel a compute set runs: a device/ kernel, or the ipu_tile.kernel
+/// of its program it names (built into `holder`). Null when there is none.
+const ::ipu::KernelSpec *
+lookupComputeSetKernel(ComputeSetOp computeSet,
+                       std::unique_ptr<::ipu::ElementwiseKernel> &holder);
+
 } // namespace mlir::ipu_tile
 
 #endif // IPU_DIALECT_TILE_IR_TILEUTILS_H

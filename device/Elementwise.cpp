@@ -1,0 +1,490 @@
+//===- Elementwise.cpp - Bodies of generated kernels: check, cost, evaluate ===//
+//
+// The generated code itself comes from MLIR (lib/Translate/KernelCodegen);
+// this file holds what the compiler, the validator, the simulator and the
+// host reference need without it: the body's rules, its cycle estimate and
+// its value on one element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Device/Elementwise.h"
+
+#include "IPU/Support/ElementType.h"
+#include "KernelImpls.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace ipu {
+
+namespace {
+
+struct KindInfo {
+  BodyOpKind kind;
+  std::string_view name;
+  unsigned arity;
+};
+
+constexpr KindInfo kKinds[] = {
+    {BodyOpKind::Constant, "arith.constant", 0},
+    {BodyOpKind::AddF, "arith.addf", 2},
+    {BodyOpKind::SubF, "arith.subf", 2},
+    {BodyOpKind::MulF, "arith.mulf", 2},
+    {BodyOpKind::DivF, "arith.divf", 2},
+    {BodyOpKind::NegF, "arith.negf", 1},
+    {BodyOpKind::MaximumF, "arith.maximumf", 2},
+    {BodyOpKind::MinimumF, "arith.minimumf", 2},
+    {BodyOpKind::MaxNumF, "arith.maxnumf", 2},
+    {BodyOpKind::MinNumF, "arith.minnumf", 2},
+    {BodyOpKind::AbsF, "math.absf", 1},
+    {BodyOpKind::Exp, "math.exp", 1},
+    {BodyOpKind::Log, "math.log", 1},
+    {BodyOpKind::Tanh, "math.tanh", 1},
+    {BodyOpKind::Erf, "math.erf", 1},
+    {BodyOpKind::Sqrt, "math.sqrt", 1},
+    {BodyOpKind::Rsqrt, "math.rsqrt", 1},
+    {BodyOpKind::Fma, "math.fma", 3},
+    {BodyOpKind::PowF, "math.powf", 2},
+    {BodyOpKind::ExtF, "arith.extf", 1},
+    {BodyOpKind::TruncF, "arith.truncf", 1},
+    {BodyOpKind::CmpF, "arith.cmpf", 2},
+    {BodyOpKind::Select, "arith.select", 3},
+};
+static_assert(sizeof(kKinds) / sizeof(kKinds[0]) == kBodyOpKinds);
+
+/// arith::CmpFPredicate: false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt,
+/// uge, ult, ule, une, uno, true.
+constexpr uint8_t kPredicates = 16;
+
+bool compare(uint8_t predicate, double a, double b) {
+  const bool unordered = std::isnan(a) || std::isnan(b);
+  auto ordered = [&](bool value) { return !unordered && value; };
+  auto orUnordered = [&](bool value) { return unordered || value; };
+  switch (predicate) {
+  case 0: return false;
+  case 1: return ordered(a == b);
+  case 2: return ordered(a > b);
+  case 3: return ordered(a >= b);
+  case 4: return ordered(a < b);
+  case 5: return ordered(a <= b);
+  case 6: return ordered(a != b);
+  case 7: return !unordered;
+  case 8: return orUnordered(a == b);
+  case 9: return orUnordered(a > b);
+  case 10: return orUnordered(a >= b);
+  case 11: return orUnordered(a < b);
+  case 12: return orUnordered(a <= b);
+  case 13: return orUnordered(a != b);
+  case 14: return unordered;
+  default: return true;
+  }
+}
+
+/// `value` rounded to `type` (round to nearest even; f8 saturating).
+double roundTo(ElementType type, double value) {
+  // Rounding a double to f32 first cannot change the f16 or f8 result of a
+  // value that was computed exactly (double rounding is innocuous here:
+  // f32 keeps more than twice their precision plus two bits).
+  float single = static_cast<float>(value);
+  uint8_t bytes[4];
+  storeElement(type, single, bytes);
+  return loadElement(type, bytes);
+}
+
+std::string opText(const ElementwiseBody &body, size_t index) {
+  return "body op " + std::to_string(index) + " '" +
+         std::string(bodyOpName(body.ops[index].kind)) + "'";
+}
+
+unsigned bits(ElementType type) { return elementBytes(type) * 8; }
+
+} // namespace
+
+std::string_view bodyOpName(BodyOpKind kind) {
+  return kKinds[static_cast<unsigned>(kind)].name;
+}
+
+std::optional<BodyOpKind> parseBodyOpName(std::string_view name) {
+  for (const KindInfo &info : kKinds)
+    if (info.name == name)
+      return info.kind;
+  return std::nullopt;
+}
+
+unsigned bodyOpArity(BodyOpKind kind) {
+  return kKinds[static_cast<unsigned>(kind)].arity;
+}
+
+std::string_view broadcastName(Broadcast broadcast) {
+  switch (broadcast) {
+  case Broadcast::Full: return "full";
+  case Broadcast::Row: return "row";
+  case Broadcast::Scalar: return "scalar";
+  }
+  return "?";
+}
+
+std::optional<ElementType> ElementwiseBody::valueType(uint32_t value) const {
+  if (value < inputs.size())
+    return inputs[value].type;
+  const BodyOp &op = ops[value - inputs.size()];
+  if (op.kind == BodyOpKind::CmpF)
+    return std::nullopt;
+  return op.type;
+}
+
+std::optional<std::string> verifyBody(const ElementwiseBody &body) {
+  if (body.inputs.empty())
+    return std::string("the body has no inputs");
+  for (const ElementwiseInput &input : body.inputs)
+    if (static_cast<unsigned>(input.type) > 3 ||
+        static_cast<unsigned>(input.broadcast) > 2)
+      return std::string("an input has an unknown type or broadcast");
+  const size_t inputs = body.inputs.size();
+  for (size_t i = 0; i < body.ops.size(); ++i) {
+    const BodyOp &op = body.ops[i];
+    if (static_cast<unsigned>(op.kind) >= kBodyOpKinds)
+      return "body op " + std::to_string(i) + " has an unknown kind";
+    if (static_cast<unsigned>(op.type) > 3)
+      return opText(body, i) + " has an unknown type";
+    const unsigned arity = bodyOpArity(op.kind);
+    std::optional<ElementType> operandTypes[3];
+    for (unsigned o = 0; o < arity; ++o) {
+      if (op.operands[o] >= inputs + i)
+        return opText(body, i) + " uses value " +
+               std::to_string(op.operands[o]) + ", which is not defined before it";
+      operandTypes[o] = body.valueType(op.operands[o]);
+    }
+    auto want = [&](unsigned o, std::optional<ElementType> type) -> std::optional<std::string> {
+      if (operandTypes[o] == type)
+        return std::nullopt;
+      return opText(body, i) + ": operand " + std::to_string(o) + " is " +
+             (operandTypes[o] ? std::string(elementTypeName(*operandTypes[o]))
+                              : std::string("a boolean")) +
+             ", expected " +
+             (type ? std::string(elementTypeName(*type)) : std::string("a boolean"));
+    };
+    const bool f8 = isF8(op.type);
+    switch (op.kind) {
+    case BodyOpKind::Constant:
+      if (!std::isnan(op.constant) && roundTo(op.type, op.constant) != op.constant)
+        return opText(body, i) + ": " + std::to_string(op.constant) +
+               " is not a " + std::string(elementTypeName(op.type)) + " value";
+      break;
+    case BodyOpKind::ExtF:
+    case BodyOpKind::TruncF: {
+      if (!operandTypes[0])
+        return want(0, ElementType::F32);
+      const bool wider = bits(op.type) > bits(*operandTypes[0]);
+      if ((op.kind == BodyOpKind::ExtF) != wider || *operandTypes[0] == op.type)
+        return opText(body, i) + " cannot convert " +
+               std::string(elementTypeName(*operandTypes[0])) + " to " +
+               std::string(elementTypeName(op.type));
+      break;
+    }
+    case BodyOpKind::CmpF:
+      if (op.predicate >= kPredicates)
+        return opText(body, i) + " has predicate " + std::to_string(op.predicate);
+      if (auto error = want(0, op.type))
+        return error;
+      if (auto error = want(1, op.type))
+        return error;
+      break;
+    case BodyOpKind::Select:
+      if (auto error = want(0, std::nullopt))
+        return error;
+      if (auto error = want(1, op.type))
+        return error;
+      if (auto error = want(2, op.type))
+        return error;
+      break;
+    default:
+      // Arithmetic happens in f16 or f32; f8 values are only stored.
+      if (f8)
+        return opText(body, i) + " computes in " +
+               std::string(elementTypeName(op.type)) +
+               "; extend f8 values to f16 or f32 first";
+      for (unsigned o = 0; o < arity; ++o)
+        if (auto error = want(o, op.type))
+          return error;
+      break;
+    }
+  }
+  if (body.result >= inputs + body.ops.size())
+    return "the body's result names value " + std::to_string(body.result) +
+           ", which does not exist";
+  std::optional<ElementType> resultType = body.valueType(body.result);
+  if (resultType != body.resultType)
+    return "the body yields " +
+           (resultType ? std::string(elementTypeName(*resultType))
+                       : std::string("a boolean")) +
+           " but its result is " + std::string(elementTypeName(body.resultType));
+  return std::nullopt;
+}
+
+float evaluateBody(const ElementwiseBody &body, const float *inputs) {
+  std::vector<double> values(body.inputs.size() + body.ops.size());
+  for (size_t i = 0; i < body.inputs.size(); ++i)
+    values[i] = inputs[i];
+  for (size_t i = 0; i < body.ops.size(); ++i) {
+    const BodyOp &op = body.ops[i];
+    const double a = values[op.operands[0]], b = values[op.operands[1]],
+                 c = values[op.operands[2]];
+    double value = 0;
+    switch (op.kind) {
+    case BodyOpKind::Constant: value = op.constant; break;
+    case BodyOpKind::AddF: value = a + b; break;
+    case BodyOpKind::SubF: value = a - b; break;
+    case BodyOpKind::MulF: value = a * b; break;
+    case BodyOpKind::DivF: value = a / b; break;
+    case BodyOpKind::NegF: value = -a; break;
+    case BodyOpKind::MaximumF:
+      value = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+      break;
+    case BodyOpKind::MinimumF:
+      value = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+      break;
+    case BodyOpKind::MaxNumF: value = std::fmax(a, b); break;
+    case BodyOpKind::MinNumF: value = std::fmin(a, b); break;
+    case BodyOpKind::AbsF: value = std::fabs(a); break;
+    case BodyOpKind::Exp: value = std::exp(a); break;
+    case BodyOpKind::Log: value = std::log(a); break;
+    case BodyOpKind::Tanh: value = std::tanh(a); break;
+    case BodyOpKind::Erf: value = std::erf(a); break;
+    case BodyOpKind::Sqrt: value = std::sqrt(a); break;
+    case BodyOpKind::Rsqrt: value = 1.0 / std::sqrt(a); break;
+    case BodyOpKind::Fma: value = a * b + c; break;
+    case BodyOpKind::PowF: value = std::pow(a, b); break;
+    case BodyOpKind::ExtF: value = a; break;
+    case BodyOpKind::TruncF: value = a; break;
+    case BodyOpKind::CmpF: value = compare(op.predicate, a, b) ? 1 : 0; break;
+    case BodyOpKind::Select: value = a != 0 ? b : c; break;
+    }
+    values[body.inputs.size() + i] =
+        op.kind == BodyOpKind::CmpF ? value : roundTo(op.type, value);
+  }
+  return static_cast<float>(values[body.result]);
+}
+
+uint64_t fnv1a64(const uint8_t *bytes, size_t size, uint64_t seed) {
+  uint64_t hash = seed;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+uint64_t bodyHash(const ElementwiseBody &body) {
+  std::vector<uint8_t> encoding;
+  auto put = [&](uint64_t value, unsigned bytes) {
+    for (unsigned b = 0; b < bytes; ++b)
+      encoding.push_back(static_cast<uint8_t>(value >> (8 * b)));
+  };
+  put(body.inputs.size(), 4);
+  for (const ElementwiseInput &input : body.inputs) {
+    put(static_cast<uint8_t>(input.type), 1);
+    put(static_cast<uint8_t>(input.broadcast), 1);
+  }
+  put(body.ops.size(), 4);
+  for (const BodyOp &op : body.ops) {
+    put(static_cast<uint8_t>(op.kind), 1);
+    put(static_cast<uint8_t>(op.type), 1);
+    put(op.predicate, 1);
+    for (uint32_t operand : op.operands)
+      put(operand, 4);
+    uint64_t constant;
+    std::memcpy(&constant, &op.constant, sizeof(constant));
+    put(op.kind == BodyOpKind::Constant ? constant : 0, 8);
+  }
+  put(body.result, 4);
+  put(static_cast<uint8_t>(body.resultType), 1);
+  return fnv1a64(encoding.data(), encoding.size());
+}
+
+std::string elementwiseSymbol(const ElementwiseBody &body) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "ipu_ew_%016llx",
+                static_cast<unsigned long long>(bodyHash(body)));
+  return text;
+}
+
+static double castInstructions(const TargetModel &t, ElementType from,
+                               ElementType to) {
+  auto step = [&](ElementType a, ElementType b) -> double {
+    if (a == b)
+      return 0;
+    if (isF8(a) != isF8(b) && (a == ElementType::F32 || b == ElementType::F32))
+      return t.ewCastF32F16Instructions + t.ewCastF16F8Instructions;
+    if (isF8(a) || isF8(b))
+      return t.ewCastF16F8Instructions;
+    return t.ewCastF32F16Instructions;
+  };
+  return step(from, to);
+}
+
+double bodyOpInstructions(const TargetModel &t, const ElementwiseBody &body,
+                          size_t index, unsigned lanes) {
+  const BodyOp &op = body.ops[index];
+  // Costs are per vector of the op's own type (4 x f16, 2 x f32); a body
+  // working on `lanes` elements a vector pays for that many.
+  const bool half = op.type == ElementType::F16;
+  const double perOwnVector = half ? 4.0 : 2.0;
+  const double share = lanes / perOwnVector;
+  auto pick = [&](uint32_t f16, uint32_t f32) {
+    return share * static_cast<double>(half ? f16 : f32);
+  };
+  switch (op.kind) {
+  case BodyOpKind::Constant:
+    return 0; // Hoisted out of the loop.
+  case BodyOpKind::AddF:
+  case BodyOpKind::SubF:
+  case BodyOpKind::MulF:
+  case BodyOpKind::NegF:
+  case BodyOpKind::MaximumF:
+  case BodyOpKind::MinimumF:
+  case BodyOpKind::MaxNumF:
+  case BodyOpKind::MinNumF:
+  case BodyOpKind::AbsF:
+  case BodyOpKind::CmpF:
+  case BodyOpKind::Select:
+    return pick(t.ewArithInstructionsF16, t.ewArithInstructionsF32);
+  case BodyOpKind::Fma:
+    return pick(t.ewFmaInstructionsF16, t.ewFmaInstructionsF32);
+  case BodyOpKind::DivF:
+    return pick(t.ewDivideInstructionsF16, t.ewDivideInstructionsF32);
+  case BodyOpKind::Exp:
+    return pick(t.ewExpInstructionsF16, t.ewExpInstructionsF32);
+  case BodyOpKind::Log:
+    return pick(t.ewLogInstructionsF16, t.ewLogInstructionsF32);
+  case BodyOpKind::Tanh:
+    return pick(t.ewTanhInstructionsF16, t.ewTanhInstructionsF32);
+  case BodyOpKind::Erf:
+    return pick(t.ewErfInstructionsF16, t.ewErfInstructionsF32);
+  case BodyOpKind::Sqrt:
+    return pick(t.ewSqrtInstructionsF16, t.ewSqrtInstructionsF32);
+  case BodyOpKind::Rsqrt:
+    return pick(t.ewRsqrtInstructionsF16, t.ewRsqrtInstructionsF32);
+  case BodyOpKind::PowF:
+    // exp(b * log(a)).
+    return pick(t.ewLogInstructionsF16 + t.ewArithInstructionsF16 +
+                    t.ewExpInstructionsF16,
+                t.ewLogInstructionsF32 + t.ewArithInstructionsF32 +
+                    t.ewExpInstructionsF32);
+  case BodyOpKind::ExtF:
+  case BodyOpKind::TruncF: {
+    // Per 4 elements at the cast codelet's rates; between f32 and f8 the
+    // value goes through f16.
+    std::optional<ElementType> from = body.valueType(op.operands[0]);
+    return lanes / 4.0 * castInstructions(t, from.value_or(op.type), op.type);
+  }
+  }
+  return 0;
+}
+
+ElementwiseCycles estimateElementwise(const TargetModel &target,
+                                      const ElementwiseBody &body, int64_t rows,
+                                      int64_t cols) {
+  ElementwiseCycles cycles;
+  if (rows <= 0 || cols <= 0)
+    return cycles;
+  // The vector width is that of the widest arithmetic type: 2 x f32, else
+  // 4 x f16 (f8 values are only loaded, stored and converted).
+  unsigned widest = 16;
+  for (const ElementwiseInput &input : body.inputs)
+    widest = std::max(widest, bits(input.type));
+  for (const BodyOp &op : body.ops)
+    widest = std::max(widest, bits(op.type));
+  cycles.lanes = 64 / widest;
+  double instructions = 0;
+  for (size_t i = 0; i < body.ops.size(); ++i)
+    instructions += bodyOpInstructions(target, body, i, cycles.lanes);
+  // A 64-bit load per vector of each input that varies along the row
+  // (scalars are loaded once), a 64-bit store per output vector; narrower
+  // types move fewer bytes but still a whole instruction.
+  for (const ElementwiseInput &input : body.inputs)
+    if (input.broadcast != Broadcast::Scalar)
+      instructions += target.ewLoadStoreInstructions;
+  instructions += target.ewLoadStoreInstructions;
+  cycles.instructionsPerVector = instructions;
+
+  // A block whose operands are all whole rows without padding is one
+  // contiguous run; otherwise each row is a loop of its own.
+  bool contiguous = detail::rowPitch(cols, body.resultType) ==
+                    static_cast<uint64_t>(cols) * elementBytes(body.resultType);
+  for (const ElementwiseInput &input : body.inputs)
+    contiguous &= input.broadcast == Broadcast::Scalar ||
+                  (input.broadcast == Broadcast::Full &&
+                   detail::rowPitch(cols, input.type) ==
+                       static_cast<uint64_t>(cols) * elementBytes(input.type));
+  const uint64_t loopRows = contiguous ? 1 : static_cast<uint64_t>(rows);
+  const uint64_t loopLength =
+      contiguous ? static_cast<uint64_t>(rows) * cols : static_cast<uint64_t>(cols);
+  const uint64_t vectorsPerRow = (loopLength + cycles.lanes - 1) / cycles.lanes;
+  cycles.vectors = loopRows * vectorsPerRow;
+  const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
+  uint64_t workerInstructions;
+  if (contiguous) {
+    // The vectors are split over the workers.
+    const uint64_t perWorker = (vectorsPerRow + workers - 1) / workers;
+    cycles.rowsPerWorker = 1;
+    workerInstructions = target.ewRowOverheadInstructions +
+                         static_cast<uint64_t>(std::ceil(perWorker * instructions));
+  } else {
+    cycles.rowsPerWorker = (loopRows + workers - 1) / workers;
+    workerInstructions =
+        cycles.rowsPerWorker *
+        (target.ewRowOverheadInstructions +
+         static_cast<uint64_t>(std::ceil(vectorsPerRow * instructions)));
+  }
+  cycles.total = target.vertexCallCycles + target.workerSupervisorCycles +
+                 workers * (target.workerPrologueInstructions + workerInstructions);
+  return cycles;
+}
+
+namespace detail {
+
+std::optional<std::string> checkElementwiseParams(const ElementwiseKernel &kernel,
+                                                  const int64_t *params) {
+  static const char *const names[] = {"rows", "cols"};
+  for (unsigned p : {ElementwiseRows, ElementwiseCols})
+    if (params[p] <= 0 || params[p] >= kMaxExtent)
+      return kernel.name() + ": parameter '" + names[p] + "' = " +
+             std::to_string(params[p]) + " is not in [1, 2^24)";
+  return std::nullopt;
+}
+
+KernelOperandShape elementwiseOperandShape(const ElementwiseKernel &kernel,
+                                           const int64_t *params, unsigned operand) {
+  const ElementwiseBody &body = kernel.body();
+  const int64_t rows = params[ElementwiseRows], cols = params[ElementwiseCols];
+  if (operand == body.inputs.size())
+    return {rows, cols, body.resultType};
+  if (operand > body.inputs.size())
+    return {};
+  const ElementwiseInput &input = body.inputs[operand];
+  switch (input.broadcast) {
+  case Broadcast::Full: return {rows, cols, input.type};
+  case Broadcast::Row: return {1, cols, input.type};
+  case Broadcast::Scalar: return {1, 1, input.type};
+  }
+  return {};
+}
+
+} // namespace detail
+
+ElementwiseKernel::ElementwiseKernel(std::string name, std::string symbol,
+                                     ElementwiseBody body)
+    : name_(std::move(name)), symbol_(std::move(symbol)), body_(std::move(body)) {
+  for (size_t i = 0; i < body_.inputs.size(); ++i)
+    operandNames_.push_back("in" + std::to_string(i));
+  operandNames_.push_back("out");
+  spec_.name = name_;
+  for (const std::string &operand : operandNames_)
+    spec_.operandNames.push_back(operand);
+  spec_.paramNames = {"rows", "cols"};
+  spec_.elementwise = this;
+}
+
+} // namespace ipu

@@ -1,0 +1,173 @@
+//===- Elementwise.h - Generated elementwise kernels, in plain C++ -------===//
+//
+// A fused chain of elementwise ops (bias, GELU, SiLU, casts) is one
+// ElementwiseBody: a straight-line scalar program over the inputs of one
+// element. The compiler builds it from the IR's body, the package carries
+// it next to the kernel's generated code, the simulator costs the kernel
+// from it and the host reference evaluates it. Nothing here runs the
+// generated code: that is the loaded kernel object's job.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_DEVICE_ELEMENTWISE_H
+#define IPU_DEVICE_ELEMENTWISE_H
+
+#include "IPU/Device/Kernels.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ipu {
+
+/// The scalar operations a body may hold, named after the arith and math
+/// ops they come from.
+enum class BodyOpKind : uint8_t {
+  Constant,
+  AddF,
+  SubF,
+  MulF,
+  DivF,
+  NegF,
+  MaximumF,
+  MinimumF,
+  MaxNumF,
+  MinNumF,
+  AbsF,
+  Exp,
+  Log,
+  Tanh,
+  Erf,
+  Sqrt,
+  Rsqrt,
+  Fma,
+  PowF,
+  ExtF,
+  TruncF,
+  CmpF,   ///< Yields a boolean; `predicate` is arith::CmpFPredicate's value.
+  Select, ///< operands: condition (a CmpF), true value, false value.
+};
+constexpr unsigned kBodyOpKinds = static_cast<unsigned>(BodyOpKind::Select) + 1;
+
+/// The arith/math spelling of a kind ("arith.addf", "math.tanh").
+std::string_view bodyOpName(BodyOpKind kind);
+std::optional<BodyOpKind> parseBodyOpName(std::string_view name);
+/// Operands a kind takes.
+unsigned bodyOpArity(BodyOpKind kind);
+
+/// How an input of the kernel maps onto the output block of a tile: the
+/// whole block, one row repeated over the block's rows (a bias over the last
+/// dimension), or one value for every element.
+enum class Broadcast : uint8_t { Full = 0, Row = 1, Scalar = 2 };
+std::string_view broadcastName(Broadcast broadcast);
+
+struct BodyOp {
+  BodyOpKind kind = BodyOpKind::Constant;
+  /// The type of the result (for CmpF, of its operands: it yields a bool).
+  ElementType type = ElementType::F32;
+  uint8_t predicate = 0;
+  /// Values: 0 .. inputs-1 are the inputs, inputs + i the result of op i.
+  uint32_t operands[3] = {0, 0, 0};
+  double constant = 0; ///< The value of a Constant, exact in its type.
+};
+
+struct ElementwiseInput {
+  ElementType type = ElementType::F32;
+  Broadcast broadcast = Broadcast::Full;
+};
+
+struct ElementwiseBody {
+  std::vector<ElementwiseInput> inputs;
+  std::vector<BodyOp> ops;
+  uint32_t result = 0; ///< The value the kernel stores.
+  ElementType resultType = ElementType::F32;
+
+  /// The type of value `value` (std::nullopt for a CmpF's boolean).
+  std::optional<ElementType> valueType(uint32_t value) const;
+};
+
+/// Checks that every operand names an earlier value of the right type, that
+/// constants and predicates are valid and that the result has resultType.
+/// The message names the op by index and spelling.
+std::optional<std::string> verifyBody(const ElementwiseBody &body);
+
+/// The body on one element, as the graph defines it: each op computed
+/// exactly (in double) from its operands and rounded to its type, transcen-
+/// dentals by the C library. `inputs` holds one value per input, already of
+/// the input's type. For the host reference.
+float evaluateBody(const ElementwiseBody &body, const float *inputs);
+
+/// A stable 64-bit hash of the body (FNV-1a of a canonical encoding):
+/// equal bodies share one kernel, and the kernel's symbol carries it.
+uint64_t bodyHash(const ElementwiseBody &body);
+/// FNV-1a 64 of `bytes`, the package's check on kernel objects.
+uint64_t fnv1a64(const uint8_t *bytes, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
+
+/// Where the cycles of one elementwise vertex go (estimateElementwise).
+struct ElementwiseCycles {
+  unsigned lanes = 0;            ///< Elements per 64-bit vector.
+  double instructionsPerVector = 0; ///< Worker instructions, loads and stores included.
+  uint64_t vectors = 0;          ///< Vectors of the block, rows padded to vectors.
+  uint64_t rowsPerWorker = 0;
+  uint64_t total = 0;
+};
+
+/// The estimate of one vertex on a `rows` x `cols` output block: the body's
+/// worker instructions per vector (TargetModel "elementwise" fields, by op
+/// kind and type; a 64-bit load per full or row input and a store per
+/// output vector), the rows split over the workers, each row a loop of its
+/// vectors with its own overhead, plus the vertex call, the supervisor and
+/// each worker's loop prologue.
+ElementwiseCycles estimateElementwise(const TargetModel &target,
+                                      const ElementwiseBody &body, int64_t rows,
+                                      int64_t cols);
+/// Worker instructions of op `index` of `body` on one vector of `lanes`
+/// elements.
+double bodyOpInstructions(const TargetModel &target, const ElementwiseBody &body,
+                          size_t index, unsigned lanes);
+
+/// The kernel entry point every generated kernel object exports, one per
+/// body: operands[i] is input i's block on the tile (rows x cols, 1 x cols
+/// or one element, by its broadcast), operands[inputs] the output block;
+/// params = {rows, cols}. Rows are padded to 32-bit words.
+using ElementwiseEntry = void (*)(uint8_t *const *operands, const int64_t *params);
+
+/// Version of the calling convention above and of the kernel object's
+/// format; a package built for another is refused.
+constexpr uint32_t kKernelAbiVersion = 1;
+
+/// One generated kernel: its body and the KernelSpec the verifier, the
+/// validator and the simulator use like any device/ kernel's.
+class ElementwiseKernel {
+public:
+  ElementwiseKernel(std::string name, std::string symbol, ElementwiseBody body);
+  ElementwiseKernel(const ElementwiseKernel &) = delete;
+  ElementwiseKernel &operator=(const ElementwiseKernel &) = delete;
+
+  const std::string &name() const { return name_; }
+  const std::string &symbol() const { return symbol_; }
+  const ElementwiseBody &body() const { return body_; }
+  const KernelSpec &spec() const { return spec_; }
+
+  /// The generated code, once the kernel object is loaded.
+  ElementwiseEntry entry = nullptr;
+
+private:
+  std::string name_, symbol_;
+  ElementwiseBody body_;
+  std::vector<std::string> operandNames_;
+  KernelSpec spec_;
+};
+
+/// The parameters of an elementwise vertex.
+enum ElementwiseParam : unsigned { ElementwiseRows, ElementwiseCols };
+
+/// The symbol of the kernel for `body`: "ipu_ew_" and the body's hash.
+std::string elementwiseSymbol(const ElementwiseBody &body);
+
+} // namespace ipu
+
+#endif // IPU_DEVICE_ELEMENTWISE_H

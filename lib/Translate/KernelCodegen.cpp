@@ -1,0 +1,503 @@
+//===- KernelCodegen.cpp - ipu_tile.kernel to an ELF shared object --------===//
+//
+// A kernel's function walks its vertex's output block row by row (rows are
+// padded to 32-bit words, as every block is) and evaluates the body on each
+// element: inputs are loaded by their broadcast, f8 values are converted
+// with integer code matching ElementType.cpp (round to nearest even, OCP
+// saturation), every other body op is the body's own arith/math op. MLIR's
+// conversions take it to the LLVM dialect (math through its polynomial
+// approximations, so the object needs no C library), LLVM compiles it at
+// -O2 for x86-64-v3, and LLD links every object into one shared object
+// with no undefined symbols.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Translate/KernelCodegen.h"
+#include "IPU/Dialect/Tile/IR/TileUtils.h"
+
+#include "lld/Common/Driver.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+LLD_HAS_DRIVER(elf)
+
+using namespace mlir;
+using namespace mlir::ipu_tile;
+
+namespace {
+
+constexpr const char *kTriple = "x86_64-unknown-linux-gnu";
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// The f8 formats as integer code: exponent and mantissa bits, bias, the
+/// largest finite magnitude's code and the NaN code.
+struct F8Format {
+  unsigned mantissaBits;
+  int bias;
+  uint32_t maxCode, nanCode;
+  float maxFinite;
+};
+
+F8Format f8Format(Type type) {
+  if (isa<Float8E4M3FNType>(type))
+    return {3, 7, 0x7E, 0x7F, 448.0f};
+  return {2, 15, 0x7B, 0x7E, 57344.0f}; // f8E5M2
+}
+
+bool isF8Type(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+
+/// Builds one kernel function in a module of its own.
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  Value i32(int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 32);
+  }
+  Value f32(float value) {
+    return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
+                                          APFloat(value));
+  }
+
+  /// f32 `value` to the f8 code of `format` (an i8), as floatToF8E4M3FN /
+  /// floatToF8E5M2 do: NaN to the NaN code, magnitudes saturated at the
+  /// largest finite, normals rounded to nearest even on the bits,
+  /// subnormals by roundeven of the scaled magnitude.
+  Value encodeF8(Value value, const F8Format &format) {
+    Type i32Type = b.getI32Type();
+    Value bits = arith::BitcastOp::create(b, loc, i32Type, value);
+    Value sign = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, i32(24)), i32(0x80));
+    Value magnitude = math::AbsFOp::create(b, loc, value);
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, value, value);
+    Value clamped = arith::MinimumFOp::create(b, loc, magnitude, f32(format.maxFinite));
+    Value clampedBits = arith::BitcastOp::create(b, loc, i32Type, clamped);
+    // Normal: round the f32 mantissa to `mantissaBits` at its bits.
+    const unsigned drop = 23 - format.mantissaBits;
+    Value lsb = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, clampedBits, i32(drop)), i32(1));
+    Value rounded = arith::AddIOp::create(
+        b, loc, clampedBits,
+        arith::AddIOp::create(b, loc, i32((1u << (drop - 1)) - 1), lsb));
+    Value shifted = arith::ShRUIOp::create(b, loc, rounded, i32(drop));
+    // Rebias the exponent: (e - 127 + bias) at the f8 exponent position.
+    Value normal = arith::SubIOp::create(
+        b, loc, shifted, i32((127 - format.bias) << format.mantissaBits));
+    // Subnormal: the magnitude in units of the smallest subnormal.
+    const int minExponent = 1 - format.bias;
+    const float scale = std::ldexp(1.0f, format.mantissaBits - minExponent);
+    Value scaled = arith::MulFOp::create(b, loc, clamped, f32(scale));
+    Value subnormal = arith::FPToUIOp::create(
+        b, loc, i32Type, math::RoundEvenOp::create(b, loc, scaled));
+    Value isSubnormal = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OLT, clamped,
+        f32(std::ldexp(1.0f, minExponent)));
+    Value code = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+    code = arith::SelectOp::create(b, loc, isNan, i32(format.nanCode), code);
+    code = arith::OrIOp::create(b, loc, code, sign);
+    return arith::TruncIOp::create(b, loc, b.getI8Type(), code);
+  }
+
+  /// The f8 code `code` (an i8) of `format` as f32, as f8E4M3FNToFloat /
+  /// f8E5M2ToFloat decode it.
+  Value decodeF8(Value code, const F8Format &format, bool e5m2) {
+    Type i32Type = b.getI32Type();
+    Value bits = arith::ExtUIOp::create(b, loc, i32Type, code);
+    Value sign = arith::ShLIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, bits, i32(0x80)), i32(24));
+    Value magnitude = arith::AndIOp::create(b, loc, bits, i32(0x7F));
+    const unsigned m = format.mantissaBits;
+    Value exponent = arith::ShRUIOp::create(b, loc, magnitude, i32(m));
+    Value mantissa = arith::AndIOp::create(b, loc, magnitude, i32((1 << m) - 1));
+    Value normalBits = arith::OrIOp::create(
+        b, loc,
+        arith::ShLIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, exponent, i32(127 - format.bias)),
+            i32(23)),
+        arith::ShLIOp::create(b, loc, mantissa, i32(23 - m)));
+    Value normal = arith::BitcastOp::create(b, loc, b.getF32Type(), normalBits);
+    const float unit = std::ldexp(1.0f, 1 - format.bias - static_cast<int>(m));
+    Value subnormal = arith::MulFOp::create(
+        b, loc, arith::UIToFPOp::create(b, loc, b.getF32Type(), mantissa), f32(unit));
+    Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              exponent, i32(0));
+    Value value = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+    if (e5m2) {
+      // Exponent 31: infinity (mantissa 0) or NaN.
+      Value special = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            exponent, i32(31));
+      Value isInf = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          mantissa, i32(0));
+      Value inf = f32(std::numeric_limits<float>::infinity());
+      Value nan = f32(std::numeric_limits<float>::quiet_NaN());
+      value = arith::SelectOp::create(
+          b, loc, special, arith::SelectOp::create(b, loc, isInf, inf, nan), value);
+    } else {
+      Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          magnitude, i32(0x7F));
+      value = arith::SelectOp::create(
+          b, loc, isNan, f32(std::numeric_limits<float>::quiet_NaN()), value);
+    }
+    Value valueBits = arith::BitcastOp::create(b, loc, i32Type, value);
+    return arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                    arith::OrIOp::create(b, loc, valueBits, sign));
+  }
+
+  /// `value` of float type `from` (f8 as its i8 code) converted to `to`.
+  Value convert(Value value, Type from, Type to) {
+    if (from == to)
+      return value;
+    if (isF8Type(from)) {
+      Value wide = decodeF8(value, f8Format(from), isa<Float8E5M2Type>(from));
+      return to.isF32() ? wide : convert(wide, b.getF32Type(), to);
+    }
+    if (isF8Type(to)) {
+      Value wide = from.isF32() ? value : arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+      return encodeF8(wide, f8Format(to));
+    }
+    if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, to, value);
+    return arith::TruncFOp::create(b, loc, to, value);
+  }
+
+  /// The type a value of element type `type` has in the generated code.
+  Type storageType(Type type) { return isF8Type(type) ? b.getI8Type() : type; }
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+/// The kernel function `symbol` for `kernel` in `module`.
+LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
+                                  ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  Location loc = kernel.getLoc();
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  auto func = func::FuncOp::create(b, loc, symbol,
+                                   b.getFunctionType({ptr, ptr}, {}));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  KernelBuilder k(b, loc);
+  Type i64 = b.getI64Type();
+  Value operands = entry->getArgument(0), params = entry->getArgument(1);
+
+  auto loadAt = [&](Type type, Value base, int64_t index, Type elementType) {
+    Value address = LLVM::GEPOp::create(b, loc, ptr, elementType, base,
+                                        ArrayRef<LLVM::GEPArg>{index});
+    return LLVM::LoadOp::create(b, loc, type, address).getResult();
+  };
+  Value rows = loadAt(i64, params, 0, i64);
+  Value cols = loadAt(i64, params, 1, i64);
+
+  Block &body = kernel.getBody().front();
+  FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel.buildKernel();
+  if (failed(built))
+    return failure();
+  const ::ipu::ElementwiseBody &plain = (*built)->body();
+  const size_t inputs = plain.inputs.size();
+  Type resultType = cast<YieldOp>(body.back()).getValue().getType();
+
+  // Each operand's block and row pitch (rows padded to 32-bit words).
+  SmallVector<Value> bases, pitches;
+  SmallVector<Type> elementTypes;
+  for (size_t o = 0; o <= inputs; ++o) {
+    bases.push_back(loadAt(ptr, operands, static_cast<int64_t>(o), ptr));
+    Type type = o < inputs ? body.getArgument(o).getType() : resultType;
+    elementTypes.push_back(type);
+    const int64_t bytes = (type.getIntOrFloatBitWidth() + 7) / 8;
+    Value rowBytes = arith::MulIOp::create(
+        b, loc, cols, arith::ConstantIntOp::create(b, loc, bytes, 64));
+    Value padded = arith::AndIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, rowBytes,
+                              arith::ConstantIntOp::create(b, loc, 3, 64)),
+        arith::ConstantIntOp::create(b, loc, ~int64_t(3), 64));
+    pitches.push_back(padded);
+  }
+  auto index = [&](Value value) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), value).getResult();
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto rowLoop = scf::ForOp::create(b, loc, zero, index(rows), one);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  Value row = arith::IndexCastOp::create(b, loc, i64, rowLoop.getInductionVar());
+  auto colLoop = scf::ForOp::create(b, loc, zero, index(cols), one);
+  b.setInsertionPointToStart(colLoop.getBody());
+  Value col = arith::IndexCastOp::create(b, loc, i64, colLoop.getInductionVar());
+
+  auto address = [&](size_t o, ::ipu::Broadcast broadcast) -> Value {
+    Type type = elementTypes[o];
+    const int64_t bytes = (type.getIntOrFloatBitWidth() + 7) / 8;
+    Value offset = arith::ConstantIntOp::create(b, loc, 0, 64);
+    if (broadcast != ::ipu::Broadcast::Scalar)
+      offset = arith::MulIOp::create(b, loc, col,
+                                     arith::ConstantIntOp::create(b, loc, bytes, 64));
+    if (broadcast == ::ipu::Broadcast::Full)
+      offset = arith::AddIOp::create(
+          b, loc, offset, arith::MulIOp::create(b, loc, row, pitches[o]));
+    return LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), bases[o],
+                               ArrayRef<LLVM::GEPArg>{offset});
+  };
+
+  IRMapping mapping;
+  for (size_t o = 0; o < inputs; ++o)
+    mapping.map(body.getArgument(o),
+                LLVM::LoadOp::create(b, loc, k.storageType(elementTypes[o]),
+                                     address(o, plain.inputs[o].broadcast)));
+  for (Operation &op : body.without_terminator()) {
+    // Conversions to or from f8 are integer code; every other op is the
+    // body's own (f8 values never reach them: the body's verifier says so).
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+        (isF8Type(op.getOperand(0).getType()) || isF8Type(op.getResult(0).getType()))) {
+      mapping.map(op.getResult(0),
+                  k.convert(mapping.lookup(op.getOperand(0)),
+                            op.getOperand(0).getType(), op.getResult(0).getType()));
+      continue;
+    }
+    b.clone(op, mapping);
+  }
+  Value result = mapping.lookup(cast<YieldOp>(body.back()).getValue());
+  LLVM::StoreOp::create(b, loc, result, address(inputs, ::ipu::Broadcast::Full));
+  b.setInsertionPointAfter(rowLoop);
+  func::ReturnOp::create(b, loc);
+  return success();
+}
+
+/// Lowers `module` (kernel functions on scf/arith/math) to the LLVM dialect.
+LogicalResult lowerToLLVMDialect(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  {
+    RewritePatternSet patterns(context);
+    // tanh, erf, exp, log, ... as polynomials in f32 (f16 extended to f32):
+    // no libm call is left for the object to import.
+    populateMathPolynomialApproximationPatterns(patterns);
+    math::populateExpansionPatterns(patterns);
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return module.emitError("kernel: the math approximations did not converge");
+  }
+  PassManager pm(context);
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(module);
+}
+
+llvm::TargetMachine *kernelTargetMachine(std::string &error) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+  });
+  llvm::Triple triple(kTriple);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  llvm::TargetOptions options;
+  return target->createTargetMachine(triple, kKernelTargetCpu, "", options,
+                                     llvm::Reloc::PIC_, std::nullopt,
+                                     llvm::CodeGenOptLevel::Default);
+}
+
+/// Optimises `module` at -O2 and emits its object code.
+std::optional<std::string> compileModule(llvm::Module &module,
+                                         llvm::TargetMachine &machine,
+                                         llvm::SmallVectorImpl<char> &object) {
+  module.setTargetTriple(machine.getTargetTriple());
+  module.setDataLayout(machine.createDataLayout());
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(&machine);
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager passes =
+        builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+    passes.run(module, mam);
+  }
+  llvm::raw_svector_ostream stream(object);
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, stream, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return std::string("the x86-64 target cannot emit an object file");
+  codegen.run(module);
+  return std::nullopt;
+}
+
+/// Links `objects` into one shared object with LLD, in a scratch directory.
+std::optional<std::string> link(ArrayRef<llvm::SmallVector<char, 0>> objects,
+                                ArrayRef<std::string> names,
+                                std::vector<uint8_t> &shared) {
+  llvm::SmallString<128> directory;
+  if (std::error_code error =
+          llvm::sys::fs::createUniqueDirectory("ipu-kernels", directory))
+    return "cannot create a scratch directory: " + error.message();
+  std::vector<std::string> paths;
+  auto cleanUp = [&] {
+    for (const std::string &path : paths)
+      llvm::sys::fs::remove(path);
+    llvm::sys::fs::remove(directory);
+  };
+  for (auto [object, name] : llvm::zip(objects, names)) {
+    llvm::SmallString<128> path(directory);
+    llvm::sys::path::append(path, name + ".o");
+    paths.push_back(std::string(path));
+    std::error_code error;
+    llvm::raw_fd_ostream file(path, error);
+    if (error) {
+      cleanUp();
+      return "cannot write " + std::string(path) + ": " + error.message();
+    }
+    file.write(object.data(), object.size());
+  }
+  llvm::SmallString<128> output(directory);
+  llvm::sys::path::append(output, "kernels.so");
+  std::vector<const char *> args = {"ld.lld", "-shared", "--build-id=none",
+                                    "--hash-style=gnu", "-z", "defs", "-z",
+                                    "noexecstack", "--strip-all", "-soname",
+                                    "ipu-kernels.so", "-o", output.c_str()};
+  for (const std::string &path : paths)
+    args.push_back(path.c_str());
+  std::string messages;
+  llvm::raw_string_ostream out(messages), err(messages);
+  lld::Result result = lld::lldMain(args, out, err, {{lld::Gnu, &lld::elf::link}});
+  paths.push_back(std::string(output));
+  if (result.retCode != 0) {
+    cleanUp();
+    return "LLD failed: " + messages;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(output);
+  if (!buffer) {
+    cleanUp();
+    return "cannot read the linked kernel object: " + buffer.getError().message();
+  }
+  shared.assign((*buffer)->getBufferStart(), (*buffer)->getBufferEnd());
+  cleanUp();
+  return std::nullopt;
+}
+
+} // namespace
+
+LogicalResult mlir::ipu_tile::buildKernelObject(ArrayRef<KernelOp> kernels,
+                                                std::vector<uint8_t> &object,
+                                                KernelCodegenStats &stats) {
+  object.clear();
+  stats = KernelCodegenStats();
+  if (kernels.empty())
+    return success();
+  auto start = std::chrono::steady_clock::now();
+  MLIRContext *context = KernelOp(kernels.front()).getContext();
+  context->loadDialect<func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
+                       math::MathDialect, LLVM::LLVMDialect>();
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  context->appendDialectRegistry(registry);
+
+  // MLIR, one module per kernel, in order; then each is compiled in its own
+  // LLVM context, in parallel: the objects do not depend on the threads.
+  std::vector<std::unique_ptr<llvm::LLVMContext>> llvmContexts;
+  std::vector<std::unique_ptr<llvm::Module>> modules;
+  std::vector<std::string> names;
+  for (KernelOp kernel : kernels) {
+    FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel.buildKernel();
+    if (failed(built))
+      return failure();
+    OwningOpRef<ModuleOp> module = ModuleOp::create(kernel.getLoc());
+    if (failed(buildKernelFunction(kernel, (*built)->symbol(), *module)) ||
+        failed(lowerToLLVMDialect(*module)))
+      return kernel.emitError("kernel @")
+             << kernel.getSymName() << " cannot be lowered to LLVM";
+    llvmContexts.push_back(std::make_unique<llvm::LLVMContext>());
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(*module, *llvmContexts.back(), (*built)->symbol());
+    if (!llvmModule)
+      return kernel.emitError("kernel @")
+             << kernel.getSymName() << " cannot be translated to LLVM IR";
+    modules.push_back(std::move(llvmModule));
+    names.push_back((*built)->symbol());
+  }
+  stats.lowerSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
+
+  std::vector<llvm::SmallVector<char, 0>> objects(modules.size());
+  std::vector<std::string> errors(modules.size());
+  auto compileRange = [&](size_t first, size_t stride) {
+    std::string error;
+    std::unique_ptr<llvm::TargetMachine> machine(kernelTargetMachine(error));
+    for (size_t i = first; i < modules.size(); i += stride) {
+      if (!machine) {
+        errors[i] = "no x86-64 target: " + error;
+        continue;
+      }
+      if (std::optional<std::string> failure =
+              compileModule(*modules[i], *machine, objects[i]))
+        errors[i] = *failure;
+    }
+  };
+  const size_t threads = std::max<size_t>(
+      1, std::min<size_t>(modules.size(), std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(compileRange, t, threads);
+  compileRange(0, threads);
+  for (std::thread &thread : pool)
+    thread.join();
+  for (size_t i = 0; i < errors.size(); ++i)
+    if (!errors[i].empty())
+      return KernelOp(kernels[i]).emitError("kernel @")
+             << KernelOp(kernels[i]).getSymName() << ": " << errors[i];
+  stats.compileSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
+
+  if (std::optional<std::string> error = link(objects, names, object))
+    return KernelOp(kernels.front()).emitError("linking the kernel object: ") << *error;
+  stats.linkSeconds = secondsSince(start);
+  stats.kernels = static_cast<unsigned>(kernels.size());
+  stats.objectBytes = object.size();
+  return success();
+}
