@@ -1,6 +1,7 @@
 //===- ipu-run.cpp - Load, validate, simulate, check and report ----------===//
 //
-// Usage: ipu-run PACKAGE [--check] [--seed N] [--corrupt-input ARG:BYTE]
+// Usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]
+//                        [--outputs DIR] [--corrupt-input ARG:BYTE]
 //                        [--threads N] [--trace FILE] [--quiet]
 //
 // Runs a package on the cycle-level simulator with deterministic inputs and
@@ -8,8 +9,21 @@
 // Exit status: 0 on success (numericalTest=PASS with --check), 2 when the
 // numerical check fails, 1 on any error.
 //
+// Inputs are generated from --seed (uniform in [-1, 1), rounded to each
+// argument's type), or read with --inputs DIR from NumPy files, one per
+// streamed argument by argument index: DIR/arg0.npy, DIR/arg1.npy, ... as
+// f32 ('<f4') or f16 ('<f2'), and an f8 argument's bits as uint8 ('|u1')
+// with its type in the name, DIR/arg2.f8E4M3FN.npy or DIR/arg2.f8E5M2.npy.
+// Each file must have the argument's exact shape and dtype, in C order
+// (NPY format 1.0 or 2.0); a missing file, another shape or dtype is an
+// error naming the file, what was expected and what was found.
+// --outputs DIR writes every result as the device streamed it out, by
+// result index, to DIR/result0.npy, DIR/result1.npy, ... (an f8 result as
+// DIR/result0.f8E4M3FN.npy of uint8), creating DIR if needed; it is
+// written before the check, so a FAIL keeps the values it failed on.
+//
 // Numerical check (--check): every reference op of the package is evaluated
-// on the host from the generated inputs (decoded to f32, OpenBLAS sgemm in
+// on the host from the inputs (decoded to f32, OpenBLAS sgemm in
 // f32, rounded to the result type; a batched matmul is one sgemm per batch,
 // a transposed operand is passed to sgemm as such) and each result element
 // must satisfy
@@ -43,6 +57,7 @@
 
 #include "IPU/Package/Package.h"
 #include "IPU/Runtime/KernelLoader.h"
+#include "IPU/Runtime/Npy.h"
 #include "IPU/Runtime/Simulator.h"
 #include "IPU/Runtime/Trace.h"
 #include "IPU/Support/ElementType.h"
@@ -61,10 +76,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
-
 
 using namespace ipu;
 
@@ -74,10 +90,20 @@ constexpr int kExitError = 1;
 constexpr int kExitCheckFailed = 2;
 
 const char *const kUsage =
-    "usage: ipu-run PACKAGE [--check] [--seed N] [--corrupt-input ARG:BYTE]\n"
+    "usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]\n"
+    "                       [--outputs DIR] [--corrupt-input ARG:BYTE]\n"
     "                       [--threads N] [--trace FILE] [--quiet]\n"
     "  --check                   compare results with the host reference\n"
     "  --seed N                  input generator seed (default 1)\n"
+    "  --inputs DIR              read the arguments from NumPy files instead:\n"
+    "                            DIR/arg0.npy, DIR/arg1.npy, ... by argument\n"
+    "                            index, f32 '<f4' or f16 '<f2' of the exact\n"
+    "                            shape; an f8 argument's bits as uint8 in\n"
+    "                            DIR/argN.f8E4M3FN.npy or DIR/argN.f8E5M2.npy\n"
+    "  --outputs DIR             write the device's results as NumPy files,\n"
+    "                            DIR/result0.npy, ... by result index (f8\n"
+    "                            as DIR/resultN.f8E4M3FN.npy, uint8),\n"
+    "                            creating DIR\n"
     "  --corrupt-input ARG:BYTE  flip every bit of byte BYTE of input ARG in\n"
     "                            the device's copy only (tests --check)\n"
     "  --threads N               host threads for the reference BLAS\n"
@@ -88,6 +114,9 @@ struct Options {
   std::string path;
   bool check = false;
   uint64_t seed = 1;
+  bool seedGiven = false;
+  std::string inputs;  ///< Directory of argN.npy files, if any.
+  std::string outputs; ///< Directory for resultN.npy files, if any.
   bool corrupt = false;
   uint64_t corruptArgument = 0;
   uint64_t corruptByte = 0;
@@ -154,6 +183,15 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
     } else if (arg == "--seed") {
       if (!takeValue() || !parseUnsigned(value, options.seed))
         return "--seed expects an unsigned integer";
+      options.seedGiven = true;
+    } else if (arg == "--inputs") {
+      if (!takeValue() || value.empty())
+        return "--inputs expects a directory";
+      options.inputs = value;
+    } else if (arg == "--outputs") {
+      if (!takeValue() || value.empty())
+        return "--outputs expects a directory";
+      options.outputs = value;
     } else if (arg == "--threads") {
       if (!takeValue() || !parseUnsigned(value, options.threads) ||
           options.threads == 0 || options.threads > 1024)
@@ -176,6 +214,8 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
   }
   if (options.path.empty())
     return std::string("no package given\n") + kUsage;
+  if (options.seedGiven && !options.inputs.empty())
+    return "--seed generates inputs, --inputs reads them: give one of them";
   return std::nullopt;
 }
 
@@ -216,13 +256,110 @@ uint64_t splitmix64(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
-/// Inputs by argument index: values uniform in [-1, 1), rounded to the
-/// stream's type, from a generator seeded by (seed, argument index) so that
-/// each argument is independent of the others and of stream order.
-/// `generated[i]` tells whether argument i is streamed in at all.
-std::optional<std::string> generateInputs(const Package &package, uint64_t seed,
-                                          std::vector<HostTensor> &inputs,
-                                          std::vector<bool> &generated) {
+/// `name` in directory `dir`.
+std::string joinPath(const std::string &dir, const std::string &name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+bool fileExists(const std::string &path) {
+  struct stat status;
+  return stat(path.c_str(), &status) == 0;
+}
+
+/// The file of a value of `type` named `stem` ("arg2", "result0"):
+/// "arg2.npy", or "arg2.f8E4M3FN.npy" for an f8 type, whose bits the file
+/// holds as uint8 (NumPy has no f8 dtype).
+std::string npyFileName(const std::string &stem, ElementType type) {
+  if (isF8(type))
+    return stem + "." + std::string(elementTypeName(type)) + ".npy";
+  return stem + ".npy";
+}
+
+/// The element type named in a file name of npyFileName's, if an f8 one.
+std::optional<ElementType> f8TypeOfFileName(const std::string &name) {
+  for (ElementType type : {ElementType::F8E4M3FN, ElementType::F8E5M2})
+    if (name.size() > npyFileName("", type).size() &&
+        name.compare(name.size() - npyFileName("", type).size(),
+                     std::string::npos, npyFileName("", type)) == 0)
+      return type;
+  return std::nullopt;
+}
+
+/// Reads argument `stream.index` from `dir` into the bytes of `input`
+/// (`bytes` of them, of the stream's type and shape): the file npyFileName
+/// names, of exactly the stream's shape and dtype. When it is missing, a
+/// file of the argument under another type's name is reported as what was
+/// found.
+std::optional<std::string> readInput(const std::string &dir,
+                                     const HostStream &stream, uint64_t bytes,
+                                     HostTensor &input) {
+  const std::string stem = "arg" + std::to_string(stream.index);
+  const std::string typeName(elementTypeName(stream.type));
+  const std::string wanted = joinPath(dir, npyFileName(stem, stream.type));
+  std::string path = wanted;
+  if (!fileExists(wanted)) {
+    path.clear();
+    for (ElementType other :
+         {ElementType::F32, ElementType::F8E4M3FN, ElementType::F8E5M2})
+      if (npyFileName(stem, other) != npyFileName(stem, stream.type) &&
+          fileExists(joinPath(dir, npyFileName(stem, other)))) {
+        path = joinPath(dir, npyFileName(stem, other));
+        break;
+      }
+    if (path.empty())
+      return wanted +
+             ": no such file: --inputs needs a file for every "
+             "argument (argument " +
+             std::to_string(stream.index) + ", stream '" + stream.name +
+             "', shape " + npyShapeText(stream.shape) + " " + typeName + ")";
+  }
+  NpyArray array;
+  if (auto error = readNpy(path, array))
+    return error;
+  // What the file holds: an f8 type when its name says so and it holds
+  // bytes; its dtype otherwise.
+  std::optional<ElementType> named = f8TypeOfFileName(path);
+  std::string found = named && array.descr == npyDescr(*named)
+                          ? std::string(elementTypeName(*named))
+                          : npyTypeName(array.descr);
+  if (path != wanted && isF8(stream.type) && !named &&
+      array.descr == npyDescr(stream.type))
+    return path + ": argument " + std::to_string(stream.index) + " is " +
+           typeName + ": name its file " + npyFileName(stem, stream.type) +
+           " to say which f8 type the uint8 values are";
+  bool sameType = path == wanted && array.descr == npyDescr(stream.type);
+  if (!sameType || array.shape != stream.shape) {
+    std::string expected =
+        "shape " + npyShapeText(stream.shape) + " " + typeName;
+    std::string notes;
+    if (isF8(stream.type) && array.descr != npyDescr(stream.type))
+      notes = "its bits as uint8";
+    if (path != wanted)
+      notes +=
+          (notes.empty() ? "in " : ", in ") + npyFileName(stem, stream.type);
+    if (!notes.empty())
+      expected += " (" + notes + ")";
+    return path + ": expected " + expected + ", found " +
+           npyShapeText(array.shape) + " " + found;
+  }
+  // Both are little-endian and row-major: the file's bytes are the
+  // tensor's.
+  if (array.data.size() != bytes)
+    return path + ": holds " + std::to_string(array.data.size()) +
+           " bytes, the argument " + std::to_string(bytes);
+  input.bytes = std::move(array.data);
+  return std::nullopt;
+}
+
+/// Inputs by argument index. Without `dir`, values uniform in [-1, 1),
+/// rounded to the stream's type, from a generator seeded by (seed, argument
+/// index) so that each argument is independent of the others and of stream
+/// order; with it, readInput's files. `generated[i]` tells whether argument
+/// i is streamed in at all.
+std::optional<std::string> prepareInputs(const Package &package, uint64_t seed,
+                                         const std::string &dir,
+                                         std::vector<HostTensor> &inputs,
+                                         std::vector<bool> &generated) {
   // Far above any real workload, far below what would exhaust the host.
   constexpr uint64_t kMaxInputBytes = uint64_t(1) << 34;
   for (const HostStream &stream : package.streams) {
@@ -254,6 +391,12 @@ std::optional<std::string> generateInputs(const Package &package, uint64_t seed,
     HostTensor &input = inputs[stream.index];
     input.type = stream.type;
     input.shape = stream.shape;
+    if (!dir.empty()) {
+      if (auto error =
+              readInput(dir, stream, elements * bytesPerElement, input))
+        return error;
+      continue;
+    }
     input.bytes.resize(elements * bytesPerElement);
     uint64_t state = seed ^ (0xD1B54A32D192ED03ull * (stream.index + 1));
     for (uint64_t e = 0; e < elements; ++e) {
@@ -278,6 +421,35 @@ const HostStream *resultStream(const Package &package, uint32_t index) {
     if (!stream.toDevice && stream.index == index)
       return &stream;
   return nullptr;
+}
+
+/// Writes every result the device streamed out to `dir` as npyFileName's
+/// resultN files, by result index; counts them in `written`.
+std::optional<std::string> writeOutputs(const std::string &dir,
+                                        const Package &package,
+                                        const SimulationResult &result,
+                                        size_t &written) {
+  written = 0;
+  for (uint32_t index = 0; index < result.outputs.size(); ++index) {
+    const HostStream *stream = resultStream(package, index);
+    if (!stream)
+      continue;
+    const HostTensor &output = result.outputs[index];
+    if (output.type != stream->type || output.shape != stream->shape)
+      return "--outputs: result " + std::to_string(index) + " ('" +
+             stream->name + "') was never streamed out";
+    NpyArray array;
+    array.descr = std::string(npyDescr(output.type));
+    array.itemBytes = elementBytes(output.type);
+    array.shape = output.shape;
+    array.data = output.bytes;
+    std::string path = joinPath(
+        dir, npyFileName("result" + std::to_string(index), output.type));
+    if (auto error = writeNpy(path, array))
+      return error;
+    ++written;
+  }
+  return std::nullopt;
 }
 
 /// One evaluated reference op: its value already rounded to the op's type,
@@ -435,7 +607,7 @@ evaluateElementwise(const Package &package, const ReferenceOp &op,
   return std::nullopt;
 }
 
-/// Evaluates reference op `index`. Its operands are inputs as generated,
+/// Evaluates reference op `index`. Its operands are inputs as given,
 /// or earlier ops' values: the device's own value when that op is a
 /// checkpoint (streamed out), so that each op is checked on exactly the
 /// operands the device used; the reference value otherwise.
@@ -727,17 +899,37 @@ int run(const Options &options) {
   auto inputStart = std::chrono::steady_clock::now();
   std::vector<HostTensor> inputs;
   std::vector<bool> generated;
-  if (auto error = generateInputs(package, options.seed, inputs, generated))
+  if (auto error = prepareInputs(package, options.seed, options.inputs, inputs,
+                                 generated))
     return fail(*error);
   uint64_t inputBytes = 0;
   for (const HostTensor &input : inputs)
     inputBytes += input.bytes.size();
-  log().info("prepared inputs seed={} inputs={} bytes={} elapsed_ms={:.0f}",
-             options.seed, inputs.size(), inputBytes,
-             millisecondsSince(inputStart));
+  if (options.inputs.empty())
+    log().info("prepared inputs seed={} inputs={} bytes={} elapsed_ms={:.0f}",
+               options.seed, inputs.size(), inputBytes,
+               millisecondsSince(inputStart));
+  else
+    log().info("read inputs dir={} inputs={} bytes={} elapsed_ms={:.0f}",
+               reportValue(options.inputs), inputs.size(), inputBytes,
+               millisecondsSince(inputStart));
+
+  // The output directory before the simulation, so that a bad one fails
+  // fast.
+  if (!options.outputs.empty()) {
+    std::error_code error;
+    if (std::filesystem::exists(options.outputs, error) &&
+        !std::filesystem::is_directory(options.outputs, error))
+      return fail("--outputs: '" + options.outputs +
+                  "' exists and is not a directory");
+    std::filesystem::create_directories(options.outputs, error);
+    if (error)
+      return fail("--outputs: cannot create directory '" + options.outputs +
+                  "': " + error.message());
+  }
 
   // Checked before the reference so that a bad option fails fast; applied
-  // after it, since the reference must see the inputs as generated.
+  // after it, since the reference must see the inputs as given.
   if (options.corrupt) {
     if (options.corruptArgument >= generated.size() ||
         !generated[options.corruptArgument])
@@ -753,7 +945,7 @@ int run(const Options &options) {
                   std::to_string(size) + " bytes");
   }
 
-  // The reference sees the inputs as generated, before any corruption.
+  // The reference sees the inputs as given, before any corruption.
   std::vector<HostTensor> referenceInputs;
   if (options.check)
     referenceInputs = inputs;
@@ -784,6 +976,14 @@ int run(const Options &options) {
       return fail(*error);
     log().info("wrote trace path={} steps={}", options.trace,
                result.steps.size());
+  }
+  // Before the check: a FAIL keeps the values it failed on.
+  if (!options.outputs.empty()) {
+    size_t written = 0;
+    if (auto error = writeOutputs(options.outputs, package, result, written))
+      return fail(*error);
+    log().info("wrote outputs dir={} results={}", reportValue(options.outputs),
+               written);
   }
 
   double seconds = target->clockHz > 0 ? result.cycles / target->clockHz : 0;
