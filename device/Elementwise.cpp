@@ -423,21 +423,17 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
       contiguous ? static_cast<uint64_t>(rows) * cols : static_cast<uint64_t>(cols);
   const uint64_t vectorsPerRow = (loopLength + cycles.lanes - 1) / cycles.lanes;
   cycles.vectors = loopRows * vectorsPerRow;
+  // The block's vectors, row after row, are split evenly over the workers
+  // (as poplibs splits a 2-D vertex's regions); a worker pays the row
+  // overhead for every row its share touches.
   const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
-  uint64_t workerInstructions;
-  if (contiguous) {
-    // The vectors are split over the workers.
-    const uint64_t perWorker = (vectorsPerRow + workers - 1) / workers;
-    cycles.rowsPerWorker = 1;
-    workerInstructions = target.ewRowOverheadInstructions +
-                         static_cast<uint64_t>(std::ceil(perWorker * instructions));
-  } else {
-    cycles.rowsPerWorker = (loopRows + workers - 1) / workers;
-    workerInstructions =
-        cycles.rowsPerWorker *
-        (target.ewRowOverheadInstructions +
-         static_cast<uint64_t>(std::ceil(vectorsPerRow * instructions)));
-  }
+  const uint64_t perWorker = (cycles.vectors + workers - 1) / workers;
+  cycles.rowsPerWorker =
+      std::min<uint64_t>(loopRows, (perWorker + vectorsPerRow - 1) / vectorsPerRow +
+                                       (loopRows > 1 ? 1 : 0));
+  const uint64_t workerInstructions =
+      cycles.rowsPerWorker * target.ewRowOverheadInstructions +
+      static_cast<uint64_t>(std::ceil(perWorker * instructions));
   cycles.total = target.vertexCallCycles + target.workerSupervisorCycles +
                  workers * (target.workerPrologueInstructions + workerInstructions);
   return cycles;

@@ -198,16 +198,21 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
                " rows of B off 32-bit word boundaries, and B is an "
                "activation gathered by exchange";
   }
-  if (elementBytes(problem.outType) < 4) {
-    // Narrow results feed other operations: every column block of C must
-    // start on a 32-bit word of its rows so that any rearrangement moves
-    // whole words.
+  // Narrow results feed other operations: every column block of C (and of
+  // the epilogue's result, in C's layout) must start on a 32-bit word of
+  // its rows so that any rearrangement moves whole words.
+  ElementType stored = problem.outType;
+  if (problem.epilogue &&
+      elementBytes(problem.epilogue->resultType) < elementBytes(stored))
+    stored = problem.epilogue->resultType;
+  if (elementBytes(stored) < 4) {
     for (uint32_t j = 1; j < plan.cols; ++j)
       if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
-              elementBytes(problem.outType) % kWord != 0)
+              elementBytes(stored) % kWord != 0)
         return "cols=" + std::to_string(plan.cols) + " cuts " +
-               std::string(elementTypeName(problem.outType)) +
-               " rows of C off 32-bit word boundaries";
+               std::string(elementTypeName(stored)) + " rows of " +
+               (stored == problem.outType ? "C" : "the epilogue's result") +
+               " off 32-bit word boundaries";
   }
   if (plan.inner == 1 && plan.reduction != Reduction::Complete)
     return "a staged reduction needs inner > 1";
@@ -380,9 +385,27 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
                              static_cast<int64_t>(shape.blockCols), plan.inner,
                              plan.partials, problem.outType);
   }
+  if (problem.epilogue) {
+    // On the output blocks, where the result is: a reduced sub-block when
+    // the reduction is staged.
+    const uint64_t outRows = plan.inner > 1 && plan.reduction == Reduction::Staged
+                                 ? shape.subRows
+                                 : shape.blockRows;
+    const uint64_t batchRows = outRows;
+    cost.epilogueCycles =
+        estimateElementwise(target, *problem.epilogue, static_cast<int64_t>(batchRows),
+                            static_cast<int64_t>(shape.blockCols))
+            .total;
+    const uint64_t result =
+        batchRows * alignToWords(shape.blockCols * outBytes);
+    const uint64_t epilogueResult =
+        batchRows *
+        alignToWords(shape.blockCols * elementBytes(problem.epilogue->resultType));
+    standardPeak = std::max(standardPeak, result + epilogueResult);
+  }
   cost.syncCycles = uint64_t(syncCount(plan, gather)) * target.syncCycles;
   cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
-                     cost.reductionCycles + cost.syncCycles;
+                     cost.reductionCycles + cost.epilogueCycles + cost.syncCycles;
   cost.activeTiles = plan.tiles();
 
   // Exchange code, sized from the runs the busiest tile sends and receives

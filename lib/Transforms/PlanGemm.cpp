@@ -114,6 +114,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.problem.accType = *ipu_tile::toElementType(op.getAccumulatorType());
       job.problem.outType =
           *ipu_tile::toElementType(op.getResult().getType().getElementType());
+      job.problem.epilogue = epilogueOf(op);
       FailureOr<::ipu::GemmPlanConstraints> constraints = collectConstraints(
           op, *options, partials, job.problem.allowHalfPartials);
       if (failed(constraints)) {
@@ -175,7 +176,9 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       report(index, job, *target);
       const ::ipu::GemmPlanChoice &best = job.search.finalists.front();
       job.op.setPlanAttr(ipu_gemm::PlanAttr::fromGemmPlan(
-          &getContext(), best.plan, best.cost.totalCycles));
+          &getContext(), best.plan,
+          // The matmul's own cycles: the epilogue's are its op's.
+          best.cost.totalCycles - best.cost.epilogueCycles));
     }
     if (failedAny)
       signalPassFailure();
@@ -227,6 +230,29 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     return options;
   }
 
+  /// The elementwise op that runs on the matmul's result in its layout (its
+  /// only user, reading it whole as its first full input), as the planner
+  /// costs it.
+  static std::shared_ptr<const ::ipu::ElementwiseBody>
+  epilogueOf(ipu_gemm::MatmulOp op) {
+    if (!op->hasOneUse())
+      return nullptr;
+    auto elementwise = dyn_cast<ipu_tile::ElementwiseOp>(*op->getUsers().begin());
+    if (!elementwise)
+      return nullptr;
+    std::optional<unsigned> first = elementwise.getFirstFullInput();
+    if (!first || elementwise.getInputs()[*first] != op.getResult())
+      return nullptr;
+    SmallVector<::ipu::Broadcast> broadcasts;
+    for (unsigned i = 0; i < elementwise.getInputs().size(); ++i)
+      broadcasts.push_back(*elementwise.getBroadcast(i));
+    FailureOr<::ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
+        elementwise, elementwise.getBody().front(), broadcasts);
+    if (failed(body))
+      return nullptr;
+    return std::make_shared<const ::ipu::ElementwiseBody>(std::move(*body));
+  }
+
   void report(size_t index, Job &job, const ::ipu::TargetModel &target) {
     const ::ipu::GemmPlanSearch &search = job.search;
     if (job.given) {
@@ -262,7 +288,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           "finalist={0} {1} estimatedCycles={2} computeCycles={3} "
           "exchangeCycles={4} reductionCycles={5} syncCycles={6} "
           "peakStandardBytes={7} peakInterleavedBytes={8} activeTiles={9} "
-          "ampMacsPerCycle={10}",
+          "ampMacsPerCycle={10}{11}",
           rank, choice.plan.str(), choice.cost.totalCycles,
           choice.cost.computeCycles, choice.cost.exchangeCycles,
           choice.cost.reductionCycles, choice.cost.syncCycles,
@@ -271,7 +297,10 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           target.ampMacsPerCycle(job.problem.inType,
                                  job.problem.inType == ::ipu::ElementType::F32
                                      ? ::ipu::ElementType::F32
-                                     : choice.plan.partials));
+                                     : choice.plan.partials),
+          job.problem.epilogue
+              ? " epilogueCycles=" + std::to_string(choice.cost.epilogueCycles)
+              : std::string());
       ::ipu::logInfo("ipu-plan-gemm: retained gemm plan finalist operation=" +
                      std::to_string(index) + " " + line);
       mlir::emitRemark(job.op.getLoc()) << line;

@@ -26,9 +26,11 @@
 #define IPU_PLANNING_GEMMPLAN_H
 
 #include "IPU/Support/ElementType.h"
+#include "IPU/Device/Elementwise.h"
 #include "IPU/Target/TargetModel.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +61,11 @@ struct GemmProblem {
   /// GEMMs of this shape side by side (a batched matmul), each on
   /// tiles / batches tiles of its own with the same plan.
   int64_t batches = 1;
+  /// The elementwise chain (bias, activation, cast) that runs on the
+  /// result in its layout, if any: each plan pays for it on its busiest
+  /// output block, holds its result, and keeps its narrowest stored type
+  /// on 32-bit word boundaries for the exchange after it.
+  std::shared_ptr<const ElementwiseBody> epilogue;
 };
 
 enum class Reduction : uint8_t { Complete = 0, Staged = 1 };
@@ -97,6 +104,7 @@ struct GemmCost {
   uint64_t computeCycles = 0;   ///< GEMM compute set (and staging copy).
   uint64_t exchangeCycles = 0;  ///< Every phase, latency included.
   uint64_t reductionCycles = 0; ///< Reduce compute set.
+  uint64_t epilogueCycles = 0;  ///< The fused elementwise epilogue.
   uint64_t syncCycles = 0;
   uint64_t totalCycles = 0;
   uint64_t peakBytes[2] = {0, 0}; ///< Per memory class, worst tile.

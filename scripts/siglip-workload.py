@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""Generate the SigLIP vision-encoder MLP as torch-mlir exports it, in linalg.
+
+The IR is the form that torch-mlir's fx importer followed by
+`torch-backend-to-linalg-on-tensors-backend-pipeline` produces for
+
+    h = fc1(x)                       # nn.Linear(dim, hidden), bias optional
+    h = gelu(h, approximate="tanh")  # or erf / quick (x*sigmoid(1.702x)) / none
+    y = fc2(h)                       # nn.Linear(hidden, dim), bias optional
+
+repeated --blocks times (block i+1 reads block i's y; no residual, no norm).
+It is derived from the torch-mlir sources (llvm/torch-mlir@0029fc2e; see
+examples/exporters/ and their header comments for the file/line of every
+pattern), not captured from a torch run.  Per nn.Linear the ops are:
+
+    [f8/other weights only] linalg.generic  activation cast (arith.truncf/extf)
+    linalg.transpose        W [out, in] -> [in, out], permutation = [1, 0]
+    linalg.generic          broadcast W^T to [batch, in, out], map (d0,d1,d2)->(d1,d2)
+    linalg.fill             0.0 : f32 into the [batch, tokens, out] accumulator
+    linalg.batch_matmul     act x W^T -> f32 (f16 and f8 accumulate in f32)
+    linalg.generic          arith.truncf f32 -> act dtype (absent for f32)
+    linalg.generic          bias add, maps (d0,d1,d2)->(d0,d1,d2), (d2); body
+                            arith.addf (the alpha=1 multiply folds away)
+
+and the activation is one linalg.generic (tanh, erf) or three (quick: mul by
+1.702, sigmoid, mul).  As after the pipeline's canonicalize + CSE, constants
+sit at the function entry and identical tensor.empty / linalg.fill ops appear
+once, at their first use.  Unlike a real export, weights and biases are
+function arguments instead of frozen dense_resource constants, and the
+function is named after the workload instead of @main.
+
+f8 weights (--weights f8E4M3FN): the activation is cast to f8E4M3FN with an
+arith.truncf generic before each matmul (a user's fp8 configuration), the
+matmul takes f8 x f8 and accumulates in f32, and the result is truncf'd to
+the activation dtype.  (Plain torch type promotion would make the result
+f8; this follows the requested fp8 recipe instead.)  Biases stay in the
+activation dtype.
+
+Function signature (argument order):
+
+    func.func @<name with '-' replaced by '_'>(
+        %x: tensor<BxTxDxA>,
+        then for each block i = 0 .. N-1:
+          %b<i>_fc1_w: tensor<HxDxW>,   %b<i>_fc1_b: tensor<HxA>,
+          %b<i>_fc2_w: tensor<DxHxW>,   %b<i>_fc2_b: tensor<DxA>)
+        -> tensor<BxTxDxA>
+
+with B=--batch, T=--tokens, D=--dim, H=--hidden, A=--dtype, W=--weights;
+with --no-biases the _b arguments are left out (order otherwise unchanged).
+
+Workload name:
+
+    siglip-mlp-<A>[w<W>]-b<B>-t<T>-d<D>-h<H>-n<N>[-nobias][-gelu_<G>]
+
+`w<W>` appears only when the weight dtype differs from the activation dtype
+(w8 for f8E4M3FN, w16 / w32 for f16 / f32); `-nobias` with --no-biases;
+`-gelu_<G>` when --gelu is not the default tanh (gelu_erf, gelu_quick,
+gelu_none).  The default is siglip-mlp-f16-b1-t729-d1152-h4304-n1.
+
+Usage:
+    scripts/siglip-workload.py                 # default SigLIP MLP to stdout
+    scripts/siglip-workload.py -o mlp.mlir --blocks 2 --weights f8E4M3FN
+    scripts/siglip-workload.py --name --gelu erf
+"""
+
+import argparse
+import sys
+
+# Printed forms of the constants, exactly as MLIR prints them after the
+# torch-mlir pipeline (values from TorchToLinalg/Uncategorized.cpp).
+CONSTS = {
+    "f16": {
+        "alpha": "4.470830e-02",   # 0.044715
+        "beta": "7.978520e-01",    # 0.7977240352174656 (torch-mlir's value)
+        "one": "1.000000e+00",
+        "half": "5.000000e-01",
+        "two": "2.000000e+00",
+    },
+    "f32": {
+        "alpha": "4.471500e-02",
+        "beta": "7.977240e-01",
+        "one": "1.000000e+00",
+        "half": "5.000000e-01",
+        "sqrt2": "1.41421354",     # math.sqrt(2.0) folds for f32 only
+    },
+}
+WIDTH = {"f8E4M3FN": 8, "f16": 16, "f32": 32}
+WEIGHT_SUFFIX = {"f8E4M3FN": "w8", "f16": "w16", "f32": "w32"}
+GELUS = ("tanh", "erf", "quick", "none")
+
+MAP_ID = "#map_id"
+MAP_WB = "#map_wbcast"
+MAP_BIAS = "#map_bias"
+MAPS = [
+    f"{MAP_ID} = affine_map<(d0, d1, d2) -> (d0, d1, d2)>",
+    f"{MAP_WB} = affine_map<(d0, d1, d2) -> (d1, d2)>",
+    f"{MAP_BIAS} = affine_map<(d0, d1, d2) -> (d2)>",
+]
+PAR3 = 'iterator_types = ["parallel", "parallel", "parallel"]'
+
+
+def workload_name(a):
+    name = f"siglip-mlp-{a.dtype}"
+    if a.weights != a.dtype:
+        name += WEIGHT_SUFFIX[a.weights]
+    name += f"-b{a.batch}-t{a.tokens}-d{a.dim}-h{a.hidden}-n{a.blocks}"
+    if not a.biases:
+        name += "-nobias"
+    if a.gelu != "tanh":
+        name += f"-gelu_{a.gelu}"
+    return name
+
+
+def tensor(shape, ty):
+    return "tensor<" + "x".join(str(s) for s in shape) + f"x{ty}>"
+
+
+class Emitter:
+    def __init__(self):
+        self.consts = {}      # key -> (ssa, text), emitted at function entry
+        self.body = []
+        self.empties = {}     # tensor type -> ssa (CSE'd tensor.empty)
+        self.fills = {}       # tensor type -> ssa (CSE'd linalg.fill)
+        self.n = 0
+
+    def fresh(self, hint="v"):
+        self.n += 1
+        return f"%{hint}{self.n}"
+
+    def const(self, key, text):
+        if key not in self.consts:
+            ssa = f"%cst_{len(self.consts)}"
+            self.consts[key] = (ssa, f"{ssa} = arith.constant {text}")
+        return self.consts[key][0]
+
+    def emit(self, line):
+        self.body.append("    " + line)
+
+    def empty(self, ty):
+        if ty not in self.empties:
+            ssa = self.fresh("empty")
+            self.emit(f"{ssa} = tensor.empty() : {ty}")
+            self.empties[ty] = ssa
+        return self.empties[ty]
+
+    def zero_fill(self, ty):
+        if ty not in self.fills:
+            zero = self.const(("zero", "f32"), "0.000000e+00 : f32")
+            out = self.empty(ty)
+            ssa = self.fresh("fill")
+            self.emit(f"{ssa} = linalg.fill ins({zero} : f32) outs({out} : {ty}) -> {ty}")
+            self.fills[ty] = ssa
+        return self.fills[ty]
+
+    def generic(self, maps, ins, out_ty, in_elts, out_elt, body, hint="v"):
+        """ins: list of (ssa, type). body: list of lines using %in, %in_0, ..."""
+        out = self.empty(out_ty)
+        ssa = self.fresh(hint)
+        ins_s = ", ".join(s for s, _ in ins)
+        ins_t = ", ".join(t for _, t in ins)
+        args = ["%in"] + [f"%in_{i}" for i in range(len(ins) - 1)]
+        bb = ", ".join(f"{n}: {e}" for n, e in zip(args, in_elts))
+        self.emit(f"{ssa} = linalg.generic {{indexing_maps = [{', '.join(maps)}], {PAR3}}} "
+                  f"ins({ins_s} : {ins_t}) outs({out} : {out_ty}) {{")
+        self.emit(f"^bb0({bb}, %out: {out_elt}):")
+        for line in body:
+            self.emit("  " + line)
+        self.emit(f"}} -> {out_ty}")
+        return ssa
+
+
+def convert_op(src, dst):
+    """convertScalarToDtype for the float pairs used here."""
+    return "arith.truncf" if WIDTH[src] > WIDTH[dst] else "arith.extf"
+
+
+def linear(em, a, x, shape_in, out_features, w, b):
+    """aten.linear(x, w, b) on x: [B, T, K] in a.dtype, w: [N, K] in a.weights."""
+    B, T, K = shape_in
+    N = out_features
+    A, W = a.dtype, a.weights
+    acc = "f32"  # getDefaultAccType: f16/f32/f8E4M3FN -> f32
+    x_ty = tensor(shape_in, A)
+    if W != A:
+        # The activation is brought to the weight dtype before the matmul.
+        xq_ty = tensor(shape_in, W)
+        op = convert_op(A, W)
+        x = em.generic([MAP_ID, MAP_ID], [(x, x_ty)], xq_ty, [A], W,
+                       [f"%0 = {op} %in : {A} to {W}", f"linalg.yield %0 : {W}"], "xq")
+        x_ty = xq_ty
+    w_ty = tensor((N, K), W)
+    wt_ty = tensor((K, N), W)
+    wt_init = em.empty(wt_ty)
+    wt = em.fresh("wt")
+    em.emit(f"{wt} = linalg.transpose ins({w} : {w_ty}) outs({wt_init} : {wt_ty}) "
+            f"permutation = [1, 0]")
+    wb_ty = tensor((B, K, N), W)
+    wb = em.generic([MAP_WB, MAP_ID], [(wt, wt_ty)], wb_ty, [W], W,
+                    [f"linalg.yield %in : {W}"], "wb")
+    acc_ty = tensor((B, T, N), acc)
+    init = em.zero_fill(acc_ty)
+    mm = em.fresh("mm")
+    em.emit(f"{mm} = linalg.batch_matmul ins({x}, {wb} : {x_ty}, {wb_ty}) "
+            f"outs({init} : {acc_ty}) -> {acc_ty}")
+    y_ty = tensor((B, T, N), A)
+    y = mm
+    if acc != A:
+        y = em.generic([MAP_ID, MAP_ID], [(mm, acc_ty)], y_ty, [acc], A,
+                       [f"%0 = arith.truncf %in : {acc} to {A}", f"linalg.yield %0 : {A}"], "y")
+    if b is not None:
+        b_ty = tensor((N,), A)
+        y = em.generic([MAP_ID, MAP_BIAS, MAP_ID], [(y, y_ty), (b, b_ty)], y_ty, [A, A], A,
+                       [f"%0 = arith.addf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "yb")
+    return y
+
+
+def activation(em, a, h, shape):
+    A = a.dtype
+    ty = tensor(shape, A)
+    c = CONSTS[A]
+    if a.gelu == "none":
+        return h
+    if a.gelu == "tanh":
+        c3 = em.const(("i64", 3), "3 : i64")
+        ca = em.const((A, "alpha"), f"{c['alpha']} : {A}")
+        cb = em.const((A, "beta"), f"{c['beta']} : {A}")
+        c1 = em.const((A, "one"), f"{c['one']} : {A}")
+        ch = em.const((A, "half"), f"{c['half']} : {A}")
+        body = [
+            f"%0 = math.fpowi %in, {c3} : {A}, i64",
+            f"%1 = arith.mulf %0, {ca} : {A}",
+            f"%2 = arith.addf %in, %1 : {A}",
+            f"%3 = arith.mulf %2, {cb} : {A}",
+            f"%4 = math.tanh %3 : {A}",
+            f"%5 = arith.addf %4, {c1} : {A}",
+            f"%6 = arith.mulf %5, {ch} : {A}",
+            f"%7 = arith.mulf %in, %6 : {A}",
+            f"linalg.yield %7 : {A}",
+        ]
+        return em.generic([MAP_ID, MAP_ID], [(h, ty)], ty, [A], A, body, "gelu")
+    if a.gelu == "erf":
+        c1 = em.const((A, "one"), f"{c['one']} : {A}")
+        ch = em.const((A, "half"), f"{c['half']} : {A}")
+        if A == "f32":
+            s2 = em.const((A, "sqrt2"), f"{c['sqrt2']} : {A}")
+            body = [f"%0 = arith.divf %in, {s2} : {A}"]
+        else:
+            c2 = em.const((A, "two"), f"{c['two']} : {A}")
+            body = [f"%s = math.sqrt {c2} : {A}", f"%0 = arith.divf %in, %s : {A}"]
+        body += [
+            f"%1 = math.erf %0 : {A}",
+            f"%2 = arith.addf %1, {c1} : {A}",
+            f"%3 = arith.mulf %2, {ch} : {A}",
+            f"%4 = arith.mulf %in, %3 : {A}",
+            f"linalg.yield %4 : {A}",
+        ]
+        return em.generic([MAP_ID, MAP_ID], [(h, ty)], ty, [A], A, body, "gelu")
+    # quick: x * sigmoid(1.702 * x) -> mul.Scalar, sigmoid, mul.Tensor
+    k = em.const(("f64", "1.702"), "1.702000e+00 : f64")
+    c1 = em.const((A, "one"), f"{c['one']} : {A}")
+    s = em.generic([MAP_ID, MAP_ID], [(h, ty)], ty, [A], A,
+                   [f"%0 = arith.truncf {k} : f64 to {A}",
+                    f"%1 = arith.mulf %in, %0 : {A}",
+                    f"linalg.yield %1 : {A}"], "qs")
+    sig = em.generic([MAP_ID, MAP_ID], [(s, ty)], ty, [A], A,
+                     [f"%0 = arith.negf %in : {A}",
+                      f"%1 = math.exp %0 : {A}",
+                      f"%2 = arith.addf %1, {c1} : {A}",
+                      f"%3 = arith.divf {c1}, %2 : {A}",
+                      f"linalg.yield %3 : {A}"], "sig")
+    return em.generic([MAP_ID, MAP_ID, MAP_ID], [(h, ty), (sig, ty)], ty, [A, A], A,
+                      [f"%0 = arith.mulf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "qg")
+
+
+def generate(a):
+    name = workload_name(a)
+    B, T, D, H = a.batch, a.tokens, a.dim, a.hidden
+    A, W = a.dtype, a.weights
+    args = [("%x", tensor((B, T, D), A))]
+    blocks = []
+    for i in range(a.blocks):
+        p = f"%b{i}_"
+        names = {"fc1_w": (p + "fc1_w", tensor((H, D), W)),
+                 "fc1_b": (p + "fc1_b", tensor((H,), A)),
+                 "fc2_w": (p + "fc2_w", tensor((D, H), W)),
+                 "fc2_b": (p + "fc2_b", tensor((D,), A))}
+        order = ["fc1_w", "fc1_b", "fc2_w", "fc2_b"] if a.biases else ["fc1_w", "fc2_w"]
+        args += [names[k] for k in order]
+        blocks.append({k: (names[k][0] if k in order else None) for k in names})
+
+    em = Emitter()
+    x = "%x"
+    for i, blk in enumerate(blocks):
+        em.body.append(f"    // block {i}: fc1 ({D} -> {H})")
+        h = linear(em, a, x, (B, T, D), H, blk["fc1_w"], blk["fc1_b"])
+        if a.gelu != "none":
+            em.body.append(f"    // block {i}: gelu ({a.gelu})")
+        h = activation(em, a, h, (B, T, H))
+        em.body.append(f"    // block {i}: fc2 ({H} -> {D})")
+        x = linear(em, a, h, (B, T, H), D, blk["fc2_w"], blk["fc2_b"])
+
+    out_ty = tensor((B, T, D), A)
+    fname = name.replace("-", "_")
+    lines = [f"// workload: {name}",
+             "// SigLIP vision MLP in the torch-mlir fx-importer +",
+             "// torch-backend-to-linalg-on-tensors-backend-pipeline form (derived,",
+             "// see scripts/siglip-workload.py and examples/exporters/).",
+             f"// args: x, then per block: fc1_w [{H}x{D}], "
+             + (f"fc1_b [{H}], " if a.biases else "")
+             + f"fc2_w [{D}x{H}]" + (f", fc2_b [{D}]" if a.biases else "")]
+    lines += MAPS
+    lines.append("module {")
+    sig = ", ".join(f"{n}: {t}" for n, t in args)
+    lines.append(f"  func.func @{fname}({sig}) -> {out_ty} {{")
+    lines += ["    " + text + "" for _, text in em.consts.values()]
+    lines += em.body
+    lines.append(f"    return {x} : {out_ty}")
+    lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        description="Generate the SigLIP MLP in torch-mlir's linalg export form.")
+    p.add_argument("--tokens", type=int, default=729)
+    p.add_argument("--dim", type=int, default=1152)
+    p.add_argument("--hidden", type=int, default=4304)
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--dtype", choices=("f16", "f32"), default="f16",
+                   help="activation (and bias) dtype")
+    p.add_argument("--weights", choices=("f16", "f32", "f8E4M3FN"), default=None,
+                   help="weight dtype (default: same as --dtype)")
+    p.add_argument("--biases", dest="biases", action="store_true", default=True)
+    p.add_argument("--no-biases", dest="biases", action="store_false")
+    p.add_argument("--gelu", choices=GELUS, default="tanh")
+    p.add_argument("--blocks", type=int, default=1)
+    p.add_argument("--name", action="store_true", help="print only the workload name")
+    p.add_argument("-o", "--output", help="write to FILE instead of stdout")
+    a = p.parse_args(argv)
+    if a.weights is None:
+        a.weights = a.dtype
+    for k in ("tokens", "dim", "hidden", "batch", "blocks"):
+        if getattr(a, k) < 1:
+            p.error(f"--{k} must be >= 1")
+    if a.name:
+        print(workload_name(a))
+        return 0
+    text = generate(a)
+    if a.output:
+        with open(a.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
