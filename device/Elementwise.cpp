@@ -439,6 +439,14 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   return cycles;
 }
 
+uint64_t elementwiseCodeBytes(const TargetModel &target,
+                              const ElementwiseBody &body) {
+  uint64_t ops = body.inputs.size() + 1;
+  for (size_t i = 0; i < body.ops.size(); ++i)
+    ops += static_cast<uint64_t>(std::ceil(bodyOpInstructions(target, body, i, 4)));
+  return target.ewKernelCodeBytes + ops * target.ewCodeBytesPerInstruction;
+}
+
 namespace detail {
 
 std::optional<std::string> checkElementwiseParams(const ElementwiseKernel &kernel,

@@ -9,6 +9,7 @@
 #include "IPU/Support/Log.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -40,6 +41,7 @@ struct PlaceStoragePass
   FailureOr<uint32_t> reservedBytes(ipu_tile::ProgramOp program,
                                     const ::ipu::TargetModel &target) {
     std::vector<uint64_t> perTile(target.tiles, 0);
+    std::vector<llvm::StringSet<>> kernelsOn(target.tiles);
     for (Operation &op : program.getBody().front()) {
       if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
         if (!phase.getScheduleAttr())
@@ -78,6 +80,13 @@ struct PlaceStoragePass
             kernel->operandNames.size(), kernel->paramNames.size());
         for (int32_t tile : computeSet.getTiles())
           perTile[tile] += vertexBytes;
+        // A generated kernel's code, once on every tile that runs it.
+        if (generated) {
+          const uint64_t codeBytes = ::ipu::elementwiseCodeBytes(target, generated->body());
+          for (int32_t tile : computeSet.getTiles())
+            if (kernelsOn[tile].insert(computeSet.getKernel()).second)
+              perTile[tile] += codeBytes;
+        }
       }
     }
     uint64_t most = *std::max_element(perTile.begin(), perTile.end());

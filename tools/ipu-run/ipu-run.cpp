@@ -2,6 +2,7 @@
 //
 // Usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]
 //                        [--outputs DIR] [--corrupt-input ARG:BYTE]
+//                        [--corrupt-kernel BYTE]
 //                        [--threads N] [--trace FILE] [--quiet]
 //
 // Runs a package on the cycle-level simulator with deterministic inputs and
@@ -92,6 +93,7 @@ constexpr int kExitCheckFailed = 2;
 const char *const kUsage =
     "usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]\n"
     "                       [--outputs DIR] [--corrupt-input ARG:BYTE]\n"
+    "                       [--corrupt-kernel BYTE]\n"
     "                       [--threads N] [--trace FILE] [--quiet]\n"
     "  --check                   compare results with the host reference\n"
     "  --seed N                  input generator seed (default 1)\n"
@@ -106,6 +108,9 @@ const char *const kUsage =
     "                            creating DIR\n"
     "  --corrupt-input ARG:BYTE  flip every bit of byte BYTE of input ARG in\n"
     "                            the device's copy only (tests --check)\n"
+    "  --corrupt-kernel BYTE     flip every bit of byte BYTE of the kernel\n"
+    "                            object after its hash is checked, before it\n"
+    "                            is loaded (shows the generated code runs)\n"
     "  --threads N               host threads for the reference BLAS\n"
     "  --trace FILE              write the run as a Chrome trace (Perfetto)\n"
     "  --quiet                   no progress log on stderr\n";
@@ -120,6 +125,7 @@ struct Options {
   bool corrupt = false;
   uint64_t corruptArgument = 0;
   uint64_t corruptByte = 0;
+  std::optional<uint64_t> corruptKernelByte;
   uint64_t threads = 0; ///< 0: library default.
   bool quiet = false;
   std::string trace; ///< Chrome trace-event file to write, if any.
@@ -196,6 +202,11 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
       if (!takeValue() || !parseUnsigned(value, options.threads) ||
           options.threads == 0 || options.threads > 1024)
         return "--threads expects an integer in [1, 1024]";
+    } else if (arg == "--corrupt-kernel") {
+      uint64_t byte = 0;
+      if (!takeValue() || !parseUnsigned(value, byte))
+        return "--corrupt-kernel expects BYTE (an unsigned integer)";
+      options.corruptKernelByte = byte;
     } else if (arg == "--corrupt-input") {
       size_t colon = takeValue() ? value.find(':') : std::string::npos;
       if (colon == std::string::npos ||
@@ -881,6 +892,15 @@ int run(const Options &options) {
     return fail("invalid package: " + *error);
   log().info("package validated target={} elapsed_ms={:.0f}", target->name,
              millisecondsSince(validateStart));
+  if (options.corruptKernelByte) {
+    if (*options.corruptKernelByte >= package.kernelObject.size())
+      return fail("--corrupt-kernel: byte " +
+                  std::to_string(*options.corruptKernelByte) +
+                  " is outside the kernel object of " +
+                  std::to_string(package.kernelObject.size()) + " bytes");
+    package.kernelObject[*options.corruptKernelByte] ^= 0xFF;
+    log().info("corrupted kernel object byte={}", *options.corruptKernelByte);
+  }
   // Generated kernels run their own code: load it before anything runs.
   LoadedKernels loadedKernels;
   if (auto error = loadedKernels.load(package))

@@ -124,6 +124,10 @@ struct ElementwiseCycles {
 ElementwiseCycles estimateElementwise(const TargetModel &target,
                                       const ElementwiseBody &body, int64_t rows,
                                       int64_t cols);
+/// Bytes of the kernel's code in a tile's standard memory: a fixed part
+/// (vertex entry, worker split, loops) and a part per body op.
+uint64_t elementwiseCodeBytes(const TargetModel &target, const ElementwiseBody &body);
+
 /// Worker instructions of op `index` of `body` on one vector of `lanes`
 /// elements.
 double bodyOpInstructions(const TargetModel &target, const ElementwiseBody &body,

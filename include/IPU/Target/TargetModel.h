@@ -136,6 +136,10 @@ struct TargetModel {
   uint32_t ewLoadStoreInstructions = 0;
   /// Per loop over a row (or the whole block when it is contiguous).
   uint32_t ewRowOverheadInstructions = 0;
+  /// A generated kernel's code on a tile: a fixed part and a part per
+  /// instruction of its body's loop.
+  uint32_t ewKernelCodeBytes = 0;
+  uint32_t ewCodeBytesPerInstruction = 0;
 
   // Load/store paths.
   uint32_t loadBytesPerCycleStandard = 0;
