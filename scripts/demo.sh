@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The main job: compile the SigLIP MLP (both projections, without the GELU
-# that is not compiled yet) for ipu21, package it, simulate it with a
-# numerical check of every matmul against OpenBLAS, and print the seed-style
-# report with compile seconds per pass. Then each GEMM alone, and all of
-# them by precision (f16 or f8 inputs, f32 or f16 partials). The attention
+# The main job: compile the whole SigLIP MLP (fc1, bias, GELU tanh, fc2,
+# bias) as torch-mlir exports it (scripts/siglip-workload.py) for ipu21,
+# package it with its generated kernels, simulate it with a numerical check
+# of every op (matmuls against OpenBLAS, elementwise ops against the host
+# evaluation of their body), and print the seed-style report with compile
+# seconds per pass. First in f16 (f32 partials); then the user's f8
+# configuration: f8 weights, activations cast to f8 before each GEMM, f16
+# partials. Then each GEMM alone, and the GEMMs by precision. The attention
 # scores of the 16 heads run as one batched matmul.
 set -euo pipefail
 build=${1:-build}
@@ -14,13 +17,25 @@ trap 'rm -rf "$work"' EXIT
 export IPU_LOG=${IPU_LOG:-warn}
 
 status=0
-for example in siglip-mlp siglip-mlp-fc1 siglip-mlp-fc2 siglip-attention-scores; do
-  echo "== $example (ipu21, 1472 tiles)"
+# name: a workload of scripts/siglip-workload.py (with its options) or an
+# example of examples/, and the compile options.
+mlp_f16=$(python3 "$root/scripts/siglip-workload.py" --name)
+mlp_f8=$(python3 "$root/scripts/siglip-workload.py" --weights f8E4M3FN --name)
+python3 "$root/scripts/siglip-workload.py" -o "$work/$mlp_f16.src.mlir"
+python3 "$root/scripts/siglip-workload.py" --weights f8E4M3FN -o "$work/$mlp_f8.src.mlir"
+for example in siglip-mlp-fc1 siglip-mlp-fc2 siglip-attention-scores; do
+  cp "$root/examples/$example.mlir" "$work/$example.src.mlir"
+done
+for job in "$mlp_f16:" "$mlp_f8: partials=any" siglip-mlp-fc1: siglip-mlp-fc2: \
+           siglip-attention-scores:; do
+  example=${job%%:*} options=${job#*:}
+  echo "== $example (ipu21, 1472 tiles${options:+,$options})"
   start=$(date +%s.%N)
-  "$bin/ipu-opt" "$root/examples/$example.mlir" --ipu-compile="target=ipu21" \
+  "$bin/ipu-opt" "$work/$example.src.mlir" --ipu-compile="target=ipu21$options" \
     -mlir-timing -mlir-timing-display=list -o "$work/$example.mlir" \
     2> "$work/$example.compile.log" || { cat "$work/$example.compile.log"; exit 1; }
-  "$bin/ipu-translate" --ipu-to-package "$work/$example.mlir" -o "$work/$example.ipuexe"
+  IPU_LOG=info "$bin/ipu-translate" --ipu-to-package "$work/$example.mlir" \
+    -o "$work/$example.ipuexe" 2> "$work/$example.package.log"
   end=$(date +%s.%N)
   grep -E "remark: (chose plan|scheduled|placed)" "$work/$example.compile.log" | sed 's/^.*remark: /  /'
   # Per-pass wall time from -mlir-timing, as key=value.
@@ -28,6 +43,7 @@ for example in siglip-mlp siglip-mlp-fc1 siglip-mlp-fc2 siglip-attention-scores;
          name = $NF; sub(/^IPU/, "", name);
          line = line sprintf("%s%sSeconds=%s", sep, tolower(substr(name, 1, 1)) substr(name, 2), $1); sep = " " }
        END { print line }' "$work/$example.compile.log"
+  grep -o 'generated kernels .*' "$work/$example.package.log" | sed 's/^/  /' || true
   awk -v s="$start" -v e="$end" 'BEGIN { printf "compileSeconds=%.3f\n", e - s }'
   "$bin/ipu-run" "$work/$example.ipuexe" --check --quiet || status=$?
 done

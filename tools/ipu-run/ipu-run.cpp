@@ -1056,12 +1056,16 @@ int run(const Options &options) {
     Comparison checkpoint;
     if (auto error = compare(package, reference, result, checkpoint))
       return fail(*error);
+    // An elementwise op accumulates nothing: it says which kernel ran.
+    const ReferenceOp &op = package.reference[index];
+    const std::string detail =
+        op.op == "elementwise"
+            ? "kernel=" + package.kernels[op.kernel]->name()
+            : "partials=" + std::string(elementTypeName(op.partials));
     if (reference.result != ReferenceOp::kNoResult)
-      std::printf("checkpoint=%zu operation=%s result=%u partials=%s "
+      std::printf("checkpoint=%zu operation=%s result=%u %s "
                   "maximumAbsoluteError=%.6g mismatches=%llu %s\n",
-                  index, package.reference[index].op.c_str(), reference.result,
-                  std::string(elementTypeName(package.reference[index].partials))
-                      .c_str(),
+                  index, op.op.c_str(), reference.result, detail.c_str(),
                   checkpoint.maximumAbsoluteError,
                   (unsigned long long)checkpoint.mismatches,
                   checkpoint.keys(false).c_str());

@@ -23,8 +23,20 @@ def IPUSetTarget : Pass<"ipu-set-target", "::mlir::ModuleOp"> {
 }
 
 def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
-  let summary = "Turns the contractions exporters emit into ipu_gemm.matmul";
+  let summary = "Turns what exporters emit into ipu_gemm.matmul and ipu_tile.elementwise";
   let description = [{
+    Elementwise ops (all-parallel `linalg.generic`, `linalg.map` and named
+    ops such as `linalg.add` or `linalg.exp`, on tensors) become
+    `ipu_tile.elementwise` with their scalar body, the scalar constants
+    they capture cloned in, a bias read by a map of the last dimension
+    (torch-mlir) or through a `linalg.broadcast` and reshapes (StableHLO)
+    as a row input, splat constants as body constants. Bodies are
+    simplified (`x^3` as `x * x * x`, constant truncations folded) and a
+    chain fuses into one op, a producer into its only reader (a broadcast
+    into every reader). A body op no tile kernel runs is an error naming
+    it.
+
+
     Recognises every contraction by its indexing maps, whatever op spells
     it: `linalg.matmul`, `linalg.batch_matmul` and `linalg.contract` with or
     without transposing maps, and `linalg.generic` multiply-add bodies (with
