@@ -5,6 +5,7 @@
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16" 2> /dev/null | FileCheck %s
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16" 2> /dev/null | ipu-translate --ipu-to-package -o %t.ipuexe
 // RUN: ipu-run %t.ipuexe --check --quiet | FileCheck %s --check-prefix=SIM
+// RUN: ipu-run %t.ipuexe --check --quiet --checkpoints 16 | FileCheck %s --check-prefix=SAMPLED
 
 // CHECK:      ipu_tile.kernel @ew0.kernel broadcasts ["full", "row"] {
 // CHECK:        math.tanh
@@ -26,6 +27,15 @@
 // SIM: checkpoint=2 operation=matmul
 // SIM: checkpoint=3 operation=elementwise result=0 {{.*}} mismatches=0 elementsCompared=512
 // SIM: numericalTest=PASS
+
+// With --checkpoints N the values later ops read are sampled (N evenly
+// spaced elements, as the seed's diagnostic checkpoints); the result is
+// still compared whole.
+// SAMPLED: checkpoint=0 operation=matmul {{.*}} elementsCompared=16
+// SAMPLED: checkpoint=1 operation=elementwise {{.*}} elementsCompared=16
+// SAMPLED: checkpoint=2 operation=matmul {{.*}} elementsCompared=16
+// SAMPLED: checkpoint=3 operation=elementwise {{.*}} elementsCompared=512
+// SAMPLED: numericalTest=PASS elementsCompared=560 {{.*}} diagnosticCheckpoints=3 sampleLimit=16
 
 module {
 func.func @linear_gelu(%x: tensor<1x16x32xf16>, %w: tensor<64x32xf16>, %b: tensor<64xf16>, %w2: tensor<32x64xf16>, %b2: tensor<32xf16>) -> tensor<1x16x32xf16> {

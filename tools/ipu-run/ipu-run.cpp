@@ -2,7 +2,7 @@
 //
 // Usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]
 //                        [--outputs DIR] [--corrupt-input ARG:BYTE]
-//                        [--corrupt-kernel BYTE]
+//                        [--corrupt-kernel BYTE] [--checkpoints N]
 //                        [--threads N] [--trace FILE] [--quiet]
 //
 // Runs a package on the cycle-level simulator with deterministic inputs and
@@ -93,7 +93,7 @@ constexpr int kExitCheckFailed = 2;
 const char *const kUsage =
     "usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]\n"
     "                       [--outputs DIR] [--corrupt-input ARG:BYTE]\n"
-    "                       [--corrupt-kernel BYTE]\n"
+    "                       [--corrupt-kernel BYTE] [--checkpoints N]\n"
     "                       [--threads N] [--trace FILE] [--quiet]\n"
     "  --check                   compare results with the host reference\n"
     "  --seed N                  input generator seed (default 1)\n"
@@ -108,6 +108,10 @@ const char *const kUsage =
     "                            creating DIR\n"
     "  --corrupt-input ARG:BYTE  flip every bit of byte BYTE of input ARG in\n"
     "                            the device's copy only (tests --check)\n"
+    "  --checkpoints N           with --check, compare N evenly spaced\n"
+    "                            elements of each diagnostic checkpoint (a\n"
+    "                            value a later op reads) instead of all;\n"
+    "                            results are always compared in full\n"
     "  --corrupt-kernel BYTE     flip every bit of byte BYTE of the kernel\n"
     "                            object after its hash is checked, before it\n"
     "                            is loaded (shows the generated code runs)\n"
@@ -126,6 +130,8 @@ struct Options {
   uint64_t corruptArgument = 0;
   uint64_t corruptByte = 0;
   std::optional<uint64_t> corruptKernelByte;
+  /// Elements compared per diagnostic checkpoint; 0: every element.
+  uint64_t checkpointSamples = 0;
   uint64_t threads = 0; ///< 0: library default.
   bool quiet = false;
   std::string trace; ///< Chrome trace-event file to write, if any.
@@ -202,6 +208,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
       if (!takeValue() || !parseUnsigned(value, options.threads) ||
           options.threads == 0 || options.threads > 1024)
         return "--threads expects an integer in [1, 1024]";
+    } else if (arg == "--checkpoints") {
+      if (!takeValue() || !parseUnsigned(value, options.checkpointSamples) ||
+          options.checkpointSamples == 0)
+        return "--checkpoints expects a positive number of samples";
     } else if (arg == "--corrupt-kernel") {
       uint64_t byte = 0;
       if (!takeValue() || !parseUnsigned(value, byte))
@@ -817,7 +827,7 @@ std::string elementIndex(const std::vector<int64_t> &shape, uint64_t flat) {
 std::optional<std::string> compare(const Package &package,
                                    const Reference &reference,
                                    const SimulationResult &result,
-                                   Comparison &comparison) {
+                                   Comparison &comparison, uint64_t samples = 0) {
   if (reference.result == ReferenceOp::kNoResult)
     return std::nullopt; // An intermediate value: its consumers are checked.
   if (reference.result >= result.outputs.size())
@@ -829,7 +839,14 @@ std::optional<std::string> compare(const Package &package,
            std::to_string(device.size()) + " elements, the reference " +
            std::to_string(reference.values.size());
   size_t worst = 0;
-  for (size_t e = 0; e < device.size(); ++e) {
+  // All elements, or `samples` evenly spaced ones (the first and the last
+  // among them).
+  const size_t count = samples && samples < device.size() ? samples : device.size();
+  for (size_t s = 0; s < count; ++s) {
+    const size_t e =
+        count == device.size() || count == 1
+            ? s
+            : static_cast<size_t>((uint64_t(s) * (device.size() - 1)) / (count - 1));
     double d = device[e], r = reference.values[e];
     double error, allowed = reference.atol + reference.rtol * std::fabs(r);
     if (!reference.roundingScale.empty())
@@ -848,7 +865,7 @@ std::optional<std::string> compare(const Package &package,
     comparison.mismatches += pass ? 0 : 1;
     // Past its allowance when > 1, infinitely for a non-finite mismatch
     // (whose allowance may itself be infinite); allowed > 0, since atol is
-    // at least 1e-4.
+    // at least 1e-5.
     double ratio = error / allowed;
     if (!pass && !(ratio > 1))
       ratio = HUGE_VAL;
@@ -860,7 +877,7 @@ std::optional<std::string> compare(const Package &package,
       worst = e;
     }
   }
-  comparison.elementsCompared = device.size();
+  comparison.elementsCompared = count;
   if (comparison.worstRatio >= 0)
     comparison.worstElement = elementIndex(reference.shape, worst);
   return std::nullopt;
@@ -1047,6 +1064,14 @@ int run(const Options &options) {
   auto referenceStart = std::chrono::steady_clock::now();
   std::vector<Reference> references;
   Comparison comparison;
+  // Diagnostic checkpoints: values a later reference op reads.
+  std::vector<bool> consumed(package.reference.size(), false);
+  for (const ReferenceOp &op : package.reference)
+    for (uint32_t argument : op.arguments)
+      if (argument >= ReferenceOp::kReferenceValue &&
+          argument - ReferenceOp::kReferenceValue < consumed.size())
+        consumed[argument - ReferenceOp::kReferenceValue] = true;
+  uint64_t diagnosticCheckpoints = 0;
   for (size_t index = 0; index < package.reference.size(); ++index) {
     Reference reference;
     if (auto error = evaluateReference(package, *target, index, referenceInputs,
@@ -1054,7 +1079,10 @@ int run(const Options &options) {
                                        reference))
       return fail(*error);
     Comparison checkpoint;
-    if (auto error = compare(package, reference, result, checkpoint))
+    const uint64_t samples = consumed[index] ? options.checkpointSamples : 0;
+    if (consumed[index] && reference.result != ReferenceOp::kNoResult)
+      ++diagnosticCheckpoints;
+    if (auto error = compare(package, reference, result, checkpoint, samples))
       return fail(*error);
     // An elementwise op accumulates nothing: it says which kernel ran.
     const ReferenceOp &op = package.reference[index];
@@ -1087,10 +1115,15 @@ int run(const Options &options) {
                          "reference op has a result\n");
   std::printf(
       "referencePrecision=f32 maximumAbsoluteError=%.6g mismatches=%llu "
-      "numericalTest=%s %s\n",
+      "numericalTest=%s %s%s\n",
       comparison.maximumAbsoluteError,
       (unsigned long long)comparison.mismatches, pass ? "PASS" : "FAIL",
-      comparison.keys(true).c_str());
+      comparison.keys(true).c_str(),
+      options.checkpointSamples
+          ? (" diagnosticCheckpoints=" + std::to_string(diagnosticCheckpoints) +
+             " sampleLimit=" + std::to_string(options.checkpointSamples))
+                .c_str()
+          : "");
   std::fflush(stdout);
   log().info("total elapsed_ms={:.0f}", millisecondsSince(start));
   return pass ? 0 : kExitCheckFailed;
