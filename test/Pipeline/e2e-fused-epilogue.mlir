@@ -3,6 +3,7 @@
 // per tile that runs where its matmul left the result, with no exchange
 // phase between them; only fc2's gather moves data between the two.
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16" 2> /dev/null | FileCheck %s
+// RUN: ipu-opt %s --ipu-compile="target=ipu21-16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16" 2> /dev/null | ipu-translate --ipu-to-package -o %t.ipuexe
 // RUN: ipu-run %t.ipuexe --check --quiet | FileCheck %s --check-prefix=SIM
 // RUN: ipu-run %t.ipuexe --check --quiet --checkpoints 16 | FileCheck %s --check-prefix=SAMPLED
@@ -20,6 +21,10 @@
 // CHECK:      ipu_tile.compute_set @ew1 kernel "ew1.kernel" operands [@mm1.out, @arg4, @ew1.out]
 // CHECK-NOT:  ipu_exchange.phase
 // CHECK:      ipu_exchange.stream_out @ew1.out to 0
+
+// Each finalist of a matmul with an epilogue pays for it on its output
+// blocks; the estimate is the kernel's on the busiest block.
+// PLAN: remark: finalist=0 {{.*}} epilogueCycles={{[1-9][0-9]*}}
 
 // Every op is checked on the operands the device used.
 // SIM: checkpoint=0 operation=matmul
