@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Package/Package.h"
+#include "IPU/Support/FileIO.h"
 
 #include "Package.capnp.h"
 
@@ -507,18 +508,8 @@ ipu::deserializePackage(const uint8_t *data, size_t size, Package &package) {
 std::optional<std::string> ipu::writePackageFile(const std::string &path,
                                                  const Package &package) {
   std::vector<uint8_t> bytes = serializePackage(package);
-  std::FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    return "cannot write package '" + path + "': " + std::strerror(errno);
-  size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
-  int writeErrno = errno;
-  bool failed = written != bytes.size() || std::ferror(file);
-  if (std::fclose(file) != 0 && !failed) {
-    failed = true;
-    writeErrno = errno;
-  }
-  if (failed)
-    return "cannot write package '" + path + "': " + std::strerror(writeErrno);
+  if (std::optional<std::string> error = writeFileBytes(path, bytes))
+    return "cannot write package '" + path + "': " + *error;
   return std::nullopt;
 }
 

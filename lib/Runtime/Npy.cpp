@@ -1,6 +1,7 @@
 //===- Npy.cpp - NumPy .npy files: read and write plain arrays -----------===//
 
 #include "IPU/Runtime/Npy.h"
+#include "IPU/Support/FileIO.h"
 
 #include <algorithm>
 #include <cctype>
@@ -585,17 +586,7 @@ std::optional<std::string> ipu::writeNpy(const std::string &path,
   std::vector<uint8_t> bytes;
   if (auto error = serializeNpy(array, bytes, majorVersion))
     return path + ": " + *error;
-  std::FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    return path + ": cannot write: " + std::strerror(errno);
-  size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
-  int writeErrno = errno;
-  bool failed = written != bytes.size() || std::ferror(file);
-  if (std::fclose(file) != 0 && !failed) {
-    failed = true;
-    writeErrno = errno;
-  }
-  if (failed)
-    return path + ": cannot write: " + std::strerror(writeErrno);
+  if (std::optional<std::string> error = writeFileBytes(path, bytes))
+    return path + ": cannot write: " + *error;
   return std::nullopt;
 }

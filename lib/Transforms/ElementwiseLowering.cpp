@@ -161,18 +161,12 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
   for (auto [index, input] : llvm::enumerate(op.getInputs())) {
     OperandLayout wanted;
     getOperandLayout(op, index, wanted);
-    BufferOp buffer = program.lookupBuffer(input);
-    auto type = cast<RankedTensorType>(input.getType());
-    auto wantedType = RankedTensorType::get(
-        bufferShape(type, wanted.layout), type.getElementType(),
-        toLayoutAttr(program.getContext(), wanted.layout));
-    if (!buffer || buffer.getTensorType() != wantedType)
-      return op.emitError("input ")
-             << index << " is not in the layout the op needs (" << wantedType
-             << "): run --ipu-assign-layouts first";
+    FailureOr<BufferOp> buffer = program.operandBuffer(op, index, wanted);
+    if (failed(buffer))
+      return failure();
     if (program.isTransposedFromHost(input))
       return op.emitError("input ") << index << " holds its argument transposed";
-    operands.push_back(buffer);
+    operands.push_back(*buffer);
     broadcasts.push_back(*op.getBroadcast(index));
   }
   auto resultType = op.getResult().getType();

@@ -169,20 +169,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   auto operandBuffer = [&](unsigned operand) -> FailureOr<BufferOp> {
     OperandLayout wanted;
     getOperandLayout(op, operand, wanted);
-    Value value = op->getOperand(operand);
-    BufferOp buffer = program.lookupBuffer(value);
-    auto type = cast<RankedTensorType>(value.getType());
-    auto wantedType = RankedTensorType::get(
-        bufferShape(type, wanted.layout), type.getElementType(),
-        toLayoutAttr(program.getContext(), wanted.layout));
-    if (!buffer || buffer.getTensorType() != wantedType ||
-        buffer.getMemoryClass() != toIRClass(wanted.memoryClass))
-      return op.emitError("operand ")
-             << operand << " is not in the layout and memory class its plan "
-             << plan << " needs (" << wantedType << " in "
-             << ::ipu::memoryClassName(wanted.memoryClass)
-             << "): run --ipu-assign-layouts first";
-    return buffer;
+    return program.operandBuffer(op, operand, wanted);
   };
   if (swapped != op.getTransposeRhs())
     return op.emitError("plan ")

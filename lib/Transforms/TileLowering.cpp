@@ -105,6 +105,23 @@ ProgramBuilder::getOrCreateKernel(Location loc, StringRef name, Block &body,
   return kernel;
 }
 
+FailureOr<BufferOp> ProgramBuilder::operandBuffer(Operation *op, unsigned operand,
+                                                  const OperandLayout &wanted) {
+  Value value = op->getOperand(operand);
+  BufferOp buffer = lookupBuffer(value);
+  auto type = cast<RankedTensorType>(value.getType());
+  auto wantedType = RankedTensorType::get(
+      bufferShape(type, wanted.layout), type.getElementType(),
+      toLayoutAttr(getContext(), wanted.layout));
+  if (!buffer || buffer.getTensorType() != wantedType ||
+      buffer.getMemoryClass() != toIRClass(wanted.memoryClass))
+    return op->emitError("operand ")
+           << operand << " is not in the layout and memory class the op needs ("
+           << wantedType << " in " << ::ipu::memoryClassName(wanted.memoryClass)
+           << "): run --ipu-assign-layouts first";
+  return buffer;
+}
+
 void ProgramBuilder::createPhase(Location loc, StringRef name,
                                  ArrayRef<BufferCopy> copies) {
   ipu_exchange::SyncOp::create(builder, loc);

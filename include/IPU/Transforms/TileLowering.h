@@ -83,6 +83,11 @@ public:
   /// compute that uses the phase's result starts after a sync too.
   void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies);
 
+  /// The buffer holding operand `operand` of `op` where `wanted` says it
+  /// must be (its layout and memory class), or an error on the op saying
+  /// what is missing: --ipu-assign-layouts put every operand in place.
+  FailureOr<BufferOp> operandBuffer(Operation *op, unsigned operand,
+                                    const OperandLayout &wanted);
   /// The buffer that holds `value` (null when none does yet).
   BufferOp lookupBuffer(Value value) const { return bufferOf.lookup(value); }
   /// Records that `buffer` holds the op result `value`. A value the function
