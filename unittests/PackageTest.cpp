@@ -1817,3 +1817,216 @@ TEST(Package, LargePhaseStaysCompact) {
       std::to_string(
           std::chrono::duration<double, std::milli>(read - written).count()));
 }
+
+//===----------------------------------------------------------------------===//
+// Generated kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// y = x * 2 on f32: one full input.
+ElementwiseBody doubleBody() {
+  ElementwiseBody body;
+  body.inputs = {{ElementType::F32, Broadcast::Full}};
+  BodyOp two;
+  two.kind = BodyOpKind::Constant;
+  two.constant = 2.0;
+  BodyOp mul;
+  mul.kind = BodyOpKind::MulF;
+  mul.operands[0] = 0;
+  mul.operands[1] = 1;
+  body.ops = {two, mul};
+  body.result = 2;
+  body.resultType = ElementType::F32;
+  return body;
+}
+
+/// makePackage with one generated kernel and a stand-in object (the
+/// validator checks the object's hash and ABI; loading it is ipu-run's).
+void addKernel(Package &p, ElementwiseBody body = doubleBody(),
+               std::string name = "ew0.kernel") {
+  std::string symbol = elementwiseSymbol(body);
+  p.kernels.push_back(
+      std::make_shared<ElementwiseKernel>(name, symbol, std::move(body)));
+  p.kernelObject = {0x7F, 'E', 'L', 'F', 2, 1, 1, 0};
+  p.kernelAbiVersion = kKernelAbiVersion;
+  p.kernelObjectHash = fnv1a64(p.kernelObject.data(), p.kernelObject.size());
+}
+
+} // namespace
+
+TEST(PackageValidate, GeneratedKernels) {
+  Package valid = makePackage();
+  addKernel(valid);
+  EXPECT_FALSE(validatePackage(valid, TargetModel::ipu21WithTiles(4)));
+  EXPECT_EQ(lookupKernel(valid, "ew0.kernel"), &valid.kernels[0]->spec());
+  EXPECT_EQ(lookupKernel(valid, "gemm"), lookupKernel("gemm"));
+  EXPECT_EQ(lookupKernel(valid, "ew1.kernel"), nullptr);
+
+  expectInvalid(
+      [](Package &p) {
+        addKernel(p);
+        p.kernelAbiVersion = 2;
+      },
+      {"kernel object: ABI version 2, this simulator runs version 1"});
+  expectInvalid(
+      [](Package &p) {
+        addKernel(p);
+        p.kernelObject[5] ^= 1;
+      },
+      {"kernel object (8 bytes) has hash", "it was altered"});
+  expectInvalid(
+      [](Package &p) {
+        addKernel(p);
+        p.kernelObject.clear();
+      },
+      {"package has 1 kernel but no kernel object"});
+  expectInvalid([](Package &p) { p.kernelObject = {1, 2, 3}; },
+                {"package holds a kernel object of 3 bytes but no kernels"});
+  expectInvalid(
+      [](Package &p) {
+        addKernel(p);
+        p.kernels[0] = std::make_shared<ElementwiseKernel>(
+            "ew0.kernel", "ipu_ew_0000000000000000", doubleBody());
+      },
+      {"kernel 0 ('ew0.kernel'): symbol 'ipu_ew_0000000000000000' is not the "
+       "body's"});
+  expectInvalid([](Package &p) { addKernel(p, doubleBody(), "gemm"); },
+                {"kernel 0 ('gemm'): the name is empty, a device kernel's"});
+  expectInvalid(
+      [](Package &p) {
+        addKernel(p);
+        addKernel(p);
+      },
+      {"kernel 1 ('ew0.kernel'): the name is empty, a device kernel's or "
+       "another generated kernel's"});
+  expectInvalid(
+      [](Package &p) {
+        ElementwiseBody body = doubleBody();
+        body.ops[1].operands[1] = 7;
+        addKernel(p, body);
+      },
+      {"kernel 0 ('ew0.kernel'): body op 1 'arith.mulf' uses value 7, which "
+       "is not defined before it"});
+  // A compute set of the kernel: its vertices' blocks, by the spec.
+  expectInvalid(
+      [](Package &p) {
+        addKernel(p);
+        ComputeSet set;
+        set.name = "ew0";
+        set.kernel = "ew0.kernel";
+        set.tiles = {0};
+        set.operandAddress = {kOut, kGathered};
+        set.params = {2, 0};
+        p.computeSets.push_back(set);
+      },
+      {"compute set 'ew0' vertex on tile 0: ew0.kernel: parameter 'cols' = 0 "
+       "is not in [1, 2^24)"});
+}
+
+TEST(PackageIO, GeneratedKernelsRoundTrip) {
+  Package package = makePackage();
+  ElementwiseBody body = doubleBody();
+  body.inputs.push_back({ElementType::F16, Broadcast::Row});
+  BodyOp cmp;
+  cmp.kind = BodyOpKind::CmpF;
+  cmp.predicate = 2; // ogt
+  cmp.operands[0] = 2;
+  cmp.operands[1] = 0;
+  body.ops.push_back(cmp);
+  body.result = 2;
+  addKernel(package, body);
+  std::vector<uint8_t> bytes = serializePackage(package);
+  Package read;
+  ASSERT_FALSE(deserializePackage(bytes.data(), bytes.size(), read));
+  ASSERT_EQ(read.kernels.size(), 1u);
+  const ElementwiseBody &back = read.kernels[0]->body();
+  EXPECT_EQ(read.kernels[0]->name(), "ew0.kernel");
+  EXPECT_EQ(read.kernels[0]->symbol(), elementwiseSymbol(body));
+  EXPECT_EQ(bodyHash(back), bodyHash(body));
+  EXPECT_EQ(back.inputs[1].broadcast, Broadcast::Row);
+  EXPECT_EQ(back.ops[2].predicate, 2);
+  EXPECT_EQ(read.kernelObject, package.kernelObject);
+  EXPECT_EQ(read.kernelAbiVersion, kKernelAbiVersion);
+  EXPECT_EQ(read.kernelObjectHash, package.kernelObjectHash);
+  // Without kernels nothing of them is written: such packages encode as
+  // they did before kernels existed.
+  Package plain = makePackage();
+  Package plainRead;
+  std::vector<uint8_t> plainBytes = serializePackage(plain);
+  ASSERT_FALSE(deserializePackage(plainBytes.data(), plainBytes.size(), plainRead));
+  EXPECT_TRUE(plainRead.kernels.empty());
+  EXPECT_EQ(serializePackage(plainRead), plainBytes);
+}
+
+TEST(PackageValidate, ElementwiseReferences) {
+  // The matmul's value doubled by a generated kernel on the tiles holding
+  // it, checked by an "elementwise" reference op on the matmul's value.
+  auto withElementwise = [](Package &p) {
+    addKernel(p);
+    ComputeSet set;
+    set.name = "ew0";
+    set.kernel = "ew0.kernel";
+    set.tiles = {0, 1, 2, 3};
+    for (int t = 0; t < 4; ++t) {
+      set.operandAddress.insert(set.operandAddress.end(), {kOut, 0x60000});
+      set.params.insert(set.params.end(), {2, 8});
+    }
+    p.computeSets.push_back(set);
+    p.program.insert(p.program.begin() + 3, {StepKind::Compute, 1});
+    ReferenceOp op;
+    op.op = "elementwise";
+    op.arguments = {ReferenceOp::kReferenceValue + 0};
+    op.result = ReferenceOp::kNoResult;
+    op.kernel = 0;
+    p.reference.push_back(op);
+  };
+  Package valid = makePackage();
+  withElementwise(valid);
+  EXPECT_FALSE(validatePackage(valid, TargetModel::ipu21WithTiles(4)));
+  expectInvalid(
+      [&](Package &p) {
+        withElementwise(p);
+        p.reference[1].kernel = 3;
+      },
+      {"reference op 1 ('elementwise'): kernel 3 is not one of the 1 kernels"});
+  expectInvalid(
+      [&](Package &p) {
+        withElementwise(p);
+        p.reference[1].type = ElementType::F16;
+      },
+      {"value type f16 is not the f32 kernel 'ew0.kernel' yields"});
+  expectInvalid(
+      [&](Package &p) {
+        withElementwise(p);
+        p.reference[1].arguments.push_back(0);
+      },
+      {"kernel 'ew0.kernel' takes 1 inputs, got 2"});
+  // A row input must be a vector of the value's last dimension.
+  expectInvalid(
+      [&](Package &p) {
+        withElementwise(p);
+        ElementwiseBody body;
+        body.inputs = {{ElementType::F32, Broadcast::Full},
+                       {ElementType::F16, Broadcast::Row}};
+        BodyOp widen;
+        widen.kind = BodyOpKind::ExtF;
+        widen.operands[0] = 1;
+        BodyOp add;
+        add.kind = BodyOpKind::AddF;
+        add.operands[0] = 0;
+        add.operands[1] = 2;
+        body.ops = {widen, add};
+        body.result = 3;
+        std::string symbol = elementwiseSymbol(body);
+        p.kernels[0] = std::make_shared<ElementwiseKernel>("ew0.kernel", symbol,
+                                                           std::move(body));
+        ComputeSet &set = p.computeSets[1];
+        set.operandAddress.clear();
+        for (int t = 0; t < 4; ++t)
+          set.operandAddress.insert(set.operandAddress.end(),
+                                    {kOut, 0x61000, 0x60000});
+        p.reference[1].arguments = {ReferenceOp::kReferenceValue + 0, 0};
+      },
+      {"input 1 'lhs' of shape 8x16 is not a row input of a 8x8 value"});
+}
