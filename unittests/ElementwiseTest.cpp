@@ -23,11 +23,12 @@ using namespace ipu;
 
 namespace {
 
-::testing::AssertionResult contains(const std::string &text, const std::string &part) {
+::testing::AssertionResult contains(const std::string &text,
+                                    const std::string &part) {
   if (text.find(part) != std::string::npos)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \""
-                                       << part << "\"";
+  return ::testing::AssertionFailure()
+         << "\"" << text << "\" does not contain \"" << part << "\"";
 }
 
 constexpr ElementType F32 = ElementType::F32;
@@ -39,8 +40,22 @@ const float kInf = std::numeric_limits<float>::infinity();
 
 /// arith::CmpFPredicate values.
 enum Predicate : uint8_t {
-  AlwaysFalse = 0, OEQ, OGT, OGE, OLT, OLE, ONE, ORD,
-  UEQ, UGT, UGE, ULT, ULE, UNE, UNO, AlwaysTrue
+  AlwaysFalse = 0,
+  OEQ,
+  OGT,
+  OGE,
+  OLT,
+  OLE,
+  ONE,
+  ORD,
+  UEQ,
+  UGT,
+  UGE,
+  ULT,
+  ULE,
+  UNE,
+  UNO,
+  AlwaysTrue
 };
 
 BodyOp makeOp(BodyOpKind kind, ElementType type,
@@ -230,7 +245,8 @@ TEST_F(EstimateTest, BiasGeluTanhF16RowInput16x64) {
   // = 43 (6 x 42 = 252). rowsPerWorker = min(16, ceil(43 / 16) + 1) =
   // min(16, 3 + 1) = 4. Worker: 4 x 15 + 43 x 14 = 60 + 602 = 662.
   // total = 36 + 6 x (17 + 662) = 36 + 6 x 679 = 36 + 4074 = 4110.
-  ElementwiseCycles cycles = estimateElementwise(target, biasGeluTanhF16(), 16, 64);
+  ElementwiseCycles cycles =
+      estimateElementwise(target, biasGeluTanhF16(), 16, 64);
   EXPECT_EQ(cycles.lanes, 4u);
   EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 14.0);
   EXPECT_EQ(cycles.vectors, 256u);
@@ -297,7 +313,8 @@ TEST_F(EstimateTest, CastChainContiguous16x64) {
   // = 86 (6 x 85 = 510); rowsPerWorker = 1.
   // Worker: 15 + ceil(86 x 3.5) = 15 + 301 = 316.
   // total = 36 + 6 x (17 + 316) = 36 + 6 x 333 = 36 + 1998 = 2034.
-  ElementwiseCycles cycles = estimateElementwise(target, castChainF32F16E4M3(), 16, 64);
+  ElementwiseCycles cycles =
+      estimateElementwise(target, castChainF32F16E4M3(), 16, 64);
   EXPECT_EQ(cycles.lanes, 2u);
   EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 3.5);
   EXPECT_EQ(cycles.vectors, 512u);
@@ -322,7 +339,8 @@ TEST_F(EstimateTest, CastChainPaddedRows2x5) {
   // vectors = 6; perWorker = 1; rowsPerWorker = min(2, ceil(1 / 3) + 1) =
   // 2. Worker: 2 x 15 + ceil(1 x 3.5) = 30 + 4 = 34.
   // total = 36 + 6 x (17 + 34) = 36 + 306 = 342.
-  ElementwiseCycles cycles = estimateElementwise(target, castChainF32F16E4M3(), 2, 5);
+  ElementwiseCycles cycles =
+      estimateElementwise(target, castChainF32F16E4M3(), 2, 5);
   EXPECT_EQ(cycles.vectors, 6u);
   EXPECT_EQ(cycles.rowsPerWorker, 2u);
   EXPECT_EQ(cycles.total, 342u);
@@ -333,7 +351,8 @@ TEST_F(EstimateTest, DirectF32ToF8CastGoesThroughF16) {
   // 0.5 x (2 + 1) = 1.5, plus load and store: 3.5, as the two-op chain.
   BodyBuilder b({{F32, Broadcast::Full}});
   uint32_t q = b.op(BodyOpKind::TruncF, E4M3, {0});
-  ElementwiseCycles cycles = estimateElementwise(target, b.yield(q, E4M3), 16, 64);
+  ElementwiseCycles cycles =
+      estimateElementwise(target, b.yield(q, E4M3), 16, 64);
   EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 3.5);
   EXPECT_EQ(cycles.total, 2034u);
 }
@@ -344,7 +363,8 @@ TEST_F(EstimateTest, ScalarInputsAreNotLoadedPerVector) {
   // worker 15 + 43 x 3 = 144, total = 36 + 6 x 161 = 1002.
   BodyBuilder b({{F16, Broadcast::Full}, {F16, Broadcast::Scalar}});
   uint32_t p = b.op(BodyOpKind::MulF, F16, {0, 1});
-  ElementwiseCycles cycles = estimateElementwise(target, b.yield(p, F16), 16, 64);
+  ElementwiseCycles cycles =
+      estimateElementwise(target, b.yield(p, F16), 16, 64);
   EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 3.0);
   EXPECT_EQ(cycles.rowsPerWorker, 1u);
   EXPECT_EQ(cycles.total, 1002u);
@@ -424,7 +444,8 @@ TEST(VerifyBodyTest, BooleanIsNotAFloatOperand) {
   uint32_t e = b.op(BodyOpKind::Exp, F32, {c});
   std::optional<std::string> error = verifyBody(b.yield(e, F32));
   ASSERT_TRUE(error);
-  EXPECT_EQ(*error, "body op 1 'math.exp': operand 0 is a boolean, expected f32");
+  EXPECT_EQ(*error,
+            "body op 1 'math.exp': operand 0 is a boolean, expected f32");
 }
 
 TEST(VerifyBodyTest, ArithmeticOnF8) {
@@ -454,7 +475,8 @@ TEST(VerifyBodyTest, ExtfNarrowingAndTruncfWidening) {
     uint32_t h = b.op(BodyOpKind::TruncF, F16, {0});
     std::optional<std::string> error = verifyBody(b.yield(h, F16));
     ASSERT_TRUE(error);
-    EXPECT_EQ(*error, "body op 0 'arith.truncf' cannot convert f8E4M3FN to f16");
+    EXPECT_EQ(*error,
+              "body op 0 'arith.truncf' cannot convert f8E4M3FN to f16");
   }
   {
     // Same width both ways is neither an extension nor a truncation.
@@ -549,7 +571,8 @@ TEST(VerifyBodyTest, InexactConstant) {
     uint32_t p = b.op(BodyOpKind::MulF, F16, {0, c});
     std::optional<std::string> error = verifyBody(b.yield(p, F16));
     ASSERT_TRUE(error);
-    EXPECT_EQ(*error, "body op 0 'arith.constant': 0.100000 is not a f16 value");
+    EXPECT_EQ(*error,
+              "body op 0 'arith.constant': 0.100000 is not a f16 value");
   }
   {
     // 1 + 2^-11 is exact in f32, not in f16; 0.1f is an f32 value.
@@ -654,17 +677,20 @@ TEST(EvaluateBodyTest, RoundsToEachOpsType) {
   EXPECT_EQ(eval2(binary(BodyOpKind::AddF, F16), 1.0f, 3 * tiny),
             1.0f + std::ldexp(1.0f, -9));
   // Just above the tie rounds up.
-  EXPECT_EQ(eval2(binary(BodyOpKind::AddF, F16), 1.0f, tiny + std::ldexp(1.0f, -20)),
-            1.0f + std::ldexp(1.0f, -10));
+  EXPECT_EQ(
+      eval2(binary(BodyOpKind::AddF, F16), 1.0f, tiny + std::ldexp(1.0f, -20)),
+      1.0f + std::ldexp(1.0f, -10));
   // f16 overflow: 65504 + 16 = 65520 is the tie with 65536, which is inf;
   // 65504 + 15 stays 65504.
   EXPECT_EQ(eval2(binary(BodyOpKind::AddF, F16), 65504.0f, 16.0f), kInf);
   EXPECT_EQ(eval2(binary(BodyOpKind::AddF, F16), 65504.0f, 15.0f), 65504.0f);
   // mulf: (1 + 2^-10)^2 = 1 + 2^-9 + 2^-20 rounds to 1 + 2^-9 in f16.
   const float x = 1.0f + std::ldexp(1.0f, -10);
-  EXPECT_EQ(eval2(binary(BodyOpKind::MulF, F16), x, x), 1.0f + std::ldexp(1.0f, -9));
+  EXPECT_EQ(eval2(binary(BodyOpKind::MulF, F16), x, x),
+            1.0f + std::ldexp(1.0f, -9));
   // divf f16: 1 / 3 is 0x3555 = 0.333251953125.
-  EXPECT_EQ(eval2(binary(BodyOpKind::DivF, F16), 1.0f, 3.0f), halfToFloat(0x3555));
+  EXPECT_EQ(eval2(binary(BodyOpKind::DivF, F16), 1.0f, 3.0f),
+            halfToFloat(0x3555));
   // f32 divf: as the f32 division.
   EXPECT_EQ(eval2(binary(BodyOpKind::DivF, F32), 1.0f, 3.0f), 1.0f / 3.0f);
 }
@@ -692,9 +718,10 @@ TEST(EvaluateBodyTest, ChainRoundsAtEveryStep) {
 
 TEST(EvaluateBodyTest, MaximumMinimumPropagateNaN) {
   for (ElementType type : {F32, F16}) {
-    for (auto [kind, propagates] :
-         {std::pair{BodyOpKind::MaximumF, true}, std::pair{BodyOpKind::MinimumF, true},
-          std::pair{BodyOpKind::MaxNumF, false}, std::pair{BodyOpKind::MinNumF, false}}) {
+    for (auto [kind, propagates] : {std::pair{BodyOpKind::MaximumF, true},
+                                    std::pair{BodyOpKind::MinimumF, true},
+                                    std::pair{BodyOpKind::MaxNumF, false},
+                                    std::pair{BodyOpKind::MinNumF, false}}) {
       ElementwiseBody body = binary(kind, type);
       SCOPED_TRACE(std::string(bodyOpName(kind)) + " " +
                    std::string(elementTypeName(type)));
@@ -721,10 +748,14 @@ TEST(EvaluateBodyTest, MaximumMinimumPropagateNaN) {
 // Disabled: shows the bug; see the report.
 TEST(EvaluateBodyTest, DISABLED_MaximumMinimumOrderSignedZeros) {
   for (ElementType type : {F32, F16}) {
-    EXPECT_FALSE(std::signbit(eval2(binary(BodyOpKind::MaximumF, type), -0.0f, 0.0f)));
-    EXPECT_FALSE(std::signbit(eval2(binary(BodyOpKind::MaximumF, type), 0.0f, -0.0f)));
-    EXPECT_TRUE(std::signbit(eval2(binary(BodyOpKind::MinimumF, type), 0.0f, -0.0f)));
-    EXPECT_TRUE(std::signbit(eval2(binary(BodyOpKind::MinimumF, type), -0.0f, 0.0f)));
+    EXPECT_FALSE(
+        std::signbit(eval2(binary(BodyOpKind::MaximumF, type), -0.0f, 0.0f)));
+    EXPECT_FALSE(
+        std::signbit(eval2(binary(BodyOpKind::MaximumF, type), 0.0f, -0.0f)));
+    EXPECT_TRUE(
+        std::signbit(eval2(binary(BodyOpKind::MinimumF, type), 0.0f, -0.0f)));
+    EXPECT_TRUE(
+        std::signbit(eval2(binary(BodyOpKind::MinimumF, type), -0.0f, 0.0f)));
   }
 }
 
@@ -752,22 +783,54 @@ TEST(EvaluateBodyTest, CmpfPredicatesAndSelect) {
       bool ordered = !pair.unordered;
       bool expected = false;
       switch (p) {
-      case AlwaysFalse: expected = false; break;
-      case OEQ: expected = ordered && pair.eq; break;
-      case OGT: expected = ordered && pair.gt; break;
-      case OGE: expected = ordered && (pair.gt || pair.eq); break;
-      case OLT: expected = ordered && pair.lt; break;
-      case OLE: expected = ordered && (pair.lt || pair.eq); break;
-      case ONE: expected = ordered && !pair.eq; break;
-      case ORD: expected = ordered; break;
-      case UEQ: expected = !ordered || pair.eq; break;
-      case UGT: expected = !ordered || pair.gt; break;
-      case UGE: expected = !ordered || pair.gt || pair.eq; break;
-      case ULT: expected = !ordered || pair.lt; break;
-      case ULE: expected = !ordered || pair.lt || pair.eq; break;
-      case UNE: expected = !ordered || !pair.eq; break;
-      case UNO: expected = !ordered; break;
-      case AlwaysTrue: expected = true; break;
+      case AlwaysFalse:
+        expected = false;
+        break;
+      case OEQ:
+        expected = ordered && pair.eq;
+        break;
+      case OGT:
+        expected = ordered && pair.gt;
+        break;
+      case OGE:
+        expected = ordered && (pair.gt || pair.eq);
+        break;
+      case OLT:
+        expected = ordered && pair.lt;
+        break;
+      case OLE:
+        expected = ordered && (pair.lt || pair.eq);
+        break;
+      case ONE:
+        expected = ordered && !pair.eq;
+        break;
+      case ORD:
+        expected = ordered;
+        break;
+      case UEQ:
+        expected = !ordered || pair.eq;
+        break;
+      case UGT:
+        expected = !ordered || pair.gt;
+        break;
+      case UGE:
+        expected = !ordered || pair.gt || pair.eq;
+        break;
+      case ULT:
+        expected = !ordered || pair.lt;
+        break;
+      case ULE:
+        expected = !ordered || pair.lt || pair.eq;
+        break;
+      case UNE:
+        expected = !ordered || !pair.eq;
+        break;
+      case UNO:
+        expected = !ordered;
+        break;
+      case AlwaysTrue:
+        expected = true;
+        break;
       }
       EXPECT_EQ(eval2(body, pair.a, pair.b), expected ? 1.0f : 0.0f)
           << "predicate " << int(p) << " on " << pair.a << ", " << pair.b;
@@ -858,14 +921,33 @@ TEST(BodyHashTest, EveryFieldChangesIt) {
     return bodyHash(body);
   };
   // Op 3 is the constant 0.044715; op 8 the tanh.
-  EXPECT_NE(changed([](ElementwiseBody &b) { b.ops[3].constant = halfToFloat(floatToHalf(b.ops[3].constant) + 1); }), hash);
-  EXPECT_NE(changed([](ElementwiseBody &b) { b.ops[3].constant = -b.ops[3].constant; }), hash);
-  EXPECT_NE(changed([](ElementwiseBody &b) { b.inputs[1].broadcast = Broadcast::Full; }), hash);
-  EXPECT_NE(changed([](ElementwiseBody &b) { b.inputs[1].broadcast = Broadcast::Scalar; }), hash);
+  EXPECT_NE(changed([](ElementwiseBody &b) {
+              b.ops[3].constant =
+                  halfToFloat(floatToHalf(b.ops[3].constant) + 1);
+            }),
+            hash);
+  EXPECT_NE(changed([](ElementwiseBody &b) {
+              b.ops[3].constant = -b.ops[3].constant;
+            }),
+            hash);
+  EXPECT_NE(changed([](ElementwiseBody &b) {
+              b.inputs[1].broadcast = Broadcast::Full;
+            }),
+            hash);
+  EXPECT_NE(changed([](ElementwiseBody &b) {
+              b.inputs[1].broadcast = Broadcast::Scalar;
+            }),
+            hash);
   EXPECT_NE(changed([](ElementwiseBody &b) { b.inputs[0].type = F32; }), hash);
-  EXPECT_NE(changed([](ElementwiseBody &b) { b.ops[0].operands[1] = 0; }), hash);
-  EXPECT_NE(changed([](ElementwiseBody &b) { std::swap(b.ops[0].operands[0], b.ops[0].operands[1]); }), hash);
-  EXPECT_NE(changed([](ElementwiseBody &b) { b.ops[8].kind = BodyOpKind::Erf; }), hash);
+  EXPECT_NE(changed([](ElementwiseBody &b) { b.ops[0].operands[1] = 0; }),
+            hash);
+  EXPECT_NE(changed([](ElementwiseBody &b) {
+              std::swap(b.ops[0].operands[0], b.ops[0].operands[1]);
+            }),
+            hash);
+  EXPECT_NE(
+      changed([](ElementwiseBody &b) { b.ops[8].kind = BodyOpKind::Erf; }),
+      hash);
   EXPECT_NE(changed([](ElementwiseBody &b) { b.ops[8].type = F32; }), hash);
   EXPECT_NE(changed([](ElementwiseBody &b) { b.ops[8].predicate = 1; }), hash);
   EXPECT_NE(changed([](ElementwiseBody &b) { b.resultType = F32; }), hash);
@@ -886,7 +968,8 @@ TEST(BodyHashTest, SymbolFormat) {
     EXPECT_EQ(symbol, expected);
   }
   // A hash with leading zero nibbles still prints 16 digits.
-  EXPECT_EQ(std::string("ipu_ew_").size() + 16, elementwiseSymbol(siluF16()).size());
+  EXPECT_EQ(std::string("ipu_ew_").size() + 16,
+            elementwiseSymbol(siluF16()).size());
 }
 
 TEST(BodyHashTest, Fnv1a64KnownVectors) {
@@ -905,7 +988,9 @@ TEST(BodyHashTest, Fnv1a64KnownVectors) {
 /// in0 f16 full, in1 f32 row, in2 f8E4M3FN scalar; out f8E5M2:
 /// truncf(in0 + truncf(in1)) * extf(in2)).
 ElementwiseBody mixedBody() {
-  BodyBuilder b({{F16, Broadcast::Full}, {F32, Broadcast::Row}, {E4M3, Broadcast::Scalar}});
+  BodyBuilder b({{F16, Broadcast::Full},
+                 {F32, Broadcast::Row},
+                 {E4M3, Broadcast::Scalar}});
   uint32_t row = b.op(BodyOpKind::TruncF, F16, {1});
   uint32_t scale = b.op(BodyOpKind::ExtF, F16, {2});
   uint32_t sum = b.op(BodyOpKind::AddF, F16, {0, row});
@@ -977,7 +1062,8 @@ TEST(ElementwiseKernelTest, OperandShapesAndBytes) {
     EXPECT_EQ(out.cols, c.cols);
     EXPECT_EQ(out.type, E5M2);
     for (unsigned o = 0; o < 4; ++o)
-      EXPECT_EQ(kernelOperandBytes(spec, params, o), c.bytes[o]) << "operand " << o;
+      EXPECT_EQ(kernelOperandBytes(spec, params, o), c.bytes[o])
+          << "operand " << o;
   }
   // Past the last operand there is no shape.
   const int64_t params[] = {3, 5};
@@ -999,7 +1085,8 @@ TEST(ElementwiseKernelTest, ParamChecks) {
   const int64_t largest[] = {(int64_t(1) << 24) - 1, 1};
   EXPECT_EQ(checkKernelParams(kernel.spec(), largest), std::nullopt);
   // Invalid parameters cost nothing.
-  EXPECT_EQ(estimateKernelCycles(kernel.spec(), zeroRows, TargetModel::ipu21()), 0u);
+  EXPECT_EQ(estimateKernelCycles(kernel.spec(), zeroRows, TargetModel::ipu21()),
+            0u);
 }
 
 TEST(ElementwiseKernelTest, ExecuteWithoutEntryDoesNothing) {

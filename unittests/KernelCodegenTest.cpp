@@ -10,12 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/Translate/KernelCodegen.h"
 #include "IPU/Device/Elementwise.h"
 #include "IPU/Dialect/Tile/IR/Tile.h"
 #include "IPU/Package/Package.h"
 #include "IPU/Runtime/KernelLoader.h"
 #include "IPU/Support/ElementType.h"
-#include "IPU/Translate/KernelCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -73,10 +73,10 @@ public:
       error += diagnostic.str() + "\n";
       return success();
     });
-    const std::string text =
-        "module attributes {ipu_tile.target = #ipu_tile.target<\"ipu21-4\">} {\n"
-        "  ipu_tile.program @p {\n" +
-        programBody + "\n  }\n}\n";
+    const std::string text = "module attributes {ipu_tile.target = "
+                             "#ipu_tile.target<\"ipu21-4\">} {\n"
+                             "  ipu_tile.program @p {\n" +
+                             programBody + "\n  }\n}\n";
     module = parseSourceString<ModuleOp>(text, &context);
     if (!module) {
       error = "cannot parse:\n" + error;
@@ -85,21 +85,24 @@ public:
     SmallVector<ipu_tile::KernelOp> kernels;
     module->walk([&](ipu_tile::KernelOp kernel) { kernels.push_back(kernel); });
     for (ipu_tile::KernelOp kernel : kernels) {
-      FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel.buildKernel();
+      FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built =
+          kernel.buildKernel();
       if (failed(built)) {
         error = "buildKernel failed:\n" + error;
         return;
       }
-      package.kernels.push_back(std::shared_ptr<::ipu::ElementwiseKernel>(std::move(*built)));
+      package.kernels.push_back(
+          std::shared_ptr<::ipu::ElementwiseKernel>(std::move(*built)));
     }
     ipu_tile::KernelCodegenStats stats;
-    if (failed(ipu_tile::buildKernelObject(kernels, package.kernelObject, stats))) {
+    if (failed(ipu_tile::buildKernelObject(kernels, package.kernelObject,
+                                           stats))) {
       error = "buildKernelObject failed:\n" + error;
       return;
     }
     package.kernelAbiVersion = ::ipu::kKernelAbiVersion;
-    package.kernelObjectHash =
-        ::ipu::fnv1a64(package.kernelObject.data(), package.kernelObject.size());
+    package.kernelObjectHash = ::ipu::fnv1a64(package.kernelObject.data(),
+                                              package.kernelObject.size());
     kernelCount = stats.kernels;
     if (load) {
       loaded = std::make_unique<::ipu::LoadedKernels>();
@@ -142,7 +145,8 @@ private:
 /// Runs `kernel` on a rows x cols block: `inputs[i]` is input i's block (as
 /// its broadcast sizes it, rows padded), `output` the output block.
 void run(const ::ipu::ElementwiseKernel &kernel, int64_t rows, int64_t cols,
-         std::vector<std::vector<uint8_t>> &inputs, std::vector<uint8_t> &output) {
+         std::vector<std::vector<uint8_t>> &inputs,
+         std::vector<uint8_t> &output) {
   ASSERT_NE(kernel.entry, nullptr) << kernel.name() << " is not loaded";
   std::vector<uint8_t *> operands;
   for (std::vector<uint8_t> &input : inputs)
@@ -155,11 +159,11 @@ void run(const ::ipu::ElementwiseKernel &kernel, int64_t rows, int64_t cols,
 /// The bytes of `kernel`'s output block (1 x cols of `outType`, filled with
 /// 0xA5 before) on a one-input block holding `inputBytes`.
 std::vector<uint8_t> runRow(const ::ipu::ElementwiseKernel &kernel,
-                            const std::vector<uint8_t> &inputBytes, int64_t cols,
-                            ::ipu::ElementType outType) {
+                            const std::vector<uint8_t> &inputBytes,
+                            int64_t cols, ::ipu::ElementType outType) {
   std::vector<std::vector<uint8_t>> inputs = {inputBytes};
-  inputs[0].resize(std::max(inputs[0].size(),
-                            pitch(cols, kernel.body().inputs[0].type)));
+  inputs[0].resize(
+      std::max(inputs[0].size(), pitch(cols, kernel.body().inputs[0].type)));
   std::vector<uint8_t> output(pitch(cols, outType), 0xA5);
   run(kernel, 1, cols, inputs, output);
   return output;
@@ -268,11 +272,12 @@ TEST_F(KernelCodegenTest, DecodeF8AllCodes) {
   for (const Case &c : {Case{"dec_e4m3", ::ipu::f8E4M3FNToFloat},
                         Case{"dec_e5m2", ::ipu::f8E5M2ToFloat}}) {
     SCOPED_TRACE(c.kernel);
-    std::vector<uint8_t> out =
-        runRow(conversions->kernel(c.kernel), codes, 256, ::ipu::ElementType::F32);
+    std::vector<uint8_t> out = runRow(conversions->kernel(c.kernel), codes, 256,
+                                      ::ipu::ElementType::F32);
     int mismatches = 0;
     for (unsigned code = 0; code < 256; ++code) {
-      float actual = ::ipu::loadElement(::ipu::ElementType::F32, &out[4 * code]);
+      float actual =
+          ::ipu::loadElement(::ipu::ElementType::F32, &out[4 * code]);
       float expected = c.reference(static_cast<uint8_t>(code));
       if (bitsOf(expected) != bitsOf(actual) && ++mismatches <= 10)
         ADD_FAILURE() << "code 0x" << std::hex << code << ": expected bits 0x"
@@ -295,11 +300,12 @@ TEST_F(KernelCodegenTest, DecodeF8ToF16AllCodes) {
   for (const Case &c : {Case{"dec_e4m3_f16", ::ipu::f8E4M3FNToFloat},
                         Case{"dec_e5m2_f16", ::ipu::f8E5M2ToFloat}}) {
     SCOPED_TRACE(c.kernel);
-    std::vector<uint8_t> out =
-        runRow(conversions->kernel(c.kernel), codes, 256, ::ipu::ElementType::F16);
+    std::vector<uint8_t> out = runRow(conversions->kernel(c.kernel), codes, 256,
+                                      ::ipu::ElementType::F16);
     int mismatches = 0;
     for (unsigned code = 0; code < 256; ++code) {
-      uint16_t actual = static_cast<uint16_t>(out[2 * code] | (out[2 * code + 1] << 8));
+      uint16_t actual =
+          static_cast<uint16_t>(out[2 * code] | (out[2 * code + 1] << 8));
       float reference = c.reference(static_cast<uint8_t>(code));
       uint16_t expected = ::ipu::floatToHalf(reference);
       bool same = std::isnan(reference)
@@ -307,8 +313,8 @@ TEST_F(KernelCodegenTest, DecodeF8ToF16AllCodes) {
                             (actual >> 15) == (expected >> 15)
                       : actual == expected;
       if (!same && ++mismatches <= 10)
-        ADD_FAILURE() << "code 0x" << std::hex << code << ": expected 0x" << expected
-                      << ", kernel 0x" << actual;
+        ADD_FAILURE() << "code 0x" << std::hex << code << ": expected 0x"
+                      << expected << ", kernel 0x" << actual;
     }
     EXPECT_EQ(mismatches, 0);
   }
@@ -333,20 +339,41 @@ std::vector<float> encodeInputs() {
     values.push_back(floatOf(static_cast<uint32_t>(rng()) & 0x807FFFFFu));
   for (int i = 0; i < 100000; ++i) { // 2^-30 .. 2^20, both signs.
     uint32_t exponent = 127 - 30 + static_cast<uint32_t>(rng() % 51);
-    uint32_t bits = (static_cast<uint32_t>(rng()) & 0x807FFFFFu) | (exponent << 23);
+    uint32_t bits =
+        (static_cast<uint32_t>(rng()) & 0x807FFFFFu) | (exponent << 23);
     values.push_back(floatOf(bits));
   }
   const float inf = std::numeric_limits<float>::infinity();
-  for (float special :
-       {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::max(),
-        -std::numeric_limits<float>::max(), std::numeric_limits<float>::min(),
-        std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
-        448.0f, 464.0f, 480.0f, 1e30f, -1e30f, 57344.0f, 61440.0f, 65504.0f, 65520.0f,
-        1e6f, -1e6f, floatOf(0x7FC00000u), floatOf(0xFFC00000u), floatOf(0x7F800001u),
-        floatOf(0xFF800001u), floatOf(0x7FFFFFFFu), floatOf(0xFFFFFFFFu),
-        floatOf(0x7FA00000u)})
+  for (float special : {0.0f,
+                        -0.0f,
+                        inf,
+                        -inf,
+                        std::numeric_limits<float>::max(),
+                        -std::numeric_limits<float>::max(),
+                        std::numeric_limits<float>::min(),
+                        std::numeric_limits<float>::denorm_min(),
+                        -std::numeric_limits<float>::denorm_min(),
+                        448.0f,
+                        464.0f,
+                        480.0f,
+                        1e30f,
+                        -1e30f,
+                        57344.0f,
+                        61440.0f,
+                        65504.0f,
+                        65520.0f,
+                        1e6f,
+                        -1e6f,
+                        floatOf(0x7FC00000u),
+                        floatOf(0xFFC00000u),
+                        floatOf(0x7F800001u),
+                        floatOf(0xFF800001u),
+                        floatOf(0x7FFFFFFFu),
+                        floatOf(0xFFFFFFFFu),
+                        floatOf(0x7FA00000u)})
     values.push_back(special);
-  for (float (*decode)(uint8_t) : {::ipu::f8E4M3FNToFloat, ::ipu::f8E5M2ToFloat}) {
+  for (float (*decode)(uint8_t) :
+       {::ipu::f8E4M3FNToFloat, ::ipu::f8E5M2ToFloat}) {
     std::vector<float> finite;
     for (unsigned code = 0; code < 0x80; ++code) {
       float value = decode(static_cast<uint8_t>(code));
@@ -359,7 +386,8 @@ std::vector<float> encodeInputs() {
     finite.push_back(max + (max - belowMax));
     for (size_t i = 0; i + 1 < finite.size(); ++i) {
       float mid = (finite[i] + finite[i + 1]) / 2; // Exact in f32.
-      for (float value : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, inf)}) {
+      for (float value :
+           {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, inf)}) {
         values.push_back(value);
         values.push_back(-value);
       }
@@ -427,7 +455,8 @@ TEST_F(KernelCodegenTest, EncodeF32ToF8) {
 // bug; see the report.
 TEST_F(KernelCodegenTest, DISABLED_EncodeF32JustBelowHalfTheSmallestSubnormal) {
   const std::vector<float> values = {floatOf(0x3A7FFFFFu), floatOf(0xBA7FFFFFu),
-                                     floatOf(0x36FFFFFFu), floatOf(0xB6FFFFFFu)};
+                                     floatOf(0x36FFFFFFu),
+                                     floatOf(0xB6FFFFFFu)};
   struct Case {
     const char *kernel;
     uint8_t (*reference)(float);
@@ -455,17 +484,20 @@ TEST_F(KernelCodegenTest, EncodeF16ToF8AllCodes) {
     uint8_t (*reference)(float);
     ::ipu::ElementType type;
   };
-  for (const Case &c :
-       {Case{"enc_e4m3_f16", ::ipu::floatToF8E4M3FN, ::ipu::ElementType::F8E4M3FN},
-        Case{"enc_e5m2_f16", ::ipu::floatToF8E5M2, ::ipu::ElementType::F8E5M2}}) {
+  for (const Case &c : {Case{"enc_e4m3_f16", ::ipu::floatToF8E4M3FN,
+                             ::ipu::ElementType::F8E4M3FN},
+                        Case{"enc_e5m2_f16", ::ipu::floatToF8E5M2,
+                             ::ipu::ElementType::F8E5M2}}) {
     SCOPED_TRACE(c.kernel);
-    std::vector<uint8_t> out = runRow(conversions->kernel(c.kernel), halves, 65536, c.type);
+    std::vector<uint8_t> out =
+        runRow(conversions->kernel(c.kernel), halves, 65536, c.type);
     int mismatches = 0;
     for (uint32_t h = 0; h < 65536; ++h) {
-      uint8_t expected = c.reference(::ipu::halfToFloat(static_cast<uint16_t>(h)));
+      uint8_t expected =
+          c.reference(::ipu::halfToFloat(static_cast<uint16_t>(h)));
       if (out[h] != expected && ++mismatches <= 10)
-        ADD_FAILURE() << "f16 0x" << std::hex << h << ": expected 0x" << int(expected)
-                      << ", kernel 0x" << int(out[h]);
+        ADD_FAILURE() << "f16 0x" << std::hex << h << ": expected 0x"
+                      << int(expected) << ", kernel 0x" << int(out[h]);
     }
     EXPECT_EQ(mismatches, 0);
   }
@@ -512,14 +544,16 @@ TEST_F(KernelCodegenTest, GeluTanhF16RowBiasPaddedRows) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
       const float in[] = {
-          ::ipu::loadElement(::ipu::ElementType::F16, &inputs[0][r * rowPitch + 2 * c]),
+          ::ipu::loadElement(::ipu::ElementType::F16,
+                             &inputs[0][r * rowPitch + 2 * c]),
           ::ipu::loadElement(::ipu::ElementType::F16, &inputs[1][2 * c])};
       const uint16_t expected =
           ::ipu::floatToHalf(::ipu::evaluateBody(kernel.body(), in));
       const uint16_t actual = halfAt(output, r * rowPitch + 2 * c);
       EXPECT_LE(std::abs(orderedHalf(expected) - orderedHalf(actual)), 1)
-          << "element (" << r << ", " << c << "), x = " << in[0] << ", b = " << in[1]
-          << ": evaluateBody " << ::ipu::halfToFloat(expected) << ", kernel "
+          << "element (" << r << ", " << c << "), x = " << in[0]
+          << ", b = " << in[1] << ": evaluateBody "
+          << ::ipu::halfToFloat(expected) << ", kernel "
           << ::ipu::halfToFloat(actual);
     }
     for (size_t byte = 2 * cols; byte < rowPitch; ++byte)
@@ -562,17 +596,19 @@ TEST_F(KernelCodegenTest, GeluTanhF16SweepStaysNearTheReference) {
       EXPECT_EQ(std::isnan(expected), std::isnan(actual)) << "x = " << xs[i];
       continue;
     }
-    if (std::abs(orderedHalf(::ipu::floatToHalf(expected)) - orderedHalf(actualBits)) > 1)
+    if (std::abs(orderedHalf(::ipu::floatToHalf(expected)) -
+                 orderedHalf(actualBits)) > 1)
       ++offByMoreThanOneUlp;
     double scale = std::max(1.0, std::fabs(static_cast<double>(xs[i])));
     if (std::isinf(expected) || std::isinf(actual)) {
       EXPECT_EQ(expected, actual) << "x = " << xs[i];
       continue;
     }
-    if (std::fabs(static_cast<double>(expected) - actual) > scale * std::ldexp(1.0, -9) &&
+    if (std::fabs(static_cast<double>(expected) - actual) >
+            scale * std::ldexp(1.0, -9) &&
         ++far <= 10)
-      ADD_FAILURE() << "x = " << xs[i] << ": evaluateBody " << expected << ", kernel "
-                    << actual;
+      ADD_FAILURE() << "x = " << xs[i] << ": evaluateBody " << expected
+                    << ", kernel " << actual;
   }
   EXPECT_EQ(far, 0);
   // Today no input is more than one f16 ulp off; the bound above is what
@@ -635,12 +671,14 @@ TEST(KernelCodegenExactTest, CorrectlyRoundedOpsMatchBitForBit) {
   std::mt19937 rng(7);
   std::vector<std::pair<uint16_t, uint16_t>> pairs;
   for (int i = 0; i < 50000; ++i)
-    pairs.push_back({static_cast<uint16_t>(rng()), static_cast<uint16_t>(rng())});
+    pairs.push_back(
+        {static_cast<uint16_t>(rng()), static_cast<uint16_t>(rng())});
   pairs.push_back({0x3C00, 0x1000}); // 1 + 2^-11: ties to 1.
   pairs.push_back({0x7BFF, 0x4C00}); // 65504 + 16: ties to inf.
   pairs.push_back({0x3C00, 0x4200}); // 1 / 3.
   const int64_t cols = static_cast<int64_t>(pairs.size());
-  std::vector<std::vector<uint8_t>> inputs(2, std::vector<uint8_t>(pitch(cols, ::ipu::ElementType::F16)));
+  std::vector<std::vector<uint8_t>> inputs(
+      2, std::vector<uint8_t>(pitch(cols, ::ipu::ElementType::F16)));
   for (size_t i = 0; i < pairs.size(); ++i) {
     inputs[0][2 * i] = static_cast<uint8_t>(pairs[i].first);
     inputs[0][2 * i + 1] = static_cast<uint8_t>(pairs[i].first >> 8);
@@ -690,7 +728,8 @@ const char *const kMinMaxKernels = R"mlir(
 std::vector<float> runPairs(const ::ipu::ElementwiseKernel &kernel,
                             const std::vector<std::pair<float, float>> &pairs) {
   const int64_t cols = static_cast<int64_t>(pairs.size());
-  std::vector<std::vector<uint8_t>> inputs(2, std::vector<uint8_t>(4 * pairs.size()));
+  std::vector<std::vector<uint8_t>> inputs(
+      2, std::vector<uint8_t>(4 * pairs.size()));
   for (size_t i = 0; i < pairs.size(); ++i) {
     std::memcpy(&inputs[0][4 * i], &pairs[i].first, 4);
     std::memcpy(&inputs[1][4 * i], &pairs[i].second, 4);
@@ -724,7 +763,8 @@ TEST(KernelCodegenExactTest, GeneratedMaximumMinimumOrderSignedZeros) {
 // (std::max / std::min keep the first of two equal operands), the kernel
 // gives +0 and -0 as arith defines. Disabled: shows the bug in
 // evaluateBody; see the report.
-TEST(KernelCodegenExactTest, DISABLED_ReferenceMaximumMinimumMatchKernelOnSignedZeros) {
+TEST(KernelCodegenExactTest,
+     DISABLED_ReferenceMaximumMinimumMatchKernelOnSignedZeros) {
   CompiledKernels kernels(kMinMaxKernels);
   ASSERT_TRUE(kernels.ok()) << kernels.error;
   for (const char *name : {"maximum32", "minimum32"}) {
@@ -732,7 +772,8 @@ TEST(KernelCodegenExactTest, DISABLED_ReferenceMaximumMinimumMatchKernelOnSigned
     std::vector<float> results = runPairs(kernel, kSignedZeros);
     for (size_t i = 0; i < kSignedZeros.size(); ++i) {
       const float in[] = {kSignedZeros[i].first, kSignedZeros[i].second};
-      EXPECT_EQ(bitsOf(::ipu::evaluateBody(kernel.body(), in)), bitsOf(results[i]))
+      EXPECT_EQ(bitsOf(::ipu::evaluateBody(kernel.body(), in)),
+                bitsOf(results[i]))
           << name << " pair " << i;
     }
   }
@@ -764,7 +805,7 @@ std::map<std::string, Elf64_Shdr> sections(const std::vector<uint8_t> &object) {
     const char *name = reinterpret_cast<const char *>(object.data()) +
                        names.sh_offset + section.sh_name;
     result[std::string(name, strnlen(name, object.size() - names.sh_offset -
-                                                section.sh_name))] = section;
+                                               section.sh_name))] = section;
   }
   return result;
 }
@@ -781,11 +822,12 @@ std::vector<DynamicSymbol> dynamicSymbols(const std::vector<uint8_t> &object) {
     return result;
   const Elf64_Shdr &symtab = all[".dynsym"], &strtab = all[".dynstr"];
   for (uint64_t offset = symtab.sh_offset;
-       offset + sizeof(Elf64_Sym) <= symtab.sh_offset + symtab.sh_size; offset += sizeof(Elf64_Sym)) {
+       offset + sizeof(Elf64_Sym) <= symtab.sh_offset + symtab.sh_size;
+       offset += sizeof(Elf64_Sym)) {
     Elf64_Sym symbol;
     std::memcpy(&symbol, object.data() + offset, sizeof(symbol));
-    const char *name =
-        reinterpret_cast<const char *>(object.data()) + strtab.sh_offset + symbol.st_name;
+    const char *name = reinterpret_cast<const char *>(object.data()) +
+                       strtab.sh_offset + symbol.st_name;
     result.push_back({name, symbol});
   }
   return result;
@@ -800,7 +842,8 @@ TEST_F(KernelCodegenTest, ObjectIsReproducible) {
   EXPECT_TRUE(again.package.kernelObject == conversions->package.kernelObject)
       << again.package.kernelObject.size() << " vs "
       << conversions->package.kernelObject.size() << " bytes";
-  EXPECT_EQ(again.package.kernelObjectHash, conversions->package.kernelObjectHash);
+  EXPECT_EQ(again.package.kernelObjectHash,
+            conversions->package.kernelObjectHash);
   CompiledKernels geluAgain(kGeluKernel, /*load=*/false);
   ASSERT_TRUE(geluAgain.ok()) << geluAgain.error;
   EXPECT_TRUE(geluAgain.package.kernelObject == gelu->package.kernelObject);
@@ -848,10 +891,10 @@ TEST_F(KernelCodegenTest, ObjectExportsEverySymbolAndImportsNothing) {
 /// What a child process saw when it loaded `object` for `kernels` and ran
 /// the GELU kernel on the blocks of geluBlocks().
 struct TamperOutcome {
-  bool exited = false;   ///< The child ended normally (else: a signal).
+  bool exited = false; ///< The child ended normally (else: a signal).
   int signal = 0;
   bool loaded = false;
-  std::string message;   ///< The loader's message when it refused.
+  std::string message; ///< The loader's message when it refused.
   std::vector<uint8_t> output;
 };
 
@@ -876,7 +919,8 @@ std::vector<GeluBlock> geluBlocks() {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c)
         putHalf(block.inputs[0], r * rowPitch + 2 * c,
-                -4.0f + 8.0f * static_cast<float>(r * cols + c) / (rows * cols));
+                -4.0f +
+                    8.0f * static_cast<float>(r * cols + c) / (rows * cols));
     for (int64_t c = 0; c < cols; ++c)
       putHalf(block.inputs[1], 2 * c, 0.01f * c);
     block.output.assign(rows * rowPitch, 0xA5);
@@ -938,7 +982,8 @@ TamperOutcome loadAndRunInChild(const ::ipu::Package &original,
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  outcome.exited = WIFEXITED(status) && WEXITSTATUS(status) == 0 && !reply.empty();
+  outcome.exited =
+      WIFEXITED(status) && WEXITSTATUS(status) == 0 && !reply.empty();
   outcome.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   if (!outcome.exited)
     return outcome;
@@ -951,7 +996,8 @@ TamperOutcome loadAndRunInChild(const ::ipu::Package &original,
 }
 
 /// The file range of the object's .text section.
-bool textRange(const std::vector<uint8_t> &object, size_t &offset, size_t &size) {
+bool textRange(const std::vector<uint8_t> &object, size_t &offset,
+               size_t &size) {
   std::map<std::string, Elf64_Shdr> all = sections(object);
   if (!all.count(".text"))
     return false;
@@ -975,7 +1021,8 @@ std::vector<uint8_t> invertMiddleOfText(const std::vector<uint8_t> &object) {
 TEST_F(KernelCodegenTest, TamperedObjectIsCaughtByThePackageHash) {
   // A package altered on disk keeps the hash of the object it was built
   // with: validatePackage, which runs before LoadedKernels, refuses it.
-  const std::vector<uint8_t> tampered = invertMiddleOfText(gelu->package.kernelObject);
+  const std::vector<uint8_t> tampered =
+      invertMiddleOfText(gelu->package.kernelObject);
   ASSERT_FALSE(tampered == gelu->package.kernelObject);
   const ::ipu::TargetModel target = ::ipu::TargetModel::ipu21WithTiles(4);
   ::ipu::Package package;
@@ -1020,11 +1067,13 @@ TEST_F(KernelCodegenTest, TamperedObjectFailsOrComputesOtherValues) {
   // The register-to-register vmulps (VEX.0F 59 /r, no SIMD prefix) that
   // starts nearest the middle of .text.
   auto vmulpsAt = [&](size_t i) -> std::optional<size_t> {
-    if (object[i] == 0xC5 && i + 3 < offset + size && (object[i + 1] & 3) == 0 &&
-        object[i + 2] == 0x59 && object[i + 3] >= 0xC0)
+    if (object[i] == 0xC5 && i + 3 < offset + size &&
+        (object[i + 1] & 3) == 0 && object[i + 2] == 0x59 &&
+        object[i + 3] >= 0xC0)
       return i + 2;
-    if (object[i] == 0xC4 && i + 4 < offset + size && (object[i + 1] & 0x1F) == 1 &&
-        (object[i + 2] & 3) == 0 && object[i + 3] == 0x59 && object[i + 4] >= 0xC0)
+    if (object[i] == 0xC4 && i + 4 < offset + size &&
+        (object[i + 1] & 0x1F) == 1 && (object[i + 2] & 3) == 0 &&
+        object[i + 3] == 0x59 && object[i + 4] >= 0xC0)
       return i + 3;
     return std::nullopt;
   };
@@ -1041,10 +1090,12 @@ TEST_F(KernelCodegenTest, TamperedObjectFailsOrComputesOtherValues) {
   tampered[*opcode] ^= 0x01; // 0x59 vmulps -> 0x58 vaddps.
 
   TamperOutcome outcome = loadAndRunInChild(gelu->package, tampered);
-  RecordProperty("outcome", !outcome.exited ? "signal " + std::to_string(outcome.signal)
+  RecordProperty("outcome", !outcome.exited
+                                ? "signal " + std::to_string(outcome.signal)
                             : outcome.loaded ? std::string("loaded")
                                              : "refused: " + outcome.message);
-  ASSERT_TRUE(outcome.exited) << "the tampered kernel died of signal " << outcome.signal;
+  ASSERT_TRUE(outcome.exited)
+      << "the tampered kernel died of signal " << outcome.signal;
   if (!outcome.loaded) {
     EXPECT_NE(outcome.message.find("kernel object"), std::string::npos)
         << outcome.message;
@@ -1062,9 +1113,11 @@ TEST_F(KernelCodegenTest, InvertedBytesInTheMiddleOfTextNeverPassUnnoticed) {
   // the one outcome that must not happen is the original values.
   const TamperOutcome &clean = cleanGeluOutcome(gelu->package);
   ASSERT_TRUE(clean.exited && clean.loaded);
-  const std::vector<uint8_t> tampered = invertMiddleOfText(gelu->package.kernelObject);
+  const std::vector<uint8_t> tampered =
+      invertMiddleOfText(gelu->package.kernelObject);
   TamperOutcome outcome = loadAndRunInChild(gelu->package, tampered);
-  RecordProperty("outcome", !outcome.exited ? "signal " + std::to_string(outcome.signal)
+  RecordProperty("outcome", !outcome.exited
+                                ? "signal " + std::to_string(outcome.signal)
                             : outcome.loaded ? std::string("loaded")
                                              : "refused: " + outcome.message);
   if (!outcome.exited) {
@@ -1086,7 +1139,8 @@ TEST_F(KernelCodegenTest, CorruptHeaderIsRefusedWithAMessage) {
   TamperOutcome outcome = loadAndRunInChild(gelu->package, object);
   ASSERT_TRUE(outcome.exited) << "signal " << outcome.signal;
   EXPECT_FALSE(outcome.loaded);
-  EXPECT_NE(outcome.message.find("not an x86-64 ELF shared object"), std::string::npos)
+  EXPECT_NE(outcome.message.find("not an x86-64 ELF shared object"),
+            std::string::npos)
       << outcome.message;
   // A truncated object: the dynamic loader refuses it.
   std::vector<uint8_t> truncated(gelu->package.kernelObject.begin(),
@@ -1094,7 +1148,8 @@ TEST_F(KernelCodegenTest, CorruptHeaderIsRefusedWithAMessage) {
   outcome = loadAndRunInChild(gelu->package, truncated);
   ASSERT_TRUE(outcome.exited) << "signal " << outcome.signal;
   EXPECT_FALSE(outcome.loaded);
-  EXPECT_NE(outcome.message.find("kernel object (200 bytes)"), std::string::npos)
+  EXPECT_NE(outcome.message.find("kernel object (200 bytes)"),
+            std::string::npos)
       << outcome.message;
 }
 
@@ -1110,9 +1165,10 @@ TEST_F(KernelCodegenTest, MissingSymbolNamesTheKernel) {
   ::ipu::LoadedKernels loaded;
   std::optional<std::string> error = loaded.load(package);
   ASSERT_TRUE(error);
-  EXPECT_NE(error->find("kernel 'renamed' needs symbol 'ipu_ew_0000000000000000', "
-                        "which it does not export"),
-            std::string::npos)
+  EXPECT_NE(
+      error->find("kernel 'renamed' needs symbol 'ipu_ew_0000000000000000', "
+                  "which it does not export"),
+      std::string::npos)
       << *error;
 }
 
@@ -1131,9 +1187,10 @@ std::string singleOpKernel(const std::string &name, const std::string &op,
     arguments += (i ? ", " : "") + value + ": " + type;
     operands += (i ? ", " : "") + value;
   }
-  return "    ipu_tile.kernel @" + name + " broadcasts [" + broadcasts + "] {\n" +
-         "    ^bb0(" + arguments + "):\n" + "      %r = " + op + " " + operands +
-         " : " + type + "\n      ipu_tile.yield %r : " + type + "\n    }\n";
+  return "    ipu_tile.kernel @" + name + " broadcasts [" + broadcasts +
+         "] {\n" + "    ^bb0(" + arguments + "):\n" + "      %r = " + op + " " +
+         operands + " : " + type + "\n      ipu_tile.yield %r : " + type +
+         "\n    }\n";
 }
 
 struct OpCase {
@@ -1141,12 +1198,12 @@ struct OpCase {
   unsigned arity;
 };
 const OpCase kArithmeticOps[] = {
-    {"arith.addf", 2},     {"arith.subf", 2},     {"arith.mulf", 2},
-    {"arith.divf", 2},     {"arith.negf", 1},     {"arith.maximumf", 2},
-    {"arith.minimumf", 2}, {"arith.maxnumf", 2},  {"arith.minnumf", 2},
-    {"math.absf", 1},      {"math.exp", 1},       {"math.log", 1},
-    {"math.tanh", 1},      {"math.erf", 1},       {"math.sqrt", 1},
-    {"math.rsqrt", 1},     {"math.fma", 3},       {"math.powf", 2}};
+    {"arith.addf", 2},     {"arith.subf", 2},    {"arith.mulf", 2},
+    {"arith.divf", 2},     {"arith.negf", 1},    {"arith.maximumf", 2},
+    {"arith.minimumf", 2}, {"arith.maxnumf", 2}, {"arith.minnumf", 2},
+    {"math.absf", 1},      {"math.exp", 1},      {"math.log", 1},
+    {"math.tanh", 1},      {"math.erf", 1},      {"math.sqrt", 1},
+    {"math.rsqrt", 1},     {"math.fma", 3},      {"math.powf", 2}};
 
 bool linksInF16(const std::string &op) {
   // DISABLED_MaxNumMinNumLinkInF16.
@@ -1162,7 +1219,8 @@ TEST(KernelCodegenOpsTest, EveryArithmeticOpBuildsLinksAndLoads) {
     for (const OpCase &c : kArithmeticOps) {
       if (std::string(type) == "f16" && !linksInF16(c.op))
         continue;
-      kernels += singleOpKernel("k" + std::to_string(count++), c.op, c.arity, type);
+      kernels +=
+          singleOpKernel("k" + std::to_string(count++), c.op, c.arity, type);
     }
   CompiledKernels compiled(kernels);
   ASSERT_TRUE(compiled.ok()) << compiled.error;
@@ -1193,7 +1251,8 @@ TEST(KernelCodegenOpsTest, DISABLED_MaxNumMinNumLinkInF16) {
       ipu_tile.yield %r : f16
     }
 )mlir");
-    EXPECT_TRUE(widened.ok()) << op << " in f32 between f16 casts: " << widened.error;
+    EXPECT_TRUE(widened.ok())
+        << op << " in f32 between f16 casts: " << widened.error;
   }
 }
 
@@ -1209,8 +1268,10 @@ std::vector<float> runElements(const CompiledKernels &compiled,
   for (size_t i = 0; i < inputs.size(); ++i) {
     blocks.emplace_back(pitch(cols, kernel.body().inputs[i].type));
     for (int64_t j = 0; j < cols; ++j)
-      ::ipu::storeElement(kernel.body().inputs[i].type, inputs[i][j],
-                          &blocks.back()[j * ::ipu::elementBytes(kernel.body().inputs[i].type)]);
+      ::ipu::storeElement(
+          kernel.body().inputs[i].type, inputs[i][j],
+          &blocks
+               .back()[j * ::ipu::elementBytes(kernel.body().inputs[i].type)]);
   }
   std::vector<uint8_t> output(pitch(cols, type));
   run(kernel, 1, cols, blocks, output);
@@ -1243,8 +1304,10 @@ TEST(KernelCodegenOpsTest, DISABLED_FmaRoundsOnce) {
     CompiledKernels compiled(singleOpKernel("fma", "math.fma", 3, type));
     ASSERT_TRUE(compiled.ok()) << compiled.error;
     const bool half = std::string(type) == "f16";
-    const float a = half ? 1.0f + std::ldexp(1.0f, -6) : 1.0f + std::ldexp(1.0f, -12);
-    const float c = half ? -(1.0f + std::ldexp(1.0f, -5)) : -(1.0f + std::ldexp(1.0f, -11));
+    const float a =
+        half ? 1.0f + std::ldexp(1.0f, -6) : 1.0f + std::ldexp(1.0f, -12);
+    const float c =
+        half ? -(1.0f + std::ldexp(1.0f, -5)) : -(1.0f + std::ldexp(1.0f, -11));
     std::vector<std::vector<float>> inputs = {{a}, {a}, {c}};
     if (half) {
       inputs[0].push_back(256.0f);
@@ -1267,7 +1330,8 @@ TEST(KernelCodegenOpsTest, DISABLED_FmaRoundsOnce) {
 //   f32 powf(-2, 2): expected 4, kernel NaN;  powf(-2, 3): expected -8;
 //   powf(0, 0) and powf(inf, 0): expected 1, kernel NaN.
 // Disabled: shows the bug; see the report.
-TEST(KernelCodegenOpsTest, DISABLED_PowfMatchesPowOnNegativeBasesAndZeroExponents) {
+TEST(KernelCodegenOpsTest,
+     DISABLED_PowfMatchesPowOnNegativeBasesAndZeroExponents) {
   CompiledKernels compiled(singleOpKernel("pow", "math.powf", 2, "f32"));
   ASSERT_TRUE(compiled.ok()) << compiled.error;
   const float inf = std::numeric_limits<float>::infinity();
