@@ -168,16 +168,21 @@ std::optional<std::string> verifyBody(const ElementwiseBody &body) {
     const bool f8 = isF8(op.type);
     switch (op.kind) {
     case BodyOpKind::Constant:
-      if (!std::isnan(op.constant) && roundTo(op.type, op.constant) != op.constant)
-        return opText(body, i) + ": " + std::to_string(op.constant) +
-               " is not a " + std::string(elementTypeName(op.type)) + " value";
+      if (!std::isnan(op.constant) && roundTo(op.type, op.constant) != op.constant) {
+        char text[32];
+        std::snprintf(text, sizeof(text), "%.9g", op.constant);
+        return opText(body, i) + ": " + text + " is not a " +
+               std::string(elementTypeName(op.type)) + " value";
+      }
       break;
     case BodyOpKind::ExtF:
     case BodyOpKind::TruncF: {
       if (!operandTypes[0])
         return want(0, ElementType::F32);
       const bool wider = bits(op.type) > bits(*operandTypes[0]);
-      if ((op.kind == BodyOpKind::ExtF) != wider || *operandTypes[0] == op.type)
+      // Between the two f8 formats arith has no cast (same width).
+      if ((op.kind == BodyOpKind::ExtF) != wider || *operandTypes[0] == op.type ||
+          bits(op.type) == bits(*operandTypes[0]))
         return opText(body, i) + " cannot convert " +
                std::string(elementTypeName(*operandTypes[0])) + " to " +
                std::string(elementTypeName(op.type));
@@ -216,7 +221,9 @@ std::optional<std::string> verifyBody(const ElementwiseBody &body) {
            ", which does not exist";
   std::optional<ElementType> resultType = body.valueType(body.result);
   if (resultType != body.resultType)
-    return "the body yields " +
+    return (body.result >= inputs ? opText(body, body.result - inputs) + ": "
+                                  : "input " + std::to_string(body.result) + ": ") +
+           "the body yields " +
            (resultType ? std::string(elementTypeName(*resultType))
                        : std::string("a boolean")) +
            " but its result is " + std::string(elementTypeName(body.resultType));
@@ -240,10 +247,15 @@ float evaluateBody(const ElementwiseBody &body, const float *inputs) {
     case BodyOpKind::DivF: value = a / b; break;
     case BodyOpKind::NegF: value = -a; break;
     case BodyOpKind::MaximumF:
-      value = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+      // IEEE maximum: NaN wins, and +0 is above -0.
+      value = std::isnan(a) || std::isnan(b) ? NAN
+              : a == b                      ? (std::signbit(a) ? b : a)
+                                            : std::max(a, b);
       break;
     case BodyOpKind::MinimumF:
-      value = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+      value = std::isnan(a) || std::isnan(b) ? NAN
+              : a == b                      ? (std::signbit(a) ? a : b)
+                                            : std::min(a, b);
       break;
     case BodyOpKind::MaxNumF: value = std::fmax(a, b); break;
     case BodyOpKind::MinNumF: value = std::fmin(a, b); break;

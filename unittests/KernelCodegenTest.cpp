@@ -402,12 +402,6 @@ std::vector<uint8_t> f32Bytes(const std::vector<float> &values) {
   return bytes;
 }
 
-/// The f32 values just below half the smallest subnormal of an f8 format:
-/// 2^-10 for f8E4M3FN, 2^-17 for f8E5M2, less one f32 ulp, either sign.
-bool isRoundEvenBugInput(float value) {
-  const uint32_t magnitude = bitsOf(value) & 0x7FFFFFFFu;
-  return magnitude == 0x3A7FFFFFu || magnitude == 0x36FFFFFFu;
-}
 
 TEST_F(KernelCodegenTest, EncodeF32ToF8) {
   const std::vector<float> values = encodeInputs();
@@ -425,8 +419,6 @@ TEST_F(KernelCodegenTest, EncodeF32ToF8) {
         runRow(conversions->kernel(c.kernel), f32Bytes(values), cols, c.type);
     int mismatches = 0;
     for (size_t i = 0; i < values.size(); ++i) {
-      if (isRoundEvenBugInput(values[i]))
-        continue; // DISABLED_EncodeF32JustBelowHalfTheSmallestSubnormal.
       uint8_t expected = c.reference(values[i]);
       if (out[i] != expected && ++mismatches <= 10)
         ADD_FAILURE() << "f32 0x" << std::hex << bitsOf(values[i]) << " ("
@@ -451,9 +443,8 @@ TEST_F(KernelCodegenTest, EncodeF32ToF8) {
 //   f32 0x36FFFFFF (2^-17 - 2^-41 = 7.6293940e-6) -> f8E5M2: expected
 //   0x00, kernel 0x01 (2^-16); 0xB6FFFFFF: expected 0x80, kernel 0x81.
 // No other f32 value is affected (for 1.5 - ulp and up, x + 0.5 is exact),
-// and the f16 -> f8 kernels never see these values. Disabled: shows the
-// bug; see the report.
-TEST_F(KernelCodegenTest, DISABLED_EncodeF32JustBelowHalfTheSmallestSubnormal) {
+// and the f16 -> f8 kernels never see these values. (Found by this test and fixed; it keeps it fixed.)
+TEST_F(KernelCodegenTest, EncodeF32JustBelowHalfTheSmallestSubnormal) {
   const std::vector<float> values = {floatOf(0x3A7FFFFFu), floatOf(0xBA7FFFFFu),
                                      floatOf(0x36FFFFFFu),
                                      floatOf(0xB6FFFFFFu)};
@@ -761,10 +752,9 @@ TEST(KernelCodegenExactTest, GeneratedMaximumMinimumOrderSignedZeros) {
 // The host reference disagrees with the generated code on signed zeros:
 // evaluateBody computes maximumf(-0, +0) as -0 and minimumf(+0, -0) as +0
 // (std::max / std::min keep the first of two equal operands), the kernel
-// gives +0 and -0 as arith defines. Disabled: shows the bug in
-// evaluateBody; see the report.
+// gives +0 and -0 as arith defines. (Found by this test and fixed; it keeps it fixed.)
 TEST(KernelCodegenExactTest,
-     DISABLED_ReferenceMaximumMinimumMatchKernelOnSignedZeros) {
+     ReferenceMaximumMinimumMatchKernelOnSignedZeros) {
   CompiledKernels kernels(kMinMaxKernels);
   ASSERT_TRUE(kernels.ok()) << kernels.error;
   for (const char *name : {"maximum32", "minimum32"}) {
@@ -1205,10 +1195,7 @@ const OpCase kArithmeticOps[] = {
     {"math.tanh", 1},      {"math.erf", 1},      {"math.sqrt", 1},
     {"math.rsqrt", 1},     {"math.fma", 3},      {"math.powf", 2}};
 
-bool linksInF16(const std::string &op) {
-  // DISABLED_MaxNumMinNumLinkInF16.
-  return op != "arith.maxnumf" && op != "arith.minnumf";
-}
+bool linksInF16(const std::string &) { return true; }
 
 TEST(KernelCodegenOpsTest, EveryArithmeticOpBuildsLinksAndLoads) {
   // One object of every op in f32 and f16 (two inputs differ, so nothing
@@ -1235,9 +1222,8 @@ TEST(KernelCodegenOpsTest, EveryArithmeticOpBuildsLinksAndLoads) {
 // LLD (-z defs, no C library) refuses the object: "linking the kernel
 // object: LLD failed: ld.lld: error: undefined symbol: fmaxf" (fminf). An
 // f32 maxnumf between an extf from f16 and a truncf back fails the same
-// way (LLVM narrows it to the f16 op). Disabled: shows the bug; see the
-// report.
-TEST(KernelCodegenOpsTest, DISABLED_MaxNumMinNumLinkInF16) {
+// way (LLVM narrows it to the f16 op). (Found by this test and fixed; it keeps it fixed.)
+TEST(KernelCodegenOpsTest, MaxNumMinNumLinkInF16) {
   for (const char *op : {"arith.maxnumf", "arith.minnumf"}) {
     CompiledKernels compiled(singleOpKernel("k", op, 2, "f16"));
     EXPECT_TRUE(compiled.ok()) << op << ": " << compiled.error;
@@ -1298,8 +1284,8 @@ float reference(const CompiledKernels &compiled,
 //   f16 fma(1 + 2^-6, 1 + 2^-6, -(1 + 2^-5)): expected 2^-12, kernel 0;
 //   f16 fma(256, 256, -65504): expected 32, kernel inf (256 x 256 = 65536
 //   overflows f16 before the add).
-// Disabled: shows the bug; see the report.
-TEST(KernelCodegenOpsTest, DISABLED_FmaRoundsOnce) {
+// (Found by this test and fixed; it keeps it fixed.)
+TEST(KernelCodegenOpsTest, FmaRoundsOnce) {
   for (const char *type : {"f32", "f16"}) {
     CompiledKernels compiled(singleOpKernel("fma", "math.fma", 3, type));
     ASSERT_TRUE(compiled.ok()) << compiled.error;
@@ -1329,9 +1315,9 @@ TEST(KernelCodegenOpsTest, DISABLED_FmaRoundsOnce) {
 // gives 1:
 //   f32 powf(-2, 2): expected 4, kernel NaN;  powf(-2, 3): expected -8;
 //   powf(0, 0) and powf(inf, 0): expected 1, kernel NaN.
-// Disabled: shows the bug; see the report.
+// (Found by this test and fixed; it keeps it fixed.)
 TEST(KernelCodegenOpsTest,
-     DISABLED_PowfMatchesPowOnNegativeBasesAndZeroExponents) {
+     PowfMatchesPowOnNegativeBasesAndZeroExponents) {
   CompiledKernels compiled(singleOpKernel("pow", "math.powf", 2, "f32"));
   ASSERT_TRUE(compiled.ok()) << compiled.error;
   const float inf = std::numeric_limits<float>::infinity();
@@ -1349,9 +1335,8 @@ TEST(KernelCodegenOpsTest,
 // math.log's f32 polynomial treats an f32 subnormal as the smallest normal:
 // log(1e-40) is -92.1034 (evaluateBody, the C library), the kernel gives
 // -87.3365 = log(FLT_MIN). ipu-run's f32 tolerance (1e-5 absolute and
-// relative) refuses the difference. Disabled: shows the bug; see the
-// report.
-TEST(KernelCodegenOpsTest, DISABLED_LogOfF32Subnormals) {
+// relative) refuses the difference. (Found by this test and fixed; it keeps it fixed.)
+TEST(KernelCodegenOpsTest, LogOfF32Subnormals) {
   CompiledKernels compiled(singleOpKernel("log", "math.log", 1, "f32"));
   ASSERT_TRUE(compiled.ok()) << compiled.error;
   std::vector<std::vector<float>> inputs = {

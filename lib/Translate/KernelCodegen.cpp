@@ -43,6 +43,8 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -81,6 +83,7 @@ bool isF8Type(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+  OpBuilder &b_() { return b; }
 
   Value i32(int64_t value) {
     return arith::ConstantIntOp::create(b, loc, value, 32);
@@ -191,6 +194,70 @@ public:
     return arith::TruncFOp::create(b, loc, to, value);
   }
 
+  /// maxnum / minnum as compare and select: NaN loses to a number. (LLVM
+  /// would call libm's fmaxf for f16, which the object must not import.)
+  Value maxNum(Value a, Value b, bool maximum) {
+    Value aNan = arith::CmpFOp::create(b_(), loc, arith::CmpFPredicate::UNO, a, a);
+    Value bNan = arith::CmpFOp::create(b_(), loc, arith::CmpFPredicate::UNO, b, b);
+    Value aWins = arith::CmpFOp::create(
+        b_(), loc, maximum ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a, b);
+    Value pick = arith::SelectOp::create(b_(), loc, aWins, a, b);
+    pick = arith::SelectOp::create(b_(), loc, bNan, a, pick);
+    return arith::SelectOp::create(b_(), loc, aNan, b, pick);
+  }
+
+  /// C's pow in the body's type, through f32: exp(y log |x|) with the sign
+  /// of an odd integer power of a negative base, NaN for a negative base
+  /// and a non-integer exponent, 1 for a zero exponent, and x = 0 giving 0
+  /// or +inf by the exponent's sign.
+  Value pow(Value x, Value y) {
+    Type type = x.getType();
+    Type f32Type = b_().getF32Type();
+    if (!type.isF32()) {
+      x = arith::ExtFOp::create(b_(), loc, f32Type, x);
+      y = arith::ExtFOp::create(b_(), loc, f32Type, y);
+    }
+    Value magnitude = math::AbsFOp::create(b_(), loc, x);
+    Value r = math::ExpOp::create(
+        b_(), loc, arith::MulFOp::create(b_(), loc, y, log(magnitude)));
+    Value yInteger = arith::CmpFOp::create(
+        b_(), loc, arith::CmpFPredicate::OEQ, math::TruncOp::create(b_(), loc, y), y);
+    Value half = arith::MulFOp::create(b_(), loc, y, f32(0.5f));
+    Value yOdd = arith::AndIOp::create(
+        b_(), loc, yInteger,
+        arith::CmpFOp::create(b_(), loc, arith::CmpFPredicate::UNE,
+                              math::TruncOp::create(b_(), loc, half), half));
+    Value negative = arith::CmpFOp::create(b_(), loc, arith::CmpFPredicate::OLT, x, f32(0));
+    Value negated = arith::NegFOp::create(b_(), loc, r);
+    Value signed_ = arith::SelectOp::create(b_(), loc, yOdd, negated, r);
+    Value forNegative = arith::SelectOp::create(
+        b_(), loc, yInteger, signed_, f32(std::numeric_limits<float>::quiet_NaN()));
+    r = arith::SelectOp::create(b_(), loc, negative, forNegative, r);
+    Value zero = arith::CmpFOp::create(b_(), loc, arith::CmpFPredicate::OEQ, x, f32(0));
+    Value yNegative = arith::CmpFOp::create(b_(), loc, arith::CmpFPredicate::OLT, y, f32(0));
+    Value atZero = arith::SelectOp::create(
+        b_(), loc, yNegative, f32(std::numeric_limits<float>::infinity()), f32(0));
+    r = arith::SelectOp::create(b_(), loc, zero, atZero, r);
+    Value yZero = arith::CmpFOp::create(b_(), loc, arith::CmpFPredicate::OEQ, y, f32(0));
+    r = arith::SelectOp::create(b_(), loc, yZero, f32(1), r);
+    return type.isF32() ? r : arith::TruncFOp::create(b_(), loc, type, r).getResult();
+  }
+
+  /// log, subnormal f32 inputs scaled into the normal range first (MLIR's
+  /// polynomial reads the exponent bits, which a subnormal lacks).
+  Value log(Value x) {
+    if (!x.getType().isF32())
+      return math::LogOp::create(b_(), loc, x);
+    Value small = arith::CmpFOp::create(b_(), loc, arith::CmpFPredicate::OLT,
+                                        math::AbsFOp::create(b_(), loc, x),
+                                        f32(std::numeric_limits<float>::min()));
+    Value scaled = arith::SelectOp::create(
+        b_(), loc, small, arith::MulFOp::create(b_(), loc, x, f32(0x1p24f)), x);
+    Value r = math::LogOp::create(b_(), loc, scaled);
+    Value corrected = arith::SubFOp::create(b_(), loc, r, f32(24.0f * 0.69314718f));
+    return arith::SelectOp::create(b_(), loc, small, corrected, r);
+  }
+
   /// The type a value of element type `type` has in the generated code.
   Type storageType(Type type) { return isF8Type(type) ? b.getI8Type() : type; }
 
@@ -289,6 +356,31 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
                             op.getOperand(0).getType(), op.getResult(0).getType()));
       continue;
     }
+    auto operand = [&](unsigned i) { return mapping.lookup(op.getOperand(i)); };
+    if (isa<arith::MaxNumFOp, arith::MinNumFOp>(op)) {
+      mapping.map(op.getResult(0),
+                  k.maxNum(operand(0), operand(1), isa<arith::MaxNumFOp>(op)));
+      continue;
+    }
+    if (isa<math::FmaOp>(op) && op.getResult(0).getType().isF16()) {
+      // LLVM computes an f16 fma in f64 and rounds it with a libcall; in
+      // f64 then through f32 (each rounding innocuous: 53 >= 2 * 24 + 2
+      // and 24 >= 2 * 11 + 2 bits) it rounds once, as fma must.
+      Type f64 = b.getF64Type();
+      auto wide = [&](unsigned i) { return arith::ExtFOp::create(b, loc, f64, operand(i)); };
+      Value r = math::FmaOp::create(b, loc, wide(0), wide(1), wide(2));
+      r = arith::TruncFOp::create(b, loc, b.getF32Type(), r);
+      mapping.map(op.getResult(0), arith::TruncFOp::create(b, loc, b.getF16Type(), r));
+      continue;
+    }
+    if (isa<math::PowFOp>(op)) {
+      mapping.map(op.getResult(0), k.pow(operand(0), operand(1)));
+      continue;
+    }
+    if (isa<math::LogOp>(op)) {
+      mapping.map(op.getResult(0), k.log(operand(0)));
+      continue;
+    }
     b.clone(op, mapping);
   }
   Value result = mapping.lookup(cast<YieldOp>(body.back()).getValue());
@@ -305,8 +397,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp module) {
     RewritePatternSet patterns(context);
     // tanh, erf, exp, log, ... as polynomials in f32 (f16 extended to f32):
     // no libm call is left for the object to import.
+    // Only the approximations: MLIR's other expansions would turn fma into
+    // a multiply and an add and roundeven into trunc(x + 0.5), both wrong,
+    // where LLVM has instructions for them on x86-64-v3.
     populateMathPolynomialApproximationPatterns(patterns);
-    math::populateExpansionPatterns(patterns);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))
       return module.emitError("kernel: the math approximations did not converge");
   }
