@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/Device/Elementwise.h"
 #include "IPU/Device/Kernels.h"
 
 #include <algorithm>
@@ -354,6 +355,71 @@ void printCopy(const std::string &name, const TargetModel &target,
               cycles ? static_cast<double>(bytes) / cycles : 0.0);
 }
 
+/// A body op on earlier values (inputs first, then ops in order).
+BodyOp bodyOp(BodyOpKind kind, ElementType type, std::initializer_list<uint32_t> operands,
+              double constant = 0) {
+  BodyOp op;
+  op.kind = kind;
+  op.type = type;
+  op.constant = constant;
+  unsigned i = 0;
+  for (uint32_t operand : operands)
+    op.operands[i++] = operand;
+  return op;
+}
+
+/// The SigLIP MLP's epilogues as the import builds them: bias + GELU tanh
+/// in f16 (torch-mlir's ops, x^3 as two multiplies), the same ending in a
+/// cast to f8 (the f8 configuration), and the f16 -> f8 cast of the input.
+std::vector<std::pair<std::string, ElementwiseBody>> siglipBodies() {
+  const ElementType f16 = ElementType::F16, f8 = ElementType::F8E4M3FN;
+  using K = BodyOpKind;
+  ElementwiseBody gelu;
+  gelu.inputs = {{f16, Broadcast::Full}, {f16, Broadcast::Row}};
+  gelu.ops = {bodyOp(K::Constant, f16, {}, 0.044708251953125),
+              bodyOp(K::Constant, f16, {}, 0.7978515625),
+              bodyOp(K::Constant, f16, {}, 1.0),
+              bodyOp(K::Constant, f16, {}, 0.5),
+              bodyOp(K::AddF, f16, {0, 1}),      // 6: x = in + bias
+              bodyOp(K::MulF, f16, {6, 6}),      // 7
+              bodyOp(K::MulF, f16, {7, 6}),      // 8: x^3
+              bodyOp(K::MulF, f16, {8, 2}),      // 9
+              bodyOp(K::AddF, f16, {6, 9}),      // 10
+              bodyOp(K::MulF, f16, {10, 3}),     // 11
+              bodyOp(K::Tanh, f16, {11}),        // 12
+              bodyOp(K::AddF, f16, {12, 4}),     // 13
+              bodyOp(K::MulF, f16, {13, 5}),     // 14
+              bodyOp(K::MulF, f16, {6, 14})};    // 15
+  gelu.result = 15;
+  gelu.resultType = f16;
+  ElementwiseBody geluF8 = gelu;
+  geluF8.ops.push_back(bodyOp(K::TruncF, f8, {15}));
+  geluF8.result = 16;
+  geluF8.resultType = f8;
+  ElementwiseBody cast;
+  cast.inputs = {{f16, Broadcast::Full}};
+  cast.ops = {bodyOp(K::TruncF, f8, {0})};
+  cast.result = 1;
+  cast.resultType = f8;
+  return {{"bias-gelu-tanh-f16", gelu}, {"bias-gelu-tanh-f16-to-f8", geluF8},
+          {"cast-f16-to-f8", cast}};
+}
+
+void printElementwise(const std::string &name, const TargetModel &target,
+                      const ElementwiseBody &body, int64_t rows, int64_t cols) {
+  ElementwiseCycles cycles = estimateElementwise(target, body, rows, cols);
+  std::printf("bench=kernels case=%s-%lldx%lld target=%s kernel=elementwise "
+              "shape=%lldx%lld lanes=%u instructionsPerVector=%.2f vectors=%llu "
+              "rowsPerWorker=%llu cycles=%llu cyclesPerElement=%.2f codeBytes=%llu\n",
+              name.c_str(), (long long)rows, (long long)cols, target.name.c_str(),
+              (long long)rows, (long long)cols, cycles.lanes,
+              cycles.instructionsPerVector, (unsigned long long)cycles.vectors,
+              (unsigned long long)cycles.rowsPerWorker,
+              (unsigned long long)cycles.total,
+              static_cast<double>(cycles.total) / double(rows * cols),
+              (unsigned long long)elementwiseCodeBytes(target, body));
+}
+
 std::string gemmCaseName(const GemmCostShape &s) {
   std::string name = "gemm-" + std::to_string(s.m) + "x" + std::to_string(s.k) +
                      "x" + std::to_string(s.n) + "-" + typeName(s.inType) +
@@ -408,6 +474,12 @@ void runDefaults(const TargetModel &target) {
   printReduce("reduce-64x128-c2-f16-f16", target, 64, 128, 2, f16, f16);
   printCopy("copy-64", target, 64);
   printCopy("copy-36864", target, 36864);
+  // Generated kernels on the SigLIP MLP's blocks: fc1's output sub-blocks
+  // (2 x 1076 with a bias row) and an arriving input row (1 x 1152).
+  for (const auto &[name, body] : siglipBodies()) {
+    printElementwise(name, target, body, 2, 1076);
+    printElementwise(name, target, body, 1, 1152);
+  }
 }
 
 } // namespace
