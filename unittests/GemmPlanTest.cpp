@@ -719,3 +719,41 @@ TEST(RelayoutCost, IsThePhaseThePlannerChargesForTheGather) {
                            arrivalLayout(16, 8, ElementType::F16, target), target,
                            cost));
 }
+
+TEST(GemmPlanCheck, NarrowResultsAlignOnlyWhenExchanged) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  // 66 f16 columns over 4: blocks begin at 17, 34, 50 (bytes 34, 68, 100).
+  GemmProblem p = problem(96, 128, 66);
+  p.outType = ElementType::F16;
+  EXPECT_EQ(*checkGemmPlan(target, p, plan(2, 4)),
+            "cols=4 cuts f16 rows of C off 32-bit word boundaries");
+  // A result that is only returned leaves by host stream: any split.
+  p.resultExchanged = false;
+  EXPECT_FALSE(checkGemmPlan(target, p, plan(2, 4)));
+  // An epilogue storing f8 in C's layout: its result is what moves on.
+  ElementwiseBody cast;
+  cast.inputs = {{ElementType::F16, Broadcast::Full}};
+  BodyOp truncf;
+  truncf.kind = BodyOpKind::TruncF;
+  truncf.type = ElementType::F8E4M3FN;
+  cast.ops = {truncf};
+  cast.result = 1;
+  cast.resultType = ElementType::F8E4M3FN;
+  p.epilogue = std::make_shared<const ElementwiseBody>(cast);
+  p.resultExchanged = true;
+  p.n = 72; // f16-aligned blocks of 18, but 18 f8 bytes is no word.
+  EXPECT_EQ(*checkGemmPlan(target, p, plan(2, 4)),
+            "cols=4 cuts f8E4M3FN rows of the epilogue's result off 32-bit "
+            "word boundaries");
+  EXPECT_FALSE(checkGemmPlan(target, p, plan(2, 2))); // Blocks of 36.
+  // The epilogue costs every plan something, on its output blocks.
+  GemmCost with = costGemmPlan(target, p, plan(2, 2));
+  EXPECT_GT(with.epilogueCycles, 0u);
+  EXPECT_EQ(with.totalCycles, with.exchangeCycles + with.computeCycles +
+                                  with.reductionCycles + with.epilogueCycles +
+                                  with.syncCycles);
+  p.epilogue = nullptr;
+  GemmCost without = costGemmPlan(target, p, plan(2, 2));
+  EXPECT_EQ(without.epilogueCycles, 0u);
+  EXPECT_EQ(with.totalCycles - with.epilogueCycles, without.totalCycles);
+}

@@ -205,7 +205,7 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
   if (problem.epilogue &&
       elementBytes(problem.epilogue->resultType) < elementBytes(stored))
     stored = problem.epilogue->resultType;
-  if (elementBytes(stored) < 4) {
+  if (elementBytes(stored) < 4 && problem.resultExchanged) {
     for (uint32_t j = 1; j < plan.cols; ++j)
       if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
               elementBytes(stored) % kWord != 0)

@@ -5,6 +5,7 @@
 #include "IPU/Planning/GemmPlan.h"
 #include "IPU/Support/Log.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -115,6 +116,14 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.problem.outType =
           *ipu_tile::toElementType(op.getResult().getType().getElementType());
       job.problem.epilogue = epilogueOf(op);
+      // The value that leaves the matmul's layout: its epilogue's, or its
+      // own. Returned only, it leaves by host stream.
+      Value leaving = job.problem.epilogue
+                          ? Value(op->getUsers().begin()->getResult(0))
+                          : Value(op.getResult());
+      job.problem.resultExchanged =
+          !llvm::all_of(leaving.getUsers(),
+                        [](Operation *user) { return isa<func::ReturnOp>(user); });
       FailureOr<::ipu::GemmPlanConstraints> constraints = collectConstraints(
           op, *options, partials, job.problem.allowHalfPartials);
       if (failed(constraints)) {

@@ -66,6 +66,11 @@ struct GemmProblem {
   /// output block, holds its result, and keeps its narrowest stored type
   /// on 32-bit word boundaries for the exchange after it.
   std::shared_ptr<const ElementwiseBody> epilogue;
+  /// Whether the result (or the epilogue's) moves by exchange to another
+  /// op, in 32-bit words: a narrow type then needs word-aligned column
+  /// blocks. A value only returned leaves by host stream, which has no
+  /// such grain.
+  bool resultExchanged = true;
 };
 
 enum class Reduction : uint8_t { Complete = 0, Staged = 1 };
