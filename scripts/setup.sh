@@ -7,7 +7,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   liblld-22-dev zlib1g-dev libzstd-dev
   libfuzzer-22-dev libclang-rt-22-dev
-  capnproto libcapnp-dev libspdlog-dev libgtest-dev libgmock-dev
+  capnproto libcapnp-dev libspdlog-dev libgtest-dev libgmock-dev chromium
   libopenblas-dev cmake ninja-build ccache python3 make
 )
 

@@ -1,5 +1,6 @@
 # Lit configuration for the IPU compiler's FileCheck tests.
 import os
+import shutil
 import sys
 
 import lit.formats
@@ -29,3 +30,10 @@ capnp = "%s %%s -I%s %s Package" % (config.capnp_executable,
                                     config.capnp_include_dir, schema)
 config.substitutions.append(("%capnp-decode", capnp % "decode"))
 config.substitutions.append(("%capnp-encode", capnp % "encode"))
+
+# Headless Chromium renders the --profile report (profile-chromium.test);
+# without it that test is UNSUPPORTED.
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+else:
+    lit_config.note("chromium not on PATH: profile-chromium.test is skipped")

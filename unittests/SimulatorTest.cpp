@@ -213,6 +213,54 @@ TEST(SimulatorTest, ComputeCostsTheSlowestTile) {
                      estimateKernelCycles(*gemm, tile0, c.target)));
 }
 
+TEST(SimulatorTest, TileComputeCyclesSumOverComputeSteps) {
+  MatmulCase c = makeMatmulCase();
+  // Tile 3 runs no vertex; the set runs twice, so one tile is the slowest
+  // of both steps.
+  ComputeSet &gemm = c.package.computeSets[0];
+  gemm.tiles.pop_back();
+  gemm.operandAddress.resize(gemm.operandAddress.size() - 3);
+  gemm.params.resize(gemm.params.size() - 7);
+  c.package.program.insert(c.package.program.end() - 1,
+                           {{StepKind::Compute, 0}, {StepKind::Sync, 0}});
+  SimulationResult result;
+  auto error = simulate(c.package, c.target, c.inputs, result);
+  ASSERT_FALSE(error) << *error;
+
+  const KernelSpec *kernel = lookupKernel("gemm");
+  ASSERT_NE(kernel, nullptr);
+  std::vector<uint64_t> vertex(3);
+  for (size_t v = 0; v < 3; ++v)
+    vertex[v] =
+        estimateKernelCycles(*kernel, gemm.params.data() + v * 7, c.target);
+  ASSERT_EQ(result.tileComputeCycles.size(), c.target.tiles);
+  for (uint32_t tile = 0; tile < 3; ++tile)
+    EXPECT_EQ(result.tileComputeCycles[tile], 2 * vertex[tile]);
+  EXPECT_EQ(result.tileComputeCycles[3], 0u);
+  // The first of the slowest tiles ends each step.
+  uint32_t slowest =
+      uint32_t(std::max_element(vertex.begin(), vertex.end()) - vertex.begin());
+
+  uint64_t slowestSum = 0;
+  size_t computeSteps = 0;
+  for (const StepCycles &step : result.steps) {
+    if (step.kind != StepKind::Compute)
+      continue;
+    ++computeSteps;
+    slowestSum += step.cycles;
+    EXPECT_EQ(step.slowestTile, slowest);
+    EXPECT_EQ(step.cycles, vertex[slowest]);
+    EXPECT_EQ(step.busyTiles, 3u);
+    EXPECT_EQ(step.busyTileCycles, vertex[0] + vertex[1] + vertex[2]);
+  }
+  EXPECT_EQ(computeSteps, 2u);
+  EXPECT_EQ(*std::max_element(result.tileComputeCycles.begin(),
+                              result.tileComputeCycles.end()),
+            slowestSum);
+  EXPECT_EQ(slowestSum, result.computeCycles);
+  EXPECT_EQ(result.tileComputeCycles[slowest], slowestSum);
+}
+
 TEST(SimulatorTest, IllegalScheduleFails) {
   MatmulCase c = makeMatmulCase();
   PackagePhase &phase = c.package.phases[0];

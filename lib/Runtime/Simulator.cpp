@@ -211,7 +211,8 @@ private:
   std::optional<std::string> streamOut(const HostStream &stream);
   std::optional<std::string> compute(const ComputeSet &computeSet,
                                      uint64_t &cycles,
-                                     std::vector<uint64_t> &groupCycles);
+                                     std::vector<uint64_t> &groupCycles,
+                                     StepCycles &stats);
   std::optional<std::string> exchange(const PackagePhase &phase,
                                       uint64_t &cycles);
 
@@ -366,9 +367,9 @@ std::optional<std::string> Simulation::streamOut(const HostStream &stream) {
   return std::nullopt;
 }
 
-std::optional<std::string> Simulation::compute(const ComputeSet &computeSet,
-                                               uint64_t &cycles,
-                                               std::vector<uint64_t> &groupCycles) {
+std::optional<std::string>
+Simulation::compute(const ComputeSet &computeSet, uint64_t &cycles,
+                    std::vector<uint64_t> &groupCycles, StepCycles &stats) {
   const KernelSpec *kernel = lookupKernel(package, computeSet.kernel);
   if (!kernel)
     return "unknown kernel '" + computeSet.kernel + "'";
@@ -453,6 +454,15 @@ std::optional<std::string> Simulation::compute(const ComputeSet &computeSet,
     uint64_t &group = groupCycles[uint64_t(tile) * result.tileGroups / target.tiles];
     group = std::max(group, tileCycles[tile]);
   }
+  // Per tile over the run, and this step's spread over its tiles.
+  for (uint32_t tile = 0; tile < target.tiles; ++tile) {
+    result.tileComputeCycles[tile] += tileCycles[tile];
+    stats.busyTileCycles += tileCycles[tile];
+    if (tileCycles[tile] > tileCycles[stats.slowestTile])
+      stats.slowestTile = tile;
+  }
+  stats.busyTiles =
+      static_cast<uint32_t>(std::count(seen.begin(), seen.end(), true));
   return std::nullopt;
 }
 
@@ -519,6 +529,7 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
 std::optional<std::string> Simulation::run() {
   result = SimulationResult();
   result.tileGroups = std::min<uint32_t>(target.tiles, kTileGroups);
+  result.tileComputeCycles.assign(target.tiles, 0);
   if (!memory.valid())
     return "cannot reserve " + std::to_string(target.tiles) + " x " +
            std::to_string(target.tileMemoryBytes) +
@@ -530,6 +541,7 @@ std::optional<std::string> Simulation::run() {
     const Step &step = package.program[s];
     uint64_t cycles = 0;
     std::vector<uint64_t> groupCycles;
+    StepCycles stats{step.kind, step.index, 0, {}};
     std::optional<std::string> error;
     // A deserialised kind may hold any byte; only the known ones run.
     if (static_cast<unsigned>(step.kind) >
@@ -550,7 +562,8 @@ std::optional<std::string> Simulation::run() {
       if (step.index >= package.computeSets.size())
         error = "no such compute set";
       else
-        error = compute(package.computeSets[step.index], cycles, groupCycles);
+        error = compute(package.computeSets[step.index], cycles, groupCycles,
+                        stats);
       result.computeCycles += cycles;
       break;
     case StepKind::Exchange:
@@ -570,7 +583,9 @@ std::optional<std::string> Simulation::run() {
              "): " + *error;
     if (groupCycles.empty())
       groupCycles.assign(result.tileGroups, cycles);
-    result.steps.push_back({step.kind, step.index, cycles, std::move(groupCycles)});
+    stats.cycles = cycles;
+    stats.groupCycles = std::move(groupCycles);
+    result.steps.push_back(std::move(stats));
     result.cycles += cycles;
   }
   result.activeTiles = static_cast<uint32_t>(

@@ -3,7 +3,8 @@
 // Usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]
 //                        [--outputs DIR] [--corrupt-input ARG:BYTE]
 //                        [--corrupt-kernel BYTE] [--checkpoints N]
-//                        [--threads N] [--trace FILE] [--quiet]
+//                        [--threads N] [--trace FILE] [--profile DIR]
+//                        [--quiet]
 //
 // Runs a package on the cycle-level simulator with deterministic inputs and
 // prints seed-style key=value report lines to stdout; progress goes to stderr.
@@ -52,6 +53,14 @@
 // closest to, its allowed error) with both values, and fails when it
 // compared nothing.
 //
+// --profile DIR writes DIR/profile.html (creating DIR), a self-contained
+// report of the run that loads nothing: the program's steps as a timeline,
+// every tile's compute cycles as a heatmap, the exchange phases against
+// their endpoint lower bounds, each compute set's slowest tile, mean and
+// balance, and memory touched against the tile's regions, in cycles and
+// microseconds at the target clock; the same figures as JSON in its
+// <script type="application/json" id="profile-data">.
+//
 // The tool is free of LLVM: arguments are parsed by hand.
 //
 //===----------------------------------------------------------------------===//
@@ -59,6 +68,7 @@
 #include "IPU/Package/Package.h"
 #include "IPU/Runtime/KernelLoader.h"
 #include "IPU/Runtime/Npy.h"
+#include "IPU/Runtime/Profile.h"
 #include "IPU/Runtime/Simulator.h"
 #include "IPU/Runtime/Trace.h"
 #include "IPU/Support/ElementType.h"
@@ -94,7 +104,8 @@ const char *const kUsage =
     "usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]\n"
     "                       [--outputs DIR] [--corrupt-input ARG:BYTE]\n"
     "                       [--corrupt-kernel BYTE] [--checkpoints N]\n"
-    "                       [--threads N] [--trace FILE] [--quiet]\n"
+    "                       [--threads N] [--trace FILE] [--profile DIR]\n"
+    "                       [--quiet]\n"
     "  --check                   compare results with the host reference\n"
     "  --seed N                  input generator seed (default 1)\n"
     "  --inputs DIR              read the arguments from NumPy files instead:\n"
@@ -117,6 +128,9 @@ const char *const kUsage =
     "                            is loaded (shows the generated code runs)\n"
     "  --threads N               host threads for the reference BLAS\n"
     "  --trace FILE              write the run as a Chrome trace (Perfetto)\n"
+    "  --profile DIR             write DIR/profile.html, a self-contained\n"
+    "                            report: timeline, tile heatmap, exchange\n"
+    "                            phases, compute sets, memory (creating DIR)\n"
     "  --quiet                   no progress log on stderr\n";
 
 struct Options {
@@ -135,6 +149,7 @@ struct Options {
   uint64_t threads = 0; ///< 0: library default.
   bool quiet = false;
   std::string trace; ///< Chrome trace-event file to write, if any.
+  std::string profile; ///< Directory for profile.html, if any.
 };
 
 int fail(const std::string &message) {
@@ -192,6 +207,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
       if (!takeValue() || value.empty())
         return "--trace expects a file name";
       options.trace = value;
+    } else if (arg == "--profile") {
+      if (!takeValue() || value.empty())
+        return "--profile expects a directory";
+      options.profile = value;
     } else if (arg == "--seed") {
       if (!takeValue() || !parseUnsigned(value, options.seed))
         return "--seed expects an unsigned integer";
@@ -1012,6 +1031,12 @@ int run(const Options &options) {
     if (auto error = writeTrace(options.trace, package, *target, result))
       return fail(*error);
     log().info("wrote trace path={} steps={}", options.trace,
+               result.steps.size());
+  }
+  if (!options.profile.empty()) {
+    if (auto error = writeProfile(options.profile, package, *target, result))
+      return fail(*error);
+    log().info("wrote profile dir={} steps={}", reportValue(options.profile),
                result.steps.size());
   }
   // Before the check: a FAIL keeps the values it failed on.

@@ -34,6 +34,12 @@ struct StepCycles {
   /// tile spends in the step: a compute set's slowest vertex in the group;
   /// the whole step for exchanges and syncs, which every tile takes part in.
   std::vector<uint64_t> groupCycles;
+  /// Compute sets only: the tile that ends the step (the lowest-numbered of
+  /// the slowest), how many tiles run a vertex in it, and the cycles those
+  /// tiles spend in it in total (their mean is busyTileCycles / busyTiles).
+  uint32_t slowestTile = 0;
+  uint32_t busyTiles = 0;
+  uint64_t busyTileCycles = 0;
 };
 
 struct SimulationResult {
@@ -51,6 +57,11 @@ struct SimulationResult {
   /// Tiles are reported in this many groups of consecutive tiles (group g
   /// holds tiles [g * tiles / groups, (g + 1) * tiles / groups)).
   uint32_t tileGroups = 0;
+  /// Per tile, the cycles it spends running vertices, summed over the
+  /// compute steps (its vertices' estimates; zero on a tile that runs none).
+  /// Its maximum is at most computeCycles, equal when one tile is the
+  /// slowest of every compute step.
+  std::vector<uint64_t> tileComputeCycles;
   std::vector<HostTensor> outputs; ///< By result index.
 };
 

@@ -1,0 +1,582 @@
+//===- Profile.cpp - A simulated run as a self-contained HTML report -----===//
+//
+// Plain string building: SVG for the timeline and the tile heatmap, HTML
+// tables for phases, compute sets and memory, and the figures as JSON. No
+// script runs in the page and nothing is loaded from elsewhere.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Runtime/Profile.h"
+
+#include "IPU/Exchange/Phase.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+using namespace ipu;
+
+namespace {
+
+/// Text for HTML content and attribute values.
+std::string html(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    case '\'':
+      out += "&#39;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// A JSON string literal that is also safe inside a <script> element.
+std::string quote(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == '<' || c == '>' ||
+               c == '&') {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x",
+                    unsigned(static_cast<unsigned char>(c)));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string fixed(double value, int digits) {
+  if (!std::isfinite(value))
+    return "0";
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*f", digits, value);
+  return text;
+}
+
+std::string num(uint64_t value) { return std::to_string(value); }
+
+/// Thousands separated, for people.
+std::string grouped(uint64_t value) {
+  std::string digits = std::to_string(value), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string stepName(const Package &package, const StepCycles &step) {
+  switch (step.kind) {
+  case StepKind::StreamIn:
+  case StepKind::StreamOut:
+    return step.index < package.streams.size()
+               ? package.streams[step.index].name
+               : "stream";
+  case StepKind::Compute:
+    return step.index < package.computeSets.size()
+               ? package.computeSets[step.index].name
+               : "compute set";
+  case StepKind::Exchange:
+    return step.index < package.phases.size() ? package.phases[step.index].name
+                                              : "exchange phase";
+  case StepKind::Sync:
+    return "sync";
+  }
+  return "step";
+}
+
+const char *kindColor(StepKind kind) {
+  switch (kind) {
+  case StepKind::Compute:
+    return "#4e79a7";
+  case StepKind::Exchange:
+    return "#f28e2b";
+  case StepKind::Sync:
+    return "#76b7b2";
+  default:
+    return "#bab0ac";
+  }
+}
+
+/// A colour for `fraction` in [0, 1] on a viridis-like scale.
+std::string heatColor(double fraction) {
+  static const double stops[][3] = {{68, 1, 84},
+                                    {59, 82, 139},
+                                    {33, 145, 140},
+                                    {94, 201, 98},
+                                    {253, 231, 37}};
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  double position = fraction * 4;
+  int low = std::min(3, int(position));
+  double t = position - low;
+  char text[8];
+  std::snprintf(
+      text, sizeof(text), "#%02x%02x%02x",
+      int(std::lround(stops[low][0] + t * (stops[low + 1][0] - stops[low][0]))),
+      int(std::lround(stops[low][1] + t * (stops[low + 1][1] - stops[low][1]))),
+      int(std::lround(stops[low][2] +
+                      t * (stops[low + 1][2] - stops[low][2]))));
+  return text;
+}
+
+/// Idle tiles (no vertex in any compute set).
+constexpr const char *kIdleColor = "#d9d9d9";
+
+struct PhaseRow {
+  std::string name;
+  uint32_t index = 0;
+  uint32_t runs = 0;
+  uint64_t cycles = 0; ///< Per run: send horizon plus latency.
+  uint64_t transfers = 0;
+  uint64_t sendHorizon = 0;
+  uint64_t bound = 0; ///< endpointLowerBound, in cycles (words).
+};
+
+struct ComputeRow {
+  std::string name, kernel;
+  uint32_t index = 0;
+  uint32_t runs = 0;
+  uint64_t vertices = 0;
+  uint64_t cycles = 0; ///< Per run: the slowest tile's.
+  uint32_t slowestTile = 0;
+  uint32_t busyTiles = 0;
+  uint64_t busyTileCycles = 0; ///< Per run, summed over busy tiles.
+  double mean() const {
+    return busyTiles ? double(busyTileCycles) / busyTiles : 0;
+  }
+  double balance() const { return cycles ? mean() / double(cycles) : 0; }
+};
+
+} // namespace
+
+std::string ipu::profileHtml(const Package &package, const TargetModel &target,
+                             const SimulationResult &result) {
+  const double perMicrosecond = target.clockHz / 1e6;
+  auto us = [&](uint64_t cycles) {
+    return fixed(perMicrosecond > 0 ? cycles / perMicrosecond : 0.0, 3);
+  };
+  auto cyclesText = [&](uint64_t cycles) {
+    return grouped(cycles) + " cycles (" + us(cycles) + " \xC2\xB5s)";
+  };
+
+  // Timeline steps: everything but host streams, which cost no cycles.
+  std::vector<size_t> timeline;
+  for (size_t s = 0; s < result.steps.size(); ++s)
+    if (result.steps[s].kind != StepKind::StreamIn &&
+        result.steps[s].kind != StepKind::StreamOut)
+      timeline.push_back(s);
+
+  // Phases and compute sets in order of first run; repeated runs of one are
+  // identical (same schedule, same vertex estimates) and counted.
+  std::vector<PhaseRow> phases;
+  std::vector<ComputeRow> computeSets;
+  std::vector<int64_t> phaseRow(package.phases.size(), -1);
+  std::vector<int64_t> computeRow(package.computeSets.size(), -1);
+  for (const StepCycles &step : result.steps) {
+    if (step.kind == StepKind::Exchange && step.index < package.phases.size()) {
+      if (phaseRow[step.index] < 0) {
+        const PackagePhase &phase = package.phases[step.index];
+        phaseRow[step.index] = int64_t(phases.size());
+        PhaseRow row;
+        row.name = phase.name;
+        row.index = step.index;
+        row.cycles = step.cycles;
+        row.transfers = phase.phase.size();
+        row.sendHorizon = phase.schedule.sendHorizon();
+        row.bound = endpointLowerBound(phase.phase);
+        phases.push_back(row);
+      }
+      ++phases[size_t(phaseRow[step.index])].runs;
+    } else if (step.kind == StepKind::Compute &&
+               step.index < package.computeSets.size()) {
+      if (computeRow[step.index] < 0) {
+        const ComputeSet &set = package.computeSets[step.index];
+        computeRow[step.index] = int64_t(computeSets.size());
+        ComputeRow row;
+        row.name = set.name;
+        row.kernel = set.kernel;
+        row.index = step.index;
+        row.vertices = set.tiles.size();
+        row.cycles = step.cycles;
+        row.slowestTile = step.slowestTile;
+        row.busyTiles = step.busyTiles;
+        row.busyTileCycles = step.busyTileCycles;
+        computeSets.push_back(row);
+      }
+      ++computeSets[size_t(computeRow[step.index])].runs;
+    }
+  }
+
+  const std::vector<uint64_t> &tileCycles = result.tileComputeCycles;
+  uint64_t maxTile = 0, busiestTile = 0, idleTiles = 0, tileSum = 0;
+  uint64_t minBusy = UINT64_MAX; ///< The least busy tile that is not idle.
+  for (size_t t = 0; t < tileCycles.size(); ++t) {
+    if (tileCycles[t] != 0)
+      minBusy = std::min(minBusy, tileCycles[t]);
+    if (tileCycles[t] > maxTile) {
+      maxTile = tileCycles[t];
+      busiestTile = t;
+    }
+    idleTiles += tileCycles[t] == 0;
+    tileSum += tileCycles[t];
+  }
+  double meanTile =
+      tileCycles.empty() ? 0 : double(tileSum) / tileCycles.size();
+  if (minBusy == UINT64_MAX)
+    minBusy = 0;
+  // The colour scale spans the busy tiles, least to most busy, so that a
+  // small imbalance still shows.
+  auto tileColor = [&](uint64_t c) -> std::string {
+    if (c == 0)
+      return kIdleColor;
+    return heatColor(
+        maxTile > minBusy ? double(c - minBusy) / (maxTile - minBusy) : 1.0);
+  };
+
+  const MemoryRegion *regions[2] = {&target.region(MemoryClass::Standard),
+                                    &target.region(MemoryClass::Interleaved)};
+  const char *regionNames[2] = {"standard", "interleaved"};
+
+  // --- JSON ---------------------------------------------------------------
+  std::string json = "{\n";
+  json +=
+      "\"units\": {\"cycles\": \"device cycles\", \"microseconds\": "
+      "\"at the target clock (clockHz)\", \"bytes\": \"bytes per tile\"},\n";
+  json += "\"workload\": " + quote(package.workload) + ",\n";
+  json += "\"target\": " + quote(target.name) + ",\n";
+  json += "\"tiles\": " + num(target.tiles) + ",\n";
+  json += "\"clockHz\": " + num(uint64_t(target.clockHz)) + ",\n";
+  json += "\"cyclesPerMicrosecond\": " + fixed(perMicrosecond, 3) + ",\n";
+  json += "\"cycles\": " + num(result.cycles) + ",\n";
+  json += "\"computeCycles\": " + num(result.computeCycles) + ",\n";
+  json += "\"exchangeCycles\": " + num(result.exchangeCycles) + ",\n";
+  json += "\"syncCycles\": " + num(result.syncCycles) + ",\n";
+  json += "\"microseconds\": " + us(result.cycles) + ",\n";
+  json += "\"programSteps\": " + num(result.steps.size()) + ",\n";
+  json += "\"steps\": [";
+  uint64_t start = 0;
+  for (size_t s = 0, i = 0; s < result.steps.size(); ++s) {
+    const StepCycles &step = result.steps[s];
+    if (i < timeline.size() && timeline[i] == s) {
+      json += std::string(i ? "," : "") + "\n {\"step\": " + num(s) +
+              ", \"kind\": " + quote(stepKindName(step.kind)) +
+              ", \"index\": " + num(step.index) +
+              ", \"name\": " + quote(stepName(package, step)) +
+              ", \"startCycle\": " + num(start) +
+              ", \"cycles\": " + num(step.cycles) + "}";
+      ++i;
+    }
+    start += step.cycles;
+  }
+  json += "],\n";
+  json += "\"tileComputeCycles\": [";
+  for (size_t t = 0; t < tileCycles.size(); ++t)
+    json += (t ? "," : "") + num(tileCycles[t]);
+  json += "],\n";
+  json += "\"maxTileComputeCycles\": " + num(maxTile) + ",\n";
+  json += "\"busiestTile\": " + num(busiestTile) + ",\n";
+  json += "\"minBusyTileComputeCycles\": " + num(minBusy) + ",\n";
+  json += "\"idleTiles\": " + num(idleTiles) + ",\n";
+  json += "\"computeSets\": [";
+  for (size_t i = 0; i < computeSets.size(); ++i) {
+    const ComputeRow &row = computeSets[i];
+    json += std::string(i ? "," : "") + "\n {\"index\": " + num(row.index) +
+            ", \"name\": " + quote(row.name) +
+            ", \"kernel\": " + quote(row.kernel) +
+            ", \"vertices\": " + num(row.vertices) +
+            ", \"runs\": " + num(row.runs) +
+            ", \"cycles\": " + num(row.cycles) +
+            ", \"slowestTile\": " + num(row.slowestTile) +
+            ", \"busyTiles\": " + num(row.busyTiles) +
+            ", \"meanCycles\": " + fixed(row.mean(), 1) +
+            ", \"balance\": " + fixed(row.balance(), 4) + "}";
+  }
+  json += "],\n";
+  json += "\"phases\": [";
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const PhaseRow &row = phases[i];
+    json += std::string(i ? "," : "") + "\n {\"index\": " + num(row.index) +
+            ", \"name\": " + quote(row.name) + ", \"runs\": " + num(row.runs) +
+            ", \"cycles\": " + num(row.cycles) +
+            ", \"transfers\": " + num(row.transfers) +
+            ", \"sendHorizon\": " + num(row.sendHorizon) +
+            ", \"endpointLowerBound\": " + num(row.bound) + "}";
+  }
+  json += "],\n";
+  json += "\"memory\": {";
+  for (int r = 0; r < 2; ++r)
+    json += std::string(r ? ", " : "") + quote(regionNames[r]) +
+            ": {\"touchedBytes\": " + num(result.touchedBytes[r]) +
+            ", \"regionBytes\": " + num(regions[r]->bytes) + "}";
+  json += "},\n";
+  json += "\"metadata\": {";
+  for (size_t i = 0; i < package.metadata.size(); ++i)
+    json += std::string(i ? ", " : "") + quote(package.metadata[i].first) +
+            ": " + quote(package.metadata[i].second);
+  json += "}\n}";
+
+  // --- Page ---------------------------------------------------------------
+  std::string out;
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<title>ipu-run profile: " + html(package.workload) + " on " +
+         html(target.name) + "</title>\n";
+  out += "<style>\n"
+         "body{font-family:sans-serif;margin:16px 24px;color:#222}\n"
+         "h1{font-size:20px}h2{font-size:16px;margin-top:28px}\n"
+         "table{border-collapse:collapse;font-size:13px}\n"
+         "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}\n"
+         "td:first-child,th:first-child{text-align:left}\n"
+         "th{background:#f0f0f0}\n"
+         ".note{color:#555;font-size:13px}\n"
+         "svg text{font-size:11px;font-family:sans-serif}\n"
+         "rect.step:hover,rect.tile:hover{stroke:#000;stroke-width:1}\n"
+         "</style>\n</head>\n<body>\n";
+  out += "<h1>" + html(package.workload) + " on " + html(target.name) + " (" +
+         num(target.tiles) + " tiles)</h1>\n";
+  out += "<p class=\"note\">Units: device cycles, and microseconds at the "
+         "target clock of " +
+         fixed(target.clockHz / 1e6, 0) + " MHz (" + fixed(perMicrosecond, 3) +
+         " cycles per \xC2\xB5s). Memory in bytes per tile. Hover an element "
+         "for its figures.</p>\n";
+  out += "<p>Run: <b>" + cyclesText(result.cycles) + "</b> = compute " +
+         cyclesText(result.computeCycles) + " + exchange " +
+         cyclesText(result.exchangeCycles) + " + sync " +
+         cyclesText(result.syncCycles) + "; " + num(result.steps.size()) +
+         " program steps, " + num(timeline.size()) +
+         " of them on the device (host streams cost nothing).</p>\n";
+
+  // Timeline.
+  const double width = 1200, rowHeight = 36;
+  out += "<h2>Timeline</h2>\n";
+  out += "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         fixed(width, 0) + "\" height=\"" + fixed(rowHeight + 34, 0) +
+         "\" viewBox=\"0 0 " + fixed(width, 0) + " " +
+         fixed(rowHeight + 34, 0) + "\">\n";
+  start = 0;
+  for (size_t s = 0, i = 0; s < result.steps.size(); ++s) {
+    const StepCycles &step = result.steps[s];
+    if (i < timeline.size() && timeline[i] == s) {
+      double x = result.cycles ? width * double(start) / result.cycles : 0;
+      double w =
+          result.cycles ? width * double(step.cycles) / result.cycles : 0;
+      std::string name = stepName(package, step);
+      out += "<rect class=\"step\" data-step=\"" + num(s) + "\" data-kind=\"" +
+             html(stepKindName(step.kind)) + "\" data-cycles=\"" +
+             num(step.cycles) + "\" x=\"" + fixed(x, 3) +
+             "\" y=\"0\" width=\"" + fixed(w, 3) + "\" height=\"" +
+             fixed(rowHeight, 0) + "\" fill=\"" + kindColor(step.kind) +
+             "\"><title>" + html(name) + " (" + stepKindName(step.kind) +
+             "): " + cyclesText(step.cycles) + ", from cycle " +
+             grouped(start) + "</title></rect>\n";
+      ++i;
+    }
+    start += step.cycles;
+  }
+  // Axis and key.
+  out += "<line x1=\"0\" y1=\"" + fixed(rowHeight + 2, 0) + "\" x2=\"" +
+         fixed(width, 0) + "\" y2=\"" + fixed(rowHeight + 2, 0) +
+         "\" stroke=\"#888\"/>\n";
+  for (int tick = 0; tick <= 4; ++tick) {
+    double x = width * tick / 4;
+    const char *anchor = tick == 0 ? "start" : tick == 4 ? "end" : "middle";
+    out += "<text x=\"" + fixed(x, 1) + "\" y=\"" + fixed(rowHeight + 16, 0) +
+           "\" text-anchor=\"" + anchor + "\">" +
+           grouped(result.cycles * tick / 4) + "</text>\n";
+  }
+  double keyX = 0;
+  for (StepKind kind :
+       {StepKind::Compute, StepKind::Exchange, StepKind::Sync}) {
+    out += "<rect x=\"" + fixed(keyX, 0) + "\" y=\"" +
+           fixed(rowHeight + 22, 0) + "\" width=\"10\" height=\"10\" fill=\"" +
+           kindColor(kind) + "\"/><text x=\"" + fixed(keyX + 14, 0) +
+           "\" y=\"" + fixed(rowHeight + 31, 0) + "\">" + stepKindName(kind) +
+           "</text>\n";
+    keyX += 90;
+  }
+  out += "<text x=\"" + fixed(width, 0) + "\" y=\"" + fixed(rowHeight + 31, 0) +
+         "\" text-anchor=\"end\">cycles</text>\n";
+  out += "</svg>\n";
+
+  // Heatmap.
+  const uint32_t tiles = uint32_t(tileCycles.size());
+  const uint32_t columns = std::max<uint32_t>(1, std::min<uint32_t>(tiles, 64));
+  const uint32_t rows = (tiles + columns - 1) / columns;
+  const double cell = 16, gridX = 40, gridY = 4;
+  const double gridWidth = columns * cell, gridHeight = rows * cell;
+  const double legendY = gridY + gridHeight + 14;
+  const double svgHeight = legendY + 40;
+  out += "<h2>Tiles: cycles busy in compute sets over the run</h2>\n";
+  out += "<p class=\"note\">" + num(tiles) + " tiles, tile t at row t / " +
+         num(columns) + ", column t mod " + num(columns) + ". Busiest: tile " +
+         num(busiestTile) + " with " + cyclesText(maxTile) +
+         " (the run's compute steps take " + grouped(result.computeCycles) +
+         "); mean " + fixed(meanTile, 1) + " cycles; " + num(idleTiles) +
+         " tiles idle (grey). The colour scale runs from the least to the "
+         "most busy tile.</p>\n";
+  out += "<svg id=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         fixed(gridX + std::max(gridWidth, 400.0) + 20, 0) + "\" height=\"" +
+         fixed(svgHeight, 0) + "\">\n";
+  for (uint32_t r = 0; r < rows; ++r)
+    out += "<text x=\"" + fixed(gridX - 4, 0) + "\" y=\"" +
+           fixed(gridY + r * cell + cell - 4, 0) + "\" text-anchor=\"end\">" +
+           num(uint64_t(r) * columns) + "</text>\n";
+  for (uint32_t t = 0; t < tiles; ++t) {
+    uint64_t c = tileCycles[t];
+    std::string color = tileColor(c);
+    out += "<rect class=\"tile\" data-tile=\"" + num(t) + "\" data-cycles=\"" +
+           num(c) + "\" x=\"" + fixed(gridX + (t % columns) * cell, 0) +
+           "\" y=\"" + fixed(gridY + (t / columns) * cell, 0) + "\" width=\"" +
+           fixed(cell - 1, 0) + "\" height=\"" + fixed(cell - 1, 0) +
+           "\" fill=\"" + color + "\"><title>tile " + num(t) + ": " +
+           cyclesText(c) +
+           (result.computeCycles
+                ? ", " + fixed(100.0 * double(c) / result.computeCycles, 1) +
+                      "% of the compute steps"
+                : std::string()) +
+           "</title></rect>\n";
+  }
+  // Legend: the colour scale from the least to the most busy tile.
+  out += "<defs><linearGradient id=\"heat\">";
+  for (int stop = 0; stop <= 8; ++stop)
+    out += "<stop offset=\"" + fixed(stop / 8.0, 3) + "\" stop-color=\"" +
+           heatColor(stop / 8.0) + "\"/>";
+  out += "</linearGradient></defs>\n";
+  out += "<g id=\"legend\"><rect x=\"" + fixed(gridX, 0) + "\" y=\"" +
+         fixed(legendY, 0) +
+         "\" width=\"300\" height=\"12\" fill=\"url(#heat)\"/>\n";
+  out += "<text x=\"" + fixed(gridX, 0) + "\" y=\"" + fixed(legendY + 26, 0) +
+         "\">" + grouped(minBusy) + "</text><text x=\"" +
+         fixed(gridX + 300, 0) + "\" y=\"" + fixed(legendY + 26, 0) +
+         "\" text-anchor=\"end\">" + grouped(maxTile) + " cycles</text>\n";
+  out += "<rect x=\"" + fixed(gridX + 320, 0) + "\" y=\"" + fixed(legendY, 0) +
+         "\" width=\"12\" height=\"12\" fill=\"" + kIdleColor +
+         "\"/><text x=\"" + fixed(gridX + 336, 0) + "\" y=\"" +
+         fixed(legendY + 10, 0) + "\">idle (0)</text></g>\n";
+  out += "</svg>\n";
+
+  // Exchange phases.
+  out += "<h2>Exchange phases</h2>\n";
+  out += "<p class=\"note\">Cycles: the schedule's send horizon plus the "
+         "exchange latency of " +
+         num(target.exchangePhaseCycles) +
+         " cycles. The endpoint lower bound is the most words any tile sends "
+         "or receives (one a cycle), against the send horizon.</p>\n";
+  out += "<table id=\"phases\">\n<tr><th>phase</th><th>runs</th><th>cycles</th>"
+         "<th>\xC2\xB5s</th><th>transfers</th><th>send horizon</th>"
+         "<th>endpoint lower bound</th><th>horizon / bound</th></tr>\n";
+  for (const PhaseRow &row : phases)
+    out += "<tr><td>" + html(row.name) + "</td><td>" + num(row.runs) +
+           "</td><td>" + grouped(row.cycles) + "</td><td>" + us(row.cycles) +
+           "</td><td>" + grouped(row.transfers) + "</td><td>" +
+           grouped(row.sendHorizon) + "</td><td>" + grouped(row.bound) +
+           "</td><td>" +
+           (row.bound ? fixed(double(row.sendHorizon) / row.bound, 3)
+                      : std::string("-")) +
+           "</td></tr>\n";
+  out += "</table>\n";
+
+  // Compute sets.
+  out += "<h2>Compute sets</h2>\n";
+  out += "<p class=\"note\">Cycles per run: the slowest tile's (vertices on "
+         "one tile run one after another). Mean over the tiles running a "
+         "vertex; balance = mean / slowest.</p>\n";
+  out += "<table id=\"compute-sets\">\n<tr><th>compute set</th><th>kernel</th>"
+         "<th>vertices</th><th>runs</th><th>slowest tile</th><th>cycles</th>"
+         "<th>\xC2\xB5s</th><th>mean cycles</th><th>balance</th></tr>\n";
+  for (const ComputeRow &row : computeSets)
+    out += "<tr><td>" + html(row.name) + "</td><td>" + html(row.kernel) +
+           "</td><td>" + grouped(row.vertices) + "</td><td>" + num(row.runs) +
+           "</td><td>" + num(row.slowestTile) + "</td><td>" +
+           grouped(row.cycles) + "</td><td>" + us(row.cycles) + "</td><td>" +
+           fixed(row.mean(), 1) + "</td><td>" + fixed(row.balance(), 3) +
+           "</td></tr>\n";
+  out += "</table>\n";
+
+  // Memory.
+  out += "<h2>Memory</h2>\n";
+  out += "<p class=\"note\">Touched: on the tile using the most, the bytes "
+         "from the region's base to the highest byte the program touched "
+         "(the runtime image and reserved code included), from the "
+         "simulation's addresses.</p>\n";
+  out += "<table id=\"memory\">\n<tr><th>memory class</th><th>touched bytes"
+         "</th><th>region bytes</th><th>used</th></tr>\n";
+  for (int r = 0; r < 2; ++r)
+    out +=
+        std::string("<tr><td>") + regionNames[r] + "</td><td>" +
+        grouped(result.touchedBytes[r]) + "</td><td>" +
+        grouped(regions[r]->bytes) + "</td><td>" +
+        (regions[r]->bytes
+             ? fixed(100.0 * double(result.touchedBytes[r]) / regions[r]->bytes,
+                     1) +
+                   "%"
+             : std::string("-")) +
+        "</td></tr>\n";
+  out += "</table>\n";
+  std::string memoryKeys;
+  for (const auto &[key, value] : package.metadata)
+    if (key.rfind("memory", 0) == 0)
+      memoryKeys +=
+          "<tr><td>" + html(key) + "</td><td>" + html(value) + "</td></tr>\n";
+  if (!memoryKeys.empty())
+    out += "<p class=\"note\">The compiler's figures (package metadata):</p>\n"
+           "<table "
+           "id=\"memory-metadata\">\n<tr><th>key</th><th>bytes</th></tr>\n" +
+           memoryKeys + "</table>\n";
+  else
+    out +=
+        "<p class=\"note\">The package states no memory peak or bound.</p>\n";
+
+  out += "<script type=\"application/json\" id=\"profile-data\">\n" + json +
+         "\n</script>\n</body>\n</html>\n";
+  return out;
+}
+
+std::optional<std::string> ipu::writeProfile(const std::string &directory,
+                                             const Package &package,
+                                             const TargetModel &target,
+                                             const SimulationResult &result) {
+  std::error_code error;
+  if (std::filesystem::exists(directory, error) &&
+      !std::filesystem::is_directory(directory, error))
+    return "cannot write profile: '" + directory + "' is not a directory";
+  std::filesystem::create_directories(directory, error);
+  if (error)
+    return "cannot create profile directory '" + directory +
+           "': " + error.message();
+  std::string path =
+      (std::filesystem::path(directory) / "profile.html").string();
+  std::string text = profileHtml(package, target, result);
+  std::FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    return "cannot write profile '" + path + "': " + std::strerror(errno);
+  bool failed = std::fwrite(text.data(), 1, text.size(), file) != text.size();
+  failed |= std::fclose(file) != 0;
+  if (failed)
+    return "cannot write profile '" + path + "': " + std::strerror(errno);
+  return std::nullopt;
+}
