@@ -611,32 +611,29 @@ TEST_F(KernelCodegenTest, GeluTanhF16SweepStaysNearTheReference) {
 // Correctly rounded ops: bit for bit against evaluateBody
 //===----------------------------------------------------------------------===//
 
-const char *const kExactKernels = R"mlir(
-    ipu_tile.kernel @add16 broadcasts ["full", "full"] {
-    ^bb0(%a: f16, %b: f16):
-      %r = arith.addf %a, %b : f16
-      ipu_tile.yield %r : f16
-    }
-    ipu_tile.kernel @sub16 broadcasts ["full", "full"] {
-    ^bb0(%a: f16, %b: f16):
-      %r = arith.subf %a, %b : f16
-      ipu_tile.yield %r : f16
-    }
-    ipu_tile.kernel @mul16 broadcasts ["full", "full"] {
-    ^bb0(%a: f16, %b: f16):
-      %r = arith.mulf %a, %b : f16
-      ipu_tile.yield %r : f16
-    }
-    ipu_tile.kernel @div16 broadcasts ["full", "full"] {
-    ^bb0(%a: f16, %b: f16):
-      %r = arith.divf %a, %b : f16
-      ipu_tile.yield %r : f16
-    }
-    ipu_tile.kernel @minimum16 broadcasts ["full", "full"] {
-    ^bb0(%a: f16, %b: f16):
-      %r = arith.minimumf %a, %b : f16
-      ipu_tile.yield %r : f16
-    }
+/// A kernel `name` applying `op` (of `arity` operands) to full inputs of
+/// `type`.
+std::string singleOpKernel(const std::string &name, const std::string &op,
+                           unsigned arity, const std::string &type) {
+  std::string broadcasts, arguments, operands;
+  for (unsigned i = 0; i < arity; ++i) {
+    const std::string value = std::string("%") + char('a' + i);
+    broadcasts += std::string(i ? ", " : "") + "\"full\"";
+    arguments += (i ? ", " : "") + value + ": " + type;
+    operands += (i ? ", " : "") + value;
+  }
+  return "    ipu_tile.kernel @" + name + " broadcasts [" + broadcasts +
+         "] {\n" + "    ^bb0(" + arguments + "):\n" + "      %r = " + op + " " +
+         operands + " : " + type + "\n      ipu_tile.yield %r : " + type +
+         "\n    }\n";
+}
+
+/// The correctly rounded ops, each alone, and bodies that combine them.
+std::string exactKernels() {
+  std::string text;
+  for (auto [name, op] : {std::pair<const char *, const char *>{"add16", "arith.addf"}, {"sub16", "arith.subf"}, {"mul16", "arith.mulf"}, {"div16", "arith.divf"}, {"minimum16", "arith.minimumf"}})
+    text += singleOpKernel(name, op, 2, "f16");
+  return text + R"mlir(
     ipu_tile.kernel @relu16 broadcasts ["full", "full"] {
     ^bb0(%a: f16, %b: f16):
       %zero = arith.constant 0.000000e+00 : f16
@@ -654,9 +651,10 @@ const char *const kExactKernels = R"mlir(
       ipu_tile.yield %r : f16
     }
 )mlir";
+}
 
 TEST(KernelCodegenExactTest, CorrectlyRoundedOpsMatchBitForBit) {
-  CompiledKernels exact(kExactKernels);
+  CompiledKernels exact(exactKernels());
   ASSERT_TRUE(exact.ok()) << exact.error;
   // Random f16 pairs (finite and not) plus hand-picked rounding cases.
   std::mt19937 rng(7);
@@ -702,18 +700,9 @@ TEST(KernelCodegenExactTest, CorrectlyRoundedOpsMatchBitForBit) {
   }
 }
 
-const char *const kMinMaxKernels = R"mlir(
-    ipu_tile.kernel @maximum32 broadcasts ["full", "full"] {
-    ^bb0(%a: f32, %b: f32):
-      %r = arith.maximumf %a, %b : f32
-      ipu_tile.yield %r : f32
-    }
-    ipu_tile.kernel @minimum32 broadcasts ["full", "full"] {
-    ^bb0(%a: f32, %b: f32):
-      %r = arith.minimumf %a, %b : f32
-      ipu_tile.yield %r : f32
-    }
-)mlir";
+const std::string kMinMaxKernels =
+    singleOpKernel("maximum32", "arith.maximumf", 2, "f32") +
+    singleOpKernel("minimum32", "arith.minimumf", 2, "f32");
 
 /// Runs a two-input f32 kernel on (a, b) pairs.
 std::vector<float> runPairs(const ::ipu::ElementwiseKernel &kernel,
@@ -1166,22 +1155,6 @@ TEST_F(KernelCodegenTest, MissingSymbolNamesTheKernel) {
 // Every body op the verifier accepts builds, links and loads
 //===----------------------------------------------------------------------===//
 
-/// A kernel `name` applying `op` (of `arity` operands) to full inputs of
-/// `type`.
-std::string singleOpKernel(const std::string &name, const std::string &op,
-                           unsigned arity, const std::string &type) {
-  std::string broadcasts, arguments, operands;
-  for (unsigned i = 0; i < arity; ++i) {
-    const std::string value = std::string("%") + char('a' + i);
-    broadcasts += std::string(i ? ", " : "") + "\"full\"";
-    arguments += (i ? ", " : "") + value + ": " + type;
-    operands += (i ? ", " : "") + value;
-  }
-  return "    ipu_tile.kernel @" + name + " broadcasts [" + broadcasts +
-         "] {\n" + "    ^bb0(" + arguments + "):\n" + "      %r = " + op + " " +
-         operands + " : " + type + "\n      ipu_tile.yield %r : " + type +
-         "\n    }\n";
-}
 
 struct OpCase {
   const char *op;
