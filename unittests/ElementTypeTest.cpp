@@ -15,17 +15,8 @@ using namespace ipu;
 
 namespace {
 
-uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-float floatOf(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
+uint32_t bitsOf(float value) { return floatBits(value); }
+float floatOf(uint32_t bits) { return bitsFloat(bits); }
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();

@@ -44,17 +44,8 @@ using namespace mlir;
 
 namespace {
 
-uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-float floatOf(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
+uint32_t bitsOf(float value) { return ::ipu::floatBits(value); }
+float floatOf(uint32_t bits) { return ::ipu::bitsFloat(bits); }
 
 /// Row pitch of a block: rows padded to 32-bit words.
 size_t pitch(int64_t cols, ::ipu::ElementType type) {
@@ -169,48 +160,24 @@ std::vector<uint8_t> runRow(const ::ipu::ElementwiseKernel &kernel,
   return output;
 }
 
-const char *const kConversionKernels = R"mlir(
-    ipu_tile.kernel @dec_e4m3 broadcasts ["full"] {
-    ^bb0(%x: f8E4M3FN):
-      %y = arith.extf %x : f8E4M3FN to f32
-      ipu_tile.yield %y : f32
-    }
-    ipu_tile.kernel @dec_e5m2 broadcasts ["full"] {
-    ^bb0(%x: f8E5M2):
-      %y = arith.extf %x : f8E5M2 to f32
-      ipu_tile.yield %y : f32
-    }
-    ipu_tile.kernel @dec_e4m3_f16 broadcasts ["full"] {
-    ^bb0(%x: f8E4M3FN):
-      %y = arith.extf %x : f8E4M3FN to f16
-      ipu_tile.yield %y : f16
-    }
-    ipu_tile.kernel @dec_e5m2_f16 broadcasts ["full"] {
-    ^bb0(%x: f8E5M2):
-      %y = arith.extf %x : f8E5M2 to f16
-      ipu_tile.yield %y : f16
-    }
-    ipu_tile.kernel @enc_e4m3 broadcasts ["full"] {
-    ^bb0(%x: f32):
-      %y = arith.truncf %x : f32 to f8E4M3FN
-      ipu_tile.yield %y : f8E4M3FN
-    }
-    ipu_tile.kernel @enc_e5m2 broadcasts ["full"] {
-    ^bb0(%x: f32):
-      %y = arith.truncf %x : f32 to f8E5M2
-      ipu_tile.yield %y : f8E5M2
-    }
-    ipu_tile.kernel @enc_e4m3_f16 broadcasts ["full"] {
-    ^bb0(%x: f16):
-      %y = arith.truncf %x : f16 to f8E4M3FN
-      ipu_tile.yield %y : f8E4M3FN
-    }
-    ipu_tile.kernel @enc_e5m2_f16 broadcasts ["full"] {
-    ^bb0(%x: f16):
-      %y = arith.truncf %x : f16 to f8E5M2
-      ipu_tile.yield %y : f8E5M2
-    }
-)mlir";
+/// A kernel converting `from` to `to` with `op` (arith.extf or truncf).
+std::string castKernel(const std::string &name, const std::string &op,
+                       const std::string &from, const std::string &to) {
+  return "    ipu_tile.kernel @" + name + " broadcasts [\"full\"] {\n" +
+         "    ^bb0(%x: " + from + "):\n" + "      %y = " + op + " %x : " + from +
+         " to " + to + "\n      ipu_tile.yield %y : " + to + "\n    }\n";
+}
+
+/// f8 to f32 and f16 (dec_*), and f32 and f16 to f8 (enc_*).
+const std::string kConversionKernels =
+    castKernel("dec_e4m3", "arith.extf", "f8E4M3FN", "f32") +
+    castKernel("dec_e5m2", "arith.extf", "f8E5M2", "f32") +
+    castKernel("dec_e4m3_f16", "arith.extf", "f8E4M3FN", "f16") +
+    castKernel("dec_e5m2_f16", "arith.extf", "f8E5M2", "f16") +
+    castKernel("enc_e4m3", "arith.truncf", "f32", "f8E4M3FN") +
+    castKernel("enc_e5m2", "arith.truncf", "f32", "f8E5M2") +
+    castKernel("enc_e4m3_f16", "arith.truncf", "f16", "f8E4M3FN") +
+    castKernel("enc_e5m2_f16", "arith.truncf", "f16", "f8E5M2");
 
 /// Bias add and GELU's tanh form in f16, as torch-mlir writes it (examples/
 /// exporters/torch-gelu-tanh-f16.mlir, x^3 as two multiplies).

@@ -23,8 +23,6 @@
 
 namespace ipu {
 
-namespace {
-
 uint32_t floatBits(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
@@ -36,6 +34,8 @@ float bitsFloat(uint32_t bits) {
   std::memcpy(&value, &bits, sizeof(value));
   return value;
 }
+
+namespace {
 
 /// Describes a narrow binary float format with subnormals.
 struct NarrowFormat {

@@ -34,6 +34,10 @@ float loadElement(ElementType type, const uint8_t *bytes);
 /// Encodes `value` (rounded to nearest even) into one element at `bytes`.
 void storeElement(ElementType type, float value, uint8_t *bytes);
 
+/// The bits of an f32, and the f32 of bits.
+uint32_t floatBits(float value);
+float bitsFloat(uint32_t bits);
+
 /// Scalar conversions, exposed for tests.
 float halfToFloat(uint16_t bits);
 uint16_t floatToHalf(float value);
