@@ -121,8 +121,53 @@ std::string_view broadcastName(Broadcast broadcast) {
   case Broadcast::Full: return "full";
   case Broadcast::Row: return "row";
   case Broadcast::Scalar: return "scalar";
+  case Broadcast::Column: return "column";
   }
   return "?";
+}
+
+std::optional<Broadcast> parseBroadcastName(std::string_view name) {
+  for (unsigned b = 0; b < kBroadcasts; ++b)
+    if (broadcastName(static_cast<Broadcast>(b)) == name)
+      return static_cast<Broadcast>(b);
+  return std::nullopt;
+}
+
+std::string_view rowReductionName(RowReduction reduction) {
+  switch (reduction) {
+  case RowReduction::None: return "none";
+  case RowReduction::Add: return "add";
+  case RowReduction::Max: return "max";
+  case RowReduction::MaxNum: return "maxnum";
+  }
+  return "?";
+}
+
+std::optional<RowReduction> parseRowReductionName(std::string_view name) {
+  for (unsigned r = 0; r < kRowReductions; ++r)
+    if (rowReductionName(static_cast<RowReduction>(r)) == name)
+      return static_cast<RowReduction>(r);
+  return std::nullopt;
+}
+
+double reductionIdentity(RowReduction reduction) {
+  return reduction == RowReduction::Add ? 0.0 : -INFINITY;
+}
+
+double combineReduction(RowReduction reduction, double acc, double value) {
+  switch (reduction) {
+  case RowReduction::None: return value;
+  case RowReduction::Add: return acc + value;
+  case RowReduction::Max:
+    // arith.maximumf: NaN wins, +0 above -0.
+    if (std::isnan(acc) || std::isnan(value))
+      return NAN;
+    if (acc == value)
+      return std::signbit(acc) ? value : acc;
+    return std::max(acc, value);
+  case RowReduction::MaxNum: return std::fmax(acc, value);
+  }
+  return value;
 }
 
 std::optional<ElementType> ElementwiseBody::valueType(uint32_t value) const {
@@ -139,8 +184,18 @@ std::optional<std::string> verifyBody(const ElementwiseBody &body) {
     return std::string("the body has no inputs");
   for (const ElementwiseInput &input : body.inputs)
     if (static_cast<unsigned>(input.type) > 3 ||
-        static_cast<unsigned>(input.broadcast) > 2)
+        static_cast<unsigned>(input.broadcast) >= kBroadcasts)
       return std::string("an input has an unknown type or broadcast");
+  if (static_cast<unsigned>(body.reduction) >= kRowReductions)
+    return std::string("the body has an unknown row reduction");
+  if (body.reduction != RowReduction::None) {
+    if (body.resultType != ElementType::F32)
+      return "a " + std::string(rowReductionName(body.reduction)) +
+             " reduction accumulates in f32, not " +
+             std::string(elementTypeName(body.resultType));
+    if (!std::isnan(body.init) && roundTo(ElementType::F32, body.init) != body.init)
+      return "the reduction's init is not an f32 value";
+  }
   const size_t inputs = body.inputs.size();
   for (size_t i = 0; i < body.ops.size(); ++i) {
     const BodyOp &op = body.ops[i];
@@ -246,18 +301,15 @@ float evaluateBody(const ElementwiseBody &body, const float *inputs) {
     case BodyOpKind::MulF: value = a * b; break;
     case BodyOpKind::DivF: value = a / b; break;
     case BodyOpKind::NegF: value = -a; break;
-    case BodyOpKind::MaximumF:
-      // IEEE maximum: NaN wins, and +0 is above -0.
-      value = std::isnan(a) || std::isnan(b) ? NAN
-              : a == b                      ? (std::signbit(a) ? b : a)
-                                            : std::max(a, b);
-      break;
+    case BodyOpKind::MaximumF: value = combineReduction(RowReduction::Max, a, b); break;
     case BodyOpKind::MinimumF:
       value = std::isnan(a) || std::isnan(b) ? NAN
               : a == b                      ? (std::signbit(a) ? a : b)
                                             : std::min(a, b);
       break;
-    case BodyOpKind::MaxNumF: value = std::fmax(a, b); break;
+    case BodyOpKind::MaxNumF:
+      value = combineReduction(RowReduction::MaxNum, a, b);
+      break;
     case BodyOpKind::MinNumF: value = std::fmin(a, b); break;
     case BodyOpKind::AbsF: value = std::fabs(a); break;
     case BodyOpKind::Exp: value = std::exp(a); break;
@@ -312,6 +364,13 @@ uint64_t bodyHash(const ElementwiseBody &body) {
   }
   put(body.result, 4);
   put(static_cast<uint8_t>(body.resultType), 1);
+  // Elementwise bodies hash as they did before reductions existed.
+  if (body.reduction != RowReduction::None) {
+    put(static_cast<uint8_t>(body.reduction), 1);
+    uint64_t init;
+    std::memcpy(&init, &body.init, sizeof(init));
+    put(init, 8);
+  }
   return fnv1a64(encoding.data(), encoding.size());
 }
 
@@ -413,18 +472,33 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   for (size_t i = 0; i < body.ops.size(); ++i)
     instructions += bodyOpInstructions(target, body, i, cycles.lanes);
   // A 64-bit load per vector of each input that varies along the row
-  // (scalars are loaded once), a 64-bit store per output vector; narrower
-  // types move fewer bytes but still a whole instruction.
-  for (const ElementwiseInput &input : body.inputs)
-    if (input.broadcast != Broadcast::Scalar)
+  // (scalars are loaded once, column values once per row), a 64-bit store
+  // per output vector, or for a reduction the combine into a vector
+  // accumulator; narrower types move fewer bytes but still a whole
+  // instruction.
+  const bool reduces = body.reduction != RowReduction::None;
+  double perRow = reduces ? target.reduceRowOverheadInstructions
+                          : target.ewRowOverheadInstructions;
+  // A reduction's combine issues with the load of one full input (poplibs'
+  // {ld64step; op} bundle).
+  bool bundledLoad = reduces;
+  for (const ElementwiseInput &input : body.inputs) {
+    if (input.broadcast == Broadcast::Column)
+      perRow += target.ewLoadStoreInstructions;
+    else if (input.broadcast == Broadcast::Full && bundledLoad)
+      bundledLoad = false;
+    else if (input.broadcast != Broadcast::Scalar)
       instructions += target.ewLoadStoreInstructions;
-  instructions += target.ewLoadStoreInstructions;
+  }
+  instructions += reduces ? target.reduceVectorInstructions
+                          : target.ewLoadStoreInstructions;
   cycles.instructionsPerVector = instructions;
 
   // A block whose operands are all whole rows without padding is one
-  // contiguous run; otherwise each row is a loop of its own.
-  bool contiguous = detail::rowPitch(cols, body.resultType) ==
-                    static_cast<uint64_t>(cols) * elementBytes(body.resultType);
+  // contiguous run; otherwise each row is a loop of its own (always for a
+  // reduction, which ends each row with its value).
+  bool contiguous = !reduces && detail::rowPitch(cols, body.resultType) ==
+                                    static_cast<uint64_t>(cols) * elementBytes(body.resultType);
   for (const ElementwiseInput &input : body.inputs)
     contiguous &= input.broadcast == Broadcast::Scalar ||
                   (input.broadcast == Broadcast::Full &&
@@ -437,14 +511,20 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   cycles.vectors = loopRows * vectorsPerRow;
   // The block's vectors, row after row, are split evenly over the workers
   // (as poplibs splits a 2-D vertex's regions); a worker pays the row
-  // overhead for every row its share touches.
+  // overhead for every row its share touches. A reduction's row is one
+  // worker's: its rows are split over the workers whole.
   const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
-  const uint64_t perWorker = (cycles.vectors + workers - 1) / workers;
-  cycles.rowsPerWorker =
-      std::min<uint64_t>(loopRows, (perWorker + vectorsPerRow - 1) / vectorsPerRow +
-                                       (loopRows > 1 ? 1 : 0));
+  uint64_t perWorker;
+  if (reduces) {
+    cycles.rowsPerWorker = (loopRows + workers - 1) / workers;
+    perWorker = cycles.rowsPerWorker * vectorsPerRow;
+  } else {
+    perWorker = (cycles.vectors + workers - 1) / workers;
+    cycles.rowsPerWorker = std::min<uint64_t>(
+        loopRows, (perWorker + vectorsPerRow - 1) / vectorsPerRow + (loopRows > 1 ? 1 : 0));
+  }
   const uint64_t workerInstructions =
-      cycles.rowsPerWorker * target.ewRowOverheadInstructions +
+      static_cast<uint64_t>(std::ceil(cycles.rowsPerWorker * perRow)) +
       static_cast<uint64_t>(std::ceil(perWorker * instructions));
   cycles.total = target.vertexCallCycles + target.workerSupervisorCycles +
                  workers * (target.workerPrologueInstructions + workerInstructions);
@@ -476,7 +556,8 @@ KernelOperandShape elementwiseOperandShape(const ElementwiseKernel &kernel,
   const ElementwiseBody &body = kernel.body();
   const int64_t rows = params[ElementwiseRows], cols = params[ElementwiseCols];
   if (operand == body.inputs.size())
-    return {rows, cols, body.resultType};
+    return {rows, body.reduction == RowReduction::None ? cols : 1,
+            body.resultType};
   if (operand > body.inputs.size())
     return {};
   const ElementwiseInput &input = body.inputs[operand];
@@ -484,6 +565,7 @@ KernelOperandShape elementwiseOperandShape(const ElementwiseKernel &kernel,
   case Broadcast::Full: return {rows, cols, input.type};
   case Broadcast::Row: return {1, cols, input.type};
   case Broadcast::Scalar: return {1, 1, input.type};
+  case Broadcast::Column: return {rows, 1, input.type};
   }
   return {};
 }

@@ -1866,9 +1866,10 @@ TEST(PackageValidate, GeneratedKernels) {
   expectInvalid(
       [](Package &p) {
         addKernel(p);
-        p.kernelAbiVersion = 2;
+        p.kernelAbiVersion = kKernelAbiVersion + 1;
       },
-      {"kernel object: ABI version 2, this simulator runs version 1"});
+      {"kernel object: ABI version " + std::to_string(kKernelAbiVersion + 1) +
+       ", this simulator runs version " + std::to_string(kKernelAbiVersion)});
   expectInvalid(
       [](Package &p) {
         addKernel(p);

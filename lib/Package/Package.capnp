@@ -113,6 +113,8 @@ struct Kernel {
   opPredicates @8 :List(UInt8);
   opOperands @9 :List(UInt32);      # Three per op.
   opConstants @10 :List(Float64);
+  reduction @11 :UInt8;    # RowReduction: 0 none (elementwise), add, max, maxnum.
+  init @12 :Float64;       # A reduction's starting value.
 }
 
 struct MetadataEntry {

@@ -195,6 +195,8 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     }
     entry.setResultType(static_cast<uint8_t>(body.resultType));
     entry.setResult(body.result);
+    entry.setReduction(static_cast<uint8_t>(body.reduction));
+    entry.setInit(body.init);
     const size_t ops = body.ops.size();
     auto kinds = entry.initOpKinds(ops);
     auto opTypes = entry.initOpTypes(ops);
@@ -381,7 +383,7 @@ void readPackage(wire::Package::Reader in, Package &package) {
       return static_cast<ElementType>(value);
     };
     for (size_t k = 0; k < types.size(); ++k) {
-      if (broadcasts[k] > static_cast<uint8_t>(Broadcast::Scalar))
+      if (broadcasts[k] >= kBroadcasts)
         throw FormatError{what + ": inputBroadcasts holds unknown broadcast " +
                           std::to_string(broadcasts[k])};
       body.inputs.push_back({elementType(types[k], "inputTypes"),
@@ -389,6 +391,11 @@ void readPackage(wire::Package::Reader in, Package &package) {
     }
     body.resultType = elementType(entry.getResultType(), "resultType");
     body.result = entry.getResult();
+    if (entry.getReduction() >= kRowReductions)
+      throw FormatError{what + ": reduction holds unknown row reduction " +
+                        std::to_string(entry.getReduction())};
+    body.reduction = static_cast<RowReduction>(entry.getReduction());
+    body.init = entry.getInit();
     auto kinds = entry.getOpKinds();
     auto opTypes = entry.getOpTypes();
     auto predicates = entry.getOpPredicates();

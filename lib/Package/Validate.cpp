@@ -969,6 +969,12 @@ private:
                elements == shape.back();
         break;
       case Broadcast::Scalar: fits = elements == 1; break;
+      case Broadcast::Column: {
+        std::vector<int64_t> column = shape;
+        column.back() = 1;
+        fits = shapes[a] == column;
+        break;
+      }
       }
       if (!fits)
         return where + ": input " + to_string(a) + " " + names[a] + " of shape " +
@@ -976,6 +982,9 @@ private:
                std::string(broadcastName(body.inputs[a].broadcast)) +
                " input of a " + shapeString(shape) + " value";
     }
+    // A row reduction's value: one element per row.
+    if (body.reduction != RowReduction::None)
+      shape.back() = 1;
     return std::nullopt;
   }
 

@@ -145,6 +145,11 @@ TargetModel TargetModel::ipu21() {
   // poplibs BroadcastVectorInner2D (the bias add over rows): 15 thread
   // cycles per half worklist entry (9 float); we take the half figure.
   t.ewRowOverheadInstructions = 15;
+  // poplibs ContinuousReduce (docs/research/poplibs-reduce.md): 12 worker
+  // cycles per output row, and one rpt bundle {ld64step; f32v4acc} per
+  // 64-bit vector.
+  t.reduceRowOverheadInstructions = 12;
+  t.reduceVectorInstructions = 1;
   // Assumption: the vertex entry, the worker split and the row loop take
   // ~64 instructions of 8 bytes (a 64-bit bundle each), and the loop body
   // an instruction per worker instruction the estimate counts.
@@ -343,6 +348,10 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
       IPU_EW_CONSTANT(ewLoadStoreInstructions, "one ld64/st64 issue", true),
       IPU_EW_CONSTANT(ewRowOverheadInstructions,
                       "poplibs BroadcastVectorInner2D per entry", false),
+      IPU_EW_CONSTANT(reduceRowOverheadInstructions,
+                      "poplibs ContinuousReduce per output", false),
+      IPU_EW_CONSTANT(reduceVectorInstructions,
+                      "poplibs ContinuousReduce rpt bundle", false),
       IPU_EW_CONSTANT(ewKernelCodeBytes, "assumption: 64 bundles", true),
       IPU_EW_CONSTANT(ewCodeBytesPerInstruction, "assumption: 64-bit bundles", true),
 #undef IPU_EW_CONSTANT

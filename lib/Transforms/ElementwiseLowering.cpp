@@ -45,8 +45,9 @@ std::optional<BlockLayout> producerLayout(Value value,
   return layout;
 }
 
-/// The layout of the op's result: its first full input's, retyped.
-std::optional<BlockLayout> resultLayout(ElementwiseOp op) {
+/// The layout the op iterates in: its first full input's, retyped to
+/// `type`.
+std::optional<BlockLayout> iterationLayout(ElementwiseOp op, ::ipu::ElementType type) {
   std::optional<::ipu::TargetModel> target = lookupTarget(op);
   std::optional<unsigned> first = op.getFirstFullInput();
   if (!target || !first)
@@ -54,7 +55,46 @@ std::optional<BlockLayout> resultLayout(ElementwiseOp op) {
   std::optional<BlockLayout> layout = producerLayout(op.getInputs()[*first], *target);
   if (!layout)
     return std::nullopt;
-  layout->type = *toElementType(op.getResult().getType().getElementType());
+  layout->type = type;
+  return layout;
+}
+
+/// Every row block (b, i) of `in` as one block of `cols` columns of `type`
+/// on each tile that holds a part of it (the first replica's tiles, one
+/// replica per column block): where a row statistic (cols 1) or a row's
+/// partials (cols = in's column blocks) are on every tile that needs them.
+BlockLayout rowGroupLayout(const BlockLayout &in, int64_t cols, ::ipu::ElementType type) {
+  BlockLayout out;
+  out.rows = in.rows;
+  out.cols = cols;
+  out.type = type;
+  out.gridRows = in.gridRows;
+  out.rowSplits = in.rowSplits;
+  out.batches = in.batches;
+  out.gridBatches = in.gridBatches;
+  out.batchSplits = in.batchSplits;
+  if (in.gridCols == 1 && in.replicas == 1) {
+    out.tileBase = in.tileBase;
+    out.tileRowStride = in.tileRowStride;
+    out.tileBatchStride = in.tileBatchStride;
+    out.tileMap = in.tileMap;
+    return out;
+  }
+  out.replicas = in.gridCols;
+  for (uint32_t b = 0; b < in.gridBatches; ++b)
+    for (uint32_t i = 0; i < in.gridRows; ++i)
+      for (uint32_t j = 0; j < in.gridCols; ++j)
+        out.tileMap.push_back(static_cast<uint32_t>(in.tileOf(b, i, j, 0)));
+  return out;
+}
+
+/// The layout of the op's result: the iteration layout, or for a reduction
+/// one value per row on every tile of the row.
+std::optional<BlockLayout> resultLayout(ElementwiseOp op) {
+  ::ipu::ElementType type = *toElementType(op.getResult().getType().getElementType());
+  std::optional<BlockLayout> layout = iterationLayout(op, type);
+  if (layout && op.getReduce())
+    return rowGroupLayout(*layout, 1, type);
   return layout;
 }
 
@@ -102,22 +142,24 @@ struct ElementwiseLowering
   bool getOperandLayout(Operation *operation, unsigned operand,
                         OperandLayout &layout) const {
     auto op = cast<ElementwiseOp>(operation);
-    std::optional<BlockLayout> out = resultLayout(op);
-    std::optional<::ipu::Broadcast> broadcast = op.getBroadcast(operand);
-    if (!out || !broadcast)
-      return false;
     ::ipu::ElementType type =
         *toElementType(cast<ShapedType>(op.getInputs()[operand].getType()).getElementType());
+    std::optional<BlockLayout> iteration = iterationLayout(op, type);
+    std::optional<::ipu::Broadcast> broadcast = op.getBroadcast(operand);
+    if (!iteration || !broadcast)
+      return false;
     switch (*broadcast) {
     case ::ipu::Broadcast::Full:
-      layout.layout = *out;
-      layout.layout.type = type;
+      layout.layout = *iteration;
       break;
     case ::ipu::Broadcast::Row:
-      layout.layout = rowLayout(*out, type);
+      layout.layout = rowLayout(*iteration, type);
       break;
     case ::ipu::Broadcast::Scalar:
-      layout.layout = scalarLayout(*out, type);
+      layout.layout = scalarLayout(*iteration, type);
+      break;
+    case ::ipu::Broadcast::Column:
+      layout.layout = rowGroupLayout(*iteration, 1, type);
       break;
     }
     layout.memoryClass = ::ipu::MemoryClass::Standard;
@@ -140,13 +182,29 @@ struct ElementwiseLowering
     if (op.getFirstFullInput() == operand ||
         !getOperandLayout(operation, operand, resident))
       return false;
-    resident.weight = op.getBroadcast(operand) != ::ipu::Broadcast::Full;
+    resident.weight = op.getBroadcast(operand) != ::ipu::Broadcast::Full &&
+                      op.getBroadcast(operand) != ::ipu::Broadcast::Column;
     return true;
   }
 
   LogicalResult lowerToTile(Operation *operation, ProgramBuilder &program,
                             StringRef name) const;
 };
+
+/// The largest estimate of `kernel`'s vertices over the blocks of `layout`
+/// (the block the vertex iterates over): the compute set's time.
+uint64_t slowestVertex(const ::ipu::TargetModel &target, const ::ipu::ElementwiseBody &body,
+                       const BlockLayout &layout) {
+  uint64_t cycles = 0;
+  for (uint32_t b = 0; b < layout.gridBatches; ++b)
+    for (uint32_t i = 0; i < layout.gridRows; ++i)
+      for (uint32_t j = 0; j < layout.gridCols; ++j)
+        cycles = std::max(cycles, ::ipu::estimateElementwise(
+                                      target, body, layout.blockBatches(b) * layout.blockRows(i),
+                                      layout.blockCols(j))
+                                      .total);
+  return cycles;
+}
 
 LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
                                                ProgramBuilder &program,
@@ -173,33 +231,96 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
   BufferOp result = program.createBuffer(
       op.getLoc(), name.str() + ".out", resultType.getElementType(),
       bufferShape(resultType, *out), *out, ::ipu::MemoryClass::Standard);
-  operands.push_back(result);
-  FailureOr<KernelOp> kernel =
-      program.getOrCreateKernel(op.getLoc(), name, op.getBody().front(), broadcasts);
+  const ::ipu::RowReduction reduction = op.getRowReduction();
+  const ::ipu::TargetModel &target = program.getTarget();
+  // A reduction of rows split over column blocks first reduces each tile's
+  // part, from the identity (the op's init is applied once, at the end).
+  BlockLayout iteration = *iterationLayout(op, ::ipu::ElementType::F32);
+  const bool split = reduction != ::ipu::RowReduction::None && iteration.gridCols > 1;
+  const double partialInit = split && reduction == ::ipu::RowReduction::Add
+                                 ? 0.0
+                                 : op.getInitValue();
+  FailureOr<KernelOp> kernel = program.getOrCreateKernel(
+      op.getLoc(), name, op.getBody().front(), broadcasts, reduction, partialInit);
   if (failed(kernel))
     return failure();
-  std::vector<uint32_t> tiles = out->tileList();
-  program.createComputeSet(op.getLoc(), name, kernel->getSymName(), operands,
-                           SmallVector<int32_t>(tiles.begin(), tiles.end()));
+  FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel->buildKernel();
+  if (failed(built))
+    return failure();
+  std::vector<uint32_t> tiles = iteration.tileList();
+  uint64_t cycles = slowestVertex(target, (*built)->body(), iteration);
+  KernelOp referenceKernel = *kernel;
+  if (!split) {
+    operands.push_back(result);
+    program.createComputeSet(op.getLoc(), name, kernel->getSymName(), operands,
+                             SmallVector<int32_t>(tiles.begin(), tiles.end()));
+  } else {
+    // Each tile's partials, one per row of its block, as column j of a
+    // [..., R, column blocks] tensor; one phase gives every tile of a row
+    // all of them; each reduces them to the row's value.
+    SmallVector<int64_t> shape(resultType.getShape());
+    shape.back() = iteration.gridCols;
+    auto partialsType = RankedTensorType::get(shape, resultType.getElementType());
+    BlockLayout partials = iteration;
+    partials.cols = iteration.gridCols;
+    partials.colSplits.clear();
+    for (uint32_t j = 0; j <= iteration.gridCols; ++j)
+      partials.colSplits.push_back(j);
+    BlockLayout gathered = rowGroupLayout(iteration, iteration.gridCols,
+                                          ::ipu::ElementType::F32);
+    Type f32 = Float32Type::get(op.getContext());
+    BufferOp partialBuffer = program.createBuffer(
+        op.getLoc(), name.str() + ".partials", f32, bufferShape(partialsType, partials),
+        partials, ::ipu::MemoryClass::Standard);
+    BufferOp gatheredBuffer = program.createBuffer(
+        op.getLoc(), name.str() + ".gathered", f32, bufferShape(partialsType, gathered),
+        gathered, ::ipu::MemoryClass::Standard);
+    operands.push_back(partialBuffer);
+    program.createComputeSet(op.getLoc(), name, kernel->getSymName(),
+                             operands, SmallVector<int32_t>(tiles.begin(), tiles.end()));
+    program.createPhase(op.getLoc(), name.str() + ".gather", {{partialBuffer, gatheredBuffer}});
+    ::ipu::RelayoutCost phase;
+    if (std::optional<std::string> error =
+            ::ipu::relayoutCost(partials, gathered, target, phase))
+      return op.emitError("the partials of a split row reduction cannot be "
+                          "gathered: ") << *error;
+    // The second half: the partials' reduction, from the op's init.
+    // Its body is the identity, held by a scratch op for as long as the
+    // kernel takes to copy it.
+    OpBuilder scratchBuilder(op);
+    auto scratch = ElementwiseOp::create(scratchBuilder, op.getLoc(), op.getResult().getType(),
+                                         ValueRange{op.getResult()});
+    Block &block = scratch.getBody().front();
+    scratchBuilder.setInsertionPointToStart(&block);
+    YieldOp::create(scratchBuilder, op.getLoc(), block.getArgument(0));
+    FailureOr<KernelOp> combine = program.getOrCreateKernel(
+        op.getLoc(), name, block, {::ipu::Broadcast::Full}, reduction, op.getInitValue());
+    scratch.erase();
+    if (failed(combine))
+      return failure();
+    FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> combineBuilt = combine->buildKernel();
+    if (failed(combineBuilt))
+      return failure();
+    std::vector<uint32_t> combineTiles = out->tileList();
+    program.createComputeSet(op.getLoc(), name.str() + ".combine", combine->getSymName(),
+                             {gatheredBuffer, result},
+                             SmallVector<int32_t>(combineTiles.begin(), combineTiles.end()));
+    cycles += phase.cycles + slowestVertex(target, (*combineBuilt)->body(), gathered);
+    // The reference evaluates the op as the graph states it.
+    if (partialInit != op.getInitValue()) {
+      FailureOr<KernelOp> whole = program.getOrCreateKernel(
+          op.getLoc(), name, op.getBody().front(), broadcasts, reduction, op.getInitValue());
+      if (failed(whole))
+        return failure();
+      referenceKernel = *whole;
+    }
+  }
   program.setResultBuffer(op.getResult(), result);
   OpBuilder &builder = program.getBuilder();
   program.addReference(
       "elementwise", op.getInputs(), op.getResult(),
       {builder.getNamedAttr("type", TypeAttr::get(resultType.getElementType())),
-       builder.getNamedAttr("kernel", kernel->getSymNameAttr())});
-  // The busiest tile's block sets the compute set's time.
-  FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel->buildKernel();
-  if (failed(built))
-    return failure();
-  uint64_t cycles = 0;
-  for (uint32_t b = 0; b < out->gridBatches; ++b)
-    for (uint32_t i = 0; i < out->gridRows; ++i)
-      for (uint32_t j = 0; j < out->gridCols; ++j)
-        cycles = std::max(cycles, ::ipu::estimateElementwise(
-                                      program.getTarget(), (*built)->body(),
-                                      out->blockBatches(b) * out->blockRows(i),
-                                      out->blockCols(j))
-                                      .total);
+       builder.getNamedAttr("kernel", referenceKernel.getSymNameAttr())});
   program.addEstimatedCycles(static_cast<int64_t>(cycles));
   return success();
 }

@@ -52,26 +52,47 @@ std::optional<::ipu::Broadcast> broadcastOf(AffineMap map, RankedTensorType type
   if (type.hasStaticShape() && type.getNumElements() == 1 &&
       llvm::all_of(map.getResults(), [](AffineExpr e) { return isa<AffineConstantExpr>(e); }))
     return ::ipu::Broadcast::Scalar;
+  // A column: every loop dim but the last, in order, and then either
+  // nothing (a reduction's result without its reduced dim) or a 0 into a
+  // unit dim (torch-mlir's keepdim broadcast (d0, d1, d2) -> (d0, d1, 0)).
+  if (loops >= 2 && type.hasStaticShape()) {
+    ArrayRef<AffineExpr> results = map.getResults();
+    bool keepDim = results.size() == loops && type.getShape().back() == 1 &&
+                   isa<AffineConstantExpr>(results.back()) &&
+                   cast<AffineConstantExpr>(results.back()).getValue() == 0;
+    if (keepDim)
+      results = results.drop_back();
+    if (results.size() == loops - 1 &&
+        llvm::all_of(llvm::enumerate(results), [](auto entry) {
+          auto dim = dyn_cast<AffineDimExpr>(entry.value());
+          return dim && dim.getPosition() == entry.index();
+        }))
+      return ::ipu::Broadcast::Column;
+  }
   return std::nullopt;
 }
 
 /// The source of a linalg.broadcast that repeats a row (a vector of the
-/// result's last dimension, which it does not broadcast) or one element;
-/// null otherwise.
-Value lookThroughBroadcastOp(Value value) {
+/// result's last dimension, which it does not broadcast), one element, or
+/// one value per row (StableHLO's broadcast_in_dim of a row statistic),
+/// and which of them; null otherwise.
+std::pair<Value, ::ipu::Broadcast> lookThroughBroadcastOp(Value value) {
   auto broadcast = value.getDefiningOp<linalg::BroadcastOp>();
   if (!broadcast)
-    return Value();
+    return {Value(), ::ipu::Broadcast::Full};
   auto source = cast<RankedTensorType>(broadcast.getInput().getType());
   auto result = cast<RankedTensorType>(broadcast.getInit().getType());
   if (!source.hasStaticShape() || !result.hasStaticShape() || result.getRank() < 1)
-    return Value();
+    return {Value(), ::ipu::Broadcast::Full};
   if (source.getNumElements() == 1)
-    return broadcast.getInput();
+    return {broadcast.getInput(), ::ipu::Broadcast::Scalar};
   if (source.getNumElements() == result.getShape().back() &&
       !llvm::is_contained(broadcast.getDimensions(), result.getRank() - 1))
-    return broadcast.getInput();
-  return Value();
+    return {broadcast.getInput(), ::ipu::Broadcast::Row};
+  if (broadcast.getDimensions() == ArrayRef<int64_t>{result.getRank() - 1} &&
+      source.getShape() == result.getShape().drop_back())
+    return {broadcast.getInput(), ::ipu::Broadcast::Column};
+  return {Value(), ::ipu::Broadcast::Full};
 }
 
 /// A vector or a single element read through reshapes is the same values:
@@ -83,6 +104,63 @@ Value stripReshapes(Value value) {
     value = op->getOperand(0);
   }
   return value;
+}
+
+/// The [..., R, 1] tensor a column input reads: `value` with its reshapes
+/// stripped (a reduction's value is [..., R, 1], collapsed to [..., R] for
+/// the ops that read it without the unit dim); null when it is not one.
+Value columnSource(Value value, ArrayRef<int64_t> iteration) {
+  Value source = stripReshapes(value);
+  auto type = dyn_cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> want(iteration);
+  want.back() = 1;
+  if (!type || type.getShape() != ArrayRef<int64_t>(want))
+    return Value();
+  return source;
+}
+
+/// The value input `operand` of a linalg op over `iteration` reads, and
+/// how: through a linalg.broadcast and reshapes for a row, a scalar or a
+/// column, which must be a row statistic [..., R, 1]. Fails naming the
+/// operand.
+FailureOr<std::pair<Value, ::ipu::Broadcast>>
+inputOf(linalg::LinalgOp op, OpOperand *operand, ArrayRef<int64_t> iteration) {
+  Value value = operand->get();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return op.emitError("input ") << operand->getOperandNumber()
+                                  << " is not a ranked tensor";
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  std::optional<::ipu::Broadcast> broadcast =
+      broadcastOf(map, type, op.getNumLoops());
+  // A splat constant stays what it is: the caller makes it a body constant.
+  DenseElementsAttr splat;
+  if (matchPattern(value, m_Constant(&splat)) && splat.isSplat())
+    return std::make_pair(value, broadcast.value_or(::ipu::Broadcast::Scalar));
+  if (!broadcast)
+    return op.emitError("input ")
+           << operand->getOperandNumber() << " is read through "
+           << AffineMapAttr::get(map)
+           << "; only the whole tensor, a vector of the last dimension, a "
+              "single element or one value per row broadcast onto the result";
+  if (*broadcast == ::ipu::Broadcast::Full) {
+    auto [source, through] = lookThroughBroadcastOp(value);
+    if (source) {
+      value = source;
+      broadcast = through;
+    }
+  }
+  if (*broadcast == ::ipu::Broadcast::Column) {
+    Value column = columnSource(value, iteration);
+    if (!column)
+      return op.emitError("input ")
+             << operand->getOperandNumber() << " is one value per row, but "
+             << "not the [..., R, 1] value of a row reduction";
+    value = column;
+  } else if (*broadcast != ::ipu::Broadcast::Full) {
+    value = stripReshapes(value);
+  }
+  return std::make_pair(value, *broadcast);
 }
 
 /// Whether `op` is an elementwise op the import takes: a generic, map or
@@ -111,13 +189,30 @@ bool isElementwise(linalg::LinalgOp op) {
 /// `args`, one per source input), cloning the scalar constants the body
 /// captures from outside; returns the yielded value or fails naming the op
 /// that uses another outside value.
+///
+/// With `result` (a reduction: the value its combiner folds in), only the
+/// ops `result` depends on are cloned, and it is what the body yields: the
+/// rest (the combiner, an argmax's index arithmetic) is not part of it.
 FailureOr<Value> cloneBody(Operation *owner, Block &source, ValueRange args,
-                           OpBuilder &builder, IRMapping &mapping) {
+                           OpBuilder &builder, IRMapping &mapping,
+                           Value result = Value()) {
   for (auto [from, to] : llvm::zip(source.getArguments().take_front(args.size()), args))
     mapping.map(from, to);
+  llvm::SmallPtrSet<Operation *, 16> needed;
+  if (result) {
+    SmallVector<Value> work{result};
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || def->getBlock() != &source || !needed.insert(def).second)
+        continue;
+      llvm::append_range(work, def->getOperands());
+    }
+  }
   for (Operation &op : source) {
+    if (result && !needed.contains(&op) && !op.hasTrait<OpTrait::IsTerminator>())
+      continue;
     if (op.hasTrait<OpTrait::IsTerminator>()) {
-      Value yielded = op.getOperand(0);
+      Value yielded = result ? result : op.getOperand(0);
       if (Value mapped = mapping.lookupOrNull(yielded))
         return mapped;
       return owner->emitError("elementwise body yields a value from outside it");
@@ -175,26 +270,65 @@ void simplifyBody(ipu_tile::ElementwiseOp op) {
       inner.erase();
 }
 
+/// A row statistic without its unit dim: the [..., R, 1] value of an
+/// ipu_tile.elementwise that `value` collapses to `shape`; null otherwise.
+Value collapsedColumn(Value value, ArrayRef<int64_t> shape) {
+  auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse)
+    return Value();
+  Value source = collapse.getSrc();
+  SmallVector<int64_t> want(shape);
+  want.push_back(1);
+  if (cast<RankedTensorType>(source.getType()).getShape() != ArrayRef<int64_t>(want) ||
+      !source.getDefiningOp<ipu_tile::ElementwiseOp>())
+    return Value();
+  return source;
+}
+
+/// The inputs of an elementwise op of `resultType` ([..., R]) as inputs of
+/// the op on [..., R, 1], when it computes on row statistics: some input is
+/// a collapsed [..., R, 1] statistic, and the others are too, or scalars,
+/// or broadcasts of scalars (rebuilt at [..., R, 1]). Nothing otherwise.
+std::optional<SmallVector<Value>>
+liftedColumnInputs(OpBuilder &builder, ArrayRef<Value> inputs,
+                   RankedTensorType resultType) {
+  ArrayRef<int64_t> shape = resultType.getShape();
+  if (!llvm::any_of(inputs, [&](Value v) { return collapsedColumn(v, shape); }))
+    return std::nullopt;
+  SmallVector<int64_t> liftedShape(shape);
+  liftedShape.push_back(1);
+  SmallVector<Value> lifted;
+  for (Value input : inputs) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (Value column = collapsedColumn(input, shape)) {
+      lifted.push_back(column);
+    } else if (type.getNumElements() == 1) {
+      lifted.push_back(input);
+    } else if (auto broadcast = input.getDefiningOp<ipu_tile::ElementwiseOp>();
+               broadcast && type.getShape() == shape &&
+               llvm::all_of(broadcast.getInputs(), [](Value v) {
+                 return cast<RankedTensorType>(v.getType()).getNumElements() == 1;
+               })) {
+      auto copy = cast<ipu_tile::ElementwiseOp>(builder.clone(*broadcast));
+      copy.getResult().setType(RankedTensorType::get(liftedShape, type.getElementType()));
+      lifted.push_back(copy.getResult());
+    } else {
+      return std::nullopt;
+    }
+  }
+  return lifted;
+}
+
 LogicalResult importOne(linalg::LinalgOp op) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  const unsigned loops = op.getNumLoops();
   SmallVector<Value> inputs;
   SmallVector<std::pair<unsigned, DenseElementsAttr>> constants;
   for (OpOperand *operand : op.getDpsInputOperands()) {
-    Value value = operand->get();
-    auto type = dyn_cast<RankedTensorType>(value.getType());
-    if (!type)
-      return op.emitError("elementwise input ")
-             << operand->getOperandNumber() << " is not a ranked tensor";
-    std::optional<::ipu::Broadcast> broadcast =
-        broadcastOf(op.getMatchingIndexingMap(operand), type, loops);
-    if (broadcast == ::ipu::Broadcast::Full)
-      if (Value row = lookThroughBroadcastOp(value))
-        value = row;
-    if (broadcast && *broadcast != ::ipu::Broadcast::Full)
-      value = stripReshapes(value);
-    else if (value != operand->get())
-      value = stripReshapes(value);
+    FailureOr<std::pair<Value, ::ipu::Broadcast>> input =
+        inputOf(op, operand, resultType.getShape());
+    if (failed(input))
+      return failure();
+    Value value = input->first;
     // A splat constant (StableHLO broadcasts each scalar of GELU) is a
     // scalar constant of the body.
     DenseElementsAttr splat;
@@ -202,17 +336,20 @@ LogicalResult importOne(linalg::LinalgOp op) {
       constants.push_back({operand->getOperandNumber(), splat});
       continue;
     }
-    if (!broadcast)
-      return op.emitError("elementwise input ")
-             << operand->getOperandNumber() << " is read through "
-             << AffineMapAttr::get(op.getMatchingIndexingMap(operand))
-             << "; only the whole tensor, a vector of the last dimension or "
-                "a single element broadcast onto the result";
     inputs.push_back(value);
   }
   OpBuilder builder(op);
+  // An op on row statistics without their unit dim ([..., R], StableHLO's
+  // max(reduce, -inf)) runs on them as [..., R, 1], and is collapsed after.
+  RankedTensorType opType = resultType;
+  if (std::optional<SmallVector<Value>> lifted = liftedColumnInputs(builder, inputs, resultType)) {
+    inputs = std::move(*lifted);
+    SmallVector<int64_t> shape(resultType.getShape());
+    shape.push_back(1);
+    opType = RankedTensorType::get(shape, resultType.getElementType());
+  }
   auto elementwise =
-      ipu_tile::ElementwiseOp::create(builder, op.getLoc(), resultType, inputs);
+      ipu_tile::ElementwiseOp::create(builder, op.getLoc(), opType, inputs);
   Block &block = elementwise.getBody().front();
   builder.setInsertionPointToStart(&block);
   IRMapping mapping;
@@ -243,7 +380,196 @@ LogicalResult importOne(linalg::LinalgOp op) {
     elementwise.erase();
     return failure();
   }
-  op->getResult(0).replaceAllUsesWith(elementwise.getResult());
+  Value result = elementwise.getResult();
+  // A copy (StableHLO's keepdims broadcast of [..., R] to [..., R, 1]) is its input.
+  Block &body = elementwise.getBody().front();
+  if (inputs.size() == 1 && inputs[0].getType() == opType &&
+      body.getOperations().size() == 1 &&
+      cast<ipu_tile::YieldOp>(body.back()).getValue() == body.getArgument(0)) {
+    result = inputs[0];
+    elementwise.erase();
+  }
+  if (opType != resultType) {
+    builder.setInsertionPoint(op);
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d + 1 < resultType.getRank(); ++d)
+      groups.push_back({d});
+    groups.push_back({resultType.getRank() - 1, resultType.getRank()});
+    result = tensor::CollapseShapeOp::create(builder, op.getLoc(), resultType, result, groups);
+  }
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+  return success();
+}
+
+/// The init of a reduction: a constant fill or a splat constant.
+std::optional<double> constantInit(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    FloatAttr value;
+    if (matchPattern(fill.getInputs()[0], m_Constant(&value)))
+      return value.getValueAsDouble();
+    return std::nullopt;
+  }
+  DenseElementsAttr splat;
+  if (matchPattern(init, m_Constant(&splat)) && splat.isSplat() &&
+      isa<FloatType>(splat.getElementType()))
+    return splat.getSplatValue<APFloat>().convertToDouble();
+  return std::nullopt;
+}
+
+/// The result of a row reduction that is used, when the others are not
+/// (torch-mlir's max.dim computes an argmax nobody reads beside the max).
+unsigned reducedResult(linalg::LinalgOp op) {
+  for (OpResult result : op->getResults())
+    if (!result.use_empty())
+      return result.getResultNumber();
+  return 0;
+}
+
+/// Whether `op` reduces only its last loop: a linalg op on tensors with
+/// parallel loops but the last, which reduces, and one used result (the
+/// outputs' maps are checked on import).
+bool isRowReduction(linalg::LinalgOp op) {
+  if (isa<linalg::FillOp>(op) || !op.hasPureTensorSemantics() ||
+      op.getNumDpsInits() < 1 || op->getNumResults() != op.getNumDpsInits() ||
+      op.getNumReductionLoops() != 1 || op.getNumLoops() < 2 ||
+      op.getNumParallelLoops() != op.getNumLoops() - 1 || op.getBlock() == nullptr)
+    return false;
+  unsigned used = 0;
+  for (OpResult result : op->getResults())
+    used += !result.use_empty();
+  return used <= 1 &&
+         op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+}
+
+/// A row reduction as an ipu_tile.elementwise with `reduce`: its body yields
+/// the value the linalg body folds into its accumulator (the combiner,
+/// arith.addf / maximumf / maxnumf of that value and the accumulator, is
+/// the reduction). A reduction in f16 accumulates in f32 and is truncated
+/// after; the result keeps its reduced dim as a unit dim and is collapsed
+/// for the linalg ops that read it without.
+LogicalResult importReduction(linalg::LinalgOp op) {
+  const unsigned loops = op.getNumLoops();
+  const unsigned kept = reducedResult(op);
+  OpOperand *initOperand = op.getDpsInitOperand(kept);
+  auto resultType = cast<RankedTensorType>(op->getResult(kept).getType());
+  AffineMap outMap = op.getMatchingIndexingMap(initOperand);
+  // The output map names every parallel dim in order (kept unit dims as 0).
+  std::optional<::ipu::Broadcast> outForm =
+      broadcastOf(outMap, resultType, loops);
+  if (outForm != ::ipu::Broadcast::Column)
+    return op.emitError("reduces a dimension other than the last: only row "
+                        "reductions (along the last dimension) compile, got "
+                        "the output map ")
+           << AffineMapAttr::get(outMap);
+  Block *block = op.getBlock();
+  BlockArgument acc = op.getMatchingBlockArgument(initOperand);
+  auto yield = block->getTerminator();
+  Operation *combiner = yield->getOperand(kept).getDefiningOp();
+  ::ipu::RowReduction kind = ::ipu::RowReduction::None;
+  if (combiner && combiner->getBlock() == block && combiner->getNumOperands() == 2 &&
+      llvm::is_contained(combiner->getOperands(), Value(acc))) {
+    if (isa<arith::AddFOp>(combiner))
+      kind = ::ipu::RowReduction::Add;
+    else if (isa<arith::MaximumFOp>(combiner))
+      kind = ::ipu::RowReduction::Max;
+    else if (isa<arith::MaxNumFOp>(combiner))
+      kind = ::ipu::RowReduction::MaxNum;
+  }
+  if (kind == ::ipu::RowReduction::None)
+    return op.emitError("a row reduction's body must fold one value into its "
+                        "accumulator with arith.addf, arith.maximumf or "
+                        "arith.maxnumf");
+  Value folded = combiner->getOperand(0) == acc ? combiner->getOperand(1)
+                                                : combiner->getOperand(0);
+  // The folded value depends on the element only, not on the accumulator.
+  SmallVector<Value> work{folded};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (value == acc)
+      return op.emitError("a row reduction's body must fold one value into its "
+                          "accumulator with arith.addf, arith.maximumf or "
+                          "arith.maxnumf, and read the accumulator nowhere else");
+    if (Operation *def = value.getDefiningOp())
+      if (def->getBlock() == block && seen.insert(def).second)
+        llvm::append_range(work, def->getOperands());
+  }
+  std::optional<double> init = constantInit(initOperand->get());
+  if (!init)
+    return op.emitError("the init of a row reduction must be a constant "
+                        "(linalg.fill of a scalar or a splat)");
+  Type accType = acc.getType();
+  if (!accType.isF32() && !accType.isF16())
+    return op.emitError("a row reduction accumulates in ")
+           << accType << "; only f32 and f16 reductions compile";
+
+  SmallVector<int64_t> iteration = op.getStaticLoopRanges();
+  SmallVector<Value> inputs;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    FailureOr<std::pair<Value, ::ipu::Broadcast>> input =
+        inputOf(op, operand, iteration);
+    if (failed(input))
+      return failure();
+    DenseElementsAttr splat;
+    if (matchPattern(input->first, m_Constant(&splat)))
+      return op.emitError("row reduction input ")
+             << operand->getOperandNumber() << " is a constant";
+    inputs.push_back(input->first);
+  }
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  SmallVector<int64_t> columnShape(iteration);
+  columnShape.back() = 1;
+  Type f32 = builder.getF32Type();
+  auto reduced = ipu_tile::ElementwiseOp::create(
+      builder, loc, RankedTensorType::get(columnShape, f32), inputs);
+  reduced.setReduceAttr(
+      ipu_tile::RowReductionAttr::get(context, static_cast<ipu_tile::RowReduction>(kind)));
+  reduced.setInitAttr(builder.getF64FloatAttr(*init));
+  Block &body = reduced.getBody().front();
+  builder.setInsertionPointToStart(&body);
+  IRMapping mapping;
+  FailureOr<Value> value =
+      cloneBody(op, *block, body.getArguments(), builder, mapping, folded);
+  if (failed(value)) {
+    reduced.erase();
+    return failure();
+  }
+  Value yielded = *value;
+  if (!yielded.getType().isF32())
+    yielded = arith::ExtFOp::create(builder, loc, f32, yielded);
+  ipu_tile::YieldOp::create(builder, loc, yielded);
+  simplifyBody(reduced);
+  if (failed(mlir::verify(reduced))) {
+    reduced.erase();
+    return failure();
+  }
+  Value result = reduced.getResult();
+  builder.setInsertionPointAfter(reduced);
+  if (!accType.isF32()) {
+    // The f16 value the graph reduces to, from the f32 accumulation.
+    auto narrowed = ipu_tile::ElementwiseOp::create(
+        builder, loc, RankedTensorType::get(columnShape, accType), ValueRange{result});
+    Block &narrowBody = narrowed.getBody().front();
+    OpBuilder inner = OpBuilder::atBlockBegin(&narrowBody);
+    ipu_tile::YieldOp::create(
+        inner, loc, arith::TruncFOp::create(inner, loc, accType, narrowBody.getArgument(0)));
+    result = narrowed.getResult();
+  }
+  if (resultType.getRank() != static_cast<int64_t>(columnShape.size())) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d + 2 < static_cast<int64_t>(columnShape.size()); ++d)
+      groups.push_back({d});
+    groups.push_back({static_cast<int64_t>(columnShape.size()) - 2,
+                      static_cast<int64_t>(columnShape.size()) - 1});
+    result = tensor::CollapseShapeOp::create(builder, loc, resultType, result, groups);
+  } else if (resultType.getShape() != ArrayRef<int64_t>(columnShape)) {
+    return op.emitError("a row reduction's result ")
+           << resultType << " is not its rows' values";
+  }
+  op->getResult(kept).replaceAllUsesWith(result);
   op->erase();
   return success();
 }
@@ -273,6 +599,8 @@ ipu_tile::ElementwiseOp fuse(ipu_tile::ElementwiseOp producer,
   OpBuilder builder(consumer);
   auto fused = ipu_tile::ElementwiseOp::create(builder, consumer.getLoc(),
                                                consumer.getResult().getType(), inputs);
+  fused.setReduceAttr(consumer.getReduceAttr());
+  fused.setInitAttr(consumer.getInitAttr());
   Block &block = fused.getBody().front();
   builder.setInsertionPointToStart(&block);
   IRMapping mapping;
@@ -298,16 +626,42 @@ ipu_tile::ElementwiseOp fuse(ipu_tile::ElementwiseOp producer,
 } // namespace
 
 LogicalResult mlir::ipu::importElementwise(ModuleOp module) {
+  // linalg.softmax as MLIR decomposes it: a max, exp(x - max), a sum and a
+  // division, which import like an exporter's.
+  SmallVector<linalg::SoftmaxOp> softmaxes;
+  module.walk([&](linalg::SoftmaxOp op) { softmaxes.push_back(op); });
+  for (linalg::SoftmaxOp op : softmaxes) {
+    OpBuilder builder(op);
+    FailureOr<SmallVector<Value>> values = op.decomposeOperation(builder);
+    if (failed(values))
+      return op.emitError("linalg.softmax could not be decomposed");
+    op->replaceAllUsesWith(*values);
+    op->erase();
+  }
+
   SmallVector<linalg::LinalgOp> ops;
   module.walk([&](linalg::LinalgOp op) {
-    if (isElementwise(op))
+    if (isElementwise(op) || isRowReduction(op))
       ops.push_back(op);
   });
   bool failedAny = false;
   for (linalg::LinalgOp op : ops)
-    failedAny |= failed(importOne(op));
+    failedAny |= failed(isRowReduction(op) ? importReduction(op) : importOne(op));
   if (failedAny)
     return failure();
+  // Reshapes the column inputs looked through, and the reductions' inits,
+  // are dead now; a dead user would stop a fusion.
+  for (bool erased = true; erased;) {
+    erased = false;
+    module.walk([&](Operation *op) {
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, linalg::FillOp,
+              linalg::BroadcastOp, tensor::EmptyOp, ipu_tile::ElementwiseOp>(op) &&
+          op->use_empty()) {
+        op->erase();
+        erased = true;
+      }
+    });
+  }
 
   // Fuse in program order: a consumer's producers have already taken in
   // theirs, so one pass fuses whole chains.
@@ -320,11 +674,11 @@ LogicalResult mlir::ipu::importElementwise(ModuleOp module) {
         auto producer = input.getDefiningOp<ipu_tile::ElementwiseOp>();
         // A broadcast fuses into every reader; computed values only into
         // their one reader.
-        if (!producer ||
+        if (!producer || producer.getReduce() ||
             (!producer->hasOneUse() && producer.getFirstFullInput()) ||
             op.getBroadcast(index) != ::ipu::Broadcast::Full ||
             producer.getResult().getType().getShape() !=
-                op.getResult().getType().getShape())
+                ArrayRef<int64_t>(op.getIterationShape()))
           continue;
         op = fuse(producer, op, static_cast<unsigned>(index));
         fusedOne = true;

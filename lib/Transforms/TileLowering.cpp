@@ -81,9 +81,10 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
 
 FailureOr<KernelOp>
 ProgramBuilder::getOrCreateKernel(Location loc, StringRef name, Block &body,
-                                  ArrayRef<::ipu::Broadcast> broadcasts) {
+                                  ArrayRef<::ipu::Broadcast> broadcasts,
+                                  ::ipu::RowReduction reduction, double init) {
   FailureOr<::ipu::ElementwiseBody> plain =
-      buildElementwiseBody(body.getParentOp(), body, broadcasts);
+      buildElementwiseBody(body.getParentOp(), body, broadcasts, reduction, init);
   if (failed(plain))
     return failure();
   uint64_t hash = ::ipu::bodyHash(*plain);
@@ -97,8 +98,19 @@ ProgramBuilder::getOrCreateKernel(Location loc, StringRef name, Block &body,
   SmallVector<StringRef> names;
   for (::ipu::Broadcast broadcast : broadcasts)
     names.push_back(::ipu::broadcastName(broadcast));
-  auto kernel = KernelOp::create(builder, loc, builder.getStringAttr(name.str() + ".kernel"),
-                                 builder.getStrArrayAttr(names));
+  // Names are unique in the program: a second kernel for one op (the two
+  // halves of a split reduction) takes a suffix.
+  std::string symbol = name.str() + ".kernel";
+  for (unsigned n = 1; SymbolTable::lookupSymbolIn(program, symbol); ++n)
+    symbol = name.str() + ".kernel" + std::to_string(n);
+  RowReductionAttr reduce;
+  FloatAttr initAttr;
+  if (reduction != ::ipu::RowReduction::None) {
+    reduce = RowReductionAttr::get(getContext(), static_cast<RowReduction>(reduction));
+    initAttr = builder.getF64FloatAttr(init);
+  }
+  auto kernel = KernelOp::create(builder, loc, builder.getStringAttr(symbol),
+                                 builder.getStrArrayAttr(names), reduce, initAttr);
   IRMapping mapping;
   body.getParent()->cloneInto(&kernel.getBody(), kernel.getBody().end(), mapping);
   kernels[hash] = kernel;

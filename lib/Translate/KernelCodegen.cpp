@@ -298,7 +298,9 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
   const size_t inputs = plain.inputs.size();
   Type resultType = cast<YieldOp>(body.back()).getValue().getType();
 
-  // Each operand's block and row pitch (rows padded to 32-bit words).
+  // Each operand's block and row pitch (rows padded to 32-bit words; a
+  // column input's and a reduction's output rows hold one element).
+  const bool reduces = plain.reduction != ::ipu::RowReduction::None;
   SmallVector<Value> bases, pitches;
   SmallVector<Type> elementTypes;
   for (size_t o = 0; o <= inputs; ++o) {
@@ -306,8 +308,12 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
     Type type = o < inputs ? body.getArgument(o).getType() : resultType;
     elementTypes.push_back(type);
     const int64_t bytes = (type.getIntOrFloatBitWidth() + 7) / 8;
+    const bool oneColumn = o < inputs
+                               ? plain.inputs[o].broadcast == ::ipu::Broadcast::Column
+                               : reduces;
     Value rowBytes = arith::MulIOp::create(
-        b, loc, cols, arith::ConstantIntOp::create(b, loc, bytes, 64));
+        b, loc, oneColumn ? arith::ConstantIntOp::create(b, loc, 1, 64).getResult() : cols,
+        arith::ConstantIntOp::create(b, loc, bytes, 64));
     Value padded = arith::AndIOp::create(
         b, loc,
         arith::AddIOp::create(b, loc, rowBytes,
@@ -323,7 +329,11 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
   auto rowLoop = scf::ForOp::create(b, loc, zero, index(rows), one);
   b.setInsertionPointToStart(rowLoop.getBody());
   Value row = arith::IndexCastOp::create(b, loc, i64, rowLoop.getInductionVar());
-  auto colLoop = scf::ForOp::create(b, loc, zero, index(cols), one);
+  // A reduction carries its accumulator (f32) through the row.
+  SmallVector<Value> accumulator;
+  if (reduces)
+    accumulator.push_back(k.f32(static_cast<float>(plain.init)));
+  auto colLoop = scf::ForOp::create(b, loc, zero, index(cols), one, accumulator);
   b.setInsertionPointToStart(colLoop.getBody());
   Value col = arith::IndexCastOp::create(b, loc, i64, colLoop.getInductionVar());
 
@@ -331,10 +341,10 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
     Type type = elementTypes[o];
     const int64_t bytes = (type.getIntOrFloatBitWidth() + 7) / 8;
     Value offset = arith::ConstantIntOp::create(b, loc, 0, 64);
-    if (broadcast != ::ipu::Broadcast::Scalar)
+    if (broadcast == ::ipu::Broadcast::Full || broadcast == ::ipu::Broadcast::Row)
       offset = arith::MulIOp::create(b, loc, col,
                                      arith::ConstantIntOp::create(b, loc, bytes, 64));
-    if (broadcast == ::ipu::Broadcast::Full)
+    if (broadcast == ::ipu::Broadcast::Full || broadcast == ::ipu::Broadcast::Column)
       offset = arith::AddIOp::create(
           b, loc, offset, arith::MulIOp::create(b, loc, row, pitches[o]));
     return LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), bases[o],
@@ -384,7 +394,28 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
     b.clone(op, mapping);
   }
   Value result = mapping.lookup(cast<YieldOp>(body.back()).getValue());
-  LLVM::StoreOp::create(b, loc, result, address(inputs, ::ipu::Broadcast::Full));
+  if (!reduces) {
+    LLVM::StoreOp::create(b, loc, result, address(inputs, ::ipu::Broadcast::Full));
+  } else {
+    Value acc = colLoop.getRegionIterArgs().front();
+    Value combined;
+    switch (plain.reduction) {
+    case ::ipu::RowReduction::Add:
+      combined = arith::AddFOp::create(b, loc, acc, result);
+      break;
+    case ::ipu::RowReduction::Max:
+      combined = arith::MaximumFOp::create(b, loc, acc, result);
+      break;
+    default:
+      combined = k.maxNum(acc, result, /*maximum=*/true);
+      break;
+    }
+    scf::YieldOp::create(b, loc, combined);
+    // The row's value, after its loop.
+    b.setInsertionPointAfter(colLoop);
+    LLVM::StoreOp::create(b, loc, colLoop.getResult(0),
+                          address(inputs, ::ipu::Broadcast::Column));
+  }
   b.setInsertionPointAfter(rowLoop);
   func::ReturnOp::create(b, loc);
   return success();

@@ -115,9 +115,9 @@ func.func @unsupported_body_op(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 
 // -----
 
-func.func @column_broadcast(%x: tensor<8x16xf32>, %m: tensor<8xf32>) -> tensor<8x16xf32> {
+func.func @column_not_a_statistic(%x: tensor<8x16xf32>, %m: tensor<8xf32>) -> tensor<8x16xf32> {
   %e = tensor.empty() : tensor<8x16xf32>
-  // expected-error @+1 {{elementwise input 1 is read through affine_map<(d0, d1) -> (d0)>; only the whole tensor, a vector of the last dimension or a single element broadcast onto the result}}
+  // expected-error @+1 {{input 1 is one value per row, but not the [..., R, 1] value of a row reduction}}
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<8x16xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
   ^bb0(%in: f32, %in_0: f32, %out: f32):
     %s = arith.subf %in, %in_0 : f32
@@ -136,4 +136,17 @@ func.func @broadcast_only(%b: tensor<16xf32>) -> tensor<8x16xf32> {
     linalg.yield %in : f32
   } -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @transposed_read(%x: tensor<16x16xf32>, %m: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %e = tensor.empty() : tensor<16x16xf32>
+  // expected-error @+1 {{input 1 is read through affine_map<(d0, d1) -> (d1, d0)>; only the whole tensor, a vector of the last dimension, a single element or one value per row broadcast onto the result}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %s = arith.subf %in, %in_0 : f32
+    linalg.yield %s : f32
+  } -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
 }

@@ -613,37 +613,68 @@ evaluateElementwise(const Package &package, const ReferenceOp &op,
   for (int64_t extent : expected)
     elements *= uint64_t(extent);
   const uint64_t cols = uint64_t(expected.back());
+  const uint64_t rows = elements / cols;
   for (size_t a = 0; a < operand.size(); ++a) {
-    uint64_t need = body.inputs[a].broadcast == Broadcast::Full  ? elements
-                    : body.inputs[a].broadcast == Broadcast::Row ? cols
-                                                                 : 1;
+    uint64_t need = 1;
+    switch (body.inputs[a].broadcast) {
+    case Broadcast::Full: need = elements; break;
+    case Broadcast::Row: need = cols; break;
+    case Broadcast::Scalar: need = 1; break;
+    case Broadcast::Column: need = rows; break;
+    }
     if (operand[a].size() != need)
       return what + ": input " + std::to_string(a) + " holds " +
              std::to_string(operand[a].size()) + " elements, expected " +
              std::to_string(need);
   }
+  // A reduction's value has one element per row of the iteration shape.
+  const bool reduces = body.reduction != RowReduction::None;
+  if (reduces)
+    expected.back() = 1;
   if (op.result != ReferenceOp::kNoResult) {
     const HostStream *out = resultStream(package, op.result);
     if (!out || out->shape != expected)
       return what + ": result " + std::to_string(op.result) +
              " is not a streamed " + shapeText(expected) + " tensor";
   }
-  std::vector<float> values(elements);
   std::vector<float> element(operand.size());
-  for (uint64_t e = 0; e < elements; ++e) {
+  auto valueAt = [&](uint64_t e) {
     for (size_t a = 0; a < operand.size(); ++a) {
       switch (body.inputs[a].broadcast) {
       case Broadcast::Full: element[a] = operand[a][e]; break;
       case Broadcast::Row: element[a] = operand[a][e % cols]; break;
       case Broadcast::Scalar: element[a] = operand[a][0]; break;
+      case Broadcast::Column: element[a] = operand[a][e / cols]; break;
       }
     }
-    values[e] = evaluateBody(body, element.data());
+    return evaluateBody(body, element.data());
+  };
+  std::vector<float> values(reduces ? rows : elements);
+  // A sum the device accumulates in f32, in its own order, may differ from
+  // the exact one by up to (cols - 1) units of f32 rounding of the sum of
+  // magnitudes (recursive summation's bound).
+  double largestMagnitudeSum = 0;
+  if (reduces) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      double magnitudeSum = 0;
+      values[r] = reduceRow(body, int64_t(cols), [&](int64_t c) {
+        double value = valueAt(r * cols + uint64_t(c));
+        magnitudeSum += std::fabs(value);
+        return value;
+      });
+      if (std::isfinite(magnitudeSum))
+        largestMagnitudeSum = std::max(largestMagnitudeSum, magnitudeSum);
+    }
+  } else {
+    for (uint64_t e = 0; e < elements; ++e)
+      values[e] = valueAt(e);
   }
   reference.result = op.result;
   reference.shape = std::move(expected);
   reference.values = std::move(values);
   elementwiseTolerances(op.type, reference.atol, reference.rtol);
+  if (body.reduction == RowReduction::Add)
+    reference.atol = std::max(reference.atol, double(cols) * 0x1p-24 * largestMagnitudeSum);
   return std::nullopt;
 }
 

@@ -58,11 +58,27 @@ std::optional<BodyOpKind> parseBodyOpName(std::string_view name);
 /// Operands a kind takes.
 unsigned bodyOpArity(BodyOpKind kind);
 
-/// How an input of the kernel maps onto the output block of a tile: the
-/// whole block, one row repeated over the block's rows (a bias over the last
-/// dimension), or one value for every element.
-enum class Broadcast : uint8_t { Full = 0, Row = 1, Scalar = 2 };
+/// How an input of the kernel maps onto the block a vertex iterates over:
+/// the whole block, one row repeated over the block's rows (a bias over the
+/// last dimension), one value for every element, or one value per row
+/// repeated along it (a row's statistic: softmax's max, layer norm's mean).
+enum class Broadcast : uint8_t { Full = 0, Row = 1, Scalar = 2, Column = 3 };
+constexpr unsigned kBroadcasts = 4;
 std::string_view broadcastName(Broadcast broadcast);
+std::optional<Broadcast> parseBroadcastName(std::string_view name);
+
+/// What a kernel does with the body's values along each row: store them
+/// (an elementwise kernel), or combine them into one value per row (a row
+/// reduction: sum, arith.maximumf's max, arith.maxnumf's max).
+enum class RowReduction : uint8_t { None = 0, Add = 1, Max = 2, MaxNum = 3 };
+constexpr unsigned kRowReductions = 4;
+std::string_view rowReductionName(RowReduction reduction);
+std::optional<RowReduction> parseRowReductionName(std::string_view name);
+/// The value that leaves any other unchanged under `reduction`: 0 for a
+/// sum, -inf for a max.
+double reductionIdentity(RowReduction reduction);
+/// `acc` combined with `value` under `reduction` (not None), exactly.
+double combineReduction(RowReduction reduction, double acc, double value);
 
 struct BodyOp {
   BodyOpKind kind = BodyOpKind::Constant;
@@ -82,8 +98,13 @@ struct ElementwiseInput {
 struct ElementwiseBody {
   std::vector<ElementwiseInput> inputs;
   std::vector<BodyOp> ops;
-  uint32_t result = 0; ///< The value the kernel stores.
+  uint32_t result = 0; ///< The value the kernel stores (or reduces).
   ElementType resultType = ElementType::F32;
+  /// With a reduction, each row's values are combined, starting from
+  /// `init`, in resultType (f32: reductions accumulate in f32), and the
+  /// kernel stores one value per row.
+  RowReduction reduction = RowReduction::None;
+  double init = 0;
 
   /// The type of value `value` (std::nullopt for a CmpF's boolean).
   std::optional<ElementType> valueType(uint32_t value) const;
@@ -93,6 +114,17 @@ struct ElementwiseBody {
 /// constants and predicates are valid and that the result has resultType.
 /// The message names the op by index and spelling.
 std::optional<std::string> verifyBody(const ElementwiseBody &body);
+
+/// Reduces one row of `cols` values of a reduction body: `valueAt(c)` is the
+/// body's value at column c; the result is combined exactly from `init` and
+/// rounded to the body's result type, as the graph defines it.
+template <typename ValueAt>
+float reduceRow(const ElementwiseBody &body, int64_t cols, ValueAt valueAt) {
+  double acc = body.init;
+  for (int64_t c = 0; c < cols; ++c)
+    acc = combineReduction(body.reduction, acc, valueAt(c));
+  return static_cast<float>(acc);
+}
 
 /// The body on one element, as the graph defines it: each op computed
 /// exactly (in double) from its operands and rounded to its type, transcen-
@@ -134,14 +166,15 @@ double bodyOpInstructions(const TargetModel &target, const ElementwiseBody &body
                           size_t index, unsigned lanes);
 
 /// The kernel entry point every generated kernel object exports, one per
-/// body: operands[i] is input i's block on the tile (rows x cols, 1 x cols
-/// or one element, by its broadcast), operands[inputs] the output block;
-/// params = {rows, cols}. Rows are padded to 32-bit words.
+/// body: operands[i] is input i's block on the tile (rows x cols, 1 x cols,
+/// one element or rows x 1, by its broadcast), operands[inputs] the output
+/// block (rows x cols; rows x 1 for a reduction); params = {rows, cols}, the
+/// block the vertex iterates over. Rows are padded to 32-bit words.
 using ElementwiseEntry = void (*)(uint8_t *const *operands, const int64_t *params);
 
 /// Version of the calling convention above and of the kernel object's
 /// format; a package built for another is refused.
-constexpr uint32_t kKernelAbiVersion = 1;
+constexpr uint32_t kKernelAbiVersion = 2;
 
 /// One generated kernel: its body and the KernelSpec the verifier, the
 /// validator and the simulator use like any device/ kernel's.

@@ -136,6 +136,11 @@ struct TargetModel {
   uint32_t ewLoadStoreInstructions = 0;
   /// Per loop over a row (or the whole block when it is contiguous).
   uint32_t ewRowOverheadInstructions = 0;
+  /// A row reduction: per output row (its loop set-up, folding the vector
+  /// accumulator and storing the value), and per 64-bit vector the combine,
+  /// which issues with the load of the reduced input.
+  uint32_t reduceRowOverheadInstructions = 0;
+  uint32_t reduceVectorInstructions = 0;
   /// A generated kernel's code on a tile: a fixed part and a part per
   /// instruction of its body's loop.
   uint32_t ewKernelCodeBytes = 0;

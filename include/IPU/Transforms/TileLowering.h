@@ -75,10 +75,13 @@ public:
                                 ArrayRef<BufferOp> operands, ArrayRef<int32_t> tiles,
                                 Type accType = Type());
   /// The ipu_tile.kernel running elementwise `body` with inputs broadcast
-  /// as given: one per distinct body in the program, named after the first
-  /// op (`name`.kernel) that needs it.
-  FailureOr<KernelOp> getOrCreateKernel(Location loc, StringRef name, Block &body,
-                                        ArrayRef<::ipu::Broadcast> broadcasts);
+  /// as given (and its values reduced along rows from `init`, with a
+  /// reduction): one per distinct body in the program, named after the
+  /// first op (`name`.kernel) that needs it.
+  FailureOr<KernelOp> getOrCreateKernel(
+      Location loc, StringRef name, Block &body,
+      ArrayRef<::ipu::Broadcast> broadcasts,
+      ::ipu::RowReduction reduction = ::ipu::RowReduction::None, double init = 0);
   /// A sync, one exchange phase running `copies`, and a sync: BSP, the
   /// compute that uses the phase's result starts after a sync too.
   void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies);

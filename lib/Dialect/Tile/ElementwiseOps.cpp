@@ -29,10 +29,17 @@ std::string supportedOps() {
 
 } // namespace
 
+::ipu::RowReduction mlir::ipu_tile::toRowReduction(std::optional<RowReduction> reduce) {
+  return reduce ? static_cast<::ipu::RowReduction>(*reduce) : ::ipu::RowReduction::None;
+}
+
 FailureOr<::ipu::ElementwiseBody>
 mlir::ipu_tile::buildElementwiseBody(Operation *owner, Block &block,
-                                     ArrayRef<::ipu::Broadcast> broadcasts) {
+                                     ArrayRef<::ipu::Broadcast> broadcasts,
+                                     ::ipu::RowReduction reduction, double init) {
   ::ipu::ElementwiseBody body;
+  body.reduction = reduction;
+  body.init = init;
   DenseMap<Value, uint32_t> index;
   if (block.getNumArguments() != broadcasts.size())
     return owner->emitOpError("body takes ")
@@ -128,19 +135,44 @@ void ElementwiseOp::build(OpBuilder &builder, OperationState &state,
                        state.location);
 }
 
+::ipu::RowReduction ElementwiseOp::getRowReduction() {
+  return toRowReduction(getReduce());
+}
+
+SmallVector<int64_t> ElementwiseOp::getIterationShape() {
+  auto result = cast<RankedTensorType>(getResult().getType());
+  SmallVector<int64_t> shape(result.getShape());
+  if (!getReduce() || shape.empty())
+    return shape;
+  // The rows a reduction reduces: an input of the result's rank whose
+  // leading dims are the result's (a column input has the result's shape).
+  for (Value input : getInputs()) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (type.getRank() == result.getRank() && type.getShape().back() != 1 &&
+        type.getShape().drop_back() == result.getShape().drop_back()) {
+      shape.back() = type.getShape().back();
+      break;
+    }
+  }
+  return shape;
+}
+
 std::optional<::ipu::Broadcast> ElementwiseOp::getBroadcast(unsigned index) {
   auto result = cast<RankedTensorType>(getResult().getType());
   auto input = cast<RankedTensorType>(getInputs()[index].getType());
-  if (!result.hasStaticShape() || !input.hasStaticShape())
+  if (!result.hasStaticShape() || !input.hasStaticShape() || result.getRank() < 1)
     return std::nullopt;
-  if (input.getShape() == result.getShape())
+  SmallVector<int64_t> shape = getIterationShape();
+  if (input.getShape() == ArrayRef<int64_t>(shape))
     return ::ipu::Broadcast::Full;
-  if (result.getRank() >= 1 && input.getRank() >= 1 &&
-      input.getShape().back() == result.getShape().back() &&
-      input.getNumElements() == result.getShape().back())
+  if (input.getRank() >= 1 && input.getShape().back() == shape.back() &&
+      input.getNumElements() == shape.back())
     return ::ipu::Broadcast::Row;
   if (input.getNumElements() == 1)
     return ::ipu::Broadcast::Scalar;
+  if (input.getRank() == result.getRank() && input.getShape().back() == 1 &&
+      input.getShape().drop_back() == ArrayRef<int64_t>(shape).drop_back())
+    return ::ipu::Broadcast::Column;
   return std::nullopt;
 }
 
@@ -156,17 +188,29 @@ LogicalResult ElementwiseOp::verify() {
   if (!result.hasStaticShape() || result.getRank() < 1)
     return emitOpError("result must be a static tensor of rank >= 1, got ")
            << result;
+  if (getReduce().has_value() != getInit().has_value())
+    return emitOpError("takes `reduce` and `init` together");
+  SmallVector<int64_t> shape = getIterationShape();
+  if (getReduce()) {
+    if (result.getShape().back() != 1 || !result.getElementType().isF32())
+      return emitOpError("reduces rows into one f32 value each: the result must "
+                         "be [..., R, 1] of f32, got ")
+             << result;
+  }
   for (auto [i, input] : llvm::enumerate(getInputs())) {
     auto type = cast<RankedTensorType>(input.getType());
-    if (!getBroadcast(i))
+    if (!getBroadcast(i)) {
+      std::string dims;
+      llvm::raw_string_ostream os(dims);
+      llvm::interleave(shape, os, "x");
       return emitOpError("input ")
-             << i << " of type " << type << " is neither of the result's shape "
-             << "nor a vector of its last dimension (" << result.getShape().back()
-             << ") nor a single element";
+             << i << " of type " << type << " is neither of the shape " << dims
+             << " the op iterates over, nor a vector of its last dimension ("
+             << shape.back() << "), nor a single element, nor one value per row";
+    }
   }
   if (!getFirstFullInput())
-    return emitOpError("needs an input of the result's shape ")
-           << result.getShape();
+    return emitOpError("needs an input of the shape it iterates over ") << shape;
   return success();
 }
 
@@ -192,7 +236,8 @@ LogicalResult ElementwiseOp::verifyRegions() {
   SmallVector<::ipu::Broadcast> broadcasts;
   for (unsigned i = 0; i < getInputs().size(); ++i)
     broadcasts.push_back(*getBroadcast(i));
-  return buildElementwiseBody(getOperation(), block, broadcasts);
+  return buildElementwiseBody(getOperation(), block, broadcasts, getRowReduction(),
+                              getInitValue());
 }
 
 //===----------------------------------------------------------------------===//
@@ -203,37 +248,40 @@ static FailureOr<SmallVector<::ipu::Broadcast>> kernelBroadcasts(KernelOp op) {
   SmallVector<::ipu::Broadcast> broadcasts;
   for (Attribute attr : op.getBroadcasts()) {
     StringRef name = cast<StringAttr>(attr).getValue();
-    if (name == "full")
-      broadcasts.push_back(::ipu::Broadcast::Full);
-    else if (name == "row")
-      broadcasts.push_back(::ipu::Broadcast::Row);
-    else if (name == "scalar")
-      broadcasts.push_back(::ipu::Broadcast::Scalar);
-    else
+    std::optional<::ipu::Broadcast> broadcast = ::ipu::parseBroadcastName(name.str());
+    if (!broadcast)
       return op.emitOpError("broadcast '")
-             << name << "' is not \"full\", \"row\" or \"scalar\"";
+             << name << "' is not \"full\", \"row\", \"scalar\" or \"column\"";
+    broadcasts.push_back(*broadcast);
   }
   return broadcasts;
 }
 
-LogicalResult KernelOp::verifyRegions() {
-  FailureOr<SmallVector<::ipu::Broadcast>> broadcasts = kernelBroadcasts(*this);
+static FailureOr<::ipu::ElementwiseBody> kernelBody(KernelOp op) {
+  FailureOr<SmallVector<::ipu::Broadcast>> broadcasts = kernelBroadcasts(op);
   if (failed(broadcasts))
     return failure();
+  if (op.getReduce().has_value() != op.getInit().has_value())
+    return op.emitOpError("takes `reduce` and `init` together");
+  return buildElementwiseBody(op.getOperation(), op.getBody().front(), *broadcasts,
+                              toRowReduction(op.getReduce()),
+                              op.getInit() ? op.getInit()->convertToDouble() : 0.0);
+}
+
+LogicalResult KernelOp::verifyRegions() {
   Block &block = getBody().front();
   if (block.empty() || !isa<YieldOp>(block.back()))
     return emitOpError("body must end with ipu_tile.yield");
-  if (!llvm::is_contained(*broadcasts, ::ipu::Broadcast::Full))
-    return emitOpError("needs a \"full\" input: the output block's shape is its");
-  return buildElementwiseBody(getOperation(), getBody().front(), *broadcasts);
-}
-
-FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> KernelOp::buildKernel() {
   FailureOr<SmallVector<::ipu::Broadcast>> broadcasts = kernelBroadcasts(*this);
   if (failed(broadcasts))
     return failure();
-  FailureOr<::ipu::ElementwiseBody> body =
-      buildElementwiseBody(getOperation(), getBody().front(), *broadcasts);
+  if (!llvm::is_contained(*broadcasts, ::ipu::Broadcast::Full))
+    return emitOpError("needs a \"full\" input: the block a vertex iterates over is its");
+  return kernelBody(*this);
+}
+
+FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> KernelOp::buildKernel() {
+  FailureOr<::ipu::ElementwiseBody> body = kernelBody(*this);
   if (failed(body))
     return failure();
   std::string symbol = ::ipu::elementwiseSymbol(*body);

@@ -591,8 +591,17 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
     }
     StringRef name = getKernel();
     if (kernel->elementwise) {
-      // The output block's shape; inputs follow from their broadcasts.
-      params.append({shapes.back().rows, shapes.back().cols});
+      // The output block's shape (a reduction's columns: its first full
+      // input's); inputs follow from their broadcasts.
+      const ::ipu::ElementwiseBody &body = kernel->elementwise->body();
+      int64_t cols = shapes.back().cols;
+      if (body.reduction != ::ipu::RowReduction::None)
+        for (auto [i, input] : llvm::enumerate(body.inputs))
+          if (input.broadcast == ::ipu::Broadcast::Full) {
+            cols = shapes[i].cols;
+            break;
+          }
+      params.append({shapes.back().rows, cols});
     } else if (name == "gemm" || name == "gemm_t") {
       const Shape &lhs = shapes[0], &rhs = shapes[1], &out = shapes[2];
       const bool transposed = name == "gemm_t";

@@ -20,6 +20,19 @@ def IPUTile_MemoryClass : I32EnumAttr<"MemoryClass", "Tile memory class", [
   }];
 }
 
+def IPUTile_RowReduction : I32EnumAttr<"RowReduction", "Row reduction", [
+    I32EnumAttrCase<"add", 1>,
+    I32EnumAttrCase<"max", 2>,
+    I32EnumAttrCase<"maxnum", 3>]> {
+  let cppNamespace = "::mlir::ipu_tile";
+  let description = [{
+    How a row reduction combines the values of a row: `add` sums them,
+    `max` takes `arith.maximumf`'s maximum (NaN wins), `maxnum`
+    `arith.maxnumf`'s (NaN loses to a number). Values match
+    `::ipu::RowReduction`.
+  }];
+}
+
 def IPUGemm_Orientation : I32EnumAttr<"Orientation", "GEMM orientation", [
     I32EnumAttrCase<"normal", 0>,
     I32EnumAttrCase<"swapped", 1>]> {

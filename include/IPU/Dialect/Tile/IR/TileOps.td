@@ -369,7 +369,7 @@ def IPUTile_YieldOp : IPUTile_Op<"yield", [Pure, Terminator,
 
 def IPUTile_ElementwiseOp : IPUTile_Op<"elementwise", [Pure, IsolatedFromAbove,
     SingleBlock]> {
-  let summary = "A fused chain of elementwise ops on tensors";
+  let summary = "A fused chain of elementwise ops on tensors, or a row reduction of one";
   let description = [{
     The result is the body applied to each element: its block takes one
     scalar per input and yields the result's element. The body holds
@@ -378,11 +378,21 @@ def IPUTile_ElementwiseOp : IPUTile_Op<"elementwise", [Pure, IsolatedFromAbove,
     elementwise `linalg.generic` and `linalg.map` ops, fusing chains, and
     refuses a body op no tile kernel can run, naming it.
 
-    An input either has the result's shape (read element by element), or
-    is a vector of the result's last dimension (a bias: the same row for
-    every row), or holds one element (a scalar). The result is computed in
-    its first full input's layout, so a chain after a matmul runs on the
-    tiles that hold the matmul's result, with no exchange.
+    The op iterates over the shape of the result, or with `reduce` over
+    that of its first input (`[..., R, C]`). An input either has that shape
+    (read element by element), or is a vector of its last dimension (a
+    bias: the same row for every row), or holds one element (a scalar), or
+    has its shape with a last dimension of 1 (a column: one value per row,
+    such as a row's maximum). The result is computed in its first full
+    input's layout, so a chain after a matmul runs on the tiles that hold
+    the matmul's result, with no exchange.
+
+    With `reduce`, the body's values along each row are combined, from
+    `init`, into one value per row: the result is `[..., R, 1]` of f32 (a
+    reduction accumulates in f32). A row spread over several tiles is
+    reduced in two halves: each tile reduces its part, one exchange phase
+    gives every tile of the row the partials, and each reduces them, so
+    the value is on every tile that holds a part of its row.
 
     Example, a bias add and GELU's tanh form after a matmul:
 
@@ -395,12 +405,27 @@ def IPUTile_ElementwiseOp : IPUTile_Op<"elementwise", [Pure, IsolatedFromAbove,
       ipu_tile.yield %t : f16
     }
     ```
+
+    Example, softmax's sum of exp(x - max) over rows of 32:
+
+    ```mlir
+    %sum = ipu_tile.elementwise reduce add init 0.0 %x, %max
+        : tensor<8x32xf32>, tensor<8x1xf32> -> tensor<8x1xf32> {
+    ^bb0(%v: f32, %m: f32):
+      %d = arith.subf %v, %m : f32
+      %e = math.exp %d : f32
+      ipu_tile.yield %e : f32
+    }
+    ```
   }];
-  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       OptionalAttr<IPUTile_RowReduction>:$reduce,
+                       OptionalAttr<F64Attr>:$init);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $inputs attr-dict `:` type($inputs) `->` type($result) $body
+    (`reduce` $reduce^ `init` $init)? $inputs attr-dict `:` type($inputs)
+    `->` type($result) $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
@@ -408,10 +433,16 @@ def IPUTile_ElementwiseOp : IPUTile_Op<"elementwise", [Pure, IsolatedFromAbove,
   let builders = [OpBuilder<(ins "::mlir::Type":$resultType,
                                  "::mlir::ValueRange":$inputs)>];
   let extraClassDeclaration = [{
-    /// How input `index` maps onto the result (its shape says).
+    /// The shape the op iterates over: the result's, or for a reduction
+    /// its first input's.
+    ::llvm::SmallVector<int64_t> getIterationShape();
+    /// How input `index` maps onto the iteration shape (their shapes say).
     std::optional<::ipu::Broadcast> getBroadcast(unsigned index);
     /// The index of the first input read element by element.
     std::optional<unsigned> getFirstFullInput();
+    /// The row reduction as plain C++ (None for an elementwise op).
+    ::ipu::RowReduction getRowReduction();
+    double getInitValue() { return getInit() ? getInit()->convertToDouble() : 0.0; }
   }];
 }
 
@@ -420,13 +451,16 @@ def IPUTile_KernelOp : IPUTile_Op<"kernel", [Symbol, HasParent<"ProgramOp">, Iso
   let summary = "A kernel generated from an elementwise body";
   let description = [{
     The code compute sets run when they name this symbol as their kernel:
-    the body, applied to every element of a vertex's output block.
+    the body, applied to every element of the block a vertex iterates over.
     `broadcasts` says how each input's block maps onto it (`"full"`, `"row"`:
-    one row for every row, `"scalar"`: one element). `ipu-translate` lowers
-    each kernel through MLIR's LLVM conversions to an object and links all
-    of a program's kernels with LLD into the package's kernel object;
-    `ipu-run` costs the kernel from its body. A vertex's parameters are its
-    output block's rows and columns.
+    one row for every row, `"scalar"`: one element, `"column"`: one value
+    per row). With `reduce`, the values of each row are combined from
+    `init` (in f32) and the output block is one value per row.
+    `ipu-translate` lowers each kernel through MLIR's LLVM conversions to an
+    object and links all of a program's kernels with LLD into the package's
+    kernel object; `ipu-run` costs the kernel from its body. A vertex's
+    parameters are the rows and columns of the block it iterates over (its
+    output block's, or for a reduction its first full input's).
 
     Example:
 
@@ -436,13 +470,22 @@ def IPUTile_KernelOp : IPUTile_Op<"kernel", [Symbol, HasParent<"ProgramOp">, Iso
       %s = arith.addf %x, %b : f16
       ipu_tile.yield %s : f16
     }
+    ipu_tile.kernel @max.kernel broadcasts ["full"] reduce max init 0xFFF0000000000000 {
+    ^bb0(%x: f32):
+      ipu_tile.yield %x : f32
+    }
     ipu_tile.compute_set @ew0 kernel "ew0.kernel" operands [@mm, @bias, @out]
         tiles [0, 1]
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$broadcasts);
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$broadcasts,
+                       OptionalAttr<IPUTile_RowReduction>:$reduce,
+                       OptionalAttr<F64Attr>:$init);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$sym_name `broadcasts` $broadcasts attr-dict-with-keyword $body";
+  let assemblyFormat = [{
+    $sym_name `broadcasts` $broadcasts (`reduce` $reduce^ `init` $init)?
+    attr-dict-with-keyword $body
+  }];
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// The kernel as plain C++ (its body, symbol and KernelSpec), or an

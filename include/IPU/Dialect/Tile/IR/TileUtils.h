@@ -72,7 +72,11 @@ LayoutAttr toLayoutAttr(RankedTensorType type, const ::ipu::BlockLayout &layout)
 /// emits an error naming the first op no tile kernel can run.
 FailureOr<::ipu::ElementwiseBody>
 buildElementwiseBody(Operation *owner, Block &block,
-                     ArrayRef<::ipu::Broadcast> broadcasts);
+                     ArrayRef<::ipu::Broadcast> broadcasts,
+                     ::ipu::RowReduction reduction = ::ipu::RowReduction::None,
+                     double init = 0);
+/// The plain C++ reduction of an op's optional `reduce` attribute.
+::ipu::RowReduction toRowReduction(std::optional<RowReduction> reduce);
 
 /// The kernel a compute set runs: a device/ kernel, or the ipu_tile.kernel
 /// of its program it names (built into `holder`). Null when there is none.
