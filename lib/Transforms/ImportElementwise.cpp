@@ -270,6 +270,19 @@ void simplifyBody(ipu_tile::ElementwiseOp op) {
       inner.erase();
 }
 
+/// The input an op only copies (StableHLO's keepdims broadcast of [..., R]
+/// to [..., R, 1]; max(x, -inf) once simplified), or null.
+Value copiedValue(ipu_tile::ElementwiseOp op) {
+  Block &body = op.getBody().front();
+  if (op.getReduce() || body.getOperations().size() != 1)
+    return Value();
+  auto arg = dyn_cast<BlockArgument>(cast<ipu_tile::YieldOp>(body.back()).getValue());
+  if (!arg)
+    return Value();
+  Value input = op.getInputs()[arg.getArgNumber()];
+  return input.getType() == op.getResult().getType() ? input : Value();
+}
+
 /// A row statistic without its unit dim: the [..., R, 1] value of an
 /// ipu_tile.elementwise that `value` collapses to `shape`; null otherwise.
 Value collapsedColumn(Value value, ArrayRef<int64_t> shape) {
@@ -381,12 +394,8 @@ LogicalResult importOne(linalg::LinalgOp op) {
     return failure();
   }
   Value result = elementwise.getResult();
-  // A copy (StableHLO's keepdims broadcast of [..., R] to [..., R, 1]) is its input.
-  Block &body = elementwise.getBody().front();
-  if (inputs.size() == 1 && inputs[0].getType() == opType &&
-      body.getOperations().size() == 1 &&
-      cast<ipu_tile::YieldOp>(body.back()).getValue() == body.getArgument(0)) {
-    result = inputs[0];
+  if (Value copied = copiedValue(elementwise)) {
+    result = copied;
     elementwise.erase();
   }
   if (opType != resultType) {
@@ -686,6 +695,10 @@ LogicalResult mlir::ipu::importElementwise(ModuleOp module) {
       }
     }
     simplifyBody(op);
+    if (Value copied = copiedValue(op)) {
+      op.getResult().replaceAllUsesWith(copied);
+      op.erase();
+    }
   }
   bool failedAny2 = false;
   module.walk([&](ipu_tile::ElementwiseOp op) {

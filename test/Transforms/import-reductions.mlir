@@ -1,0 +1,143 @@
+// Row reductions (softmax, layer norm) as exporters write them
+// (examples/exporters/, whose headers cite each form's source) import to
+// ipu_tile.elementwise ops with `reduce`, their statistics read back as
+// column inputs; the errors below name the op and what is at fault.
+// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-torch-f32.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=TORCH
+// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-torch-f16.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=TORCH16
+// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-stablehlo.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=HLO
+// RUN: ipu-opt %ipu_src_root/examples/exporters/layernorm-torch-f32.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=LN
+// RUN: ipu-opt %ipu_src_root/examples/exporters/layernorm-stablehlo.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=LNHLO
+// RUN: ipu-opt %s -split-input-file --ipu-set-target=target=ipu21-16 --ipu-import-linalg -verify-diagnostics | FileCheck %s
+
+// torch-mlir: max.dim (its argmax unused) with -inf, exp(x - max) fused,
+// the sum, the division; nothing else is left.
+// TORCH-LABEL: func.func @softmax
+// TORCH-NOT: linalg.
+// TORCH-NOT: tensor.
+// TORCH: %[[MAX:.*]] = ipu_tile.elementwise reduce max init 0xFFF0000000000000 %arg0 : tensor<2x4x24xf32> -> tensor<2x4x1xf32>
+// TORCH-NEXT: ^bb0(%[[A:.*]]: f32):
+// TORCH-NEXT: ipu_tile.yield %[[A]] : f32
+// TORCH: %[[EXP:.*]] = ipu_tile.elementwise %arg0, %[[MAX]] : tensor<2x4x24xf32>, tensor<2x4x1xf32> -> tensor<2x4x24xf32>
+// TORCH: arith.subf
+// TORCH-NEXT: math.exp
+// TORCH: %[[SUM:.*]] = ipu_tile.elementwise reduce add init 0.000000e+00 %[[EXP]] : tensor<2x4x24xf32> -> tensor<2x4x1xf32>
+// TORCH: %[[Y:.*]] = ipu_tile.elementwise %[[EXP]], %[[SUM]] : tensor<2x4x24xf32>, tensor<2x4x1xf32> -> tensor<2x4x24xf32>
+// TORCH: arith.divf
+// TORCH: return %[[Y]]
+
+// f16 in, computed in f32 (torch-mlir always upcasts softmax), f16 out:
+// the final truncation fuses into the division.
+// TORCH16-LABEL: func.func @softmax
+// TORCH16-NOT: linalg.
+// TORCH16: ipu_tile.elementwise %arg0 : tensor<2x4x24xf16> -> tensor<2x4x24xf32>
+// TORCH16: reduce max
+// TORCH16: reduce add
+// TORCH16: -> tensor<2x4x24xf16>
+// TORCH16: arith.divf
+// TORCH16-NEXT: arith.truncf
+
+// StableHLO: reductions without the unit dim, keepdims by copies and
+// broadcasts, max(reduce, -inf): the same four ops.
+// HLO-LABEL: func.func @softmax
+// HLO-NOT: linalg.
+// HLO-NOT: tensor.
+// HLO-COUNT-4: ipu_tile.elementwise
+// HLO-NOT: ipu_tile.elementwise
+// HLO: return
+
+// torch-mlir's two-pass layer norm: sum, mean, the centred values, the sum
+// of their squares (the square fused into the reduction), rsqrt(var + eps)
+// on the statistics, then one op for scale and bias.
+// LN-LABEL: func.func @layernorm
+// LN-NOT: linalg.
+// LN-NOT: tensor.
+// LN: %[[S:.*]] = ipu_tile.elementwise reduce add init 0.000000e+00 %arg0
+// LN: %[[MEAN:.*]] = ipu_tile.elementwise %[[S]] : tensor<1x8x1xf32> -> tensor<1x8x1xf32>
+// LN: %[[C:.*]] = ipu_tile.elementwise %arg0, %[[MEAN]] : tensor<1x8x24xf32>, tensor<1x8x1xf32> -> tensor<1x8x24xf32>
+// LN: %[[SS:.*]] = ipu_tile.elementwise reduce add init 0.000000e+00 %[[C]] : tensor<1x8x24xf32> -> tensor<1x8x1xf32>
+// LN-NEXT: ^bb0(%[[V:.*]]: f32):
+// LN-NEXT: arith.mulf %[[V]], %[[V]]
+// LN: %[[R:.*]] = ipu_tile.elementwise %[[SS]] : tensor<1x8x1xf32> -> tensor<1x8x1xf32>
+// LN: math.rsqrt
+// LN: ipu_tile.elementwise %arg2, %arg1, %[[C]], %[[R]] : tensor<24xf32>, tensor<24xf32>, tensor<1x8x24xf32>, tensor<1x8x1xf32> -> tensor<1x8x24xf32>
+
+// Flax: E[x^2] - E[x]^2 clipped at 0.
+// LNHLO-LABEL: func.func @layernorm
+// LNHLO-NOT: linalg.
+// LNHLO-NOT: tensor.
+// LNHLO: reduce add init 0.000000e+00 %arg0
+// LNHLO: reduce add init 0.000000e+00 %arg0
+// LNHLO: arith.mulf
+// LNHLO: arith.maximumf
+// LNHLO: math.rsqrt
+
+// linalg.softmax, decomposed by MLIR, imports the same way.
+// CHECK-LABEL: func.func @named_softmax
+// CHECK-NOT: linalg.
+// CHECK: reduce max
+// CHECK: math.exp
+// CHECK: reduce add
+// CHECK: arith.divf
+func.func @named_softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %y = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @column_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-error @+1 {{reduces a dimension other than the last: only row reductions (along the last dimension) compile, got the output map affine_map<(d0, d1) -> (d1)>}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+func.func @product(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-error @+1 {{a row reduction's body must fold one value into its accumulator with arith.addf, arith.maximumf or arith.maxnumf}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.mulf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+func.func @accumulator_read_twice(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-error @+1 {{a row reduction's body must fold one value into its accumulator with arith.addf, arith.maximumf or arith.maxnumf, and read the accumulator nowhere else}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %out : f32
+    %a = arith.addf %m, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+func.func @running_init(%x: tensor<8x16xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{the init of a row reduction must be a constant (linalg.fill of a scalar or a splat)}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
