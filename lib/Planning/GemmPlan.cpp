@@ -403,9 +403,31 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
         alignToWords(shape.blockCols * elementBytes(problem.epilogue->resultType));
     standardPeak = std::max(standardPeak, result + epilogueResult);
   }
+  for (const std::shared_ptr<const ElementwiseBody> &body : problem.rowReductions) {
+    const int64_t outRows = static_cast<int64_t>(
+        plan.inner > 1 && plan.reduction == Reduction::Staged ? shape.subRows
+                                                              : shape.blockRows);
+    cost.rowReductionCycles +=
+        estimateElementwise(target, *body, outRows, static_cast<int64_t>(shape.blockCols))
+            .total;
+    if (plan.cols > 1) {
+      // Every tile of a row block receives the row's partials (a word per
+      // row per column block) in one phase between syncs, and reduces them.
+      ElementwiseBody combine;
+      combine.inputs = {{ElementType::F32, Broadcast::Full}};
+      combine.resultType = ElementType::F32;
+      combine.reduction = body->reduction;
+      combine.init = body->init;
+      cost.rowReductionCycles +=
+          static_cast<uint64_t>(outRows) * plan.cols + phaseCycles +
+          2 * uint64_t(target.syncCycles) +
+          estimateElementwise(target, combine, outRows, plan.cols).total;
+    }
+  }
   cost.syncCycles = uint64_t(syncCount(plan, gather)) * target.syncCycles;
   cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
-                     cost.reductionCycles + cost.epilogueCycles + cost.syncCycles;
+                     cost.reductionCycles + cost.epilogueCycles + cost.syncCycles +
+                     cost.rowReductionCycles;
   cost.activeTiles = plan.tiles();
 
   // Exchange code, sized from the runs the busiest tile sends and receives

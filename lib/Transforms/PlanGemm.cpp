@@ -116,6 +116,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.problem.outType =
           *ipu_tile::toElementType(op.getResult().getType().getElementType());
       job.problem.epilogue = epilogueOf(op);
+      job.problem.rowReductions = rowReductionsOf(op);
       // The value that leaves the matmul's layout: its epilogue's, or its
       // own. Returned only, it leaves by host stream.
       Value leaving = job.problem.epilogue
@@ -187,7 +188,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.op.setPlanAttr(ipu_gemm::PlanAttr::fromGemmPlan(
           &getContext(), best.plan,
           // The matmul's own cycles: the epilogue's are its op's.
-          best.cost.totalCycles - best.cost.epilogueCycles));
+          best.cost.totalCycles - best.cost.epilogueCycles -
+              best.cost.rowReductionCycles));
     }
     if (failedAny)
       signalPassFailure();
@@ -262,6 +264,41 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     return std::make_shared<const ::ipu::ElementwiseBody>(std::move(*body));
   }
 
+  /// The row reductions that run in the matmul's result layout: those whose
+  /// first full input is the result, or an elementwise op computed in it
+  /// (whose own first full input is, in turn).
+  static std::vector<std::shared_ptr<const ::ipu::ElementwiseBody>>
+  rowReductionsOf(ipu_gemm::MatmulOp op) {
+    std::vector<std::shared_ptr<const ::ipu::ElementwiseBody>> reductions;
+    SmallVector<Value> inLayout{op.getResult()};
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    while (!inLayout.empty()) {
+      Value value = inLayout.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        auto elementwise = dyn_cast<ipu_tile::ElementwiseOp>(user);
+        if (!elementwise || !seen.insert(user).second)
+          continue;
+        std::optional<unsigned> first = elementwise.getFirstFullInput();
+        if (!first || elementwise.getInputs()[*first] != value)
+          continue;
+        if (!elementwise.getReduce()) {
+          inLayout.push_back(elementwise.getResult());
+          continue;
+        }
+        SmallVector<::ipu::Broadcast> broadcasts;
+        for (unsigned i = 0; i < elementwise.getInputs().size(); ++i)
+          broadcasts.push_back(*elementwise.getBroadcast(i));
+        FailureOr<::ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
+            elementwise, elementwise.getBody().front(), broadcasts,
+            elementwise.getRowReduction(), elementwise.getInitValue());
+        if (succeeded(body))
+          reductions.push_back(
+              std::make_shared<const ::ipu::ElementwiseBody>(std::move(*body)));
+      }
+    }
+    return reductions;
+  }
+
   void report(size_t index, Job &job, const ::ipu::TargetModel &target) {
     const ::ipu::GemmPlanSearch &search = job.search;
     if (job.given) {
@@ -307,9 +344,13 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
                                  job.problem.inType == ::ipu::ElementType::F32
                                      ? ::ipu::ElementType::F32
                                      : choice.plan.partials),
-          job.problem.epilogue
-              ? " epilogueCycles=" + std::to_string(choice.cost.epilogueCycles)
-              : std::string());
+          (job.problem.epilogue
+               ? " epilogueCycles=" + std::to_string(choice.cost.epilogueCycles)
+               : std::string()) +
+              (job.problem.rowReductions.empty()
+                   ? std::string()
+                   : " rowReductionCycles=" +
+                         std::to_string(choice.cost.rowReductionCycles)));
       ::ipu::logInfo("ipu-plan-gemm: retained gemm plan finalist operation=" +
                      std::to_string(index) + " " + line);
       mlir::emitRemark(job.op.getLoc()) << line;

@@ -66,6 +66,12 @@ struct GemmProblem {
   /// output block, holds its result, and keeps its narrowest stored type
   /// on 32-bit word boundaries for the exchange after it.
   std::shared_ptr<const ElementwiseBody> epilogue;
+  /// The row reductions (softmax's max and sum, layer norm's statistics)
+  /// that read the result, or an elementwise chain of it, in C's layout:
+  /// each plan pays for them on its output blocks, and when it splits rows
+  /// over column blocks, for the gather of the partials and the second
+  /// reduction (ElementwiseLowering's split reduction).
+  std::vector<std::shared_ptr<const ElementwiseBody>> rowReductions;
   /// Whether the result (or the epilogue's) moves by exchange to another
   /// op, in 32-bit words: a narrow type then needs word-aligned column
   /// blocks. A value only returned leaves by host stream, which has no
@@ -110,6 +116,9 @@ struct GemmCost {
   uint64_t exchangeCycles = 0;  ///< Every phase, latency included.
   uint64_t reductionCycles = 0; ///< Reduce compute set.
   uint64_t epilogueCycles = 0;  ///< The fused elementwise epilogue.
+  /// The row reductions on the result: both halves, the gather and its
+  /// syncs (in none of the other fields).
+  uint64_t rowReductionCycles = 0;
   uint64_t syncCycles = 0;
   uint64_t totalCycles = 0;
   uint64_t peakBytes[2] = {0, 0}; ///< Per memory class, worst tile.
