@@ -100,7 +100,7 @@ PAR3 = 'iterator_types = ["parallel", "parallel", "parallel"]'
 
 
 def workload_name(a):
-    name = f"siglip-mlp-{a.dtype}"
+    name = f"siglip-{a.part}-{a.dtype}"
     if a.weights != a.dtype:
         name += WEIGHT_SUFFIX[a.weights]
     name += f"-b{a.batch}-t{a.tokens}-d{a.dim}-h{a.hidden}-n{a.blocks}"
@@ -272,6 +272,80 @@ def activation(em, a, h, shape):
                       [f"%0 = arith.mulf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "qg")
 
 
+MAP_KEEP = "#map_keep"
+MAP_ROWS = "#map_rows"
+MAPS += [
+    f"{MAP_KEEP} = affine_map<(d0, d1, d2) -> (d0, d1, 0)>",
+    f"{MAP_ROWS} = affine_map<(d0, d1, d2) -> (d0, d1)>",
+]
+RED3 = 'iterator_types = ["parallel", "parallel", "reduction"]'
+
+
+def row_sum(em, x, x_ty, shape, A):
+    """aten.sum.dim_IntList(x, [-1], keepdim): a reduction generic whose
+    output map keeps the reduced dim as 0 (examples/exporters/
+    layernorm-torch-f32.mlir)."""
+    B, T, _ = shape
+    s_ty = tensor((B, T, 1), A)
+    zero = em.const(("zero", A), f"0.000000e+00 : {A}")
+    init = em.fresh("sinit")
+    em.emit(f"{init} = linalg.fill ins({zero} : {A}) outs({em.empty(s_ty)} : {s_ty}) -> {s_ty}")
+    ssa = em.fresh("sum")
+    em.emit(f"{ssa} = linalg.generic {{indexing_maps = [{MAP_ID}, {MAP_KEEP}], {RED3}}} "
+            f"ins({x} : {x_ty}) outs({init} : {s_ty}) {{")
+    em.emit(f"^bb0(%in: {A}, %out: {A}):")
+    em.emit(f"  %0 = arith.addf %in, %out : {A}")
+    em.emit(f"  linalg.yield %0 : {A}")
+    em.emit(f"}} -> {s_ty}")
+    return ssa, s_ty
+
+
+def row_broadcast(em, v, shape, A):
+    """A [B, T, 1] statistic collapsed and copied onto [B, T, D], as
+    torch-mlir materialises it before a binary op."""
+    B, T, D = shape
+    c_ty = tensor((B, T), A)
+    c = em.fresh("col")
+    em.emit(f"{c} = tensor.collapse_shape {v} [[0], [1, 2]] : {tensor((B, T, 1), A)} into {c_ty}")
+    return em.generic([MAP_ROWS, MAP_ID], [(c, c_ty)], tensor(shape, A), [A], A,
+                      [f"linalg.yield %in : {A}"], "bc")
+
+
+def layer_norm(em, a, x, shape, w, b):
+    """aten.layer_norm over the last dim, eps 1e-6 (SigLIP's), decomposed as
+    torch-mlir's DecomposeAtenNativeLayerNormOp does: the mean, the centred
+    values, the biased variance of them, rsqrt(var + eps), scale and bias
+    (examples/exporters/layernorm-torch-f32.mlir, FORMS-reductions.md)."""
+    A = a.dtype
+    B, T, D = shape
+    x_ty = tensor(shape, A)
+    s_ty = tensor((B, T, 1), A)
+    n = em.const(("n", A), f"{float(D):e} : {A}".replace("e+0", "e+0"))
+    eps = em.const(("eps", "f64"), "9.9999999999999995E-7 : f64")
+    s, _ = row_sum(em, x, x_ty, shape, A)
+    mean = em.generic([MAP_ID, MAP_ID], [(s, s_ty)], s_ty, [A], A,
+                      [f"%0 = arith.divf %in, {n} : {A}", f"linalg.yield %0 : {A}"], "mean")
+    xc = em.generic([MAP_ID, MAP_ID, MAP_ID], [(x, x_ty), (row_broadcast(em, mean, shape, A), x_ty)],
+                    x_ty, [A, A], A, [f"%0 = arith.subf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "xc")
+    sq = em.generic([MAP_ID, MAP_ID, MAP_ID], [(xc, x_ty), (xc, x_ty)], x_ty, [A, A], A,
+                    [f"%0 = arith.mulf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "sq")
+    ss, _ = row_sum(em, sq, x_ty, shape, A)
+    var = em.generic([MAP_ID, MAP_ID], [(ss, s_ty)], s_ty, [A], A,
+                     [f"%0 = arith.divf %in, {n} : {A}", f"linalg.yield %0 : {A}"], "var")
+    ve = em.generic([MAP_ID, MAP_ID], [(var, s_ty)], s_ty, [A], A,
+                    [f"%0 = arith.truncf {eps} : f64 to {A}", f"%1 = arith.addf %in, %0 : {A}",
+                     f"linalg.yield %1 : {A}"], "ve")
+    r = em.generic([MAP_ID, MAP_ID], [(ve, s_ty)], s_ty, [A], A,
+                   [f"%0 = math.rsqrt %in : {A}", f"linalg.yield %0 : {A}"], "rstd")
+    y = em.generic([MAP_ID, MAP_ID, MAP_ID], [(xc, x_ty), (row_broadcast(em, r, shape, A), x_ty)],
+                   x_ty, [A, A], A, [f"%0 = arith.mulf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "nrm")
+    v_ty = tensor((D,), A)
+    y = em.generic([MAP_ID, MAP_BIAS, MAP_ID], [(y, x_ty), (w, v_ty)], x_ty, [A, A], A,
+                   [f"%0 = arith.mulf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "lnw")
+    return em.generic([MAP_ID, MAP_BIAS, MAP_ID], [(y, x_ty), (b, v_ty)], x_ty, [A, A], A,
+                      [f"%0 = arith.addf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "lnb")
+
+
 def generate(a):
     name = workload_name(a)
     B, T, D, H = a.batch, a.tokens, a.dim, a.hidden
@@ -285,12 +359,20 @@ def generate(a):
                  "fc2_w": (p + "fc2_w", tensor((D, H), W)),
                  "fc2_b": (p + "fc2_b", tensor((D,), A))}
         order = ["fc1_w", "fc1_b", "fc2_w", "fc2_b"] if a.biases else ["fc1_w", "fc2_w"]
+        if a.part == "ln-mlp":
+            names["ln_w"] = (p + "ln_w", tensor((D,), A))
+            names["ln_b"] = (p + "ln_b", tensor((D,), A))
+            order = ["ln_w", "ln_b"] + order
         args += [names[k] for k in order]
         blocks.append({k: (names[k][0] if k in order else None) for k in names})
 
     em = Emitter()
     x = "%x"
     for i, blk in enumerate(blocks):
+        residual = x
+        if a.part == "ln-mlp":
+            em.body.append(f"    // block {i}: layer norm")
+            x = layer_norm(em, a, x, (B, T, D), blk["ln_w"], blk["ln_b"])
         em.body.append(f"    // block {i}: fc1 ({D} -> {H})")
         h = linear(em, a, x, (B, T, D), H, blk["fc1_w"], blk["fc1_b"])
         if a.gelu != "none":
@@ -298,6 +380,11 @@ def generate(a):
         h = activation(em, a, h, (B, T, H))
         em.body.append(f"    // block {i}: fc2 ({H} -> {D})")
         x = linear(em, a, h, (B, T, H), D, blk["fc2_w"], blk["fc2_b"])
+        if a.part == "ln-mlp":
+            em.body.append(f"    // block {i}: residual")
+            x_ty = tensor((B, T, D), A)
+            x = em.generic([MAP_ID, MAP_ID, MAP_ID], [(residual, x_ty), (x, x_ty)], x_ty, [A, A], A,
+                           [f"%0 = arith.addf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "res")
 
     out_ty = tensor((B, T, D), A)
     fname = name.replace("-", "_")
@@ -335,6 +422,9 @@ def main(argv=None):
     p.add_argument("--no-biases", dest="biases", action="store_false")
     p.add_argument("--gelu", choices=GELUS, default="tanh")
     p.add_argument("--blocks", type=int, default=1)
+    p.add_argument("--part", choices=("mlp", "ln-mlp"), default="mlp",
+                   help="mlp: fc1, GELU, fc2; ln-mlp: the encoder block's MLP half, "
+                        "x + mlp(layer_norm(x))")
     p.add_argument("--name", action="store_true", help="print only the workload name")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     a = p.parse_args(argv)

@@ -8,12 +8,21 @@
 // RUN:     | ipu-translate --ipu-to-package -o %t/$form.ipuexe && \
 // RUN:   ipu-run %t/$form.ipuexe --check --quiet | FileCheck %s --check-prefix=PASS || exit 1; \
 // RUN: done
+// The encoder block's MLP half, x + mlp(layer_norm(x)), as the workload
+// generator writes it (torch-mlir's forms), at 16 tokens.
+// RUN: %python %ipu_src_root/scripts/siglip-workload.py --part ln-mlp --tokens 16 --dim 32 --hidden 64 -o %t/ln_mlp.mlir
+// RUN: ipu-opt %t/ln_mlp.mlir --ipu-compile="target=ipu21-16" 2> /dev/null | ipu-translate --ipu-to-package -o %t/ln_mlp.ipuexe
+// RUN: ipu-run %t/ln_mlp.ipuexe --check | FileCheck %s --check-prefix=LN-MLP
 // RUN: ipu-opt %t/split_rows.mlir --ipu-compile="target=ipu21-16" 2> /dev/null > %t/split_rows.ir
 // RUN: FileCheck %s --check-prefix=SPLIT-IR < %t/split_rows.ir
 // RUN: ipu-translate --ipu-to-package %t/split_rows.ir -o %t/split_rows.ipuexe
 // RUN: ipu-run %t/split_rows.ipuexe --check | FileCheck %s --check-prefix=SPLIT
 
 // PASS: numericalTest=PASS
+
+// LN-MLP: workload=siglip_ln_mlp_f16_b1_t16_d32_h64_n1
+// LN-MLP: checkpoint=0 operation=elementwise {{.*}} mismatches=0 elementsCompared=16
+// LN-MLP: numericalTest=PASS
 
 // Each tile reduces its quarter of a row, one phase gives the 4 tiles of a
 // row block all 4 partials (at its endpoint bound), each reduces them; the
