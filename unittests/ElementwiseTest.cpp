@@ -1100,4 +1100,365 @@ TEST(ElementwiseKernelTest, ExecuteWithoutEntryDoesNothing) {
     EXPECT_EQ(byte, 0xA5);
 }
 
+
+//===----------------------------------------------------------------------===//
+// Row reductions: verifyBody, combineReduction, bodyHash, the estimate
+//===----------------------------------------------------------------------===//
+
+/// sum(x) of an f32 row: the body is its input.
+ElementwiseBody identitySumF32() {
+  BodyBuilder b({{F32, Broadcast::Full}});
+  ElementwiseBody body = b.yield(0, F32);
+  body.reduction = RowReduction::Add;
+  body.init = 0.0;
+  return body;
+}
+
+/// softmax's sum: exp(x - m) with m one value per row (a column input).
+ElementwiseBody softmaxSumF32() {
+  BodyBuilder b({{F32, Broadcast::Full}, {F32, Broadcast::Column}});
+  uint32_t d = b.op(BodyOpKind::SubF, F32, {0, 1});
+  uint32_t e = b.op(BodyOpKind::Exp, F32, {d});
+  ElementwiseBody body = b.yield(e, F32);
+  body.reduction = RowReduction::Add;
+  body.init = 0.0;
+  return body;
+}
+
+/// max over an f16 row, extended to f32 (f16 reductions accumulate in f32).
+ElementwiseBody maxF16() {
+  BodyBuilder b({{F16, Broadcast::Full}});
+  uint32_t w = b.op(BodyOpKind::ExtF, F32, {0});
+  ElementwiseBody body = b.yield(w, F32);
+  body.reduction = RowReduction::Max;
+  body.init = -INFINITY;
+  return body;
+}
+
+TEST(ReductionVerifyTest, AcceptsF32Reductions) {
+  EXPECT_EQ(verifyBody(identitySumF32()), std::nullopt);
+  EXPECT_EQ(verifyBody(softmaxSumF32()), std::nullopt);
+  EXPECT_EQ(verifyBody(maxF16()), std::nullopt);
+  ElementwiseBody maxnum = maxF16();
+  maxnum.reduction = RowReduction::MaxNum;
+  EXPECT_EQ(verifyBody(maxnum), std::nullopt);
+  // A NaN init is an f32 value too (it is not compared with itself).
+  ElementwiseBody nanInit = identitySumF32();
+  nanInit.init = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(verifyBody(nanInit), std::nullopt);
+  // Values at the ends of f32: the largest finite, the smallest subnormal.
+  for (double init : {double(std::numeric_limits<float>::max()),
+                      double(std::numeric_limits<float>::denorm_min()), -0.0,
+                      double(-kInf)}) {
+    ElementwiseBody body = identitySumF32();
+    body.init = init;
+    EXPECT_EQ(verifyBody(body), std::nullopt) << "init " << init;
+  }
+}
+
+TEST(ReductionVerifyTest, RefusesAnF16Result) {
+  // An f16 body yielding f16 is a fine elementwise body, but a reduction
+  // accumulates in f32.
+  BodyBuilder b({{F16, Broadcast::Full}});
+  uint32_t n = b.op(BodyOpKind::NegF, F16, {0});
+  ElementwiseBody body = b.yield(n, F16);
+  EXPECT_EQ(verifyBody(body), std::nullopt);
+  for (RowReduction reduction :
+       {RowReduction::Add, RowReduction::Max, RowReduction::MaxNum}) {
+    body.reduction = reduction;
+    body.init = reduction == RowReduction::Add ? 0.0 : -INFINITY;
+    std::optional<std::string> error = verifyBody(body);
+    ASSERT_TRUE(error.has_value()) << rowReductionName(reduction);
+    EXPECT_TRUE(contains(*error, "accumulates in f32, not f16"));
+    EXPECT_TRUE(contains(*error, std::string(rowReductionName(reduction))));
+  }
+  // An f8 result likewise.
+  BodyBuilder q({{F16, Broadcast::Full}});
+  uint32_t t = q.op(BodyOpKind::TruncF, E4M3, {0});
+  ElementwiseBody f8 = q.yield(t, E4M3);
+  f8.reduction = RowReduction::Max;
+  f8.init = -INFINITY;
+  ASSERT_TRUE(verifyBody(f8).has_value());
+  EXPECT_TRUE(contains(*verifyBody(f8), "not f8E4M3FN"));
+}
+
+TEST(ReductionVerifyTest, RefusesAnInitNotExactInF32) {
+  // 0.1 and 1 + 2^-30 round in f32; 1e39 overflows it; half the smallest
+  // subnormal underflows to 0.
+  for (double init : {0.1, 1.0 + std::ldexp(1.0, -30), 1e39, -1e39,
+                      std::ldexp(1.0, -150)}) {
+    ElementwiseBody body = identitySumF32();
+    body.init = init;
+    std::optional<std::string> error = verifyBody(body);
+    ASSERT_TRUE(error.has_value()) << "init " << init;
+    EXPECT_TRUE(contains(*error, "init is not an f32 value")) << "init " << init;
+  }
+  // Without a reduction init means nothing and is not checked.
+  BodyBuilder b({{F32, Broadcast::Full}});
+  ElementwiseBody plain = b.yield(0, F32);
+  plain.init = 0.1;
+  EXPECT_EQ(verifyBody(plain), std::nullopt);
+}
+
+TEST(CombineReductionTest, AddIsExactInDouble) {
+  EXPECT_EQ(combineReduction(RowReduction::Add, 1.0, 2.0), 3.0);
+  // Exact in double where f32 would round: 2^24 + 1.
+  EXPECT_EQ(combineReduction(RowReduction::Add, 16777216.0, 1.0), 16777217.0);
+  // Signed zeros: -0 + -0 = -0, -0 + +0 = +0 (round to nearest).
+  EXPECT_TRUE(std::signbit(combineReduction(RowReduction::Add, -0.0, -0.0)));
+  EXPECT_FALSE(std::signbit(combineReduction(RowReduction::Add, -0.0, 0.0)));
+  EXPECT_FALSE(std::signbit(combineReduction(RowReduction::Add, 0.0, -0.0)));
+  EXPECT_TRUE(std::isnan(combineReduction(RowReduction::Add, 1.0, NAN)));
+  EXPECT_TRUE(std::isnan(combineReduction(RowReduction::Add, INFINITY, -INFINITY)));
+  EXPECT_EQ(combineReduction(RowReduction::Add, INFINITY, 1e308), INFINITY);
+}
+
+TEST(CombineReductionTest, MaxLetsNaNWinAndOrdersSignedZeros) {
+  const RowReduction max = RowReduction::Max;
+  EXPECT_EQ(combineReduction(max, 1.0, 2.0), 2.0);
+  EXPECT_EQ(combineReduction(max, 2.0, 1.0), 2.0);
+  EXPECT_EQ(combineReduction(max, -INFINITY, -1e30), -1e30);
+  EXPECT_EQ(combineReduction(max, -INFINITY, -INFINITY), -INFINITY);
+  // arith.maximumf: NaN in either place gives NaN.
+  EXPECT_TRUE(std::isnan(combineReduction(max, NAN, 1.0)));
+  EXPECT_TRUE(std::isnan(combineReduction(max, 1.0, NAN)));
+  EXPECT_TRUE(std::isnan(combineReduction(max, -INFINITY, NAN)));
+  EXPECT_TRUE(std::isnan(combineReduction(max, NAN, INFINITY)));
+  // +0 is above -0, in either order.
+  EXPECT_FALSE(std::signbit(combineReduction(max, -0.0, 0.0)));
+  EXPECT_FALSE(std::signbit(combineReduction(max, 0.0, -0.0)));
+  EXPECT_TRUE(std::signbit(combineReduction(max, -0.0, -0.0)));
+  EXPECT_EQ(combineReduction(max, -0.0, -1.0), 0.0);
+  EXPECT_TRUE(std::signbit(combineReduction(max, -0.0, -1.0)));
+}
+
+TEST(CombineReductionTest, MaxNumLetsNaNLose) {
+  const RowReduction maxnum = RowReduction::MaxNum;
+  EXPECT_EQ(combineReduction(maxnum, 1.0, 2.0), 2.0);
+  EXPECT_EQ(combineReduction(maxnum, NAN, 1.0), 1.0);
+  EXPECT_EQ(combineReduction(maxnum, 1.0, NAN), 1.0);
+  EXPECT_EQ(combineReduction(maxnum, -INFINITY, NAN), -INFINITY);
+  EXPECT_TRUE(std::isnan(combineReduction(maxnum, NAN, NAN)));
+  // arith.maxnumf leaves the sign of a zero result open: either zero.
+  EXPECT_EQ(combineReduction(maxnum, -0.0, 0.0), 0.0);
+  EXPECT_EQ(combineReduction(maxnum, 0.0, -0.0), 0.0);
+  EXPECT_TRUE(std::signbit(combineReduction(maxnum, -0.0, -0.0)));
+}
+
+TEST(CombineReductionTest, IdentitiesLeaveValuesUnchanged) {
+  for (RowReduction reduction :
+       {RowReduction::Add, RowReduction::Max, RowReduction::MaxNum})
+    for (double value : {-1e30, -1.0, 0.5, 3e38, double(kInf), double(-kInf)})
+      EXPECT_EQ(combineReduction(reduction, reductionIdentity(reduction), value),
+                value)
+          << rowReductionName(reduction) << " " << value;
+  EXPECT_EQ(reductionIdentity(RowReduction::Add), 0.0);
+  EXPECT_EQ(reductionIdentity(RowReduction::Max), -INFINITY);
+  EXPECT_EQ(reductionIdentity(RowReduction::MaxNum), -INFINITY);
+}
+
+TEST(ReductionNamesTest, RoundTrip) {
+  for (unsigned r = 0; r < kRowReductions; ++r) {
+    const RowReduction reduction = static_cast<RowReduction>(r);
+    EXPECT_EQ(parseRowReductionName(rowReductionName(reduction)), reduction);
+  }
+  EXPECT_EQ(rowReductionName(RowReduction::MaxNum), "maxnum");
+  EXPECT_EQ(parseRowReductionName("sum"), std::nullopt);
+  EXPECT_EQ(parseBroadcastName("column"), Broadcast::Column);
+  EXPECT_EQ(broadcastName(Broadcast::Column), "column");
+}
+
+TEST(ReductionHashTest, InitCountsOnlyWithAReduction) {
+  // Without a reduction, init is not part of the body: elementwise bodies
+  // hash as they did before reductions existed.
+  ElementwiseBody a = siluF16(), b = siluF16();
+  b.init = 1.5;
+  EXPECT_EQ(bodyHash(a), bodyHash(b));
+  b.init = -INFINITY;
+  EXPECT_EQ(bodyHash(a), bodyHash(b));
+  EXPECT_EQ(elementwiseSymbol(a), elementwiseSymbol(b));
+}
+
+TEST(ReductionHashTest, ReductionAndInitChangeIt) {
+  const ElementwiseBody sum = identitySumF32();
+  ElementwiseBody plain = sum;
+  plain.reduction = RowReduction::None;
+  ElementwiseBody max = sum, maxnum = sum;
+  max.reduction = RowReduction::Max;
+  maxnum.reduction = RowReduction::MaxNum;
+  EXPECT_NE(bodyHash(sum), bodyHash(plain));
+  EXPECT_NE(bodyHash(sum), bodyHash(max));
+  EXPECT_NE(bodyHash(max), bodyHash(maxnum));
+  EXPECT_NE(bodyHash(sum), bodyHash(maxnum));
+  // Same reduction, two inits (-0 and +0 included: they are different
+  // sums of a row of -0).
+  for (double other : {1.0, double(-INFINITY), -0.0}) {
+    ElementwiseBody body = sum;
+    body.init = other;
+    EXPECT_NE(bodyHash(body), bodyHash(sum)) << "init " << other;
+    EXPECT_NE(elementwiseSymbol(body), elementwiseSymbol(sum));
+  }
+  ElementwiseBody max2 = max;
+  max2.init = -INFINITY;
+  EXPECT_NE(bodyHash(max), bodyHash(max2));
+  // Equal reduction bodies share a hash.
+  EXPECT_EQ(bodyHash(identitySumF32()), bodyHash(identitySumF32()));
+}
+
+TEST(ReductionShapeTest, OutputIsOneColumnAndColumnInputsOneValueARow) {
+  ElementwiseKernel kernel("sum", elementwiseSymbol(softmaxSumF32()),
+                           softmaxSumF32());
+  const int64_t params[] = {6, 24};
+  KernelOperandShape x = kernelOperandShape(kernel.spec(), params, 0);
+  KernelOperandShape m = kernelOperandShape(kernel.spec(), params, 1);
+  KernelOperandShape out = kernelOperandShape(kernel.spec(), params, 2);
+  EXPECT_EQ(x.rows, 6);
+  EXPECT_EQ(x.cols, 24);
+  EXPECT_EQ(m.rows, 6);
+  EXPECT_EQ(m.cols, 1);
+  EXPECT_EQ(out.rows, 6);
+  EXPECT_EQ(out.cols, 1);
+  EXPECT_EQ(out.type, F32);
+}
+
+// estimateElementwise with a reduction (Elementwise.cpp):
+//   lanes = 64 / widest bits, as for an elementwise body
+//   I     = the body's ops + ewLoadStoreInstructions per full or row input
+//           except the first full input (its load issues with the combine)
+//           + reduceVectorInstructions (the combine; no store per vector)
+//   R     = reduceRowOverheadInstructions + ewLoadStoreInstructions per
+//           column input (its value is loaded once a row)
+//   never contiguous: `rows` loops of `cols`
+//   vectorsPerRow = ceil(cols / lanes)
+//   rowsPerWorker = ceil(rows / workersPerTile) (rows split whole)
+//   perWorker     = rowsPerWorker * vectorsPerRow
+//   total = vertexCallCycles + workerSupervisorCycles
+//         + workersPerTile * (workerPrologueInstructions
+//             + ceil(rowsPerWorker * R) + ceil(perWorker * I))
+class ReductionEstimateTest : public EstimateTest {
+protected:
+  uint64_t fixed() const {
+    return target.vertexCallCycles + target.workerSupervisorCycles;
+  }
+  uint64_t workers() const { return target.workersPerTile; }
+  void SetUp() override {
+    EstimateTest::SetUp();
+    // ipu21, docs/research/poplibs-reduce.md.
+    EXPECT_EQ(target.reduceRowOverheadInstructions, 12u);
+    EXPECT_EQ(target.reduceVectorInstructions, 1u);
+    EXPECT_EQ(target.ewArithInstructionsF32, 1u);
+    EXPECT_EQ(target.ewExpInstructionsF32, 4u);
+  }
+};
+
+TEST_F(ReductionEstimateTest, IdentitySumF32Rows8x729) {
+  // lanes = 64 / 32 = 2. No ops; the one full input's load is bundled with
+  // the combine: I = reduceVectorInstructions = 1. R = 12.
+  // vectorsPerRow = ceil(729 / 2) = 365; vectors = 8 x 365 = 2920.
+  // rowsPerWorker = ceil(8 / 6) = 2; perWorker = 2 x 365 = 730.
+  // Worker: 2 x 12 + 730 x 1 = 754. total = 36 + 6 x (17 + 754) = 4662.
+  const double I = target.reduceVectorInstructions;
+  const double R = target.reduceRowOverheadInstructions;
+  const uint64_t vectorsPerRow = (729 + 1) / 2;
+  const uint64_t rowsPerWorker = (8 + workers() - 1) / workers();
+  const uint64_t perWorker = rowsPerWorker * vectorsPerRow;
+  const uint64_t expected =
+      fixed() + workers() * (target.workerPrologueInstructions +
+                             static_cast<uint64_t>(std::ceil(rowsPerWorker * R)) +
+                             static_cast<uint64_t>(std::ceil(perWorker * I)));
+  EXPECT_EQ(expected, 4662u); // The hand count above.
+  ElementwiseCycles cycles = estimateElementwise(target, identitySumF32(), 8, 729);
+  EXPECT_EQ(cycles.lanes, 2u);
+  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, I);
+  EXPECT_EQ(cycles.vectors, 8u * vectorsPerRow);
+  EXPECT_EQ(cycles.rowsPerWorker, rowsPerWorker);
+  EXPECT_EQ(cycles.total, expected);
+}
+
+TEST_F(ReductionEstimateTest, SoftmaxSumWithAColumnInput6x24) {
+  // lanes 2. subf f32 1 (ewArithInstructionsF32 x 2/2), exp f32 4, the
+  // full input's load bundled, the combine 1: I = 1 + 4 + 1 = 6.
+  // R = 12 + 1 (the column value, once a row) = 13.
+  // vectorsPerRow = 24 / 2 = 12; rowsPerWorker = ceil(6 / 6) = 1;
+  // perWorker = 12. Worker: 13 + 12 x 6 = 85.
+  // total = 36 + 6 x (17 + 85) = 36 + 612 = 648.
+  const double I = target.ewArithInstructionsF32 + target.ewExpInstructionsF32 +
+                   target.reduceVectorInstructions;
+  const double R =
+      target.reduceRowOverheadInstructions + target.ewLoadStoreInstructions;
+  const uint64_t vectorsPerRow = 24 / 2, rowsPerWorker = 1;
+  const uint64_t perWorker = rowsPerWorker * vectorsPerRow;
+  const uint64_t expected =
+      fixed() + workers() * (target.workerPrologueInstructions +
+                             static_cast<uint64_t>(std::ceil(rowsPerWorker * R)) +
+                             static_cast<uint64_t>(std::ceil(perWorker * I)));
+  EXPECT_EQ(expected, 648u);
+  ElementwiseCycles cycles = estimateElementwise(target, softmaxSumF32(), 6, 24);
+  EXPECT_EQ(cycles.lanes, 2u);
+  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, I);
+  EXPECT_EQ(cycles.vectors, 6u * vectorsPerRow);
+  EXPECT_EQ(cycles.rowsPerWorker, rowsPerWorker);
+  EXPECT_EQ(cycles.total, expected);
+}
+
+TEST_F(ReductionEstimateTest, MaxOfF16Rows7x5) {
+  // extf f16 -> f32 makes lanes = 2; a cast costs lanes / 4 x
+  // ewCastF32F16Instructions = 0.5 x 2 = 1. I = 1 + 1 (combine) = 2, the
+  // load bundled. R = 12. vectorsPerRow = ceil(5 / 2) = 3; rowsPerWorker =
+  // ceil(7 / 6) = 2; perWorker = 6. Worker: 24 + 12 = 36.
+  // total = 36 + 6 x (17 + 36) = 36 + 318 = 354.
+  const double I = 2.0 / 4.0 * target.ewCastF32F16Instructions +
+                   target.reduceVectorInstructions;
+  const double R = target.reduceRowOverheadInstructions;
+  const uint64_t vectorsPerRow = 3, rowsPerWorker = 2;
+  const uint64_t perWorker = rowsPerWorker * vectorsPerRow;
+  const uint64_t expected =
+      fixed() + workers() * (target.workerPrologueInstructions +
+                             static_cast<uint64_t>(std::ceil(rowsPerWorker * R)) +
+                             static_cast<uint64_t>(std::ceil(perWorker * I)));
+  EXPECT_EQ(expected, 354u);
+  ElementwiseCycles cycles = estimateElementwise(target, maxF16(), 7, 5);
+  EXPECT_EQ(cycles.lanes, 2u);
+  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, I);
+  EXPECT_EQ(cycles.rowsPerWorker, rowsPerWorker);
+  EXPECT_EQ(cycles.total, expected);
+}
+
+TEST_F(ReductionEstimateTest, SecondFullInputIsLoaded) {
+  // sum(x * y) over two full f32 inputs: only the first load is bundled.
+  // I = mulf 1 + load of y 1 + combine 1 = 3. 1 x 2: vectorsPerRow 1,
+  // rowsPerWorker 1, perWorker 1. Worker 12 + 3 = 15.
+  // total = 36 + 6 x (17 + 15) = 228.
+  BodyBuilder b({{F32, Broadcast::Full}, {F32, Broadcast::Full}});
+  uint32_t p = b.op(BodyOpKind::MulF, F32, {0, 1});
+  ElementwiseBody body = b.yield(p, F32);
+  body.reduction = RowReduction::Add;
+  const double I = target.ewArithInstructionsF32 + target.ewLoadStoreInstructions +
+                   target.reduceVectorInstructions;
+  const uint64_t expected =
+      fixed() + workers() * (target.workerPrologueInstructions +
+                             target.reduceRowOverheadInstructions +
+                             static_cast<uint64_t>(std::ceil(I)));
+  EXPECT_EQ(expected, 228u);
+  ElementwiseCycles cycles = estimateElementwise(target, body, 1, 2);
+  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, I);
+  EXPECT_EQ(cycles.total, expected);
+}
+
+TEST_F(ReductionEstimateTest, AReductionIsNeverContiguous) {
+  // 16 x 64 f32 rows have no padding: the elementwise body runs them as
+  // one loop, the reduction still pays a row overhead per row of a worker.
+  // Reduction: lanes 2, I = 1, vectorsPerRow 32, rowsPerWorker ceil(16 / 6)
+  // = 3, perWorker 96: worker 3 x 12 + 96 = 132; total = 36 + 6 x 149 = 930.
+  ElementwiseCycles cycles = estimateElementwise(target, identitySumF32(), 16, 64);
+  EXPECT_EQ(cycles.vectors, 16u * 32u);
+  EXPECT_EQ(cycles.rowsPerWorker, 3u);
+  EXPECT_EQ(cycles.total,
+            fixed() + workers() * (target.workerPrologueInstructions +
+                                   3 * target.reduceRowOverheadInstructions +
+                                   96 * target.reduceVectorInstructions));
+  EXPECT_EQ(cycles.total, 930u);
+  EXPECT_EQ(estimateElementwise(target, identitySumF32(), 0, 64).total, 0u);
+}
+
 } // namespace

@@ -1290,3 +1290,603 @@ TEST(KernelCodegenOpsTest, LogOfF32Subnormals) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Row reductions: sums and maxima against scalar references in double
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const char *const kReductionKernels = R"mlir(
+    ipu_tile.kernel @sum32 broadcasts ["full"] reduce add init 0.000000e+00 {
+    ^bb0(%x: f32):
+      ipu_tile.yield %x : f32
+    }
+    ipu_tile.kernel @sum32_init broadcasts ["full"] reduce add init 1.500000e+00 {
+    ^bb0(%x: f32):
+      ipu_tile.yield %x : f32
+    }
+    ipu_tile.kernel @max32 broadcasts ["full"] reduce max init 0xFFF0000000000000 {
+    ^bb0(%x: f32):
+      ipu_tile.yield %x : f32
+    }
+    ipu_tile.kernel @max32_init broadcasts ["full"] reduce max init 5.000000e+00 {
+    ^bb0(%x: f32):
+      ipu_tile.yield %x : f32
+    }
+    ipu_tile.kernel @maxnum32 broadcasts ["full"] reduce maxnum init 0xFFF0000000000000 {
+    ^bb0(%x: f32):
+      ipu_tile.yield %x : f32
+    }
+    ipu_tile.kernel @softmax_sum broadcasts ["full", "column"] reduce add init 0.000000e+00 {
+    ^bb0(%x: f32, %m: f32):
+      %d = arith.subf %x, %m : f32
+      %e = math.exp %d : f32
+      ipu_tile.yield %e : f32
+    }
+    ipu_tile.kernel @var_sum broadcasts ["full", "column"] reduce add init 0.000000e+00 {
+    ^bb0(%x: f32, %mean: f32):
+      %d = arith.subf %x, %mean : f32
+      %s = arith.mulf %d, %d : f32
+      ipu_tile.yield %s : f32
+    }
+    ipu_tile.kernel @sum16 broadcasts ["full"] reduce add init 0.000000e+00 {
+    ^bb0(%x: f16):
+      %w = arith.extf %x : f16 to f32
+      ipu_tile.yield %w : f32
+    }
+    ipu_tile.kernel @max16 broadcasts ["full"] reduce max init 0xFFF0000000000000 {
+    ^bb0(%x: f16):
+      %w = arith.extf %x : f16 to f32
+      ipu_tile.yield %w : f32
+    }
+    ipu_tile.kernel @softmax_sum16 broadcasts ["full", "column"] reduce add init 0.000000e+00 {
+    ^bb0(%x: f16, %m: f16):
+      %d = arith.subf %x, %m : f16
+      %w = arith.extf %d : f16 to f32
+      %e = math.exp %w : f32
+      ipu_tile.yield %e : f32
+    }
+)mlir";
+
+using ::ipu::ElementType;
+constexpr ElementType kF32 = ElementType::F32;
+constexpr ElementType kF16 = ElementType::F16;
+constexpr double kU = 0x1p-24; // Unit roundoff of f32.
+const float kInfF = std::numeric_limits<float>::infinity();
+const float kNaNF = std::numeric_limits<float>::quiet_NaN();
+
+/// Garbage for padding: 0xFF bytes are NaN in f16 and in f32, which would
+/// poison a sum or a max read from them.
+constexpr uint8_t kPadGarbage = 0xFF;
+constexpr uint8_t kCanary = 0xA5;
+constexpr size_t kGuard = 32;
+
+/// One input of a reduction run: its type, whether it is a column input
+/// (rows x 1) or full (rows x cols), and its values row by row (already of
+/// its type).
+struct ReductionInput {
+  ElementType type;
+  bool column;
+  std::vector<float> values;
+};
+
+/// Runs `kernel` on a rows x cols block. Input rows are padded to words
+/// with kPadGarbage; the output block (rows x 1 f32) sits between two
+/// guards of kCanary bytes, which must be left alone. Returns each row's
+/// value.
+std::vector<float> runReduction(const ::ipu::ElementwiseKernel &kernel,
+                                int64_t rows, int64_t cols,
+                                const std::vector<ReductionInput> &in) {
+  std::vector<std::vector<uint8_t>> inputs;
+  for (const ReductionInput &input : in) {
+    const int64_t width = input.column ? 1 : cols;
+    const size_t rowPitch = pitch(width, input.type);
+    std::vector<uint8_t> bytes(rows * rowPitch, kPadGarbage);
+    EXPECT_EQ(input.values.size(), static_cast<size_t>(rows * width));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < width; ++c)
+        ::ipu::storeElement(input.type, input.values[r * width + c],
+                            &bytes[r * rowPitch + c * ::ipu::elementBytes(input.type)]);
+    inputs.push_back(std::move(bytes));
+  }
+  // Output: guard, rows words, guard. run() passes output.data(), so the
+  // block is an offset into a larger buffer here.
+  std::vector<uint8_t> buffer(kGuard + rows * 4 + kGuard, kCanary);
+  std::vector<uint8_t *> operands;
+  for (std::vector<uint8_t> &input : inputs)
+    operands.push_back(input.data());
+  operands.push_back(buffer.data() + kGuard);
+  const int64_t params[] = {rows, cols};
+  EXPECT_NE(kernel.entry, nullptr);
+  if (!kernel.entry)
+    return std::vector<float>(rows, kNaNF);
+  kernel.entry(operands.data(), params);
+  for (size_t byte = 0; byte < kGuard; ++byte) {
+    EXPECT_EQ(buffer[byte], kCanary) << kernel.name() << ": guard byte "
+                                     << byte << " before the output";
+    EXPECT_EQ(buffer[kGuard + rows * 4 + byte], kCanary)
+        << kernel.name() << ": guard byte " << byte << " after the output";
+  }
+  std::vector<float> result(rows);
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(&result[r], &buffer[kGuard + r * 4], 4);
+  return result;
+}
+
+/// A sum's reference: the row's terms summed in double from `init`, and
+/// the bound on an f32 recursive sum of them, (n - 1) u sum |t| (n terms
+/// and a nonzero init make n additions), plus `termError` times sum |t|
+/// for terms the kernel computes approximately.
+struct SumReference {
+  double value = 0, bound = 0;
+};
+
+SumReference sumReference(const std::vector<double> &terms, double init,
+                          double termError = 0) {
+  SumReference ref;
+  ref.value = init;
+  double magnitude = std::fabs(init);
+  for (double t : terms) {
+    ref.value += t;
+    magnitude += std::fabs(t);
+  }
+  const double additions =
+      static_cast<double>(terms.size()) - (init == 0 ? 1.0 : 0.0);
+  // gamma_k = k u / (1 - k u), a little more than k u.
+  const double k = std::max(additions, 0.0);
+  ref.bound = k * kU / (1 - k * kU) * magnitude + termError * magnitude;
+  return ref;
+}
+
+/// Checks a kernel's sum against its reference: an f32 overflow of the
+/// reference gives the infinity of its sign, a NaN a NaN, else the bound.
+void expectSum(float actual, const SumReference &ref, const std::string &what) {
+  const float rounded = static_cast<float>(ref.value);
+  if (std::isnan(ref.value)) {
+    EXPECT_TRUE(std::isnan(actual)) << what << ": expected NaN, got " << actual;
+  } else if (std::isinf(rounded)) {
+    EXPECT_EQ(actual, rounded) << what << ": the reference " << ref.value
+                               << " overflows f32";
+  } else {
+    EXPECT_LE(std::fabs(static_cast<double>(actual) - ref.value), ref.bound)
+        << what << ": kernel " << actual << ", reference " << ref.value
+        << ", bound " << ref.bound;
+  }
+}
+
+/// arith.maximumf on doubles, written here: NaN wins, -0 < +0.
+double maximumRef(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (a == b && a == 0)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+/// arith.maxnumf on doubles: NaN loses.
+double maxnumRef(double a, double b) {
+  if (std::isnan(a))
+    return b;
+  if (std::isnan(b))
+    return a;
+  return a > b ? a : b;
+}
+
+/// The max of each row of `values` from `init`, `nanWins` for maximumf.
+std::vector<double> maxReference(const std::vector<float> &values, int64_t rows,
+                                 int64_t cols, double init, bool nanWins) {
+  std::vector<double> result(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    double acc = init;
+    for (int64_t c = 0; c < cols; ++c)
+      acc = nanWins ? maximumRef(acc, values[r * cols + c])
+                    : maxnumRef(acc, values[r * cols + c]);
+    result[r] = acc;
+  }
+  return result;
+}
+
+/// Exact for maxima: NaN for NaN, else the same bits (for maxnum, whose
+/// zero's sign is open, the same value).
+void expectMax(float actual, double expected, bool bits, const std::string &what) {
+  if (std::isnan(expected)) {
+    EXPECT_TRUE(std::isnan(actual)) << what << ": expected NaN, got " << actual;
+  } else if (bits) {
+    EXPECT_EQ(bitsOf(actual), bitsOf(static_cast<float>(expected)))
+        << what << ": kernel " << actual << ", reference " << expected;
+  } else {
+    EXPECT_EQ(actual, static_cast<float>(expected))
+        << what << ": kernel " << actual << ", reference " << expected;
+  }
+}
+
+float f16(float value) { return ::ipu::halfToFloat(::ipu::floatToHalf(value)); }
+
+const int64_t kLengths[] = {1, 3, 7, 729, 1152};
+constexpr int64_t kRows = 5;
+
+} // namespace
+
+class KernelCodegenReductionTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { kernels = new CompiledKernels(kReductionKernels); }
+  static void TearDownTestSuite() {
+    delete kernels;
+    kernels = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(kernels->ok()) << kernels->error; }
+  const ::ipu::ElementwiseKernel &kernel(const std::string &name) {
+    return kernels->kernel(name);
+  }
+  static CompiledKernels *kernels;
+};
+CompiledKernels *KernelCodegenReductionTest::kernels = nullptr;
+
+TEST_F(KernelCodegenReductionTest, KernelsCarryTheirReduction) {
+  EXPECT_EQ(kernels->kernelCount, 10u);
+  EXPECT_EQ(kernel("sum32").body().reduction, ::ipu::RowReduction::Add);
+  EXPECT_EQ(kernel("sum32_init").body().init, 1.5);
+  EXPECT_EQ(kernel("max32").body().reduction, ::ipu::RowReduction::Max);
+  EXPECT_EQ(kernel("max32").body().init, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(kernel("maxnum32").body().reduction, ::ipu::RowReduction::MaxNum);
+  EXPECT_EQ(kernel("softmax_sum").body().inputs[1].broadcast,
+            ::ipu::Broadcast::Column);
+  EXPECT_EQ(kernel("max16").body().inputs[0].type, kF16);
+}
+
+/// Random f32 rows: values of both signs over a few binades; each test's
+/// seed is its own.
+std::vector<float> randomRows(int64_t rows, int64_t cols, unsigned seed,
+                              float lo = -4.0f, float hi = 4.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> values(rows * cols);
+  for (float &v : values)
+    v = dist(rng);
+  return values;
+}
+
+TEST_F(KernelCodegenReductionTest, SumOfF32Rows) {
+  for (int64_t cols : kLengths) {
+    std::vector<float> x = randomRows(kRows, cols, 100 + cols);
+    // Row 1: all equal (0.1f does not sum exactly); row 3: one large value
+    // and small ones, cancelling.
+    for (int64_t c = 0; c < cols; ++c) {
+      x[1 * cols + c] = 0.1f;
+      x[3 * cols + c] = c == 0 ? 1e7f : (c % 2 ? -1.25e-3f : 3.0f);
+    }
+    for (const char *name : {"sum32", "sum32_init"}) {
+      const double init = kernel(name).body().init;
+      std::vector<float> out = runReduction(kernel(name), kRows, cols, {{kF32, false, x}});
+      for (int64_t r = 0; r < kRows; ++r) {
+        std::vector<double> terms(x.begin() + r * cols, x.begin() + (r + 1) * cols);
+        expectSum(out[r], sumReference(terms, init),
+                  std::string(name) + " cols " + std::to_string(cols) + " row " +
+                      std::to_string(r));
+      }
+    }
+  }
+}
+
+TEST_F(KernelCodegenReductionTest, SumOfAllEqualRowsIsCloseToNTimesTheValue) {
+  // n x v in double: for v = 1 the f32 sum is exact (n < 2^24).
+  for (int64_t cols : kLengths) {
+    for (float v : {1.0f, 0.1f, -3.0f, 1e-30f}) {
+      std::vector<float> x(2 * cols, v);
+      std::vector<float> out = runReduction(kernel("sum32"), 2, cols, {{kF32, false, x}});
+      const double exact = static_cast<double>(v) * cols;
+      const double bound = (cols - 1) * kU * std::fabs(exact) * (1 + 1e-6);
+      for (int r = 0; r < 2; ++r)
+        EXPECT_LE(std::fabs(out[r] - exact), bound)
+            << "cols " << cols << " v " << v << ": " << out[r] << " vs " << exact;
+      if (v == 1.0f)
+        EXPECT_EQ(out[0], static_cast<float>(cols));
+    }
+  }
+}
+
+TEST_F(KernelCodegenReductionTest, MaxAndMaxNumOfF32Rows) {
+  for (int64_t cols : kLengths) {
+    std::vector<float> x = randomRows(kRows, cols, 200 + cols, -1e3f, 1e3f);
+    for (int64_t c = 0; c < cols; ++c)
+      x[2 * cols + c] = -7.5f; // All equal.
+    // The maximum at the last column of row 4, at the first of row 0.
+    x[4 * cols + cols - 1] = 2e3f;
+    x[0] = 3e3f;
+    for (const char *name : {"max32", "max32_init", "maxnum32"}) {
+      const ::ipu::ElementwiseBody &body = kernel(name).body();
+      const bool nanWins = body.reduction == ::ipu::RowReduction::Max;
+      std::vector<float> out = runReduction(kernel(name), kRows, cols, {{kF32, false, x}});
+      std::vector<double> ref = maxReference(x, kRows, cols, body.init, nanWins);
+      for (int64_t r = 0; r < kRows; ++r)
+        expectMax(out[r], ref[r], nanWins,
+                  std::string(name) + " cols " + std::to_string(cols) + " row " +
+                      std::to_string(r));
+    }
+  }
+}
+
+TEST_F(KernelCodegenReductionTest, MaxInitCounts) {
+  // Every value below the init 5: the init is the max.
+  std::vector<float> x = {1.0f, -2.0f, 4.5f, 4.999f, -1e30f, 0.0f};
+  std::vector<float> out = runReduction(kernel("max32_init"), 2, 3, {{kF32, false, x}});
+  EXPECT_EQ(out[0], 5.0f);
+  EXPECT_EQ(out[1], 5.0f);
+  std::vector<float> sum = runReduction(kernel("sum32_init"), 2, 3, {{kF32, false, x}});
+  EXPECT_EQ(sum[0], 1.5f + 1.0f - 2.0f + 4.5f);
+}
+
+TEST_F(KernelCodegenReductionTest, SumsNearTheTopOfF32) {
+  const float big = 3e38f, top = std::numeric_limits<float>::max();
+  struct Row {
+    std::vector<float> values;
+    const char *what;
+  };
+  const std::vector<Row> cases = {
+      {{big}, "one 3e38"},
+      {{big, big}, "3e38 + 3e38 overflows"},
+      {{big, big, big, big, big, big, big}, "7 x 3e38"},
+      {{-big, -big, -big}, "3 x -3e38"},
+      {{top, top}, "max + max"},
+      {{top, 1e30f}, "max + 1e30 rounds back to max"},
+      {{top, -top, top}, "max - max + max"},
+      {{1e38f, 1e38f, 1e38f}, "3e38 from three 1e38"},
+      {{kInfF, 1.0f, 2.0f}, "+inf"},
+      {{kInfF, -kInfF}, "inf - inf"},
+  };
+  for (const Row &row : cases) {
+    const int64_t cols = static_cast<int64_t>(row.values.size());
+    // Two rows: the row and its negation.
+    std::vector<float> x = row.values;
+    for (float v : row.values)
+      x.push_back(-v);
+    std::vector<float> out = runReduction(kernel("sum32"), 2, cols, {{kF32, false, x}});
+    for (int r = 0; r < 2; ++r) {
+      std::vector<double> terms(x.begin() + r * cols, x.begin() + (r + 1) * cols);
+      expectSum(out[r], sumReference(terms, 0.0),
+                std::string(row.what) + (r ? " (negated)" : ""));
+    }
+  }
+}
+
+TEST_F(KernelCodegenReductionTest, VeryNegativeRowsAndInfinities) {
+  const float ninf = -kInfF;
+  struct Row {
+    std::vector<float> values;
+    const char *what;
+  };
+  const std::vector<Row> cases = {
+      {{-1e30f, -1e30f, -1e30f}, "all -1e30"},
+      {{-1e30f, -3e38f, -1e30f}, "-1e30 above -3e38"},
+      {{ninf, ninf, ninf}, "all -inf"},
+      {{ninf}, "one -inf"},
+      {{ninf, -1e30f, ninf}, "-1e30 among -inf"},
+      {{-0.0f, -0.0f, -0.0f}, "-0 only"},
+      {{-0.0f, 0.0f, -0.0f}, "+0 above -0"},
+      {{0.0f, -0.0f}, "+0 first"},
+      {{kInfF, ninf}, "+inf"},
+  };
+  for (const Row &row : cases) {
+    const int64_t cols = static_cast<int64_t>(row.values.size());
+    for (const char *name : {"max32", "maxnum32"}) {
+      const ::ipu::ElementwiseBody &body = kernel(name).body();
+      const bool nanWins = body.reduction == ::ipu::RowReduction::Max;
+      std::vector<float> out =
+          runReduction(kernel(name), 1, cols, {{kF32, false, row.values}});
+      expectMax(out[0], maxReference(row.values, 1, cols, body.init, nanWins)[0],
+                nanWins, std::string(name) + ": " + row.what);
+    }
+    std::vector<float> sum = runReduction(kernel("sum32"), 1, cols, {{kF32, false, row.values}});
+    std::vector<double> terms(row.values.begin(), row.values.end());
+    expectSum(sum[0], sumReference(terms, 0.0), std::string("sum32: ") + row.what);
+  }
+  // A max of -inf rows with a -inf init is -inf, not NaN or the lowest
+  // finite value.
+  std::vector<float> x(3 * 7, ninf);
+  for (float v : runReduction(kernel("max32"), 3, 7, {{kF32, false, x}}))
+    EXPECT_EQ(bitsOf(v), bitsOf(ninf));
+  for (float v : runReduction(kernel("maxnum32"), 3, 7, {{kF32, false, x}}))
+    EXPECT_EQ(bitsOf(v), bitsOf(ninf));
+}
+
+TEST_F(KernelCodegenReductionTest, NaNWinsMaxAndLosesMaxNum) {
+  for (int64_t cols : kLengths) {
+    std::vector<float> x = randomRows(kRows, cols, 300 + cols);
+    // NaN at the first column of row 0, the last of row 1, the middle of
+    // row 2; row 3 all NaN; row 4 none.
+    x[0 * cols] = kNaNF;
+    x[1 * cols + cols - 1] = kNaNF;
+    x[2 * cols + cols / 2] = kNaNF;
+    for (int64_t c = 0; c < cols; ++c)
+      x[3 * cols + c] = kNaNF;
+    for (const char *name : {"max32", "maxnum32"}) {
+      const ::ipu::ElementwiseBody &body = kernel(name).body();
+      const bool nanWins = body.reduction == ::ipu::RowReduction::Max;
+      std::vector<float> out = runReduction(kernel(name), kRows, cols, {{kF32, false, x}});
+      std::vector<double> ref = maxReference(x, kRows, cols, body.init, nanWins);
+      for (int64_t r = 0; r < kRows; ++r)
+        expectMax(out[r], ref[r], nanWins,
+                  std::string(name) + " cols " + std::to_string(cols) + " row " +
+                      std::to_string(r));
+      if (nanWins) {
+        for (int64_t r = 0; r < 4; ++r)
+          EXPECT_TRUE(std::isnan(out[r])) << name << " cols " << cols << " row " << r;
+      } else {
+        EXPECT_EQ(bitsOf(out[3]), bitsOf(-kInfF)) << "maxnum of NaNs is its init";
+        if (cols > 1)
+          for (int64_t r = 0; r < 3; ++r)
+            EXPECT_FALSE(std::isnan(out[r])) << name << " cols " << cols << " row " << r;
+      }
+    }
+    // A NaN in a row makes its sum NaN.
+    std::vector<float> sum = runReduction(kernel("sum32"), kRows, cols, {{kF32, false, x}});
+    for (int64_t r = 0; r < 4; ++r)
+      EXPECT_TRUE(std::isnan(sum[r])) << "sum cols " << cols << " row " << r;
+  }
+}
+
+TEST_F(KernelCodegenReductionTest, SoftmaxSumWithAColumnMax) {
+  for (int64_t cols : kLengths) {
+    std::vector<float> x = randomRows(kRows, cols, 400 + cols, -20.0f, 20.0f);
+    for (int64_t c = 0; c < cols; ++c)
+      x[1 * cols + c] = 2.5f; // All equal: n x exp(0) = n.
+    std::vector<float> m(kRows);
+    for (int64_t r = 0; r < kRows; ++r)
+      m[r] = *std::max_element(x.begin() + r * cols, x.begin() + (r + 1) * cols);
+    m[4] -= 1.0f; // A column value that is not the row's max: terms above 1.
+    std::vector<float> out = runReduction(kernel("softmax_sum"), kRows, cols,
+                                          {{kF32, false, x}, {kF32, true, m}});
+    for (int64_t r = 0; r < kRows; ++r) {
+      std::vector<double> terms;
+      for (int64_t c = 0; c < cols; ++c) {
+        const float d = x[r * cols + c] - m[r]; // arith.subf in f32.
+        terms.push_back(std::exp(static_cast<double>(d)));
+      }
+      // MLIR's polynomial exp: within a few f32 ulps (8 allowed, 2^-20).
+      expectSum(out[r], sumReference(terms, 0.0, 0x1p-20),
+                "cols " + std::to_string(cols) + " row " + std::to_string(r));
+    }
+    EXPECT_NEAR(out[1], static_cast<float>(cols), cols * 0x1p-20 * 2);
+  }
+}
+
+TEST_F(KernelCodegenReductionTest, LayerNormVarianceWithAColumnMean) {
+  for (int64_t cols : kLengths) {
+    std::vector<float> x = randomRows(kRows, cols, 500 + cols, -3.0f, 5.0f);
+    for (int64_t c = 0; c < cols; ++c)
+      x[2 * cols + c] = -1.75f; // All equal to the mean: variance 0.
+    std::vector<float> mean(kRows);
+    for (int64_t r = 0; r < kRows; ++r) {
+      double s = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        s += x[r * cols + c];
+      mean[r] = static_cast<float>(s / cols);
+    }
+    mean[2] = -1.75f;
+    std::vector<float> out = runReduction(kernel("var_sum"), kRows, cols,
+                                          {{kF32, false, x}, {kF32, true, mean}});
+    for (int64_t r = 0; r < kRows; ++r) {
+      std::vector<double> terms;
+      for (int64_t c = 0; c < cols; ++c) {
+        const float d = x[r * cols + c] - mean[r]; // f32 subf, then mulf.
+        terms.push_back(static_cast<float>(d * d));
+      }
+      expectSum(out[r], sumReference(terms, 0.0),
+                "cols " + std::to_string(cols) + " row " + std::to_string(r));
+    }
+    EXPECT_EQ(bitsOf(out[2]), bitsOf(0.0f)) << "cols " << cols;
+  }
+}
+
+TEST_F(KernelCodegenReductionTest, F16RowsExtendedToF32) {
+  // f16 rows padded to words (odd lengths leave 2 bytes of garbage a row):
+  // sums exact in f32 for these values are compared exactly by the bound.
+  for (int64_t cols : kLengths) {
+    std::vector<float> x = randomRows(kRows, cols, 600 + cols, -60000.0f, 60000.0f);
+    for (float &v : x)
+      v = f16(v);
+    for (int64_t c = 0; c < cols; ++c)
+      x[1 * cols + c] = f16(0.1f);
+    x[3 * cols + cols - 1] = 65504.0f; // The largest f16, last in its row.
+    std::vector<float> sum = runReduction(kernel("sum16"), kRows, cols, {{kF16, false, x}});
+    std::vector<float> max = runReduction(kernel("max16"), kRows, cols, {{kF16, false, x}});
+    std::vector<double> maxRef = maxReference(x, kRows, cols, -INFINITY, true);
+    for (int64_t r = 0; r < kRows; ++r) {
+      const std::string what = "cols " + std::to_string(cols) + " row " + std::to_string(r);
+      std::vector<double> terms(x.begin() + r * cols, x.begin() + (r + 1) * cols);
+      expectSum(sum[r], sumReference(terms, 0.0), "sum16 " + what);
+      expectMax(max[r], maxRef[r], true, "max16 " + what);
+    }
+    EXPECT_EQ(max[3], 65504.0f);
+    // An f16 row summed in f32 goes beyond f16's range: 1152 x 60000-ish.
+  }
+  // Accumulating in f32, not f16: 4096 ones sum to 4096 (an f16 sum would
+  // stop at 2048, where 2048 + 1 rounds back to 2048).
+  std::vector<float> ones(4096, 1.0f);
+  EXPECT_EQ(runReduction(kernel("sum16"), 1, 4096, {{kF16, false, ones}})[0], 4096.0f);
+  // And past f16's largest value.
+  std::vector<float> large(3, 65504.0f);
+  EXPECT_EQ(runReduction(kernel("sum16"), 1, 3, {{kF16, false, large}})[0],
+            3 * 65504.0f);
+  // f16 infinities and NaN.
+  std::vector<float> special = {kInfF, 1.0f, -kInfF, kNaNF, 2.0f, -kInfF};
+  std::vector<float> maxOut = runReduction(kernel("max16"), 2, 3, {{kF16, false, special}});
+  EXPECT_EQ(maxOut[0], kInfF);
+  EXPECT_TRUE(std::isnan(maxOut[1]));
+}
+
+TEST_F(KernelCodegenReductionTest, F16ColumnInputPaddingIsNotData) {
+  // An f16 column input holds one value a row in a 4-byte word: the 2 pad
+  // bytes hold f16 NaN (kPadGarbage), which must not reach any row.
+  for (int64_t cols : kLengths) {
+    const int64_t rows = 7;
+    std::vector<float> x = randomRows(rows, cols, 700 + cols, -8.0f, 8.0f);
+    for (float &v : x)
+      v = f16(v);
+    std::vector<float> m(rows);
+    for (int64_t r = 0; r < rows; ++r)
+      m[r] = *std::max_element(x.begin() + r * cols, x.begin() + (r + 1) * cols);
+    std::vector<float> out = runReduction(kernel("softmax_sum16"), rows, cols,
+                                          {{kF16, false, x}, {kF16, true, m}});
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<double> terms;
+      for (int64_t c = 0; c < cols; ++c) {
+        const float d = f16(x[r * cols + c] - m[r]); // arith.subf in f16.
+        terms.push_back(std::exp(static_cast<double>(d)));
+      }
+      ASSERT_FALSE(std::isnan(out[r])) << "cols " << cols << " row " << r
+                                       << ": the column's padding was read";
+      expectSum(out[r], sumReference(terms, 0.0, 0x1p-20),
+                "cols " + std::to_string(cols) + " row " + std::to_string(r));
+    }
+  }
+}
+
+TEST_F(KernelCodegenReductionTest, OutputIsOneWordARowAndNothingElse) {
+  // Row r's value lands in word r, whatever the row length: a kernel that
+  // stored at the row pitch of its input or wrote a whole row would hit
+  // the following rows or the guards (runReduction checks those).
+  for (int64_t cols : kLengths) {
+    const int64_t rows = 9;
+    std::vector<float> x(rows * cols, 0.0f);
+    for (int64_t r = 0; r < rows; ++r)
+      x[r * cols + (r % cols)] = static_cast<float>(r + 1);
+    std::vector<float> sum = runReduction(kernel("sum32"), rows, cols, {{kF32, false, x}});
+    std::vector<float> max = runReduction(kernel("max32"), rows, cols, {{kF32, false, x}});
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(sum[r], static_cast<float>(r + 1)) << "cols " << cols << " row " << r;
+      EXPECT_EQ(max[r], static_cast<float>(r + 1)) << "cols " << cols << " row " << r;
+    }
+  }
+  // A block of one row writes one word.
+  std::vector<float> one = {1.0f, 2.0f, 3.0f};
+  EXPECT_EQ(runReduction(kernel("sum32"), 1, 3, {{kF32, false, one}})[0], 6.0f);
+}
+
+TEST(KernelCodegenReductionRefusalTest, InitNotExactInF32IsRefused) {
+  // 0.1 is a double that f32 cannot hold: the kernel is not built.
+  CompiledKernels kernels(R"mlir(
+    ipu_tile.kernel @sum broadcasts ["full"] reduce add init 1.000000e-01 {
+    ^bb0(%x: f32):
+      ipu_tile.yield %x : f32
+    }
+)mlir",
+                          /*load=*/false);
+  EXPECT_FALSE(kernels.ok());
+  EXPECT_NE(kernels.error.find("init is not an f32 value"), std::string::npos)
+      << kernels.error;
+}
+
+TEST(KernelCodegenReductionRefusalTest, F16ResultIsRefused) {
+  CompiledKernels kernels(R"mlir(
+    ipu_tile.kernel @max16 broadcasts ["full"] reduce max init 0xFFF0000000000000 {
+    ^bb0(%x: f16):
+      ipu_tile.yield %x : f16
+    }
+)mlir",
+                          /*load=*/false);
+  EXPECT_FALSE(kernels.ok());
+  EXPECT_NE(kernels.error.find("accumulates in f32, not f16"), std::string::npos)
+      << kernels.error;
+}

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <sys/resource.h>
@@ -1958,6 +1960,117 @@ TEST(PackageIO, GeneratedKernelsRoundTrip) {
   ASSERT_FALSE(deserializePackage(plainBytes.data(), plainBytes.size(), plainRead));
   EXPECT_TRUE(plainRead.kernels.empty());
   EXPECT_EQ(serializePackage(plainRead), plainBytes);
+}
+
+namespace {
+
+/// sum(exp(x - m)) over f16 x rows with an f32 m a row (softmax's sum):
+/// a reduction with a column input.
+ElementwiseBody softmaxSumBody(RowReduction reduction = RowReduction::Add,
+                               double init = 0.0) {
+  ElementwiseBody body;
+  body.inputs = {{ElementType::F16, Broadcast::Full},
+                 {ElementType::F32, Broadcast::Column}};
+  BodyOp widen;
+  widen.kind = BodyOpKind::ExtF;
+  widen.type = ElementType::F32;
+  widen.operands[0] = 0;
+  BodyOp sub;
+  sub.kind = BodyOpKind::SubF;
+  sub.operands[0] = 2;
+  sub.operands[1] = 1;
+  BodyOp exp;
+  exp.kind = BodyOpKind::Exp;
+  exp.operands[0] = 3;
+  body.ops = {widen, sub, exp};
+  body.result = 4;
+  body.resultType = ElementType::F32;
+  body.reduction = reduction;
+  body.init = init;
+  return body;
+}
+
+} // namespace
+
+TEST(PackageIO, ReductionKernelsRoundTrip) {
+  // Every reduction with an init that is not 0 (and -inf, -0, NaN bits)
+  // comes back as written; the symbol, which hashes both, still matches.
+  struct Case {
+    RowReduction reduction;
+    double init;
+  };
+  const Case cases[] = {{RowReduction::Add, 0.0},
+                        {RowReduction::Add, -0.0},
+                        {RowReduction::Add, 1.5},
+                        {RowReduction::Max, -INFINITY},
+                        {RowReduction::Max, -3.0e38f},
+                        {RowReduction::MaxNum, -INFINITY},
+                        {RowReduction::MaxNum,
+                         std::numeric_limits<double>::quiet_NaN()}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(rowReductionName(c.reduction)) + " init " +
+                 std::to_string(c.init));
+    Package package = makePackage();
+    ElementwiseBody body = softmaxSumBody(c.reduction, c.init);
+    ASSERT_EQ(verifyBody(body), std::nullopt);
+    addKernel(package, body, "sum.kernel");
+    EXPECT_FALSE(validatePackage(package, TargetModel::ipu21WithTiles(4)));
+    std::vector<uint8_t> bytes = serializePackage(package);
+    Package read;
+    ASSERT_FALSE(deserializePackage(bytes.data(), bytes.size(), read));
+    ASSERT_EQ(read.kernels.size(), 1u);
+    const ElementwiseBody &back = read.kernels[0]->body();
+    EXPECT_EQ(back.reduction, c.reduction);
+    uint64_t wrote, got;
+    std::memcpy(&wrote, &c.init, sizeof(wrote));
+    std::memcpy(&got, &back.init, sizeof(got));
+    EXPECT_EQ(got, wrote) << "init bits";
+    ASSERT_EQ(back.inputs.size(), 2u);
+    EXPECT_EQ(back.inputs[0].broadcast, Broadcast::Full);
+    EXPECT_EQ(back.inputs[0].type, ElementType::F16);
+    EXPECT_EQ(back.inputs[1].broadcast, Broadcast::Column);
+    EXPECT_EQ(back.resultType, ElementType::F32);
+    EXPECT_EQ(back.result, 4u);
+    EXPECT_EQ(bodyHash(back), bodyHash(body));
+    EXPECT_EQ(read.kernels[0]->symbol(), elementwiseSymbol(body));
+    EXPECT_FALSE(validatePackage(read, TargetModel::ipu21WithTiles(4)));
+    // Written again, the same bytes.
+    EXPECT_EQ(serializePackage(read), bytes);
+  }
+  // An elementwise kernel (no reduction) reads back as one, whatever init
+  // held in memory: nothing of it counts.
+  Package package = makePackage();
+  ElementwiseBody plain = doubleBody();
+  addKernel(package, plain);
+  std::vector<uint8_t> bytes = serializePackage(package);
+  Package read;
+  ASSERT_FALSE(deserializePackage(bytes.data(), bytes.size(), read));
+  EXPECT_EQ(read.kernels[0]->body().reduction, RowReduction::None);
+}
+
+TEST(PackageValidate, ReductionKernelsAccumulateInF32) {
+  Package valid = makePackage();
+  addKernel(valid, softmaxSumBody(), "sum.kernel");
+  EXPECT_FALSE(validatePackage(valid, TargetModel::ipu21WithTiles(4)));
+  // The same body yielding f16 (a truncf after the exp) with a reduction:
+  // refused, naming the kernel.
+  expectInvalid(
+      [](Package &p) {
+        ElementwiseBody body = softmaxSumBody(RowReduction::Max, -INFINITY);
+        BodyOp narrow;
+        narrow.kind = BodyOpKind::TruncF;
+        narrow.type = ElementType::F16;
+        narrow.operands[0] = 4;
+        body.ops.push_back(narrow);
+        body.result = 5;
+        body.resultType = ElementType::F16;
+        addKernel(p, body, "max.kernel");
+      },
+      {"kernel 0 ('max.kernel'): a max reduction accumulates in f32, not f16"});
+  // An init f32 cannot hold.
+  expectInvalid(
+      [](Package &p) { addKernel(p, softmaxSumBody(RowReduction::Add, 0.1), "sum.kernel"); },
+      {"kernel 0 ('sum.kernel'): the reduction's init is not an f32 value"});
 }
 
 TEST(PackageValidate, ElementwiseReferences) {
