@@ -157,7 +157,7 @@ func.func @reduce_into_f16(%x: tensor<8x32xf16>) -> tensor<8x1xf16> {
 
 func.func @reduce_not_rows(%x: tensor<8x32xf32>) -> tensor<8x2xf32> {
   // expected-error @+1 {{reduces rows into one f32 value each: the result must be [..., R, 1] of f32, got 'tensor<8x2xf32>'}}
-  %y = ipu_tile.elementwise reduce max init 0xFF800000 %x : tensor<8x32xf32> -> tensor<8x2xf32> {
+  %y = ipu_tile.elementwise reduce max init 0xFFF0000000000000 %x : tensor<8x32xf32> -> tensor<8x2xf32> {
   ^bb0(%v: f32):
     ipu_tile.yield %v : f32
   }
