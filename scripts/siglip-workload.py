@@ -103,7 +103,10 @@ def workload_name(a):
     name = f"siglip-{a.part}-{a.dtype}"
     if a.weights != a.dtype:
         name += WEIGHT_SUFFIX[a.weights]
-    name += f"-b{a.batch}-t{a.tokens}-d{a.dim}-h{a.hidden}-n{a.blocks}"
+    if a.part == "attention":
+        name += f"-b{a.batch}-t{a.tokens}-d{a.dim}-a{a.heads}-n{a.blocks}"
+    else:
+        name += f"-b{a.batch}-t{a.tokens}-d{a.dim}-h{a.hidden}-n{a.blocks}"
     if not a.biases:
         name += "-nobias"
     if a.gelu != "tanh":
@@ -346,6 +349,161 @@ def layer_norm(em, a, x, shape, w, b):
                       [f"%0 = arith.addf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "lnb")
 
 
+MAP4_ID = "#map4_id"
+MAP4_ROWS = "#map4_rows"
+MAP4_KEEP = "#map4_keep"
+MAPS += [
+    f"{MAP4_ID} = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>",
+    f"{MAP4_ROWS} = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>",
+    f"{MAP4_KEEP} = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>",
+]
+PAR4 = 'iterator_types = ["parallel", "parallel", "parallel", "parallel"]'
+RED4 = 'iterator_types = ["parallel", "parallel", "parallel", "reduction"]'
+
+
+def generic4(em, maps, ins, out_ty, in_elts, out_elt, body, hint):
+    out = em.empty(out_ty)
+    ssa = em.fresh(hint)
+    args = ["%in"] + [f"%in_{i}" for i in range(len(ins) - 1)]
+    bb = ", ".join(f"{n}: {e}" for n, e in zip(args, in_elts))
+    em.emit(f"{ssa} = linalg.generic {{indexing_maps = [{', '.join(maps)}], {PAR4}}} "
+            f"ins({', '.join(v for v, _ in ins)} : {', '.join(t for _, t in ins)}) "
+            f"outs({out} : {out_ty}) {{")
+    em.emit(f"^bb0({bb}, %out: {out_elt}):")
+    for line in body:
+        em.emit("  " + line)
+    em.emit(f"}} -> {out_ty}")
+    return ssa
+
+
+def heads(em, v, B, T, H, Dh, A, perm):
+    """view(B, T, H, Dh).permute(perm): expand_shape, then linalg.transpose
+    (examples/exporters/attention-torch-f32.mlir)."""
+    e = em.fresh("split")
+    em.emit(f"{e} = tensor.expand_shape {v} [[0], [1], [2, 3]] output_shape [{B}, {T}, {H}, {Dh}] "
+            f": {tensor((B, T, H * Dh), A)} into {tensor((B, T, H, Dh), A)}")
+    src = (B, T, H, Dh)
+    shape = tuple(src[p] for p in perm)
+    ty = tensor(shape, A)
+    t = em.fresh("heads")
+    em.emit(f"{t} = linalg.transpose ins({e} : {tensor(src, A)}) outs({em.empty(ty)} : {ty}) "
+            f"permutation = [{', '.join(str(p) for p in perm)}]")
+    return t, shape
+
+
+def batch_matmul(em, a, lhs, lhs_shape, rhs, rhs_shape, hint):
+    """torch.matmul of [B, H, M, K] and [B, H, K, N]: collapsed to B * H
+    batches, batch_matmul accumulating in f32, truncated to the dtype,
+    expanded back."""
+    A = a.dtype
+    B, H, M, K = lhs_shape
+    N = rhs_shape[3]
+    cl, cr = em.fresh("cl"), em.fresh("cr")
+    em.emit(f"{cl} = tensor.collapse_shape {lhs} [[0, 1], [2], [3]] : {tensor(lhs_shape, A)} "
+            f"into {tensor((B * H, M, K), A)}")
+    em.emit(f"{cr} = tensor.collapse_shape {rhs} [[0, 1], [2], [3]] : {tensor(rhs_shape, A)} "
+            f"into {tensor((B * H, K, N), A)}")
+    acc_ty = tensor((B * H, M, N), "f32")
+    init = em.zero_fill(acc_ty)
+    mm = em.fresh(hint)
+    em.emit(f"{mm} = linalg.batch_matmul ins({cl}, {cr} : {tensor((B * H, M, K), A)}, "
+            f"{tensor((B * H, K, N), A)}) outs({init} : {acc_ty}) -> {acc_ty}")
+    y, y_ty = mm, acc_ty
+    if A != "f32":
+        y_ty = tensor((B * H, M, N), A)
+        y = em.generic([MAP_ID, MAP_ID], [(mm, acc_ty)], y_ty, ["f32"], A,
+                       [f"%0 = arith.truncf %in : f32 to {A}", f"linalg.yield %0 : {A}"], "mmt")
+    ex = em.fresh("ex")
+    em.emit(f"{ex} = tensor.expand_shape {y} [[0, 1], [2], [3]] output_shape [{B}, {H}, {M}, {N}] "
+            f": {y_ty} into {tensor((B, H, M, N), A)}")
+    return ex
+
+
+def softmax_f32(em, a, s, shape):
+    """softmax(dim=-1, dtype=float32).to(dtype) as torch-mlir decomposes
+    it: max.dim (with its unused argmax, -inf init), x - max, exp, the sum
+    (keepdim by a 0 map), the division (examples/exporters/softmax-torch-*)."""
+    A = a.dtype
+    B, H, T, N = shape
+    ty32 = tensor(shape, "f32")
+    if A != "f32":
+        s = generic4(em, [MAP4_ID, MAP4_ID], [(s, tensor(shape, A))], ty32, [A], "f32",
+                     [f"%0 = arith.extf %in : {A} to f32", "linalg.yield %0 : f32"], "up")
+    rows_ty = tensor((B, H, T), "f32")
+    idx_ty = tensor((B, H, T), "i64")
+    ninf = em.const(("ninf", "f32"), "0xFF800000 : f32")
+    c0 = em.const(("zero", "i64"), "0 : i64")
+    mi, ii = em.fresh("maxinit"), em.fresh("idxinit")
+    em.emit(f"{mi} = linalg.fill ins({ninf} : f32) outs({em.empty(rows_ty)} : {rows_ty}) -> {rows_ty}")
+    em.emit(f"{ii} = linalg.fill ins({c0} : i64) outs({em.empty(idx_ty)} : {idx_ty}) -> {idx_ty}")
+    mx = em.fresh("max")
+    em.emit(f"{mx}:2 = linalg.generic {{indexing_maps = [{MAP4_ID}, {MAP4_ROWS}, {MAP4_ROWS}], {RED4}}} "
+            f"ins({s} : {ty32}) outs({mi}, {ii} : {rows_ty}, {idx_ty}) {{")
+    em.emit("^bb0(%in: f32, %out: f32, %out_0: i64):")
+    em.emit("  %0 = linalg.index 3 : index")
+    em.emit("  %1 = arith.index_cast %0 : index to i64")
+    em.emit("  %2 = arith.maximumf %in, %out : f32")
+    em.emit("  %3 = arith.cmpf ogt, %in, %out : f32")
+    em.emit("  %4 = arith.select %3, %1, %out_0 : i64")
+    em.emit("  linalg.yield %2, %4 : f32, i64")
+    em.emit(f"}} -> ({rows_ty}, {idx_ty})")
+    keep_ty = tensor((B, H, T, 1), "f32")
+    mk = em.fresh("maxk")
+    em.emit(f"{mk} = tensor.expand_shape {mx}#0 [[0], [1], [2, 3]] output_shape [{B}, {H}, {T}, 1] "
+            f": {rows_ty} into {keep_ty}")
+    d = generic4(em, [MAP4_ID, MAP4_KEEP, MAP4_ID], [(s, ty32), (mk, keep_ty)], ty32, ["f32", "f32"],
+                 "f32", ["%0 = arith.subf %in, %in_0 : f32", "linalg.yield %0 : f32"], "shift")
+    e = generic4(em, [MAP4_ID, MAP4_ID], [(d, ty32)], ty32, ["f32"], "f32",
+                 ["%0 = math.exp %in : f32", "linalg.yield %0 : f32"], "exp")
+    zero = em.const(("zero", "f32"), "0.000000e+00 : f32")
+    si = em.fresh("suminit")
+    em.emit(f"{si} = linalg.fill ins({zero} : f32) outs({em.empty(keep_ty)} : {keep_ty}) -> {keep_ty}")
+    sm = em.fresh("sum")
+    em.emit(f"{sm} = linalg.generic {{indexing_maps = [{MAP4_ID}, {MAP4_KEEP}], {RED4}}} "
+            f"ins({e} : {ty32}) outs({si} : {keep_ty}) {{")
+    em.emit("^bb0(%in: f32, %out: f32):")
+    em.emit("  %0 = arith.addf %in, %out : f32")
+    em.emit("  linalg.yield %0 : f32")
+    em.emit(f"}} -> {keep_ty}")
+    p = generic4(em, [MAP4_ID, MAP4_KEEP, MAP4_ID], [(e, ty32), (sm, keep_ty)], ty32, ["f32", "f32"],
+                 "f32", ["%0 = arith.divf %in, %in_0 : f32", "linalg.yield %0 : f32"], "probs")
+    if A != "f32":
+        p = generic4(em, [MAP4_ID, MAP4_ID], [(p, ty32)], tensor(shape, A), ["f32"], A,
+                     [f"%0 = arith.truncf %in : f32 to {A}", f"linalg.yield %0 : {A}"], "down")
+    return p
+
+
+def attention(em, a, x, shape, blk):
+    """HF SiglipAttention (eager): q, k, v projections, heads split, q k^T
+    scaled by Dh^-0.5, softmax in f32, times v, heads merged, out projection
+    (examples/exporters/attention-torch-f32.mlir for the forms)."""
+    A = a.dtype
+    B, T, D = shape
+    H = a.heads
+    Dh = D // H
+    q = linear(em, a, x, shape, D, blk["q_w"], blk["q_b"])
+    k = linear(em, a, x, shape, D, blk["k_w"], blk["k_b"])
+    v = linear(em, a, x, shape, D, blk["v_w"], blk["v_b"])
+    qh, qs = heads(em, q, B, T, H, Dh, A, (0, 2, 1, 3))
+    kh, ks = heads(em, k, B, T, H, Dh, A, (0, 2, 3, 1))
+    vh, vs = heads(em, v, B, T, H, Dh, A, (0, 2, 1, 3))
+    s = batch_matmul(em, a, qh, qs, kh, ks, "scores")
+    scale = em.const(("f64", "scale"), f"{Dh ** -0.5!r} : f64")
+    sc_shape = (B, H, T, T)
+    s = generic4(em, [MAP4_ID, MAP4_ID], [(s, tensor(sc_shape, A))], tensor(sc_shape, A), [A], A,
+                 [f"%0 = arith.truncf {scale} : f64 to {A}", f"%1 = arith.mulf %in, %0 : {A}",
+                  f"linalg.yield %1 : {A}"], "scaled")
+    p = softmax_f32(em, a, s, sc_shape)
+    o = batch_matmul(em, a, p, sc_shape, vh, vs, "ctx")
+    ot_ty = tensor((B, T, H, Dh), A)
+    ot = em.fresh("merge")
+    em.emit(f"{ot} = linalg.transpose ins({o} : {tensor((B, H, T, Dh), A)}) outs({em.empty(ot_ty)} "
+            f": {ot_ty}) permutation = [0, 2, 1, 3]")
+    om = em.fresh("merged")
+    em.emit(f"{om} = tensor.collapse_shape {ot} [[0], [1], [2, 3]] : {ot_ty} into {tensor(shape, A)}")
+    return linear(em, a, om, shape, D, blk["o_w"], blk["o_b"])
+
+
 def generate(a):
     name = workload_name(a)
     B, T, D, H = a.batch, a.tokens, a.dim, a.hidden
@@ -359,6 +517,12 @@ def generate(a):
                  "fc2_w": (p + "fc2_w", tensor((D, H), W)),
                  "fc2_b": (p + "fc2_b", tensor((D,), A))}
         order = ["fc1_w", "fc1_b", "fc2_w", "fc2_b"] if a.biases else ["fc1_w", "fc2_w"]
+        if a.part == "attention":
+            for key in ("q", "k", "v", "o"):
+                names[key + "_w"] = (p + key + "_w", tensor((D, D), W))
+                names[key + "_b"] = (p + key + "_b", tensor((D,), A))
+            order = [k + s for k in ("q", "k", "v", "o") for s in ("_w", "_b")
+                     if a.biases or s == "_w"]
         if a.part == "ln-mlp":
             names["ln_w"] = (p + "ln_w", tensor((D,), A))
             names["ln_b"] = (p + "ln_b", tensor((D,), A))
@@ -369,6 +533,10 @@ def generate(a):
     em = Emitter()
     x = "%x"
     for i, blk in enumerate(blocks):
+        if a.part == "attention":
+            em.body.append(f"    // block {i}: attention ({a.heads} heads of {D // a.heads})")
+            x = attention(em, a, x, (B, T, D), blk)
+            continue
         residual = x
         if a.part == "ln-mlp":
             em.body.append(f"    // block {i}: layer norm")
@@ -389,12 +557,10 @@ def generate(a):
     out_ty = tensor((B, T, D), A)
     fname = name.replace("-", "_")
     lines = [f"// workload: {name}",
-             "// SigLIP vision MLP in the torch-mlir fx-importer +",
+             f"// SigLIP vision {a.part} in the torch-mlir fx-importer +",
              "// torch-backend-to-linalg-on-tensors-backend-pipeline form (derived,",
              "// see scripts/siglip-workload.py and examples/exporters/).",
-             f"// args: x, then per block: fc1_w [{H}x{D}], "
-             + (f"fc1_b [{H}], " if a.biases else "")
-             + f"fc2_w [{D}x{H}]" + (f", fc2_b [{D}]" if a.biases else "")]
+             "// args: " + ", ".join(n[1:] for n, _ in args)]
     lines += MAPS
     lines.append("module {")
     sig = ", ".join(f"{n}: {t}" for n, t in args)
@@ -409,7 +575,8 @@ def generate(a):
 
 def main(argv=None):
     p = argparse.ArgumentParser(
-        description="Generate the SigLIP MLP in torch-mlir's linalg export form.")
+        description="Generate SigLIP encoder parts (MLP, its layer-norm half, "
+                    "attention) in torch-mlir's linalg export form.")
     p.add_argument("--tokens", type=int, default=729)
     p.add_argument("--dim", type=int, default=1152)
     p.add_argument("--hidden", type=int, default=4304)
@@ -422,7 +589,8 @@ def main(argv=None):
     p.add_argument("--no-biases", dest="biases", action="store_false")
     p.add_argument("--gelu", choices=GELUS, default="tanh")
     p.add_argument("--blocks", type=int, default=1)
-    p.add_argument("--part", choices=("mlp", "ln-mlp"), default="mlp",
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--part", choices=("mlp", "ln-mlp", "attention"), default="mlp",
                    help="mlp: fc1, GELU, fc2; ln-mlp: the encoder block's MLP half, "
                         "x + mlp(layer_norm(x))")
     p.add_argument("--name", action="store_true", help="print only the workload name")
@@ -430,9 +598,11 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.weights is None:
         a.weights = a.dtype
-    for k in ("tokens", "dim", "hidden", "batch", "blocks"):
+    for k in ("tokens", "dim", "hidden", "batch", "blocks", "heads"):
         if getattr(a, k) < 1:
             p.error(f"--{k} must be >= 1")
+    if a.dim % a.heads:
+        p.error(f"--dim {a.dim} is not a multiple of --heads {a.heads}")
     if a.name:
         print(workload_name(a))
         return 0

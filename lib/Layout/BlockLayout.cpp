@@ -388,3 +388,124 @@ BlockLayout ipu::transposedLayout(const BlockLayout &layout) {
   }
   return t;
 }
+
+std::optional<std::string> ipu::Permutation::validate() const {
+  const size_t rank = view.size();
+  if (rank == 0 || permutation.size() != rank)
+    return "permutation of " + to_string(permutation.size()) +
+           " dims for a view of " + to_string(rank);
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : permutation) {
+    if (d < 0 || d >= int64_t(rank) || seen[d])
+      return "permutation is not one of the view's " + to_string(rank) + " dims";
+    seen[d] = true;
+  }
+  if (permutation.back() != int64_t(rank) - 1)
+    return "permutation moves the last dim (" + to_string(permutation.back()) +
+           " last); only the leading dims permute";
+  for (int64_t extent : view)
+    if (extent < 1)
+      return "view extent " + to_string(extent) + " is not positive";
+  return std::nullopt;
+}
+
+std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
+                                                const BlockLayout &to,
+                                                const Permutation &permutation,
+                                                uint32_t tiles,
+                                                Rearrangement &result) {
+  result = Rearrangement();
+  result.phase.tiles = tiles;
+  auto fail = [&](std::string message) {
+    result = Rearrangement();
+    result.phase.tiles = tiles;
+    return std::optional<std::string>(std::move(message));
+  };
+  if (auto error = permutation.validate())
+    return fail(*error);
+  if (from.type != to.type)
+    return fail("element types differ: " + std::string(elementTypeName(from.type)) +
+                " vs " + std::string(elementTypeName(to.type)));
+  if (auto error = from.validate(tiles))
+    return fail("source layout: " + *error);
+  if (auto error = to.validate(tiles))
+    return fail("destination layout: " + *error);
+  const size_t rank = permutation.view.size();
+  int64_t elements = 1;
+  for (int64_t extent : permutation.view)
+    elements *= extent;
+  if (from.batches * from.rows * from.cols != elements ||
+      to.batches * to.rows * to.cols != elements)
+    return fail("element counts differ: the view holds " + to_string(elements) +
+                ", the source " + shapeName(from) + ", the destination " + shapeName(to));
+  if (from.maxBlockBytes() > UINT32_MAX || to.maxBlockBytes() > UINT32_MAX)
+    return fail("a block exceeds 4 GiB");
+  const uint64_t elem = elementBytes(from.type);
+  // Row-major strides of the view, and of the permuted view per result dim.
+  std::vector<int64_t> viewStride(rank, 1), permuted(rank);
+  for (size_t d = rank - 1; d > 0; --d)
+    viewStride[d - 1] = viewStride[d] * permutation.view[d];
+  for (size_t k = 0; k < rank; ++k)
+    permuted[k] = permutation.view[permutation.permutation[k]];
+  const int64_t runLength = permutation.view.back();
+  // The source element of destination element `flat` (row-major index
+  // into the permuted view).
+  auto sourceOf = [&](int64_t flat) {
+    int64_t index = 0;
+    for (size_t k = rank; k-- > 0;) {
+      index += (flat % permuted[k]) * viewStride[permutation.permutation[k]];
+      flat /= permuted[k];
+    }
+    return index;
+  };
+  std::vector<uint32_t> replicaTiles(to.replicas);
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t di = 0; di < to.gridRows; ++di)
+      for (uint32_t dj = 0; dj < to.gridCols; ++dj) {
+        Box d = boxOf(to, db, di, dj);
+        for (uint32_t r = 0; r < to.replicas; ++r)
+          replicaTiles[r] = static_cast<uint32_t>(to.tileOf(db, di, dj, r));
+        const uint64_t dPitch = to.rowPitchBytes(dj);
+        const uint64_t dMatrix = uint64_t(d.r1 - d.r0) * dPitch;
+        for (int64_t t = d.t0; t < d.t1; ++t)
+          for (int64_t x = d.r0; x < d.r1; ++x)
+            for (int64_t c = d.c0; c < d.c1;) {
+              const int64_t flat = (t * to.rows + x) * to.cols + c;
+              const int64_t source = sourceOf(flat);
+              const int64_t sb = source / (from.rows * from.cols);
+              const int64_t sr = (source / from.cols) % from.rows;
+              const int64_t sc = source % from.cols;
+              uint32_t bb = from.blockBatchOf(sb), bi = from.blockRowOf(sr),
+                       bj = from.blockColOf(sc);
+              Box s = boxOf(from, bb, bi, bj);
+              // The run: to the end of the view's last dim, of the
+              // destination block's row and of the source block's row.
+              const int64_t length = std::min(
+                  {runLength - flat % runLength, d.c1 - c, s.c1 - sc});
+              const uint64_t sPitch = from.rowPitchBytes(bj);
+              const uint64_t sOffset = uint64_t(sb - s.t0) * uint64_t(s.r1 - s.r0) * sPitch +
+                                       uint64_t(sr - s.r0) * sPitch + uint64_t(sc - s.c0) * elem;
+              const uint64_t dOffset = uint64_t(t - d.t0) * dMatrix +
+                                       uint64_t(x - d.r0) * dPitch + uint64_t(c - d.c0) * elem;
+              uint64_t bytes = uint64_t(length) * elem;
+              // A run ending both rows carries their padding, as whole
+              // rows do in planRearrangement.
+              if (c + length == d.c1 && sc + length == s.c1)
+                bytes = toWords(bytes);
+              if (bytes % kWord != 0 || sOffset % kWord != 0 || dOffset % kWord != 0)
+                return fail("cannot permute " + layoutName(from) + " into " + layoutName(to) +
+                            " in 32-bit words: a run of " + to_string(length) + " " +
+                            std::string(elementTypeName(from.type)) + " elements at byte " +
+                            to_string(sOffset) + " of source block " +
+                            blockName(from, bb, bi, bj) + " and byte " + to_string(dOffset) +
+                            " of destination block " + blockName(to, db, di, dj));
+              result.phase.addTransfer(
+                  static_cast<uint32_t>(from.tileOf(bb, bi, bj, 0)),
+                  static_cast<uint32_t>(bytes / kWord), replicaTiles);
+              result.sourceOffset.push_back(static_cast<uint32_t>(sOffset));
+              result.destOffset.push_back(static_cast<uint32_t>(dOffset));
+              c += length;
+            }
+      }
+  return std::nullopt;
+}

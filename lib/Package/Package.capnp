@@ -97,6 +97,9 @@ struct ReferenceOp {
   transposeLhs @6 :Bool;  # lhs given as [..., K, M].
   transposeRhs @7 :Bool;  # rhs given as [..., N, K].
   kernel @8 :UInt32;  # "elementwise": index into Package.kernels.
+  view @9 :List(Int64);         # "permute": the operand read as this shape,
+  permutation @10 :List(Int64); # its dims permuted so,
+  shape @11 :List(Int64);       # read row-major as this shape.
 }
 
 # A generated kernel: its body (ElementwiseBody, ops as parallel lists) and

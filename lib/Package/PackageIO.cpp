@@ -170,6 +170,13 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     reference[i].setTransposeLhs(op.transposeLhs);
     reference[i].setTransposeRhs(op.transposeRhs);
     reference[i].setKernel(op.kernel);
+    // Only a permute carries these: other packages encode as before.
+    if (!op.view.empty())
+      fill(reference[i].initView(op.view.size()), op.view);
+    if (!op.permutation.empty())
+      fill(reference[i].initPermutation(op.permutation.size()), op.permutation);
+    if (!op.shape.empty())
+      fill(reference[i].initShape(op.shape.size()), op.shape);
   }
   auto metadata = out.initMetadata(package.metadata.size());
   for (size_t i = 0; i < package.metadata.size(); ++i) {
@@ -363,6 +370,9 @@ void readPackage(wire::Package::Reader in, Package &package) {
     package.reference[i].transposeLhs = reference[i].getTransposeLhs();
     package.reference[i].transposeRhs = reference[i].getTransposeRhs();
     package.reference[i].kernel = reference[i].getKernel();
+    package.reference[i].view = toVector<int64_t>(reference[i].getView());
+    package.reference[i].permutation = toVector<int64_t>(reference[i].getPermutation());
+    package.reference[i].shape = toVector<int64_t>(reference[i].getShape());
   }
   auto kernels = in.getKernels();
   package.kernels.clear();

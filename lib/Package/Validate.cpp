@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Device/Kernels.h"
+#include "IPU/Layout/BlockLayout.h"
 #include "IPU/Package/Package.h"
 
 #include <algorithm>
@@ -122,12 +123,18 @@ public:
     // Each reference op checks one matmul of the program, which at least one
     // gemm step computes: ipu-run evaluates no more ops, and no more FLOPs,
     // than the simulator runs.
-    if (package.reference.size() > gemmSteps + generatedSteps)
-      return "package has " + to_string(package.reference.size()) +
+    // A permute checks an exchange phase.
+    const uint64_t permutes = static_cast<uint64_t>(std::count_if(
+        package.reference.begin(), package.reference.end(),
+        [](const ReferenceOp &op) { return op.op == "permute"; }));
+    if (package.reference.size() - permutes > gemmSteps + generatedSteps)
+      return "package has " + to_string(package.reference.size() - permutes) +
              " reference ops, more than its program's " +
-             countOf(gemmSteps + generatedSteps,
-                     "gemm or generated-kernel compute step") +
+             countOf(gemmSteps + generatedSteps, "gemm or generated-kernel compute step") +
              " (each op checks an op the program computes)";
+    if (permutes > exchangeSteps)
+      return "package has " + countOf(permutes, "permute reference op") +
+             ", more than its program's " + countOf(exchangeSteps, "exchange step");
     resultOwner.assign(outputStreams, UINT32_MAX);
     for (size_t i = 0; i < package.reference.size(); ++i)
       if (auto error = checkReference(i))
@@ -647,6 +654,7 @@ private:
         break;
       }
       case StepKind::Exchange:
+        ++exchangeSteps;
         if (step.index >= package.phases.size())
           return outOfRange(package.phases.size(), "phases");
         break;
@@ -922,6 +930,49 @@ private:
     return text;
   }
 
+  /// A "permute" op: one operand of the view's elements, a valid
+  /// permutation keeping the last dim, a value of as many elements whose
+  /// rows are whole runs of the view's last dim.
+  std::optional<std::string> checkPermuteReference(size_t i, const std::string &where,
+                                                   std::vector<int64_t> &shape,
+                                                   std::string &operands) {
+    const ReferenceOp &op = package.reference[i];
+    if (op.arguments.size() != 1)
+      return where + ": takes 1 operand, got " + to_string(op.arguments.size());
+    std::vector<int64_t> operandShape;
+    std::string name;
+    if (auto error = referenceOperand(i, 0, where, operandShape, name))
+      return error;
+    operands = shapeString(operandShape) + " (" + name + ")";
+    if (op.view.size() > PackageLimits::kMaxTensorRank ||
+        op.shape.empty() || op.shape.size() > PackageLimits::kMaxTensorRank)
+      return where + ": view of " + to_string(op.view.size()) + " dims and shape of " +
+             to_string(op.shape.size()) + " dims are not in [1, " +
+             to_string(PackageLimits::kMaxTensorRank) + "]";
+    Permutation permutation{op.view, op.permutation};
+    if (auto error = permutation.validate())
+      return where + ": " + *error;
+    auto elementsOf = [](const std::vector<int64_t> &dims) {
+      uint64_t count = 1;
+      for (int64_t extent : dims)
+        if (extent < 1 || !multiply(count, uint64_t(extent), count))
+          return uint64_t(0);
+      return count;
+    };
+    const uint64_t elements = elementsOf(op.view);
+    if (elements == 0 || elementsOf(operandShape) != elements ||
+        elementsOf(op.shape) != elements)
+      return where + ": view " + shapeString(op.view) + ", operand " +
+             operands + " and value " + shapeString(op.shape) +
+             " do not hold the same number of elements";
+    if (op.shape.back() % op.view.back() != 0)
+      return where + ": value rows of " + to_string(op.shape.back()) +
+             " are not whole runs of the view's last dim (" +
+             to_string(op.view.back()) + ")";
+    shape = op.shape;
+    return std::nullopt;
+  }
+
   /// An "elementwise" op: the body of its kernel over the shape of its
   /// first full input, every input of the shape its broadcast says.
   std::optional<std::string> checkElementwiseReference(size_t i,
@@ -1003,12 +1054,17 @@ private:
         return error;
       form = "their elementwise value";
       resultForm = shapeString(shape);
+    } else if (op.op == "permute") {
+      if (auto error = checkPermuteReference(i, where, shape, operandsText))
+        return error;
+      form = "its permutation";
+      resultForm = shapeString(shape);
     } else if (op.op == "matmul") {
       if (auto error = checkMatmulReference(i, where, shape, opFlops, operandsText,
                                             form, resultForm))
         return error;
     } else {
-      return where + ": unknown op (known: matmul, elementwise)";
+      return where + ": unknown op (known: matmul, elementwise, permute)";
     }
     // ipu-run holds the value: it must be one the device could (extents
     // are positive: stream shapes were checked, and so were earlier ops).
@@ -1072,6 +1128,7 @@ private:
   std::set<uint32_t> streamedOut;
   uint64_t gemmSteps = 0; ///< Compute steps running gemm or gemm_t.
   uint64_t generatedSteps = 0; ///< Compute steps running generated kernels.
+  uint64_t exchangeSteps = 0;  ///< Exchange steps (a permute is one).
   uint64_t flops = 0;     ///< programFlops(), once checkFlops has run.
   std::vector<std::vector<int64_t>> referenceShapes; ///< Per checked op.
   /// Per result index, the reference op whose value it is, or UINT32_MAX.

@@ -718,6 +718,8 @@ void ipu::planGemmProgram(const TargetModel &target,
         budget.anyBytes += (total + target.tiles - 1) / target.tiles;
       }
     }
+    budget.coexistingBytes[0] =
+        std::max(budget.coexistingBytes[0], gemm.coexistingStandardBytes);
     auto start = std::chrono::steady_clock::now();
     // Batches run side by side, each on a share of the tiles.
     TargetModel batchTarget = target;

@@ -124,6 +124,7 @@ struct ImportLinalgPass
     : public mlir::ipu::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    importPermutes(module);
     SmallVector<linalg::LinalgOp> contractions;
     module.walk([&](linalg::LinalgOp op) {
       if (linalg::isaContractionOpInterface(op) || isa<linalg::ContractOp>(op))
@@ -401,6 +402,65 @@ struct ImportLinalgPass
       truncation->getResult(0).replaceAllUsesWith(narrowed.getResult());
       truncation->erase();
       matmul.erase();
+    }
+  }
+
+  /// Attention's head split and merge: a linalg.transpose that permutes
+  /// leading dims of a tensor of rank 3 or more, read through an
+  /// expand_shape splitting its last dim (the heads) and into a
+  /// collapse_shape merging its last dims, is an ipu_tile.permute. A
+  /// transpose that also swaps the last two dims (torch-mlir's K^T, [0, 2,
+  /// 3, 1]) is the permute and that swap, which the matmul takes as B^T.
+  void importPermutes(ModuleOp module) {
+    SmallVector<linalg::TransposeOp> transposes;
+    module.walk([&](linalg::TransposeOp op) { transposes.push_back(op); });
+    for (linalg::TransposeOp op : transposes) {
+      auto type = dyn_cast<RankedTensorType>(op.getInit().getType());
+      ArrayRef<int64_t> perm = op.getPermutation();
+      const int64_t rank = static_cast<int64_t>(perm.size());
+      if (!op.hasPureTensorSemantics() || !type || !type.hasStaticShape() || rank < 3 ||
+          swapsLastTwo(perm))
+        continue;
+      SmallVector<int64_t> keep(perm);
+      bool swapLastTwo = false;
+      if (perm.back() != rank - 1) {
+        if (perm[rank - 2] != rank - 1)
+          continue;
+        std::swap(keep[rank - 2], keep[rank - 1]);
+        swapLastTwo = true;
+      }
+      Value source = op.getInput();
+      auto view = cast<RankedTensorType>(source.getType());
+      if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>())
+        if (expand.getReassociationIndices().back().size() > 1)
+          source = expand.getSrc();
+      SmallVector<int64_t> permutedShape;
+      for (int64_t d : keep)
+        permutedShape.push_back(view.getDimSize(d));
+      auto resultType = RankedTensorType::get(permutedShape, type.getElementType());
+      Operation *replaced = op;
+      if (!swapLastTwo && op->hasOneUse())
+        if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(*op->getUsers().begin()))
+          if (collapse.getReassociationIndices().back().size() > 1) {
+            resultType = collapse.getResultType();
+            replaced = collapse;
+          }
+      OpBuilder builder(replaced);
+      Value result = ipu_tile::PermuteOp::create(builder, op.getLoc(), resultType, source,
+                                                 builder.getDenseI64ArrayAttr(view.getShape()),
+                                                 builder.getDenseI64ArrayAttr(keep));
+      if (swapLastTwo) {
+        SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+        std::swap(swap[rank - 2], swap[rank - 1]);
+        Value init = tensor::EmptyOp::create(builder, op.getLoc(), type.getShape(),
+                                             type.getElementType());
+        result = linalg::TransposeOp::create(builder, op.getLoc(), result, init, swap)
+                     ->getResult(0);
+      }
+      replaced->getResult(0).replaceAllUsesWith(result);
+      if (replaced != op.getOperation())
+        replaced->erase();
+      op->erase();
     }
   }
 

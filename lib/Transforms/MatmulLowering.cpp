@@ -281,4 +281,5 @@ void mlir::ipu_tile::registerTileLoweringModels(DialectRegistry &registry) {
     ipu_gemm::MatmulOp::attachInterface<MatmulLowering>(*context);
   });
   registerElementwiseLoweringModel(registry);
+  registerPermuteLoweringModel(registry);
 }

@@ -150,6 +150,20 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     std::vector<std::vector<size_t>> groups(groupOf.size());
     for (size_t index = 0; index < jobs.size(); ++index)
       groups[jobs[index].group].push_back(index);
+    // The elementwise ops of each function (softmax, layer norm) hold their
+    // operands and result while the weights are resident: the largest, as
+    // if spread evenly over the tiles.
+    DenseMap<Operation *, uint64_t> coexisting;
+    module.walk([&](ipu_tile::ElementwiseOp op) {
+      uint64_t bytes = 0;
+      for (Value value : llvm::concat<Value>(op.getInputs(), op->getResults())) {
+        auto type = cast<RankedTensorType>(value.getType());
+        bytes += uint64_t(type.getNumElements()) *
+                 ::ipu::elementBytes(*ipu_tile::toElementType(type.getElementType()));
+      }
+      uint64_t &largest = coexisting[op->getParentOp()];
+      largest = std::max(largest, (bytes + target->tiles - 1) / target->tiles);
+    });
     parallelForEach(&getContext(), groups, [&](const std::vector<size_t> &group) {
       std::vector<::ipu::ProgramGemm> program;
       for (size_t index : group) {
@@ -157,6 +171,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         program.back().problem = jobs[index].problem;
         program.back().constraints = jobs[index].constraints;
         program.back().given = jobs[index].given;
+        program.back().coexistingStandardBytes =
+            coexisting.lookup(jobs[index].op->getParentOp());
       }
       ::ipu::planGemmProgram(*target, program, finalists);
       for (size_t position = 0; position < group.size(); ++position) {

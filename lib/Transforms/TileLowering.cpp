@@ -135,14 +135,22 @@ FailureOr<BufferOp> ProgramBuilder::operandBuffer(Operation *op, unsigned operan
 }
 
 void ProgramBuilder::createPhase(Location loc, StringRef name,
-                                 ArrayRef<BufferCopy> copies) {
+                                 ArrayRef<BufferCopy> copies,
+                                 const ::ipu::Permutation *permutation) {
   ipu_exchange::SyncOp::create(builder, loc);
   auto phase = ipu_exchange::PhaseOp::create(builder, loc, name);
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&phase.getBody().front());
-    for (auto [from, to] : copies)
-      ipu_exchange::CopyOp::create(builder, loc, from.getSymName(), to.getSymName());
+    for (auto [from, to] : copies) {
+      DenseI64ArrayAttr view, order;
+      if (permutation) {
+        view = builder.getDenseI64ArrayAttr(permutation->view);
+        order = builder.getDenseI64ArrayAttr(permutation->permutation);
+      }
+      ipu_exchange::CopyOp::create(builder, loc, FlatSymbolRefAttr::get(from.getSymNameAttr()),
+                                   FlatSymbolRefAttr::get(to.getSymNameAttr()), view, order);
+    }
   }
   ipu_exchange::SyncOp::create(builder, loc);
 }

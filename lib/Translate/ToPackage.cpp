@@ -232,6 +232,13 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
                  << kernel.getValue() << "', which the program does not hold";
         op.kernel = it->second;
       }
+      auto i64s = [&](StringRef key, std::vector<int64_t> &out) {
+        if (auto values = entry.getAs<DenseI64ArrayAttr>(key))
+          out.assign(values.asArrayRef().begin(), values.asArrayRef().end());
+      };
+      i64s("view", op.view);
+      i64s("permutation", op.permutation);
+      i64s("shape", op.shape);
       package.reference.push_back(std::move(op));
     }
   }

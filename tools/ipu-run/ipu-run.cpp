@@ -678,6 +678,35 @@ evaluateElementwise(const Package &package, const ReferenceOp &op,
   return std::nullopt;
 }
 
+/// A "permute" reference op: the operand's elements moved, exactly (the
+/// validator checked the view, the permutation and the element counts).
+std::optional<std::string> evaluatePermute(const ReferenceOp &op, const std::string &what,
+                                           const std::vector<float> &operand,
+                                           Reference &reference) {
+  const size_t rank = op.view.size();
+  std::vector<int64_t> stride(rank, 1), permuted(rank);
+  for (size_t d = rank - 1; d > 0; --d)
+    stride[d - 1] = stride[d] * op.view[d];
+  for (size_t k = 0; k < rank; ++k)
+    permuted[k] = op.view[op.permutation[k]];
+  std::vector<float> values(operand.size());
+  for (size_t flat = 0; flat < values.size(); ++flat) {
+    int64_t rest = int64_t(flat), index = 0;
+    for (size_t k = rank; k-- > 0;) {
+      index += (rest % permuted[k]) * stride[op.permutation[k]];
+      rest /= permuted[k];
+    }
+    if (index < 0 || size_t(index) >= operand.size())
+      return what + ": element " + std::to_string(flat) + " reads outside its operand";
+    values[flat] = operand[size_t(index)];
+  }
+  reference.result = op.result;
+  reference.shape = op.shape;
+  reference.values = std::move(values);
+  reference.atol = reference.rtol = 0;
+  return std::nullopt;
+}
+
 /// Evaluates reference op `index`. Its operands are inputs as given,
 /// or earlier ops' values: the device's own value when that op is a
 /// checkpoint (streamed out), so that each op is checked on exactly the
@@ -690,9 +719,9 @@ evaluateReference(const Package &package, const TargetModel &target,
                   const std::vector<HostTensor> &outputs, Reference &reference) {
   const ReferenceOp &op = package.reference[index];
   std::string what = "reference op '" + op.op + "'";
-  if (op.op != "matmul" && op.op != "elementwise")
-    return what + " is not supported (supported: matmul, elementwise)";
-  const size_t arity = op.op == "matmul" ? 2 : op.arguments.size();
+  if (op.op != "matmul" && op.op != "elementwise" && op.op != "permute")
+    return what + " is not supported (supported: matmul, elementwise, permute)";
+  const size_t arity = op.op == "matmul" ? 2 : op.op == "permute" ? 1 : op.arguments.size();
   if (op.arguments.size() != arity)
     return what + " expects " + std::to_string(arity) + " arguments, has " +
            std::to_string(op.arguments.size());
@@ -729,6 +758,8 @@ evaluateReference(const Package &package, const TargetModel &target,
   }
   if (op.op == "elementwise")
     return evaluateElementwise(package, op, what, operand, shape, reference);
+  if (op.op == "permute")
+    return evaluatePermute(op, what, operand[0], reference);
   // The operand ranks say which product: a shared rhs [K, N], or one
   // matrix per batch of lhs (matmulShape, as the validator read it).
   MatmulShape product;
@@ -1140,12 +1171,13 @@ int run(const Options &options) {
       ++diagnosticCheckpoints;
     if (auto error = compare(package, reference, result, checkpoint, samples))
       return fail(*error);
-    // An elementwise op accumulates nothing: it says which kernel ran.
+    // An elementwise op accumulates nothing: it says which kernel ran; a
+    // permute moves elements exactly.
     const ReferenceOp &op = package.reference[index];
     const std::string detail =
-        op.op == "elementwise"
-            ? "kernel=" + package.kernels[op.kernel]->name()
-            : "partials=" + std::string(elementTypeName(op.partials));
+        op.op == "elementwise" ? "kernel=" + package.kernels[op.kernel]->name()
+        : op.op == "permute"   ? std::string("exact")
+                               : "partials=" + std::string(elementTypeName(op.partials));
     if (reference.result != ReferenceOp::kNoResult)
       std::printf("checkpoint=%zu operation=%s result=%u %s "
                   "maximumAbsoluteError=%.6g mismatches=%llu %s\n",

@@ -131,6 +131,30 @@ std::optional<std::string> planRearrangement(const BlockLayout &from,
                                              uint32_t tiles,
                                              Rearrangement &result);
 
+/// A permutation of a tensor's dims that keeps the last one last (attention's
+/// head split [T, H, Dh] -> [H, T, Dh] and merge): the source, read as
+/// `view` (same elements, row-major), has its dims permuted by
+/// `permutation` (result dim k is view dim permutation[k]); the result is
+/// the permuted view read row-major in the destination's shape.
+struct Permutation {
+  std::vector<int64_t> view;
+  std::vector<int64_t> permutation;
+  /// A message naming the field at fault, or nothing: a permutation of
+  /// 0..rank-1 ending with rank-1, extents at least 1.
+  std::optional<std::string> validate() const;
+};
+
+/// Moves every element of `from` to its permuted position in every replica
+/// of `to` (the two layouts' batches x rows x cols each the view's element
+/// count): runs along the last view dim that stay in one source and one
+/// destination block are one transfer. Fails (with a message) when the
+/// element counts or types differ or a run is not a whole number of 32-bit
+/// words at word offsets.
+std::optional<std::string> planPermutation(const BlockLayout &from,
+                                           const BlockLayout &to,
+                                           const Permutation &permutation,
+                                           uint32_t tiles, Rearrangement &result);
+
 } // namespace ipu
 
 #endif // IPU_LAYOUT_BLOCKLAYOUT_H

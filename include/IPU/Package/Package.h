@@ -111,6 +111,9 @@ struct ReferenceOp {
   /// is, element by element, of its arguments (broadcast as the body's
   /// inputs say, over the shape of the first full input).
   uint32_t kernel = 0;
+  /// "permute": the operand read as `view` with its dims permuted, read
+  /// row-major as the value's shape (`shape`).
+  std::vector<int64_t> view, permutation, shape;
 };
 
 /// The product a "matmul" reference op computes, from its operand shapes.

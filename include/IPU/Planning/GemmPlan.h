@@ -218,6 +218,10 @@ struct ProgramGemm {
   GemmPlanSearch search;            ///< Filled by planGemmProgram.
   std::optional<std::string> error; ///< Why it could not be planned.
   double seconds = 0;               ///< Its planning time.
+  /// Standard bytes per tile the program's other ops (softmax, layer norm)
+  /// hold at once while the weights are resident: an estimate, their
+  /// operands and result spread evenly over the tiles.
+  uint64_t coexistingStandardBytes = 0;
 };
 
 /// Plans the matmuls of one program in program order (a given plan is kept

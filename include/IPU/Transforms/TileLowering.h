@@ -83,8 +83,10 @@ public:
       ArrayRef<::ipu::Broadcast> broadcasts,
       ::ipu::RowReduction reduction = ::ipu::RowReduction::None, double init = 0);
   /// A sync, one exchange phase running `copies`, and a sync: BSP, the
-  /// compute that uses the phase's result starts after a sync too.
-  void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies);
+  /// compute that uses the phase's result starts after a sync too. With
+  /// `permutation`, each copy permutes (an ipu_tile.permute).
+  void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies,
+                   const ::ipu::Permutation *permutation = nullptr);
 
   /// The buffer holding operand `operand` of `op` where `wanted` says it
   /// must be (its layout and memory class), or an error on the op saying
@@ -155,6 +157,8 @@ FailureOr<SmallVector<func::FuncOp>> functionsToCompile(ModuleOp module);
 void registerTileLoweringModels(DialectRegistry &registry);
 /// The part of it for ipu_tile.elementwise (ElementwiseLowering.cpp).
 void registerElementwiseLoweringModel(DialectRegistry &registry);
+/// The part of it for ipu_tile.permute (PermuteLowering.cpp).
+void registerPermuteLoweringModel(DialectRegistry &registry);
 
 } // namespace mlir::ipu_tile
 

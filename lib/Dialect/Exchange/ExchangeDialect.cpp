@@ -264,10 +264,27 @@ LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
   if (failed(source) || failed(dest))
     return failure();
   RankedTensorType from = source->getTensorType(), to = dest->getTensorType();
-  if (from.getShape() != to.getShape() ||
-      from.getElementType() != to.getElementType())
+  if (getView().has_value() != getPermutation().has_value())
+    return emitOpError("takes `view` and `permutation` together");
+  if (getView()) {
+    ::ipu::Permutation permutation{
+        std::vector<int64_t>(getView()->begin(), getView()->end()),
+        std::vector<int64_t>(getPermutation()->begin(), getPermutation()->end())};
+    if (std::optional<std::string> error = permutation.validate())
+      return emitOpError(*error);
+    int64_t elements = 1;
+    for (int64_t extent : permutation.view)
+      elements *= extent;
+    if (from.getElementType() != to.getElementType() ||
+        from.getNumElements() != elements || to.getNumElements() != elements)
+      return emitOpError("a permuted copy moves the ")
+             << elements << " elements of its view between buffers of one "
+             << "element type, not " << from << " and " << to;
+  } else if (from.getShape() != to.getShape() ||
+             from.getElementType() != to.getElementType()) {
     return emitOpError("source and dest hold different tensors: ")
            << from << " and " << to;
+  }
   if (*source == *dest)
     return emitOpError("copies buffer ") << getSourceAttr() << " onto itself";
   // Once placed, the destination must not overwrite its source on a tile

@@ -26,8 +26,18 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
     if (!from || !to)
       return copy.emitOpError("buffers need #ipu_tile.layout encodings");
     ::ipu::Rearrangement rearrangement;
-    if (std::optional<std::string> error =
-            ::ipu::planRearrangement(*from, *to, target.tiles, rearrangement))
+    if (copy.getView().has_value() != copy.getPermutation().has_value())
+      return copy.emitOpError("takes `view` and `permutation` together");
+    std::optional<std::string> error;
+    if (copy.getView()) {
+      ::ipu::Permutation permutation{std::vector<int64_t>(copy.getView()->begin(), copy.getView()->end()),
+                                     std::vector<int64_t>(copy.getPermutation()->begin(),
+                                                          copy.getPermutation()->end())};
+      error = ::ipu::planPermutation(*from, *to, permutation, target.tiles, rearrangement);
+    } else {
+      error = ::ipu::planRearrangement(*from, *to, target.tiles, rearrangement);
+    }
+    if (error)
       return copy.emitOpError("cannot rearrange ")
              << copy.getSourceAttr() << " into " << copy.getDestAttr() << ": "
              << *error;

@@ -44,3 +44,38 @@ LogicalResult RelayoutOp::verify() {
            << source << " to " << result;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// PermuteOp
+//===----------------------------------------------------------------------===//
+
+::ipu::Permutation PermuteOp::getPlainPermutation() {
+  return {std::vector<int64_t>(getView().begin(), getView().end()),
+          std::vector<int64_t>(getPermutation().begin(), getPermutation().end())};
+}
+
+LogicalResult PermuteOp::verify() {
+  auto source = getSource().getType(), result = getResult().getType();
+  if (!source.hasStaticShape() || !result.hasStaticShape())
+    return emitOpError("source and result must have static shapes, got ")
+           << source << " and " << result;
+  if (source.getElementType() != result.getElementType())
+    return emitOpError("source and result hold different element types: ")
+           << source.getElementType() << " and " << result.getElementType();
+  ::ipu::Permutation permutation = getPlainPermutation();
+  if (std::optional<std::string> error = permutation.validate())
+    return emitOpError(*error);
+  int64_t elements = 1;
+  for (int64_t extent : permutation.view)
+    elements *= extent;
+  if (source.getNumElements() != elements || result.getNumElements() != elements)
+    return emitOpError("view of ")
+           << elements << " elements for a source of " << source.getNumElements()
+           << " and a result of " << result.getNumElements();
+  // Runs along the last view dim must not straddle the result's rows.
+  if (result.getShape().back() % permutation.view.back() != 0)
+    return emitOpError("the result's rows of ")
+           << result.getShape().back() << " elements are not whole runs of the "
+           << "view's last dim (" << permutation.view.back() << ")";
+  return success();
+}

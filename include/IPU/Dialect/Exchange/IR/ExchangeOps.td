@@ -162,14 +162,24 @@ def IPUExchange_CopyOp : IPUExchange_Op<"copy", [HasParent<"PhaseOp">,
     Once placed, `dest` shares no bytes with `source` on any tile, and no
     other copy of the phase writes `dest`.
 
+    With `view` and `permutation`, `dest` holds the source's elements
+    permuted instead (an `ipu_tile.permute`): the source read as `view`,
+    its dims permuted (the last one stays last), read row-major in the
+    destination's shape.
+
     Example:
 
     ```mlir
     ipu_exchange.copy @a to @a.bcast
+    ipu_exchange.copy @q to @q.heads view [8, 2, 8] permutation [1, 0, 2]
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$source, FlatSymbolRefAttr:$dest);
-  let assemblyFormat = "$source `to` $dest attr-dict";
+  let arguments = (ins FlatSymbolRefAttr:$source, FlatSymbolRefAttr:$dest,
+                       OptionalAttr<DenseI64ArrayAttr>:$view,
+                       OptionalAttr<DenseI64ArrayAttr>:$permutation);
+  let assemblyFormat = [{
+    $source `to` $dest (`view` $view^ `permutation` $permutation)? attr-dict
+  }];
 }
 
 #endif // IPU_EXCHANGE_OPS

@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "IPU/Device/Elementwise.h"
+#include "IPU/Layout/BlockLayout.h"
 #include "IPU/Dialect/Tile/IR/ProgramStep.h"
 #include "IPU/Dialect/Tile/IR/TileEnums.h.inc"
 #include "IPU/Dialect/Tile/IR/TileInterfaces.h.inc"

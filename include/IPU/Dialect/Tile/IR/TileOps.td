@@ -316,6 +316,39 @@ def IPUTile_FromHostOp : IPUTile_Op<"from_host", [Pure]> {
   let hasVerifier = 1;
 }
 
+def IPUTile_PermuteOp : IPUTile_Op<"permute", [Pure]> {
+  let summary = "The elements of a tensor with its dims permuted";
+  let description = [{
+    `source` read as `view` (the same elements, row-major), its dims
+    permuted by `permutation` (result dim k is view dim `permutation[k]`),
+    read row-major as the result's shape. The last dim stays last, so every
+    run along it moves whole: attention's head split `[T, H * Dh] -> [H, T,
+    Dh]` and head merge. `--ipu-import-linalg` builds it from
+    `tensor.expand_shape` / `linalg.transpose` / `tensor.collapse_shape`
+    chains; it lowers to one exchange phase from wherever its source is into
+    the layout activations arrive in (batches side by side).
+
+    Example, two heads of 8 split off a [8, 16] projection:
+
+    ```mlir
+    %h = ipu_tile.permute %q view [1, 8, 2, 8] permutation [0, 2, 1, 3]
+        : tensor<1x8x16xf32> -> tensor<1x2x8x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, DenseI64ArrayAttr:$view,
+                       DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `view` $view `permutation` $permutation attr-dict `:` type($source)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The permutation as plain C++.
+    ::ipu::Permutation getPlainPermutation();
+  }];
+}
+
 def IPUTile_RelayoutOp : IPUTile_Op<"relayout", [Pure]> {
   let summary = "The same tensor in another layout or memory class";
   let description = [{
