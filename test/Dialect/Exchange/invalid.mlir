@@ -176,3 +176,29 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     }
   }
 }
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<2x8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 2>> in standard
+    ipu_exchange.phase @heads {
+      // expected-error @+1 {{a permuted copy moves the 256 elements of its view between buffers of one element type, not 'tensor<8x16xf32}}
+      ipu_exchange.copy @a to @b view [8, 4, 8] permutation [1, 0, 2]
+    }
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<2x8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 2>> in standard
+    ipu_exchange.phase @heads {
+      // expected-error @+1 {{permutation moves the last dim (1 last); only the leading dims permute}}
+      ipu_exchange.copy @a to @b view [8, 2, 8] permutation [0, 2, 1]
+    }
+  }
+}
