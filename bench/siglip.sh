@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# bench=siglip: the SigLIP encoder's parts at full size (t729, d1152, 16
+# heads of 72, MLP 4304) as torch-mlir exports them
+# (scripts/siglip-workload.py), compiled for ipu21, packaged, simulated and
+# checked; one row each for the MLP, attention and the block's MLP half
+# (layer norm, MLP, residual), with f32 partials (the exporters' default)
+# and with f16 partials allowed (--ipu-compile="partials=any"). Each row:
+# compile seconds in total and per pass (compile_<Pass>Seconds), simulated
+# cycles and efficiency, exchange cycles and the worst phase horizon over
+# its endpoint bound, the memory peaks against their bounds, the planner's
+# estimate against the simulated cycles, simulator seconds, the check, and
+# the user's current stack beside ours where its log gives it
+# (../shared/seeds: MLP 225,672 cycles, attention 406,211).
+#   bench/run siglip [--part mlp|attention|ln-mlp]
+set -euo pipefail
+bin=${BENCH_BIN:?run through bench/run}
+root=${BENCH_ROOT:?run through bench/run}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+now() { date +%s.%N; }
+seconds() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
+value() { grep -Eo "(^| )$1=[^ ]+" "$2" | tail -n 1 | sed 's/.*=//'; }
+
+theirs() { # part
+  case "$1" in
+    mlp) echo "userStackCycles=225672" ;;
+    attention) echo "userStackCycles=406211" ;;
+    *) echo "userStackCycles=none" ;;
+  esac
+}
+
+run_part() { # part partials
+  local part=$1 partials=$2
+  local name src lowered package log report
+  name=$(python3 "$root/scripts/siglip-workload.py" --part "$part" --name)${partials:+-p$partials}
+  src="$work/$name.mlir" lowered="$work/$name.ir" package="$work/$name.ipuexe"
+  log="$work/$name.log" report="$work/$name.report"
+  python3 "$root/scripts/siglip-workload.py" --part "$part" -o "$src"
+  local t0 t1 t2 t3
+  t0=$(now)
+  if ! "$bin/ipu-opt" "$src" --ipu-compile="target=ipu21${partials:+ partials=$partials}" \
+      --mlir-timing -o "$lowered" 2> "$log"; then
+    echo "bench=siglip case=$name status=compile-error error=\"$(grep -m1 error: "$log" | sed 's/.*error: //')\""
+    return 0
+  fi
+  t1=$(now)
+  "$bin/ipu-translate" --ipu-to-package "$lowered" -o "$package"
+  t2=$(now)
+  "$bin/ipu-run" "$package" --check --quiet > "$report" 2>&1 || true
+  t3=$(now)
+  # Per pass, from MLIR's timing report ("  0.0123 ( 12.3%)  IPUPlanGemm").
+  local passes
+  passes=$(awk '/^ +[0-9.]+ +\( *[0-9.]+%\) +IPU[A-Za-z]+$/ { printf " compile%sSeconds=%.3f", substr($NF, 4), $1 }' "$log")
+  local worst
+  worst=$({ grep -Eo 'endpointLowerBound=[0-9]+ horizon=[0-9]+' "$log" || true; } |
+    awk -F'[ =]' 'BEGIN { best = 1 } { n++; r = ($2 ? $4 / $2 : 1); if (r >= best) { best = r; b = $2; h = $4 } }
+                  END { printf "exchangePhases=%d worstHorizon=%d worstBound=%d horizonOverBound=%.3f", n, h, b, best }')
+  local cycles planned
+  cycles=$(value cycles "$report")
+  planned=$(value plannedCycles "$report")
+  echo "bench=siglip case=$name part=$part partials=${partials:-f32}" \
+       "compileSeconds=$(seconds "$t0" "$t1")$passes packageSeconds=$(seconds "$t1" "$t2")" \
+       "cycles=$cycles efficiencyPercent=$(value efficiencyPercent "$report")" \
+       "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
+       "syncCycles=$(value syncCycles "$report") $worst" \
+       "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
+       "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
+       "plannedCycles=$planned planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
+       "simulateSeconds=$(seconds "$t2" "$t3") numericalTest=$(value numericalTest "$report" || echo FAIL)" \
+       "$(theirs "$part")"
+}
+
+parts=(mlp attention ln-mlp)
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --part) parts=("$2"); shift 2 ;;
+    *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
+  esac
+done
+for part in "${parts[@]}"; do
+  for partials in "" any; do
+    run_part "$part" "$partials"
+  done
+done
