@@ -105,6 +105,8 @@ def workload_name(a):
         name += WEIGHT_SUFFIX[a.weights]
     if a.part == "attention":
         name += f"-b{a.batch}-t{a.tokens}-d{a.dim}-a{a.heads}-n{a.blocks}"
+    elif a.part == "block":
+        name += f"-b{a.batch}-t{a.tokens}-d{a.dim}-a{a.heads}-h{a.hidden}-n{a.blocks}"
     else:
         name += f"-b{a.batch}-t{a.tokens}-d{a.dim}-h{a.hidden}-n{a.blocks}"
     if not a.biases:
@@ -517,30 +519,46 @@ def generate(a):
                  "fc2_w": (p + "fc2_w", tensor((D, H), W)),
                  "fc2_b": (p + "fc2_b", tensor((D,), A))}
         order = ["fc1_w", "fc1_b", "fc2_w", "fc2_b"] if a.biases else ["fc1_w", "fc2_w"]
-        if a.part == "attention":
+        mlp_order = order
+        if a.part in ("attention", "block"):
             for key in ("q", "k", "v", "o"):
                 names[key + "_w"] = (p + key + "_w", tensor((D, D), W))
                 names[key + "_b"] = (p + key + "_b", tensor((D,), A))
             order = [k + s for k in ("q", "k", "v", "o") for s in ("_w", "_b")
                      if a.biases or s == "_w"]
-        if a.part == "ln-mlp":
+        if a.part in ("ln-mlp", "block"):
             names["ln_w"] = (p + "ln_w", tensor((D,), A))
             names["ln_b"] = (p + "ln_b", tensor((D,), A))
-            order = ["ln_w", "ln_b"] + order
+            order = ["ln_w", "ln_b"] + (mlp_order if a.part == "ln-mlp" else order)
+        if a.part == "block":
+            # HF SiglipEncoderLayer: layer_norm1, attention, residual,
+            # layer_norm2, MLP, residual.
+            names["ln2_w"] = (p + "ln2_w", tensor((D,), A))
+            names["ln2_b"] = (p + "ln2_b", tensor((D,), A))
+            order = order + ["ln2_w", "ln2_b"] + mlp_order
         args += [names[k] for k in order]
         blocks.append({k: (names[k][0] if k in order else None) for k in names})
 
     em = Emitter()
     x = "%x"
     for i, blk in enumerate(blocks):
+        x_ty = tensor((B, T, D), A)
         if a.part == "attention":
             em.body.append(f"    // block {i}: attention ({a.heads} heads of {D // a.heads})")
             x = attention(em, a, x, (B, T, D), blk)
             continue
-        residual = x
-        if a.part == "ln-mlp":
-            em.body.append(f"    // block {i}: layer norm")
+        if a.part == "block":
+            residual = x
+            em.body.append(f"    // block {i}: layer norm 1, attention ({a.heads} heads), residual")
             x = layer_norm(em, a, x, (B, T, D), blk["ln_w"], blk["ln_b"])
+            x = attention(em, a, x, (B, T, D), blk)
+            x = em.generic([MAP_ID, MAP_ID, MAP_ID], [(residual, x_ty), (x, x_ty)], x_ty, [A, A], A,
+                           [f"%0 = arith.addf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "res")
+        residual = x
+        if a.part in ("ln-mlp", "block"):
+            em.body.append(f"    // block {i}: layer norm")
+            ln = ("ln2_w", "ln2_b") if a.part == "block" else ("ln_w", "ln_b")
+            x = layer_norm(em, a, x, (B, T, D), blk[ln[0]], blk[ln[1]])
         em.body.append(f"    // block {i}: fc1 ({D} -> {H})")
         h = linear(em, a, x, (B, T, D), H, blk["fc1_w"], blk["fc1_b"])
         if a.gelu != "none":
@@ -548,9 +566,8 @@ def generate(a):
         h = activation(em, a, h, (B, T, H))
         em.body.append(f"    // block {i}: fc2 ({H} -> {D})")
         x = linear(em, a, h, (B, T, H), D, blk["fc2_w"], blk["fc2_b"])
-        if a.part == "ln-mlp":
+        if a.part in ("ln-mlp", "block"):
             em.body.append(f"    // block {i}: residual")
-            x_ty = tensor((B, T, D), A)
             x = em.generic([MAP_ID, MAP_ID, MAP_ID], [(residual, x_ty), (x, x_ty)], x_ty, [A, A], A,
                            [f"%0 = arith.addf %in, %in_0 : {A}", f"linalg.yield %0 : {A}"], "res")
 
@@ -590,9 +607,10 @@ def main(argv=None):
     p.add_argument("--gelu", choices=GELUS, default="tanh")
     p.add_argument("--blocks", type=int, default=1)
     p.add_argument("--heads", type=int, default=16)
-    p.add_argument("--part", choices=("mlp", "ln-mlp", "attention"), default="mlp",
+    p.add_argument("--part", choices=("mlp", "ln-mlp", "attention", "block"), default="mlp",
                    help="mlp: fc1, GELU, fc2; ln-mlp: the encoder block's MLP half, "
-                        "x + mlp(layer_norm(x))")
+                        "x + mlp(layer_norm(x)); attention; block: the encoder layer, "
+                        "x + attention(ln1(x)), then its MLP half")
     p.add_argument("--name", action="store_true", help="print only the workload name")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     a = p.parse_args(argv)

@@ -15,6 +15,13 @@
 // RUN: %python %ipu_src_root/scripts/siglip-workload.py --part attention --tokens 8 --dim 16 --heads 2 -o %t.f16.mlir
 // RUN: ipu-opt %t.f16.mlir --ipu-compile="target=ipu21-16" 2> /dev/null | ipu-translate --ipu-to-package -o %t.f16.ipuexe
 // RUN: ipu-run %t.f16.ipuexe --check | FileCheck %s --check-prefix=F16
+// A small encoder block: layer norm, attention, residual, layer norm, MLP,
+// residual (HF SiglipEncoderLayer), as the generator writes it.
+// RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --tokens 8 --dim 16 --heads 2 --hidden 32 -o %t.block.mlir
+// RUN: ipu-opt %t.block.mlir --ipu-compile="target=ipu21-16" 2> /dev/null | ipu-translate --ipu-to-package -o %t.block.ipuexe
+// RUN: ipu-run %t.block.ipuexe --check | FileCheck %s --check-prefix=BLOCK
+// BLOCK: workload=siglip_block_f16_b1_t8_d16_a2_h32_n1
+// BLOCK: numericalTest=PASS
 
 // The head split is one phase from the projection's layout into the
 // batched arrival layout (each head on tiles of its own); K's swap is B^T.
