@@ -1066,3 +1066,351 @@ TEST(BlockLayoutTest, TransposedLayoutHoldsEachBlockTransposedOnItsTiles) {
   }
   EXPECT_GT(checked, 100u);
 }
+
+//===----------------------------------------------------------------------===//
+// Permutation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Applies `plan` (a planPermutation of `from` into `to`) to per-tile source
+/// buffers tagged with each source byte's provenance and checks that every
+/// byte of every replica of every block of `to` is written exactly once,
+/// every transfer moves at least one word, and every destination element
+/// holds the source element the permutation names. The expected source is
+/// computed from the multi-index: destination flat index -> permuted view
+/// index -> view index (view dim permutation[k] = permuted index k) -> source
+/// flat index.
+void simulatePermutation(const BlockLayout &from, const BlockLayout &to,
+                         const Permutation &p, uint32_t tiles,
+                         const Rearrangement &plan) {
+  ASSERT_FALSE(plan.phase.validate()) << *plan.phase.validate();
+  ASSERT_EQ(plan.phase.tiles, tiles);
+  ASSERT_EQ(plan.sourceOffset.size(), plan.phase.size());
+  ASSERT_EQ(plan.destOffset.size(), plan.phase.size());
+  const size_t rank = p.view.size();
+  const uint64_t elem = elementBytes(from.type);
+  auto sourceTag = [&](int64_t t, int64_t x, int64_t y, uint64_t b) {
+    return uint32_t(((t * from.rows + x) * from.cols + y) * elem + b + 1);
+  };
+  std::vector<int64_t> permuted(rank);
+  for (size_t k = 0; k < rank; ++k)
+    permuted[k] = p.view[p.permutation[k]];
+  auto expectedSource = [&](int64_t flat) {
+    std::vector<int64_t> index(rank), viewIndex(rank);
+    for (size_t k = rank; k-- > 0;) {
+      index[k] = flat % permuted[k];
+      flat /= permuted[k];
+    }
+    for (size_t k = 0; k < rank; ++k)
+      viewIndex[p.permutation[k]] = index[k];
+    int64_t source = 0;
+    for (size_t d = 0; d < rank; ++d)
+      source = source * p.view[d] + viewIndex[d];
+    return source;
+  };
+
+  std::vector<Tags> source(tiles);
+  for (uint32_t sb = 0; sb < from.gridBatches; ++sb)
+    for (uint32_t i = 0; i < from.gridRows; ++i)
+      for (uint32_t j = 0; j < from.gridCols; ++j) {
+        Tags &buf = source[from.tileOf(sb, i, j, 0)];
+        buf.assign(from.blockBytes(sb, i, j), 0);
+        forEachElement(from, sb, i, j,
+                       [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
+                         for (uint64_t b = 0; b < elem; ++b)
+                           buf[offset + b] = sourceTag(t, x, y, b);
+                       });
+      }
+
+  std::vector<Tags> dest(tiles);
+  std::vector<std::vector<uint8_t>> writes(tiles);
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t i = 0; i < to.gridRows; ++i)
+      for (uint32_t j = 0; j < to.gridCols; ++j)
+        for (uint32_t r = 0; r < to.replicas; ++r) {
+          int64_t tile = to.tileOf(db, i, j, r);
+          dest[tile].assign(to.blockBytes(db, i, j), UINT32_MAX);
+          writes[tile].assign(to.blockBytes(db, i, j), 0);
+        }
+
+  for (size_t t = 0; t < plan.phase.size(); ++t) {
+    ASSERT_GT(plan.phase.words[t], 0u) << "transfer " << t;
+    uint64_t bytes = uint64_t(plan.phase.words[t]) * 4;
+    const Tags &src = source[plan.phase.source[t]];
+    ASSERT_EQ(plan.sourceOffset[t] % 4, 0u) << "transfer " << t;
+    ASSERT_EQ(plan.destOffset[t] % 4, 0u) << "transfer " << t;
+    ASSERT_LE(plan.sourceOffset[t] + bytes, src.size()) << "transfer " << t;
+    ASSERT_EQ(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t),
+              ptrdiff_t(to.replicas))
+        << "transfer " << t;
+    for (const uint32_t *d = plan.phase.destinationsBegin(t);
+         d != plan.phase.destinationsEnd(t); ++d) {
+      Tags &dst = dest[*d];
+      ASSERT_LE(plan.destOffset[t] + bytes, dst.size()) << "transfer " << t;
+      std::memcpy(dst.data() + plan.destOffset[t],
+                  src.data() + plan.sourceOffset[t], bytes * sizeof(uint32_t));
+      for (uint64_t b = 0; b < bytes; ++b)
+        ASSERT_EQ(++writes[*d][plan.destOffset[t] + b], 1)
+            << "byte " << plan.destOffset[t] + b << " of tile " << *d
+            << " written twice, by transfer " << t;
+    }
+  }
+
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t i = 0; i < to.gridRows; ++i)
+      for (uint32_t j = 0; j < to.gridCols; ++j)
+        for (uint32_t rep = 0; rep < to.replicas; ++rep) {
+          int64_t tile = to.tileOf(db, i, j, rep);
+          const Tags &buf = dest[tile];
+          for (uint64_t k = 0; k < buf.size(); ++k)
+            ASSERT_EQ(writes[tile][k], 1)
+                << "byte " << k << " of block (" << db << ", " << i << ", " << j
+                << ") replica " << rep << " on tile " << tile;
+          bool good = true;
+          forEachElement(
+              to, db, i, j,
+              [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
+                int64_t s = expectedSource((t * to.rows + x) * to.cols + y);
+                int64_t st = s / (from.rows * from.cols);
+                int64_t sx = (s / from.cols) % from.rows, sy = s % from.cols;
+                for (uint64_t b = 0; b < elem && good; ++b) {
+                  EXPECT_EQ(buf[offset + b], sourceTag(st, sx, sy, b))
+                      << "element (" << t << ", " << x << ", " << y
+                      << ") of block (" << db << ", " << i << ", " << j
+                      << ") replica " << rep << " should be source element ("
+                      << st << ", " << sx << ", " << sy << ")";
+                  good = buf[offset + b] == sourceTag(st, sx, sy, b);
+                }
+              });
+          ASSERT_TRUE(good);
+        }
+}
+
+/// [batches, rows, cols] folding `dims` (row-major): batches the dims before
+/// `r`, rows those in [r, c), cols those from c on; 0 <= r <= c < size.
+void foldShape(const std::vector<int64_t> &dims, size_t r, size_t c,
+               int64_t &batches, int64_t &rows, int64_t &cols) {
+  batches = rows = cols = 1;
+  for (size_t d = 0; d < dims.size(); ++d)
+    (d < r ? batches : d < c ? rows : cols) *= dims[d];
+}
+
+/// A random fold of `dims` with the last dim in cols.
+void randomFold(std::mt19937 &rng, const std::vector<int64_t> &dims,
+                int64_t &batches, int64_t &rows, int64_t &cols) {
+  size_t rank = dims.size();
+  // cols: the last one or two dims (head merge), or more.
+  size_t c = rank - 1 - rng() % std::min<size_t>(rank - 1, 2);
+  size_t r = rng() % (c + 1);
+  foldShape(dims, r, c, batches, rows, cols);
+}
+
+/// A random layout that validates on `tiles` and, when `aligned`, starts
+/// every block column on a word.
+BlockLayout randomPermuteLayout(std::mt19937 &rng, int64_t batches,
+                                int64_t rows, int64_t cols, ElementType type,
+                                uint32_t tiles, bool aligned) {
+  while (true) {
+    BlockLayout l = randomNdLayout(rng, batches, rows, cols, type, tiles);
+    if (!aligned || columnsAligned(l))
+      return l;
+  }
+}
+
+} // namespace
+
+TEST(PermutationTest, RandomPermutationsMoveEveryElementOnce) {
+  std::mt19937 rng(0x9e3779b9);
+  const uint32_t tiles = 16;
+  int planned = 0, refused = 0, oddPlanned = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    size_t rank = 3 + rng() % 2;
+    Permutation p;
+    p.view.resize(rank);
+    for (size_t d = 0; d + 1 < rank; ++d)
+      p.view[d] = 1 + rng() % 4;
+    p.permutation.resize(rank);
+    std::iota(p.permutation.begin(), p.permutation.end(), 0);
+    std::shuffle(p.permutation.begin(), p.permutation.end() - 1, rng);
+    ElementType type = rng() % 2 ? ElementType::F32 : ElementType::F16;
+    // f16: an even last extent (runs of whole words) with word-aligned
+    // block columns must plan; an odd one (a quarter of the f16 cases) may
+    // be refused.
+    bool odd = type == ElementType::F16 && rng() % 4 == 0;
+    if (type == ElementType::F32)
+      p.view.back() = 1 + rng() % 6;
+    else if (odd)
+      p.view.back() = 1 + 2 * (rng() % 3);
+    else
+      p.view.back() = 2 + 2 * (rng() % 3);
+    ASSERT_FALSE(p.validate());
+    std::vector<int64_t> permuted(rank);
+    for (size_t k = 0; k < rank; ++k)
+      permuted[k] = p.view[p.permutation[k]];
+
+    int64_t fb, fr, fc, tb, tr, tc;
+    randomFold(rng, p.view, fb, fr, fc);
+    randomFold(rng, permuted, tb, tr, tc);
+    BlockLayout from = randomPermuteLayout(rng, fb, fr, fc, type, tiles, !odd);
+    BlockLayout to = randomPermuteLayout(rng, tb, tr, tc, type, tiles, !odd);
+    ASSERT_FALSE(from.validate(tiles));
+    ASSERT_FALSE(to.validate(tiles));
+
+    Rearrangement plan;
+    auto error = planPermutation(from, to, p, tiles, plan);
+    if (error) {
+      ASSERT_TRUE(odd) << *error;
+      EXPECT_NE(error->find("32-bit words"), std::string::npos) << *error;
+      EXPECT_EQ(plan.phase.size(), 0u);
+      ++refused;
+      continue;
+    }
+    simulatePermutation(from, to, p, tiles, plan);
+    if (HasFatalFailure()) {
+      std::string view, perm;
+      for (size_t d = 0; d < rank; ++d) {
+        view += std::to_string(p.view[d]) + " ";
+        perm += std::to_string(p.permutation[d]) + " ";
+      }
+      ADD_FAILURE() << "view " << view << "perm " << perm << "from [" << fb
+                    << ", " << fr << ", " << fc << "] grid " << from.gridBatches
+                    << "x" << from.gridRows << "x" << from.gridCols << " to ["
+                    << tb << ", " << tr << ", " << tc << "] grid "
+                    << to.gridBatches << "x" << to.gridRows << "x"
+                    << to.gridCols << "x" << to.replicas;
+      return;
+    }
+    ExchangeSchedule schedule = scheduleGreedy(plan.phase);
+    EXPECT_FALSE(checkSchedule(plan.phase, schedule));
+    ++planned;
+    oddPlanned += odd;
+  }
+  EXPECT_GT(planned, 300);
+  EXPECT_GT(refused, 5);
+  EXPECT_GT(oddPlanned, 0);
+}
+
+TEST(PermutationTest, HeadSplitAndMerge) {
+  // Attention at T = 8, H = 2, Dh = 8, f16: [8, 16] split 4 x 2 (block
+  // (i, j): rows 2i..2i+1 of head j) to [2, 8, 8] with a head per batch
+  // block, 2 row blocks of 4, replicated twice on tiles 8..15.
+  const uint32_t tiles = 16;
+  BlockLayout rows = gridLayout(8, 16, ElementType::F16, 4, 2);
+  BlockLayout heads = batchLayout(2, 8, 8, ElementType::F16, 2, 2, 1, 2, 8);
+  ASSERT_FALSE(rows.validate(tiles));
+  ASSERT_FALSE(heads.validate(tiles));
+  Permutation split{{1, 8, 2, 8}, {0, 2, 1, 3}};
+  Rearrangement plan;
+  ASSERT_FALSE(planPermutation(rows, heads, split, tiles, plan))
+      << *planPermutation(rows, heads, split, tiles, plan);
+  // Each destination row is one head's 8 f16 (4 words) of one source row.
+  ASSERT_EQ(plan.phase.size(), 2u * 8u);
+  for (uint32_t t = 0; t < plan.phase.size(); ++t) {
+    uint32_t h = t / 8, x = t % 8;
+    EXPECT_EQ(plan.phase.words[t], 4u) << t;
+    EXPECT_EQ(plan.phase.source[t], rows.tileOf(x / 2, h, 0)) << t;
+    EXPECT_EQ(plan.sourceOffset[t], (x % 2) * 16u) << t;
+    EXPECT_EQ(plan.destOffset[t], (x % 4) * 16u) << t;
+    ASSERT_EQ(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t), 2);
+    EXPECT_EQ(plan.phase.destinationsBegin(t)[0], heads.tileOf(h, x / 4, 0, 0));
+    EXPECT_EQ(plan.phase.destinationsBegin(t)[1], heads.tileOf(h, x / 4, 0, 1));
+  }
+  simulatePermutation(rows, heads, split, tiles, plan);
+
+  // Batch-local arrival: every head on each of 4 row-block tiles.
+  BlockLayout local = batchLayout(2, 8, 8, ElementType::F16, 1, 4, 1, 1, 8);
+  ASSERT_FALSE(planPermutation(rows, local, split, tiles, plan));
+  EXPECT_EQ(plan.phase.size(), 16u);
+  simulatePermutation(rows, local, split, tiles, plan);
+
+  // The merge back: [H, T, Dh] -> [T, H, Dh] -> [8, 16].
+  Permutation merge{{1, 2, 8, 8}, {0, 2, 1, 3}};
+  BlockLayout back = gridLayout(8, 16, ElementType::F16, 2, 1, 1, 0);
+  for (const BlockLayout *source : {&heads, &local}) {
+    ASSERT_FALSE(planPermutation(*source, rows, merge, tiles, plan));
+    EXPECT_EQ(plan.phase.size(), 16u);
+    simulatePermutation(*source, rows, merge, tiles, plan);
+    ASSERT_FALSE(planPermutation(*source, back, merge, tiles, plan));
+    simulatePermutation(*source, back, merge, tiles, plan);
+  }
+
+  // f32 and an odd head size in f32 (whole words whatever the extent).
+  BlockLayout rows32 = gridLayout(8, 14, ElementType::F32, 4, 1);
+  BlockLayout heads32 = batchLayout(2, 8, 7, ElementType::F32, 2, 2, 1, 2, 8);
+  Permutation split7{{1, 8, 2, 7}, {0, 2, 1, 3}};
+  ASSERT_FALSE(planPermutation(rows32, heads32, split7, tiles, plan));
+  simulatePermutation(rows32, heads32, split7, tiles, plan);
+}
+
+TEST(PermutationTest, OddHeadSizeInF16IsRefused) {
+  // K's head split with Dh = 7 in f16: head 0 of a source row is 14 bytes,
+  // not ending the row, so it is not whole words.
+  const uint32_t tiles = 16;
+  BlockLayout rows = gridLayout(8, 14, ElementType::F16, 4, 1);
+  BlockLayout heads = batchLayout(2, 8, 7, ElementType::F16, 2, 2, 1, 2, 8);
+  Permutation split{{1, 8, 2, 7}, {0, 2, 1, 3}};
+  Rearrangement plan;
+  auto error = planPermutation(rows, heads, split, tiles, plan);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "cannot permute [4, 1]x1 into [2, 2, 1]x2 in 32-bit words: "
+                    "a run of 7 f16 elements at byte 0 of source block (0, 0) "
+                    "and byte 0 of destination block (0, 0, 0)");
+  // A failed plan leaves an empty phase over the tiles.
+  EXPECT_EQ(plan.phase.size(), 0u);
+  EXPECT_EQ(plan.phase.tiles, tiles);
+  EXPECT_TRUE(plan.sourceOffset.empty());
+  EXPECT_TRUE(plan.destOffset.empty());
+
+  // The merge back is refused too: head 0's run is 14 bytes of a 28-byte
+  // destination row.
+  Rearrangement merged;
+  auto back = planPermutation(heads, rows, Permutation{{1, 2, 8, 7}, {0, 2, 1, 3}},
+                              tiles, merged);
+  ASSERT_TRUE(back);
+  EXPECT_NE(back->find("32-bit words"), std::string::npos) << *back;
+  EXPECT_EQ(*back, "cannot permute [2, 2, 1]x2 into [4, 1]x1 in 32-bit words: "
+                   "a run of 7 f16 elements at byte 0 of source block (0, 0, 0) "
+                   "and byte 0 of destination block (0, 0)");
+}
+
+TEST(PermutationTest, ValidateRefusals) {
+  auto message = [](Permutation p) { return p.validate().value_or(""); };
+  EXPECT_EQ(message({{1, 8, 2, 8}, {0, 2, 1, 3}}), "");
+  EXPECT_EQ(message({{5}, {0}}), "");
+  EXPECT_EQ(message({{1, 8, 2, 8}, {0, 2, 1}}),
+            "permutation of 3 dims for a view of 4");
+  EXPECT_EQ(message({{}, {}}), "permutation of 0 dims for a view of 0");
+  EXPECT_EQ(message({{2, 3, 4}, {1, 1, 2}}),
+            "permutation is not one of the view's 3 dims");
+  EXPECT_EQ(message({{2, 3, 4}, {0, 3, 2}}),
+            "permutation is not one of the view's 3 dims");
+  EXPECT_EQ(message({{2, 3, 4}, {-1, 1, 2}}),
+            "permutation is not one of the view's 3 dims");
+  EXPECT_EQ(message({{2, 3, 4}, {0, 2, 1}}),
+            "permutation moves the last dim (1 last); only the leading dims "
+            "permute");
+  EXPECT_EQ(message({{2, 0, 4}, {1, 0, 2}}), "view extent 0 is not positive");
+  EXPECT_EQ(message({{2, 3, -4}, {1, 0, 2}}), "view extent -4 is not positive");
+
+  // planPermutation passes the refusal on, and checks counts and types.
+  const uint32_t tiles = 16;
+  BlockLayout rows = gridLayout(8, 16, ElementType::F32, 4, 2);
+  BlockLayout heads = batchLayout(2, 8, 8, ElementType::F32, 2, 2, 1, 2, 8);
+  Rearrangement plan;
+  EXPECT_EQ(planPermutation(rows, heads, {{1, 8, 2, 8}, {0, 3, 1, 2}}, tiles, plan)
+                .value_or(""),
+            "permutation moves the last dim (2 last); only the leading dims "
+            "permute");
+  EXPECT_EQ(planPermutation(rows, heads, {{1, 8, 2, 4}, {0, 2, 1, 3}}, tiles, plan)
+                .value_or(""),
+            "element counts differ: the view holds 64, the source [8, 16], the "
+            "destination [2, 8, 8]");
+  BlockLayout heads16 = heads;
+  heads16.type = ElementType::F16;
+  EXPECT_EQ(planPermutation(rows, heads16, {{1, 8, 2, 8}, {0, 2, 1, 3}}, tiles, plan)
+                .value_or(""),
+            "element types differ: f32 vs f16");
+  EXPECT_EQ(plan.phase.size(), 0u);
+}

@@ -496,9 +496,9 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
                 return fail("cannot permute " + layoutName(from) + " into " + layoutName(to) +
                             " in 32-bit words: a run of " + to_string(length) + " " +
                             std::string(elementTypeName(from.type)) + " elements at byte " +
-                            to_string(sOffset) + " of source block " +
+                            to_string(sOffset) + " of source " +
                             blockName(from, bb, bi, bj) + " and byte " + to_string(dOffset) +
-                            " of destination block " + blockName(to, db, di, dj));
+                            " of destination " + blockName(to, db, di, dj));
               result.phase.addTransfer(
                   static_cast<uint32_t>(from.tileOf(bb, bi, bj, 0)),
                   static_cast<uint32_t>(bytes / kWord), replicaTiles);
