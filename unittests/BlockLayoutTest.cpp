@@ -188,6 +188,39 @@ void forEachElement(const BlockLayout &l, uint32_t b, uint32_t i, uint32_t j,
           (uint64_t(t) * l.blockRows(i) + x) * pitch + y * elem);
 }
 
+/// Per-tile buffers for a simulated move: `source` holds every byte of
+/// each block of `from` (first replica) tagged by `tag(t, x, y, byte)`, 0 in
+/// padding; `dest` and `writes` hold every replica's block of `to`, untagged
+/// (UINT32_MAX) and unwritten.
+template <typename Tag>
+void tagBlocks(const BlockLayout &from, const BlockLayout &to, uint32_t tiles,
+               Tag tag, std::vector<Tags> &source, std::vector<Tags> &dest,
+               std::vector<std::vector<uint8_t>> &writes) {
+  const uint64_t elem = elementBytes(from.type);
+  source.assign(tiles, {});
+  for (uint32_t sb = 0; sb < from.gridBatches; ++sb)
+    for (uint32_t i = 0; i < from.gridRows; ++i)
+      for (uint32_t j = 0; j < from.gridCols; ++j) {
+        Tags &buf = source[from.tileOf(sb, i, j, 0)];
+        buf.assign(from.blockBytes(sb, i, j), 0);
+        forEachElement(from, sb, i, j,
+                       [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
+                         for (uint64_t b = 0; b < elem; ++b)
+                           buf[offset + b] = tag(t, x, y, b);
+                       });
+      }
+  dest.assign(tiles, {});
+  writes.assign(tiles, {});
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t i = 0; i < to.gridRows; ++i)
+      for (uint32_t j = 0; j < to.gridCols; ++j)
+        for (uint32_t r = 0; r < to.replicas; ++r) {
+          int64_t tile = to.tileOf(db, i, j, r);
+          dest[tile].assign(to.blockBytes(db, i, j), UINT32_MAX);
+          writes[tile].assign(to.blockBytes(db, i, j), 0);
+        }
+}
+
 /// Applies `plan` to per-tile source buffers of `from` and checks that every
 /// byte of every replica of every block of `to` is written exactly once and
 /// holds the right element byte.
@@ -202,29 +235,9 @@ void simulate(const BlockLayout &from, const BlockLayout &to, uint32_t tiles,
     return uint32_t(((t * from.rows + x) * from.cols + y) * elem + b + 1);
   };
 
-  std::vector<Tags> source(tiles);
-  for (uint32_t sb = 0; sb < from.gridBatches; ++sb)
-    for (uint32_t i = 0; i < from.gridRows; ++i)
-      for (uint32_t j = 0; j < from.gridCols; ++j) {
-        Tags &buf = source[from.tileOf(sb, i, j, 0)];
-        buf.assign(from.blockBytes(sb, i, j), 0);
-        forEachElement(from, sb, i, j,
-                       [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
-                         for (uint64_t b = 0; b < elem; ++b)
-                           buf[offset + b] = tag(t, x, y, b);
-                       });
-      }
-
-  std::vector<Tags> dest(tiles);
-  std::vector<std::vector<uint8_t>> writes(tiles);
-  for (uint32_t db = 0; db < to.gridBatches; ++db)
-    for (uint32_t i = 0; i < to.gridRows; ++i)
-      for (uint32_t j = 0; j < to.gridCols; ++j)
-        for (uint32_t r = 0; r < to.replicas; ++r) {
-          int64_t tile = to.tileOf(db, i, j, r);
-          dest[tile].assign(to.blockBytes(db, i, j), UINT32_MAX);
-          writes[tile].assign(to.blockBytes(db, i, j), 0);
-        }
+  std::vector<Tags> source, dest;
+  std::vector<std::vector<uint8_t>> writes;
+  tagBlocks(from, to, tiles, tag, source, dest, writes);
 
   for (size_t t = 0; t < plan.phase.size(); ++t) {
     uint64_t bytes = uint64_t(plan.phase.words[t]) * 4;
@@ -1110,29 +1123,9 @@ void simulatePermutation(const BlockLayout &from, const BlockLayout &to,
     return source;
   };
 
-  std::vector<Tags> source(tiles);
-  for (uint32_t sb = 0; sb < from.gridBatches; ++sb)
-    for (uint32_t i = 0; i < from.gridRows; ++i)
-      for (uint32_t j = 0; j < from.gridCols; ++j) {
-        Tags &buf = source[from.tileOf(sb, i, j, 0)];
-        buf.assign(from.blockBytes(sb, i, j), 0);
-        forEachElement(from, sb, i, j,
-                       [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
-                         for (uint64_t b = 0; b < elem; ++b)
-                           buf[offset + b] = sourceTag(t, x, y, b);
-                       });
-      }
-
-  std::vector<Tags> dest(tiles);
-  std::vector<std::vector<uint8_t>> writes(tiles);
-  for (uint32_t db = 0; db < to.gridBatches; ++db)
-    for (uint32_t i = 0; i < to.gridRows; ++i)
-      for (uint32_t j = 0; j < to.gridCols; ++j)
-        for (uint32_t r = 0; r < to.replicas; ++r) {
-          int64_t tile = to.tileOf(db, i, j, r);
-          dest[tile].assign(to.blockBytes(db, i, j), UINT32_MAX);
-          writes[tile].assign(to.blockBytes(db, i, j), 0);
-        }
+  std::vector<Tags> source, dest;
+  std::vector<std::vector<uint8_t>> writes;
+  tagBlocks(from, to, tiles, sourceTag, source, dest, writes);
 
   for (size_t t = 0; t < plan.phase.size(); ++t) {
     ASSERT_GT(plan.phase.words[t], 0u) << "transfer " << t;

@@ -315,12 +315,10 @@ std::optional<std::string> movePiece(const BlockLayout &from,
   return std::nullopt;
 }
 
-std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
-                                uint32_t tiles, Rearrangement &out) {
-  out.phase.tiles = tiles;
-  if (from.batches != to.batches || from.rows != to.rows ||
-      from.cols != to.cols)
-    return "shapes differ: " + shapeName(from) + " vs " + shapeName(to);
+/// What a move between two layouts needs of them, whatever it moves: one
+/// element type, valid layouts, blocks whose offsets fit the phase's 32 bits.
+std::optional<std::string> checkMoveLayouts(const BlockLayout &from,
+                                            const BlockLayout &to, uint32_t tiles) {
   if (from.type != to.type)
     return "element types differ: " + std::string(elementTypeName(from.type)) +
            " vs " + std::string(elementTypeName(to.type));
@@ -328,9 +326,19 @@ std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
     return "source layout: " + *error;
   if (auto error = to.validate(tiles))
     return "destination layout: " + *error;
-  // Offsets and word counts are 32-bit in the phase.
   if (from.maxBlockBytes() > UINT32_MAX || to.maxBlockBytes() > UINT32_MAX)
     return "a block exceeds 4 GiB";
+  return std::nullopt;
+}
+
+std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
+                                uint32_t tiles, Rearrangement &out) {
+  out.phase.tiles = tiles;
+  if (from.batches != to.batches || from.rows != to.rows ||
+      from.cols != to.cols)
+    return "shapes differ: " + shapeName(from) + " vs " + shapeName(to);
+  if (auto error = checkMoveLayouts(from, to, tiles))
+    return error;
 
   std::vector<uint32_t> replicaTiles(to.replicas);
   for (uint32_t db = 0; db < to.gridBatches; ++db)
@@ -423,13 +431,8 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
   };
   if (auto error = permutation.validate())
     return fail(*error);
-  if (from.type != to.type)
-    return fail("element types differ: " + std::string(elementTypeName(from.type)) +
-                " vs " + std::string(elementTypeName(to.type)));
-  if (auto error = from.validate(tiles))
-    return fail("source layout: " + *error);
-  if (auto error = to.validate(tiles))
-    return fail("destination layout: " + *error);
+  if (auto error = checkMoveLayouts(from, to, tiles))
+    return fail(*error);
   const size_t rank = permutation.view.size();
   int64_t elements = 1;
   for (int64_t extent : permutation.view)
@@ -438,8 +441,6 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
       to.batches * to.rows * to.cols != elements)
     return fail("element counts differ: the view holds " + to_string(elements) +
                 ", the source " + shapeName(from) + ", the destination " + shapeName(to));
-  if (from.maxBlockBytes() > UINT32_MAX || to.maxBlockBytes() > UINT32_MAX)
-    return fail("a block exceeds 4 GiB");
   const uint64_t elem = elementBytes(from.type);
   // Row-major strides of the view, and of the permuted view per result dim.
   std::vector<int64_t> viewStride(rank, 1), permuted(rank);
