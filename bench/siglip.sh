@@ -2,8 +2,9 @@
 # bench=siglip: the SigLIP encoder's parts at full size (t729, d1152, 16
 # heads of 72, MLP 4304) as torch-mlir exports them
 # (scripts/siglip-workload.py), compiled for ipu21, packaged, simulated and
-# checked; one row each for the MLP, attention and the block's MLP half
-# (layer norm, MLP, residual), with f32 partials (the exporters' default)
+# checked; one row each for the MLP, attention, the block's MLP half
+# (layer norm, MLP, residual) and the whole encoder block, with f32
+# partials (the exporters' default)
 # and with f16 partials allowed (--ipu-compile="partials=any"). Each row:
 # compile seconds in total and per pass (compile_<Pass>Seconds), simulated
 # cycles and efficiency, exchange cycles and the worst phase horizon over
@@ -11,7 +12,7 @@
 # estimate against the simulated cycles, simulator seconds, the check, and
 # the user's current stack beside ours where its log gives it
 # (../shared/seeds: MLP 225,672 cycles, attention 406,211).
-#   bench/run siglip [--part mlp|attention|ln-mlp]
+#   bench/run siglip [--part mlp|attention|ln-mlp|block]
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 root=${BENCH_ROOT:?run through bench/run}
@@ -71,7 +72,7 @@ run_part() { # part partials
        "$(theirs "$part")"
 }
 
-parts=(mlp attention ln-mlp)
+parts=(mlp attention ln-mlp block)
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts=("$2"); shift 2 ;;

@@ -757,3 +757,49 @@ TEST(GemmPlanCheck, NarrowResultsAlignOnlyWhenExchanged) {
   EXPECT_EQ(without.epilogueCycles, 0u);
   EXPECT_EQ(with.totalCycles - with.epilogueCycles, without.totalCycles);
 }
+
+TEST(GemmPlanProgram, WeightsReplicatedForSpeedAreCappedWhenTheProgramDoesNotFit) {
+  // The encoder block's resident weights in program order (q, k, v, o,
+  // fc1, fc2 in f16, with attention's softmax holding 46 KB a tile): the
+  // fastest plans of the first ones replicate their weights so much that
+  // fc2 finds no room; each weight then gets a share of tile memory by its
+  // size, and every plan's weights stay within it.
+  TargetModel target = TargetModel::ipu21();
+  auto gemm = [](int64_t k, int64_t n) {
+    ProgramGemm g;
+    g.problem.m = 729;
+    g.problem.k = k;
+    g.problem.n = n;
+    g.problem.inType = ElementType::F16;
+    g.problem.outType = ElementType::F16;
+    g.problem.rhsIsWeight = true;
+    g.problem.allowHalfPartials = true;
+    g.coexistingStandardBytes = 46244;
+    return g;
+  };
+  std::vector<ProgramGemm> program = {gemm(1152, 1152), gemm(1152, 1152),
+                                      gemm(1152, 1152), gemm(1152, 1152),
+                                      gemm(1152, 4304), gemm(4304, 1152)};
+  // Alone, each plans with its weights replicated far beyond its share.
+  std::vector<ProgramGemm> alone = {program[0]};
+  planGemmProgram(target, alone, 1);
+  ASSERT_FALSE(alone[0].error) << *alone[0].error;
+  EXPECT_EQ(alone[0].weightCapBytes, 0u);
+
+  planGemmProgram(target, program, 2);
+  bool capped = false;
+  for (const ProgramGemm &g : program) {
+    ASSERT_FALSE(g.error) << *g.error;
+    const GemmCost &cost = g.search.finalists.front().cost;
+    capped |= g.weightCapBytes > 0;
+    if (g.weightCapBytes) {
+      EXPECT_LE(cost.weightBytes[0] + cost.weightBytes[1], g.weightCapBytes)
+          << g.search.finalists.front().plan.str();
+    }
+  }
+  EXPECT_TRUE(capped);
+  // The shares follow the weights' sizes: fc1's is about 3.7 times q's.
+  ASSERT_GT(program[0].weightCapBytes, 0u);
+  EXPECT_NEAR(double(program[4].weightCapBytes) / program[0].weightCapBytes,
+              4304.0 / 1152.0, 0.01);
+}

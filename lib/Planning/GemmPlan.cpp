@@ -485,7 +485,8 @@ bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost,
                                      budget.coexistingBytes[1];
   return usedStandard <= standard && usedInterleaved <= interleaved &&
          besideStandard <= standard && besideInterleaved <= interleaved &&
-         usedStandard + usedInterleaved + budget.anyBytes <= standard + interleaved;
+         usedStandard + usedInterleaved + budget.anyBytes <= standard + interleaved &&
+         cost.weightBytes[0] + cost.weightBytes[1] <= budget.weightCapBytes;
 }
 
 void ipu::weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
@@ -690,12 +691,21 @@ static std::optional<std::string> keepGivenPlan(const TargetModel &target,
   return std::nullopt;
 }
 
-void ipu::planGemmProgram(const TargetModel &target,
-                          std::vector<ProgramGemm> &gemms,
-                          unsigned finalistCount) {
+namespace {
+
+/// One pass of planGemmProgram, with per-matmul weight caps (empty: none).
+void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
+                 unsigned finalistCount, const std::vector<uint64_t> &caps) {
   for (size_t position = 0; position < gemms.size(); ++position) {
     ProgramGemm &gemm = gemms[position];
+    gemm.search = GemmPlanSearch();
+    gemm.error.reset();
     MemoryBudget budget;
+    gemm.weightCapBytes = 0;
+    if (!caps.empty() && caps[position] != UINT64_MAX) {
+      budget.weightCapBytes = caps[position];
+      gemm.weightCapBytes = caps[position];
+    }
     for (size_t other = 0; other < gemms.size(); ++other) {
       const ProgramGemm &peer = gemms[other];
       if (other < position && !peer.error) {
@@ -731,8 +741,53 @@ void ipu::planGemmProgram(const TargetModel &target,
     else
       gemm.error = searchGemmPlans(batchTarget, gemm.problem, gemm.constraints,
                                    finalistCount, gemm.search, budget);
-    gemm.seconds =
+    gemm.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
+  }
+}
+
+bool outOfMemory(const std::vector<ProgramGemm> &gemms) {
+  return std::any_of(gemms.begin(), gemms.end(), [](const ProgramGemm &gemm) {
+    return gemm.error && gemm.error->find("no plan fits") != std::string::npos;
+  });
+}
+
+} // namespace
+
+void ipu::planGemmProgram(const TargetModel &target,
+                          std::vector<ProgramGemm> &gemms,
+                          unsigned finalistCount) {
+  for (ProgramGemm &gemm : gemms)
+    gemm.seconds = 0;
+  planInOrder(target, gemms, finalistCount, {});
+  uint64_t totalWeights = 0;
+  std::vector<uint64_t> weights(gemms.size(), 0);
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    const GemmProblem &p = gemms[i].problem;
+    if (p.rhsIsWeight && !gemms[i].given)
+      weights[i] = uint64_t(p.k) * p.n * elementBytes(p.inType);
+    totalWeights += weights[i];
+  }
+  if (!outOfMemory(gemms) || totalWeights == 0)
+    return;
+  // The first pass stands if no share makes the program fit.
+  std::vector<ProgramGemm> first = gemms;
+  const uint64_t memory = target.allocatableBytes(MemoryClass::Standard) +
+                          target.allocatableBytes(MemoryClass::Interleaved);
+  for (unsigned percent : {70u, 55u, 40u, 30u, 20u}) {
+    std::vector<uint64_t> caps(gemms.size(), UINT64_MAX);
+    for (size_t i = 0; i < gemms.size(); ++i)
+      if (weights[i])
+        caps[i] = static_cast<uint64_t>(
+            static_cast<long double>(memory) * percent / 100 * weights[i] / totalWeights);
+    planInOrder(target, gemms, finalistCount, caps);
+    if (!outOfMemory(gemms))
+      return;
+  }
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    double seconds = gemms[i].seconds;
+    gemms[i] = first[i];
+    gemms[i].seconds = seconds;
   }
 }

@@ -79,6 +79,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     double seconds = 0;
     /// Matmuls of one function share tile memory; `group` numbers them.
     size_t group = 0;
+    /// The cap on its resident weights the program's memory imposed (0: none).
+    uint64_t weightCapBytes = 0;
   };
 
   void runOnOperation() override {
@@ -180,6 +182,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         job.search = std::move(program[position].search);
         job.error = std::move(program[position].error);
         job.seconds = program[position].seconds;
+        job.weightCapBytes = program[position].weightCapBytes;
       }
     });
 
@@ -378,7 +381,14 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
                         << search.pruned << " pruned by the lower bound, "
                         << search.fitting << " of the costed fit memory) on '"
                         << target.name << "': estimated " << best.cost.totalCycles
-                        << " cycles";
+                        << " cycles"
+                        << (job.weightCapBytes
+                                ? "; its weights capped at " +
+                                      std::to_string(job.weightCapBytes) +
+                                      " bytes per tile (its share of tile memory: "
+                                      "the program's weights, replicated as the "
+                                      "fastest plans want, do not fit)"
+                                : std::string());
   }
 };
 } // namespace

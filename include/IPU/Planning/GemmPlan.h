@@ -167,6 +167,10 @@ struct MemoryBudget {
   uint64_t reservedBytes[2] = {0, 0};
   uint64_t anyBytes = 0;
   uint64_t coexistingBytes[2] = {0, 0};
+  /// The most this matmul's resident weights may take per tile (both
+  /// classes): its share of tile memory when the program's weights, each
+  /// replicated as its fastest plan wants, would not all fit.
+  uint64_t weightCapBytes = UINT64_MAX;
 };
 
 /// Whether every memory class fits on every tile next to `budget`: this
@@ -222,12 +226,19 @@ struct ProgramGemm {
   /// hold at once while the weights are resident: an estimate, their
   /// operands and result spread evenly over the tiles.
   uint64_t coexistingStandardBytes = 0;
+  /// The weight cap planGemmProgram gave this matmul (MemoryBudget), 0 when
+  /// none was needed.
+  uint64_t weightCapBytes = 0;
 };
 
 /// Plans the matmuls of one program in program order (a given plan is kept
 /// or refused with the reason), each next to the others' memory: the resident weights and code and the transient peak of
 /// those already planned, and the least the later ones' weights can take
-/// (spread over every tile).
+/// (spread over every tile). When a matmul then finds no plan that fits,
+/// the program is planned again with each resident weight capped at a share
+/// of tile memory proportional to its size (tighter shares until every
+/// matmul fits): weights replicated less, for memory, where the greedy
+/// order would have spent it all on the first ones.
 void planGemmProgram(const TargetModel &target, std::vector<ProgramGemm> &gemms,
                      unsigned finalistCount);
 
