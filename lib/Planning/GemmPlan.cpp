@@ -771,8 +771,13 @@ void ipu::planGemmProgram(const TargetModel &target,
   }
   if (!outOfMemory(gemms) || totalWeights == 0)
     return;
-  // The first pass stands if no share makes the program fit.
-  std::vector<ProgramGemm> first = gemms;
+  // If no share makes the program fit, the attempt that planned the most
+  // matmuls stands (its errors name what still does not fit).
+  auto failures = [](const std::vector<ProgramGemm> &attempt) {
+    return std::count_if(attempt.begin(), attempt.end(),
+                         [](const ProgramGemm &gemm) { return gemm.error.has_value(); });
+  };
+  std::vector<ProgramGemm> best = gemms;
   const uint64_t memory = target.allocatableBytes(MemoryClass::Standard) +
                           target.allocatableBytes(MemoryClass::Interleaved);
   for (unsigned percent : {70u, 55u, 40u, 30u, 20u}) {
@@ -784,10 +789,12 @@ void ipu::planGemmProgram(const TargetModel &target,
     planInOrder(target, gemms, finalistCount, caps);
     if (!outOfMemory(gemms))
       return;
+    if (failures(gemms) < failures(best))
+      best = gemms;
   }
   for (size_t i = 0; i < gemms.size(); ++i) {
     double seconds = gemms[i].seconds;
-    gemms[i] = first[i];
+    gemms[i] = best[i];
     gemms[i].seconds = seconds;
   }
 }

@@ -196,9 +196,31 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         continue;
       }
       if (job.error) {
-        job.op.emitError("cannot plan ")
+        InFlightDiagnostic error = job.op.emitError("cannot plan ")
             << job.problem.m << "x" << job.problem.k << "x" << job.problem.n
             << " matmul on '" << target->name << "': " << *job.error;
+        // Out of memory: say how much of the program does fit, in order
+        // (a stack of blocks fits up to the block of the first failure).
+        if (job.error->find("no plan fits") != std::string::npos) {
+          size_t before = 0, count = 0, weights = 0;
+          for (const Job &other : jobs)
+            if (other.group == job.group) {
+              before += &other < &job && !other.error;
+              ++count;
+              if (other.problem.rhsIsWeight)
+                weights += size_t(other.problem.k) * other.problem.n *
+                           ::ipu::elementBytes(other.problem.inType);
+            }
+          error.attachNote()
+              << "the function's first " << before << " of " << count
+              << " matmuls fit before this one; its resident weights are "
+              << weights << " bytes, " << (weights + target->tiles - 1) / target->tiles
+              << " per tile unreplicated, and every matmul's plan, exchange code "
+              << "and the elementwise ops' values share the tiles' "
+              << target->allocatableBytes(::ipu::MemoryClass::Standard) << " standard and "
+              << target->allocatableBytes(::ipu::MemoryClass::Interleaved)
+              << " interleaved bytes";
+        }
         failedAny = true;
         continue;
       }
