@@ -730,6 +730,7 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
     }
     budget.coexistingBytes[0] =
         std::max(budget.coexistingBytes[0], gemm.coexistingStandardBytes);
+    budget.reservedBytes[0] += gemm.residentStandardBytes;
     auto start = std::chrono::steady_clock::now();
     // Batches run side by side, each on a share of the tiles.
     TargetModel batchTarget = target;

@@ -155,8 +155,22 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     // The elementwise ops of each function (softmax, layer norm) hold their
     // operands and result while the weights are resident: the largest, as
     // if spread evenly over the tiles.
-    DenseMap<Operation *, uint64_t> coexisting;
+    DenseMap<Operation *, uint64_t> coexisting, resident;
+    DenseMap<Operation *, llvm::DenseSet<uint64_t>> bodies;
     module.walk([&](ipu_tile::ElementwiseOp op) {
+      // Its kernel's code once per distinct body (on every tile, at most),
+      // and its vertices' state (two compute sets for a split reduction).
+      SmallVector<::ipu::Broadcast> broadcasts;
+      for (unsigned i = 0; i < op.getInputs().size(); ++i)
+        broadcasts.push_back(op.getBroadcast(i).value_or(::ipu::Broadcast::Full));
+      FailureOr<::ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
+          op, op.getBody().front(), broadcasts, op.getRowReduction(), op.getInitValue());
+      uint64_t &kept = resident[op->getParentOp()];
+      if (succeeded(body) &&
+          bodies[op->getParentOp()].insert(::ipu::bodyHash(*body)).second)
+        kept += ::ipu::elementwiseCodeBytes(*target, *body);
+      kept += (op.getReduce() ? 2 : 1) *
+              target->vertexStateBytes(op.getInputs().size() + 1, 2);
       uint64_t bytes = 0;
       for (Value value : llvm::concat<Value>(op.getInputs(), op->getResults())) {
         auto type = cast<RankedTensorType>(value.getType());
@@ -175,6 +189,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         program.back().given = jobs[index].given;
         program.back().coexistingStandardBytes =
             coexisting.lookup(jobs[index].op->getParentOp());
+        program.back().residentStandardBytes =
+            resident.lookup(jobs[index].op->getParentOp());
       }
       ::ipu::planGemmProgram(*target, program, finalists);
       for (size_t position = 0; position < group.size(); ++position) {

@@ -226,6 +226,9 @@ struct ProgramGemm {
   /// hold at once while the weights are resident: an estimate, their
   /// operands and result spread evenly over the tiles.
   uint64_t coexistingStandardBytes = 0;
+  /// Standard bytes per tile the program's other ops keep for its whole
+  /// run: the generated kernels' code and their vertices' state.
+  uint64_t residentStandardBytes = 0;
   /// The weight cap planGemmProgram gave this matmul (MemoryBudget), 0 when
   /// none was needed.
   uint64_t weightCapBytes = 0;
