@@ -171,6 +171,15 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         kept += ::ipu::elementwiseCodeBytes(*target, *body);
       kept += (op.getReduce() ? 2 : 1) *
               target->vertexStateBytes(op.getInputs().size() + 1, 2);
+      // A row argument (a bias, a layer norm's scale) stays resident, its
+      // column blocks on the tiles of theirs: at most the whole row a tile.
+      for (auto [i, input] : llvm::enumerate(op.getInputs()))
+        if (isa<BlockArgument>(input) && broadcasts[i] == ::ipu::Broadcast::Row) {
+          auto type = cast<RankedTensorType>(input.getType());
+          kept += (uint64_t(type.getNumElements()) *
+                       ::ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
+                   3) / 4 * 4;
+        }
       uint64_t bytes = 0;
       for (Value value : llvm::concat<Value>(op.getInputs(), op->getResults())) {
         auto type = cast<RankedTensorType>(value.getType());
