@@ -5,7 +5,8 @@
 # checked; one row each for the MLP, attention, the block's MLP half
 # (layer norm, MLP, residual) and the whole encoder block, with f32
 # partials (the exporters' default)
-# and with f16 partials allowed (--ipu-compile="partials=any"). Each row:
+# and with f16 partials allowed (--ipu-compile="partials=any"), and with f8
+# weights. Each row:
 # compile seconds in total and per pass (compile_<Pass>Seconds), simulated
 # cycles and efficiency, exchange cycles and the worst phase horizon over
 # its endpoint bound, the memory peaks against their bounds, the planner's
@@ -31,13 +32,13 @@ theirs() { # part
   esac
 }
 
-run_part() { # part partials
-  local part=$1 partials=$2
+run_part() { # part partials weights
+  local part=$1 partials=$2 weights=$3
   local name src lowered package log report
-  name=$(python3 "$root/scripts/siglip-workload.py" --part "$part" --name)${partials:+-p$partials}
+  name=$(python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" --name)${partials:+-p$partials}
   src="$work/$name.mlir" lowered="$work/$name.ir" package="$work/$name.ipuexe"
   log="$work/$name.log" report="$work/$name.report"
-  python3 "$root/scripts/siglip-workload.py" --part "$part" -o "$src"
+  python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" -o "$src"
   local t0 t1 t2 t3
   t0=$(now)
   if ! "$bin/ipu-opt" "$src" --ipu-compile="target=ipu21${partials:+ partials=$partials}" \
@@ -60,7 +61,7 @@ run_part() { # part partials
   local cycles planned
   cycles=$(value cycles "$report")
   planned=$(value plannedCycles "$report")
-  echo "bench=siglip case=$name part=$part partials=${partials:-f32}" \
+  echo "bench=siglip case=$name part=$part weights=$weights partials=${partials:-f32}" \
        "compileSeconds=$(seconds "$t0" "$t1")$passes packageSeconds=$(seconds "$t1" "$t2")" \
        "cycles=$cycles efficiencyPercent=$(value efficiencyPercent "$report")" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
@@ -79,8 +80,12 @@ while [ $# -gt 0 ]; do
     *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
   esac
 done
+# f16 with f32 partials (the exporters' default) and with f16 partials
+# allowed; f8E4M3FN weights (activations cast to f8 before each GEMM) with
+# f16 partials allowed.
 for part in "${parts[@]}"; do
   for partials in "" any; do
-    run_part "$part" "$partials"
+    run_part "$part" "$partials" f16
   done
+  run_part "$part" any f8E4M3FN
 done

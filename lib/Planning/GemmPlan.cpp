@@ -466,6 +466,12 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   cost.weightBytes[static_cast<int>(plan.weights)] += weightBytes;
   if (plan.localStaging)
     cost.weightBytes[static_cast<int>(MemoryClass::Interleaved)] += weightBytes;
+  // The epilogue's row inputs (biases) stay resident in standard memory,
+  // one column block on each tile of it.
+  if (problem.epilogue)
+    for (const ElementwiseInput &input : problem.epilogue->inputs)
+      if (input.broadcast == Broadcast::Row)
+        cost.weightBytes[0] += alignToWords(shape.blockCols * elementBytes(input.type));
   cost.peakBytes[0] = standardPeak + cost.codeBytes + cost.weightBytes[0];
   cost.peakBytes[1] = cost.weightBytes[1];
   return cost;

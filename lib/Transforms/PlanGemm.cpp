@@ -171,8 +171,15 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         kept += ::ipu::elementwiseCodeBytes(*target, *body);
       kept += (op.getReduce() ? 2 : 1) *
               target->vertexStateBytes(op.getInputs().size() + 1, 2);
-      // A row argument (a bias, a layer norm's scale) stays resident, its
-      // column blocks on the tiles of theirs: at most the whole row a tile.
+      // A matmul's epilogue (its result's only reader) is in that plan's
+      // cost: its result buffer, and its bias in the plan's column blocks.
+      std::optional<unsigned> first = op.getFirstFullInput();
+      Value read = first ? op.getInputs()[*first] : Value();
+      if (read && read.getDefiningOp<ipu_gemm::MatmulOp>() && read.hasOneUse())
+        return;
+      // A row argument of another op (a layer norm's scale and shift) stays
+      // resident, its column blocks on the tiles of theirs: at most the
+      // whole row a tile.
       for (auto [i, input] : llvm::enumerate(op.getInputs()))
         if (isa<BlockArgument>(input) && broadcasts[i] == ::ipu::Broadcast::Row) {
           auto type = cast<RankedTensorType>(input.getType());
