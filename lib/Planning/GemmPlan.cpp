@@ -700,6 +700,14 @@ static std::optional<std::string> keepGivenPlan(const TargetModel &target,
 namespace {
 
 /// One pass of planGemmProgram, with per-matmul weight caps (empty: none).
+/// Capped weights go to interleaved memory (unless the user said where):
+/// standard memory is what every plan's activations and partials share.
+GemmPlanConstraints withInterleavedWeights(GemmPlanConstraints constraints) {
+  if (!constraints.weights)
+    constraints.weights = MemoryClass::Interleaved;
+  return constraints;
+}
+
 void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
                  unsigned finalistCount, const std::vector<uint64_t> &caps) {
   for (size_t position = 0; position < gemms.size(); ++position) {
@@ -723,10 +731,13 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
           budget.reservedBytes[0] += cost.weightBytes[0];
           budget.reservedBytes[1] += cost.weightBytes[1];
         }
+        // An activation B gathered into the weights' class is transient
+        // too: it lives with the plan's other buffers, not for the program.
         for (int c = 0; c < 2; ++c)
           budget.coexistingBytes[c] =
               std::max(budget.coexistingBytes[c],
-                       cost.peakBytes[c] - cost.weightBytes[c] -
+                       cost.peakBytes[c] -
+                           (peer.problem.rhsIsWeight ? cost.weightBytes[c] : 0) -
                            (c == 0 ? cost.codeBytes : 0));
       } else if (other > position && peer.problem.rhsIsWeight) {
         const GemmProblem &p = peer.problem;
@@ -746,7 +757,10 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
     if (gemm.given)
       gemm.error = keepGivenPlan(batchTarget, gemm, budget);
     else
-      gemm.error = searchGemmPlans(batchTarget, gemm.problem, gemm.constraints,
+      gemm.error = searchGemmPlans(batchTarget, gemm.problem,
+                                   budget.weightCapBytes != UINT64_MAX
+                                       ? withInterleavedWeights(gemm.constraints)
+                                       : gemm.constraints,
                                    finalistCount, gemm.search, budget);
     gemm.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
