@@ -795,6 +795,8 @@ TEST(GemmPlanProgram, WeightsReplicatedForSpeedAreCappedWhenTheProgramDoesNotFit
     if (g.weightCapBytes) {
       EXPECT_LE(cost.weightBytes[0] + cost.weightBytes[1], g.weightCapBytes)
           << g.search.finalists.front().plan.str();
+      // Standard memory is left to activations and partials.
+      EXPECT_EQ(g.search.finalists.front().plan.weights, MemoryClass::Interleaved);
     }
   }
   EXPECT_TRUE(capped);
