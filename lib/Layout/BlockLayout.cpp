@@ -331,6 +331,24 @@ std::optional<std::string> checkMoveLayouts(const BlockLayout &from,
   return std::nullopt;
 }
 
+/// Calls `f(d, replicaTiles)` for every block d of `to`, in (b, i, j)
+/// order, with the tiles of its replicas: every replica receives the same
+/// bytes at the same offsets, so each transfer goes once to all of them.
+/// Stops at, and returns, the first error `f` returns.
+template <typename F>
+std::optional<std::string> forEachDestinationBlock(const BlockLayout &to, F f) {
+  std::vector<uint32_t> replicaTiles(to.replicas);
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t di = 0; di < to.gridRows; ++di)
+      for (uint32_t dj = 0; dj < to.gridCols; ++dj) {
+        for (uint32_t r = 0; r < to.replicas; ++r)
+          replicaTiles[r] = static_cast<uint32_t>(to.tileOf(db, di, dj, r));
+        if (auto error = f(boxOf(to, db, di, dj), replicaTiles))
+          return error;
+      }
+  return std::nullopt;
+}
+
 std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
                                 uint32_t tiles, Rearrangement &out) {
   out.phase.tiles = tiles;
@@ -340,15 +358,9 @@ std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
   if (auto error = checkMoveLayouts(from, to, tiles))
     return error;
 
-  std::vector<uint32_t> replicaTiles(to.replicas);
-  for (uint32_t db = 0; db < to.gridBatches; ++db)
-    for (uint32_t di = 0; di < to.gridRows; ++di)
-      for (uint32_t dj = 0; dj < to.gridCols; ++dj) {
-        Box d = boxOf(to, db, di, dj);
-        // Every replica receives the same bytes at the same offsets, so each
-        // transfer goes once to all of them.
-        for (uint32_t r = 0; r < to.replicas; ++r)
-          replicaTiles[r] = static_cast<uint32_t>(to.tileOf(db, di, dj, r));
+  return forEachDestinationBlock(
+      to, [&](const Box &d, const std::vector<uint32_t> &replicaTiles)
+              -> std::optional<std::string> {
         // The source blocks overlapping d, in (b, i, j) order.
         uint32_t sb1 = from.blockBatchOf(d.t1 - 1);
         uint32_t si0 = from.blockRowOf(d.r0), si1 = from.blockRowOf(d.r1 - 1);
@@ -359,8 +371,8 @@ std::optional<std::string> plan(const BlockLayout &from, const BlockLayout &to,
               if (auto error = movePiece(from, to, boxOf(from, sb, si, sj), d,
                                          replicaTiles, out))
                 return error;
-      }
-  return std::nullopt;
+        return std::nullopt;
+      });
 }
 
 } // namespace
@@ -459,13 +471,10 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
     }
     return index;
   };
-  std::vector<uint32_t> replicaTiles(to.replicas);
-  for (uint32_t db = 0; db < to.gridBatches; ++db)
-    for (uint32_t di = 0; di < to.gridRows; ++di)
-      for (uint32_t dj = 0; dj < to.gridCols; ++dj) {
-        Box d = boxOf(to, db, di, dj);
-        for (uint32_t r = 0; r < to.replicas; ++r)
-          replicaTiles[r] = static_cast<uint32_t>(to.tileOf(db, di, dj, r));
+  std::optional<std::string> error = forEachDestinationBlock(
+      to, [&](const Box &d, const std::vector<uint32_t> &replicaTiles)
+              -> std::optional<std::string> {
+        const uint32_t db = d.b, di = d.i, dj = d.j;
         const uint64_t dPitch = to.rowPitchBytes(dj);
         const uint64_t dMatrix = uint64_t(d.r1 - d.r0) * dPitch;
         for (int64_t t = d.t0; t < d.t1; ++t)
@@ -494,7 +503,7 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
               if (c + length == d.c1 && sc + length == s.c1)
                 bytes = toWords(bytes);
               if (bytes % kWord != 0 || sOffset % kWord != 0 || dOffset % kWord != 0)
-                return fail("cannot permute " + layoutName(from) + " into " + layoutName(to) +
+                return std::optional<std::string>("cannot permute " + layoutName(from) + " into " + layoutName(to) +
                             " in 32-bit words: a run of " + to_string(length) + " " +
                             std::string(elementTypeName(from.type)) + " elements at byte " +
                             to_string(sOffset) + " of source " +
@@ -507,6 +516,9 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
               result.destOffset.push_back(static_cast<uint32_t>(dOffset));
               c += length;
             }
-      }
+        return std::nullopt;
+      });
+  if (error)
+    return fail(*error);
   return std::nullopt;
 }
