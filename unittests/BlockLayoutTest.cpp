@@ -221,6 +221,68 @@ void tagBlocks(const BlockLayout &from, const BlockLayout &to, uint32_t tiles,
         }
 }
 
+/// Copies each transfer's words from its source tile to every destination
+/// tile, checking that it moves words at word offsets inside both blocks,
+/// goes to every replica, and writes no byte twice.
+void applyTransfers(const BlockLayout &to, const Rearrangement &plan,
+                    const std::vector<Tags> &source, std::vector<Tags> &dest,
+                    std::vector<std::vector<uint8_t>> &writes) {
+  for (size_t t = 0; t < plan.phase.size(); ++t) {
+    ASSERT_GT(plan.phase.words[t], 0u) << "transfer " << t;
+    uint64_t bytes = uint64_t(plan.phase.words[t]) * 4;
+    const Tags &src = source[plan.phase.source[t]];
+    ASSERT_EQ(plan.sourceOffset[t] % 4, 0u) << "transfer " << t;
+    ASSERT_EQ(plan.destOffset[t] % 4, 0u) << "transfer " << t;
+    ASSERT_LE(plan.sourceOffset[t] + bytes, src.size()) << "transfer " << t;
+    ASSERT_EQ(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t),
+              ptrdiff_t(to.replicas))
+        << "transfer " << t;
+    for (const uint32_t *d = plan.phase.destinationsBegin(t);
+         d != plan.phase.destinationsEnd(t); ++d) {
+      Tags &dst = dest[*d];
+      ASSERT_LE(plan.destOffset[t] + bytes, dst.size()) << "transfer " << t;
+      std::memcpy(dst.data() + plan.destOffset[t],
+                  src.data() + plan.sourceOffset[t], bytes * sizeof(uint32_t));
+      for (uint64_t b = 0; b < bytes; ++b)
+        ASSERT_EQ(++writes[*d][plan.destOffset[t] + b], 1)
+            << "byte " << plan.destOffset[t] + b << " of tile " << *d
+            << " written twice, by transfer " << t;
+    }
+  }
+}
+
+/// Checks a simulated move: every byte of every replica of every block of
+/// `to` was written exactly once, and element (t, x, y)'s byte b holds
+/// `expected(t, x, y, b)`.
+template <typename Expected>
+void checkDestinations(const BlockLayout &to, const std::vector<Tags> &dest,
+                       const std::vector<std::vector<uint8_t>> &writes,
+                       uint64_t elem, Expected expected) {
+  for (uint32_t db = 0; db < to.gridBatches; ++db)
+    for (uint32_t i = 0; i < to.gridRows; ++i)
+      for (uint32_t j = 0; j < to.gridCols; ++j)
+        for (uint32_t rep = 0; rep < to.replicas; ++rep) {
+          int64_t tile = to.tileOf(db, i, j, rep);
+          const Tags &buf = dest[tile];
+          for (uint64_t k = 0; k < buf.size(); ++k)
+            ASSERT_EQ(writes[tile][k], 1)
+                << "byte " << k << " of block (" << db << ", " << i << ", " << j
+                << ") replica " << rep << " on tile " << tile;
+          bool good = true;
+          forEachElement(to, db, i, j,
+                         [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
+                           for (uint64_t b = 0; b < elem && good; ++b) {
+                             EXPECT_EQ(buf[offset + b], expected(t, x, y, b))
+                                 << "element (" << t << ", " << x << ", " << y
+                                 << ") of block (" << db << ", " << i << ", "
+                                 << j << ") replica " << rep;
+                             good = buf[offset + b] == expected(t, x, y, b);
+                           }
+                         });
+          ASSERT_TRUE(good);
+        }
+}
+
 /// Applies `plan` to per-tile source buffers of `from` and checks that every
 /// byte of every replica of every block of `to` is written exactly once and
 /// holds the right element byte.
@@ -239,46 +301,9 @@ void simulate(const BlockLayout &from, const BlockLayout &to, uint32_t tiles,
   std::vector<std::vector<uint8_t>> writes;
   tagBlocks(from, to, tiles, tag, source, dest, writes);
 
-  for (size_t t = 0; t < plan.phase.size(); ++t) {
-    uint64_t bytes = uint64_t(plan.phase.words[t]) * 4;
-    const Tags &src = source[plan.phase.source[t]];
-    ASSERT_EQ(plan.sourceOffset[t] % 4, 0u) << "transfer " << t;
-    ASSERT_EQ(plan.destOffset[t] % 4, 0u) << "transfer " << t;
-    ASSERT_LE(plan.sourceOffset[t] + bytes, src.size()) << "transfer " << t;
-    for (const uint32_t *d = plan.phase.destinationsBegin(t);
-         d != plan.phase.destinationsEnd(t); ++d) {
-      Tags &dst = dest[*d];
-      ASSERT_LE(plan.destOffset[t] + bytes, dst.size()) << "transfer " << t;
-      std::memcpy(dst.data() + plan.destOffset[t],
-                  src.data() + plan.sourceOffset[t], bytes * sizeof(uint32_t));
-      for (uint64_t b = 0; b < bytes; ++b)
-        ++writes[*d][plan.destOffset[t] + b];
-    }
-  }
+  applyTransfers(to, plan, source, dest, writes);
 
-  for (uint32_t db = 0; db < to.gridBatches; ++db)
-    for (uint32_t i = 0; i < to.gridRows; ++i)
-      for (uint32_t j = 0; j < to.gridCols; ++j)
-        for (uint32_t rep = 0; rep < to.replicas; ++rep) {
-          int64_t tile = to.tileOf(db, i, j, rep);
-          const Tags &buf = dest[tile];
-          for (uint64_t k = 0; k < buf.size(); ++k)
-            ASSERT_EQ(writes[tile][k], 1)
-                << "byte " << k << " of block (" << db << ", " << i << ", " << j
-                << ") replica " << rep << " on tile " << tile;
-          bool good = true;
-          forEachElement(to, db, i, j,
-                         [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
-                           for (uint64_t b = 0; b < elem && good; ++b) {
-                             EXPECT_EQ(buf[offset + b], tag(t, x, y, b))
-                                 << "element (" << t << ", " << x << ", " << y
-                                 << ") of block (" << db << ", " << i << ", "
-                                 << j << ") replica " << rep;
-                             good = buf[offset + b] == tag(t, x, y, b);
-                           }
-                         });
-          ASSERT_TRUE(good);
-        }
+  checkDestinations(to, dest, writes, elem, tag);
 }
 
 TEST(RearrangementTest, BroadcastsToReplicas) {
@@ -1127,57 +1152,15 @@ void simulatePermutation(const BlockLayout &from, const BlockLayout &to,
   std::vector<std::vector<uint8_t>> writes;
   tagBlocks(from, to, tiles, sourceTag, source, dest, writes);
 
-  for (size_t t = 0; t < plan.phase.size(); ++t) {
-    ASSERT_GT(plan.phase.words[t], 0u) << "transfer " << t;
-    uint64_t bytes = uint64_t(plan.phase.words[t]) * 4;
-    const Tags &src = source[plan.phase.source[t]];
-    ASSERT_EQ(plan.sourceOffset[t] % 4, 0u) << "transfer " << t;
-    ASSERT_EQ(plan.destOffset[t] % 4, 0u) << "transfer " << t;
-    ASSERT_LE(plan.sourceOffset[t] + bytes, src.size()) << "transfer " << t;
-    ASSERT_EQ(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t),
-              ptrdiff_t(to.replicas))
-        << "transfer " << t;
-    for (const uint32_t *d = plan.phase.destinationsBegin(t);
-         d != plan.phase.destinationsEnd(t); ++d) {
-      Tags &dst = dest[*d];
-      ASSERT_LE(plan.destOffset[t] + bytes, dst.size()) << "transfer " << t;
-      std::memcpy(dst.data() + plan.destOffset[t],
-                  src.data() + plan.sourceOffset[t], bytes * sizeof(uint32_t));
-      for (uint64_t b = 0; b < bytes; ++b)
-        ASSERT_EQ(++writes[*d][plan.destOffset[t] + b], 1)
-            << "byte " << plan.destOffset[t] + b << " of tile " << *d
-            << " written twice, by transfer " << t;
-    }
-  }
+  applyTransfers(to, plan, source, dest, writes);
 
-  for (uint32_t db = 0; db < to.gridBatches; ++db)
-    for (uint32_t i = 0; i < to.gridRows; ++i)
-      for (uint32_t j = 0; j < to.gridCols; ++j)
-        for (uint32_t rep = 0; rep < to.replicas; ++rep) {
-          int64_t tile = to.tileOf(db, i, j, rep);
-          const Tags &buf = dest[tile];
-          for (uint64_t k = 0; k < buf.size(); ++k)
-            ASSERT_EQ(writes[tile][k], 1)
-                << "byte " << k << " of block (" << db << ", " << i << ", " << j
-                << ") replica " << rep << " on tile " << tile;
-          bool good = true;
-          forEachElement(
-              to, db, i, j,
-              [&](int64_t t, int64_t x, int64_t y, uint64_t offset) {
-                int64_t s = expectedSource((t * to.rows + x) * to.cols + y);
-                int64_t st = s / (from.rows * from.cols);
-                int64_t sx = (s / from.cols) % from.rows, sy = s % from.cols;
-                for (uint64_t b = 0; b < elem && good; ++b) {
-                  EXPECT_EQ(buf[offset + b], sourceTag(st, sx, sy, b))
-                      << "element (" << t << ", " << x << ", " << y
-                      << ") of block (" << db << ", " << i << ", " << j
-                      << ") replica " << rep << " should be source element ("
-                      << st << ", " << sx << ", " << sy << ")";
-                  good = buf[offset + b] == sourceTag(st, sx, sy, b);
-                }
-              });
-          ASSERT_TRUE(good);
-        }
+  // Destination element (t, x, y) holds the source element the
+  // permutation names.
+  checkDestinations(to, dest, writes, elem, [&](int64_t t, int64_t x, int64_t y, uint64_t b) {
+    int64_t s = expectedSource((t * to.rows + x) * to.cols + y);
+    return sourceTag(s / (from.rows * from.cols), (s / from.cols) % from.rows,
+                     s % from.cols, b);
+  });
 }
 
 /// [batches, rows, cols] folding `dims` (row-major): batches the dims before
