@@ -165,7 +165,9 @@ class Emitter:
         ins_t = ", ".join(t for _, t in ins)
         args = ["%in"] + [f"%in_{i}" for i in range(len(ins) - 1)]
         bb = ", ".join(f"{n}: {e}" for n, e in zip(args, in_elts))
-        self.emit(f"{ssa} = linalg.generic {{indexing_maps = [{', '.join(maps)}], {PAR3}}} "
+        # All-parallel loops, one per dim of the output.
+        iterators = PAR4 if out_ty.count("x") == 4 else PAR3
+        self.emit(f"{ssa} = linalg.generic {{indexing_maps = [{', '.join(maps)}], {iterators}}} "
                   f"ins({ins_s} : {ins_t}) outs({out} : {out_ty}) {{")
         self.emit(f"^bb0({bb}, %out: {out_elt}):")
         for line in body:
@@ -363,21 +365,6 @@ PAR4 = 'iterator_types = ["parallel", "parallel", "parallel", "parallel"]'
 RED4 = 'iterator_types = ["parallel", "parallel", "parallel", "reduction"]'
 
 
-def generic4(em, maps, ins, out_ty, in_elts, out_elt, body, hint):
-    out = em.empty(out_ty)
-    ssa = em.fresh(hint)
-    args = ["%in"] + [f"%in_{i}" for i in range(len(ins) - 1)]
-    bb = ", ".join(f"{n}: {e}" for n, e in zip(args, in_elts))
-    em.emit(f"{ssa} = linalg.generic {{indexing_maps = [{', '.join(maps)}], {PAR4}}} "
-            f"ins({', '.join(v for v, _ in ins)} : {', '.join(t for _, t in ins)}) "
-            f"outs({out} : {out_ty}) {{")
-    em.emit(f"^bb0({bb}, %out: {out_elt}):")
-    for line in body:
-        em.emit("  " + line)
-    em.emit(f"}} -> {out_ty}")
-    return ssa
-
-
 def heads(em, v, B, T, H, Dh, A, perm):
     """view(B, T, H, Dh).permute(perm): expand_shape, then linalg.transpose
     (examples/exporters/attention-torch-f32.mlir)."""
@@ -429,7 +416,7 @@ def softmax_f32(em, a, s, shape):
     B, H, T, N = shape
     ty32 = tensor(shape, "f32")
     if A != "f32":
-        s = generic4(em, [MAP4_ID, MAP4_ID], [(s, tensor(shape, A))], ty32, [A], "f32",
+        s = em.generic([MAP4_ID, MAP4_ID], [(s, tensor(shape, A))], ty32, [A], "f32",
                      [f"%0 = arith.extf %in : {A} to f32", "linalg.yield %0 : f32"], "up")
     rows_ty = tensor((B, H, T), "f32")
     idx_ty = tensor((B, H, T), "i64")
@@ -453,9 +440,9 @@ def softmax_f32(em, a, s, shape):
     mk = em.fresh("maxk")
     em.emit(f"{mk} = tensor.expand_shape {mx}#0 [[0], [1], [2, 3]] output_shape [{B}, {H}, {T}, 1] "
             f": {rows_ty} into {keep_ty}")
-    d = generic4(em, [MAP4_ID, MAP4_KEEP, MAP4_ID], [(s, ty32), (mk, keep_ty)], ty32, ["f32", "f32"],
+    d = em.generic([MAP4_ID, MAP4_KEEP, MAP4_ID], [(s, ty32), (mk, keep_ty)], ty32, ["f32", "f32"],
                  "f32", ["%0 = arith.subf %in, %in_0 : f32", "linalg.yield %0 : f32"], "shift")
-    e = generic4(em, [MAP4_ID, MAP4_ID], [(d, ty32)], ty32, ["f32"], "f32",
+    e = em.generic([MAP4_ID, MAP4_ID], [(d, ty32)], ty32, ["f32"], "f32",
                  ["%0 = math.exp %in : f32", "linalg.yield %0 : f32"], "exp")
     zero = em.const(("zero", "f32"), "0.000000e+00 : f32")
     si = em.fresh("suminit")
@@ -467,10 +454,10 @@ def softmax_f32(em, a, s, shape):
     em.emit("  %0 = arith.addf %in, %out : f32")
     em.emit("  linalg.yield %0 : f32")
     em.emit(f"}} -> {keep_ty}")
-    p = generic4(em, [MAP4_ID, MAP4_KEEP, MAP4_ID], [(e, ty32), (sm, keep_ty)], ty32, ["f32", "f32"],
+    p = em.generic([MAP4_ID, MAP4_KEEP, MAP4_ID], [(e, ty32), (sm, keep_ty)], ty32, ["f32", "f32"],
                  "f32", ["%0 = arith.divf %in, %in_0 : f32", "linalg.yield %0 : f32"], "probs")
     if A != "f32":
-        p = generic4(em, [MAP4_ID, MAP4_ID], [(p, ty32)], tensor(shape, A), ["f32"], A,
+        p = em.generic([MAP4_ID, MAP4_ID], [(p, ty32)], tensor(shape, A), ["f32"], A,
                      [f"%0 = arith.truncf %in : f32 to {A}", f"linalg.yield %0 : {A}"], "down")
     return p
 
@@ -492,7 +479,7 @@ def attention(em, a, x, shape, blk):
     s = batch_matmul(em, a, qh, qs, kh, ks, "scores")
     scale = em.const(("f64", "scale"), f"{Dh ** -0.5!r} : f64")
     sc_shape = (B, H, T, T)
-    s = generic4(em, [MAP4_ID, MAP4_ID], [(s, tensor(sc_shape, A))], tensor(sc_shape, A), [A], A,
+    s = em.generic([MAP4_ID, MAP4_ID], [(s, tensor(sc_shape, A))], tensor(sc_shape, A), [A], A,
                  [f"%0 = arith.truncf {scale} : f64 to {A}", f"%1 = arith.mulf %in, %0 : {A}",
                   f"linalg.yield %1 : {A}"], "scaled")
     p = softmax_f32(em, a, s, sc_shape)

@@ -238,7 +238,7 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
   BlockLayout iteration = *iterationLayout(op, ::ipu::ElementType::F32);
   const bool split = reduction != ::ipu::RowReduction::None && iteration.gridCols > 1;
   const double partialInit = split && reduction == ::ipu::RowReduction::Add
-                                 ? 0.0
+                                 ? ::ipu::reductionIdentity(reduction)
                                  : op.getInitValue();
   FailureOr<KernelOp> kernel = program.getOrCreateKernel(
       op.getLoc(), name, op.getBody().front(), broadcasts, reduction, partialInit);
