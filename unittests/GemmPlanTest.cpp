@@ -377,12 +377,14 @@ std::vector<GemmPlan> allPlans(const TargetModel &target, const GemmProblem &p) 
         for (bool swapped : {false, true})
           for (MemoryClass w : {MemoryClass::Standard, MemoryClass::Interleaved})
             for (Reduction red : {Reduction::Complete, Reduction::Staged})
-              for (bool staging : {false, true}) {
-                GemmPlan candidate = plan(rows, cols, inner, w, red, staging);
-                candidate.swapped = swapped;
-                if (!checkGemmPlan(target, p, candidate))
-                  plans.push_back(candidate);
-              }
+              for (bool staging : {false, true})
+                for (bool gathered : {false, true}) {
+                  GemmPlan candidate = plan(rows, cols, inner, w, red, staging);
+                  candidate.swapped = swapped;
+                  candidate.gatheredWeights = gathered;
+                  if (!checkGemmPlan(target, p, candidate))
+                    plans.push_back(candidate);
+                }
   return plans;
 }
 

@@ -122,6 +122,35 @@ static void batchLayout(BlockLayout &layout, int64_t batches, uint32_t stride) {
   layout.tileMap = std::move(map);
 }
 
+BlockLayout ipu::gatheredWeightHome(const BlockLayout &rhs) {
+  BlockLayout home = rhs;
+  home.replicas = 1;
+  home.replicaStride = 0;
+  home.rowSplits.clear();
+  std::vector<uint32_t> partsOf(rhs.gridRows); // Parts of each block row.
+  std::vector<uint32_t> blockOfPart, replicaOfPart;
+  for (uint32_t i = 0; i < rhs.gridRows; ++i) {
+    const int64_t begin = rhs.blockRowBegin(i), size = rhs.blockRows(i);
+    partsOf[i] = static_cast<uint32_t>(std::min<int64_t>(rhs.replicas, size));
+    for (uint32_t r = 0; r < partsOf[i]; ++r) {
+      home.rowSplits.push_back(begin + BlockLayout::splitBegin(size, partsOf[i], r));
+      blockOfPart.push_back(i);
+      replicaOfPart.push_back(r);
+    }
+  }
+  home.rowSplits.push_back(rhs.rows);
+  home.gridRows = static_cast<uint32_t>(blockOfPart.size());
+  home.tileMap.clear();
+  for (uint32_t b = 0; b < rhs.gridBatches; ++b)
+    for (uint32_t part = 0; part < home.gridRows; ++part)
+      for (uint32_t j = 0; j < rhs.gridCols; ++j)
+        home.tileMap.push_back(static_cast<uint32_t>(
+            rhs.tileOf(b, blockOfPart[part], j, replicaOfPart[part])));
+  home.tileBase = 0;
+  home.tileRowStride = home.tileColStride = home.tileBatchStride = 0;
+  return home;
+}
+
 GemmLayouts ipu::batchGemmLayouts(const GemmLayouts &layouts, int64_t batches,
                                   uint32_t tilesPerBatch) {
   GemmLayouts batched = layouts;

@@ -36,6 +36,8 @@ std::string GemmPlan::str() const {
      << " reduction=" << reductionName(reduction)
      << " staging=" << (localStaging ? "true" : "false")
      << " partials=" << elementTypeName(partials);
+  if (gatheredWeights)
+    os << " gathered=true";
   return os.str();
 }
 
@@ -46,7 +48,8 @@ bool GemmPlanConstraints::matches(const GemmPlan &plan) const {
          (!weights || *weights == plan.weights) &&
          (!reduction || *reduction == plan.reduction) &&
          (!localStaging || *localStaging == plan.localStaging) &&
-         (!partials || *partials == plan.partials);
+         (!partials || *partials == plan.partials) &&
+         (!gatheredWeights || *gatheredWeights == plan.gatheredWeights);
 }
 
 void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
@@ -62,11 +65,12 @@ void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
   take(reduction, other.reduction);
   take(localStaging, other.localStaging);
   take(partials, other.partials);
+  take(gatheredWeights, other.gatheredWeights);
 }
 
 bool GemmPlanConstraints::empty() const {
   return !rows && !cols && !inner && !swapped && !weights && !reduction &&
-         !localStaging && !partials;
+         !localStaging && !partials && !gatheredWeights;
 }
 
 std::string GemmPlanConstraints::str() const {
@@ -92,6 +96,8 @@ std::string GemmPlanConstraints::str() const {
     field("staging", *localStaging ? "true" : "false");
   if (partials)
     field("partials", elementTypeName(*partials));
+  if (gatheredWeights)
+    field("gathered", *gatheredWeights ? "true" : "false");
   return os.str();
 }
 
@@ -223,10 +229,42 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
            std::to_string(plan.inner) + " parts";
   if (plan.localStaging && plan.weights != MemoryClass::Standard)
     return "local staging copies standard weights to interleaved memory";
+  if (plan.gatheredWeights) {
+    if (!problem.rhsIsWeight)
+      return "gathered weights need B to be a weight; an activation B is "
+             "gathered anyway";
+    if (plan.rows < 2)
+      return "gathered weights need rows > 1: with one row block nothing is "
+             "replicated";
+    if (plan.weights != MemoryClass::Interleaved || plan.localStaging)
+      return "gathered weights are gathered into interleaved memory, without "
+             "staging";
+  }
   return std::nullopt;
 }
 
 namespace {
+
+/// The largest block of B a tile holds, as stored: blockInner rows of
+/// blockCols elements, or the transpose when swapped (a row per column),
+/// each row padded to words.
+struct WeightBlock {
+  uint64_t rows = 0, pitch = 0;
+  uint64_t bytes() const { return rows * pitch; }
+  /// A gathered weight's home share: the block's rows split over its
+  /// `replicas` (gatheredWeightHome).
+  uint64_t homeBytes(uint64_t replicas) const {
+    return ceilDiv(rows, replicas) * pitch;
+  }
+};
+
+WeightBlock weightBlockOf(const GemmProblem &problem, const GemmPlan &plan) {
+  const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
+  const uint64_t blockInner = ceilDiv(problem.k, plan.inner);
+  const uint64_t in = elementBytes(problem.inType);
+  return plan.swapped ? WeightBlock{blockCols, alignToWords(blockInner * in)}
+                      : WeightBlock{blockInner, alignToWords(blockCols * in)};
+}
 
 /// The largest block each step touches, as lowered.
 struct PlanShape {
@@ -301,7 +339,8 @@ uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &probl
     gemm = 0;
   // A partition that needs no gather may still reduce: one phase at least
   // unless it needs neither.
-  bool gather = !activationArrivesInPlace(problem, partition, target);
+  bool gather = !activationArrivesInPlace(problem, partition, target) ||
+                !problem.rhsIsWeight;
   bool anyPhase = gather || partition.inner > 1;
   return gemm + uint64_t(syncCount(partition, gather)) * target.syncCycles +
          (anyPhase ? target.exchangePhaseCycles : 0);
@@ -321,26 +360,52 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   const uint64_t arrivalRows = ceilDiv(problem.m, arrivalTiles);
   const uint64_t gatheredPitch = alignToWords(shape.blockInner * inBytes);
   // Swapped plans store each block of B transposed: a row per column.
-  const uint64_t weightBytes =
-      plan.swapped ? shape.blockCols * alignToWords(shape.blockInner * inBytes)
-                   : shape.blockInner * alignToWords(shape.blockCols * inBytes);
+  const WeightBlock weightBlock = weightBlockOf(problem, plan);
+  const uint64_t weightBytes = weightBlock.bytes();
   const uint64_t phaseCycles = target.exchangePhaseCycles;
 
   // Gather: each arrival tile sends each of its rows once (segments
   // broadcast along the block row); each plan tile receives its block. A
-  // plan whose A blocks are the arrival blocks needs no gather at all.
-  const bool gather = !activationArrivesInPlace(problem, plan, target);
-  if (gather) {
+  // plan whose A blocks are the arrival blocks needs no gather of A. B
+  // moves in the same phase when it must: an activation B from where it
+  // arrived (its rows split over the tiles), gathered weights from their
+  // home (each tile's share of its block broadcast to the block's
+  // replicas). Each plan tile then receives its whole B block.
+  const bool gatherA = !activationArrivesInPlace(problem, plan, target);
+  const bool gatherB = !problem.rhsIsWeight || plan.gatheredWeights;
+  const bool gather = gatherA || gatherB;
+  const uint64_t homeBytes =
+      plan.gatheredWeights ? weightBlock.homeBytes(plan.rows) : 0;
+  uint64_t sendBytes = 0, receiveBytes = 0, sendRunsB = 0, receiveRunsB = 0;
+  if (gatherA) {
     // A^T arrives as the transpose of each A block: blockInner rows of
     // blockRows elements.
-    const uint64_t received =
-        problem.lhsTransposed
-            ? shape.blockInner * alignToWords(shape.blockRows * inBytes)
-            : shape.blockRows * gatheredPitch;
-    uint64_t gatherWords =
-        std::max(arrivalRows * rowPitchK / kWord, received / kWord);
-    cost.exchangeCycles = gatherWords + phaseCycles;
+    receiveBytes += problem.lhsTransposed
+                        ? shape.blockInner * alignToWords(shape.blockRows * inBytes)
+                        : shape.blockRows * gatheredPitch;
+    sendBytes += arrivalRows * rowPitchK;
   }
+  if (gatherB) {
+    receiveBytes += weightBytes;
+    if (plan.gatheredWeights) {
+      sendBytes += homeBytes;
+      sendRunsB = 1;
+      receiveRunsB = plan.rows;
+    } else {
+      // B as given ([K x N], or [N x K] when transposed) arrives split by
+      // its rows; each row goes out in a segment per block it meets.
+      const uint64_t givenRows = problem.rhsTransposed ? problem.n : problem.k;
+      const uint64_t givenCols = problem.rhsTransposed ? problem.k : problem.n;
+      const uint64_t sourceRows =
+          ceilDiv(givenRows, std::min<uint64_t>(givenRows, target.tiles));
+      sendBytes += sourceRows * alignToWords(givenCols * inBytes);
+      sendRunsB = sourceRows * (problem.rhsTransposed ? plan.inner : plan.cols);
+      receiveRunsB = weightBlock.rows;
+    }
+  }
+  if (gather)
+    cost.exchangeCycles =
+        std::max(sendBytes, receiveBytes) / kWord + phaseCycles;
 
   // Local staging copies the weight block to interleaved memory first, and
   // the AMP loads it from there.
@@ -356,7 +421,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   // Liveness as lowered, per step, on the most loaded tile.
   const uint64_t arrival = arrivalRows * rowPitchK;
   const uint64_t gathered = shape.blockRows * gatheredPitch;
-  uint64_t standardPeak = gather ? arrival + gathered : gathered;
+  uint64_t standardPeak = gatherA ? arrival + gathered : gathered;
   // The A^T blocks and the A blocks they are transposed into.
   if (problem.lhsTransposed)
     standardPeak = std::max(
@@ -435,12 +500,13 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   // a segment of each arrival row per inner block and receives a run per
   // row of its block; the reduction sends a run per partial row and
   // receives one per row of each of the `inner` partials it sums.
-  uint64_t sendRuns = 0, receiveRuns = 0, phases = 0;
-  if (gather) {
+  uint64_t sendRuns = sendRunsB, receiveRuns = receiveRunsB, phases = 0;
+  if (gatherA) {
     sendRuns += arrivalRows * plan.inner;
     receiveRuns += shape.blockRows;
-    ++phases;
   }
+  if (gather)
+    ++phases;
   if (plan.inner > 1) {
     const uint64_t reduceRows =
         plan.reduction == Reduction::Complete ? shape.blockRows : shape.subRows;
@@ -463,17 +529,24 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
                    receiveRuns * target.exchangeCodeBytesPerReceiveRun +
                    phases * target.exchangeCodeBytesPerPhase + vertexBytes;
 
-  cost.weightBytes[static_cast<int>(plan.weights)] += weightBytes;
+  if (plan.gatheredWeights) {
+    // Only the home share stays; the gathered block lives while the GEMM
+    // runs, beside it in the same class.
+    cost.weightBytes[static_cast<int>(plan.weights)] += homeBytes;
+    cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
+  } else {
+    cost.weightBytes[static_cast<int>(plan.weights)] += weightBytes;
+  }
   if (plan.localStaging)
     cost.weightBytes[static_cast<int>(MemoryClass::Interleaved)] += weightBytes;
-  // The epilogue's row inputs (biases) stay resident in standard memory,
-  // one column block on each tile of it.
+  // The epilogue's row inputs (biases) stay resident in interleaved
+  // memory, one column block on each tile of it.
   if (problem.epilogue)
     for (const ElementwiseInput &input : problem.epilogue->inputs)
       if (input.broadcast == Broadcast::Row)
-        cost.weightBytes[0] += alignToWords(shape.blockCols * elementBytes(input.type));
-  cost.peakBytes[0] = standardPeak + cost.codeBytes + cost.weightBytes[0];
-  cost.peakBytes[1] = cost.weightBytes[1];
+        cost.weightBytes[1] += alignToWords(shape.blockCols * elementBytes(input.type));
+  cost.peakBytes[0] += standardPeak + cost.codeBytes + cost.weightBytes[0];
+  cost.peakBytes[1] += cost.weightBytes[1];
   return cost;
 }
 
@@ -497,15 +570,12 @@ bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost,
 
 void ipu::weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
                              uint64_t bytes[2]) {
-  const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
-  const uint64_t blockInner = ceilDiv(problem.k, plan.inner);
-  const uint64_t in = elementBytes(problem.inType);
-  const uint64_t weights = plan.swapped ? blockCols * alignToWords(blockInner * in)
-                                        : blockInner * alignToWords(blockCols * in);
+  const WeightBlock block = weightBlockOf(problem, plan);
   bytes[0] = bytes[1] = 0;
-  bytes[static_cast<int>(plan.weights)] += weights;
+  bytes[static_cast<int>(plan.weights)] +=
+      plan.gatheredWeights ? block.homeBytes(plan.rows) : block.bytes();
   if (plan.localStaging)
-    bytes[static_cast<int>(MemoryClass::Interleaved)] += weights;
+    bytes[static_cast<int>(MemoryClass::Interleaved)] += block.bytes();
 }
 
 /// Strict weak order: cheaper first, then fewer tiles, then by fields, so the
@@ -515,7 +585,8 @@ static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
     return std::make_tuple(c.cost.totalCycles, c.plan.tiles(), c.plan.rows,
                            c.plan.cols, c.plan.inner, c.plan.swapped,
                            c.plan.weights, c.plan.reduction,
-                           c.plan.localStaging, c.plan.partials);
+                           c.plan.localStaging, c.plan.partials,
+                           c.plan.gatheredWeights);
   };
   return key(a) < key(b);
 }
@@ -528,12 +599,17 @@ static std::vector<GemmPlan> variantsOf(const GemmPlan &partition,
     for (MemoryClass weights : {MemoryClass::Standard, MemoryClass::Interleaved})
       for (Reduction reduction : {Reduction::Complete, Reduction::Staged})
         for (bool staging : {false, true})
-          for (ElementType partials : partialsTypes) {
+          for (ElementType partials : partialsTypes)
+            for (bool gathered : {false, true}) {
             if (partition.inner == 1 && reduction == Reduction::Staged)
               continue;
             if (staging && (weights != MemoryClass::Standard || swapped))
               continue;
+            if (gathered && (weights != MemoryClass::Interleaved || staging ||
+                             partition.rows < 2))
+              continue;
             GemmPlan plan = partition;
+            plan.gatheredWeights = gathered;
             plan.swapped = swapped;
             plan.weights = weights;
             plan.reduction = reduction;
@@ -564,6 +640,7 @@ static std::string explainNoMatch(const TargetModel &target,
   if (constraints.reduction) probe.reduction = *constraints.reduction;
   if (constraints.localStaging) probe.localStaging = *constraints.localStaging;
   if (constraints.partials) probe.partials = *constraints.partials;
+  if (constraints.gatheredWeights) probe.gatheredWeights = *constraints.gatheredWeights;
   if (constraints.rows && (*constraints.rows < 1 || *constraints.rows > maxRows))
     os << ": rows must be in [1, " << maxRows << "]";
   else if (constraints.cols &&
@@ -669,10 +746,22 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
        << target.allocatableBytes(MemoryClass::Standard) << " standard and "
        << target.allocatableBytes(MemoryClass::Interleaved)
        << " interleaved bytes";
-    uint64_t reserved =
-        budget.reservedBytes[0] + budget.reservedBytes[1] + budget.anyBytes;
-    if (reserved)
-      os << ", of which other matmuls' weights take " << reserved;
+    const uint64_t kept = budget.peerCodeBytes + budget.programBytes;
+    const uint64_t weights =
+        budget.reservedBytes[0] + budget.reservedBytes[1] - kept;
+    if (weights + kept + budget.anyBytes) {
+      os << ", of which other matmuls' weights take " << weights;
+      if (budget.anyBytes)
+        os << " (and " << budget.anyBytes << " for those not planned yet)";
+      if (kept)
+        os << ", their exchange code and vertex state " << budget.peerCodeBytes
+           << ", and the other ops' kernels, vertex state and row vectors "
+           << budget.programBytes;
+    }
+    if (budget.coexistingBytes[0] + budget.coexistingBytes[1])
+      os << "; buffers of other steps take " << budget.coexistingBytes[0]
+         << " standard and " << budget.coexistingBytes[1]
+         << " interleaved bytes beside this one's resident data";
     return os.str();
   }
   search.finalists = std::move(finalists);
@@ -727,6 +816,7 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
         // buffers come and go while this one's weights are resident.
         const GemmCost &cost = peer.search.finalists.front().cost;
         budget.reservedBytes[0] += cost.codeBytes;
+        budget.peerCodeBytes += cost.codeBytes;
         if (peer.problem.rhsIsWeight) {
           budget.reservedBytes[0] += cost.weightBytes[0];
           budget.reservedBytes[1] += cost.weightBytes[1];
@@ -748,6 +838,8 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
     budget.coexistingBytes[0] =
         std::max(budget.coexistingBytes[0], gemm.coexistingStandardBytes);
     budget.reservedBytes[0] += gemm.residentStandardBytes;
+    budget.reservedBytes[1] += gemm.residentInterleavedBytes;
+    budget.programBytes = gemm.residentStandardBytes + gemm.residentInterleavedBytes;
     auto start = std::chrono::steady_clock::now();
     // Batches run side by side, each on a share of the tiles.
     TargetModel batchTarget = target;

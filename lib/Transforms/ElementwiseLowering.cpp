@@ -162,8 +162,24 @@ struct ElementwiseLowering
       layout.layout = rowGroupLayout(*iteration, 1, type);
       break;
     }
-    layout.memoryClass = ::ipu::MemoryClass::Standard;
+    // A bias, scale or scalar streamed from the host stays resident for
+    // the program, replicated over the op's tiles: in interleaved memory,
+    // which the weights share, so that standard memory (the only class
+    // that holds code and the AMP's partials) keeps its room.
+    layout.memoryClass = isResidentArgument(op, operand)
+                             ? ::ipu::MemoryClass::Interleaved
+                             : ::ipu::MemoryClass::Standard;
     return true;
+  }
+
+  static bool isResidentArgument(ElementwiseOp op, unsigned operand) {
+    std::optional<::ipu::Broadcast> broadcast = op.getBroadcast(operand);
+    // An argument, or once --ipu-assign-layouts ran, its stream.
+    Value input = op.getInputs()[operand];
+    return (isa<BlockArgument>(input) || input.getDefiningOp<FromHostOp>()) &&
+           broadcast &&
+           (*broadcast == ::ipu::Broadcast::Row ||
+            *broadcast == ::ipu::Broadcast::Scalar);
   }
 
   bool getResultLayout(Operation *operation, unsigned, BlockLayout &layout) const {
@@ -182,8 +198,7 @@ struct ElementwiseLowering
     if (op.getFirstFullInput() == operand ||
         !getOperandLayout(operation, operand, resident))
       return false;
-    resident.weight = op.getBroadcast(operand) != ::ipu::Broadcast::Full &&
-                      op.getBroadcast(operand) != ::ipu::Broadcast::Column;
+    resident.weight = isResidentArgument(op, operand);
     return true;
   }
 

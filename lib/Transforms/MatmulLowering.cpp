@@ -114,7 +114,9 @@ struct MatmulLowering
   }
 
   /// The weights B of a planned matmul are resident in its plan's layout
-  /// and class, B^T when swapped: what the planner took for granted. A
+  /// and class, B^T when swapped: what the planner took for granted;
+  /// gathered weights in their home, each block once (the relayout into
+  /// the plan's layout gathers them before the GEMM). A
   /// transposed argument A arrives transposed by its host stream, in the
   /// layout it would arrive in as A.
   bool getResidentLayout(Operation *op, unsigned operand,
@@ -136,6 +138,8 @@ struct MatmulLowering
     if (operand != 1)
       return false;
     resident.layout = planLayouts(matmul, plan, *target).rhs;
+    if (plan.getGathered())
+      resident.layout = ::ipu::gatheredWeightHome(resident.layout);
     resident.memoryClass = toMachineClass(plan.getWeights());
     // The stream transposes when the plan's operand is not B as given.
     resident.transpose =

@@ -52,9 +52,16 @@ collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &opti
                                   : ::ipu::Reduction::Complete;
     if (attr.getStaging())
       constraints.localStaging = *attr.getStaging();
+    if (attr.getGathered())
+      constraints.gatheredWeights = *attr.getGathered();
     applyPartials(attr.getPartials(), constraints, allowHalf);
   }
   constraints.override(options);
+  // A pass option about weights says nothing of matmuls whose B is an
+  // activation (gathered whatever the option says).
+  if (!isa<BlockArgument>(op.getRhs()) && options.gatheredWeights &&
+      !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
+    constraints.gatheredWeights.reset();
   // The pass option overrides the op's field, as every other option does.
   if (!partialsOption.empty()) {
     allowHalf = false;
@@ -155,7 +162,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     // The elementwise ops of each function (softmax, layer norm) hold their
     // operands and result while the weights are resident: the largest, as
     // if spread evenly over the tiles.
-    DenseMap<Operation *, uint64_t> coexisting, resident;
+    DenseMap<Operation *, uint64_t> coexisting, resident, residentRows;
     DenseMap<Operation *, llvm::DenseSet<uint64_t>> bodies;
     module.walk([&](ipu_tile::ElementwiseOp op) {
       // Its kernel's code once per distinct body (on every tile, at most),
@@ -178,12 +185,12 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       if (read && read.getDefiningOp<ipu_gemm::MatmulOp>() && read.hasOneUse())
         return;
       // A row argument of another op (a layer norm's scale and shift) stays
-      // resident, its column blocks on the tiles of theirs: at most the
-      // whole row a tile.
+      // resident in interleaved memory, its column blocks on the tiles of
+      // theirs: at most the whole row a tile.
       for (auto [i, input] : llvm::enumerate(op.getInputs()))
         if (isa<BlockArgument>(input) && broadcasts[i] == ::ipu::Broadcast::Row) {
           auto type = cast<RankedTensorType>(input.getType());
-          kept += (uint64_t(type.getNumElements()) *
+          residentRows[op->getParentOp()] += (uint64_t(type.getNumElements()) *
                        ::ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
                    3) / 4 * 4;
         }
@@ -207,6 +214,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
             coexisting.lookup(jobs[index].op->getParentOp());
         program.back().residentStandardBytes =
             resident.lookup(jobs[index].op->getParentOp());
+        program.back().residentInterleavedBytes =
+            residentRows.lookup(jobs[index].op->getParentOp());
       }
       ::ipu::planGemmProgram(*target, program, finalists);
       for (size_t position = 0; position < group.size(); ++position) {
@@ -307,6 +316,11 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       if (staging != "true" && staging != "false")
         return bad("staging", staging, "true or false");
       options.localStaging = staging == "true";
+    }
+    if (!gathered.empty()) {
+      if (gathered != "true" && gathered != "false")
+        return bad("gathered", gathered, "true or false");
+      options.gatheredWeights = gathered == "true";
     }
     if (!partials.empty() && partials != "f32" && partials != "f16" &&
         partials != "any")

@@ -14,7 +14,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
   func.func @choose(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
     // expected-remark @+3 {{finalist=0 rows=16 cols=1 inner=1 orientation=swapped weights=standard reduction=complete staging=false partials=f32 estimatedCycles=3936 computeCycles=3846 exchangeCycles=0 reductionCycles=0 syncCycles=90 peakStandardBytes=19540 peakInterleavedBytes=0 activeTiles=16}}
     // expected-remark @+2 {{finalist=1 rows=16 cols=1 inner=1 orientation=swapped weights=interleaved reduction=complete staging=false partials=f32 estimatedCycles=3936}}
-    // expected-remark-re @+1 {{chose plan rows=16 cols=1 inner=1 orientation=swapped weights=standard reduction=complete staging=false partials=f32 of 570 matching plans (570 in the space, {{[1-9][0-9]*}} pruned by the lower bound, {{[0-9]+}} of the costed fit memory) on 'ipu21-16': estimated 3936 cycles}}
+    // expected-remark-re @+1 {{chose plan rows=16 cols=1 inner=1 orientation=swapped weights=standard reduction=complete staging=false partials=f32 of 706 matching plans (706 in the space, {{[1-9][0-9]*}} pruned by the lower bound, {{[0-9]+}} of the costed fit memory) on 'ipu21-16': estimated 3936 cycles}}
     %c = ipu_gemm.matmul %a, %b : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     return %c : tensor<96x64xf32>
   }

@@ -37,6 +37,13 @@ GemmLayouts gemmLayouts(const GemmProblem &problem, const GemmPlan &plan);
 GemmLayouts batchGemmLayouts(const GemmLayouts &layouts, int64_t batches,
                              uint32_t tilesPerBatch);
 
+/// Where gathered weights (GemmPlan::gatheredWeights) are stored: each block
+/// of `rhs` once, its rows split (balanced) over min(replicas, block rows)
+/// of the tiles that hold its replicas, part r on the tile of replica r.
+/// Moving it to `rhs` (planRearrangement) broadcasts each part to every
+/// replica: the gather the planner charges.
+BlockLayout gatheredWeightHome(const BlockLayout &rhs);
+
 /// The layout activations arrive in: rows split over min(M, tiles) tiles;
 /// with batches, batch b on tiles / batches tiles of its own, rows split
 /// over min(M, tiles / batches) of them.

@@ -91,9 +91,17 @@ struct GemmPlan {
   bool localStaging = false; ///< Only with standard weights.
   /// What the AMP accumulates in: sets its rate and the partial sums.
   ElementType partials = ElementType::F32;
+  /// Weights stored once rather than on every replica: each block's rows
+  /// are split over the `rows` tiles that use it (gatheredWeightHome), and
+  /// an exchange before each GEMM (the phase that gathers A) gathers the
+  /// whole block onto each of them, into a transient buffer. Only for
+  /// weights in interleaved memory, without staging, with rows > 1: it
+  /// trades the replicas' memory for that exchange, as poplibs does.
+  bool gatheredWeights = false;
   uint32_t tiles() const { return rows * cols * inner; }
   /// "rows=4 cols=4 inner=1 orientation=normal weights=standard
-  /// reduction=complete staging=false partials=f32".
+  /// reduction=complete staging=false partials=f32", and " gathered=true"
+  /// for gathered weights.
   std::string str() const;
 };
 
@@ -104,6 +112,7 @@ struct GemmPlanConstraints {
   std::optional<Reduction> reduction;
   std::optional<bool> localStaging;
   std::optional<ElementType> partials;
+  std::optional<bool> gatheredWeights;
   bool matches(const GemmPlan &plan) const;
   bool empty() const;
   /// Every field `other` sets replaces this one's.
@@ -171,6 +180,10 @@ struct MemoryBudget {
   /// classes): its share of tile memory when the program's weights, each
   /// replicated as its fastest plan wants, would not all fit.
   uint64_t weightCapBytes = UINT64_MAX;
+  /// Of reservedBytes, for the error message: the other matmuls' exchange
+  /// code and vertex state, and what the program's other ops keep (kernel
+  /// code, vertex state, layer-norm vectors).
+  uint64_t peerCodeBytes = 0, programBytes = 0;
 };
 
 /// Whether every memory class fits on every tile next to `budget`: this
@@ -229,6 +242,9 @@ struct ProgramGemm {
   /// Standard bytes per tile the program's other ops keep for its whole
   /// run: the generated kernels' code and their vertices' state.
   uint64_t residentStandardBytes = 0;
+  /// Interleaved bytes per tile they keep: their resident row vectors
+  /// (layer norm's scale and shift), replicated over their tiles.
+  uint64_t residentInterleavedBytes = 0;
   /// The weight cap planGemmProgram gave this matmul (MemoryBudget), 0 when
   /// none was needed.
   uint64_t weightCapBytes = 0;

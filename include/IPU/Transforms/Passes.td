@@ -131,6 +131,9 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
            "Constrain the reduction of inner partitions (complete, staged)">,
     Option<"staging", "staging", "std::string", "\"\"",
            "Constrain local weight staging (true, false)">,
+    Option<"gathered", "gathered", "std::string", "\"\"",
+           "Constrain gathered weights, stored once and gathered before each "
+           "GEMM (true, false)">,
     Option<"partials", "partials", "std::string", "\"\"",
            "AMP partials for f32-accumulating matmuls: f32 (default), f16 "
            "(allowed and required) or any (allowed, chosen by cost)">,

@@ -46,7 +46,8 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t rows, int64_t cols, int64_t inner,
                                Orientation orientation, ipu_tile::MemoryClass weights,
                                Reduction reduction, bool staging,
-                               StringRef partials, int64_t cycles) {
+                               StringRef partials, int64_t cycles,
+                               bool gathered) {
   if (failed(checkPartitions(emitError, "row", rows)) ||
       failed(checkPartitions(emitError, "column", cols)) ||
       failed(checkPartitions(emitError, "inner", inner)))
@@ -65,6 +66,14 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << "' is not \"f32\" or \"f16\"";
   if (cycles < 0)
     return emitError() << "estimated cycles must not be negative, got " << cycles;
+  if (gathered && (weights != ipu_tile::MemoryClass::interleaved || staging))
+    return emitError() << "gathered weights are gathered into interleaved "
+                          "memory, without staging; weights are '"
+                       << ipu_tile::stringifyMemoryClass(weights) << "'"
+                       << (staging ? " with staging" : "");
+  if (gathered && rows < 2)
+    return emitError() << "gathered weights need rows > 1: with one row block "
+                          "nothing is replicated";
   return success();
 }
 
@@ -81,6 +90,7 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   plan.localStaging = getStaging();
   plan.partials = getPartials() == "f16" ? ::ipu::ElementType::F16
                                          : ::ipu::ElementType::F32;
+  plan.gatheredWeights = getGathered();
   return plan;
 }
 
@@ -92,7 +102,8 @@ PlanAttr PlanAttr::fromGemmPlan(MLIRContext *context, const ::ipu::GemmPlan &pla
       ipu_tile::toIRClass(plan.weights),
       plan.reduction == ::ipu::Reduction::Staged ? Reduction::staged
                                                  : Reduction::complete,
-      plan.localStaging, ::ipu::elementTypeName(plan.partials), cycles);
+      plan.localStaging, ::ipu::elementTypeName(plan.partials), cycles,
+      plan.gatheredWeights);
 }
 
 LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -103,7 +114,8 @@ LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitErr
                                       std::optional<ipu_tile::MemoryClass>,
                                       std::optional<Reduction>,
                                       std::optional<bool> staging,
-                                      StringRef partials) {
+                                      StringRef partials,
+                                      std::optional<bool>) {
   if ((rows && failed(checkPartitions(emitError, "row", *rows))) ||
       (cols && failed(checkPartitions(emitError, "column", *cols))) ||
       (inner && failed(checkPartitions(emitError, "inner", *inner))))

@@ -48,8 +48,12 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     p = 0) or `staged` (each of the `inner` tiles sums a share of the
     block's rows). `partials` (`"f32"`, the default, or `"f16"`) is what the
     AMP accumulates in: f16 partials run at twice the f32-partials rate for
-    f16 inputs. `cycles` is the planner's estimate for the whole matmul,
-    kept so that it can be compared with simulated cycles.
+    f16 inputs. With `gathered = true` (interleaved weights, `rows` > 1)
+    the weights are stored once, each block's rows split over the `rows`
+    tiles that use it, and gathered whole onto each of them by an exchange
+    before every GEMM: less resident memory for more exchange. `cycles` is
+    the planner's estimate for the whole matmul, kept so that it can be
+    compared with simulated cycles.
 
     Example:
 
@@ -65,7 +69,8 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                         EnumParameter<IPUGemm_Reduction>:$reduction,
                         "bool":$staging,
                         StringRefParameter<"f32 or f16", "\"f32\"">:$partials,
-                        "int64_t":$cycles);
+                        "int64_t":$cycles,
+                        DefaultValuedParameter<"bool", "false">:$gathered);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -99,7 +104,8 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
                         OptionalParameter<"std::optional<::mlir::ipu_tile::MemoryClass>">:$weights,
                         OptionalParameter<"std::optional<::mlir::ipu_gemm::Reduction>">:$reduction,
                         OptionalParameter<"std::optional<bool>">:$staging,
-                        StringRefParameter<"f32, f16 or any", "\"\"">:$partials);
+                        StringRefParameter<"f32, f16 or any", "\"\"">:$partials,
+                        OptionalParameter<"std::optional<bool>">:$gathered);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
