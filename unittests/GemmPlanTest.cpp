@@ -807,3 +807,133 @@ TEST(GemmPlanProgram, WeightsReplicatedForSpeedAreCappedWhenTheProgramDoesNotFit
   EXPECT_NEAR(double(program[4].weightCapBytes) / program[0].weightCapBytes,
               4304.0 / 1152.0, 0.01);
 }
+
+// Gathered weights: stored once, each block's rows split over the tiles of
+// its replicas, and gathered into the plan's layout in the phase that
+// gathers A.
+namespace {
+
+TEST(GatheredWeights, HomeHoldsEveryElementOnceOnTheTilesOfItsReplicas) {
+  TargetModel target = TargetModel::ipu21WithTiles(64);
+  std::mt19937 rng(7);
+  unsigned checked = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    GemmProblem p = problem(1 + rng() % 40, 2 * (1 + rng() % 24), 2 * (1 + rng() % 24));
+    GemmPlan candidate = plan(2 + rng() % 4, 1 + rng() % 4, 1 + rng() % 3);
+    candidate.swapped = rng() % 2;
+    candidate.gatheredWeights = true;
+    if (checkGemmPlan(target, p, candidate))
+      continue;
+    SCOPED_TRACE(candidate.str() + " k=" + std::to_string(p.k) +
+                 " n=" + std::to_string(p.n));
+    const BlockLayout rhs = gemmLayouts(p, candidate).rhs;
+    const BlockLayout home = gatheredWeightHome(rhs);
+    ASSERT_FALSE(home.validate(target.tiles));
+    EXPECT_EQ(home.replicas, 1u);
+    // Every element once: the parts' rows tile the blocks' rows.
+    uint64_t homeBytes = 0, oneReplica = 0;
+    for (uint32_t i = 0; i < home.gridRows; ++i)
+      for (uint32_t j = 0; j < home.gridCols; ++j)
+        homeBytes += home.blockBytes(i, j);
+    for (uint32_t i = 0; i < rhs.gridRows; ++i)
+      for (uint32_t j = 0; j < rhs.gridCols; ++j)
+        oneReplica += rhs.blockBytes(i, j);
+    EXPECT_EQ(homeBytes, oneReplica);
+    // Each part sits on a tile of its block's replicas, so the gather
+    // broadcasts it within them (the part's own tile included).
+    Rearrangement gather;
+    ASSERT_FALSE(planRearrangement(home, rhs, target.tiles, gather));
+    for (size_t t = 0; t < gather.phase.size(); ++t) {
+      const uint32_t *begin = gather.phase.destinationsBegin(t),
+                     *end = gather.phase.destinationsEnd(t);
+      EXPECT_EQ(end - begin, int64_t(candidate.rows)) << "transfer " << t;
+      EXPECT_NE(std::find(begin, end, gather.phase.source[t]), end) << "transfer " << t;
+    }
+    // What the planner keeps resident and charges: the largest home share
+    // sent, the largest block received.
+    uint64_t resident[2];
+    weightBytesPerTile(p, candidate, resident);
+    std::vector<uint64_t> sent = gather.phase.wordsSentPerTile();
+    std::vector<uint64_t> received = gather.phase.wordsReceivedPerTile();
+    EXPECT_EQ(*std::max_element(sent.begin(), sent.end()) * 4,
+              resident[static_cast<int>(MemoryClass::Interleaved)]);
+    EXPECT_EQ(*std::max_element(received.begin(), received.end()) * 4,
+              rhs.maxBlockBytes());
+    ++checked;
+  }
+  EXPECT_GT(checked, 100u);
+}
+
+TEST(GatheredWeights, PlannerChargesTheMergedGatherPhase) {
+  // 96x128x64 f16, rows=4 cols=2 on 16 tiles: every plan tile receives its
+  // A block (24 rows of 256 bytes) and its B block (128 rows of 32 f16)
+  // in one phase; the arrival tiles send 6 rows of A and the home tiles a
+  // quarter of a B block each.
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(96, 128, 64);
+  GemmPlan resident = plan(4, 2), gathered = resident;
+  gathered.gatheredWeights = true;
+  ASSERT_FALSE(checkGemmPlan(target, p, gathered));
+  GemmLayouts layouts = gemmLayouts(p, gathered);
+  Rearrangement a, b;
+  ASSERT_FALSE(planRearrangement(arrivalLayout(p.m, p.k, p.inType, target),
+                                 layouts.lhs, target.tiles, a));
+  ASSERT_FALSE(planRearrangement(gatheredWeightHome(layouts.rhs), layouts.rhs,
+                                 target.tiles, b));
+  ExchangePhase merged = a.phase;
+  for (size_t t = 0; t < b.phase.size(); ++t)
+    merged.addTransfer(b.phase.source[t], b.phase.words[t],
+                       b.phase.destinationsBegin(t),
+                       b.phase.destinationsEnd(t) - b.phase.destinationsBegin(t));
+  EXPECT_EQ(endpointLowerBound(merged), (24u * 256 + 128 * 64) / 4);
+  GemmCost cost = costGemmPlan(target, p, gathered);
+  EXPECT_EQ(cost.exchangeCycles,
+            endpointLowerBound(merged) + target.exchangePhaseCycles);
+  // A quarter of the block stays resident; the whole block is transient.
+  GemmCost kept = costGemmPlan(target, p, resident);
+  EXPECT_EQ(kept.weightBytes[1], 128u * 64);
+  EXPECT_EQ(cost.weightBytes[1], 32u * 64);
+  EXPECT_EQ(cost.peakBytes[1], 128u * 64 + 32 * 64);
+  EXPECT_GT(cost.totalCycles, kept.totalCycles);
+}
+
+TEST(GatheredWeights, RefusedWhereNothingIsReplicatedOrForActivations) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(96, 128, 64);
+  GemmPlan one = plan(1, 4);
+  one.gatheredWeights = true;
+  EXPECT_NE(checkGemmPlan(target, p, one)->find("rows > 1"), std::string::npos);
+  GemmPlan standard = plan(4, 2, 1, MemoryClass::Standard);
+  standard.gatheredWeights = true;
+  EXPECT_NE(checkGemmPlan(target, p, standard)->find("interleaved"), std::string::npos);
+  GemmProblem activation = p;
+  activation.rhsIsWeight = false;
+  GemmPlan gathered = plan(4, 2);
+  gathered.gatheredWeights = true;
+  EXPECT_NE(checkGemmPlan(target, activation, gathered)->find("need B to be a weight"),
+            std::string::npos);
+}
+
+TEST(GatheredWeights, ChosenWhenTheCapLeavesNoReplicatedPlan) {
+  // A cap of a third of the unreplicated share times two leaves resident
+  // plans only one or two row blocks: the search finds gathered plans
+  // faster, or keeps resident ones, but never exceeds the cap.
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(96, 128, 64);
+  MemoryBudget budget;
+  budget.weightCapBytes = 128 * 64 * 2 / 16 * 2;
+  GemmPlanConstraints interleaved;
+  interleaved.weights = MemoryClass::Interleaved;
+  GemmPlanSearch search;
+  ASSERT_FALSE(searchGemmPlans(target, p, interleaved, 8, search, budget));
+  bool anyGathered = false;
+  for (const GemmPlanChoice &choice : search.finalists) {
+    uint64_t resident[2];
+    weightBytesPerTile(p, choice.plan, resident);
+    EXPECT_LE(resident[0] + resident[1], budget.weightCapBytes) << choice.plan.str();
+    anyGathered |= choice.plan.gatheredWeights;
+  }
+  EXPECT_TRUE(anyGathered);
+}
+
+} // namespace

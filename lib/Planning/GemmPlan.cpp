@@ -753,9 +753,10 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
       os << ", of which other matmuls' weights take " << weights;
       if (budget.anyBytes)
         os << " (and " << budget.anyBytes << " for those not planned yet)";
-      if (kept)
-        os << ", their exchange code and vertex state " << budget.peerCodeBytes
-           << ", and the other ops' kernels, vertex state and row vectors "
+      if (budget.peerCodeBytes)
+        os << ", their exchange code and vertex state " << budget.peerCodeBytes;
+      if (budget.programBytes)
+        os << ", the other ops' kernels, vertex state and row vectors "
            << budget.programBytes;
     }
     if (budget.coexistingBytes[0] + budget.coexistingBytes[1])

@@ -12,6 +12,7 @@
 #include "IPU/Storage/Allocator.h"
 
 #include <algorithm>
+#include <sstream>
 #include <cinttypes>
 #include <cstdio>
 #include <numeric>
@@ -305,83 +306,123 @@ ipu::placeBuffers(const TargetModel &target,
         (memoryClass == MemoryClass::Standard ? reservedBytesPerTile : 0);
     uint64_t end = target.region(memoryClass).end();
 
-    // Decreasing size, ties by request index, so the result is
-    // deterministic.
-    std::sort(members.begin(), members.end(), [&](uint32_t a, uint32_t b) {
-      return requests[a].bytes != requests[b].bytes
-                 ? requests[a].bytes > requests[b].bytes
-                 : a < b;
-    });
-
-    std::vector<std::vector<uint32_t>> placedOnTile(target.tiles);
-    std::vector<uint32_t> placed;
-    // Stamp per request: the last candidate search that already saw it.
-    std::vector<uint32_t> seenBy(requests.size(), UINT32_MAX);
-    std::vector<uint32_t> conflicts;
-    std::vector<std::pair<uint64_t, uint64_t>> taken;
-    uint64_t highest = base;
-
-    for (uint32_t index : members) {
-      const BufferRequest &request = requests[index];
-      if (request.bytes == 0) {
-        placement.address[index] = uint32_t(base);
-        continue;
-      }
-
-      conflicts.clear();
-      // Larger than the whole class: no search needed (and the sums below
-      // stay far from overflow).
-      if (request.bytes > (end > base ? end - base : 0))
-        return describeOverflow(requests, placement.address, bits, pool, index,
-                                conflicts, base, end, overflow);
-      size_t indexCost = 0;
-      for (uint32_t tile : request.tiles)
-        indexCost += placedOnTile[tile].size();
-      // A scan of all placed buffers costs a live-range test each plus a
-      // bitset test for the overlapping ones; the tile index costs a visit
-      // per (tile, buffer) pair.
-      if (indexCost <= placed.size() * 4) {
-        for (uint32_t tile : request.tiles)
-          for (uint32_t other : placedOnTile[tile]) {
-            if (seenBy[other] == index)
-              continue;
-            seenBy[other] = index;
-            if (liveRangesOverlap(request, requests[other]))
-              conflicts.push_back(other);
-          }
-      } else {
-        for (uint32_t other : placed)
-          if (liveRangesOverlap(request, requests[other]) &&
-              pool.intersect(bits[index], bits[other]))
-            conflicts.push_back(other);
-      }
-
-      taken.clear();
-      for (uint32_t other : conflicts)
-        taken.push_back(
-            {placement.address[other],
-             uint64_t(placement.address[other]) + requests[other].bytes});
-      std::sort(taken.begin(), taken.end());
-      uint64_t alignment = std::max<uint32_t>(request.alignment, 1);
-      uint64_t candidate = alignUp(base, alignment);
-      for (const auto &[takenBegin, takenEnd] : taken) {
-        if (takenEnd <= candidate)
+    // First fit in one order of the members; on overflow, the memory map.
+    auto placeInOrder = [&](const std::vector<uint32_t> &order,
+                            std::vector<uint32_t> &address, uint64_t &highest,
+                            MemoryOverflow *overflowOut) -> std::optional<std::string> {
+      std::vector<std::vector<uint32_t>> placedOnTile(target.tiles);
+      std::vector<uint32_t> placed;
+      // Stamp per request: the last candidate search that already saw it.
+      std::vector<uint32_t> seenBy(requests.size(), UINT32_MAX);
+      std::vector<uint32_t> conflicts;
+      std::vector<std::pair<uint64_t, uint64_t>> taken;
+      highest = base;
+      for (uint32_t index : order) {
+        const BufferRequest &request = requests[index];
+        if (request.bytes == 0) {
+          address[index] = uint32_t(base);
           continue;
-        if (takenBegin >= candidate + request.bytes)
-          break;
-        candidate = alignUp(takenEnd, alignment);
-      }
-      if (candidate + request.bytes > end) {
-        std::sort(conflicts.begin(), conflicts.end());
-        return describeOverflow(requests, placement.address, bits, pool, index,
-                                conflicts, base, end, overflow);
-      }
+        }
+        conflicts.clear();
+        // Larger than the whole class: no search needed (and the sums below
+        // stay far from overflow).
+        if (request.bytes > (end > base ? end - base : 0))
+          return describeOverflow(requests, address, bits, pool, index,
+                                  conflicts, base, end, overflowOut);
+        size_t indexCost = 0;
+        for (uint32_t tile : request.tiles)
+          indexCost += placedOnTile[tile].size();
+        // A scan of all placed buffers costs a live-range test each plus a
+        // bitset test for the overlapping ones; the tile index costs a visit
+        // per (tile, buffer) pair.
+        if (indexCost <= placed.size() * 4) {
+          for (uint32_t tile : request.tiles)
+            for (uint32_t other : placedOnTile[tile]) {
+              if (seenBy[other] == index)
+                continue;
+              seenBy[other] = index;
+              if (liveRangesOverlap(request, requests[other]))
+                conflicts.push_back(other);
+            }
+        } else {
+          for (uint32_t other : placed)
+            if (liveRangesOverlap(request, requests[other]) &&
+                pool.intersect(bits[index], bits[other]))
+              conflicts.push_back(other);
+        }
 
-      placement.address[index] = uint32_t(candidate);
-      highest = std::max(highest, candidate + request.bytes);
-      placed.push_back(index);
-      for (uint32_t tile : request.tiles)
-        placedOnTile[tile].push_back(index);
+        taken.clear();
+        for (uint32_t other : conflicts)
+          taken.push_back({address[other], uint64_t(address[other]) + requests[other].bytes});
+        std::sort(taken.begin(), taken.end());
+        uint64_t alignment = std::max<uint32_t>(request.alignment, 1);
+        uint64_t candidate = alignUp(base, alignment);
+        for (const auto &[takenBegin, takenEnd] : taken) {
+          if (takenEnd <= candidate)
+            continue;
+          if (takenBegin >= candidate + request.bytes)
+            break;
+          candidate = alignUp(takenEnd, alignment);
+        }
+        if (candidate + request.bytes > end) {
+          std::sort(conflicts.begin(), conflicts.end());
+          return describeOverflow(requests, address, bits, pool, index,
+                                  conflicts, base, end, overflowOut);
+        }
+        address[index] = uint32_t(candidate);
+        highest = std::max(highest, candidate + request.bytes);
+        placed.push_back(index);
+        for (uint32_t tile : request.tiles)
+          placedOnTile[tile].push_back(index);
+      }
+      return std::nullopt;
+    };
+
+    // Decreasing size first, ties by request index, so the result is
+    // deterministic. When that fragments the class too much, long-lived
+    // buffers first (resident weights at the bottom, transients packed
+    // above them), then in order of first use. The first order that fits
+    // stands; if none does, the first one's memory map is the error.
+    auto bySize = [&](uint32_t a, uint32_t b) {
+      return requests[a].bytes != requests[b].bytes ? requests[a].bytes > requests[b].bytes
+                                                    : a < b;
+    };
+    auto lifetime = [&](uint32_t a) { return requests[a].lastUse - requests[a].firstUse; };
+    std::vector<std::vector<uint32_t>> orders(3, members);
+    std::sort(orders[0].begin(), orders[0].end(), bySize);
+    std::sort(orders[1].begin(), orders[1].end(), [&](uint32_t a, uint32_t b) {
+      return lifetime(a) != lifetime(b) ? lifetime(a) > lifetime(b) : bySize(a, b);
+    });
+    std::sort(orders[2].begin(), orders[2].end(), [&](uint32_t a, uint32_t b) {
+      return requests[a].firstUse != requests[b].firstUse
+                 ? requests[a].firstUse < requests[b].firstUse
+                 : bySize(a, b);
+    });
+    uint64_t highest = base;
+    std::optional<std::string> firstError;
+    std::vector<uint32_t> firstAddress; // What the memory map shows.
+    bool fitted = false;
+    for (size_t attempt = 0; attempt < orders.size() && !fitted; ++attempt) {
+      std::vector<uint32_t> address = placement.address;
+      std::optional<std::string> error = placeInOrder(
+          orders[attempt], address, highest, attempt == 0 ? overflow : nullptr);
+      if (!error) {
+        placement.address = std::move(address);
+        fitted = true;
+      } else if (attempt == 0) {
+        firstError = std::move(error);
+        firstAddress = std::move(address);
+      }
+    }
+    if (!fitted) {
+      placement.address = std::move(firstAddress);
+      // Whether any placement could fit, or first fit fragments the class.
+      std::ostringstream bound;
+      bound << "; the most bytes live at once in this class are "
+            << placement.boundBytes[classIndex] << " on tile "
+            << placement.peakTile[classIndex] << ", of "
+            << (end > base ? end - base : 0) << " available";
+      return *firstError + bound.str();
     }
     placement.peakBytes[classIndex] = highest - base;
   }

@@ -20,3 +20,16 @@ spdlog::logger &ipu::log() {
 }
 
 void ipu::logInfo(const std::string &message) { log().info("{}", message); }
+
+void ipu::logDebug(const std::string &message) { log().debug("{}", message); }
+
+bool ipu::debugEnabled() { return log().should_log(spdlog::level::debug); }
+
+ipu::QuietLog::QuietLog() : saved(static_cast<int>(log().level())) {
+  if (log().level() < spdlog::level::warn)
+    log().set_level(spdlog::level::warn);
+}
+
+ipu::QuietLog::~QuietLog() {
+  log().set_level(static_cast<spdlog::level::level_enum>(saved));
+}

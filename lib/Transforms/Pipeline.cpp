@@ -16,6 +16,8 @@ void mlir::ipu::buildCompilePipeline(OpPassManager &pm,
   IPUPlanGemmOptions plan;
   plan.finalists = options.finalists;
   plan.partials = options.partials;
+  // The memory model is an estimate: a placed copy of the program decides.
+  plan.validateStorage = true;
   pm.addPass(createIPUPlanGemm(plan));
   pm.addPass(createIPUAssignLayouts());
   pm.addPass(createIPULowerToTile());

@@ -1,11 +1,14 @@
 //===- PlaceStorage.cpp - Addresses for every buffer ----------------------===//
 
 #include "IPU/Transforms/Passes.h"
+
+#include "llvm/ADT/ScopeExit.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Storage/Allocator.h"
 #include "MemoryProfile.h"
+#include "PlaceStorage.h"
 #include "IPU/Support/Log.h"
 
 #include "mlir/IR/Builders.h"
@@ -36,95 +39,19 @@ struct PlaceStoragePass
         return signalPassFailure();
   }
 
-  /// Most bytes of exchange code and vertex state on any one tile, sized by
-  /// the TargetModel from the runs each tile sends and receives.
-  FailureOr<uint32_t> reservedBytes(ipu_tile::ProgramOp program,
-                                    const ::ipu::TargetModel &target) {
-    std::vector<uint64_t> perTile(target.tiles, 0);
-    std::vector<llvm::StringSet<>> kernelsOn(target.tiles);
-    for (Operation &op : program.getBody().front()) {
-      if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
-        if (!phase.getScheduleAttr())
-          return phase.emitError("phase is not scheduled: run "
-                                 "--ipu-schedule-exchange before placing storage");
-        FailureOr<ipu_exchange::PhaseTransfers> transfers =
-            ipu_exchange::buildPhaseTransfers(phase, target);
-        if (failed(transfers))
-          return failure();
-        ::ipu::ExchangeSchedule schedule =
-            ipu_exchange::toExchangeSchedule(phase.getScheduleAttr());
-        const ::ipu::ExchangePhase &table = transfers->phase;
-        std::vector<bool> takesPart(target.tiles, false);
-        for (const ::ipu::ExchangeRun &run : schedule.runs) {
-          if (run.transfer >= table.size())
-            return phase.emitError("schedule names transfer ")
-                   << run.transfer << " of " << table.size();
-          uint32_t source = table.source[run.transfer];
-          perTile[source] += target.exchangeCodeBytesPerSendRun;
-          takesPart[source] = true;
-          for (const uint32_t *d = table.destinationsBegin(run.transfer),
-                              *e = table.destinationsEnd(run.transfer);
-               d != e; ++d) {
-            perTile[*d] += target.exchangeCodeBytesPerReceiveRun;
-            takesPart[*d] = true;
-          }
-        }
-        for (uint32_t tile = 0; tile < target.tiles; ++tile)
-          if (takesPart[tile])
-            perTile[tile] += target.exchangeCodeBytesPerPhase;
-      } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
-        std::unique_ptr<::ipu::ElementwiseKernel> generated;
-        const ::ipu::KernelSpec *kernel =
-            ipu_tile::lookupComputeSetKernel(computeSet, generated);
-        uint64_t vertexBytes = target.vertexStateBytes(
-            kernel->operandNames.size(), kernel->paramNames.size());
-        for (int32_t tile : computeSet.getTiles())
-          perTile[tile] += vertexBytes;
-        // A generated kernel's code, once on every tile that runs it.
-        if (generated) {
-          const uint64_t codeBytes = ::ipu::elementwiseCodeBytes(target, generated->body());
-          for (int32_t tile : computeSet.getTiles())
-            if (kernelsOn[tile].insert(computeSet.getKernel()).second)
-              perTile[tile] += codeBytes;
-        }
-      }
-    }
-    uint64_t most = *std::max_element(perTile.begin(), perTile.end());
-    const uint64_t align = target.bufferAlignmentBytes;
-    return static_cast<uint32_t>((most + align - 1) / align * align);
-  }
-
   LogicalResult place(ipu_tile::ProgramOp program,
                       const ::ipu::TargetModel &target) {
-    // Liveness in program steps (buffers are not steps), as the program's
-    // verifier checks it.
-    ipu_tile::ProgramLiveness liveness = ipu_tile::computeLiveness(program);
-    SmallVector<ipu_tile::BufferOp> buffers = liveness.buffers;
-    std::vector<::ipu::BufferRequest> requests;
-    for (unsigned index = 0; index < buffers.size(); ++index) {
-      ipu_tile::BufferOp buffer = buffers[index];
-      std::optional<::ipu::BlockLayout> layout =
-          ipu_tile::toBlockLayout(buffer.getTensorType());
-      ::ipu::BufferRequest request;
-      request.name = buffer.getSymName().str();
-      request.memoryClass = ipu_tile::toMachineClass(buffer.getMemoryClass());
-      request.bytes = layout->maxBlockBytes();
-      request.alignment = target.bufferAlignmentBytes;
-      request.tiles = layout->tileList();
-      llvm::sort(request.tiles);
-      std::tie(request.firstUse, request.lastUse) = liveness.live[index];
-      if (!liveness.used[index])
-        buffer.emitWarning("buffer is never used");
-      requests.push_back(std::move(request));
-    }
-
-    FailureOr<uint32_t> reserved = reservedBytes(program, target);
-    if (failed(reserved))
+    FailureOr<mlir::ipu::ProgramStorage> storage =
+        mlir::ipu::planProgramStorage(program, target);
+    if (failed(storage))
       return failure();
-    ::ipu::Placement placement;
-    ::ipu::MemoryOverflow overflow;
-    if (std::optional<std::string> error = ::ipu::placeBuffers(
-            target, requests, *reserved, placement, &overflow)) {
+    SmallVector<ipu_tile::BufferOp> &buffers = storage->buffers;
+    std::vector<::ipu::BufferRequest> &requests = storage->requests;
+    ::ipu::Placement &placement = storage->placement;
+    ::ipu::MemoryOverflow &overflow = storage->overflow;
+    ipu_tile::ProgramLiveness &liveness = storage->liveness;
+    const uint32_t reserved = storage->reservedBytes;
+    if (std::optional<std::string> &error = storage->error) {
       // The memory map: the buffer that does not fit and the largest ones
       // live beside it, each at its own op (the matmul that made it).
       InFlightDiagnostic diag = program.emitError("storage does not fit on '")
@@ -163,13 +90,13 @@ struct PlaceStoragePass
         return program.emitError("cannot write the memory profile '")
                << memoryProfile << "': " << error.message();
       mlir::ipu::writeMemoryProfile(os, program, liveness, requests, placement,
-                                    *reserved, target);
+                                    reserved, target);
     }
 
     OpBuilder builder(program);
     for (auto [buffer, address] : llvm::zip(buffers, placement.address))
       buffer.setAddressAttr(builder.getI64IntegerAttr(address));
-    program.setReservedBytesAttr(builder.getI64IntegerAttr(*reserved));
+    program.setReservedBytesAttr(builder.getI64IntegerAttr(reserved));
     program.setMemoryPeakAttr(builder.getDenseI64ArrayAttr(
         {int64_t(placement.peakBytes[0]), int64_t(placement.peakBytes[1])}));
     program.setMemoryBoundAttr(builder.getDenseI64ArrayAttr(
@@ -179,7 +106,7 @@ struct PlaceStoragePass
         "boundStandardBytes={3} peakInterleavedBytes={4} "
         "boundInterleavedBytes={5} standardBytesAvailable={6} "
         "interleavedBytesAvailable={7}",
-        buffers.size(), *reserved, placement.peakBytes[0],
+        buffers.size(), reserved, placement.peakBytes[0],
         placement.boundBytes[0], placement.peakBytes[1], placement.boundBytes[1],
         target.allocatableBytes(::ipu::MemoryClass::Standard),
         target.allocatableBytes(::ipu::MemoryClass::Interleaved));
@@ -192,3 +119,111 @@ struct PlaceStoragePass
   }
 };
 } // namespace
+/// Most bytes of exchange code and vertex state on any one tile, sized by
+/// the TargetModel from the runs each tile sends and receives.
+static FailureOr<uint32_t> reservedBytes(ipu_tile::ProgramOp program,
+                                         const ::ipu::TargetModel &target) {
+  std::vector<uint64_t> perTile(target.tiles, 0);
+  std::vector<llvm::StringSet<>> kernelsOn(target.tiles);
+  // What each step adds to tile 0, for the debug log.
+  std::vector<std::pair<uint64_t, std::string>> onFirstTile;
+  auto noteFirstTile = [&](Operation &op, uint64_t before) {
+    if (perTile[0] != before)
+      onFirstTile.push_back(
+          {perTile[0] - before,
+           op.getName().getStringRef().str() + " " +
+               (op.getAttrOfType<StringAttr>("sym_name")
+                    ? op.getAttrOfType<StringAttr>("sym_name").str()
+                    : std::string())});
+  };
+  for (Operation &op : program.getBody().front()) {
+    const uint64_t before = perTile[0];
+    auto note = llvm::make_scope_exit([&] { noteFirstTile(op, before); });
+    if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
+      if (!phase.getScheduleAttr())
+        return phase.emitError("phase is not scheduled: run "
+                               "--ipu-schedule-exchange before placing storage");
+      FailureOr<ipu_exchange::PhaseTransfers> transfers =
+          ipu_exchange::buildPhaseTransfers(phase, target);
+      if (failed(transfers))
+        return failure();
+      ::ipu::ExchangeSchedule schedule =
+          ipu_exchange::toExchangeSchedule(phase.getScheduleAttr());
+      const ::ipu::ExchangePhase &table = transfers->phase;
+      std::vector<bool> takesPart(target.tiles, false);
+      for (const ::ipu::ExchangeRun &run : schedule.runs) {
+        if (run.transfer >= table.size())
+          return phase.emitError("schedule names transfer ")
+                 << run.transfer << " of " << table.size();
+        uint32_t source = table.source[run.transfer];
+        perTile[source] += target.exchangeCodeBytesPerSendRun;
+        takesPart[source] = true;
+        for (const uint32_t *d = table.destinationsBegin(run.transfer),
+                            *e = table.destinationsEnd(run.transfer);
+             d != e; ++d) {
+          perTile[*d] += target.exchangeCodeBytesPerReceiveRun;
+          takesPart[*d] = true;
+        }
+      }
+      for (uint32_t tile = 0; tile < target.tiles; ++tile)
+        if (takesPart[tile])
+          perTile[tile] += target.exchangeCodeBytesPerPhase;
+    } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
+      std::unique_ptr<::ipu::ElementwiseKernel> generated;
+      const ::ipu::KernelSpec *kernel =
+          ipu_tile::lookupComputeSetKernel(computeSet, generated);
+      uint64_t vertexBytes = target.vertexStateBytes(
+          kernel->operandNames.size(), kernel->paramNames.size());
+      for (int32_t tile : computeSet.getTiles())
+        perTile[tile] += vertexBytes;
+      // A generated kernel's code, once on every tile that runs it.
+      if (generated) {
+        const uint64_t codeBytes = ::ipu::elementwiseCodeBytes(target, generated->body());
+        for (int32_t tile : computeSet.getTiles())
+          if (kernelsOn[tile].insert(computeSet.getKernel()).second)
+            perTile[tile] += codeBytes;
+      }
+    }
+  }
+  uint64_t most = *std::max_element(perTile.begin(), perTile.end());
+  if (::ipu::debugEnabled())
+    for (const auto &[bytes, what] : onFirstTile)
+      ::ipu::logDebug("ipu-place-storage: reserved on tile 0 bytes=" +
+                      std::to_string(bytes) + " step=\"" + what + "\"");
+  const uint64_t align = target.bufferAlignmentBytes;
+  return static_cast<uint32_t>((most + align - 1) / align * align);
+}
+
+
+FailureOr<mlir::ipu::ProgramStorage>
+mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
+                              const ::ipu::TargetModel &target) {
+  ProgramStorage storage;
+  // Liveness in program steps (buffers are not steps), as the program's
+  // verifier checks it.
+  storage.liveness = ipu_tile::computeLiveness(program);
+  storage.buffers = storage.liveness.buffers;
+  for (unsigned index = 0; index < storage.buffers.size(); ++index) {
+    ipu_tile::BufferOp buffer = storage.buffers[index];
+    std::optional<::ipu::BlockLayout> layout =
+        ipu_tile::toBlockLayout(buffer.getTensorType());
+    ::ipu::BufferRequest request;
+    request.name = buffer.getSymName().str();
+    request.memoryClass = ipu_tile::toMachineClass(buffer.getMemoryClass());
+    request.bytes = layout->maxBlockBytes();
+    request.alignment = target.bufferAlignmentBytes;
+    request.tiles = layout->tileList();
+    llvm::sort(request.tiles);
+    std::tie(request.firstUse, request.lastUse) = storage.liveness.live[index];
+    if (!storage.liveness.used[index])
+      buffer.emitWarning("buffer is never used");
+    storage.requests.push_back(std::move(request));
+  }
+  FailureOr<uint32_t> reserved = reservedBytes(program, target);
+  if (failed(reserved))
+    return failure();
+  storage.reservedBytes = *reserved;
+  storage.error = ::ipu::placeBuffers(target, storage.requests, *reserved,
+                                      storage.placement, &storage.overflow);
+  return storage;
+}

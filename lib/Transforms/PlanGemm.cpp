@@ -4,8 +4,11 @@
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Planning/GemmPlan.h"
 #include "IPU/Support/Log.h"
+#include "IPU/Transforms/TileLowering.h"
+#include "PlaceStorage.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -89,6 +92,70 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     /// The cap on its resident weights the program's memory imposed (0: none).
     uint64_t weightCapBytes = 0;
   };
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    IPUPlanGemmBase::getDependentDialects(registry);
+    // What the storage check's lowering of a copy loads.
+    registry.insert<ipu_exchange::IPUExchangeDialect>();
+    ipu_tile::registerTileLoweringModels(registry);
+  }
+
+  /// Lowers, schedules and places a copy of `module` with the jobs' plans,
+  /// quietly. Returns the bytes per tile that did not fit, in the class that
+  /// overflowed, with a sentence for the remark; nothing when it fits or the
+  /// copy cannot be lowered (the pipeline then reports why itself).
+  std::optional<std::pair<::ipu::MemoryClass, uint64_t>>
+  storageOverflow(ModuleOp module, const std::vector<Job> &jobs,
+                  const ::ipu::TargetModel &target, std::string &why) {
+    OwningOpRef<ModuleOp> copy = module.clone();
+    size_t next = 0;
+    bool matched = true;
+    copy->walk([&](ipu_gemm::MatmulOp op) {
+      if (next >= jobs.size() || jobs[next].search.finalists.empty()) {
+        matched = false;
+        return;
+      }
+      const ::ipu::GemmPlanChoice &best = jobs[next++].search.finalists.front();
+      op.setPlanAttr(ipu_gemm::PlanAttr::fromGemmPlan(op.getContext(), best.plan,
+                                                      best.cost.totalCycles));
+    });
+    if (!matched || next != jobs.size())
+      return std::nullopt;
+    PassManager pm(module.getContext(), ModuleOp::getOperationName());
+    pm.addPass(mlir::ipu::createIPUAssignLayouts());
+    pm.addPass(mlir::ipu::createIPULowerToTile());
+    pm.addPass(mlir::ipu::createIPUScheduleExchange());
+    ScopedDiagnosticHandler quiet(module.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    ::ipu::QuietLog quietLog;
+    if (failed(pm.run(*copy)))
+      return std::nullopt;
+    for (auto program : copy->getOps<ipu_tile::ProgramOp>()) {
+      FailureOr<mlir::ipu::ProgramStorage> storage =
+          mlir::ipu::planProgramStorage(program, target);
+      if (failed(storage) || !storage->error)
+        continue;
+      const ::ipu::MemoryOverflow &overflow = storage->overflow;
+      const ::ipu::MemoryClass c = overflow.memoryClass;
+      const uint64_t available =
+          target.allocatableBytes(c) -
+          (c == ::ipu::MemoryClass::Standard ? storage->reservedBytes : 0);
+      const uint64_t live = storage->placement.boundBytes[static_cast<int>(c)];
+      // More live than there is: the excess; else first fit fragmented the
+      // class: room for the buffer that did not fit.
+      const uint64_t deficit =
+          live > available ? live - available : overflow.bytesNeeded;
+      why = llvm::formatv("placing its storage overflowed {0} memory: {1} "
+                          "bytes live at once on tile {2}, {3} allocatable "
+                          "beside {4} of code and vertex state",
+                          ::ipu::memoryClassName(c), live,
+                          storage->placement.peakTile[static_cast<int>(c)],
+                          available, storage->reservedBytes)
+                .str();
+      return std::make_pair(c, llvm::alignTo(deficit, 1024));
+    }
+    return std::nullopt;
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -203,6 +270,10 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       uint64_t &largest = coexisting[op->getParentOp()];
       largest = std::max(largest, (bytes + target->tiles - 1) / target->tiles);
     });
+    // Bytes per tile and class the planner holds back beyond its model,
+    // learnt from placing a copy of the program.
+    uint64_t holdBack[2] = {0, 0};
+    auto planAll = [&] {
     parallelForEach(&getContext(), groups, [&](const std::vector<size_t> &group) {
       std::vector<::ipu::ProgramGemm> program;
       for (size_t index : group) {
@@ -215,7 +286,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         program.back().residentStandardBytes =
             resident.lookup(jobs[index].op->getParentOp());
         program.back().residentInterleavedBytes =
-            residentRows.lookup(jobs[index].op->getParentOp());
+            residentRows.lookup(jobs[index].op->getParentOp()) + holdBack[1];
+        program.back().residentStandardBytes += holdBack[0];
       }
       ::ipu::planGemmProgram(*target, program, finalists);
       for (size_t position = 0; position < group.size(); ++position) {
@@ -226,6 +298,31 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         job.weightCapBytes = program[position].weightCapBytes;
       }
     });
+    };
+    planAll();
+    // The model misses some of what the lowering adds (exchange code of
+    // other ops' phases, fragmentation): a placed copy of the program
+    // decides, and the planner plans again with what overflowed held back.
+    auto planned = [&] {
+      return llvm::none_of(jobs, [](const Job &job) { return job.error.has_value(); });
+    };
+    for (unsigned round = 0; validateStorage && planned() && round < 4; ++round) {
+      std::string why;
+      std::optional<std::pair<::ipu::MemoryClass, uint64_t>> overflow =
+          storageOverflow(module, jobs, *target, why);
+      if (!overflow)
+        break;
+      holdBack[static_cast<int>(overflow->first)] += overflow->second;
+      emitRemark(module.getLoc())
+          << "planned again: " << why << "; the plans now hold back "
+          << holdBack[0] << " standard and " << holdBack[1]
+          << " interleaved bytes per tile";
+      for (Job &job : jobs) {
+        job.search = ::ipu::GemmPlanSearch();
+        job.error.reset();
+      }
+      planAll();
+    }
 
     for (auto [index, job] : llvm::enumerate(jobs)) {
       if (job.error && job.given) {
@@ -261,6 +358,13 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
               << target->allocatableBytes(::ipu::MemoryClass::Standard) << " standard and "
               << target->allocatableBytes(::ipu::MemoryClass::Interleaved)
               << " interleaved bytes";
+          if (std::optional<std::pair<size_t, size_t>> blocks =
+                  repeatsThatFit(jobs, job))
+            error.attachNote()
+                << "the function repeats a sequence of " << blocks->first
+                << " matmuls " << count / blocks->first
+                << " times (a stack of blocks): the first " << blocks->second
+                << " repeats fit";
         }
         failedAny = true;
         continue;
@@ -275,6 +379,41 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     }
     if (failedAny)
       signalPassFailure();
+  }
+
+  /// When the matmuls of `failed`'s function repeat one sequence of
+  /// shapes (a stack of encoder blocks), the sequence's length and how
+  /// many whole repeats come before the function's first matmul that
+  /// found no plan.
+  template <typename JobList, typename JobType>
+  static std::optional<std::pair<size_t, size_t>>
+  repeatsThatFit(const JobList &jobs, const JobType &failed) {
+    SmallVector<const JobType *> group;
+    for (const JobType &other : jobs)
+      if (other.group == failed.group)
+        group.push_back(&other);
+    auto same = [](const JobType *a, const JobType *b) {
+      const ::ipu::GemmProblem &x = a->problem, &y = b->problem;
+      return std::make_tuple(x.m, x.k, x.n, x.batches, x.rhsIsWeight,
+                             x.rhsTransposed, x.inType) ==
+             std::make_tuple(y.m, y.k, y.n, y.batches, y.rhsIsWeight,
+                             y.rhsTransposed, y.inType);
+    };
+    const size_t count = group.size();
+    for (size_t period = 1; 2 * period <= count; ++period) {
+      if (count % period != 0)
+        continue;
+      bool repeats = true;
+      for (size_t i = period; i < count && repeats; ++i)
+        repeats = same(group[i], group[i % period]);
+      if (!repeats)
+        continue;
+      size_t firstFailure = 0;
+      while (firstFailure < count && !group[firstFailure]->error)
+        ++firstFailure;
+      return std::make_pair(period, firstFailure / period);
+    }
+    return std::nullopt;
   }
 
   /// The pass options as constraints; a malformed value is an error naming

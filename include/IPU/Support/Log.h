@@ -22,6 +22,23 @@ spdlog::logger &log();
 
 /// Logs `message` at info level (one line).
 void logInfo(const std::string &message);
+/// Logs `message` at debug level; debugEnabled() says whether it would
+/// show, so that callers skip building messages nobody reads.
+void logDebug(const std::string &message);
+bool debugEnabled();
+
+/// Raises the log level to warnings while it lives: work done on a copy
+/// (the planner's storage check) logs nothing.
+class QuietLog {
+public:
+  QuietLog();
+  ~QuietLog();
+  QuietLog(const QuietLog &) = delete;
+  QuietLog &operator=(const QuietLog &) = delete;
+
+private:
+  int saved;
+};
 
 } // namespace ipu
 

@@ -131,6 +131,10 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
            "Constrain the reduction of inner partitions (complete, staged)">,
     Option<"staging", "staging", "std::string", "\"\"",
            "Constrain local weight staging (true, false)">,
+    Option<"validateStorage", "validate-storage", "bool", "false",
+           "Lower, schedule and place a copy of the planned module; when its "
+           "storage overflows, plan again with the overflow held back (up to "
+           "four times)">,
     Option<"gathered", "gathered", "std::string", "\"\"",
            "Constrain gathered weights, stored once and gathered before each "
            "GEMM (true, false)">,
