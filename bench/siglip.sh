@@ -12,8 +12,10 @@
 # its endpoint bound, the memory peaks against their bounds, the planner's
 # estimate against the simulated cycles, simulator seconds, the check, and
 # the user's current stack beside ours where its log gives it
-# (../shared/seeds: MLP 225,672 cycles, attention 406,211).
-#   bench/run siglip [--part mlp|attention|ln-mlp|block]
+# (../shared/seeds: MLP 225,672 cycles, attention 406,211). The last row
+# is a stack of four encoder blocks (f16 partials allowed), with its
+# cycles per block.
+#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack] [--blocks N]
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 root=${BENCH_ROOT:?run through bench/run}
@@ -32,13 +34,14 @@ theirs() { # part
   esac
 }
 
-run_part() { # part partials weights
-  local part=$1 partials=$2 weights=$3
+run_part() { # part partials weights [blocks]
+  local part=$1 partials=$2 weights=$3 blocks=${4:-1}
   local name src lowered package log report
-  name=$(python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" --name)${partials:+-p$partials}
+  local generate=(python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" --blocks "$blocks")
+  name=$("${generate[@]}" --name)${partials:+-p$partials}
   src="$work/$name.mlir" lowered="$work/$name.ir" package="$work/$name.ipuexe"
   log="$work/$name.log" report="$work/$name.report"
-  python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" -o "$src"
+  "${generate[@]}" -o "$src"
   local t0 t1 t2 t3
   t0=$(now)
   if ! "$bin/ipu-opt" "$src" --ipu-compile="target=ipu21${partials:+ partials=$partials}" \
@@ -61,7 +64,7 @@ run_part() { # part partials weights
   local cycles planned
   cycles=$(value cycles "$report")
   planned=$(value plannedCycles "$report")
-  echo "bench=siglip case=$name part=$part weights=$weights partials=${partials:-f32}" \
+  echo "bench=siglip case=$name part=$part blocks=$blocks weights=$weights partials=${partials:-f32}" \
        "compileSeconds=$(seconds "$t0" "$t1")$passes packageSeconds=$(seconds "$t1" "$t2")" \
        "cycles=$cycles efficiencyPercent=$(value efficiencyPercent "$report")" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
@@ -69,14 +72,17 @@ run_part() { # part partials weights
        "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
        "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
        "plannedCycles=$planned planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
+       "cyclesPerBlock=$(awk -v c="$cycles" -v b="$blocks" 'BEGIN { printf "%d", (c ? c / b : 0) }')" \
        "simulateSeconds=$(seconds "$t2" "$t3") numericalTest=$(value numericalTest "$report" || echo FAIL)" \
        "$(theirs "$part")"
 }
 
-parts=(mlp attention ln-mlp block)
+parts=(mlp attention ln-mlp block stack)
+stacked=4
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts=("$2"); shift 2 ;;
+    --blocks) stacked=$2; shift 2 ;;
     *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
   esac
 done
@@ -84,6 +90,10 @@ done
 # allowed; f8E4M3FN weights (activations cast to f8 before each GEMM) with
 # f16 partials allowed.
 for part in "${parts[@]}"; do
+  if [ "$part" = stack ]; then
+    run_part block any f16 "$stacked"
+    continue
+  fi
   for partials in "" any; do
     run_part "$part" "$partials" f16
   done

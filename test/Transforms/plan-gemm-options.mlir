@@ -2,6 +2,8 @@
 // RUN: ipu-opt %s -ipu-plan-gemm="inner=2 reduction=staged weights=interleaved" | FileCheck %s
 // RUN: not ipu-opt %s -ipu-plan-gemm="reduction=partial" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not ipu-opt %s -ipu-plan-gemm="staging=maybe" 2>&1 | FileCheck %s --check-prefix=STAGING
+// RUN: not ipu-opt %s -ipu-plan-gemm="gathered=yes" 2>&1 | FileCheck %s --check-prefix=GATHERED
+// RUN: ipu-opt %s -ipu-plan-gemm="gathered=true" | FileCheck %s --check-prefix=GATHER
 // Partials: f32 by default for an f32 accumulation; f16 when allowed and
 // cheaper ("any": for @mm's f32 result f16 partials would need a conversion
 // and save no pass, for @allowed's f16 result they are cheaper) or required
@@ -26,6 +28,9 @@
 // PARTIALS: error: pass option partials='bf16' is not f32, f16 or any
 // BAD: error: pass option reduction='partial' is not complete or staged
 // STAGING: error: pass option staging='maybe' is not true or false
+// GATHERED: error: pass option gathered='yes' is not true or false
+// GATHER-LABEL: @mm(
+// GATHER: weights = interleaved, {{.*}}gathered = true>
 // ROWS: error: pass option rows=4294967297 is out of range [1, 2^32) (0 leaves it free)
 // INNER: error: pass option inner=-2 is out of range [1, 2^32) (0 leaves it free)
 

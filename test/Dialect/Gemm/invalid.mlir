@@ -226,3 +226,13 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     return %c : tensor<2x8x8xf32>
   }
 }
+
+// -----
+
+// expected-error @+1 {{gathered weights are gathered into interleaved memory, without staging; weights are 'standard'}}
+func.func private @gathered_standard() attributes {p = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = standard, reduction = complete, staging = false, cycles = 0, gathered = true>}
+
+// -----
+
+// expected-error @+1 {{gathered weights need rows > 1: with one row block nothing is replicated}}
+func.func private @gathered_one_row() attributes {p = #ipu_gemm.plan<rows = 1, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 0, gathered = true>}

@@ -81,6 +81,12 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
   }];
 }
 
+// An optional flag printed as `true` or `false` (std::optional<bool> would
+// print as an integer).
+def IPUGemm_OptionalFlag : OptionalParameter<"std::optional<bool>"> {
+  let printer = [{ $_printer << (*$_self ? "true" : "false") }];
+}
+
 def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
   let summary = "Restricts the plans a matmul may take";
   let description = [{
@@ -103,9 +109,9 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
                         OptionalParameter<"std::optional<::mlir::ipu_gemm::Orientation>">:$orientation,
                         OptionalParameter<"std::optional<::mlir::ipu_tile::MemoryClass>">:$weights,
                         OptionalParameter<"std::optional<::mlir::ipu_gemm::Reduction>">:$reduction,
-                        OptionalParameter<"std::optional<bool>">:$staging,
+                        IPUGemm_OptionalFlag:$staging,
                         StringRefParameter<"f32, f16 or any", "\"\"">:$partials,
-                        OptionalParameter<"std::optional<bool>">:$gathered);
+                        IPUGemm_OptionalFlag:$gathered);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -1,0 +1,31 @@
+// Stacked encoder blocks at 16 tiles, as the workload generator writes them
+// (torch-mlir's export form). Three blocks fit only with gathered weights:
+// each weight is stored once, its blocks' rows split over the tiles that
+// use them, and gathered into the plan's layout by the phase before each
+// GEMM. A stack that does not fit says how many of its blocks do, after the
+// planner has checked its memory model by placing a copy of the program.
+//
+// RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --blocks 3 --tokens 256 --dim 128 --hidden 1024 --heads 2 -o %t.three.mlir
+// RUN: ipu-opt %t.three.mlir --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="partials=any validate-storage=true" --ipu-assign-layouts 2> /dev/null | FileCheck %s --check-prefix=LAYOUT
+// RUN: ipu-opt %t.three.mlir --ipu-compile="target=ipu21-16 partials=any" 2> /dev/null | ipu-translate --ipu-to-package -o %t.three.ipuexe
+// RUN: ipu-run %t.three.ipuexe --check | FileCheck %s --check-prefix=CHECKED
+//
+// RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --blocks 4 --tokens 128 --dim 256 --hidden 1024 --heads 4 -o %t.four.mlir
+// RUN: not ipu-opt %t.four.mlir --ipu-compile="target=ipu21-16 partials=any" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FOUR
+
+// Layer norm's scale and shift (streamed first) stay resident in
+// interleaved memory, replicated over the tiles of its rows. The first
+// block's q projection: its weight streams into its home (four
+// row parts of 32 per column block, one on each of the block's replica
+// tiles), and a relayout before the matmul gathers it into the plan's
+// layout, replicated over the 4 row blocks, in interleaved memory.
+// LAYOUT: ipu_tile.from_host %arg1 in interleaved {resident} : tensor<128xf16>
+// LAYOUT: %[[HOME:.*]] = ipu_tile.from_host %arg3 in interleaved {resident, transpose} : tensor<128x128xf16> -> tensor<128x128xf16, #ipu_tile.layout<grid = [4, 4], {{.*}}row_splits = [0, 32, 64, 96, 128], tile_map = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]>>
+// LAYOUT: %[[GATHERED:.*]] = ipu_tile.relayout %[[HOME]] in interleaved : {{.*}} -> tensor<128x128xf16, #ipu_tile.layout<grid = [1, 4], base = 0, strides = [0, 1], replicas = 4, replica_stride = 4>>
+// LAYOUT-NEXT: ipu_gemm.matmul %{{.*}}, %[[GATHERED]] {{{.*}}plan = #ipu_gemm.plan<rows = 4, cols = 4, {{.*}}gathered = true>}
+
+// CHECKED: numericalTest=PASS
+
+// FOUR: remark: planned again: placing its storage overflowed standard memory: {{[0-9]+}} bytes live at once on tile {{[0-9]+}}, {{[0-9]+}} allocatable beside {{[0-9]+}} of code and vertex state; the plans now hold back {{[1-9][0-9]*}} standard and 0 interleaved bytes per tile
+// FOUR: error: cannot plan {{[0-9x]+}} matmul on 'ipu21-16': no plan fits tile memory
+// FOUR: note: the function repeats a sequence of 8 matmuls 4 times (a stack of blocks): the first 3 repeats fit
