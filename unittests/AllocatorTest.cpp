@@ -139,6 +139,39 @@ TargetModel smallTarget(uint32_t tiles = 16) {
   return TargetModel::ipu21WithTiles(tiles);
 }
 
+TEST(Allocator, LongLivedFirstWhenDecreasingSizeFragments) {
+  // On one tile with room for ten units: L (3) lives throughout, X (5) and
+  // Z (2) in the first half, Y (6) in the second, so at most 10 units are
+  // live at once. Decreasing size puts Y and X at 0 and L above Y, which
+  // leaves Z no hole; long-lived first puts L at 0 and everything fits.
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  const uint64_t unit = target.allocatableBytes(MemoryClass::Standard) / 10 / 8 * 8;
+  std::vector<BufferRequest> requests = {
+      makeRequest("L", 3 * unit, 0, 10, {0}), makeRequest("X", 5 * unit, 0, 4, {0}),
+      makeRequest("Y", 6 * unit, 5, 10, {0}), makeRequest("Z", 2 * unit, 0, 4, {0})};
+  Placement placement;
+  ASSERT_EQ(placeBuffers(target, requests, 0, placement), std::nullopt);
+  const uint64_t base = classBase(target, MemoryClass::Standard, 0);
+  EXPECT_EQ(placement.address[0], base); // L at the bottom.
+  for (size_t a = 0; a < requests.size(); ++a)
+    for (size_t b = a + 1; b < requests.size(); ++b)
+      if (conflict(requests[a], requests[b]))
+        EXPECT_TRUE(placement.address[a] + requests[a].bytes <= placement.address[b] ||
+                    placement.address[b] + requests[b].bytes <= placement.address[a])
+            << requests[a].name << " overlaps " << requests[b].name;
+  EXPECT_EQ(placement.boundBytes[0], 10 * unit);
+
+  // One unit more live than there is room for: no order fits, and the
+  // error says so beside the memory map.
+  requests[3].bytes = 3 * unit;
+  std::optional<std::string> error = placeBuffers(target, requests, 0, placement);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("the most bytes live at once in this class are " +
+                        std::to_string(11 * unit) + " on tile 0"),
+            std::string::npos)
+      << *error;
+}
+
 } // namespace
 
 TEST(Allocator, PlacesFromBaseAboveReservedBytes) {
