@@ -65,6 +65,7 @@ Package makePackage() {
   ComputeSet matmul;
   matmul.name = "mm.partials";
   matmul.kernel = "gemm";
+  matmul.location = "model.mlir:12:10";
   matmul.tiles = {0, 1, 2, 3};
   for (uint32_t tile = 0; tile < 4; ++tile) {
     matmul.operandAddress.insert(matmul.operandAddress.end(),
@@ -79,6 +80,7 @@ Package makePackage() {
 
   PackagePhase gather;
   gather.name = "gather";
+  gather.location = "model.mlir:12:10";
   gather.phase.tiles = 4;
   for (uint32_t tile = 0; tile < 4; ++tile) {
     gather.phase.addTransfer(tile, 16, {(tile + 1) % 4, (tile + 2) % 4});
@@ -154,11 +156,13 @@ void expectEqual(const Package &a, const Package &b) {
     EXPECT_EQ(x.tiles, y.tiles);
     EXPECT_EQ(x.operandAddress, y.operandAddress);
     EXPECT_EQ(x.params, y.params);
+    EXPECT_EQ(x.location, y.location);
   }
   ASSERT_EQ(a.phases.size(), b.phases.size());
   for (size_t i = 0; i < a.phases.size(); ++i) {
     const PackagePhase &x = a.phases[i], &y = b.phases[i];
     EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.location, y.location);
     EXPECT_EQ(x.phase.tiles, y.phase.tiles);
     EXPECT_EQ(x.phase.source, y.phase.source);
     EXPECT_EQ(x.phase.words, y.phase.words);

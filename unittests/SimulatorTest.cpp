@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/Runtime/OpCycles.h"
 #include "IPU/Runtime/Simulator.h"
 
 #include "IPU/Device/Kernels.h"
@@ -693,3 +694,62 @@ TEST(SimulatorTest, TransposingStreamsTransposeEachMatrix) {
 }
 
 } // namespace
+
+// Cycles per source op: steps grouped by their name's prefix, a sync
+// counted for the step after it, the rows summing to the run.
+TEST(OpCyclesTest, GroupsStepsByOpAndSumsToTheRun) {
+  Package package;
+  package.computeSets.resize(3);
+  package.computeSets[0].name = "mm0.partials";
+  package.computeSets[0].location = "m.mlir:3:5";
+  package.computeSets[1].name = "mm0.sum";
+  package.computeSets[1].location = "m.mlir:3:5";
+  package.computeSets[2].name = "ew1";
+  package.computeSets[2].location = "m.mlir:4:5";
+  package.phases.resize(1);
+  package.phases[0].name = "mm0.reduce";
+  package.phases[0].phase.tiles = 4;
+  package.phases[0].phase.addTransfer(0, 3, {1, 2}); // 3 words to 2 tiles.
+  SimulationResult result;
+  result.steps = {{StepKind::StreamIn, 0, 0},  {StepKind::Compute, 0, 100},
+                  {StepKind::Sync, 0, 7},      {StepKind::Exchange, 0, 40},
+                  {StepKind::Sync, 0, 7},      {StepKind::Compute, 1, 20},
+                  {StepKind::Compute, 2, 30},  {StepKind::Sync, 0, 7},
+                  {StepKind::StreamOut, 0, 0}};
+  result.cycles = 100 + 7 + 40 + 7 + 20 + 30 + 7;
+  std::vector<OpCycles> ops = cyclesByOp(package, result);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].op, "mm0");
+  EXPECT_EQ(ops[0].location, "m.mlir:3:5");
+  EXPECT_EQ(ops[0].steps, 3u);
+  EXPECT_EQ(ops[0].computeCycles, 120u);
+  EXPECT_EQ(ops[0].exchangeCycles, 40u);
+  EXPECT_EQ(ops[0].syncCycles, 14u);
+  EXPECT_EQ(ops[0].exchangeBytes, 3u * 4 * 2);
+  EXPECT_EQ(ops[1].op, "ew1");
+  EXPECT_EQ(ops[1].cycles(), 30u);
+  EXPECT_EQ(ops[2].op, "sync"); // The last sync, before streaming out.
+  EXPECT_EQ(ops[2].syncCycles, 7u);
+  uint64_t sum = 0;
+  for (const OpCycles &op : ops)
+    sum += op.cycles();
+  EXPECT_EQ(sum, result.cycles);
+
+  // Beside another run: matched by op, ops of one run only get a zero.
+  std::vector<OpCycles> other = {ops[1], ops[0]};
+  other[1].computeCycles += 5;
+  OpCycles extra;
+  extra.op = "permute0";
+  extra.exchangeCycles = 9;
+  other.push_back(extra);
+  std::vector<OpComparison> rows = compareOps(ops, other);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].op, "mm0");
+  EXPECT_EQ(rows[0].cycles, 174u);
+  EXPECT_EQ(rows[0].otherCycles, 179u);
+  EXPECT_EQ(rows[2].op, "sync");
+  EXPECT_EQ(rows[2].otherCycles, 0u);
+  EXPECT_EQ(rows[3].op, "permute0");
+  EXPECT_EQ(rows[3].cycles, 0u);
+  EXPECT_EQ(rows[3].otherCycles, 9u);
+}

@@ -62,6 +62,7 @@ struct ComputeSet {
   tiles @2 :List(UInt32);
   operandAddress @3 :List(UInt32);  # tiles x operand count
   params @4 :List(Int64);           # tiles x parameter count
+  location @5 :Text;                # Source location of the op it runs for.
 }
 
 struct Phase {
@@ -80,6 +81,7 @@ struct Phase {
   runWordOffset @10 :List(UInt32);
   runWords @11 :List(UInt32);
   runStart @12 :List(UInt32);
+  location @13 :Text;  # Source location of the op it moves data for.
 }
 
 struct Step {

@@ -107,6 +107,7 @@ void writeComputeSet(const ComputeSet &computeSet,
   fill(out.initOperandAddress(computeSet.operandAddress.size()),
        computeSet.operandAddress);
   fill(out.initParams(computeSet.params.size()), computeSet.params);
+  out.setLocation(toText(computeSet.location));
 }
 
 void writePhase(const PackagePhase &phase, wire::Phase::Builder out) {
@@ -132,6 +133,9 @@ void writePhase(const PackagePhase &phase, wire::Phase::Builder out) {
     words.set(i, runs[i].words);
     start.set(i, runs[i].start);
   }
+  // Last, as its field number is: `capnp encode` of the decoded text then
+  // lays the message out byte for byte the same.
+  out.setLocation(toText(phase.location));
 }
 
 void writePackage(const Package &package, wire::Package::Builder out) {
@@ -281,10 +285,12 @@ void readComputeSet(wire::ComputeSet::Reader in, ComputeSet &computeSet) {
   computeSet.tiles = toVector<uint32_t>(in.getTiles());
   computeSet.operandAddress = toVector<uint32_t>(in.getOperandAddress());
   computeSet.params = toVector<int64_t>(in.getParams());
+  computeSet.location = fromText(in.getLocation());
 }
 
 void readPhase(wire::Phase::Reader in, PackagePhase &phase) {
   phase.name = fromText(in.getName());
+  phase.location = fromText(in.getLocation());
   ExchangePhase &transfers = phase.phase;
   transfers.tiles = in.getTiles();
   transfers.source = toVector<uint32_t>(in.getSource());

@@ -174,7 +174,8 @@ struct ComputeRow {
 } // namespace
 
 std::string ipu::profileHtml(const Package &package, const TargetModel &target,
-                             const SimulationResult &result) {
+                             const SimulationResult &result,
+                             const ProfileComparison *other) {
   const double perMicrosecond = target.clockHz / 1e6;
   auto us = [&](uint64_t cycles) {
     return fixed(perMicrosecond > 0 ? cycles / perMicrosecond : 0.0, 3);
@@ -479,6 +480,50 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
          fixed(legendY + 10, 0) + "\">idle (0)</text></g>\n";
   out += "</svg>\n";
 
+  // Source ops.
+  out += "<h2>Ops</h2>\n";
+  out += "<p class=\"note\">Each op of the compiled module with the steps it "
+         "lowered to (named after it); a sync counts for the step after it. "
+         "Largest first; the rows sum to the run's cycles.</p>\n";
+  std::vector<OpCycles> ops = cyclesByOp(package, result);
+  std::vector<size_t> opOrder(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i)
+    opOrder[i] = i;
+  std::stable_sort(opOrder.begin(), opOrder.end(), [&](size_t a, size_t b) {
+    return ops[a].cycles() > ops[b].cycles();
+  });
+  out += "<table id=\"ops\">\n<tr><th>op</th><th>location</th><th>steps</th>"
+         "<th>cycles</th><th>\xC2\xB5s</th><th>share</th><th>compute</th>"
+         "<th>exchange</th><th>sync</th><th>exchange bytes</th></tr>\n";
+  for (size_t i : opOrder) {
+    const OpCycles &op = ops[i];
+    out += "<tr><td>" + html(op.op) + "</td><td>" + html(op.location) +
+           "</td><td>" + num(op.steps) + "</td><td>" + grouped(op.cycles()) +
+           "</td><td>" + us(op.cycles()) + "</td><td>" +
+           (result.cycles ? fixed(100.0 * op.cycles() / result.cycles, 1) + "%"
+                          : std::string("-")) +
+           "</td><td>" + grouped(op.computeCycles) + "</td><td>" +
+           grouped(op.exchangeCycles) + "</td><td>" + grouped(op.syncCycles) +
+           "</td><td>" + grouped(op.exchangeBytes) + "</td></tr>\n";
+  }
+  out += "</table>\n";
+  if (other && other->ops) {
+    out += "<h2>Comparison</h2>\n";
+    out += "<p class=\"note\">This run against " + html(other->name) +
+           " (inputs from the same seed), per op: " + grouped(result.cycles) +
+           " against " + grouped(other->cycles) + " cycles.</p>\n";
+    out += "<table id=\"comparison\">\n<tr><th>op</th><th>location</th>"
+           "<th>cycles</th><th>other cycles</th><th>delta</th></tr>\n";
+    for (const OpComparison &row : *other->ops)
+      out += "<tr><td>" + html(row.op) + "</td><td>" + html(row.location) +
+             "</td><td>" + grouped(row.cycles) + "</td><td>" +
+             grouped(row.otherCycles) + "</td><td>" +
+             (row.otherCycles >= row.cycles ? "+" + grouped(row.otherCycles - row.cycles)
+                                            : "-" + grouped(row.cycles - row.otherCycles)) +
+             "</td></tr>\n";
+    out += "</table>\n";
+  }
+
   // Exchange phases.
   out += "<h2>Exchange phases</h2>\n";
   out += "<p class=\"note\">Cycles: the schedule's send horizon plus the "
@@ -559,7 +604,8 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
 std::optional<std::string> ipu::writeProfile(const std::string &directory,
                                              const Package &package,
                                              const TargetModel &target,
-                                             const SimulationResult &result) {
+                                             const SimulationResult &result,
+                                             const ProfileComparison *other) {
   std::error_code error;
   if (std::filesystem::exists(directory, error) &&
       !std::filesystem::is_directory(directory, error))
@@ -570,7 +616,7 @@ std::optional<std::string> ipu::writeProfile(const std::string &directory,
            "': " + error.message();
   std::string path =
       (std::filesystem::path(directory) / "profile.html").string();
-  std::string text = profileHtml(package, target, result);
+  std::string text = profileHtml(package, target, result, other);
   std::FILE *file = std::fopen(path.c_str(), "wb");
   if (!file)
     return "cannot write profile '" + path + "': " + std::strerror(errno);

@@ -92,6 +92,14 @@ std::string ipu::traceJson(const Package &package, const TargetModel &target,
   for (size_t s = 0; s < result.steps.size(); ++s) {
     const StepCycles &step = result.steps[s];
     const std::string label = quote(stepLabel(package, step));
+    // The source op it runs for, where the package says.
+    std::string where;
+    if (step.kind == StepKind::Compute && step.index < package.computeSets.size())
+      where = package.computeSets[step.index].location;
+    else if (step.kind == StepKind::Exchange && step.index < package.phases.size())
+      where = package.phases[step.index].location;
+    const std::string location =
+        where.empty() ? std::string() : ", \"location\": " + quote(where);
     auto slice = [&](uint32_t tid, uint64_t cycles) {
       out += ",\n  {\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(tid) +
              ", \"name\": " + label + ", \"cat\": \"" + stepKindName(step.kind) +
@@ -99,7 +107,7 @@ std::string ipu::traceJson(const Package &package, const TargetModel &target,
              ", \"dur\": " + microseconds(cycles) +
              ", \"args\": {\"step\": " + std::to_string(s) +
              ", \"startCycle\": " + std::to_string(start) +
-             ", \"cycles\": " + std::to_string(cycles) + "}}";
+             ", \"cycles\": " + std::to_string(cycles) + location + "}}";
     };
     slice(0, step.cycles);
     // Host streams take no device time: no slice on the tile tracks.

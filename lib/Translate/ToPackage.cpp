@@ -15,6 +15,22 @@
 using namespace mlir;
 
 namespace {
+/// "file:line:col" of the first file location in `loc` (a fused or named
+/// location wraps one), or "" when it has none.
+std::string sourceLocation(Location loc) {
+  std::string text;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      text = llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
+                           file.getLine(), file.getColumn())
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text;
+}
+
 class PackageBuilder {
 public:
   PackageBuilder(ipu_tile::ProgramOp program, const ::ipu::TargetModel &target)
@@ -85,6 +101,7 @@ LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
   ::ipu::ComputeSet computeSet;
   computeSet.name = op.getSymName().str();
   computeSet.kernel = op.getKernel().str();
+  computeSet.location = sourceLocation(op.getLoc());
   computeSet.tiles.assign(op.getTiles().begin(), op.getTiles().end());
   SymbolTableCollection symbolTable;
   FailureOr<SmallVector<int64_t>> params = op.getVertexParams(symbolTable);
@@ -124,6 +141,7 @@ LogicalResult PackageBuilder::addPhase(ipu_exchange::PhaseOp op) {
            << transfers->phase.size() << ": reschedule it";
   ::ipu::PackagePhase phase;
   phase.name = op.getSymName().str();
+  phase.location = sourceLocation(op.getLoc());
   phase.schedule = ipu_exchange::toExchangeSchedule(op.getScheduleAttr());
   phase.sourceAddress.resize(transfers->phase.size());
   phase.destAddress.resize(transfers->phase.size());

@@ -29,6 +29,8 @@ func.func @mm(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf3
   return %c : tensor<96x64xf32>
 }
 
-// Deterministic: the same package bytes with and without threads.
+// Deterministic: the same package bytes with and without threads (both
+// translated from stdin, so that their ops carry the same locations).
+// RUN: ipu-translate --ipu-to-package < %t.mlir -o %t.threaded.ipuexe
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16" -mlir-disable-threading | ipu-translate --ipu-to-package -o %t.serial.ipuexe
-// RUN: cmp %t.ipuexe %t.serial.ipuexe
+// RUN: cmp %t.threaded.ipuexe %t.serial.ipuexe

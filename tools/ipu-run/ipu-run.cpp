@@ -4,6 +4,7 @@
 //                        [--outputs DIR] [--corrupt-input ARG:BYTE]
 //                        [--corrupt-kernel BYTE] [--checkpoints N]
 //                        [--threads N] [--trace FILE] [--profile DIR]
+//                        [--ops] [--compare OTHER]
 //                        [--quiet]
 //
 // Runs a package on the cycle-level simulator with deterministic inputs and
@@ -61,6 +62,14 @@
 // microseconds at the target clock; the same figures as JSON in its
 // <script type="application/json" id="profile-data">.
 //
+// --ops prints a line per source op: the steps its lowering made (named
+// after it, `mm0.gather`, `mm0.partials`, ...) with its location, cycles
+// by kind and exchange bytes; the rows sum to the run's cycles. --compare
+// OTHER runs a second package on inputs from the same seed and prints the
+// two runs' cycles per op side by side (`compare op=...`), so that a
+// change's effect shows op by op; --profile then adds the comparison to the
+// report.
+//
 // The tool is free of LLVM: arguments are parsed by hand.
 //
 //===----------------------------------------------------------------------===//
@@ -68,6 +77,7 @@
 #include "IPU/Package/Package.h"
 #include "IPU/Runtime/KernelLoader.h"
 #include "IPU/Runtime/Npy.h"
+#include "IPU/Runtime/OpCycles.h"
 #include "IPU/Runtime/Profile.h"
 #include "IPU/Runtime/Simulator.h"
 #include "IPU/Runtime/Trace.h"
@@ -105,7 +115,7 @@ const char *const kUsage =
     "                       [--outputs DIR] [--corrupt-input ARG:BYTE]\n"
     "                       [--corrupt-kernel BYTE] [--checkpoints N]\n"
     "                       [--threads N] [--trace FILE] [--profile DIR]\n"
-    "                       [--quiet]\n"
+    "                       [--ops] [--compare OTHER] [--quiet]\n"
     "  --check                   compare results with the host reference\n"
     "  --seed N                  input generator seed (default 1)\n"
     "  --inputs DIR              read the arguments from NumPy files instead:\n"
@@ -128,6 +138,12 @@ const char *const kUsage =
     "                            is loaded (shows the generated code runs)\n"
     "  --threads N               host threads for the reference BLAS\n"
     "  --trace FILE              write the run as a Chrome trace (Perfetto)\n"
+    "  --ops                     print the cycles of each source op (the\n"
+    "                            steps it lowered to, tied to its location)\n"
+    "  --compare OTHER           also run package OTHER (inputs from the same\n"
+    "                            seed) and print both runs' cycles per op\n"
+    "                            side by side; with --profile, the report\n"
+    "                            shows them too\n"
     "  --profile DIR             write DIR/profile.html, a self-contained\n"
     "                            report: timeline, tile heatmap, exchange\n"
     "                            phases, compute sets, memory (creating DIR)\n"
@@ -150,6 +166,8 @@ struct Options {
   bool quiet = false;
   std::string trace; ///< Chrome trace-event file to write, if any.
   std::string profile; ///< Directory for profile.html, if any.
+  bool ops = false;     ///< Print the cycles per source op.
+  std::string compare;  ///< Another package to run and set beside this one.
 };
 
 int fail(const std::string &message) {
@@ -207,6 +225,12 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
       if (!takeValue() || value.empty())
         return "--trace expects a file name";
       options.trace = value;
+    } else if (arg == "--ops" && noValue()) {
+      options.ops = true;
+    } else if (arg == "--compare") {
+      if (!takeValue() || value.empty())
+        return "--compare expects a package";
+      options.compare = value;
     } else if (arg == "--profile") {
       if (!takeValue() || value.empty())
         return "--profile expects a directory";
@@ -964,6 +988,38 @@ std::optional<std::string> compare(const Package &package,
   return std::nullopt;
 }
 
+/// Reads, validates and simulates the package at `path` on inputs from
+/// `seed`: the other side of --compare.
+std::optional<std::string> simulateOther(const std::string &path, uint64_t seed,
+                                         Package &package,
+                                         SimulationResult &result) {
+  std::vector<uint8_t> bytes;
+  if (auto error = readPackageBytes(path, bytes))
+    return error;
+  if (auto error = deserializePackage(bytes.data(), bytes.size(), package))
+    return "'" + path + "': " + *error;
+  std::optional<TargetModel> target = TargetModel::byName(package.target);
+  if (!target)
+    return "'" + path + "': target '" + package.target + "' is unknown";
+  if (auto error = validatePackage(package, *target))
+    return "'" + path + "': invalid package: " + *error;
+  LoadedKernels kernels;
+  if (auto error = kernels.load(package))
+    return "'" + path + "': invalid package: " + *error;
+  std::vector<HostTensor> inputs;
+  std::vector<bool> generated;
+  if (auto error = prepareInputs(package, seed, "", inputs, generated))
+    return "'" + path + "': " + *error;
+  if (auto error = simulate(package, *target, inputs, result))
+    return "'" + path + "': simulation failed: " + *error;
+  return std::nullopt;
+}
+
+/// "file:line:col" as a report value ("-" when unknown).
+std::string locationValue(const std::string &location) {
+  return location.empty() ? "-" : reportValue(location);
+}
+
 int run(const Options &options) {
   auto start = std::chrono::steady_clock::now();
   log().info("reading package path={}", options.path);
@@ -1095,8 +1151,48 @@ int run(const Options &options) {
     log().info("wrote trace path={} steps={}", options.trace,
                result.steps.size());
   }
+  std::vector<OpCycles> ops = cyclesByOp(package, result);
+  if (options.ops)
+    for (const OpCycles &op : ops)
+      std::printf("op=%s location=%s steps=%u cycles=%llu computeCycles=%llu "
+                  "exchangeCycles=%llu syncCycles=%llu exchangeBytes=%llu "
+                  "sharePercent=%s\n",
+                  reportValue(op.op).c_str(), locationValue(op.location).c_str(),
+                  op.steps, (unsigned long long)op.cycles(),
+                  (unsigned long long)op.computeCycles,
+                  (unsigned long long)op.exchangeCycles,
+                  (unsigned long long)op.syncCycles,
+                  (unsigned long long)op.exchangeBytes,
+                  fixed(result.cycles ? 100.0 * op.cycles() / result.cycles : 0, 2)
+                      .c_str());
+  Package otherPackage;
+  SimulationResult otherResult;
+  std::vector<OpComparison> opComparison;
+  if (!options.compare.empty()) {
+    if (auto error = simulateOther(options.compare, options.seed, otherPackage,
+                                   otherResult))
+      return fail("--compare: " + *error);
+    opComparison = compareOps(ops, cyclesByOp(otherPackage, otherResult));
+    for (const OpComparison &row : opComparison)
+      std::printf("compare op=%s location=%s cycles=%llu otherCycles=%llu "
+                  "deltaCycles=%lld\n",
+                  reportValue(row.op).c_str(), locationValue(row.location).c_str(),
+                  (unsigned long long)row.cycles,
+                  (unsigned long long)row.otherCycles,
+                  (long long)row.otherCycles - (long long)row.cycles);
+    std::printf("compare package=%s other=%s cycles=%llu otherCycles=%llu "
+                "deltaCycles=%lld\n",
+                reportValue(options.path).c_str(),
+                reportValue(options.compare).c_str(),
+                (unsigned long long)result.cycles,
+                (unsigned long long)otherResult.cycles,
+                (long long)otherResult.cycles - (long long)result.cycles);
+    std::fflush(stdout);
+  }
   if (!options.profile.empty()) {
-    if (auto error = writeProfile(options.profile, package, *target, result))
+    ProfileComparison other{options.compare, &opComparison, otherResult.cycles};
+    if (auto error = writeProfile(options.profile, package, *target, result,
+                                  options.compare.empty() ? nullptr : &other))
       return fail(*error);
     log().info("wrote profile dir={} steps={}", reportValue(options.profile),
                result.steps.size());

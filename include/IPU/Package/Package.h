@@ -58,6 +58,9 @@ struct ComputeSet {
   std::vector<uint32_t> tiles;
   std::vector<uint32_t> operandAddress; ///< tiles x operand count.
   std::vector<int64_t> params;          ///< tiles x parameter count.
+  /// "file:line:col" of the op it runs for (empty when unknown): what ties
+  /// a profile's figures to the source.
+  std::string location;
 };
 
 /// An exchange phase with resolved addresses and its schedule.
@@ -67,6 +70,7 @@ struct PackagePhase {
   std::vector<uint32_t> sourceAddress; ///< Per transfer.
   std::vector<uint32_t> destAddress;   ///< Per transfer, on every dest.
   ExchangeSchedule schedule;
+  std::string location; ///< As ComputeSet::location.
 };
 
 enum class StepKind : uint8_t { StreamIn, StreamOut, Compute, Exchange, Sync };

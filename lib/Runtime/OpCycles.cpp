@@ -1,0 +1,90 @@
+//===- OpCycles.cpp - A simulated run's cycles per source op -------------===//
+
+#include "IPU/Runtime/OpCycles.h"
+
+#include <map>
+
+using namespace ipu;
+
+std::string ipu::opOfStep(const std::string &stepName) {
+  return stepName.substr(0, stepName.find('.'));
+}
+
+std::vector<OpCycles> ipu::cyclesByOp(const Package &package,
+                                      const SimulationResult &result) {
+  std::vector<OpCycles> rows;
+  std::map<std::string, size_t> rowOf;
+  auto rowFor = [&](const std::string &name,
+                    const std::string &location) -> OpCycles & {
+    auto [at, inserted] = rowOf.try_emplace(opOfStep(name), rows.size());
+    if (inserted) {
+      rows.emplace_back();
+      rows.back().op = opOfStep(name);
+    }
+    OpCycles &row = rows[at->second];
+    if (row.location.empty())
+      row.location = location; // Its first step's.
+    return row;
+  };
+  uint64_t pendingSync = 0;
+  auto take = [&](OpCycles &row, uint64_t cycles, bool exchange) {
+    (exchange ? row.exchangeCycles : row.computeCycles) += cycles;
+    row.syncCycles += pendingSync;
+    pendingSync = 0;
+    ++row.steps;
+  };
+  for (const StepCycles &step : result.steps) {
+    switch (step.kind) {
+    case StepKind::Sync:
+      pendingSync += step.cycles;
+      break;
+    case StepKind::Compute:
+      if (step.index < package.computeSets.size()) {
+        const ComputeSet &set = package.computeSets[step.index];
+        take(rowFor(set.name, set.location), step.cycles, /*exchange=*/false);
+      }
+      break;
+    case StepKind::Exchange:
+      if (step.index < package.phases.size()) {
+        const PackagePhase &phase = package.phases[step.index];
+        OpCycles &row = rowFor(phase.name, phase.location);
+        take(row, step.cycles, /*exchange=*/true);
+        const ExchangePhase &transfers = phase.phase;
+        for (size_t t = 0; t < transfers.size(); ++t)
+          row.exchangeBytes += uint64_t(transfers.words[t]) * 4 *
+                               (transfers.destBegin[t + 1] - transfers.destBegin[t]);
+      }
+      break;
+    case StepKind::StreamIn:
+    case StepKind::StreamOut:
+      // Host streams cost no device cycles today; if they ever do, they
+      // get a row rather than vanish from the sum.
+      if (step.cycles)
+        rowFor("streams", "").computeCycles += step.cycles;
+      break;
+    }
+  }
+  if (pendingSync) {
+    rows.emplace_back();
+    rows.back().op = "sync";
+    rows.back().syncCycles = pendingSync;
+  }
+  return rows;
+}
+
+std::vector<OpComparison> ipu::compareOps(const std::vector<OpCycles> &ops,
+                                          const std::vector<OpCycles> &other) {
+  std::vector<OpComparison> rows;
+  std::map<std::string, size_t> rowOf;
+  for (const OpCycles &op : ops) {
+    rowOf[op.op] = rows.size();
+    rows.push_back({op.op, op.location, op.cycles(), 0});
+  }
+  for (const OpCycles &op : other) {
+    auto [at, inserted] = rowOf.try_emplace(op.op, rows.size());
+    if (inserted)
+      rows.push_back({op.op, op.location, 0, 0});
+    rows[at->second].otherCycles += op.cycles();
+  }
+  return rows;
+}
