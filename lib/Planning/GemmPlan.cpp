@@ -885,11 +885,16 @@ void ipu::planGemmProgram(const TargetModel &target,
   }
   if (!outOfMemory(gemms) || totalWeights == 0)
     return;
-  // If no share makes the program fit, the attempt that planned the most
-  // matmuls stands (its errors name what still does not fit).
-  auto failures = [](const std::vector<ProgramGemm> &attempt) {
-    return std::count_if(attempt.begin(), attempt.end(),
-                         [](const ProgramGemm &gemm) { return gemm.error.has_value(); });
+  // If no share makes the program fit, the best attempt stands (its errors
+  // name what still does not fit).
+  // The attempt that planned the longest run of matmuls from the start (a
+  // stack of blocks then says how many blocks fit), then the most.
+  auto standing = [](const std::vector<ProgramGemm> &attempt) {
+    auto firstError = std::find_if(attempt.begin(), attempt.end(),
+                                   [](const ProgramGemm &gemm) { return gemm.error.has_value(); });
+    auto failures = std::count_if(attempt.begin(), attempt.end(),
+                                  [](const ProgramGemm &gemm) { return gemm.error.has_value(); });
+    return std::make_pair(firstError - attempt.begin(), -failures);
   };
   std::vector<ProgramGemm> best = gemms;
   const uint64_t memory = target.allocatableBytes(MemoryClass::Standard) +
@@ -903,7 +908,7 @@ void ipu::planGemmProgram(const TargetModel &target,
     planInOrder(target, gemms, finalistCount, caps);
     if (!outOfMemory(gemms))
       return;
-    if (failures(gemms) < failures(best))
+    if (standing(gemms) > standing(best))
       best = gemms;
   }
   for (size_t i = 0; i < gemms.size(); ++i) {
