@@ -1,9 +1,10 @@
 //===- plan-gemm-bench.cpp - How fast and how well matmuls are planned ----===//
 //
-// bench=plan-gemm: searches the plan space of each case with the planner
-// library, as --ipu-plan-gemm does, and prints one line per case:
-// planning seconds, the space, the chosen plan, its estimated cycles and
-// efficiency against the f16 peak.
+// bench=plan-gemm: plans each case with the planner library, as
+// --ipu-compile does (the search, then its 4 finalists lowered, scheduled
+// and placed to re-rank them), and prints one line per case: planning
+// seconds (re-ranking included), the space, the chosen plan, its analytical
+// and scheduled cycles and efficiency against the f16 peak.
 //
 //   plan-gemm-bench                    the SigLIP MLP GEMMs, f16 and f8, ipu21
 //   plan-gemm-bench --shape MxKxN [--dtype f16] [--out f32] [--target ipu21]
@@ -34,13 +35,15 @@ int fail(const std::string &message) {
 
 /// Plans one case and prints its line; returns the planning seconds.
 double run(const Case &c, const TargetModel &target) {
-  GemmPlanSearch search;
+  std::vector<ProgramGemm> program(1);
+  program[0].problem = c.problem;
   auto start = std::chrono::steady_clock::now();
-  std::optional<std::string> error =
-      searchGemmPlans(target, c.problem, {}, 4, search);
+  planGemmProgram(target, program, 4, /*rerank=*/4);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  const GemmPlanSearch &search = program[0].search;
+  const std::optional<std::string> &error = program[0].error;
   const GemmProblem &p = c.problem;
   std::printf("bench=plan-gemm case=%s target=%s shape=%lldx%lldx%lld dtype=%s "
               "out=%s planningSeconds=%.4f candidates=%llu matchingPlans=%llu "
@@ -65,11 +68,13 @@ double run(const Case &c, const TargetModel &target) {
       ch = ',';
   double flops = 2.0 * p.m * p.k * p.n;
   double deviceSeconds = best.cost.totalCycles / target.clockHz;
-  std::printf(" plan=%s estimatedCycles=%llu computeCycles=%llu "
+  std::printf(" plan=%s estimatedCycles=%llu scheduledCycles=%llu computeCycles=%llu "
               "exchangeCycles=%llu reductionCycles=%llu syncCycles=%llu "
               "estimatedEfficiencyPercent=%.2f peakStandardBytes=%llu "
               "peakInterleavedBytes=%llu activeTiles=%u\n",
               plan.c_str(), (unsigned long long)best.cost.totalCycles,
+              (unsigned long long)(best.scheduled ? best.scheduledCycles
+                                                  : best.cost.totalCycles),
               (unsigned long long)best.cost.computeCycles,
               (unsigned long long)best.cost.exchangeCycles,
               (unsigned long long)best.cost.reductionCycles,

@@ -937,3 +937,103 @@ TEST(GatheredWeights, ChosenWhenTheCapLeavesNoReplicatedPlan) {
 }
 
 } // namespace
+
+// Re-ranking: each finalist lowered to its phases, scheduled and placed.
+namespace {
+
+TEST(ScheduledPlans, PhasesNeverBeatTheirBoundAndThePlannerChargesAtLeastIt) {
+  // Random problems, weights and activations, plain and gathered: the
+  // scheduled phases are at least their endpoint bound, and the planner's
+  // analytical exchange (max of sends and receives per tile, per phase)
+  // is never below that bound: it charges what the schedule must pay.
+  TargetModel target = TargetModel::ipu21WithTiles(64);
+  std::mt19937 rng(11);
+  unsigned checked = 0, exact = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    GemmProblem p = problem(8 * (1 + rng() % 12), 8 * (1 + rng() % 12), 8 * (1 + rng() % 12));
+    p.rhsIsWeight = rng() % 3 != 0;
+    GemmPlan candidate = plan(1 + rng() % 6, 1 + rng() % 4, 1 + rng() % 3);
+    candidate.swapped = p.rhsIsWeight && rng() % 2;
+    candidate.reduction = candidate.inner > 1 && rng() % 2 ? Reduction::Staged
+                                                           : Reduction::Complete;
+    candidate.gatheredWeights = p.rhsIsWeight && candidate.rows > 1 && rng() % 2;
+    if (checkGemmPlan(target, p, candidate))
+      continue;
+    SCOPED_TRACE(candidate.str());
+    GemmCost cost = costGemmPlan(target, p, candidate);
+    const uint64_t none[2] = {0, 0};
+    ScheduledPlan scheduled;
+    ASSERT_FALSE(scheduleGemmPlan(target, p, candidate, cost, none, scheduled));
+    EXPECT_GE(scheduled.exchangeCycles, scheduled.boundCycles);
+    EXPECT_GE(cost.exchangeCycles, scheduled.boundCycles);
+    EXPECT_EQ(scheduled.cycles,
+              cost.totalCycles - cost.exchangeCycles + scheduled.exchangeCycles);
+    exact += scheduled.exchangeCycles == cost.exchangeCycles;
+    ++checked;
+  }
+  EXPECT_GT(checked, 60u);
+  EXPECT_GT(exact, 0u);
+}
+
+TEST(ScheduledPlans, PlacementSaysWhenTheRestOfTheProgramLeavesNoRoom) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(96, 128, 64);
+  GemmPlan candidate = plan(4, 2, 2, MemoryClass::Interleaved, Reduction::Staged);
+  GemmCost cost = costGemmPlan(target, p, candidate);
+  ScheduledPlan scheduled;
+  const uint64_t none[2] = {0, 0};
+  ASSERT_FALSE(scheduleGemmPlan(target, p, candidate, cost, none, scheduled));
+  EXPECT_TRUE(scheduled.fits);
+  EXPECT_GT(scheduled.peakBytes[0], 0u);
+  EXPECT_GT(scheduled.peakBytes[1], 0u);
+  // Interleaved memory all taken by the rest of the program: the weights
+  // have nowhere to go.
+  const uint64_t full[2] = {0, target.allocatableBytes(MemoryClass::Interleaved)};
+  ASSERT_FALSE(scheduleGemmPlan(target, p, candidate, cost, full, scheduled));
+  EXPECT_FALSE(scheduled.fits);
+}
+
+TEST(ScheduledPlans, RerankingPutsTheFewestScheduledCyclesFirst) {
+  // The attention scores' batched P x V at full scale (an activation B,
+  // broadcast to overlapping replica groups): the finalists' schedules
+  // differ from their bounds, and re-ranking orders them by what they
+  // schedule to.
+  TargetModel target = TargetModel::ipu21();
+  GemmProblem p = problem(729, 729, 72);
+  p.rhsIsWeight = false;
+  p.batches = 16;
+  p.allowHalfPartials = true;
+  std::vector<ProgramGemm> program(1);
+  program[0].problem = p;
+  planGemmProgram(target, program, 4, 4);
+  ASSERT_FALSE(program[0].error) << *program[0].error;
+  const std::vector<GemmPlanChoice> &finalists = program[0].search.finalists;
+  ASSERT_GE(finalists.size(), 2u);
+  for (size_t i = 0; i < finalists.size(); ++i) {
+    EXPECT_TRUE(finalists[i].scheduled) << i;
+    if (i > 0 && finalists[i].scheduledFits && finalists[0].scheduledFits)
+      EXPECT_LE(finalists[0].scheduledCycles, finalists[i].scheduledCycles) << i;
+  }
+  EXPECT_TRUE(finalists[0].scheduledFits);
+  EXPECT_TRUE(std::any_of(finalists.begin(), finalists.end(),
+                          [](const GemmPlanChoice &c) {
+                            return c.scheduledCycles > c.cost.totalCycles;
+                          }));
+  // Deterministic: the same order again.
+  std::vector<ProgramGemm> again(1);
+  again[0].problem = p;
+  planGemmProgram(target, again, 4, 4);
+  ASSERT_FALSE(again[0].error) << *again[0].error;
+  ASSERT_EQ(again[0].search.finalists.size(), finalists.size());
+  for (size_t i = 0; i < finalists.size(); ++i) {
+    EXPECT_EQ(again[0].search.finalists[i].plan.str(), finalists[i].plan.str());
+    EXPECT_EQ(again[0].search.finalists[i].scheduledCycles, finalists[i].scheduledCycles);
+  }
+  // Without re-ranking nothing is scheduled.
+  std::vector<ProgramGemm> plain(1);
+  plain[0].problem = p;
+  planGemmProgram(target, plain, 4);
+  EXPECT_FALSE(plain[0].search.finalists.front().scheduled);
+}
+
+} // namespace

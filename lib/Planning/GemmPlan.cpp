@@ -1,12 +1,14 @@
 //===- GemmPlan.cpp - Partition plans for one matmul and their cost -------===//
 
 #include "IPU/Planning/GemmPlan.h"
+#include "IPU/Planning/GemmLayouts.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Layout/BlockLayout.h"
 
 #include <algorithm>
 #include <chrono>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 using namespace ipu;
@@ -798,49 +800,101 @@ GemmPlanConstraints withInterleavedWeights(GemmPlanConstraints constraints) {
   return constraints;
 }
 
+/// Lowers, schedules and places the first `count` finalists of `search`
+/// (each on a thread of its own; results by index, so deterministic) and
+/// orders them: those whose buffers fit first, then by scheduled cycles,
+/// then as the analytical order had them.
+void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
+                     const MemoryBudget &budget, unsigned count,
+                     GemmPlanSearch &search) {
+  std::vector<GemmPlanChoice> &finalists = search.finalists;
+  const size_t n = std::min<size_t>(count, finalists.size());
+  if (n < 2)
+    return;
+  // What stays resident beside this matmul: the others' data, and the
+  // weights not planned yet (taken as interleaved, where weights go).
+  const uint64_t reserved[2] = {budget.reservedBytes[0],
+                                budget.reservedBytes[1] + budget.anyBytes};
+  std::vector<ScheduledPlan> results(n);
+  std::vector<bool> failed(n, false);
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < n; ++i)
+    threads.emplace_back([&, i] {
+      failed[i] = scheduleGemmPlan(target, problem, finalists[i].plan,
+                                   finalists[i].cost, reserved, results[i])
+                      .has_value();
+    });
+  failed[0] = scheduleGemmPlan(target, problem, finalists[0].plan,
+                               finalists[0].cost, reserved, results[0])
+                  .has_value();
+  for (std::thread &thread : threads)
+    thread.join();
+  for (size_t i = 0; i < n; ++i) {
+    finalists[i].scheduled = !failed[i];
+    finalists[i].scheduledCycles = failed[i] ? UINT64_MAX : results[i].cycles;
+    finalists[i].scheduledFits = !failed[i] && results[i].fits;
+  }
+  std::stable_sort(finalists.begin(), finalists.begin() + n,
+                   [](const GemmPlanChoice &a, const GemmPlanChoice &b) {
+                     return std::make_pair(!a.scheduledFits, a.scheduledCycles) <
+                            std::make_pair(!b.scheduledFits, b.scheduledCycles);
+                   });
+}
+
+/// What the other matmuls of the program keep beside matmul `position`:
+/// those before it as planned (their first finalists), those after it by
+/// their weights' least share; with its weight cap, if any.
+MemoryBudget budgetFor(const TargetModel &target,
+                       const std::vector<ProgramGemm> &gemms, size_t position,
+                       const std::vector<uint64_t> &caps) {
+  MemoryBudget budget;
+  if (!caps.empty() && caps[position] != UINT64_MAX)
+  budget.weightCapBytes = caps[position];
+  for (size_t other = 0; other < gemms.size(); ++other) {
+    const ProgramGemm &peer = gemms[other];
+    if (other < position && !peer.error) {
+      // Its code, and its weights if resident, stay; its transient
+      // buffers come and go while this one's weights are resident.
+      const GemmCost &cost = peer.search.finalists.front().cost;
+      budget.reservedBytes[0] += cost.codeBytes;
+      budget.peerCodeBytes += cost.codeBytes;
+      if (peer.problem.rhsIsWeight) {
+        budget.reservedBytes[0] += cost.weightBytes[0];
+        budget.reservedBytes[1] += cost.weightBytes[1];
+      }
+      // An activation B gathered into the weights' class is transient
+      // too: it lives with the plan's other buffers, not for the program.
+      for (int c = 0; c < 2; ++c)
+        budget.coexistingBytes[c] =
+            std::max(budget.coexistingBytes[c],
+                     cost.peakBytes[c] -
+                         (peer.problem.rhsIsWeight ? cost.weightBytes[c] : 0) -
+                         (c == 0 ? cost.codeBytes : 0));
+    } else if (other > position && peer.problem.rhsIsWeight) {
+      const GemmProblem &p = peer.problem;
+      uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.inType);
+      budget.anyBytes += (total + target.tiles - 1) / target.tiles;
+    }
+  }
+  const ProgramGemm &gemm = gemms[position];
+  budget.coexistingBytes[0] =
+      std::max(budget.coexistingBytes[0], gemm.coexistingStandardBytes);
+  budget.reservedBytes[0] += gemm.residentStandardBytes;
+  budget.reservedBytes[1] += gemm.residentInterleavedBytes;
+  budget.programBytes = gemm.residentStandardBytes + gemm.residentInterleavedBytes;
+  return budget;
+}
+
 void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
                  unsigned finalistCount, const std::vector<uint64_t> &caps) {
   for (size_t position = 0; position < gemms.size(); ++position) {
     ProgramGemm &gemm = gemms[position];
     gemm.search = GemmPlanSearch();
     gemm.error.reset();
-    MemoryBudget budget;
     gemm.weightCapBytes = 0;
-    if (!caps.empty() && caps[position] != UINT64_MAX) {
-      budget.weightCapBytes = caps[position];
+    if (!caps.empty() && caps[position] != UINT64_MAX)
       gemm.weightCapBytes = caps[position];
-    }
-    for (size_t other = 0; other < gemms.size(); ++other) {
-      const ProgramGemm &peer = gemms[other];
-      if (other < position && !peer.error) {
-        // Its code, and its weights if resident, stay; its transient
-        // buffers come and go while this one's weights are resident.
-        const GemmCost &cost = peer.search.finalists.front().cost;
-        budget.reservedBytes[0] += cost.codeBytes;
-        budget.peerCodeBytes += cost.codeBytes;
-        if (peer.problem.rhsIsWeight) {
-          budget.reservedBytes[0] += cost.weightBytes[0];
-          budget.reservedBytes[1] += cost.weightBytes[1];
-        }
-        // An activation B gathered into the weights' class is transient
-        // too: it lives with the plan's other buffers, not for the program.
-        for (int c = 0; c < 2; ++c)
-          budget.coexistingBytes[c] =
-              std::max(budget.coexistingBytes[c],
-                       cost.peakBytes[c] -
-                           (peer.problem.rhsIsWeight ? cost.weightBytes[c] : 0) -
-                           (c == 0 ? cost.codeBytes : 0));
-      } else if (other > position && peer.problem.rhsIsWeight) {
-        const GemmProblem &p = peer.problem;
-        uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.inType);
-        budget.anyBytes += (total + target.tiles - 1) / target.tiles;
-      }
-    }
-    budget.coexistingBytes[0] =
-        std::max(budget.coexistingBytes[0], gemm.coexistingStandardBytes);
-    budget.reservedBytes[0] += gemm.residentStandardBytes;
-    budget.reservedBytes[1] += gemm.residentInterleavedBytes;
-    budget.programBytes = gemm.residentStandardBytes + gemm.residentInterleavedBytes;
+    MemoryBudget budget = budgetFor(target, gemms, position, caps);
     auto start = std::chrono::steady_clock::now();
     // Batches run side by side, each on a share of the tiles.
     TargetModel batchTarget = target;
@@ -871,9 +925,42 @@ bool outOfMemory(const std::vector<ProgramGemm> &gemms) {
 
 void ipu::planGemmProgram(const TargetModel &target,
                           std::vector<ProgramGemm> &gemms,
-                          unsigned finalistCount) {
+                          unsigned finalistCount, unsigned rerank) {
   for (ProgramGemm &gemm : gemms)
     gemm.seconds = 0;
+  // The caps the standing plans were made with (none: empty).
+  std::vector<uint64_t> standingCaps;
+  // Re-ranking runs once, on the standing attempt, in program order: each
+  // matmul's choice is then what the next one's budget sees.
+  auto finish = [&] {
+    if (!rerank)
+      return;
+    std::vector<ProgramGemm> ranked = gemms;
+    for (size_t position = 0; position < ranked.size(); ++position) {
+      ProgramGemm &gemm = ranked[position];
+      if (gemm.error || gemm.given)
+        continue;
+      auto start = std::chrono::steady_clock::now();
+      // Next to the choices re-ranking made before it: the finalists that
+      // still fit, re-ranked.
+      MemoryBudget budget = budgetFor(target, ranked, position, standingCaps);
+      std::vector<GemmPlanChoice> &finalists = gemm.search.finalists;
+      finalists.erase(std::remove_if(finalists.begin(), finalists.end(),
+                                     [&](const GemmPlanChoice &choice) {
+                                       return !fitsMemory(target, choice.cost, budget);
+                                     }),
+                      finalists.end());
+      if (finalists.empty())
+        return; // An earlier choice that moved left it none: keep the first.
+      TargetModel batchTarget = target;
+      tilesPerBatch(target, gemm.problem, batchTarget.tiles);
+      rerankFinalists(batchTarget, gemm.problem, budget, rerank, gemm.search);
+      gemm.seconds += std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    }
+    gemms = std::move(ranked);
+  };
   planInOrder(target, gemms, finalistCount, {});
   uint64_t totalWeights = 0;
   std::vector<uint64_t> weights(gemms.size(), 0);
@@ -884,7 +971,7 @@ void ipu::planGemmProgram(const TargetModel &target,
     totalWeights += weights[i];
   }
   if (!outOfMemory(gemms) || totalWeights == 0)
-    return;
+    return finish();
   // If no share makes the program fit, the best attempt stands (its errors
   // name what still does not fit).
   // The attempt that planned the longest run of matmuls from the start (a
@@ -897,6 +984,7 @@ void ipu::planGemmProgram(const TargetModel &target,
     return std::make_pair(firstError - attempt.begin(), -failures);
   };
   std::vector<ProgramGemm> best = gemms;
+  std::vector<uint64_t> bestCaps;
   const uint64_t memory = target.allocatableBytes(MemoryClass::Standard) +
                           target.allocatableBytes(MemoryClass::Interleaved);
   for (unsigned percent : {70u, 55u, 40u, 30u, 20u}) {
@@ -906,14 +994,20 @@ void ipu::planGemmProgram(const TargetModel &target,
         caps[i] = static_cast<uint64_t>(
             static_cast<long double>(memory) * percent / 100 * weights[i] / totalWeights);
     planInOrder(target, gemms, finalistCount, caps);
-    if (!outOfMemory(gemms))
-      return;
-    if (standing(gemms) > standing(best))
+    if (!outOfMemory(gemms)) {
+      standingCaps = caps;
+      return finish();
+    }
+    if (standing(gemms) > standing(best)) {
       best = gemms;
+      bestCaps = caps;
+    }
   }
   for (size_t i = 0; i < gemms.size(); ++i) {
     double seconds = gemms[i].seconds;
     gemms[i] = best[i];
     gemms[i].seconds = seconds;
   }
+  standingCaps = bestCaps;
+  finish();
 }

@@ -15,6 +15,7 @@ void mlir::ipu::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createIPUImportLinalg());
   IPUPlanGemmOptions plan;
   plan.finalists = options.finalists;
+  plan.rerank = options.rerank;
   plan.partials = options.partials;
   // The memory model is an estimate: a placed copy of the program decides.
   plan.validateStorage = true;

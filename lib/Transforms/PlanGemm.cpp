@@ -289,7 +289,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
             residentRows.lookup(jobs[index].op->getParentOp()) + holdBack[1];
         program.back().residentStandardBytes += holdBack[0];
       }
-      ::ipu::planGemmProgram(*target, program, finalists);
+      ::ipu::planGemmProgram(*target, program, finalists, rerank);
       for (size_t position = 0; position < group.size(); ++position) {
         Job &job = jobs[group[position]];
         job.search = std::move(program[position].search);
@@ -373,9 +373,10 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       const ::ipu::GemmPlanChoice &best = job.search.finalists.front();
       job.op.setPlanAttr(ipu_gemm::PlanAttr::fromGemmPlan(
           &getContext(), best.plan,
-          // The matmul's own cycles: the epilogue's are its op's.
-          best.cost.totalCycles - best.cost.epilogueCycles -
-              best.cost.rowReductionCycles));
+          // The matmul's own cycles (the epilogue's are its op's), with its
+          // phases as scheduled when its finalists were re-ranked.
+          (best.scheduled ? best.scheduledCycles : best.cost.totalCycles) -
+              best.cost.epilogueCycles - best.cost.rowReductionCycles));
     }
     if (failedAny)
       signalPassFailure();
@@ -576,7 +577,13 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
               (job.problem.rowReductions.empty()
                    ? std::string()
                    : " rowReductionCycles=" +
-                         std::to_string(choice.cost.rowReductionCycles)));
+                         std::to_string(choice.cost.rowReductionCycles)) +
+              // As the user's stack logs its scheduled finalists.
+              (choice.scheduled
+                   ? " analyticalCycles=" + std::to_string(choice.cost.totalCycles) +
+                         " scheduledCycles=" + std::to_string(choice.scheduledCycles) +
+                         " scheduledFits=" + (choice.scheduledFits ? "true" : "false")
+                   : std::string()));
       ::ipu::logInfo("ipu-plan-gemm: retained gemm plan finalist operation=" +
                      std::to_string(index) + " " + line);
       mlir::emitRemark(job.op.getLoc()) << line;
@@ -589,6 +596,16 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
                         << search.fitting << " of the costed fit memory) on '"
                         << target.name << "': estimated " << best.cost.totalCycles
                         << " cycles"
+                        << (best.scheduled
+                                ? ", " + std::to_string(best.scheduledCycles) +
+                                      " scheduled (the fewest of the " +
+                                      std::to_string(llvm::count_if(
+                                          search.finalists,
+                                          [](const ::ipu::GemmPlanChoice &c) {
+                                            return c.scheduled;
+                                          })) +
+                                      " finalists lowered, scheduled and placed)"
+                                : std::string())
                         << (job.weightCapBytes
                                 ? "; its weights capped at " +
                                       std::to_string(job.weightCapBytes) +

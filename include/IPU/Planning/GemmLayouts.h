@@ -65,6 +65,35 @@ std::optional<std::string> relayoutCost(const BlockLayout &from,
                                         const TargetModel &target,
                                         RelayoutCost &cost);
 
+/// A plan lowered as --ipu-lower-to-tile lowers it, its phases scheduled
+/// and its buffers placed: what re-ranking the planner's finalists
+/// compares (the user's stack's "refined" cycles beside the analytical
+/// ones).
+struct ScheduledPlan {
+  /// The analytical total with each exchange phase at its schedule's send
+  /// horizon instead of its endpoint bound.
+  uint64_t cycles = 0;
+  uint64_t exchangeCycles = 0; ///< Its phases, scheduled, latency included.
+  uint64_t boundCycles = 0;    ///< The same phases at their bounds.
+  /// Its buffers (A as it arrives and as gathered, B resident and gathered,
+  /// partials, C) placed with first fit next to `reserved` bytes per class
+  /// kept for the rest of the program.
+  bool fits = false;
+  uint64_t peakBytes[2] = {0, 0};
+};
+
+/// Lowers, schedules and places `plan` for one batch of `problem` on
+/// `target` (tiles of one batch), with A (and an activation B) arriving as
+/// activations do: the gather phase, A's and B's moves in one, and with
+/// inner > 1 the reduction phase, scheduled by scheduleBest; `cost` is the
+/// plan's analytical cost. Fails with planRearrangement's message.
+std::optional<std::string> scheduleGemmPlan(const TargetModel &target,
+                                            const GemmProblem &problem,
+                                            const GemmPlan &plan,
+                                            const GemmCost &cost,
+                                            const uint64_t reserved[2],
+                                            ScheduledPlan &scheduled);
+
 } // namespace ipu
 
 #endif // IPU_PLANNING_GEMMLAYOUTS_H

@@ -199,6 +199,11 @@ void weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
 struct GemmPlanChoice {
   GemmPlan plan;
   GemmCost cost;
+  /// Set by re-ranking (planGemmProgram with rerank > 0): the plan lowered,
+  /// its phases scheduled and its buffers placed (scheduleGemmPlan).
+  bool scheduled = false;
+  uint64_t scheduledCycles = 0;
+  bool scheduledFits = false;
 };
 
 struct GemmPlanSearch {
@@ -258,8 +263,13 @@ struct ProgramGemm {
 /// of tile memory proportional to its size (tighter shares until every
 /// matmul fits): weights replicated less, for memory, where the greedy
 /// order would have spent it all on the first ones.
+///
+/// With `rerank` > 0, each matmul's best `rerank` finalists are then lowered,
+/// scheduled and placed (scheduleGemmPlan, in parallel, deterministic) in
+/// a last pass in program order, and the one with the fewest scheduled
+/// cycles whose buffers fit wins; the finalists are reordered so.
 void planGemmProgram(const TargetModel &target, std::vector<ProgramGemm> &gemms,
-                     unsigned finalistCount);
+                     unsigned finalistCount, unsigned rerank = 0);
 
 } // namespace ipu
 

@@ -30,6 +30,11 @@ struct CompilePipelineOptions
   Option<unsigned> finalists{*this, "finalists",
                              llvm::cl::desc("Plans kept per matmul"),
                              llvm::cl::init(4)};
+  Option<unsigned> rerank{
+      *this, "rerank",
+      llvm::cl::desc("Finalists per matmul lowered, scheduled and placed to "
+                     "choose among (0: the analytical best)"),
+      llvm::cl::init(4)};
   Option<std::string> partials{
       *this, "partials",
       llvm::cl::desc("AMP partials for f32-accumulating matmuls: f32, f16 or any"),

@@ -131,6 +131,10 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
            "Constrain the reduction of inner partitions (complete, staged)">,
     Option<"staging", "staging", "std::string", "\"\"",
            "Constrain local weight staging (true, false)">,
+    Option<"rerank", "rerank", "unsigned", "0",
+           "Lower, schedule and place each matmul's best N finalists and "
+           "choose the one with the fewest scheduled cycles that fits (0: "
+           "the analytical best)">,
     Option<"validateStorage", "validate-storage", "bool", "false",
            "Lower, schedule and place a copy of the planned module; when its "
            "storage overflows, plan again with the overflow held back (up to "

@@ -1,0 +1,155 @@
+//===- GemmSchedule.cpp - A plan lowered, scheduled and placed ------------===//
+//
+// Re-ranking the planner's finalists by what the program would really do:
+// the phases the lowering makes from the plan's layouts, scheduled by the
+// same scheduler --ipu-schedule-exchange runs, and the plan's buffers
+// placed by the same allocator --ipu-place-storage runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Planning/GemmLayouts.h"
+#include "IPU/Storage/Allocator.h"
+
+#include <algorithm>
+
+using namespace ipu;
+
+namespace {
+
+/// Appends every transfer of `from` to `into`.
+void appendPhase(ExchangePhase &into, const ExchangePhase &from) {
+  for (size_t t = 0; t < from.size(); ++t)
+    into.addTransfer(from.source[t], from.words[t], from.destinationsBegin(t),
+                     from.destinationsEnd(t) - from.destinationsBegin(t));
+}
+
+BufferRequest request(const char *name, const BlockLayout &layout,
+                      MemoryClass memoryClass, uint32_t first, uint32_t last,
+                      const TargetModel &target) {
+  BufferRequest buffer;
+  buffer.name = name;
+  buffer.memoryClass = memoryClass;
+  buffer.bytes = layout.maxBlockBytes();
+  buffer.alignment = target.bufferAlignmentBytes;
+  buffer.firstUse = first;
+  buffer.lastUse = last;
+  buffer.tiles = layout.tileList();
+  std::sort(buffer.tiles.begin(), buffer.tiles.end());
+  buffer.tiles.erase(std::unique(buffer.tiles.begin(), buffer.tiles.end()),
+                     buffer.tiles.end());
+  return buffer;
+}
+
+} // namespace
+
+std::optional<std::string>
+ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
+                      const GemmPlan &plan, const GemmCost &cost,
+                      const uint64_t reserved[2], ScheduledPlan &scheduled) {
+  scheduled = ScheduledPlan();
+  const GemmLayouts layouts = gemmLayouts(problem, plan);
+  // A arrives split by rows (A^T as its transpose), as the planner assumes.
+  const BlockLayout arrivalA =
+      problem.lhsTransposed ? arrivalLayout(problem.k, problem.m, problem.inType, target)
+                            : arrivalLayout(problem.m, problem.k, problem.inType, target);
+  const BlockLayout wantedA =
+      problem.lhsTransposed ? transposedLayout(layouts.lhs) : layouts.lhs;
+  const bool gatherA = !activationArrivesInPlace(problem, plan, target);
+  std::optional<BlockLayout> sourceB;
+  if (!problem.rhsIsWeight)
+    sourceB = problem.rhsTransposed
+                  ? arrivalLayout(problem.n, problem.k, problem.inType, target)
+                  : arrivalLayout(problem.k, problem.n, problem.inType, target);
+  else if (plan.gatheredWeights)
+    sourceB = gatheredWeightHome(layouts.rhs);
+
+  // The phases as lowered: A's and B's relayouts in one, then the
+  // reduction's gather of the partials.
+  std::vector<ExchangePhase> phases;
+  if (gatherA || sourceB) {
+    ExchangePhase gather;
+    gather.tiles = target.tiles;
+    Rearrangement move;
+    if (gatherA) {
+      if (std::optional<std::string> why =
+              planRearrangement(arrivalA, wantedA, target.tiles, move))
+        return "gathering A: " + *why;
+      appendPhase(gather, move.phase);
+    }
+    if (sourceB) {
+      if (std::optional<std::string> why =
+              planRearrangement(*sourceB, layouts.rhs, target.tiles, move))
+        return "gathering B: " + *why;
+      appendPhase(gather, move.phase);
+    }
+    phases.push_back(std::move(gather));
+  }
+  if (plan.inner > 1) {
+    Rearrangement reduce;
+    if (std::optional<std::string> why = planRearrangement(
+            layouts.partials, layouts.gathered, target.tiles, reduce))
+      return "reducing the partials: " + *why;
+    phases.push_back(std::move(reduce.phase));
+  }
+  for (const ExchangePhase &phase : phases) {
+    ExchangeSchedule schedule = scheduleBest(phase);
+    scheduled.exchangeCycles += schedule.sendHorizon() + target.exchangePhaseCycles;
+    scheduled.boundCycles += endpointLowerBound(phase) + target.exchangePhaseCycles;
+  }
+  // The analytical model charges each phase at its bound (the words of its
+  // busiest tile); the schedule may need more.
+  scheduled.cycles = cost.totalCycles - std::min(cost.exchangeCycles, cost.totalCycles) +
+                     scheduled.exchangeCycles;
+
+  // Its buffers over its steps (0: gather, 1: GEMM, 2: reduction phase,
+  // 3: sum), beside what the rest of the program keeps for the whole run.
+  const MemoryClass weightClass = plan.weights;
+  std::vector<BufferRequest> buffers;
+  const uint32_t last = 3;
+  if (gatherA)
+    buffers.push_back(request("lhs.arrived", arrivalA, MemoryClass::Standard, 0, 0, target));
+  buffers.push_back(request("lhs", wantedA, MemoryClass::Standard, 0, 1, target));
+  if (problem.rhsIsWeight)
+    buffers.push_back(request("rhs.resident", sourceB ? *sourceB : layouts.rhs,
+                              weightClass, 0, last, target));
+  else
+    buffers.push_back(request("rhs.arrived", *sourceB, MemoryClass::Standard, 0, 0, target));
+  if (sourceB)
+    buffers.push_back(request("rhs", layouts.rhs, weightClass, 0, 1, target));
+  if (plan.localStaging)
+    buffers.push_back(request("rhs.staged", layouts.rhs, MemoryClass::Interleaved, 1, 1, target));
+  if (plan.inner > 1) {
+    BlockLayout partials = layouts.partials, gathered = layouts.gathered;
+    buffers.push_back(request("psums", partials, MemoryClass::Standard, 1, 2, target));
+    buffers.push_back(request("gathered", gathered, MemoryClass::Standard, 2, 3, target));
+    buffers.push_back(request("out", layouts.out, MemoryClass::Standard, 3, last, target));
+  } else {
+    buffers.push_back(request("out", layouts.out, MemoryClass::Standard, 1, last, target));
+  }
+  // The rest of the program: a buffer on every tile for the whole run in
+  // interleaved memory; standard's goes to the allocator as reserved bytes.
+  std::vector<uint32_t> everyTile(target.tiles);
+  for (uint32_t t = 0; t < target.tiles; ++t)
+    everyTile[t] = t;
+  if (reserved[1]) {
+    BufferRequest rest;
+    rest.name = "program";
+    rest.memoryClass = MemoryClass::Interleaved;
+    rest.bytes = reserved[1];
+    rest.alignment = target.bufferAlignmentBytes;
+    rest.firstUse = 0;
+    rest.lastUse = last;
+    rest.tiles = everyTile;
+    buffers.push_back(std::move(rest));
+  }
+  const uint64_t standard = target.allocatableBytes(MemoryClass::Standard);
+  if (reserved[0] + cost.codeBytes >= standard)
+    return std::nullopt; // Does not fit: nothing left to place in.
+  Placement placement;
+  scheduled.fits = !placeBuffers(target, buffers,
+                                 static_cast<uint32_t>(reserved[0] + cost.codeBytes),
+                                 placement);
+  scheduled.peakBytes[0] = placement.peakBytes[0];
+  scheduled.peakBytes[1] = placement.peakBytes[1];
+  return std::nullopt;
+}
