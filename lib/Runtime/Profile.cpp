@@ -524,6 +524,23 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
     out += "</table>\n";
   }
 
+  // The planner's finalists (package metadata "finalist.<op>.<rank>").
+  std::string finalistRows;
+  for (const auto &[key, value] : package.metadata)
+    if (key.rfind("finalist.", 0) == 0) {
+      const size_t dot = key.rfind('.');
+      finalistRows += "<tr><td>" + html(key.substr(9, dot - 9)) + "</td><td>" +
+                      html(key.substr(dot + 1)) + "</td><td>" + html(value) +
+                      "</td></tr>\n";
+    }
+  if (!finalistRows.empty())
+    out += "<h2>Plan finalists</h2>\n<p class=\"note\">Each re-ranked "
+           "matmul's best plans, best first: the planner's analytical cycles "
+           "beside the cycles of its phases as scheduled and whether its "
+           "buffers fit when placed.</p>\n<table id=\"finalists\">\n<tr><th>"
+           "op</th><th>rank</th><th>plan</th></tr>\n" +
+           finalistRows + "</table>\n";
+
   // Exchange phases.
   out += "<h2>Exchange phases</h2>\n";
   out += "<p class=\"note\">Cycles: the schedule's send horizon plus the "

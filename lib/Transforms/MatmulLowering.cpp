@@ -275,6 +275,8 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   program.addReference("matmul", {op.getLhs(), op.getRhs()}, op.getResult(), fields);
   program.addFlops(2 * batches * op.getGemmM() * op.getGemmK() * op.getGemmN());
   program.addEstimatedCycles(plan.getCycles());
+  if (auto finalists = op->getAttrOfType<ArrayAttr>("ipu_gemm.finalists"))
+    program.addPlanFinalists(name, finalists);
   return success();
 }
 

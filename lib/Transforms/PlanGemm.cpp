@@ -371,6 +371,23 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       }
       report(index, job, *target);
       const ::ipu::GemmPlanChoice &best = job.search.finalists.front();
+      // Re-ranked finalists go with the op to the package's report.
+      if (best.scheduled) {
+        SmallVector<Attribute> finalists;
+        OpBuilder b(&getContext());
+        for (const ::ipu::GemmPlanChoice &choice : job.search.finalists) {
+          if (!choice.scheduled)
+            continue;
+          finalists.push_back(b.getDictionaryAttr(
+              {b.getNamedAttr("plan", ipu_gemm::PlanAttr::fromGemmPlan(
+                                          &getContext(), choice.plan,
+                                          choice.cost.totalCycles)),
+               b.getNamedAttr("scheduled_cycles",
+                              b.getI64IntegerAttr(choice.scheduledCycles)),
+               b.getNamedAttr("fits", b.getBoolAttr(choice.scheduledFits))}));
+        }
+        job.op->setAttr("ipu_gemm.finalists", b.getArrayAttr(finalists));
+      }
       job.op.setPlanAttr(ipu_gemm::PlanAttr::fromGemmPlan(
           &getContext(), best.plan,
           // The matmul's own cycles (the epilogue's are its op's), with its

@@ -248,6 +248,8 @@ void ProgramBuilder::finish() {
     program.setReferenceAttr(builder.getArrayAttr(reference));
   program.setFlopsAttr(builder.getI64IntegerAttr(flops));
   program.setEstimatedCyclesAttr(builder.getI64IntegerAttr(estimatedCycles));
+  if (!planFinalists.empty())
+    program.setPlanFinalistsAttr(builder.getDictionaryAttr(planFinalists));
 }
 
 FailureOr<SmallVector<func::FuncOp>>

@@ -1,6 +1,7 @@
 //===- ToPackage.cpp - Placed ipu_tile programs to packages ---------------===//
 
 #include "IPU/Translate/ToPackage.h"
+#include "IPU/Dialect/Gemm/IR/Gemm.h"
 #include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Package/LayoutStreams.h"
@@ -273,6 +274,29 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
     metadata("memoryBoundStandardBytes", bound[0]);
     metadata("memoryBoundInterleavedBytes", bound[1]);
   }
+  // Each re-ranked matmul's finalists, best first: "finalist.<op>.<rank>"
+  // = its plan, analytical and scheduled cycles, and whether it fit.
+  if (DictionaryAttr finalists = program.getPlanFinalistsAttr())
+    for (NamedAttribute op : finalists) {
+      auto list = dyn_cast<ArrayAttr>(op.getValue());
+      if (!list)
+        continue;
+      for (auto [rank, entry] : llvm::enumerate(list.getAsRange<DictionaryAttr>())) {
+        auto plan = entry.getAs<ipu_gemm::PlanAttr>("plan");
+        auto scheduled = entry.getAs<IntegerAttr>("scheduled_cycles");
+        auto fits = entry.getAs<BoolAttr>("fits");
+        if (!plan || !scheduled || !fits)
+          return program.emitError("plan finalist ")
+                 << rank << " of '" << op.getName().strref()
+                 << "' needs plan, scheduled_cycles and fits";
+        package.metadata.emplace_back(
+            llvm::formatv("finalist.{0}.{1}", op.getName().strref(), rank).str(),
+            llvm::formatv("{0} analyticalCycles={1} scheduledCycles={2} fits={3}",
+                          plan.toGemmPlan().str(), plan.getCycles(),
+                          scheduled.getInt(), fits.getValue() ? "true" : "false")
+                .str());
+      }
+    }
   if (std::optional<std::string> error = ::ipu::validatePackage(package, target))
     return program.emitError("package fails validation: ") << *error;
   return std::move(package);

@@ -1165,6 +1165,17 @@ int run(const Options &options) {
                   (unsigned long long)op.exchangeBytes,
                   fixed(result.cycles ? 100.0 * op.cycles() / result.cycles : 0, 2)
                       .c_str());
+  // The planner's re-ranked finalists, best first, as the package keeps
+  // them: "finalist op=mm0 rank=0 rows=... analyticalCycles=...
+  // scheduledCycles=... fits=true".
+  if (options.ops)
+    for (const auto &[key, value] : package.metadata)
+      if (key.rfind("finalist.", 0) == 0) {
+        size_t dot = key.rfind('.');
+        std::printf("finalist op=%s rank=%s %s\n",
+                    reportValue(key.substr(9, dot - 9)).c_str(),
+                    reportValue(key.substr(dot + 1)).c_str(), value.c_str());
+      }
   Package otherPackage;
   SimulationResult otherResult;
   std::vector<OpComparison> opComparison;
@@ -1233,10 +1244,13 @@ int run(const Options &options) {
               (unsigned long long)result.touchedElements);
 
   if (!package.metadata.empty()) {
+    // The planner's finalists have a line each (--ops); the rest is one.
     std::string line;
     for (const auto &[key, value] : package.metadata)
-      line += (line.empty() ? "" : " ") + key + "=" + reportValue(value);
-    std::printf("%s\n", line.c_str());
+      if (key.rfind("finalist.", 0) != 0)
+        line += (line.empty() ? "" : " ") + key + "=" + reportValue(value);
+    if (!line.empty())
+      std::printf("%s\n", line.c_str());
   }
   std::fflush(stdout);
 

@@ -114,6 +114,11 @@ public:
   /// Useful FLOPs and the planner's cycles, summed for the program.
   void addFlops(int64_t value) { flops += value; }
   void addEstimatedCycles(int64_t value) { estimatedCycles += value; }
+  /// The plan finalists of the op lowered under `name` (a re-ranked
+  /// matmul's), kept on the program for the package and its report.
+  void addPlanFinalists(StringRef name, ArrayAttr finalists) {
+    planFinalists.push_back(builder.getNamedAttr(name, finalists));
+  }
 
   /// A buffer `name` in the op's layout and class, and its host stream.
   LogicalResult lowerFromHost(FromHostOp op, StringRef name);
@@ -147,6 +152,7 @@ private:
   DenseMap<uint64_t, KernelOp> kernels;
   int64_t flops = 0;
   int64_t estimatedCycles = 0;
+  SmallVector<NamedAttribute> planFinalists;
 };
 
 /// The functions of `module` with a body, each of one block (control flow

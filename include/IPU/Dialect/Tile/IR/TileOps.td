@@ -182,14 +182,17 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
   // What the passes record about the program: the planner's estimate
   // (--ipu-lower-to-tile), and from --ipu-place-storage the peak and max-live
   // bound per memory class (standard, interleaved) and the bytes of exchange
-  // code and vertex state per tile kept free above the runtime image.
+  // code and vertex state per tile kept free above the runtime image; and
+  // per re-ranked matmul (by its steps' name prefix) its plan finalists as
+  // the planner left them (`ipu_gemm.finalists`).
   let arguments = (ins SymbolNameAttr:$sym_name,
                        OptionalAttr<ArrayAttr>:$reference,
                        OptionalAttr<I64Attr>:$flops,
                        OptionalAttr<I64Attr>:$estimated_cycles,
                        OptionalAttr<DenseI64ArrayAttr>:$memory_peak,
                        OptionalAttr<DenseI64ArrayAttr>:$memory_bound,
-                       OptionalAttr<I64Attr>:$reserved_bytes);
+                       OptionalAttr<I64Attr>:$reserved_bytes,
+                       OptionalAttr<DictionaryAttr>:$plan_finalists);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
