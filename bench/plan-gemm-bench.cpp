@@ -7,7 +7,13 @@
 // and scheduled cycles and efficiency against the f16 peak.
 //
 //   plan-gemm-bench                    the SigLIP MLP GEMMs, f16 and f8, ipu21
+//   plan-gemm-bench --deepbench        14 DeepBench training GEMMs (M, N, K
+//                                      from 16 to 9124) and the 16k cube
 //   plan-gemm-bench --shape MxKxN [--dtype f16] [--out f32] [--target ipu21]
+//
+// A shape whose every plan overflows tile memory prints status=error with
+// the bytes its smallest plan needs: until serial splits land (issue "Any
+// GEMM fits"), that is the planner's honest answer for the large ones.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,6 +95,7 @@ double run(const Case &c, const TargetModel &target) {
 
 int main(int argc, char **argv) {
   std::string shape, dtype = "f16", out = "f32", targetName = "ipu21";
+  bool deepbench = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> const char * {
@@ -97,6 +104,8 @@ int main(int argc, char **argv) {
     const char *v = nullptr;
     if (arg == "--shape" && (v = value()))
       shape = v;
+    else if (arg == "--deepbench")
+      deepbench = true;
     else if (arg == "--dtype" && (v = value()))
       dtype = v;
     else if (arg == "--out" && (v = value()))
@@ -133,6 +142,28 @@ int main(int argc, char **argv) {
         k < 1 || n < 1)
       return fail("--shape must be MxKxN with positive sizes, got '" + shape + "'");
     run({"matmul-" + shape + "-" + dtype, problem(m, k, n, *in)}, *target);
+    return 0;
+  }
+  if (deepbench) {
+    // DeepBench's training GEMMs (code/kernels/gemm_problems.h, as (m, n,
+    // k) with C = m x n): here M = m, K = k, N = n. Chosen to span its
+    // families: the 16-column RNN steps, the 7000-column batches, the
+    // speech models' 5124 x 9124 and 35 x 8457, and the translation ones.
+    struct Shape {
+      int64_t m, n, k;
+    };
+    const Shape shapes[] = {{1760, 16, 1760},  {1760, 7000, 1760}, {2048, 16, 2048},
+                            {2560, 7000, 2560}, {4096, 16, 4096},   {4096, 7000, 4096},
+                            {5124, 9124, 1760}, {35, 8457, 1760},   {7680, 16, 2560},
+                            {3072, 128, 1024},  {1024, 700, 512},   {8448, 16, 2816},
+                            {6144, 32, 2560},   {512, 16, 512}};
+    for (const Shape &s : shapes) {
+      std::string name = "deepbench-" + std::to_string(s.m) + "x" +
+                         std::to_string(s.k) + "x" + std::to_string(s.n) + "-" + dtype;
+      run({name, problem(s.m, s.k, s.n, *in)}, *target);
+    }
+    run({"cube-16384x16384x16384-" + dtype, problem(16384, 16384, 16384, *in)},
+        *target);
     return 0;
   }
   // The SigLIP So400m MLP: fc1 729x1152x4304 and fc2 729x4304x1152.

@@ -1,6 +1,7 @@
 //===- AllocatorTest.cpp - Storage placement tests -----------------------===//
 
 #include "IPU/Storage/Allocator.h"
+#include "IPU/Storage/ReservedArea.h"
 
 #include <gtest/gtest.h>
 
@@ -170,6 +171,42 @@ TEST(Allocator, LongLivedFirstWhenDecreasingSizeFragments) {
                         std::to_string(11 * unit) + " on tile 0"),
             std::string::npos)
       << *error;
+}
+
+TEST(ReservedArea, ExchangeCodePerRunVertexStateAndKernelsOncePerTile) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  ExchangePhase phase;
+  phase.tiles = 4;
+  phase.addTransfer(0, 4, {1, 2});
+  phase.addTransfer(1, 4, {0});
+  ExchangeSchedule schedule;
+  schedule.runs = {{0, 0, 4, 0}, {1, 0, 2, 0}, {1, 2, 2, 2}}; // Transfer 1 in two runs.
+  ReservedArea area(target);
+  ASSERT_FALSE(area.addPhase(phase, schedule));
+  const uint64_t send = target.exchangeCodeBytesPerSendRun,
+                 receive = target.exchangeCodeBytesPerReceiveRun,
+                 perPhase = target.exchangeCodeBytesPerPhase;
+  EXPECT_EQ(area.exchangeCodeBytes(0), send + 2 * receive + perPhase);
+  EXPECT_EQ(area.exchangeCodeBytes(1), receive + 2 * send + perPhase);
+  EXPECT_EQ(area.exchangeCodeBytes(2), receive + perPhase);
+  EXPECT_EQ(area.exchangeCodeBytes(3), 0u); // Takes no part: no phase code.
+  area.addVertices({0, 3}, 3, 2);
+  area.addKernelCode({0, 3}, "ew0", 100);
+  area.addKernelCode({3}, "ew0", 100); // The same kernel again: once a tile.
+  area.addKernelCode({3}, "ew1", 60);
+  EXPECT_EQ(area.vertexStateBytes(3), target.vertexStateBytes(3, 2));
+  EXPECT_EQ(area.kernelCodeBytes(3), 160u);
+  EXPECT_EQ(area.kernelCodeBytes(0), 100u);
+  const uint64_t tile1 = receive + 2 * send + perPhase;
+  const uint64_t tile0 = send + 2 * receive + perPhase + target.vertexStateBytes(3, 2) + 100;
+  const uint64_t most = std::max(tile0, tile1);
+  EXPECT_EQ(area.busiestTile(), tile0 >= tile1 ? 0u : 1u);
+  const uint64_t align = target.bufferAlignmentBytes;
+  EXPECT_EQ(area.bytes(), (most + align - 1) / align * align);
+  // A run that names no transfer is refused.
+  schedule.runs.push_back({7, 0, 1, 9});
+  ReservedArea bad(target);
+  EXPECT_NE(bad.addPhase(phase, schedule)->find("transfer 7 of 2"), std::string::npos);
 }
 
 } // namespace

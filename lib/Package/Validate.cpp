@@ -28,6 +28,8 @@
 #include "IPU/Device/Kernels.h"
 #include "IPU/Layout/BlockLayout.h"
 #include "IPU/Package/Package.h"
+#include "IPU/Device/Elementwise.h"
+#include "IPU/Storage/ReservedArea.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -120,6 +122,8 @@ public:
       return error;
     if (auto error = checkSupersteps())
       return error;
+    if (auto error = checkReservedArea())
+      return error;
     // Each reference op checks one matmul of the program, which at least one
     // gemm step computes: ipu-run evaluates no more ops, and no more FLOPs,
     // than the simulator runs.
@@ -158,6 +162,67 @@ private:
                            uint64_t bytes) {
     return address >= region.base && address <= region.end() &&
            bytes <= region.end() - address;
+  }
+
+  static bool parseDecimal(const std::string &text, uint64_t &value) {
+    if (text.empty() || text.size() > 19)
+      return false;
+    value = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9')
+        return false;
+      value = value * 10 + uint64_t(c - '0');
+    }
+    return true;
+  }
+
+  /// Keeps the lowest standard-memory address the program's data uses.
+  void noteAddress(uint64_t address, uint64_t bytes, const std::string &who) {
+    if (bytes && address < lowestStandard && insideRegion(target.standard, address, bytes)) {
+      lowestStandard = address;
+      lowestStandardUser = who;
+    }
+  }
+
+  /// The program's code and state (exchange code, vertex state, generated
+  /// kernels' code), sized from the package as --ipu-place-storage sized
+  /// it, sit above the runtime image: no buffer may reach into them.
+  std::optional<std::string> checkReservedArea() {
+    ReservedArea area(target);
+    if (auto error = tallyReservedArea(package, target, area))
+      return error;
+    const uint64_t reservedBytes = area.bytes();
+    const uint64_t firstFree =
+        uint64_t(target.allocatableBase(MemoryClass::Standard)) + reservedBytes;
+    // A compiled package states what the compiler reserved; the figure is
+    // checked, not believed. (Packages built by hand, as the unit tests
+    // build them, state none and are not held to it.)
+    auto stated = std::find_if(package.metadata.begin(), package.metadata.end(),
+                               [](const auto &entry) {
+                                 return entry.first == "memoryReservedStandardBytes";
+                               });
+    if (stated == package.metadata.end())
+      return std::nullopt;
+    uint64_t claimed = 0;
+    if (!parseDecimal(stated->second, claimed))
+      return "metadata memoryReservedStandardBytes='" + stated->second +
+             "' is not a byte count";
+    if (claimed < reservedBytes)
+      return "package states memoryReservedStandardBytes=" + to_string(claimed) +
+             ", but its program's code and state take " + to_string(reservedBytes) +
+             " bytes on tile " + to_string(area.busiestTile());
+    if (lowestStandard < firstFree) {
+      const uint32_t busiest = area.busiestTile();
+      return lowestStandardUser + " at " + hex(lowestStandard) +
+             " lies in the " + to_string(reservedBytes) +
+             " bytes the program keeps for its code and state above the "
+             "runtime image, up to " + hex(firstFree) + " (tile " +
+             to_string(busiest) + ": " + to_string(area.exchangeCodeBytes(busiest)) +
+             " of exchange code, " + to_string(area.vertexStateBytes(busiest)) +
+             " of vertex state, " + to_string(area.kernelCodeBytes(busiest)) +
+             " of kernel code)";
+    }
+    return std::nullopt;
   }
 
   /// The device's memory, for messages about what it cannot hold.
@@ -274,6 +339,7 @@ private:
           !insideRegion(target.interleaved, piece.address, tileSpan))
         return where + ": tile range " + rangeString(piece.address, tileSpan) +
                " does not lie inside one memory region";
+      noteAddress(piece.address, tileSpan, where);
       uint64_t hostSpan;
       if (!multiply(rowsAfterFirst, piece.hostPitch, hostSpan))
         hostSpan = UINT64_MAX;
@@ -403,6 +469,8 @@ private:
           return where + ": operand '" + std::string(kernel->operandNames[o]) +
                  "' " + rangeString(address, bytes) +
                  " lies outside tile memory";
+        noteAddress(address, bytes,
+                    where + ": operand '" + std::string(kernel->operandNames[o]) + "'");
         // The estimator trusts the declared memory class of this operand.
         if (kernel->classOperand == static_cast<int>(o)) {
           int64_t declared = vertexParams[kernel->classParam];
@@ -463,6 +531,10 @@ private:
         return prefix + " transfer " + to_string(t) + " from tile " +
                to_string(phase.source[t]) + ": destination range " +
                rangeString(dest, bytes) + " lies outside tile memory";
+      if (source < lowestStandard || dest < lowestStandard) {
+        noteAddress(source, bytes, prefix + " transfer " + to_string(t) + " source");
+        noteAddress(dest, bytes, prefix + " transfer " + to_string(t) + " destination");
+      }
     }
     // Writes are disjoint on each tile (checkPhaseOverlap), so a phase
     // writes no more than the device holds; said first, since the
@@ -1127,6 +1199,10 @@ private:
   /// Result indices some StreamOut step streams out.
   std::set<uint32_t> streamedOut;
   uint64_t gemmSteps = 0; ///< Compute steps running gemm or gemm_t.
+  /// The lowest standard-memory address any buffer of the program uses,
+  /// and who uses it there (checkReservedArea).
+  uint64_t lowestStandard = UINT64_MAX;
+  std::string lowestStandardUser;
   uint64_t generatedSteps = 0; ///< Compute steps running generated kernels.
   uint64_t exchangeSteps = 0;  ///< Exchange steps (a permute is one).
   uint64_t flops = 0;     ///< programFlops(), once checkFlops has run.
@@ -1144,6 +1220,26 @@ const KernelSpec *ipu::lookupKernel(const Package &package, std::string_view nam
     if (kernel->name() == name)
       return &kernel->spec();
   return lookupKernel(name);
+}
+
+std::optional<std::string> ipu::tallyReservedArea(const Package &package,
+                                                  const TargetModel &target,
+                                                  ReservedArea &area) {
+  for (const PackagePhase &phase : package.phases)
+    if (auto error = area.addPhase(phase.phase, phase.schedule))
+      return "phase '" + phase.name + "': " + *error;
+  for (const ComputeSet &computeSet : package.computeSets) {
+    const KernelSpec *kernel = lookupKernel(package, computeSet.kernel);
+    if (!kernel)
+      return "compute set '" + computeSet.name + "' runs unknown kernel '" +
+             computeSet.kernel + "'";
+    area.addVertices(computeSet.tiles, kernel->operandNames.size(),
+                     kernel->paramNames.size());
+    if (kernel->elementwise)
+      area.addKernelCode(computeSet.tiles, computeSet.kernel,
+                         elementwiseCodeBytes(target, kernel->elementwise->body()));
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> ipu::validatePackage(const Package &package,

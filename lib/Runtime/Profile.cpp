@@ -599,6 +599,26 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
              : std::string("-")) +
         "</td></tr>\n";
   out += "</table>\n";
+  // The program's code and state, sized from what the package holds.
+  ReservedArea reserved(target);
+  if (!tallyReservedArea(package, target, reserved)) {
+    const uint32_t tile = reserved.busiestTile();
+    out += "<p class=\"note\">Kept for the program's code and state above the "
+           "runtime image, sized from the package (the compiler's figure is "
+           "memoryReservedStandardBytes below): " +
+           grouped(reserved.bytes()) + " bytes on every tile; on tile " +
+           num(tile) + ", the busiest, " + grouped(reserved.exchangeCodeBytes(tile)) +
+           " of exchange code, " + grouped(reserved.vertexStateBytes(tile)) +
+           " of vertex state and " + grouped(reserved.kernelCodeBytes(tile)) +
+           " of generated kernels' code.</p>\n";
+    out += "<table id=\"reserved\">\n<tr><th>part</th><th>bytes on tile " +
+           num(tile) + "</th></tr>\n<tr><td>exchange code</td><td>" +
+           grouped(reserved.exchangeCodeBytes(tile)) +
+           "</td></tr>\n<tr><td>vertex state</td><td>" +
+           grouped(reserved.vertexStateBytes(tile)) +
+           "</td></tr>\n<tr><td>kernel code</td><td>" +
+           grouped(reserved.kernelCodeBytes(tile)) + "</td></tr>\n</table>\n";
+  }
   std::string memoryKeys;
   for (const auto &[key, value] : package.metadata)
     if (key.rfind("memory", 0) == 0)

@@ -7,12 +7,12 @@
 #include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Storage/Allocator.h"
+#include "IPU/Storage/ReservedArea.h"
 #include "MemoryProfile.h"
 #include "PlaceStorage.h"
 #include "IPU/Support/Log.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -123,22 +123,20 @@ struct PlaceStoragePass
 /// the TargetModel from the runs each tile sends and receives.
 static FailureOr<uint32_t> reservedBytes(ipu_tile::ProgramOp program,
                                          const ::ipu::TargetModel &target) {
-  std::vector<uint64_t> perTile(target.tiles, 0);
-  std::vector<llvm::StringSet<>> kernelsOn(target.tiles);
+  ::ipu::ReservedArea area(target);
   // What each step adds to tile 0, for the debug log.
   std::vector<std::pair<uint64_t, std::string>> onFirstTile;
-  auto noteFirstTile = [&](Operation &op, uint64_t before) {
-    if (perTile[0] != before)
-      onFirstTile.push_back(
-          {perTile[0] - before,
-           op.getName().getStringRef().str() + " " +
-               (op.getAttrOfType<StringAttr>("sym_name")
-                    ? op.getAttrOfType<StringAttr>("sym_name").str()
-                    : std::string())});
-  };
   for (Operation &op : program.getBody().front()) {
-    const uint64_t before = perTile[0];
-    auto note = llvm::make_scope_exit([&] { noteFirstTile(op, before); });
+    const uint64_t before = area.perTile()[0];
+    auto note = llvm::make_scope_exit([&] {
+      if (area.perTile()[0] != before)
+        onFirstTile.push_back(
+            {area.perTile()[0] - before,
+             op.getName().getStringRef().str() + " " +
+                 (op.getAttrOfType<StringAttr>("sym_name")
+                      ? op.getAttrOfType<StringAttr>("sym_name").str()
+                      : std::string())});
+    });
     if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
       if (!phase.getScheduleAttr())
         return phase.emitError("phase is not scheduled: run "
@@ -147,53 +145,28 @@ static FailureOr<uint32_t> reservedBytes(ipu_tile::ProgramOp program,
           ipu_exchange::buildPhaseTransfers(phase, target);
       if (failed(transfers))
         return failure();
-      ::ipu::ExchangeSchedule schedule =
-          ipu_exchange::toExchangeSchedule(phase.getScheduleAttr());
-      const ::ipu::ExchangePhase &table = transfers->phase;
-      std::vector<bool> takesPart(target.tiles, false);
-      for (const ::ipu::ExchangeRun &run : schedule.runs) {
-        if (run.transfer >= table.size())
-          return phase.emitError("schedule names transfer ")
-                 << run.transfer << " of " << table.size();
-        uint32_t source = table.source[run.transfer];
-        perTile[source] += target.exchangeCodeBytesPerSendRun;
-        takesPart[source] = true;
-        for (const uint32_t *d = table.destinationsBegin(run.transfer),
-                            *e = table.destinationsEnd(run.transfer);
-             d != e; ++d) {
-          perTile[*d] += target.exchangeCodeBytesPerReceiveRun;
-          takesPart[*d] = true;
-        }
-      }
-      for (uint32_t tile = 0; tile < target.tiles; ++tile)
-        if (takesPart[tile])
-          perTile[tile] += target.exchangeCodeBytesPerPhase;
+      if (std::optional<std::string> why = area.addPhase(
+              transfers->phase, ipu_exchange::toExchangeSchedule(phase.getScheduleAttr())))
+        return phase.emitError(*why);
     } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
       std::unique_ptr<::ipu::ElementwiseKernel> generated;
       const ::ipu::KernelSpec *kernel =
           ipu_tile::lookupComputeSetKernel(computeSet, generated);
-      uint64_t vertexBytes = target.vertexStateBytes(
-          kernel->operandNames.size(), kernel->paramNames.size());
-      for (int32_t tile : computeSet.getTiles())
-        perTile[tile] += vertexBytes;
+      std::vector<uint32_t> tiles(computeSet.getTiles().begin(),
+                                  computeSet.getTiles().end());
+      area.addVertices(tiles, kernel->operandNames.size(), kernel->paramNames.size());
       // A generated kernel's code, once on every tile that runs it.
-      if (generated) {
-        const uint64_t codeBytes = ::ipu::elementwiseCodeBytes(target, generated->body());
-        for (int32_t tile : computeSet.getTiles())
-          if (kernelsOn[tile].insert(computeSet.getKernel()).second)
-            perTile[tile] += codeBytes;
-      }
+      if (generated)
+        area.addKernelCode(tiles, computeSet.getKernel().str(),
+                           ::ipu::elementwiseCodeBytes(target, generated->body()));
     }
   }
-  uint64_t most = *std::max_element(perTile.begin(), perTile.end());
   if (::ipu::debugEnabled())
     for (const auto &[bytes, what] : onFirstTile)
       ::ipu::logDebug("ipu-place-storage: reserved on tile 0 bytes=" +
                       std::to_string(bytes) + " step=\"" + what + "\"");
-  const uint64_t align = target.bufferAlignmentBytes;
-  return static_cast<uint32_t>((most + align - 1) / align * align);
+  return static_cast<uint32_t>(area.bytes());
 }
-
 
 FailureOr<mlir::ipu::ProgramStorage>
 mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,

@@ -274,6 +274,8 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
     metadata("memoryBoundStandardBytes", bound[0]);
     metadata("memoryBoundInterleavedBytes", bound[1]);
   }
+  if (auto reserved = program.getReservedBytesAttr())
+    metadata("memoryReservedStandardBytes", reserved.getInt());
   // Each re-ranked matmul's finalists, best first: "finalist.<op>.<rank>"
   // = its plan, analytical and scheduled cycles, and whether it fit.
   if (DictionaryAttr finalists = program.getPlanFinalistsAttr())

@@ -1242,6 +1242,19 @@ int run(const Options &options) {
               (unsigned long long)result.touchedBytes[0],
               (unsigned long long)result.touchedBytes[1],
               (unsigned long long)result.touchedElements);
+  // The program's code and state, sized from what the package holds (the
+  // loader refused it if a buffer reached into them): on the busiest tile.
+  ReservedArea reserved(*target);
+  if (auto error = tallyReservedArea(package, *target, reserved))
+    return fail("invalid package: " + *error);
+  const uint32_t busiest = reserved.busiestTile();
+  std::printf("reservedStandardBytes=%llu reservedTile=%u "
+              "reservedExchangeCodeBytes=%llu reservedVertexStateBytes=%llu "
+              "reservedKernelCodeBytes=%llu\n",
+              (unsigned long long)reserved.bytes(), busiest,
+              (unsigned long long)reserved.exchangeCodeBytes(busiest),
+              (unsigned long long)reserved.vertexStateBytes(busiest),
+              (unsigned long long)reserved.kernelCodeBytes(busiest));
 
   if (!package.metadata.empty()) {
     // The planner's finalists have a line each (--ops); the rest is one.

@@ -12,6 +12,7 @@
 
 #include "IPU/Device/Elementwise.h"
 #include "IPU/Exchange/Phase.h"
+#include "IPU/Storage/ReservedArea.h"
 #include "IPU/Support/ElementType.h"
 #include "IPU/Target/TargetModel.h"
 
@@ -224,6 +225,14 @@ std::optional<std::string> readPackageFile(const std::string &path,
 /// set, and vertices without a full row of parameters, count 0, so any
 /// package can be asked; the figure means something once it validates.
 uint64_t programFlops(const Package &package);
+
+/// Sizes the program's code and state on every tile (ReservedArea) from
+/// what `package` holds, as --ipu-place-storage sized it from the IR: its
+/// phases' runs, its vertices, its generated kernels. validatePackage
+/// refuses a package whose buffers reach into it.
+std::optional<std::string> tallyReservedArea(const Package &package,
+                                             const TargetModel &target,
+                                             ReservedArea &area);
 
 /// Everything the simulator relies on: known target with matching tile
 /// count, tiles and addresses in range, kernels known with valid parameters
