@@ -101,6 +101,8 @@ Package makePackage() {
   package.metadata = {{"planner.estimateCycles", "1234"},
                       {"storage.peakBytes.standard", "2048"},
                       {"empty", ""}};
+  package.buffers = {{"out", MemoryClass::Standard, kOut, 64, 4, 2, 6, "model.mlir:12:10"},
+                     {"rhs", MemoryClass::Interleaved, kRhs, 64, 4, 1, 2, ""}};
   return package;
 }
 
@@ -197,6 +199,18 @@ void expectEqual(const Package &a, const Package &b) {
     EXPECT_EQ(a.reference[i].transposeRhs, b.reference[i].transposeRhs);
   }
   EXPECT_EQ(a.metadata, b.metadata);
+  ASSERT_EQ(a.buffers.size(), b.buffers.size());
+  for (size_t i = 0; i < a.buffers.size(); ++i) {
+    const PackageBuffer &x = a.buffers[i], &y = b.buffers[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.memoryClass, y.memoryClass);
+    EXPECT_EQ(x.address, y.address);
+    EXPECT_EQ(x.bytes, y.bytes);
+    EXPECT_EQ(x.tiles, y.tiles);
+    EXPECT_EQ(x.firstStep, y.firstStep);
+    EXPECT_EQ(x.lastStep, y.lastStep);
+    EXPECT_EQ(x.location, y.location);
+  }
 }
 
 /// An empty package for the whole of `target`, and an empty phase of it.
@@ -246,6 +260,27 @@ TEST(Package, RoundTripKeepsEveryField) {
   expectEqual(package, loaded);
   // Same input, same bytes.
   EXPECT_EQ(serializePackage(loaded), bytes);
+}
+
+// The buffers the report charts are checked against the target and the
+// program, though nothing the simulator runs reads them.
+TEST(Package, BuffersAreCheckedAgainstTheTargetAndTheProgram) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  auto refused = [&](void (*edit)(PackageBuffer &), const char *expected) {
+    Package package = makePackage();
+    edit(package.buffers[0]);
+    std::optional<std::string> error = validatePackage(package, target);
+    EXPECT_TRUE(contains(error, expected)) << error.value_or("accepted");
+  };
+  refused([](PackageBuffer &b) { b.memoryClass = static_cast<MemoryClass>(7); },
+          "buffer 'out': unknown memory class 7");
+  refused([](PackageBuffer &b) { b.memoryClass = MemoryClass::Interleaved; },
+          "buffer 'out': [0x4e000, 0x4e040) is not in interleaved memory");
+  refused([](PackageBuffer &b) { b.tiles = 5; }, "buffer 'out': spans 5 tiles of 4");
+  refused([](PackageBuffer &b) { b.lastStep = 7; },
+          "buffer 'out': live from step 2 to step 7 of a program of 7");
+  refused([](PackageBuffer &b) { b.firstStep = 3, b.lastStep = 2; },
+          "buffer 'out': live from step 3 to step 2");
 }
 
 TEST(Package, RoundTripOfUnusualValues) {

@@ -122,6 +122,19 @@ struct Kernel {
   init @12 :Float64;       # A reduction's starting value.
 }
 
+# A buffer the compiler placed, for the report's liveness chart: nothing
+# the simulator runs depends on it.
+struct Buffer {
+  name @0 :Text;
+  memoryClass @1 :UInt8;  # MemoryClass.
+  address @2 :UInt32;     # The same on every tile it spans.
+  bytes @3 :UInt32;       # On each tile it spans.
+  tiles @4 :UInt32;       # How many tiles it spans.
+  firstStep @5 :UInt32;   # Program steps (indices into Package.program).
+  lastStep @6 :UInt32;
+  location @7 :Text;      # Source location of the op that made it.
+}
+
 struct MetadataEntry {
   key @0 :Text;
   value @1 :Text;
@@ -145,4 +158,5 @@ struct Package {
   kernelObject @14 :Data;
   kernelAbiVersion @15 :UInt32;
   kernelObjectHash @16 :UInt64;
+  buffers @17 :List(Buffer);
 }

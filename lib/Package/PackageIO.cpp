@@ -138,6 +138,8 @@ void writePhase(const PackagePhase &phase, wire::Phase::Builder out) {
   out.setLocation(toText(phase.location));
 }
 
+void writeKernels(const Package &package, wire::Package::Builder out);
+
 void writePackage(const Package &package, wire::Package::Builder out) {
   out.setMagic(wire::PACKAGE_MAGIC);
   out.setFormatVersion(package.formatVersion);
@@ -189,8 +191,27 @@ void writePackage(const Package &package, wire::Package::Builder out) {
   }
   // Written only when there are kernels, so that a package without them
   // reads back and re-encodes byte for byte as before they existed.
-  if (package.kernels.empty() && package.kernelObject.empty())
-    return;
+  if (!package.kernels.empty() || !package.kernelObject.empty())
+    writeKernels(package, out);
+  // Last, as its field number is: `capnp encode` of the decoded text then
+  // lays the message out byte for byte the same.
+  if (!package.buffers.empty()) {
+    auto buffers = out.initBuffers(package.buffers.size());
+    for (size_t i = 0; i < package.buffers.size(); ++i) {
+      const PackageBuffer &buffer = package.buffers[i];
+      buffers[i].setName(toText(buffer.name));
+      buffers[i].setMemoryClass(static_cast<uint8_t>(buffer.memoryClass));
+      buffers[i].setAddress(buffer.address);
+      buffers[i].setBytes(buffer.bytes);
+      buffers[i].setTiles(buffer.tiles);
+      buffers[i].setFirstStep(buffer.firstStep);
+      buffers[i].setLastStep(buffer.lastStep);
+      buffers[i].setLocation(toText(buffer.location));
+    }
+  }
+}
+
+void writeKernels(const Package &package, wire::Package::Builder out) {
   auto kernels = out.initKernels(package.kernels.size());
   for (size_t i = 0; i < package.kernels.size(); ++i) {
     const ElementwiseKernel &kernel = *package.kernels[i];
@@ -449,6 +470,20 @@ void readPackage(wire::Package::Reader in, Package &package) {
   for (size_t i = 0; i < metadata.size(); ++i) {
     package.metadata[i].first = fromText(metadata[i].getKey());
     package.metadata[i].second = fromText(metadata[i].getValue());
+  }
+  auto buffers = in.getBuffers();
+  package.buffers.resize(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    PackageBuffer &buffer = package.buffers[i];
+    buffer.name = fromText(buffers[i].getName());
+    // Range-checked by validatePackage.
+    buffer.memoryClass = static_cast<MemoryClass>(buffers[i].getMemoryClass());
+    buffer.address = buffers[i].getAddress();
+    buffer.bytes = buffers[i].getBytes();
+    buffer.tiles = buffers[i].getTiles();
+    buffer.firstStep = buffers[i].getFirstStep();
+    buffer.lastStep = buffers[i].getLastStep();
+    buffer.location = fromText(buffers[i].getLocation());
   }
 }
 

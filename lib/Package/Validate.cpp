@@ -149,6 +149,9 @@ public:
                                            : to_string(referenceFlops)) +
              " FLOPs (2*m*k*n), more than the " + to_string(flops) +
              " the program performs";
+    // Last: what only the report reads.
+    if (auto error = checkBuffers())
+      return error;
     return std::nullopt;
   }
 
@@ -162,6 +165,33 @@ private:
                            uint64_t bytes) {
     return address >= region.base && address <= region.end() &&
            bytes <= region.end() - address;
+  }
+
+  /// The placed buffers the report charts: each in its class's region, on
+  /// no more tiles than the target has, live over steps of the program.
+  std::optional<std::string> checkBuffers() {
+    if (package.buffers.size() > PackageLimits::kMaxProgramSteps)
+      return "package lists " + to_string(package.buffers.size()) +
+             " buffers, more than " + to_string(PackageLimits::kMaxProgramSteps);
+    for (const PackageBuffer &buffer : package.buffers) {
+      const std::string prefix = "buffer '" + buffer.name + "'";
+      if (buffer.memoryClass != MemoryClass::Standard &&
+          buffer.memoryClass != MemoryClass::Interleaved)
+        return prefix + ": unknown memory class " +
+               to_string(unsigned(buffer.memoryClass));
+      if (!insideRegion(target.region(buffer.memoryClass), buffer.address, buffer.bytes))
+        return prefix + ": " + rangeString(buffer.address, buffer.bytes) +
+               " is not in " + std::string(memoryClassName(buffer.memoryClass)) +
+               " memory";
+      if (buffer.tiles == 0 || buffer.tiles > target.tiles)
+        return prefix + ": spans " + to_string(buffer.tiles) + " tiles of " +
+               to_string(target.tiles);
+      if (buffer.firstStep > buffer.lastStep || buffer.lastStep >= package.program.size())
+        return prefix + ": live from step " + to_string(buffer.firstStep) +
+               " to step " + to_string(buffer.lastStep) + " of a program of " +
+               to_string(package.program.size());
+    }
+    return std::nullopt;
   }
 
   static bool parseDecimal(const std::string &text, uint64_t &value) {

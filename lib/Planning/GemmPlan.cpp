@@ -834,11 +834,18 @@ void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
     finalists[i].scheduledCycles = failed[i] ? UINT64_MAX : results[i].cycles;
     finalists[i].scheduledFits = !failed[i] && results[i].fits;
   }
-  std::stable_sort(finalists.begin(), finalists.begin() + n,
-                   [](const GemmPlanChoice &a, const GemmPlanChoice &b) {
-                     return std::make_pair(!a.scheduledFits, a.scheduledCycles) <
-                            std::make_pair(!b.scheduledFits, b.scheduledCycles);
-                   });
+  // Ties keep the analytical order (the index).
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::make_tuple(!finalists[a].scheduledFits, finalists[a].scheduledCycles, a) <
+           std::make_tuple(!finalists[b].scheduledFits, finalists[b].scheduledCycles, b);
+  });
+  std::vector<GemmPlanChoice> ranked;
+  for (size_t i : order)
+    ranked.push_back(finalists[i]);
+  std::copy(ranked.begin(), ranked.end(), finalists.begin());
 }
 
 /// What the other matmuls of the program keep beside matmul `position`:

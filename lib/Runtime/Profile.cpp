@@ -489,8 +489,9 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   std::vector<size_t> opOrder(ops.size());
   for (size_t i = 0; i < ops.size(); ++i)
     opOrder[i] = i;
-  std::stable_sort(opOrder.begin(), opOrder.end(), [&](size_t a, size_t b) {
-    return ops[a].cycles() > ops[b].cycles();
+  std::sort(opOrder.begin(), opOrder.end(), [&](size_t a, size_t b) {
+    return ops[a].cycles() != ops[b].cycles() ? ops[a].cycles() > ops[b].cycles()
+                                              : a < b;
   });
   out += "<table id=\"ops\">\n<tr><th>op</th><th>location</th><th>steps</th>"
          "<th>cycles</th><th>\xC2\xB5s</th><th>share</th><th>compute</th>"
@@ -522,6 +523,63 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
                                             : "-" + grouped(row.cycles - row.otherCycles)) +
              "</td></tr>\n";
     out += "</table>\n";
+  }
+
+  // Liveness of the largest buffers over the program's steps.
+  if (!package.buffers.empty() && !package.program.empty()) {
+    constexpr size_t kShown = 24;
+    std::vector<size_t> order(package.buffers.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return package.buffers[a].bytes != package.buffers[b].bytes
+                 ? package.buffers[a].bytes > package.buffers[b].bytes
+                 : a < b;
+    });
+    order.resize(std::min(order.size(), kShown));
+    const double left = 240, plot = 700, row = 16;
+    const double steps = double(package.program.size());
+    auto x = [&](double step) { return left + step * plot / steps; };
+    out += "<h2>Liveness: the largest buffers</h2>\n<p class=\"note\">The " +
+           num(order.size()) + " largest of the program's " +
+           num(package.buffers.size()) +
+           " placed buffers (bytes on each tile they span), each from the "
+           "first to the last of the program's " + num(package.program.size()) +
+           " steps that use it; blue standard, green interleaved memory.</p>\n";
+    out += "<svg id=\"liveness\" width=\"" + num(uint64_t(left + plot + 10)) +
+           "\" height=\"" + num(uint64_t(row * order.size() + 20)) +
+           "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
+    std::string rows;
+    for (size_t r = 0; r < order.size(); ++r) {
+      const PackageBuffer &buffer = package.buffers[order[r]];
+      const double y = 4 + r * row;
+      const bool standard = buffer.memoryClass == MemoryClass::Standard;
+      const std::string tip = buffer.name + ": " + grouped(buffer.bytes) +
+                              " bytes on each of " + num(buffer.tiles) + " tiles (" +
+                              std::string(memoryClassName(buffer.memoryClass)) + "), steps " +
+                              num(buffer.firstStep) + " to " + num(buffer.lastStep) +
+                              (buffer.location.empty() ? "" : ", " + buffer.location);
+      out += "<text x=\"0\" y=\"" + fixed(y + 11, 1) + "\" font-size=\"11\">" +
+             html(buffer.name) + "</text>\n";
+      out += "<rect class=\"live\" data-buffer=\"" + html(buffer.name) +
+             "\" data-first=\"" + num(buffer.firstStep) + "\" data-last=\"" +
+             num(buffer.lastStep) + "\" data-bytes=\"" + num(buffer.bytes) +
+             "\" x=\"" + fixed(x(buffer.firstStep), 1) + "\" y=\"" + fixed(y, 1) +
+             "\" width=\"" +
+             fixed(std::max(1.0, x(buffer.lastStep + 1.0) - x(buffer.firstStep)), 1) +
+             "\" height=\"" + fixed(row - 3, 1) + "\" fill=\"" +
+             (standard ? "#4e79a7" : "#59a14f") + "\"><title>" + html(tip) +
+             "</title></rect>\n";
+      rows += "<tr><td>" + html(buffer.name) + "</td><td>" +
+              std::string(memoryClassName(buffer.memoryClass)) + "</td><td>" +
+              grouped(buffer.bytes) + "</td><td>" + num(buffer.tiles) + "</td><td>" +
+              num(buffer.firstStep) + "</td><td>" + num(buffer.lastStep) +
+              "</td><td>" + html(buffer.location) + "</td></tr>\n";
+    }
+    out += "</svg>\n<table id=\"buffers\">\n<tr><th>buffer</th><th>class</th>"
+           "<th>bytes per tile</th><th>tiles</th><th>first step</th><th>last "
+           "step</th><th>location</th></tr>\n" +
+           rows + "</table>\n";
   }
 
   // The planner's finalists (package metadata "finalist.<op>.<rank>").

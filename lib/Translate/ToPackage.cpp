@@ -276,6 +276,27 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
   }
   if (auto reserved = program.getReservedBytesAttr())
     metadata("memoryReservedStandardBytes", reserved.getInt());
+  // The placed buffers and the steps they are live over, for the report.
+  ipu_tile::ProgramLiveness liveness = ipu_tile::computeLiveness(program);
+  for (auto [index, buffer] : llvm::enumerate(liveness.buffers)) {
+    std::optional<int64_t> address = buffer.getAddress();
+    std::optional<::ipu::BlockLayout> layout =
+        ipu_tile::toBlockLayout(buffer.getTensorType());
+    if (!liveness.used[index] || !address || !layout)
+      continue;
+    std::vector<uint32_t> tiles = layout->tileList();
+    std::sort(tiles.begin(), tiles.end());
+    ::ipu::PackageBuffer entry;
+    entry.name = buffer.getSymName().str();
+    entry.memoryClass = ipu_tile::toMachineClass(buffer.getMemoryClass());
+    entry.address = static_cast<uint32_t>(*address);
+    entry.bytes = static_cast<uint32_t>(layout->maxBlockBytes());
+    entry.tiles = static_cast<uint32_t>(
+        std::unique(tiles.begin(), tiles.end()) - tiles.begin());
+    std::tie(entry.firstStep, entry.lastStep) = liveness.live[index];
+    entry.location = sourceLocation(buffer.getLoc());
+    package.buffers.push_back(std::move(entry));
+  }
   // Each re-ranked matmul's finalists, best first: "finalist.<op>.<rank>"
   // = its plan, analytical and scheduled cycles, and whether it fit.
   if (DictionaryAttr finalists = program.getPlanFinalistsAttr())

@@ -145,6 +145,20 @@ std::optional<std::string> matmulShape(const ReferenceOp &op,
                                        const std::vector<int64_t> &rhs,
                                        MatmulShape &shape);
 
+/// A placed buffer as the report shows it: where it lives and from which
+/// program step to which it is live. Informational: the simulator runs the
+/// program from its steps' own addresses; the loader checks these only for
+/// consistency with the target and the program.
+struct PackageBuffer {
+  std::string name;
+  MemoryClass memoryClass = MemoryClass::Standard;
+  uint32_t address = 0;
+  uint32_t bytes = 0; ///< On each tile it spans.
+  uint32_t tiles = 0; ///< How many tiles it spans.
+  uint32_t firstStep = 0, lastStep = 0;
+  std::string location;
+};
+
 struct Package {
   static constexpr uint32_t kFormatVersion = 1;
   uint32_t formatVersion = kFormatVersion;
@@ -172,6 +186,7 @@ struct Package {
   uint64_t kernelObjectHash = 0;
   /// Compiler figures carried to the report (estimates, memory peaks).
   std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<PackageBuffer> buffers;
 };
 
 /// Bounds every package is held to, before anything it sizes is allocated
