@@ -101,7 +101,7 @@ Package makePackage() {
   package.metadata = {{"planner.estimateCycles", "1234"},
                       {"storage.peakBytes.standard", "2048"},
                       {"empty", ""}};
-  package.buffers = {{"out", MemoryClass::Standard, kOut, 64, 4, 2, 6, "model.mlir:12:10"},
+  package.buffers = {{"out", MemoryClass::Standard, kOut, 64, 4, 2, 4, "model.mlir:12:10"},
                      {"rhs", MemoryClass::Interleaved, kRhs, 64, 4, 1, 2, ""}};
   return package;
 }
