@@ -101,8 +101,9 @@ Package makePackage() {
   package.metadata = {{"planner.estimateCycles", "1234"},
                       {"storage.peakBytes.standard", "2048"},
                       {"empty", ""}};
-  package.buffers = {{"out", MemoryClass::Standard, kOut, 64, 4, 2, 4, "model.mlir:12:10"},
-                     {"rhs", MemoryClass::Interleaved, kRhs, 64, 4, 1, 2, ""}};
+  package.buffers = {
+      {"out", MemoryClass::Standard, kOut, 64, {0, 1, 2, 3}, 2, 4, "model.mlir:12:10"},
+      {"rhs", MemoryClass::Interleaved, kRhs, 64, {1, 3}, 1, 2, ""}};
   return package;
 }
 
@@ -276,7 +277,12 @@ TEST(Package, BuffersAreCheckedAgainstTheTargetAndTheProgram) {
           "buffer 'out': unknown memory class 7");
   refused([](PackageBuffer &b) { b.memoryClass = MemoryClass::Interleaved; },
           "buffer 'out': [0x4e000, 0x4e040) is not in interleaved memory");
-  refused([](PackageBuffer &b) { b.tiles = 5; }, "buffer 'out': spans 5 tiles of 4");
+  refused([](PackageBuffer &b) { b.tiles = {0, 1, 2, 3, 3}; },
+          "buffer 'out': spans 5 tiles of 4");
+  refused([](PackageBuffer &b) { b.tiles = {0, 2, 1}; },
+          "buffer 'out': its tiles must be increasing and below 4, entry 2 is 1");
+  refused([](PackageBuffer &b) { b.tiles = {4}; },
+          "buffer 'out': its tiles must be increasing and below 4, entry 0 is 4");
   refused([](PackageBuffer &b) { b.lastStep = 7; },
           "buffer 'out': live from step 2 to step 7 of a program of 7");
   refused([](PackageBuffer &b) { b.firstStep = 3, b.lastStep = 2; },

@@ -91,7 +91,7 @@ MatmulCase makeMatmulCase() {
   HostStream out{"C", false, false, 0, ElementType::F32, {kM, kN}, {}};
   b.pieces.push_back({0, c.bAddress, 0, uint32_t(kK), uint32_t(kN * 2),
                       uint32_t(kN * 2), uint64_t(kN * 2)});
-  ComputeSet gemm{"matmul", "gemm", {}, {}, {}};
+  ComputeSet gemm{"matmul", "gemm", {}, {}, {}, ""};
   int64_t row = 0;
   for (uint32_t tile = 0; tile < 4; ++tile) {
     uint32_t rows = uint32_t(kRows[tile]);
@@ -711,11 +711,18 @@ TEST(OpCyclesTest, GroupsStepsByOpAndSumsToTheRun) {
   package.phases[0].phase.tiles = 4;
   package.phases[0].phase.addTransfer(0, 3, {1, 2}); // 3 words to 2 tiles.
   SimulationResult result;
-  result.steps = {{StepKind::StreamIn, 0, 0},  {StepKind::Compute, 0, 100},
-                  {StepKind::Sync, 0, 7},      {StepKind::Exchange, 0, 40},
-                  {StepKind::Sync, 0, 7},      {StepKind::Compute, 1, 20},
-                  {StepKind::Compute, 2, 30},  {StepKind::Sync, 0, 7},
-                  {StepKind::StreamOut, 0, 0}};
+  auto step = [](StepKind kind, uint32_t index, uint64_t cycles) {
+    StepCycles s;
+    s.kind = kind;
+    s.index = index;
+    s.cycles = cycles;
+    return s;
+  };
+  result.steps = {step(StepKind::StreamIn, 0, 0),  step(StepKind::Compute, 0, 100),
+                  step(StepKind::Sync, 0, 7),      step(StepKind::Exchange, 0, 40),
+                  step(StepKind::Sync, 0, 7),      step(StepKind::Compute, 1, 20),
+                  step(StepKind::Compute, 2, 30),  step(StepKind::Sync, 0, 7),
+                  step(StepKind::StreamOut, 0, 0)};
   result.cycles = 100 + 7 + 40 + 7 + 20 + 30 + 7;
   std::vector<OpCycles> ops = cyclesByOp(package, result);
   ASSERT_EQ(ops.size(), 3u);

@@ -129,7 +129,7 @@ struct Buffer {
   memoryClass @1 :UInt8;  # MemoryClass.
   address @2 :UInt32;     # The same on every tile it spans.
   bytes @3 :UInt32;       # On each tile it spans.
-  tiles @4 :UInt32;       # How many tiles it spans.
+  tiles @4 :List(UInt32); # The tiles it spans, increasing.
   firstStep @5 :UInt32;   # Program steps (indices into Package.program).
   lastStep @6 :UInt32;
   location @7 :Text;      # Source location of the op that made it.

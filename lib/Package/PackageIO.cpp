@@ -203,7 +203,7 @@ void writePackage(const Package &package, wire::Package::Builder out) {
       buffers[i].setMemoryClass(static_cast<uint8_t>(buffer.memoryClass));
       buffers[i].setAddress(buffer.address);
       buffers[i].setBytes(buffer.bytes);
-      buffers[i].setTiles(buffer.tiles);
+      fill(buffers[i].initTiles(buffer.tiles.size()), buffer.tiles);
       buffers[i].setFirstStep(buffer.firstStep);
       buffers[i].setLastStep(buffer.lastStep);
       buffers[i].setLocation(toText(buffer.location));
@@ -480,7 +480,7 @@ void readPackage(wire::Package::Reader in, Package &package) {
     buffer.memoryClass = static_cast<MemoryClass>(buffers[i].getMemoryClass());
     buffer.address = buffers[i].getAddress();
     buffer.bytes = buffers[i].getBytes();
-    buffer.tiles = buffers[i].getTiles();
+    buffer.tiles = toVector<uint32_t>(buffers[i].getTiles());
     buffer.firstStep = buffers[i].getFirstStep();
     buffer.lastStep = buffers[i].getLastStep();
     buffer.location = fromText(buffers[i].getLocation());

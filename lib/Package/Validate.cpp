@@ -183,9 +183,15 @@ private:
         return prefix + ": " + rangeString(buffer.address, buffer.bytes) +
                " is not in " + std::string(memoryClassName(buffer.memoryClass)) +
                " memory";
-      if (buffer.tiles == 0 || buffer.tiles > target.tiles)
-        return prefix + ": spans " + to_string(buffer.tiles) + " tiles of " +
+      if (buffer.tiles.empty() || buffer.tiles.size() > target.tiles)
+        return prefix + ": spans " + to_string(buffer.tiles.size()) + " tiles of " +
                to_string(target.tiles);
+      for (size_t t = 0; t < buffer.tiles.size(); ++t)
+        if (buffer.tiles[t] >= target.tiles ||
+            (t > 0 && buffer.tiles[t] <= buffer.tiles[t - 1]))
+          return prefix + ": its tiles must be increasing and below " +
+                 to_string(target.tiles) + ", entry " + to_string(t) + " is " +
+                 to_string(buffer.tiles[t]);
       if (buffer.firstStep > buffer.lastStep || buffer.lastStep >= package.program.size())
         return prefix + ": live from step " + to_string(buffer.firstStep) +
                " to step " + to_string(buffer.lastStep) + " of a program of " +

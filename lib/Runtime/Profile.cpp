@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 using namespace ipu;
 
@@ -171,6 +172,114 @@ struct ComputeRow {
   double balance() const { return cycles ? mean() / double(cycles) : 0; }
 };
 
+
+constexpr uint32_t kHeatmapColumns = 64;
+
+/// One cell per tile, coloured from the least non-zero value to the largest
+/// (zero grey), with row labels and a legend; `tooltip` titles each cell.
+std::string tileHeatmap(const std::string &id, const std::string &cellClass,
+                        const std::string &dataKey, const std::string &unit,
+                        const std::string &zeroLabel, const std::vector<uint64_t> &values,
+                        const std::function<std::string(uint32_t, uint64_t)> &tooltip) {
+  const uint32_t tiles = uint32_t(values.size());
+  const uint32_t columns = std::max<uint32_t>(1, std::min<uint32_t>(tiles, kHeatmapColumns));
+  const uint32_t rows = (tiles + columns - 1) / columns;
+  const double cell = 16, gridX = 40, gridY = 4;
+  const double gridWidth = columns * cell, gridHeight = rows * cell;
+  const double legendY = gridY + gridHeight + 14;
+  uint64_t most = 0, least = UINT64_MAX;
+  for (uint64_t v : values) {
+    most = std::max(most, v);
+    if (v)
+      least = std::min(least, v);
+  }
+  if (least == UINT64_MAX)
+    least = 0;
+  auto color = [&](uint64_t v) -> std::string {
+    if (v == 0)
+      return kIdleColor;
+    return heatColor(most > least ? double(v - least) / (most - least) : 1.0);
+  };
+  const std::string gradient = id == "heatmap" ? "heat" : "heat-" + id;
+  std::string out = "<svg id=\"" + id + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    fixed(gridX + std::max(gridWidth, 400.0) + 20, 0) + "\" height=\"" +
+                    fixed(legendY + 40, 0) + "\">\n";
+  for (uint32_t r = 0; r < rows; ++r)
+    out += "<text x=\"" + fixed(gridX - 4, 0) + "\" y=\"" +
+           fixed(gridY + r * cell + cell - 4, 0) + "\" text-anchor=\"end\">" +
+           num(uint64_t(r) * columns) + "</text>\n";
+  for (uint32_t t = 0; t < tiles; ++t)
+    out += "<rect class=\"" + cellClass + "\" data-tile=\"" + num(t) + "\" data-" +
+           dataKey + "=\"" + num(values[t]) + "\" x=\"" +
+           fixed(gridX + (t % columns) * cell, 0) + "\" y=\"" +
+           fixed(gridY + (t / columns) * cell, 0) + "\" width=\"" + fixed(cell - 1, 0) +
+           "\" height=\"" + fixed(cell - 1, 0) + "\" fill=\"" + color(values[t]) +
+           "\"><title>" + html(tooltip(t, values[t])) + "</title></rect>\n";
+  out += "<defs><linearGradient id=\"" + gradient + "\">";
+  for (int stop = 0; stop <= 8; ++stop)
+    out += "<stop offset=\"" + fixed(stop / 8.0, 3) + "\" stop-color=\"" +
+           heatColor(stop / 8.0) + "\"/>";
+  out += "</linearGradient></defs>\n";
+  out += "<g id=\"" + std::string(id == "heatmap" ? "legend" : id + "-legend") +
+         "\"><rect x=\"" + fixed(gridX, 0) + "\" y=\"" + fixed(legendY, 0) +
+         "\" width=\"300\" height=\"12\" fill=\"url(#" + gradient + ")\"/>\n";
+  out += "<text x=\"" + fixed(gridX, 0) + "\" y=\"" + fixed(legendY + 26, 0) + "\">" +
+         grouped(least) + "</text><text x=\"" + fixed(gridX + 300, 0) + "\" y=\"" +
+         fixed(legendY + 26, 0) + "\" text-anchor=\"end\">" + grouped(most) + " " + unit +
+         "</text>\n";
+  out += "<rect x=\"" + fixed(gridX + 320, 0) + "\" y=\"" + fixed(legendY, 0) +
+         "\" width=\"12\" height=\"12\" fill=\"" + kIdleColor + "\"/><text x=\"" +
+         fixed(gridX + 336, 0) + "\" y=\"" + fixed(legendY + 10, 0) + "\">" +
+         html(zeroLabel) + "</text></g>\n";
+  out += "</svg>\n";
+  return out;
+}
+
+/// The step at which the package's placed buffers of `memoryClass` hold
+/// the most bytes on one tile, and the bytes live on every tile then;
+/// false when it has no such buffer.
+bool peakStepBytes(const Package &package, MemoryClass memoryClass, uint32_t tiles,
+                   uint32_t &peakStep, std::vector<uint64_t> &bytes) {
+  const uint32_t steps = uint32_t(package.program.size());
+  // Per step, the most any tile holds: a sweep per tile over buffer starts
+  // and ends.
+  std::vector<std::vector<std::pair<uint32_t, int64_t>>> events(tiles);
+  bool any = false;
+  for (const PackageBuffer &buffer : package.buffers) {
+    if (buffer.memoryClass != memoryClass || buffer.lastStep >= steps)
+      continue;
+    any = true;
+    for (uint32_t tile : buffer.tiles)
+      if (tile < tiles) {
+        events[tile].push_back({buffer.firstStep, int64_t(buffer.bytes)});
+        events[tile].push_back({buffer.lastStep + 1, -int64_t(buffer.bytes)});
+      }
+  }
+  if (!any)
+    return false;
+  uint64_t best = 0;
+  peakStep = 0;
+  for (auto &list : events) {
+    std::sort(list.begin(), list.end());
+    int64_t live = 0;
+    for (auto [step, delta] : list) {
+      live += delta;
+      if (delta > 0 && uint64_t(live) > best) {
+        best = uint64_t(live);
+        peakStep = step;
+      }
+    }
+  }
+  bytes.assign(tiles, 0);
+  for (const PackageBuffer &buffer : package.buffers)
+    if (buffer.memoryClass == memoryClass && buffer.firstStep <= peakStep &&
+        peakStep <= buffer.lastStep)
+      for (uint32_t tile : buffer.tiles)
+        if (tile < tiles)
+          bytes[tile] += buffer.bytes;
+  return true;
+}
+
 } // namespace
 
 std::string ipu::profileHtml(const Package &package, const TargetModel &target,
@@ -251,13 +360,6 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
     minBusy = 0;
   // The colour scale spans the busy tiles, least to most busy, so that a
   // small imbalance still shows.
-  auto tileColor = [&](uint64_t c) -> std::string {
-    if (c == 0)
-      return kIdleColor;
-    return heatColor(
-        maxTile > minBusy ? double(c - minBusy) / (maxTile - minBusy) : 1.0);
-  };
-
   const MemoryRegion *regions[2] = {&target.region(MemoryClass::Standard),
                                     &target.region(MemoryClass::Interleaved)};
   const char *regionNames[2] = {"standard", "interleaved"};
@@ -425,60 +527,45 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
 
   // Heatmap.
   const uint32_t tiles = uint32_t(tileCycles.size());
-  const uint32_t columns = std::max<uint32_t>(1, std::min<uint32_t>(tiles, 64));
-  const uint32_t rows = (tiles + columns - 1) / columns;
-  const double cell = 16, gridX = 40, gridY = 4;
-  const double gridWidth = columns * cell, gridHeight = rows * cell;
-  const double legendY = gridY + gridHeight + 14;
-  const double svgHeight = legendY + 40;
   out += "<h2>Tiles: cycles busy in compute sets over the run</h2>\n";
   out += "<p class=\"note\">" + num(tiles) + " tiles, tile t at row t / " +
-         num(columns) + ", column t mod " + num(columns) + ". Busiest: tile " +
-         num(busiestTile) + " with " + cyclesText(maxTile) +
+         num(std::max<uint32_t>(1, std::min<uint32_t>(tiles, kHeatmapColumns))) +
+         ", column t mod " +
+         num(std::max<uint32_t>(1, std::min<uint32_t>(tiles, kHeatmapColumns))) +
+         ". Busiest: tile " + num(busiestTile) + " with " + cyclesText(maxTile) +
          " (the run's compute steps take " + grouped(result.computeCycles) +
          "); mean " + fixed(meanTile, 1) + " cycles; " + num(idleTiles) +
          " tiles idle (grey). The colour scale runs from the least to the "
          "most busy tile.</p>\n";
-  out += "<svg id=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-         fixed(gridX + std::max(gridWidth, 400.0) + 20, 0) + "\" height=\"" +
-         fixed(svgHeight, 0) + "\">\n";
-  for (uint32_t r = 0; r < rows; ++r)
-    out += "<text x=\"" + fixed(gridX - 4, 0) + "\" y=\"" +
-           fixed(gridY + r * cell + cell - 4, 0) + "\" text-anchor=\"end\">" +
-           num(uint64_t(r) * columns) + "</text>\n";
-  for (uint32_t t = 0; t < tiles; ++t) {
-    uint64_t c = tileCycles[t];
-    std::string color = tileColor(c);
-    out += "<rect class=\"tile\" data-tile=\"" + num(t) + "\" data-cycles=\"" +
-           num(c) + "\" x=\"" + fixed(gridX + (t % columns) * cell, 0) +
-           "\" y=\"" + fixed(gridY + (t / columns) * cell, 0) + "\" width=\"" +
-           fixed(cell - 1, 0) + "\" height=\"" + fixed(cell - 1, 0) +
-           "\" fill=\"" + color + "\"><title>tile " + num(t) + ": " +
-           cyclesText(c) +
-           (result.computeCycles
-                ? ", " + fixed(100.0 * double(c) / result.computeCycles, 1) +
-                      "% of the compute steps"
-                : std::string()) +
-           "</title></rect>\n";
+  out += tileHeatmap("heatmap", "tile", "cycles", "cycles", "idle (0)", tileCycles,
+                     [&](uint32_t t, uint64_t c) {
+                       return "tile " + num(t) + ": " + cyclesText(c) +
+                              (result.computeCycles
+                                   ? ", " +
+                                         fixed(100.0 * double(c) / result.computeCycles, 1) +
+                                         "% of the compute steps"
+                                   : std::string());
+                     });
+
+  // Memory at the peak step, per class, from the package's placed buffers.
+  for (MemoryClass memoryClass : {MemoryClass::Standard, MemoryClass::Interleaved}) {
+    std::vector<uint64_t> bytes;
+    uint32_t step = 0;
+    if (!peakStepBytes(package, memoryClass, target.tiles, step, bytes))
+      continue;
+    const std::string name(memoryClassName(memoryClass));
+    const uint64_t most = *std::max_element(bytes.begin(), bytes.end());
+    out += "<h2>Tiles: " + name + " memory at its peak step</h2>\n";
+    out += "<p class=\"note\">The bytes of the placed buffers live on each tile "
+           "at step " + num(step) + ", where " + name +
+           " memory holds the most on one tile (" + grouped(most) +
+           " bytes; the reserved area of code and state not included).</p>\n";
+    out += tileHeatmap("memory-" + name, "memtile", "bytes", "bytes", "none (0)", bytes,
+                       [&](uint32_t t, uint64_t b) {
+                         return "tile " + num(t) + ": " + grouped(b) + " " + name +
+                                " bytes live at step " + num(step);
+                       });
   }
-  // Legend: the colour scale from the least to the most busy tile.
-  out += "<defs><linearGradient id=\"heat\">";
-  for (int stop = 0; stop <= 8; ++stop)
-    out += "<stop offset=\"" + fixed(stop / 8.0, 3) + "\" stop-color=\"" +
-           heatColor(stop / 8.0) + "\"/>";
-  out += "</linearGradient></defs>\n";
-  out += "<g id=\"legend\"><rect x=\"" + fixed(gridX, 0) + "\" y=\"" +
-         fixed(legendY, 0) +
-         "\" width=\"300\" height=\"12\" fill=\"url(#heat)\"/>\n";
-  out += "<text x=\"" + fixed(gridX, 0) + "\" y=\"" + fixed(legendY + 26, 0) +
-         "\">" + grouped(minBusy) + "</text><text x=\"" +
-         fixed(gridX + 300, 0) + "\" y=\"" + fixed(legendY + 26, 0) +
-         "\" text-anchor=\"end\">" + grouped(maxTile) + " cycles</text>\n";
-  out += "<rect x=\"" + fixed(gridX + 320, 0) + "\" y=\"" + fixed(legendY, 0) +
-         "\" width=\"12\" height=\"12\" fill=\"" + kIdleColor +
-         "\"/><text x=\"" + fixed(gridX + 336, 0) + "\" y=\"" +
-         fixed(legendY + 10, 0) + "\">idle (0)</text></g>\n";
-  out += "</svg>\n";
 
   // Source ops.
   out += "<h2>Ops</h2>\n";
@@ -555,7 +642,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
       const double y = 4 + r * row;
       const bool standard = buffer.memoryClass == MemoryClass::Standard;
       const std::string tip = buffer.name + ": " + grouped(buffer.bytes) +
-                              " bytes on each of " + num(buffer.tiles) + " tiles (" +
+                              " bytes on each of " + num(buffer.tiles.size()) + " tiles (" +
                               std::string(memoryClassName(buffer.memoryClass)) + "), steps " +
                               num(buffer.firstStep) + " to " + num(buffer.lastStep) +
                               (buffer.location.empty() ? "" : ", " + buffer.location);
@@ -572,7 +659,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
              "</title></rect>\n";
       rows += "<tr><td>" + html(buffer.name) + "</td><td>" +
               std::string(memoryClassName(buffer.memoryClass)) + "</td><td>" +
-              grouped(buffer.bytes) + "</td><td>" + num(buffer.tiles) + "</td><td>" +
+              grouped(buffer.bytes) + "</td><td>" + num(buffer.tiles.size()) + "</td><td>" +
               num(buffer.firstStep) + "</td><td>" + num(buffer.lastStep) +
               "</td><td>" + html(buffer.location) + "</td></tr>\n";
     }

@@ -291,8 +291,8 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
     entry.memoryClass = ipu_tile::toMachineClass(buffer.getMemoryClass());
     entry.address = static_cast<uint32_t>(*address);
     entry.bytes = static_cast<uint32_t>(layout->maxBlockBytes());
-    entry.tiles = static_cast<uint32_t>(
-        std::unique(tiles.begin(), tiles.end()) - tiles.begin());
+    tiles.erase(std::unique(tiles.begin(), tiles.end()), tiles.end());
+    entry.tiles = std::move(tiles);
     std::tie(entry.firstStep, entry.lastStep) = liveness.live[index];
     entry.location = sourceLocation(buffer.getLoc());
     package.buffers.push_back(std::move(entry));

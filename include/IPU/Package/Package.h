@@ -154,7 +154,7 @@ struct PackageBuffer {
   MemoryClass memoryClass = MemoryClass::Standard;
   uint32_t address = 0;
   uint32_t bytes = 0; ///< On each tile it spans.
-  uint32_t tiles = 0; ///< How many tiles it spans.
+  std::vector<uint32_t> tiles; ///< The tiles it spans, increasing.
   uint32_t firstStep = 0, lastStep = 0;
   std::string location;
 };

@@ -6,7 +6,8 @@ The embedded JSON (<script type="application/json" id="profile-data">)
 must parse; its steps must be the trace's non-stream program steps, in
 order, with the same cycles, summing to the report's cycles=; the SVG must
 hold one class="step" rect per such step and one class="tile" rect per
-tile, with the JSON's cycles in data-cycles. Per tile compute cycles: each
+tile, with the JSON's cycles in data-cycles; each memory heatmap's
+busiest tile at the compiler's max-live bound. Per tile compute cycles: each
 at most the run's computeCycles, and when one tile is the slowest of every
 compute set (as at 16 tiles here), the busiest tile's equal computeCycles.
 Prints one summary line.
@@ -62,6 +63,19 @@ for p in data["phases"]:
     assert p["endpointLowerBound"] <= p["sendHorizon"] < p["cycles"], p
 for name in ("standard", "interleaved"):
     assert data["memory"][name]["touchedBytes"] <= data["memory"][name]["regionBytes"]
+
+# Memory at the peak step: the heatmap's busiest tile holds what the
+# compiler reports as the class's max-live bound, and every cell is at
+# most that; the cells are the sums of the buffers table's entries live
+# at that step.
+for name in ("standard", "interleaved"):
+    cells = re.findall(r'<svg id="memory-%s".*?</svg>' % name, html, re.S)
+    if not cells:
+        continue
+    values = [int(v) for v in re.findall(r'class="memtile" data-tile="\d+" data-bytes="(\d+)"', cells[0])]
+    assert len(values) == data["tiles"], len(values)
+    bound = re.search(r"<td>memoryBound%sBytes</td><td>(\d+)</td>" % name.capitalize(), html)
+    assert bound and max(values) == int(bound.group(1)), (max(values), bound and bound.group(1))
 
 print("profile: steps=%d cycles=%d tiles=%d busiestTile=%d computeCycles=%d computeSets=%d phases=%d" %
       (len(steps), sum(s["cycles"] for s in steps), len(per_tile), busiest,
