@@ -160,6 +160,7 @@ void expectEqual(const Package &a, const Package &b) {
     EXPECT_EQ(x.operandAddress, y.operandAddress);
     EXPECT_EQ(x.params, y.params);
     EXPECT_EQ(x.location, y.location);
+    EXPECT_EQ(x.operandAdvance, y.operandAdvance);
   }
   ASSERT_EQ(a.phases.size(), b.phases.size());
   for (size_t i = 0; i < a.phases.size(); ++i) {
@@ -211,6 +212,13 @@ void expectEqual(const Package &a, const Package &b) {
     EXPECT_EQ(x.firstStep, y.firstStep);
     EXPECT_EQ(x.lastStep, y.lastStep);
     EXPECT_EQ(x.location, y.location);
+  }
+  ASSERT_EQ(a.loops.size(), b.loops.size());
+  for (size_t i = 0; i < a.loops.size(); ++i) {
+    EXPECT_EQ(a.loops[i].name, b.loops[i].name);
+    EXPECT_EQ(a.loops[i].count, b.loops[i].count);
+    EXPECT_EQ(a.loops[i].steps, b.loops[i].steps);
+    EXPECT_EQ(a.loops[i].location, b.loops[i].location);
   }
 }
 
@@ -377,6 +385,25 @@ TEST(Package, MagicAndVersionAreChecked) {
   auto error = deserializePackage(bytes.data(), bytes.size(), loaded);
   EXPECT_TRUE(contains(error, "unsupported format version 99"))
       << error.value_or("");
+  package.formatVersion = 0;
+  bytes = serializePackage(package);
+  error = deserializePackage(bytes.data(), bytes.size(), loaded);
+  EXPECT_TRUE(contains(error, "unsupported format version 0 (this build reads "
+                              "versions 1 to 2)"))
+      << error.value_or("");
+  // Version 1 had no loops: it reads as version 2 without them, and one
+  // that holds loops is refused.
+  package.formatVersion = 1;
+  bytes = serializePackage(package);
+  error = deserializePackage(bytes.data(), bytes.size(), loaded);
+  EXPECT_FALSE(error) << *error;
+  EXPECT_FALSE(validatePackage(loaded, TargetModel::ipu21WithTiles(4)))
+      << "a version 1 package without loops";
+  loaded.loops.push_back(PackageLoop{"l", 1, 1, ""});
+  std::optional<std::string> refused =
+      validatePackage(loaded, TargetModel::ipu21WithTiles(4));
+  EXPECT_TRUE(contains(refused, "package format version 1 has no loops"))
+      << refused.value_or("");
 
   // The magic number is the first data word of the root struct (after the
   // segment table and the root pointer).
@@ -396,7 +423,7 @@ TEST(Package, HostileListSizeIsRefused) {
       uint64_t(14) << 32,                        // One segment of 14 words.
       (uint64_t(9) << 48) | (uint64_t(3) << 32), // Root struct pointer.
       0x0100474b50555049ull,                     // magic
-      1,                                         // formatVersion
+      Package::kFormatVersion,                   // formatVersion
       0,                                         // flops
       0, 0, 0,                                   // compiler, target, workload
       1 | (5 << 2) | (uint64_t(7) << 32),        // streams: inline composite
@@ -550,7 +577,7 @@ TEST(PackageValidate, WrongTarget) {
                 TargetModel::ipu21WithTiles(16));
   expectInvalid([](Package &p) { p.tiles = 5; },
                 {"package has 5 tiles", "'ipu21-4' has 4"});
-  expectInvalid([](Package &p) { p.formatVersion = 2; }, {"format version 2"});
+  expectInvalid([](Package &p) { p.formatVersion = 3; }, {"format version 3"});
 }
 
 TEST(PackageValidate, Streams) {
@@ -2188,4 +2215,236 @@ TEST(PackageValidate, ElementwiseReferences) {
         p.reference[1].arguments = {ReferenceOp::kReferenceValue + 0, 0};
       },
       {"input 1 'lhs' of shape 8x16 is not a row input of a 8x8 value"});
+}
+
+//===----------------------------------------------------------------------===//
+// Serial loops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr uint32_t kChunks = 0x50000, kChunk = 0x51000;
+
+/// makePackage with a serial loop before the result streams out: steps 6
+/// to 8 are [loop 'slice.loop' (3 x 2 steps), sync, compute set 'slice'],
+/// the copy `slice` on tile 1 reading chunk i of the 192 bytes at kChunks
+/// into the 64 bytes at kChunk in iteration i.
+Package makeLoopPackage() {
+  Package package = makePackage();
+  uint32_t slice = addCopy(package, "slice", 1, kChunks, kChunk, 64);
+  package.computeSets[slice].operandAdvance = {64, 0};
+  package.loops = {{"slice.loop", 3, 2, "model.mlir:20:3"}};
+  package.program.insert(package.program.begin() + 6,
+                         {{StepKind::Loop, 0},
+                          {StepKind::Sync, 0},
+                          {StepKind::Compute, slice}});
+  return package;
+}
+
+/// As expectInvalid, from makeLoopPackage.
+void expectLoopInvalid(const std::function<void(Package &)> &mutate,
+                       const std::vector<std::string> &expected) {
+  Package package = makeLoopPackage();
+  mutate(package);
+  auto error = validatePackage(package, TargetModel::ipu21WithTiles(4));
+  ASSERT_TRUE(error) << "expected an error containing '" << expected.front()
+                     << "'";
+  for (const std::string &text : expected)
+    EXPECT_NE(error->find(text), std::string::npos)
+        << "'" << *error << "' lacks '" << text << "'";
+}
+
+} // namespace
+
+TEST(PackageLoop, RoundTripKeepsLoopsAndAdvances) {
+  Package package = makeLoopPackage();
+  ASSERT_EQ(validatePackage(package, TargetModel::ipu21WithTiles(4)),
+            std::nullopt);
+  std::vector<uint8_t> bytes = serializePackage(package);
+  Package loaded;
+  ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded),
+            std::nullopt);
+  expectEqual(package, loaded);
+  ASSERT_EQ(loaded.loops.size(), 1u);
+  EXPECT_EQ(loaded.program[6].kind, StepKind::Loop);
+  EXPECT_EQ(loaded.computeSets[1].operandAdvance,
+            (std::vector<uint32_t>{64, 0}));
+  EXPECT_EQ(serializePackage(loaded), bytes);
+  // A package without loops or advances writes neither: it is smaller.
+  EXPECT_LT(serializePackage(makePackage()).size(), bytes.size());
+}
+
+TEST(PackageLoop, MalformedLoopsAreRefused) {
+  EXPECT_STREQ(stepKindName(StepKind::Loop), "loop");
+  expectLoopInvalid([](Package &p) { p.loops[0].steps = 4; },
+                    {"program step 6 (loop 'slice.loop'): its body of 4 steps "
+                     "(program steps 7 to 10) runs past the end of the program "
+                     "(10 steps)"});
+  expectLoopInvalid(
+      [](Package &p) {
+        p.loops.push_back({"inner", 2, 1, ""});
+        p.program.insert(p.program.begin() + 8, {StepKind::Loop, 1});
+        p.loops[0].steps = 3;
+      },
+      {"program step 8 (loop 'inner') lies in the body of loop 'slice.loop' "
+       "(program step 6): loops do not nest"});
+  expectLoopInvalid(
+      [](Package &p) {
+        p.program.erase(p.program.begin() + 7);
+        p.loops[0].steps = 1;
+      },
+      {"program step 6 (loop 'slice.loop'): its body starts with program step "
+       "7 (compute), not a sync: iterations must be separated by a barrier"});
+  expectLoopInvalid([](Package &p) { p.loops[0].count = 0; },
+                    {"program step 6 (loop 'slice.loop'): count 0; a loop runs "
+                     "its body at least once"});
+  expectLoopInvalid([](Package &p) { p.loops[0].steps = 0; },
+                    {"program step 6 (loop 'slice.loop'): a body of 0 steps"});
+  expectLoopInvalid([](Package &p) { p.program[6].index = 1; },
+                    {"program step 6 (loop): index 1 is out of range (1 loops)"});
+  // 8 steps outside the body and 2 x (2^32 - 1) in it: the simulator's
+  // time is bounded like its records.
+  expectLoopInvalid(
+      [](Package &p) {
+        p.loops[0].count = UINT32_MAX;
+        p.computeSets[1].operandAdvance = {0, 0};
+      },
+      {"program runs 8589934598 steps counting every loop iteration, more "
+       "than the 16777216 a package may"});
+}
+
+TEST(PackageLoop, AdvancingOperandsAreCheckedInEveryIteration) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  expectLoopInvalid(
+      [](Package &p) {
+        p.program.insert(p.program.begin() + 2, {StepKind::Compute, 1});
+      },
+      {"compute set 'slice': its operands advance per loop iteration, but "
+       "program step 2 runs it outside a loop"});
+  expectLoopInvalid([](Package &p) { p.computeSets[1].operandAdvance = {64}; },
+                    {"compute set 'slice': operandAdvance has 1 entries, "
+                     "expected none or 1 tiles x 2 operands"});
+  // Tile memory ends at 0xE8000: two chunks below it fit two iterations,
+  // and the third iteration's chunk lies past it.
+  auto nearTheEnd = [](Package &p) {
+    p.computeSets[1].operandAddress[0] = 0xE8000 - 128;
+  };
+  Package fits = makeLoopPackage();
+  nearTheEnd(fits);
+  fits.loops[0].count = 2;
+  EXPECT_EQ(validatePackage(fits, target), std::nullopt);
+  expectLoopInvalid(nearTheEnd,
+                    {"compute set 'slice' vertex on tile 1: operand 'src' "
+                     "[0xe7f80, 0xe8040) (64 bytes advancing 64 per iteration "
+                     "over the 3 iterations of loop 'slice.loop') lies outside "
+                     "tile memory"});
+  // A set whose operands all advance by 0 may run anywhere.
+  Package still = makeLoopPackage();
+  still.computeSets[1].operandAdvance = {0, 0};
+  still.program.insert(still.program.begin() + 2, {StepKind::Compute, 1});
+  EXPECT_EQ(validatePackage(still, target), std::nullopt);
+}
+
+TEST(PackageLoop, RacesAreCheckedOverEveryIteration) {
+  // The body's last superstep runs the slice beside the gather, which
+  // writes [kGathered, kGathered + 64) on tile 1. Read from 128 bytes below
+  // that, the slice reaches it only in its third iteration.
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  auto beside = [](Package &p) {
+    p.computeSets[1].operandAddress[0] = kGathered - 128;
+    p.program.insert(p.program.begin() + 9, {StepKind::Exchange, 0});
+    p.loops[0].steps = 3;
+  };
+  Package twice = makeLoopPackage();
+  beside(twice);
+  twice.loops[0].count = 2;
+  EXPECT_EQ(validatePackage(twice, target), std::nullopt);
+  SimulationResult result;
+  EXPECT_EQ(simulate(twice, target, makeInputs(), result), std::nullopt);
+  expectLoopInvalid(beside,
+                    {"program steps 8 (compute set 'slice') and 9 (exchange "
+                     "phase 'gather') both touch tile 1 bytes [0x4f000, "
+                     "0x4f040) with no sync between them"});
+}
+
+TEST(PackageLoop, FlopsCountEveryIteration) {
+  // The gemm in a loop body of 3 iterations: [loop, sync, gemm, sync, ...].
+  Package p = makePackage();
+  p.loops = {{"mm.loop", 3, 2, ""}};
+  p.program.insert(p.program.begin() + 2,
+                   {{StepKind::Loop, 0}, {StepKind::Sync, 0}});
+  EXPECT_EQ(programFlops(p), uint64_t(3 * 2048));
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  auto error = validatePackage(p, target);
+  EXPECT_TRUE(contains(error, "package claims flops=2048, but its program "
+                              "performs 6144"))
+      << error.value_or("accepted");
+  p.flops = 3 * 2048;
+  EXPECT_EQ(validatePackage(p, target), std::nullopt);
+  // A loop step naming no loop repeats nothing.
+  p.program[2].index = 5;
+  EXPECT_EQ(programFlops(p), uint64_t(2048));
+}
+
+TEST(PackageLoop, RandomLoopMutationsNeverCrash) {
+  // Loops of every shape over makeLoopPackage: the validator reports
+  // instead of crashing, and a package it accepts runs, with a record per
+  // program step that sums to the run.
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  std::vector<HostTensor> inputs = makeInputs();
+  std::mt19937 rng(2718);
+  unsigned accepted = 0, refused = 0;
+  for (unsigned iteration = 0; iteration < 1500; ++iteration) {
+    Package p = makeLoopPackage();
+    for (unsigned n = 1 + rng() % 3; n > 0; --n) {
+      switch (rng() % 7) {
+      case 0:
+        p.loops[0].count = rng() % 6;
+        break;
+      case 1:
+        p.loops[0].steps = rng() % 6;
+        break;
+      case 2: // Another loop step anywhere, maybe naming nothing.
+        p.loops.push_back(
+            {"extra", uint32_t(1 + rng() % 3), uint32_t(rng() % 4), ""});
+        p.program.insert(p.program.begin() + rng() % (p.program.size() + 1),
+                         {StepKind::Loop, uint32_t(rng() % 3)});
+        break;
+      case 3:
+        p.computeSets[1].operandAdvance = {uint32_t(4 * (rng() % 40)),
+                                           uint32_t(4 * (rng() % 40))};
+        break;
+      case 4: // The advancing set run somewhere else as well.
+        p.program.insert(p.program.begin() + rng() % (p.program.size() + 1),
+                         {StepKind::Compute, 1});
+        break;
+      case 5:
+        p.computeSets[1].operandAddress[rng() % 2] =
+            0xE8000 - 4 * (rng() % 200);
+        break;
+      default: // Drop a step.
+        p.program.erase(p.program.begin() + rng() % p.program.size());
+      }
+    }
+    p.flops = programFlops(p);
+    if (auto error = validatePackage(p, target)) {
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    SimulationResult result;
+    ASSERT_EQ(simulate(p, target, inputs, result), std::nullopt)
+        << "iteration " << iteration;
+    ASSERT_EQ(result.steps.size(), p.program.size());
+    uint64_t sum = 0;
+    for (size_t s = 0; s < result.steps.size(); ++s) {
+      EXPECT_EQ(result.steps[s].kind, p.program[s].kind);
+      sum += result.steps[s].cycles;
+    }
+    EXPECT_EQ(sum, result.cycles);
+  }
+  EXPECT_GT(accepted, 200u);
+  EXPECT_GT(refused, 200u);
+  RecordProperty("accepted", std::to_string(accepted));
+  RecordProperty("refused", std::to_string(refused));
 }

@@ -2,7 +2,9 @@
 //
 // Efficiency and TFLOPS are reported from what the program computes, never
 // from a figure the package merely states: validatePackage refuses a
-// package whose `flops` field differs from this count.
+// package whose `flops` field differs from this count. A loop's body counts
+// once per iteration: a serial split of a matmul into `count` chunks does
+// the whole matmul's work.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,11 @@ namespace {
 uint64_t saturatingAdd(uint64_t a, uint64_t b) {
   uint64_t sum;
   return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+uint64_t saturatingMultiply(uint64_t a, uint64_t b) {
+  uint64_t product;
+  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
 }
 
 /// FLOPs of one run of `computeSet`. Generated kernels (elementwise work)
@@ -44,9 +51,25 @@ uint64_t ipu::programFlops(const Package &package) {
   std::vector<uint64_t> perSet(package.computeSets.size());
   for (size_t i = 0; i < perSet.size(); ++i)
     perSet[i] = computeSetFlops(package.computeSets[i]);
-  uint64_t flops = 0;
-  for (const Step &step : package.program)
+  // A loop body's steps run `count` times. A loop step naming no loop, or
+  // whose body leaves the program, repeats nothing; one inside a body is
+  // left to the validator and counted as a step.
+  uint64_t flops = 0, repeat = 1;
+  size_t bodyEnd = 0; ///< One past the current loop body.
+  for (size_t s = 0; s < package.program.size(); ++s) {
+    const Step &step = package.program[s];
+    if (s >= bodyEnd)
+      repeat = 1;
+    if (step.kind == StepKind::Loop && s >= bodyEnd &&
+        step.index < package.loops.size()) {
+      const PackageLoop &loop = package.loops[step.index];
+      if (loop.steps <= package.program.size() - s - 1) {
+        repeat = loop.count;
+        bodyEnd = s + 1 + loop.steps;
+      }
+    }
     if (step.kind == StepKind::Compute && step.index < perSet.size())
-      flops = saturatingAdd(flops, perSet[step.index]);
+      flops = saturatingAdd(flops, saturatingMultiply(perSet[step.index], repeat));
+  }
   return flops;
 }

@@ -9,7 +9,8 @@
 # Compatibility: readers check `magic` and refuse a `formatVersion` they do
 # not know. Fields may be appended (new ordinals) without a version bump as
 # long as older readers can ignore them; anything else bumps
-# Package::kFormatVersion.
+# Package::kFormatVersion. Version 2 added loops: a version 1 reader,
+# ignoring them, would run each loop body once.
 
 @0xd1e3a5b7c9f10203;
 
@@ -32,6 +33,7 @@ enum StepKind {
   compute @2;
   exchange @3;
   sync @4;
+  loop @5;  # index into Package.loops; the body is the steps that follow.
 }
 
 # StreamPiece, one list entry per piece.
@@ -63,6 +65,8 @@ struct ComputeSet {
   operandAddress @3 :List(UInt32);  # tiles x operand count
   params @4 :List(Int64);           # tiles x parameter count
   location @5 :Text;                # Source location of the op it runs for.
+  operandAdvance @6 :List(UInt32);  # Empty, or tiles x operand count: bytes
+                                    # an operand moves per loop iteration.
 }
 
 struct Phase {
@@ -135,6 +139,15 @@ struct Buffer {
   location @7 :Text;      # Source location of the op that made it.
 }
 
+# A serial loop (PackageLoop): the `steps` program steps after its Loop
+# step, run `count` times.
+struct Loop {
+  name @0 :Text;
+  count @1 :UInt32;
+  steps @2 :UInt32;
+  location @3 :Text;
+}
+
 struct MetadataEntry {
   key @0 :Text;
   value @1 :Text;
@@ -159,4 +172,5 @@ struct Package {
   kernelAbiVersion @15 :UInt32;
   kernelObjectHash @16 :UInt64;
   buffers @17 :List(Buffer);
+  loops @18 :List(Loop);
 }

@@ -108,6 +108,10 @@ void writeComputeSet(const ComputeSet &computeSet,
        computeSet.operandAddress);
   fill(out.initParams(computeSet.params.size()), computeSet.params);
   out.setLocation(toText(computeSet.location));
+  // Last, as its field number is, and only when some operand advances.
+  if (!computeSet.operandAdvance.empty())
+    fill(out.initOperandAdvance(computeSet.operandAdvance.size()),
+         computeSet.operandAdvance);
 }
 
 void writePhase(const PackagePhase &phase, wire::Phase::Builder out) {
@@ -209,6 +213,17 @@ void writePackage(const Package &package, wire::Package::Builder out) {
       buffers[i].setLocation(toText(buffer.location));
     }
   }
+  // After the buffers, as its field number is.
+  if (!package.loops.empty()) {
+    auto loops = out.initLoops(package.loops.size());
+    for (size_t i = 0; i < package.loops.size(); ++i) {
+      const PackageLoop &loop = package.loops[i];
+      loops[i].setName(toText(loop.name));
+      loops[i].setCount(loop.count);
+      loops[i].setSteps(loop.steps);
+      loops[i].setLocation(toText(loop.location));
+    }
+  }
 }
 
 void writeKernels(const Package &package, wire::Package::Builder out) {
@@ -307,6 +322,7 @@ void readComputeSet(wire::ComputeSet::Reader in, ComputeSet &computeSet) {
   computeSet.operandAddress = toVector<uint32_t>(in.getOperandAddress());
   computeSet.params = toVector<int64_t>(in.getParams());
   computeSet.location = fromText(in.getLocation());
+  computeSet.operandAdvance = toVector<uint32_t>(in.getOperandAdvance());
 }
 
 void readPhase(wire::Phase::Reader in, PackagePhase &phase) {
@@ -340,10 +356,12 @@ void readPackage(wire::Package::Reader in, Package &package) {
   if (in.getMagic() != wire::PACKAGE_MAGIC)
     throw FormatError{"not an IPU package (bad magic number)"};
   package.formatVersion = in.getFormatVersion();
-  if (package.formatVersion != Package::kFormatVersion)
+  if (package.formatVersion < Package::kOldestFormatVersion ||
+      package.formatVersion > Package::kFormatVersion)
     throw FormatError{"unsupported format version " +
                       std::to_string(package.formatVersion) +
-                      " (this build reads version " +
+                      " (this build reads versions " +
+                      std::to_string(Package::kOldestFormatVersion) + " to " +
                       std::to_string(Package::kFormatVersion) + ")"};
   package.compiler = fromText(in.getCompiler());
   package.target = fromText(in.getTarget());
@@ -368,7 +386,7 @@ void readPackage(wire::Package::Reader in, Package &package) {
   package.program.resize(program.size());
   for (size_t i = 0; i < program.size(); ++i) {
     uint16_t kind = static_cast<uint16_t>(program[i].getKind());
-    if (kind > static_cast<uint16_t>(StepKind::Sync))
+    if (kind > static_cast<uint16_t>(StepKind::Loop))
       throw FormatError{"program step " + std::to_string(i) +
                         ": unknown step kind " + std::to_string(kind)};
     package.program[i].kind = static_cast<StepKind>(kind);
@@ -484,6 +502,15 @@ void readPackage(wire::Package::Reader in, Package &package) {
     buffer.firstStep = buffers[i].getFirstStep();
     buffer.lastStep = buffers[i].getLastStep();
     buffer.location = fromText(buffers[i].getLocation());
+  }
+  auto loops = in.getLoops();
+  package.loops.resize(loops.size());
+  for (size_t i = 0; i < loops.size(); ++i) {
+    PackageLoop &loop = package.loops[i];
+    loop.name = fromText(loops[i].getName());
+    loop.count = loops[i].getCount();
+    loop.steps = loops[i].getSteps();
+    loop.location = fromText(loops[i].getLocation());
   }
 }
 

@@ -17,7 +17,10 @@
 // trust: the FLOPs the package claims, bulk-synchronous legality between
 // the steps of a superstep, and that no phase overwrites what it sends
 // before sending it. Every such check sorts byte ranges and sweeps them, so
-// that a full-chip phase of 500k transfers stays cheap.
+// that a full-chip phase of 500k transfers stays cheap. A loop body starts
+// with a sync, so these straight-line checks over the program as written
+// hold in every iteration; an operand that advances per iteration is
+// checked over the span of all of them.
 //
 // "Tile memory" is [lowest region base, highest region end), the address
 // range the simulator backs with storage (for ipu21 [0x4C000, 0xE8000), i.e.
@@ -102,6 +105,10 @@ public:
       return "program has " + to_string(package.program.size()) +
              " steps, more than the " +
              to_string(PackageLimits::kMaxProgramSteps) + " a package may have";
+    // Before the compute sets: an advancing operand is checked over the
+    // iterations of the loops that run it.
+    if (auto error = checkLoops())
+      return error;
     if (auto error = checkKernels())
       return error;
     for (const HostStream &stream : package.streams)
@@ -110,8 +117,8 @@ public:
     for (size_t i = 0; i < package.streams.size(); ++i)
       if (auto error = checkStream(package.streams[i]))
         return error;
-    for (const ComputeSet &computeSet : package.computeSets)
-      if (auto error = checkComputeSet(computeSet))
+    for (size_t i = 0; i < package.computeSets.size(); ++i)
+      if (auto error = checkComputeSet(i))
         return error;
     for (const PackagePhase &phase : package.phases)
       if (auto error = checkPhase(phase))
@@ -269,10 +276,16 @@ private:
   }
 
   std::optional<std::string> checkHeader() {
-    if (package.formatVersion != Package::kFormatVersion)
+    if (package.formatVersion < Package::kOldestFormatVersion ||
+        package.formatVersion > Package::kFormatVersion)
       return "package format version " + to_string(package.formatVersion) +
              " is not supported (expected " +
+             to_string(Package::kOldestFormatVersion) + " to " +
              to_string(Package::kFormatVersion) + ")";
+    if (package.formatVersion < 2 && !package.loops.empty())
+      return "package format version " + to_string(package.formatVersion) +
+             " has no loops, but the package holds " +
+             to_string(package.loops.size());
     if (package.target != target.name)
       return "package is built for target '" + package.target + "', not for '" +
              target.name + "'";
@@ -458,7 +471,99 @@ private:
     return std::nullopt;
   }
 
-  std::optional<std::string> checkComputeSet(const ComputeSet &computeSet) {
+  /// The serial loops: each in range, of at least one iteration and one
+  /// step, its body inside the program, starting with a sync (so that the
+  /// straight-line superstep checks also cover the back edge: the body's
+  /// last superstep ends at that sync in every iteration but the last, and
+  /// runs on into the steps after the loop in the last, as the program
+  /// reads) and holding no loop. Notes per compute set the most iterations
+  /// a loop runs it for and the first step running it outside any loop.
+  std::optional<std::string> checkLoops() {
+    const std::vector<Step> &program = package.program;
+    if (package.loops.size() > PackageLimits::kMaxProgramSteps)
+      return "package lists " + to_string(package.loops.size()) +
+             " loops, more than " + to_string(PackageLimits::kMaxProgramSteps);
+    setIterations.assign(package.computeSets.size(), 1);
+    setLoop.assign(package.computeSets.size(), UINT32_MAX);
+    setOutsideStep.assign(package.computeSets.size(), UINT32_MAX);
+    uint64_t stepsRun = 0;
+    size_t loopStep = 0, bodyEnd = 0; ///< The loop being read, if any.
+    for (size_t s = 0; s < program.size(); ++s) {
+      const Step &step = program[s];
+      const bool inBody = s < bodyEnd;
+      if (step.kind == StepKind::Compute &&
+          step.index < package.computeSets.size()) {
+        if (!inBody) {
+          if (setOutsideStep[step.index] == UINT32_MAX)
+            setOutsideStep[step.index] = static_cast<uint32_t>(s);
+        } else {
+          const PackageLoop &loop = package.loops[program[loopStep].index];
+          if (loop.count > setIterations[step.index]) {
+            setIterations[step.index] = loop.count;
+            setLoop[step.index] = program[loopStep].index;
+          }
+        }
+      }
+      if (!inBody)
+        stepsRun = saturatingAdd(stepsRun, 1);
+      if (step.kind != StepKind::Loop)
+        continue;
+      std::string where = "program step " + to_string(s) + " (loop)";
+      if (step.index >= package.loops.size())
+        return where + ": index " + to_string(step.index) +
+               " is out of range (" + to_string(package.loops.size()) +
+               " loops)";
+      const PackageLoop &loop = package.loops[step.index];
+      where = "program step " + to_string(s) + " (loop '" + loop.name + "')";
+      if (inBody)
+        return where + " lies in the body of loop '" +
+               package.loops[program[loopStep].index].name +
+               "' (program step " + to_string(loopStep) +
+               "): loops do not nest";
+      if (loop.count == 0)
+        return where + ": count 0; a loop runs its body at least once";
+      if (loop.steps == 0)
+        return where + ": a body of 0 steps";
+      if (loop.steps > program.size() - s - 1)
+        return where + ": its body of " + countOf(loop.steps, "step") +
+               " (program steps " + to_string(s + 1) + " to " +
+               to_string(s + uint64_t(loop.steps)) +
+               ") runs past the end of the program (" +
+               countOf(program.size(), "step") + ")";
+      if (program[s + 1].kind != StepKind::Sync)
+        return where + ": its body starts with program step " +
+               to_string(s + 1) + " (" +
+               (program[s + 1].kind > StepKind::Loop
+                    ? std::string("unknown kind")
+                    : std::string(stepKindName(program[s + 1].kind))) +
+               "), not a sync: iterations must be separated by a barrier";
+      loopStep = s;
+      bodyEnd = s + 1 + loop.steps;
+      // At most 2^32 x 2^24: no overflow; the sum saturates.
+      stepsRun = saturatingAdd(stepsRun, uint64_t(loop.count) * loop.steps);
+    }
+    if (stepsRun > PackageLimits::kMaxStepsRun)
+      return "program runs " + to_string(stepsRun) +
+             " steps counting every loop iteration, more than the " +
+             to_string(PackageLimits::kMaxStepsRun) + " a package may";
+    return std::nullopt;
+  }
+
+  /// The bytes operand `o` of vertex `v` of compute set `set` spans over
+  /// every iteration of the loops that run it: [address, address + span).
+  /// False when the span does not fit in 64 bits.
+  bool operandSpan(size_t set, size_t v, size_t o, size_t operands,
+                   uint64_t bytes, uint64_t &span) const {
+    const ComputeSet &computeSet = package.computeSets[set];
+    uint64_t advance = computeSet.operandAdvance.empty()
+                           ? 0
+                           : computeSet.operandAdvance[v * operands + o];
+    return multiply(uint64_t(setIterations[set]) - 1, advance, span) &&
+           add(span, bytes, span);
+  }
+
+  std::optional<std::string> checkComputeSet(size_t set) {
+    const ComputeSet &computeSet = package.computeSets[set];
     std::string prefix = "compute set '" + computeSet.name + "'";
     const KernelSpec *kernel = lookupKernel(package, computeSet.kernel);
     if (!kernel)
@@ -481,6 +586,34 @@ private:
       return prefix + ": params has " + to_string(computeSet.params.size()) +
              " entries, expected " + to_string(vertices) + " tiles x " +
              to_string(params) + " parameters";
+    if (!computeSet.operandAdvance.empty() &&
+        computeSet.operandAdvance.size() != vertices * operands)
+      return prefix + ": operandAdvance has " +
+             to_string(computeSet.operandAdvance.size()) +
+             " entries, expected none or " + to_string(vertices) +
+             " tiles x " + to_string(operands) + " operands";
+    // Outside a loop there is no iteration to advance by: the compiler
+    // meant a loop it did not emit.
+    const bool advances =
+        std::any_of(computeSet.operandAdvance.begin(),
+                    computeSet.operandAdvance.end(),
+                    [](uint32_t advance) { return advance != 0; });
+    if (advances && setOutsideStep[set] != UINT32_MAX)
+      return prefix + ": its operands advance per loop iteration, but "
+                      "program step " +
+             to_string(setOutsideStep[set]) + " runs it outside a loop";
+    // How an advancing operand's span reads in a message.
+    auto overIterations = [&](size_t v, size_t o, uint64_t bytes) {
+      uint64_t advance = computeSet.operandAdvance.empty()
+                             ? 0
+                             : computeSet.operandAdvance[v * operands + o];
+      if (advance == 0 || setIterations[set] < 2)
+        return std::string();
+      return " (" + to_string(bytes) + " bytes advancing " +
+             to_string(advance) + " per iteration over the " +
+             to_string(setIterations[set]) + " iterations of loop '" +
+             package.loops[setLoop[set]].name + "')";
+    };
 
     std::vector<bool> used(target.tiles, false);
     for (size_t v = 0; v < vertices; ++v) {
@@ -501,21 +634,27 @@ private:
       for (size_t o = 0; o < operands; ++o) {
         uint64_t address = computeSet.operandAddress[v * operands + o];
         uint64_t bytes = kernelOperandBytes(*kernel, vertexParams, o);
-        if (!insideTileMemory(address, bytes))
+        // Every iteration's range lies in the span: checking it checks them
+        // all.
+        uint64_t span = 0;
+        if (!operandSpan(set, v, o, operands, bytes, span))
+          span = UINT64_MAX; // Refused just below.
+        if (!insideTileMemory(address, span))
           return where + ": operand '" + std::string(kernel->operandNames[o]) +
-                 "' " + rangeString(address, bytes) +
-                 " lies outside tile memory";
-        noteAddress(address, bytes,
+                 "' " + rangeString(address, span) +
+                 overIterations(v, o, bytes) + " lies outside tile memory";
+        noteAddress(address, span,
                     where + ": operand '" + std::string(kernel->operandNames[o]) + "'");
         // The estimator trusts the declared memory class of this operand.
         if (kernel->classOperand == static_cast<int>(o)) {
           int64_t declared = vertexParams[kernel->classParam];
           const MemoryRegion &region =
               target.region(static_cast<MemoryClass>(declared));
-          if (address < region.base || address + bytes > region.end())
+          if (address < region.base || address + span > region.end())
             return where + ": operand '" +
                    std::string(kernel->operandNames[o]) + "' " +
-                   rangeString(address, bytes) + " is not in " +
+                   rangeString(address, span) + overIterations(v, o, bytes) +
+                   " is not in " +
                    std::string(memoryClassName(static_cast<MemoryClass>(declared))) +
                    " memory as '" +
                    std::string(kernel->paramNames[kernel->classParam]) +
@@ -729,7 +868,7 @@ private:
   std::optional<std::string> checkProgram() {
     for (size_t i = 0; i < package.program.size(); ++i) {
       const Step &step = package.program[i];
-      if (step.kind > StepKind::Sync)
+      if (step.kind > StepKind::Loop)
         return "program step " + to_string(i) + ": unknown step kind " +
                to_string(unsigned(step.kind));
       std::string where =
@@ -767,6 +906,7 @@ private:
           return outOfRange(package.phases.size(), "phases");
         break;
       case StepKind::Sync:
+      case StepKind::Loop: // checkLoops.
         break;
       }
     }
@@ -881,9 +1021,15 @@ private:
           for (size_t o = 0; o < operands; ++o) {
             uint64_t address = computeSet.operandAddress[v * operands + o];
             uint64_t bytes = kernelOperandBytes(kernel, vertexParams, o);
-            if (bytes)
-              touches.push_back({computeSet.tiles[v], index, address,
-                                 address + bytes, Use::Compute});
+            if (!bytes)
+              continue;
+            // An advancing operand touches every iteration's bytes in the
+            // superstep (conservative); checkComputeSet kept the span inside
+            // tile memory.
+            uint64_t span = bytes;
+            operandSpan(step.index, v, o, operands, bytes, span);
+            touches.push_back({computeSet.tiles[v], index, address,
+                               address + span, Use::Compute});
           }
         }
       } else if (step.kind == StepKind::Exchange) {
@@ -1245,6 +1391,10 @@ private:
   std::vector<std::vector<int64_t>> referenceShapes; ///< Per checked op.
   /// Per result index, the reference op whose value it is, or UINT32_MAX.
   std::vector<uint32_t> resultOwner;
+  /// Per compute set: the most iterations a loop runs it for (1 when
+  /// none does) and that loop (UINT32_MAX when none), and the first program
+  /// step running it outside any loop (UINT32_MAX when none). checkLoops.
+  std::vector<uint32_t> setIterations, setLoop, setOutsideStep;
   uint64_t referenceFlops = 0;    ///< 2*batches*m*k*n over the ops, saturating.
   uint64_t intermediateBytes = 0; ///< Values of the ops without a result.
 };
@@ -1308,6 +1458,8 @@ const char *ipu::stepKindName(StepKind kind) {
     return "exchange";
   case StepKind::Sync:
     return "sync";
+  case StepKind::Loop:
+    return "loop";
   }
   return "unknown";
 }

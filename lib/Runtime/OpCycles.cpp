@@ -27,11 +27,13 @@ std::vector<OpCycles> ipu::cyclesByOp(const Package &package,
     return row;
   };
   uint64_t pendingSync = 0;
-  auto take = [&](OpCycles &row, uint64_t cycles, bool exchange) {
-    (exchange ? row.exchangeCycles : row.computeCycles) += cycles;
+  auto take = [&](OpCycles &row, const StepCycles &step,
+                  uint64_t OpCycles::*field) {
+    row.*field += step.cycles;
     row.syncCycles += pendingSync;
     pendingSync = 0;
-    ++row.steps;
+    if (field != &OpCycles::loopCycles)
+      row.steps += step.runs;
   };
   for (const StepCycles &step : result.steps) {
     switch (step.kind) {
@@ -41,18 +43,25 @@ std::vector<OpCycles> ipu::cyclesByOp(const Package &package,
     case StepKind::Compute:
       if (step.index < package.computeSets.size()) {
         const ComputeSet &set = package.computeSets[step.index];
-        take(rowFor(set.name, set.location), step.cycles, /*exchange=*/false);
+        take(rowFor(set.name, set.location), step, &OpCycles::computeCycles);
       }
       break;
     case StepKind::Exchange:
       if (step.index < package.phases.size()) {
         const PackagePhase &phase = package.phases[step.index];
         OpCycles &row = rowFor(phase.name, phase.location);
-        take(row, step.cycles, /*exchange=*/true);
+        take(row, step, &OpCycles::exchangeCycles);
         const ExchangePhase &transfers = phase.phase;
         for (size_t t = 0; t < transfers.size(); ++t)
           row.exchangeBytes += uint64_t(transfers.words[t]) * 4 *
-                               (transfers.destBegin[t + 1] - transfers.destBegin[t]);
+                               (transfers.destBegin[t + 1] - transfers.destBegin[t]) *
+                               step.runs;
+      }
+      break;
+    case StepKind::Loop:
+      if (step.index < package.loops.size()) {
+        const PackageLoop &loop = package.loops[step.index];
+        take(rowFor(loop.name, loop.location), step, &OpCycles::loopCycles);
       }
       break;
     case StepKind::StreamIn:

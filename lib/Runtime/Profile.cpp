@@ -106,6 +106,9 @@ std::string stepName(const Package &package, const StepCycles &step) {
                                               : "exchange phase";
   case StepKind::Sync:
     return "sync";
+  case StepKind::Loop:
+    return step.index < package.loops.size() ? package.loops[step.index].name
+                                             : "loop";
   }
   return "step";
 }
@@ -118,6 +121,8 @@ const char *kindColor(StepKind kind) {
     return "#f28e2b";
   case StepKind::Sync:
     return "#76b7b2";
+  case StepKind::Loop:
+    return "#b07aa1";
   default:
     return "#bab0ac";
   }
@@ -150,7 +155,7 @@ constexpr const char *kIdleColor = "#d9d9d9";
 struct PhaseRow {
   std::string name;
   uint32_t index = 0;
-  uint32_t runs = 0;
+  uint32_t runs = 0; ///< A loop body's phase once per iteration.
   uint64_t cycles = 0; ///< Per run: send horizon plus latency.
   uint64_t transfers = 0;
   uint64_t sendHorizon = 0;
@@ -160,16 +165,28 @@ struct PhaseRow {
 struct ComputeRow {
   std::string name, kernel;
   uint32_t index = 0;
-  uint32_t runs = 0;
+  uint32_t runs = 0; ///< A loop body's compute set once per iteration.
   uint64_t vertices = 0;
-  uint64_t cycles = 0; ///< Per run: the slowest tile's.
+  /// Per run: the slowest tile's. In a loop body, the mean over its
+  /// iterations (which differ only where advancing operands change memory
+  /// class) rounded up, so that it bounds the mean tile's.
+  uint64_t cycles = 0;
   uint32_t slowestTile = 0;
   uint32_t busyTiles = 0;
-  uint64_t busyTileCycles = 0; ///< Per run, summed over busy tiles.
+  /// The first step running it: its cycles, and its busy tiles' summed
+  /// over its runs.
+  uint64_t stepCycles = 0, stepBusyTileCycles = 0;
+  uint32_t stepRuns = 1;
   double mean() const {
-    return busyTiles ? double(busyTileCycles) / busyTiles : 0;
+    return busyTiles && stepRuns
+               ? double(stepBusyTileCycles) / busyTiles / stepRuns
+               : 0;
   }
-  double balance() const { return cycles ? mean() / double(cycles) : 0; }
+  double balance() const {
+    return busyTiles && stepCycles
+               ? double(stepBusyTileCycles) / busyTiles / double(stepCycles)
+               : 0;
+  }
 };
 
 
@@ -293,6 +310,9 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
     return grouped(cycles) + " cycles (" + us(cycles) + " \xC2\xB5s)";
   };
 
+  const bool hasLoops = std::any_of(
+      result.steps.begin(), result.steps.end(),
+      [](const StepCycles &step) { return step.kind == StepKind::Loop; });
   // Timeline steps: everything but host streams, which cost no cycles.
   std::vector<size_t> timeline;
   for (size_t s = 0; s < result.steps.size(); ++s)
@@ -301,7 +321,8 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
       timeline.push_back(s);
 
   // Phases and compute sets in order of first run; repeated runs of one are
-  // identical (same schedule, same vertex estimates) and counted.
+  // identical (same schedule, same vertex estimates) and counted. A step of
+  // a loop body holds the sums over its runs.
   std::vector<PhaseRow> phases;
   std::vector<ComputeRow> computeSets;
   std::vector<int64_t> phaseRow(package.phases.size(), -1);
@@ -314,13 +335,13 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
         PhaseRow row;
         row.name = phase.name;
         row.index = step.index;
-        row.cycles = step.cycles;
+        row.cycles = step.runs ? step.cycles / step.runs : 0;
         row.transfers = phase.phase.size();
         row.sendHorizon = phase.schedule.sendHorizon();
         row.bound = endpointLowerBound(phase.phase);
         phases.push_back(row);
       }
-      ++phases[size_t(phaseRow[step.index])].runs;
+      phases[size_t(phaseRow[step.index])].runs += step.runs;
     } else if (step.kind == StepKind::Compute &&
                step.index < package.computeSets.size()) {
       if (computeRow[step.index] < 0) {
@@ -331,13 +352,16 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
         row.kernel = set.kernel;
         row.index = step.index;
         row.vertices = set.tiles.size();
-        row.cycles = step.cycles;
+        row.cycles =
+            step.runs ? (step.cycles + step.runs - 1) / step.runs : 0;
         row.slowestTile = step.slowestTile;
         row.busyTiles = step.busyTiles;
-        row.busyTileCycles = step.busyTileCycles;
+        row.stepCycles = step.cycles;
+        row.stepBusyTileCycles = step.busyTileCycles;
+        row.stepRuns = step.runs;
         computeSets.push_back(row);
       }
-      ++computeSets[size_t(computeRow[step.index])].runs;
+      computeSets[size_t(computeRow[step.index])].runs += step.runs;
     }
   }
 
@@ -378,6 +402,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   json += "\"computeCycles\": " + num(result.computeCycles) + ",\n";
   json += "\"exchangeCycles\": " + num(result.exchangeCycles) + ",\n";
   json += "\"syncCycles\": " + num(result.syncCycles) + ",\n";
+  json += "\"loopCycles\": " + num(result.loopCycles) + ",\n";
   json += "\"microseconds\": " + us(result.cycles) + ",\n";
   json += "\"programSteps\": " + num(result.steps.size()) + ",\n";
   json += "\"steps\": [";
@@ -390,7 +415,8 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
               ", \"index\": " + num(step.index) +
               ", \"name\": " + quote(stepName(package, step)) +
               ", \"startCycle\": " + num(start) +
-              ", \"cycles\": " + num(step.cycles) + "}";
+              ", \"cycles\": " + num(step.cycles) +
+              ", \"runs\": " + num(step.runs) + "}";
       ++i;
     }
     start += step.cycles;
@@ -469,7 +495,9 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   out += "<p>Run: <b>" + cyclesText(result.cycles) + "</b> = compute " +
          cyclesText(result.computeCycles) + " + exchange " +
          cyclesText(result.exchangeCycles) + " + sync " +
-         cyclesText(result.syncCycles) + "; " + num(result.steps.size()) +
+         cyclesText(result.syncCycles) +
+         (hasLoops ? " + loop control " + cyclesText(result.loopCycles) : "") +
+         "; " + num(result.steps.size()) +
          " program steps, " + num(timeline.size()) +
          " of them on the device (host streams cost nothing).</p>\n";
 
@@ -494,7 +522,9 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
              "\" y=\"0\" width=\"" + fixed(w, 3) + "\" height=\"" +
              fixed(rowHeight, 0) + "\" fill=\"" + kindColor(step.kind) +
              "\"><title>" + html(name) + " (" + stepKindName(step.kind) +
-             "): " + cyclesText(step.cycles) + ", from cycle " +
+             "): " + cyclesText(step.cycles) +
+             (step.runs != 1 ? " over " + num(step.runs) + " iterations" : "") +
+             ", from cycle " +
              grouped(start) + "</title></rect>\n";
       ++i;
     }
@@ -512,8 +542,10 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
            grouped(result.cycles * tick / 4) + "</text>\n";
   }
   double keyX = 0;
-  for (StepKind kind :
-       {StepKind::Compute, StepKind::Exchange, StepKind::Sync}) {
+  for (StepKind kind : {StepKind::Compute, StepKind::Exchange, StepKind::Sync,
+                        StepKind::Loop}) {
+    if (kind == StepKind::Loop && !hasLoops)
+      continue;
     out += "<rect x=\"" + fixed(keyX, 0) + "\" y=\"" +
            fixed(rowHeight + 22, 0) + "\" width=\"10\" height=\"10\" fill=\"" +
            kindColor(kind) + "\"/><text x=\"" + fixed(keyX + 14, 0) +
@@ -582,7 +614,9 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   });
   out += "<table id=\"ops\">\n<tr><th>op</th><th>location</th><th>steps</th>"
          "<th>cycles</th><th>\xC2\xB5s</th><th>share</th><th>compute</th>"
-         "<th>exchange</th><th>sync</th><th>exchange bytes</th></tr>\n";
+         "<th>exchange</th><th>sync</th>" +
+         std::string(hasLoops ? "<th>loop control</th>" : "") +
+         "<th>exchange bytes</th></tr>\n";
   for (size_t i : opOrder) {
     const OpCycles &op = ops[i];
     out += "<tr><td>" + html(op.op) + "</td><td>" + html(op.location) +
@@ -592,6 +626,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
                           : std::string("-")) +
            "</td><td>" + grouped(op.computeCycles) + "</td><td>" +
            grouped(op.exchangeCycles) + "</td><td>" + grouped(op.syncCycles) +
+           (hasLoops ? "</td><td>" + grouped(op.loopCycles) : std::string()) +
            "</td><td>" + grouped(op.exchangeBytes) + "</td></tr>\n";
   }
   out += "</table>\n";

@@ -3,7 +3,9 @@
 // Executes the control program of a package step by step on host memory:
 // one byte vector per touched tile, indexed by tile address. Values come from
 // running the kernels natively; cycles come only from the kernel estimators,
-// the exchange schedules as emitted and the target's sync cost.
+// the exchange schedules as emitted and the target's sync and loop costs. A
+// loop runs its body iteration by iteration, each compute set at the
+// addresses of that iteration.
 //
 // The simulator trusts validatePackage for the deep checks (kernel operand
 // layouts, stream bounds), but still bounds-checks every access it makes so
@@ -75,6 +77,12 @@ std::string stepName(const Package &package, const Step &step) {
   }
   case StepKind::Sync:
     return "sync";
+  case StepKind::Loop: {
+    std::string text = "loop " + std::to_string(step.index);
+    if (step.index < package.loops.size())
+      text += quoted(package.loops[step.index].name);
+    return text;
+  }
   }
   return "unknown step";
 }
@@ -209,8 +217,14 @@ private:
   std::optional<std::string> checkInputs();
   std::optional<std::string> streamIn(const HostStream &stream);
   std::optional<std::string> streamOut(const HostStream &stream);
+  /// Runs program step `s` once, in iteration `iteration` of its loop (0
+  /// outside one), into `stats` and the result's totals.
+  std::optional<std::string> runStep(size_t s, uint32_t iteration,
+                                     StepCycles &stats);
+  /// Runs the Loop step `s` and its body, appending their records.
+  std::optional<std::string> runLoop(size_t s);
   std::optional<std::string> compute(const ComputeSet &computeSet,
-                                     uint64_t &cycles,
+                                     uint32_t iteration, uint64_t &cycles,
                                      std::vector<uint64_t> &groupCycles,
                                      StepCycles &stats);
   std::optional<std::string> exchange(const PackagePhase &phase,
@@ -368,8 +382,9 @@ std::optional<std::string> Simulation::streamOut(const HostStream &stream) {
 }
 
 std::optional<std::string>
-Simulation::compute(const ComputeSet &computeSet, uint64_t &cycles,
-                    std::vector<uint64_t> &groupCycles, StepCycles &stats) {
+Simulation::compute(const ComputeSet &computeSet, uint32_t iteration,
+                    uint64_t &cycles, std::vector<uint64_t> &groupCycles,
+                    StepCycles &stats) {
   const KernelSpec *kernel = lookupKernel(package, computeSet.kernel);
   if (!kernel)
     return "unknown kernel '" + computeSet.kernel + "'";
@@ -386,10 +401,18 @@ Simulation::compute(const ComputeSet &computeSet, uint64_t &cycles,
   if (computeSet.params.size() != vertices * paramCount)
     return "params holds " + std::to_string(computeSet.params.size()) +
            " entries, expected " + std::to_string(vertices * paramCount);
+  const std::vector<uint32_t> &advance = computeSet.operandAdvance;
+  if (!advance.empty() && advance.size() != vertices * operandCount)
+    return "operandAdvance holds " + std::to_string(advance.size()) +
+           " entries, expected " + std::to_string(vertices * operandCount);
 
   // Resolve every operand serially: it allocates tile memory on first touch
   // and bounds-checks, so the parallel part below only runs kernels.
   std::vector<uint8_t *> operands(vertices * operandCount);
+  // Where the operands are in this iteration, for the kernels and their
+  // estimators alike; and which vertices compute them from the counter.
+  std::vector<uint32_t> addresses(vertices * operandCount);
+  std::vector<bool> dynamic(vertices, false);
   std::vector<bool> seen(target.tiles, false);
   bool repeatedTile = false;
   for (size_t v = 0; v < vertices; ++v) {
@@ -405,13 +428,18 @@ Simulation::compute(const ComputeSet &computeSet, uint64_t &cycles,
     if (auto error = checkKernelParams(*kernel, params))
       return where + ": " + *error;
     for (size_t o = 0; o < operandCount; ++o) {
-      uint32_t address = computeSet.operandAddress[v * operandCount + o];
+      const size_t i = v * operandCount + o;
+      // Below 2^32 x 2^32: cannot wrap.
+      uint64_t step = advance.empty() ? 0 : advance[i];
+      uint64_t address = computeSet.operandAddress[i] + iteration * step;
+      dynamic[v] = dynamic[v] || step != 0;
       uint64_t bytes = kernelOperandBytes(*kernel, params, o);
       uint8_t *pointer = memory.at(tile, address, bytes);
       if (!pointer)
         return where + ": operand '" + std::string(kernel->operandNames[o]) +
                "' " + memory.rangeString(address, bytes);
-      operands[v * operandCount + o] = pointer;
+      operands[i] = pointer;
+      addresses[i] = static_cast<uint32_t>(address); // Inside tile memory.
     }
   }
 
@@ -420,9 +448,12 @@ Simulation::compute(const ComputeSet &computeSet, uint64_t &cycles,
     for (size_t v = begin; v < end; ++v) {
       const int64_t *params = computeSet.params.data() + v * paramCount;
       executeKernel(*kernel, params, operands.data() + v * operandCount);
-      vertexCycles[v] = estimateKernelCycles(
-          *kernel, params, target,
-          computeSet.operandAddress.data() + v * operandCount);
+      vertexCycles[v] = estimateKernelCycles(*kernel, params, target,
+                                             addresses.data() + v * operandCount);
+      // A vertex whose operands move with the loop reads the counter and
+      // sets its pointers first (poplibs' dynamic slice supervisor).
+      if (dynamic[v])
+        vertexCycles[v] += target.dynamicOffsetCycles;
     }
   };
   // Each vertex writes only its own tile, so tiles run in parallel with a
@@ -526,6 +557,114 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
   return std::nullopt;
 }
 
+std::optional<std::string> Simulation::runStep(size_t s, uint32_t iteration,
+                                               StepCycles &stats) {
+  const Step &step = package.program[s];
+  uint64_t cycles = 0;
+  std::vector<uint64_t> groupCycles;
+  std::optional<std::string> error;
+  // A deserialised kind may hold any byte; only the known ones run.
+  if (static_cast<unsigned>(step.kind) > static_cast<unsigned>(StepKind::Loop))
+    return "step " + std::to_string(s) + ": unknown step kind " +
+           std::to_string(static_cast<unsigned>(step.kind));
+  switch (step.kind) {
+  case StepKind::StreamIn:
+  case StepKind::StreamOut:
+    if (step.index >= package.streams.size())
+      error = "no such stream";
+    else if (step.kind == StepKind::StreamIn)
+      error = streamIn(package.streams[step.index]);
+    else
+      error = streamOut(package.streams[step.index]);
+    break;
+  case StepKind::Compute:
+    if (step.index >= package.computeSets.size())
+      error = "no such compute set";
+    else
+      error = compute(package.computeSets[step.index], iteration, cycles,
+                      groupCycles, stats);
+    result.computeCycles += cycles;
+    break;
+  case StepKind::Exchange:
+    if (step.index >= package.phases.size())
+      error = "no such exchange phase";
+    else
+      error = exchange(package.phases[step.index], cycles);
+    result.exchangeCycles += cycles;
+    break;
+  case StepKind::Sync:
+    cycles = target.syncCycles;
+    result.syncCycles += cycles;
+    break;
+  case StepKind::Loop:
+    error = "a loop inside a loop body (loops do not nest)";
+    break;
+  }
+  if (error)
+    return "step " + std::to_string(s) + " (" + stepName(package, step) +
+           (step.kind == StepKind::Loop || iteration == 0
+                ? std::string()
+                : ", iteration " + std::to_string(iteration)) +
+           "): " + *error;
+  if (groupCycles.empty())
+    groupCycles.assign(result.tileGroups, cycles);
+  stats.cycles = cycles;
+  stats.groupCycles = std::move(groupCycles);
+  result.cycles += cycles;
+  return std::nullopt;
+}
+
+std::optional<std::string> Simulation::runLoop(size_t s) {
+  const Step &step = package.program[s];
+  const std::string where =
+      "step " + std::to_string(s) + " (" + stepName(package, step) + "): ";
+  if (step.index >= package.loops.size())
+    return where + "no such loop";
+  const PackageLoop &loop = package.loops[step.index];
+  if (loop.steps > package.program.size() - s - 1)
+    return where + "its body of " + std::to_string(loop.steps) +
+           " steps runs past the end of the program";
+  // The control program's branch and counter update, every iteration, on
+  // every tile; recorded before the body, whose records follow in program
+  // order.
+  StepCycles control{step.kind, step.index,
+                     uint64_t(loop.count) * target.loopIterationCycles, {}};
+  control.groupCycles.assign(result.tileGroups, control.cycles);
+  result.loopCycles += control.cycles;
+  result.cycles += control.cycles;
+  result.steps.push_back(std::move(control));
+
+  const size_t first = result.steps.size();
+  for (uint32_t b = 0; b < loop.steps; ++b) {
+    const Step &body = package.program[s + 1 + b];
+    result.steps.push_back({body.kind, body.index, 0, {}});
+    result.steps.back().groupCycles.assign(result.tileGroups, 0);
+    result.steps.back().runs = 0;
+  }
+  // Per body step, the cycles of its slowest iteration so far: whose
+  // slowest tile the record names.
+  std::vector<uint64_t> slowestRun(loop.steps, 0);
+  for (uint32_t i = 0; i < loop.count; ++i)
+    for (uint32_t b = 0; b < loop.steps; ++b) {
+      const Step &body = package.program[s + 1 + b];
+      StepCycles run{body.kind, body.index, 0, {}};
+      if (auto error = runStep(s + 1 + b, i, run))
+        return error;
+      StepCycles &sum = result.steps[first + b];
+      sum.cycles += run.cycles;
+      for (size_t g = 0; g < sum.groupCycles.size(); ++g)
+        sum.groupCycles[g] += run.groupCycles[g];
+      sum.busyTileCycles += run.busyTileCycles;
+      sum.busyTiles = std::max(sum.busyTiles, run.busyTiles);
+      if (i == 0 || run.cycles > slowestRun[b]) {
+        slowestRun[b] = run.cycles;
+        sum.slowestTile = run.slowestTile;
+      }
+      ++sum.runs;
+    }
+  return std::nullopt;
+}
+
 std::optional<std::string> Simulation::run() {
   result = SimulationResult();
   result.tileGroups = std::min<uint32_t>(target.tiles, kTileGroups);
@@ -539,54 +678,16 @@ std::optional<std::string> Simulation::run() {
 
   for (size_t s = 0; s < package.program.size(); ++s) {
     const Step &step = package.program[s];
-    uint64_t cycles = 0;
-    std::vector<uint64_t> groupCycles;
-    StepCycles stats{step.kind, step.index, 0, {}};
-    std::optional<std::string> error;
-    // A deserialised kind may hold any byte; only the known ones run.
-    if (static_cast<unsigned>(step.kind) >
-        static_cast<unsigned>(StepKind::Sync))
-      return "step " + std::to_string(s) + ": unknown step kind " +
-             std::to_string(static_cast<unsigned>(step.kind));
-    switch (step.kind) {
-    case StepKind::StreamIn:
-    case StepKind::StreamOut:
-      if (step.index >= package.streams.size())
-        error = "no such stream";
-      else if (step.kind == StepKind::StreamIn)
-        error = streamIn(package.streams[step.index]);
-      else
-        error = streamOut(package.streams[step.index]);
-      break;
-    case StepKind::Compute:
-      if (step.index >= package.computeSets.size())
-        error = "no such compute set";
-      else
-        error = compute(package.computeSets[step.index], cycles, groupCycles,
-                        stats);
-      result.computeCycles += cycles;
-      break;
-    case StepKind::Exchange:
-      if (step.index >= package.phases.size())
-        error = "no such exchange phase";
-      else
-        error = exchange(package.phases[step.index], cycles);
-      result.exchangeCycles += cycles;
-      break;
-    case StepKind::Sync:
-      cycles = target.syncCycles;
-      result.syncCycles += cycles;
-      break;
+    if (step.kind == StepKind::Loop) {
+      if (auto error = runLoop(s))
+        return error;
+      s += package.loops[step.index].steps; // Past the body it ran.
+      continue;
     }
-    if (error)
-      return "step " + std::to_string(s) + " (" + stepName(package, step) +
-             "): " + *error;
-    if (groupCycles.empty())
-      groupCycles.assign(result.tileGroups, cycles);
-    stats.cycles = cycles;
-    stats.groupCycles = std::move(groupCycles);
+    StepCycles stats{step.kind, step.index, 0, {}};
+    if (auto error = runStep(s, 0, stats))
+      return error;
     result.steps.push_back(std::move(stats));
-    result.cycles += cycles;
   }
   result.activeTiles = static_cast<uint32_t>(
       std::count(activeTile.begin(), activeTile.end(), true));

@@ -48,6 +48,12 @@ std::string stepLabel(const Package &package, const StepCycles &step) {
     return "exchange phase '" + package.phases[step.index].name + "'";
   case StepKind::Sync:
     return "sync";
+  case StepKind::Loop:
+    if (step.index >= package.loops.size())
+      return "loop";
+    return "loop '" + package.loops[step.index].name + "' (" +
+           std::to_string(package.loops[step.index].count) + " iterations of " +
+           std::to_string(package.loops[step.index].steps) + " steps)";
   }
   return "step";
 }
@@ -98,8 +104,14 @@ std::string ipu::traceJson(const Package &package, const TargetModel &target,
       where = package.computeSets[step.index].location;
     else if (step.kind == StepKind::Exchange && step.index < package.phases.size())
       where = package.phases[step.index].location;
+    else if (step.kind == StepKind::Loop && step.index < package.loops.size())
+      where = package.loops[step.index].location;
     const std::string location =
         where.empty() ? std::string() : ", \"location\": " + quote(where);
+    // A loop body's step is one slice for all its iterations.
+    const std::string runs =
+        step.runs == 1 ? std::string()
+                       : ", \"runs\": " + std::to_string(step.runs);
     auto slice = [&](uint32_t tid, uint64_t cycles) {
       out += ",\n  {\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(tid) +
              ", \"name\": " + label + ", \"cat\": \"" + stepKindName(step.kind) +
@@ -107,7 +119,8 @@ std::string ipu::traceJson(const Package &package, const TargetModel &target,
              ", \"dur\": " + microseconds(cycles) +
              ", \"args\": {\"step\": " + std::to_string(s) +
              ", \"startCycle\": " + std::to_string(start) +
-             ", \"cycles\": " + std::to_string(cycles) + location + "}}";
+             ", \"cycles\": " + std::to_string(cycles) + runs + location +
+             "}}";
     };
     slice(0, step.cycles);
     // Host streams take no device time: no slice on the tile tracks.

@@ -166,6 +166,13 @@ TargetModel TargetModel::ipu21() {
   t.exchangePhaseCycles = 100; // poplibs popnn/CTCLossPlan.cpp
                                // fixedOverheadExchangeCycles.
   t.syncCycles = 90;           // poplibs popnn/CTCLossPlan.cpp syncCycles.
+  // Serial loops. poplibs' getDynamicSlice1DEstimate (popopsCycleEstimators
+  // .cpp) charges its supervisor 1 + 6 + 1 + 6 cycles beyond the basic
+  // overhead to read the offset and set up the workers' pointers. The
+  // Repeat program's branch and counter update per iteration are an
+  // assumption: a handful of supervisor instructions.
+  t.dynamicOffsetCycles = 14;
+  t.loopIterationCycles = 10;
   // Exchange code: the seed MLP needed exchange_table_bytes=12272 per tile
   // for ~577 sent and ~577 received runs per tile over 7 phases, about 20.5
   // bytes per send and receive pair; the split between the two sides and
@@ -368,6 +375,10 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
        "poplibs CTCLossPlan fixedOverheadExchangeCycles", false},
       {"syncCycles", &TargetModel::syncCycles, "poplibs CTCLossPlan syncCycles",
        false},
+      {"loopIterationCycles", &TargetModel::loopIterationCycles,
+       "assumption: a Repeat's branch and counter update", true},
+      {"dynamicOffsetCycles", &TargetModel::dynamicOffsetCycles,
+       "poplibs getDynamicSlice1DEstimate supervisor", false},
       {"exchangeCodeBytesPerSendRun", &TargetModel::exchangeCodeBytesPerSendRun,
        "seed exchange_table_bytes; split assumed", true},
       {"exchangeCodeBytesPerReceiveRun",

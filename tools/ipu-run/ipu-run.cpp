@@ -64,7 +64,8 @@
 //
 // --ops prints a line per source op: the steps its lowering made (named
 // after it, `mm0.gather`, `mm0.partials`, ...) with its location, cycles
-// by kind and exchange bytes; the rows sum to the run's cycles. --compare
+// by kind (loopCycles: the control overhead of its loops) and exchange
+// bytes; the rows sum to the run's cycles. --compare
 // OTHER runs a second package on inputs from the same seed and prints the
 // two runs' cycles per op side by side (`compare op=...`), so that a
 // change's effect shows op by op; --profile then adds the comparison to the
@@ -1131,11 +1132,12 @@ int run(const Options &options) {
   }
 
   std::printf("package=%s target=%s tiles=%u streams=%zu computeSets=%zu "
-              "phases=%zu steps=%zu\n",
+              "phases=%zu steps=%zu loops=%zu\n",
               reportValue(options.path).c_str(),
               reportValue(package.target).c_str(), package.tiles,
               package.streams.size(), package.computeSets.size(),
-              package.phases.size(), package.program.size());
+              package.phases.size(), package.program.size(),
+              package.loops.size());
   std::fflush(stdout);
 
   auto simulateStart = std::chrono::steady_clock::now();
@@ -1156,7 +1158,7 @@ int run(const Options &options) {
     for (const OpCycles &op : ops)
       std::printf("op=%s location=%s steps=%u cycles=%llu computeCycles=%llu "
                   "exchangeCycles=%llu syncCycles=%llu exchangeBytes=%llu "
-                  "sharePercent=%s\n",
+                  "sharePercent=%s loopCycles=%llu\n",
                   reportValue(op.op).c_str(), locationValue(op.location).c_str(),
                   op.steps, (unsigned long long)op.cycles(),
                   (unsigned long long)op.computeCycles,
@@ -1164,7 +1166,8 @@ int run(const Options &options) {
                   (unsigned long long)op.syncCycles,
                   (unsigned long long)op.exchangeBytes,
                   fixed(result.cycles ? 100.0 * op.cycles() / result.cycles : 0, 2)
-                      .c_str());
+                      .c_str(),
+                  (unsigned long long)op.loopCycles);
   // The planner's re-ranked finalists, best first, as the package keeps
   // them: "finalist op=mm0 rank=0 rows=... analyticalCycles=...
   // scheduledCycles=... fits=true".
@@ -1225,13 +1228,14 @@ int run(const Options &options) {
   double efficiency = peakTflops > 0 ? tflops / peakTflops * 100 : 0;
   std::printf(
       "workload=%s cycles=%llu computeCycles=%llu exchangeCycles=%llu "
-      "syncCycles=%llu deviceMicroseconds=%s effectiveGemmTflops=%s "
-      "peakTflops=%s efficiencyPercent=%s activeTiles=%u "
-      "executionTiles=%u\n",
+      "syncCycles=%llu loopCycles=%llu deviceMicroseconds=%s "
+      "effectiveGemmTflops=%s peakTflops=%s efficiencyPercent=%s "
+      "activeTiles=%u executionTiles=%u\n",
       reportValue(package.workload).c_str(), (unsigned long long)result.cycles,
       (unsigned long long)result.computeCycles,
       (unsigned long long)result.exchangeCycles,
-      (unsigned long long)result.syncCycles, fixed(seconds * 1e6, 3).c_str(),
+      (unsigned long long)result.syncCycles,
+      (unsigned long long)result.loopCycles, fixed(seconds * 1e6, 3).c_str(),
       fixed(tflops, 3).c_str(), fixed(peakTflops, 3).c_str(),
       fixed(efficiency, 2).c_str(), result.activeTiles, target->tiles);
   // Memory as the program uses it: from the region bases (the runtime image

@@ -62,6 +62,12 @@ struct ComputeSet {
   /// "file:line:col" of the op it runs for (empty when unknown): what ties
   /// a profile's figures to the source.
   std::string location;
+  /// Empty, or tiles x operand count like operandAddress: in iteration i of
+  /// the loop that runs it, operand o of vertex v is at operandAddress[v *
+  /// ops + o] + i * operandAdvance[v * ops + o] (poplibs' dynamic slice and
+  /// update: chunk i of a buffer holding every chunk). A set with a nonzero
+  /// entry runs only inside a loop body.
+  std::vector<uint32_t> operandAdvance;
 };
 
 /// An exchange phase with resolved addresses and its schedule.
@@ -74,14 +80,33 @@ struct PackagePhase {
   std::string location; ///< As ComputeSet::location.
 };
 
-enum class StepKind : uint8_t { StreamIn, StreamOut, Compute, Exchange, Sync };
+enum class StepKind : uint8_t {
+  StreamIn,
+  StreamOut,
+  Compute,
+  Exchange,
+  Sync,
+  Loop
+};
 
-/// "stream in", "stream out", "compute", "exchange" or "sync".
+/// "stream in", "stream out", "compute", "exchange", "sync" or "loop".
 const char *stepKindName(StepKind kind);
 
 struct Step {
   StepKind kind = StepKind::Sync;
-  uint32_t index = 0; ///< Into streams, computeSets or phases.
+  uint32_t index = 0; ///< Into streams, computeSets, phases or loops.
+};
+
+/// A serial loop: the program step {Loop, index} at position p makes the
+/// next `steps` entries (p + 1 .. p + steps) its body, run `count` times
+/// (iterations 0 .. count - 1) over the same buffers; execution then goes
+/// on at p + steps + 1. Bodies do not nest and start with a sync, so that
+/// iterations are separated by a barrier.
+struct PackageLoop {
+  std::string name;
+  uint32_t count = 1;
+  uint32_t steps = 0;
+  std::string location; ///< As ComputeSet::location.
 };
 
 /// A host reference computation, for `ipu-run --check`. "matmul": value =
@@ -160,7 +185,12 @@ struct PackageBuffer {
 };
 
 struct Package {
-  static constexpr uint32_t kFormatVersion = 1;
+  /// 2: loops and operand advances. A reader of version 1 would run each
+  /// loop body once, silently wrong, so the version says it.
+  static constexpr uint32_t kFormatVersion = 2;
+  /// Version 1 had no loops: such a package reads the same as version 2
+  /// without them (the loader refuses one that holds any).
+  static constexpr uint32_t kOldestFormatVersion = 1;
   uint32_t formatVersion = kFormatVersion;
   std::string compiler;
   std::string target; ///< TargetModel::byName name.
@@ -187,6 +217,7 @@ struct Package {
   /// Compiler figures carried to the report (estimates, memory peaks).
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<PackageBuffer> buffers;
+  std::vector<PackageLoop> loops; ///< Named by Loop steps.
 };
 
 /// Bounds every package is held to, before anything it sizes is allocated
@@ -200,9 +231,13 @@ struct PackageLimits {
   /// and a phase of 500k transfers about 20 MB; the reader refuses a larger
   /// input before reading it whole.
   static constexpr uint64_t kMaxBytes = uint64_t(1) << 30;
-  /// Program steps: the simulator keeps a record per step run. A SigLIP
-  /// MLP has 22.
+  /// Program steps: the simulator keeps a record per program step. A
+  /// SigLIP MLP has 22.
   static constexpr uint64_t kMaxProgramSteps = uint64_t(1) << 24;
+  /// Steps run, a loop body's counted once per iteration: what the
+  /// simulator spends its time on stays what a program of
+  /// kMaxProgramSteps straight-line steps could ask for.
+  static constexpr uint64_t kMaxStepsRun = kMaxProgramSteps;
   /// Dimensions of a host tensor.
   static constexpr size_t kMaxTensorRank = 8;
   /// Per phase, the schedule's runs counted once per destination tile of
@@ -235,10 +270,12 @@ std::optional<std::string> readPackageFile(const std::string &path,
 
 /// Useful FLOPs of one run, from the program itself rather than from the
 /// `flops` field: for every Compute step (a compute set run twice counts
-/// twice), the sum of kernelFlops over its vertices, i.e. 2 * m * k * n per
-/// gemm or gemm_t vertex. Saturates at UINT64_MAX. Steps naming no compute
-/// set, and vertices without a full row of parameters, count 0, so any
-/// package can be asked; the figure means something once it validates.
+/// twice, a step of a loop body once per iteration), the sum of kernelFlops
+/// over its vertices, i.e. 2 * m * k * n per gemm or gemm_t vertex.
+/// Saturates at UINT64_MAX. Steps naming no compute set or loop, and
+/// vertices without a full row of parameters, count 0 (a step is counted
+/// once when its loop is malformed), so any package can be asked; the
+/// figure means something once it validates.
 uint64_t programFlops(const Package &package);
 
 /// Sizes the program's code and state on every tile (ReservedArea) from
@@ -253,7 +290,9 @@ std::optional<std::string> tallyReservedArea(const Package &package,
 /// count, tiles and addresses in range, kernels known with valid parameters
 /// and operands inside tile memory, transfers inside tile memory, legal
 /// schedules, streams inside their host tensors, steps naming existing
-/// entries. And what the reports and the simulator's semantics rely on:
+/// entries, loops whose bodies lie in the program, start with a sync and do
+/// not nest, advancing operands inside tile memory in every iteration. And
+/// what the reports and the simulator's semantics rely on:
 /// `flops` equals programFlops(); no compute set and exchange phase (nor
 /// two phases, one writing) touch the same tile bytes without a sync
 /// between them; no phase overwrites a word it sends before sending it, and

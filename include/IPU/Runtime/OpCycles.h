@@ -4,7 +4,9 @@
 // `mm0.gather`, `mm0.partials`, `mm0.reduce`, `mm0.sum`) and carry its
 // source location: grouping a run's steps by the prefix answers "which op
 // of my model took the cycles". A sync belongs to the op of the step after
-// it (the lowering puts one before each phase). The location survives a
+// it (the lowering puts one before each phase). A loop's control overhead
+// belongs to the loop's name and location like any other step's cycles,
+// and a loop body's steps count once per iteration. The location survives a
 // textual round trip only when ipu-opt prints it (--mlir-print-debuginfo);
 // otherwise it is the op's line in the lowered IR.
 //
@@ -25,11 +27,17 @@ namespace ipu {
 struct OpCycles {
   std::string op;       ///< The steps' name prefix.
   std::string location; ///< Its first step's source location, "" if none.
-  uint32_t steps = 0;   ///< Compute sets and phases run (syncs apart).
+  /// Compute sets and phases run (syncs and loop steps apart; a loop
+  /// body's once per iteration).
+  uint32_t steps = 0;
   uint64_t computeCycles = 0, exchangeCycles = 0, syncCycles = 0;
-  /// Bytes its phases deliver (a broadcast word counted per destination).
+  uint64_t loopCycles = 0; ///< Its Loop steps' control overhead.
+  /// Bytes its phases deliver (a broadcast word counted per destination,
+  /// and per run).
   uint64_t exchangeBytes = 0;
-  uint64_t cycles() const { return computeCycles + exchangeCycles + syncCycles; }
+  uint64_t cycles() const {
+    return computeCycles + exchangeCycles + syncCycles + loopCycles;
+  }
 };
 
 /// The op a step name belongs to: the name up to its first '.'.

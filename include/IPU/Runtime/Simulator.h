@@ -3,7 +3,8 @@
 // Executes a validated package step by step: host streams copy tensors in
 // and out (not counted), compute sets run their kernels natively on tile
 // memory and cost the slowest tile's estimate, exchange phases move words as
-// scheduled and cost their horizon, syncs cost the barrier.
+// scheduled and cost their horizon, syncs cost the barrier, loops run their
+// body `count` times and cost the control program's per-iteration overhead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,20 +27,28 @@ struct HostTensor {
   int64_t elements() const;
 };
 
+/// One program step as run. A step of a loop body runs once per iteration:
+/// its cycles, groupCycles and busyTileCycles are sums over its `runs`. A
+/// Loop step's own cycles are its control overhead over all iterations
+/// (count x TargetModel::loopIterationCycles); its body's steps follow it.
 struct StepCycles {
   StepKind kind;
   uint32_t index;
   uint64_t cycles;
   /// Per tile group (SimulationResult::tileGroups), the cycles its busiest
   /// tile spends in the step: a compute set's slowest vertex in the group;
-  /// the whole step for exchanges and syncs, which every tile takes part in.
+  /// the whole step for exchanges, syncs and loops, which every tile takes
+  /// part in.
   std::vector<uint64_t> groupCycles;
   /// Compute sets only: the tile that ends the step (the lowest-numbered of
-  /// the slowest), how many tiles run a vertex in it, and the cycles those
-  /// tiles spend in it in total (their mean is busyTileCycles / busyTiles).
+  /// the slowest; in a loop body, of the slowest iteration, the first of
+  /// them), how many tiles run a vertex in it, and the cycles those tiles
+  /// spend in it in total (their mean is busyTileCycles / busyTiles / runs).
   uint32_t slowestTile = 0;
   uint32_t busyTiles = 0;
   uint64_t busyTileCycles = 0;
+  /// Times the step ran: its loop's count in a loop body, otherwise 1.
+  uint32_t runs = 1;
 };
 
 struct SimulationResult {
@@ -47,13 +56,16 @@ struct SimulationResult {
   uint64_t computeCycles = 0;
   uint64_t exchangeCycles = 0;
   uint64_t syncCycles = 0;
+  /// The Loop steps' control overhead, kept apart from syncCycles (it is
+  /// no barrier): cycles = compute + exchange + sync + loop cycles.
+  uint64_t loopCycles = 0;
   uint32_t activeTiles = 0; ///< Tiles running at least one vertex.
   /// Per memory class, the most bytes any tile spans from the class's base
   /// to the highest byte the program touched: derived from the addresses
   /// the program uses, not from what the compiler reports.
   uint64_t touchedBytes[2] = {0, 0};
   uint64_t touchedElements = 0; ///< Memory elements committed, all tiles.
-  std::vector<StepCycles> steps;
+  std::vector<StepCycles> steps; ///< One per program step, in its order.
   /// Tiles are reported in this many groups of consecutive tiles (group g
   /// holds tiles [g * tiles / groups, (g + 1) * tiles / groups)).
   uint32_t tileGroups = 0;

@@ -155,6 +155,12 @@ struct TargetModel {
   uint32_t exchangeBytesPerCycle = 0; ///< Per tile, each way.
   uint32_t exchangePhaseCycles = 0;   ///< Fixed cost of every phase.
   uint32_t syncCycles = 0;            ///< Internal BSP barrier.
+  /// Serial loops (a repeated sequence of steps): the control program's
+  /// branch and counter update per iteration, and what a vertex whose
+  /// operand moves with the iteration (poplibs' dynamic slice and update)
+  /// pays to compute its address from the loop counter.
+  uint32_t loopIterationCycles = 0;
+  uint32_t dynamicOffsetCycles = 0;
   /// Exchange code each tile executes, held in standard memory: bytes per
   /// run it sends, per run it receives, and per phase it takes part in.
   uint32_t exchangeCodeBytesPerSendRun = 0;
