@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 using namespace ipu;
@@ -1037,3 +1038,165 @@ TEST(ScheduledPlans, RerankingPutsTheFewestScheduledCyclesFirst) {
 }
 
 } // namespace
+
+/// The bytes a copy vertex of a serial loop touches on `tile` in iteration
+/// `s`: one chunk of the tile's block of `home`, at s chunks in.
+struct ChunkBytes {
+  uint64_t begin, end;
+};
+ChunkBytes chunkOnTile(const BlockLayout &home, uint32_t i, uint32_t j, uint32_t s) {
+  const uint64_t chunk = home.blockBytes(0, i, j) / uint64_t(home.batches);
+  return {s * chunk, (s + 1) * chunk};
+}
+
+TEST(SerialSplit, EveryElementOfCIsWrittenOnceAcrossTheSerialSteps) {
+  TargetModel target = TargetModel::ipu21WithTiles(64);
+  std::mt19937 rng(5);
+  unsigned checked = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    const uint32_t serial = 2 + rng() % 6;
+    GemmProblem p = problem(serial * (1 + rng() % 24), 2 * (1 + rng() % 24),
+                            2 * (1 + rng() % 24));
+    p.outType = rng() % 2 ? ElementType::F32 : ElementType::F16;
+    p.resultExchanged = false;
+    GemmPlan candidate = plan(1 + rng() % 4, 1 + rng() % 4, 1 + rng() % 3);
+    candidate.swapped = rng() % 2;
+    candidate.reduction = candidate.inner > 1 && rng() % 2 ? Reduction::Staged
+                                                           : Reduction::Complete;
+    candidate.serial = serial;
+    if (checkGemmPlan(target, p, candidate))
+      continue;
+    SCOPED_TRACE(candidate.str() + " m=" + std::to_string(p.m) + " k=" +
+                 std::to_string(p.k) + " n=" + std::to_string(p.n));
+    const SerialGemmLayouts layouts = serialGemmLayouts(p, candidate, target);
+    const BlockLayout &out = layouts.chunk.out, &home = layouts.outHome;
+    ASSERT_FALSE(home.validate(target.tiles));
+    ASSERT_EQ(home.batches, int64_t(serial));
+    ASSERT_EQ(home.gridBatches, 1u);
+    ASSERT_EQ(home.rows * int64_t(serial), p.m);
+    // Iteration s's update copies each tile's chunk result into chunk s of
+    // that tile's block of C: every element of C lands exactly once, at
+    // the place C's serial layout says it lives.
+    const uint64_t elem = elementBytes(p.outType);
+    std::vector<uint8_t> writes(uint64_t(p.m) * p.n, 0);
+    std::map<std::pair<uint32_t, uint64_t>, uint64_t> byteOwner; // (tile, byte) -> element
+    for (uint32_t s = 0; s < serial; ++s)
+      for (uint32_t i = 0; i < out.gridRows; ++i)
+        for (uint32_t j = 0; j < out.gridCols; ++j) {
+          const uint32_t tile = static_cast<uint32_t>(out.tileOf(i, j, 0));
+          ASSERT_EQ(home.tileOf(0, i, j, 0), int64_t(tile));
+          ASSERT_EQ(home.blockBytes(0, i, j), serial * out.blockBytes(i, j));
+          const ChunkBytes written = chunkOnTile(home, i, j, s);
+          ASSERT_EQ(written.end - written.begin, out.blockBytes(i, j));
+          for (int64_t r = 0; r < out.blockRows(i); ++r)
+            for (int64_t c = 0; c < out.blockCols(j); ++c) {
+              const int64_t row = s * home.rows + out.blockRowBegin(i) + r;
+              const int64_t col = out.blockColBegin(j) + c;
+              ++writes[uint64_t(row) * p.n + col];
+              const uint64_t byte = written.begin + r * out.rowPitchBytes(j) + c * elem;
+              ASSERT_LT(byte, written.end);
+              auto [it, fresh] = byteOwner.emplace(std::make_pair(tile, byte),
+                                                   uint64_t(row) * p.n + col);
+              ASSERT_TRUE(fresh) << "tile " << tile << " byte " << byte
+                                 << " written for two elements";
+            }
+        }
+    for (uint64_t e = 0; e < writes.size(); ++e)
+      ASSERT_EQ(writes[e], 1) << "element " << e / p.n << "," << e % p.n;
+    // A's chunks are each sliced once, from the same tiles, a chunk apart.
+    const BlockLayout &a = layouts.lhsHome;
+    ASSERT_FALSE(a.validate(target.tiles));
+    ASSERT_EQ(a.batches * a.rows, p.m);
+    uint64_t sliced = 0;
+    for (uint32_t s = 0; s < serial; ++s)
+      for (uint32_t i = 0; i < a.gridRows; ++i)
+        for (uint32_t j = 0; j < a.gridCols; ++j) {
+          const ChunkBytes read = chunkOnTile(a, i, j, s);
+          EXPECT_EQ(read.end - read.begin, layouts.lhsChunk.blockBytes(i, j));
+          sliced += uint64_t(a.blockRows(i)) * a.blockCols(j);
+        }
+    EXPECT_EQ(sliced, uint64_t(p.m) * p.k);
+    ++checked;
+  }
+  EXPECT_GT(checked, 80u);
+}
+
+TEST(SerialSplit, CostsItsChunkSerialTimesWithTheCopiesAndHoldsAAndCWhole) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(512, 2048, 256);
+  p.outType = ElementType::F16;
+  GemmPlan serial = plan(4, 1, 4, MemoryClass::Interleaved, Reduction::Staged);
+  serial.swapped = true;
+  serial.serial = 8;
+  ASSERT_FALSE(checkGemmPlan(target, p, serial));
+  GemmPlan chunkPlan = serial;
+  chunkPlan.serial = 1;
+  const GemmProblem chunk = serialChunk(p, 8);
+  const GemmCost whole = costGemmPlan(target, p, serial);
+  const GemmCost one = costGemmPlan(target, chunk, chunkPlan);
+  const SerialGemmLayouts layouts = serialGemmLayouts(p, serial, target);
+  // Each iteration copies a chunk of A out and a chunk of C in, each at a
+  // dynamic offset, and takes the loop's branch.
+  const uint64_t step = estimateCopyCycles(target, layouts.lhsChunk.maxBlockBytes()) +
+                        estimateCopyCycles(target, layouts.chunk.out.maxBlockBytes()) +
+                        2 * target.dynamicOffsetCycles + target.loopIterationCycles;
+  EXPECT_EQ(whole.serialStepCycles, step);
+  EXPECT_EQ(whole.totalCycles, 8 * (one.totalCycles + step));
+  EXPECT_EQ(whole.exchangeCycles, 8 * one.exchangeCycles);
+  EXPECT_EQ(whole.syncCycles, 8 * one.syncCycles);
+  // A and C whole, beside one chunk's working set.
+  EXPECT_EQ(whole.peakBytes[0], one.peakBytes[0] + 2 * target.vertexStateBytes(2, 1) +
+                                    layouts.lhsHome.maxBlockBytes() +
+                                    layouts.outHome.maxBlockBytes());
+  // Less standard memory than the same split of the whole problem at once.
+  GemmPlan spatial = serial;
+  spatial.serial = 1;
+  EXPECT_LT(whole.peakBytes[0], costGemmPlan(target, p, spatial).peakBytes[0]);
+}
+
+TEST(SerialSplit, ChosenOnlyWhenNothingSpatialFitsAndTheErrorSaysHowSmallItGets) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(512, 2048, 256);
+  p.outType = ElementType::F16;
+  p.allowHalfPartials = true;
+  GemmPlanSearch search;
+  ASSERT_FALSE(searchGemmPlans(target, p, {}, 4, search));
+  ASSERT_FALSE(search.finalists.empty());
+  for (const GemmPlanChoice &choice : search.finalists) {
+    EXPECT_GT(choice.plan.serial, 1u) << choice.plan.str();
+    EXPECT_EQ(p.m % choice.plan.serial, 0);
+    EXPECT_TRUE(fitsMemory(target, choice.cost));
+  }
+  // Without serial splits nothing fits.
+  GemmPlanConstraints spatial;
+  spatial.serial = 1;
+  std::optional<std::string> error = searchGemmPlans(target, p, spatial, 4, search);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("no plan fits tile memory"), std::string::npos) << *error;
+  // A small problem never takes one.
+  GemmProblem small = problem(64, 128, 64);
+  ASSERT_FALSE(searchGemmPlans(target, small, {}, 4, search));
+  for (const GemmPlanChoice &choice : search.finalists)
+    EXPECT_EQ(choice.plan.serial, 1u);
+  // Too big even in serial chunks: the error names the smallest memory the
+  // most serial plan tried reaches.
+  GemmProblem huge = problem(4096, 2048, 256);
+  huge.outType = ElementType::F16;
+  error = searchGemmPlans(target, huge, {}, 4, search);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("cut into serial chunks, the smallest plan tried ("),
+            std::string::npos)
+      << *error;
+  EXPECT_NE(error->find("serial="), std::string::npos) << *error;
+  // Not for batched, transposed-A or activation-B products.
+  GemmProblem batched = p;
+  batched.batches = 2;
+  GemmPlan candidate = plan(2, 1, 1);
+  candidate.serial = 4;
+  EXPECT_TRUE(checkGemmPlan(target, batched, candidate));
+  GemmProblem activation = p;
+  activation.rhsIsWeight = false;
+  EXPECT_TRUE(checkGemmPlan(target, activation, candidate));
+  candidate.serial = 3; // does not divide 512
+  EXPECT_TRUE(checkGemmPlan(target, p, candidate));
+}

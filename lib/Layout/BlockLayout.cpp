@@ -382,6 +382,16 @@ std::optional<std::string> ipu::planRearrangement(const BlockLayout &from,
                                                   uint32_t tiles,
                                                   Rearrangement &result) {
   result = Rearrangement();
+  // The same matrix cut into other batches (a serial layout's row chunks
+  // against whole rows): the elements keep their row-major order, which the
+  // identity permutation of the rows moves.
+  if (from.cols == to.cols && from.batches != to.batches &&
+      from.batches * from.rows == to.batches * to.rows) {
+    Permutation rows;
+    rows.view = {from.batches * from.rows, from.cols};
+    rows.permutation = {0, 1};
+    return planPermutation(from, to, rows, tiles, result);
+  }
   auto error = plan(from, to, tiles, result);
   // A failed plan leaves no half-built phase behind.
   if (error) {

@@ -177,6 +177,37 @@ BlockLayout ipu::arrivalLayout(int64_t rows, int64_t cols, ElementType type,
   return layout;
 }
 
+BlockLayout ipu::spreadLayout(int64_t rows, int64_t cols, ElementType type,
+                              const TargetModel &target) {
+  BlockLayout layout;
+  layout.rows = rows;
+  layout.cols = cols;
+  layout.type = type;
+  const int64_t tiles = static_cast<int64_t>(target.tiles);
+  layout.gridRows = static_cast<uint32_t>(std::min<int64_t>(rows, tiles));
+  const int64_t perWord = std::max<int64_t>(1, 4 / int64_t(elementBytes(type)));
+  const int64_t words = (cols + perWord - 1) / perWord;
+  layout.gridCols = static_cast<uint32_t>(
+      std::max<int64_t>(1, std::min<int64_t>(tiles / layout.gridRows, words)));
+  if (layout.gridCols > 1) {
+    for (uint32_t j = 0; j < layout.gridCols; ++j)
+      layout.colSplits.push_back(BlockLayout::splitBegin(words, layout.gridCols, j) *
+                                 perWord);
+    layout.colSplits.push_back(cols);
+  }
+  layout.tileRowStride = layout.gridCols;
+  layout.tileColStride = 1;
+  return layout;
+}
+
+BlockLayout ipu::lhsSourceLayout(const GemmProblem &problem, const TargetModel &target) {
+  if (problem.lhsSpread)
+    return spreadLayout(problem.m, problem.k, problem.inType, target);
+  return problem.lhsTransposed
+             ? arrivalLayout(problem.k, problem.m, problem.inType, target)
+             : arrivalLayout(problem.m, problem.k, problem.inType, target);
+}
+
 std::optional<std::string> ipu::relayoutCost(const BlockLayout &from,
                                              const BlockLayout &to,
                                              const TargetModel &target,
@@ -189,4 +220,20 @@ std::optional<std::string> ipu::relayoutCost(const BlockLayout &from,
   cost.boundCycles = endpointLowerBound(rearrangement.phase);
   cost.cycles = cost.boundCycles + target.exchangePhaseCycles + 2 * target.syncCycles;
   return std::nullopt;
+}
+
+SerialGemmLayouts ipu::serialGemmLayouts(const GemmProblem &problem,
+                                         const GemmPlan &plan,
+                                         const TargetModel &target) {
+  const uint32_t serial = std::max<uint32_t>(plan.serial, 1);
+  const GemmProblem chunk = serialChunk(problem, serial);
+  GemmPlan chunkPlan = plan;
+  chunkPlan.serial = 1;
+  SerialGemmLayouts layouts;
+  layouts.chunk = gemmLayouts(chunk, chunkPlan);
+  layouts.lhsChunk = lhsSourceLayout(chunk, target);
+  layouts.lhsHome = layouts.lhsChunk;
+  layouts.outHome = layouts.chunk.out;
+  layouts.lhsHome.batches = layouts.outHome.batches = serial;
+  return layouts;
 }

@@ -40,6 +40,8 @@ std::string GemmPlan::str() const {
      << " partials=" << elementTypeName(partials);
   if (gatheredWeights)
     os << " gathered=true";
+  if (serial > 1)
+    os << " serial=" << serial;
   return os.str();
 }
 
@@ -51,7 +53,8 @@ bool GemmPlanConstraints::matches(const GemmPlan &plan) const {
          (!reduction || *reduction == plan.reduction) &&
          (!localStaging || *localStaging == plan.localStaging) &&
          (!partials || *partials == plan.partials) &&
-         (!gatheredWeights || *gatheredWeights == plan.gatheredWeights);
+         (!gatheredWeights || *gatheredWeights == plan.gatheredWeights) &&
+         (!serial || *serial == plan.serial);
 }
 
 void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
@@ -68,11 +71,12 @@ void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
   take(localStaging, other.localStaging);
   take(partials, other.partials);
   take(gatheredWeights, other.gatheredWeights);
+  take(serial, other.serial);
 }
 
 bool GemmPlanConstraints::empty() const {
   return !rows && !cols && !inner && !swapped && !weights && !reduction &&
-         !localStaging && !partials && !gatheredWeights;
+         !localStaging && !partials && !gatheredWeights && !serial;
 }
 
 std::string GemmPlanConstraints::str() const {
@@ -100,7 +104,22 @@ std::string GemmPlanConstraints::str() const {
     field("partials", elementTypeName(*partials));
   if (gatheredWeights)
     field("gathered", *gatheredWeights ? "true" : "false");
+  if (serial)
+    field("serial", *serial);
   return os.str();
+}
+
+bool ipu::serialSplitPossible(const GemmProblem &problem) {
+  return problem.batches == 1 && !problem.lhsTransposed && problem.rhsIsWeight &&
+         problem.rowReductions.empty();
+}
+
+GemmProblem ipu::serialChunk(const GemmProblem &problem, uint32_t serial) {
+  GemmProblem chunk = problem;
+  chunk.m = problem.m / std::max<uint32_t>(serial, 1);
+  chunk.epilogue = nullptr;
+  chunk.lhsSpread = true;
+  return chunk;
 }
 
 uint32_t ipu::activationArrivalTiles(const GemmProblem &problem,
@@ -115,7 +134,7 @@ bool ipu::activationArrivesInPlace(const GemmProblem &problem,
   // Arrival splits the rows over min(M, tiles) tiles, block i on tile i:
   // exactly the A layout of a plan with that many row blocks and no column
   // or inner split.
-  return !problem.lhsTransposed &&
+  return !problem.lhsTransposed && !problem.lhsSpread &&
          plan.rows == activationArrivalTiles(problem, target) &&
          plan.cols == 1 && plan.inner == 1;
 }
@@ -148,6 +167,29 @@ std::optional<std::string> ipu::tilesPerBatch(const TargetModel &target,
 std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
                                               const GemmProblem &problem,
                                               const GemmPlan &plan) {
+  if (plan.serial < 1)
+    return "serial must be at least 1";
+  if (plan.serial > 1) {
+    if (!serialSplitPossible(problem))
+      return "a serial split needs a 2-D product (batches folded into the "
+             "rows) of an untransposed A by resident weights, with no row "
+             "reduction of its result";
+    if (problem.m % plan.serial != 0)
+      return "serial=" + std::to_string(plan.serial) + " does not divide the " +
+             std::to_string(problem.m) + " rows of A";
+    if (plan.gatheredWeights)
+      return "a serial split keeps its weights resident, not gathered";
+    GemmPlan chunkPlan = plan;
+    chunkPlan.serial = 1;
+    if (std::optional<std::string> why =
+            checkGemmPlan(target, serialChunk(problem, plan.serial), chunkPlan))
+      return "a serial chunk of " + std::to_string(problem.m / plan.serial) +
+             " rows: " + *why;
+    // The epilogue's word grain on C's column blocks.
+    GemmProblem whole = problem;
+    whole.m = problem.m / plan.serial;
+    return checkGemmPlan(target, whole, chunkPlan);
+  }
   if (plan.rows < 1 || plan.cols < 1 || plan.inner < 1)
     return "partitions must be at least 1";
   if (plan.rows > problem.m || plan.cols > problem.n || plan.inner > problem.k)
@@ -323,6 +365,12 @@ std::vector<ElementType> allowedPartials(const GemmProblem &problem) {
 
 uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &problem,
                              const GemmPlan &partition) {
+  if (partition.serial > 1) {
+    GemmPlan chunkPlan = partition;
+    chunkPlan.serial = 1;
+    return partition.serial *
+           partitionLowerBound(target, serialChunk(problem, partition.serial), chunkPlan);
+  }
   uint64_t gemm = UINT64_MAX;
   for (ElementType partials : allowedPartials(problem)) {
     GemmPlan plan = partition;
@@ -350,16 +398,76 @@ uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &probl
 
 } // namespace
 
+/// A serial split: `serial` iterations of the chunk's program, each with a
+/// slice of A and an update of C (copies at a dynamic offset) and the
+/// loop's branch, then the epilogue once on all of C. A holds its chunks
+/// in the chunk's arrival blocks and C in the chunk's output blocks, for
+/// the whole loop.
+static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &problem,
+                               const GemmPlan &plan) {
+  const uint64_t serial = plan.serial;
+  const GemmProblem chunk = serialChunk(problem, plan.serial);
+  GemmPlan chunkPlan = plan;
+  chunkPlan.serial = 1;
+  GemmCost cost = costGemmPlan(target, chunk, chunkPlan);
+  const PlanShape shape = shapeOf(chunk, chunkPlan);
+  const uint64_t outBytes = elementBytes(problem.outType);
+  const uint64_t sliceBytes = lhsSourceLayout(chunk, target).maxBlockBytes();
+  const uint64_t outRows = plan.inner > 1 && plan.reduction == Reduction::Staged
+                               ? shape.subRows
+                               : shape.blockRows;
+  const uint64_t outBlock = outRows * alignToWords(shape.blockCols * outBytes);
+  cost.serialStepCycles = estimateCopyCycles(target, sliceBytes) +
+                          estimateCopyCycles(target, outBlock) +
+                          2 * uint64_t(target.dynamicOffsetCycles) +
+                          target.loopIterationCycles;
+  cost.computeCycles = serial * (cost.computeCycles + cost.serialStepCycles);
+  cost.exchangeCycles *= serial;
+  cost.reductionCycles *= serial;
+  cost.syncCycles *= serial;
+  // Both copies' vertex state, once: the loop's body is one program.
+  const KernelSpec *copy = lookupKernel("copy");
+  const uint64_t copyVertices =
+      2 * target.vertexStateBytes(copy->operandNames.size(), copy->paramNames.size());
+  cost.codeBytes += copyVertices;
+  cost.peakBytes[0] += copyVertices + serial * (sliceBytes + outBlock);
+  if (problem.epilogue) {
+    const uint64_t rows = serial * outRows;
+    cost.epilogueCycles =
+        estimateElementwise(target, *problem.epilogue, static_cast<int64_t>(rows),
+                            static_cast<int64_t>(shape.blockCols))
+            .total;
+    cost.peakBytes[0] +=
+        rows * alignToWords(shape.blockCols * elementBytes(problem.epilogue->resultType));
+    for (const ElementwiseInput &input : problem.epilogue->inputs)
+      if (input.broadcast == Broadcast::Row) {
+        const uint64_t bytes = alignToWords(shape.blockCols * elementBytes(input.type));
+        cost.weightBytes[1] += bytes;
+        cost.peakBytes[1] += bytes;
+      }
+  }
+  cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
+                     cost.reductionCycles + cost.epilogueCycles + cost.syncCycles;
+  return cost;
+}
+
 GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem,
                            const GemmPlan &plan) {
+  if (plan.serial > 1)
+    return costSerialPlan(target, problem, plan);
   GemmCost cost;
   const PlanShape shape = shapeOf(problem, plan);
   const uint64_t inBytes = elementBytes(problem.inType);
   const uint64_t accBytes = elementBytes(plan.partials);
   const uint64_t outBytes = elementBytes(problem.outType);
   const uint64_t rowPitchK = alignToWords(problem.k * inBytes);
-  const uint32_t arrivalTiles = activationArrivalTiles(problem, target);
-  const uint64_t arrivalRows = ceilDiv(problem.m, arrivalTiles);
+  // Where A comes from: its largest block and that block's rows.
+  const BlockLayout sourceA = lhsSourceLayout(problem, target);
+  const uint64_t arrivalRows =
+      problem.lhsSpread ? ceilDiv(problem.m, sourceA.gridRows)
+                        : ceilDiv(problem.m, activationArrivalTiles(problem, target));
+  const uint64_t arrivalBytes =
+      problem.lhsSpread ? sourceA.maxBlockBytes() : arrivalRows * rowPitchK;
   const uint64_t gatheredPitch = alignToWords(shape.blockInner * inBytes);
   // Swapped plans store each block of B transposed: a row per column.
   const WeightBlock weightBlock = weightBlockOf(problem, plan);
@@ -385,7 +493,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     receiveBytes += problem.lhsTransposed
                         ? shape.blockInner * alignToWords(shape.blockRows * inBytes)
                         : shape.blockRows * gatheredPitch;
-    sendBytes += arrivalRows * rowPitchK;
+    sendBytes += arrivalBytes;
   }
   if (gatherB) {
     receiveBytes += weightBytes;
@@ -421,7 +529,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
       target, gemmShape(problem, shape, ampWeights, plan.swapped));
 
   // Liveness as lowered, per step, on the most loaded tile.
-  const uint64_t arrival = arrivalRows * rowPitchK;
+  const uint64_t arrival = arrivalBytes;
   const uint64_t gathered = shape.blockRows * gatheredPitch;
   uint64_t standardPeak = gatherA ? arrival + gathered : gathered;
   // The A^T blocks and the A blocks they are transposed into.
@@ -588,7 +696,7 @@ static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
                            c.plan.cols, c.plan.inner, c.plan.swapped,
                            c.plan.weights, c.plan.reduction,
                            c.plan.localStaging, c.plan.partials,
-                           c.plan.gatheredWeights);
+                           c.plan.gatheredWeights, c.plan.serial);
   };
   return key(a) < key(b);
 }
@@ -653,15 +761,96 @@ static std::string explainNoMatch(const TargetModel &target,
   return os.str();
 }
 
+/// The search over spatial splits of `serial` chunks (1: none), adding to
+/// `search`'s counts; its finalists replace search.finalists. On failure
+/// `smallestPlan` is the plan that needs the least memory.
+static std::optional<std::string>
+searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
+                   const GemmPlanConstraints &constraints, size_t keep,
+                   uint32_t serial, GemmPlanSearch &search,
+                   const MemoryBudget &budget, GemmPlanChoice &smallestPlan);
+
 std::optional<std::string>
 ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
                      const GemmPlanConstraints &constraints,
                      unsigned finalistCount, GemmPlanSearch &search,
-                     const MemoryBudget &budget) {
+                     const MemoryBudget &budget, bool allowSerial) {
   search = GemmPlanSearch();
   if (problem.m < 1 || problem.k < 1 || problem.n < 1)
     return "matmul dimensions must be positive";
   const size_t keep = std::max(finalistCount, 1u);
+  GemmPlanChoice smallest;
+  if (constraints.serial && *constraints.serial > 1 && !serialSplitPossible(problem))
+    return "no plan matches constraint '" + constraints.str() +
+           "': a serial split needs a 2-D product (batches folded into the "
+           "rows) of an untransposed A by resident weights, with no row "
+           "reduction of its result";
+  if (constraints.serial && *constraints.serial > 1 &&
+      problem.m % *constraints.serial != 0)
+    return "no plan matches constraint '" + constraints.str() + "': serial=" +
+           std::to_string(*constraints.serial) + " does not divide the " +
+           std::to_string(problem.m) + " rows of A";
+  const uint32_t first = constraints.serial.value_or(1);
+  std::optional<std::string> error = searchSpatialPlans(
+      target, problem, constraints, keep, first, search, budget, smallest);
+  if (!error || !allowSerial || constraints.serial || !serialSplitPossible(problem) ||
+      search.matching == 0)
+    return error;
+  // Memory decides: cut the rows into serial chunks, fewest first. The
+  // first count that fits competes with the next two (a finer chunk may
+  // split better); the search gives up after kSerialTries counts that do
+  // not fit.
+  constexpr unsigned kSerialTries = 8, kAfterFit = 2;
+  std::vector<GemmPlanChoice> finalists;
+  GemmPlanSearch total = search;
+  unsigned tried = 0, afterFit = 0;
+  std::optional<std::string> serialError;
+  for (int64_t chunks = 2; chunks <= problem.m && tried < kSerialTries &&
+                           afterFit <= kAfterFit && chunks <= UINT32_MAX;
+       ++chunks) {
+    if (problem.m % chunks != 0)
+      continue;
+    ++tried;
+    GemmPlanSearch part;
+    GemmPlanChoice partSmallest;
+    serialError = searchSpatialPlans(target, problem, constraints, keep,
+                                     static_cast<uint32_t>(chunks), part, budget,
+                                     partSmallest);
+    total.candidates += part.candidates;
+    total.matching += part.matching;
+    total.costed += part.costed;
+    total.pruned += part.pruned;
+    total.fitting += part.fitting;
+    if (serialError) {
+      if (finalists.empty())
+        smallest = partSmallest;
+      continue;
+    }
+    tried = 0;
+    ++afterFit;
+    for (GemmPlanChoice &choice : part.finalists)
+      finalists.insert(std::upper_bound(finalists.begin(), finalists.end(),
+                                        choice, better),
+                       choice);
+    if (finalists.size() > keep)
+      finalists.resize(keep);
+  }
+  total.finalists = std::move(finalists);
+  search = std::move(total);
+  if (!search.finalists.empty())
+    return std::nullopt;
+  return *error + "; and cut into serial chunks, the smallest plan tried (" +
+         smallest.plan.str() + ") still needs " +
+         std::to_string(smallest.cost.peakBytes[0]) + " standard and " +
+         std::to_string(smallest.cost.peakBytes[1]) + " interleaved bytes per tile";
+}
+
+static std::optional<std::string>
+searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
+                   const GemmPlanConstraints &constraints, size_t keep,
+                   uint32_t serial, GemmPlanSearch &search,
+                   const MemoryBudget &budget, GemmPlanChoice &smallestPlan) {
+  const int64_t chunkRows = problem.m / serial;
 
   // Every partition, with the lower bound shared by its variants.
   struct Partition {
@@ -671,7 +860,7 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   };
   std::vector<Partition> partitions;
   const std::vector<ElementType> partialsTypes = allowedPartials(problem);
-  const uint64_t maxRows = std::min<uint64_t>(problem.m, target.tiles);
+  const uint64_t maxRows = std::min<uint64_t>(chunkRows, target.tiles);
   for (uint32_t rows = 1; rows <= maxRows; ++rows) {
     uint64_t maxCols = std::min<uint64_t>(problem.n, target.tiles / rows);
     for (uint32_t cols = 1; cols <= maxCols; ++cols) {
@@ -682,6 +871,7 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
         partition.plan.rows = rows;
         partition.plan.cols = cols;
         partition.plan.inner = inner;
+        partition.plan.serial = serial;
         for (const GemmPlan &plan : variantsOf(partition.plan, partialsTypes)) {
           if (checkGemmPlan(target, problem, plan))
             continue;
@@ -740,6 +930,7 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   if (finalists.empty()) {
     // Nothing was pruned (pruning needs finalists), so `smallest` saw every
     // matching plan.
+    smallestPlan = smallest;
     std::ostringstream os;
     os << "no plan fits tile memory: the smallest (" << smallest.plan.str()
        << ") needs " << smallest.cost.peakBytes[0] << " standard and "
@@ -893,7 +1084,8 @@ MemoryBudget budgetFor(const TargetModel &target,
 }
 
 void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
-                 unsigned finalistCount, const std::vector<uint64_t> &caps) {
+                 unsigned finalistCount, const std::vector<uint64_t> &caps,
+                 bool allowSerial) {
   for (size_t position = 0; position < gemms.size(); ++position) {
     ProgramGemm &gemm = gemms[position];
     gemm.search = GemmPlanSearch();
@@ -910,16 +1102,27 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
       continue;
     if (gemm.given)
       gemm.error = keepGivenPlan(batchTarget, gemm, budget);
-    else
-      gemm.error = searchGemmPlans(batchTarget, gemm.problem,
-                                   budget.weightCapBytes != UINT64_MAX
-                                       ? withInterleavedWeights(gemm.constraints)
-                                       : gemm.constraints,
-                                   finalistCount, gemm.search, budget);
+    else {
+      GemmPlanConstraints constraints = budget.weightCapBytes != UINT64_MAX
+                                            ? withInterleavedWeights(gemm.constraints)
+                                            : gemm.constraints;
+      // Serial splits are the last resort, after weight caps.
+      gemm.error = searchGemmPlans(batchTarget, gemm.problem, constraints,
+                                   finalistCount, gemm.search, budget, allowSerial);
+    }
     gemm.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
   }
+}
+
+/// How far an attempt got: the longest run of matmuls planned from the
+/// start (a stack of blocks then says how many blocks fit), then the most.
+std::pair<long, long> standing(const std::vector<ProgramGemm> &attempt) {
+  auto failed = [](const ProgramGemm &gemm) { return gemm.error.has_value(); };
+  auto firstError = std::find_if(attempt.begin(), attempt.end(), failed);
+  auto failures = std::count_if(attempt.begin(), attempt.end(), failed);
+  return std::make_pair(long(firstError - attempt.begin()), -long(failures));
 }
 
 bool outOfMemory(const std::vector<ProgramGemm> &gemms) {
@@ -930,11 +1133,42 @@ bool outOfMemory(const std::vector<ProgramGemm> &gemms) {
 
 } // namespace
 
+/// One planGemmProgram attempt: with serial splits allowed or not.
+static void planProgramOnce(const TargetModel &target,
+                            std::vector<ProgramGemm> &gemms,
+                            unsigned finalistCount, unsigned rerank,
+                            bool allowSerial);
+
 void ipu::planGemmProgram(const TargetModel &target,
                           std::vector<ProgramGemm> &gemms,
                           unsigned finalistCount, unsigned rerank) {
   for (ProgramGemm &gemm : gemms)
     gemm.seconds = 0;
+  // Spatial plans first, with the weights capped if need be; serial splits
+  // only when some matmul still does not fit (they cost cycles).
+  std::vector<ProgramGemm> spatial = gemms;
+  planProgramOnce(target, spatial, finalistCount, rerank, /*allowSerial=*/false);
+  if (!outOfMemory(spatial)) {
+    gemms = std::move(spatial);
+    return;
+  }
+  std::vector<ProgramGemm> serial = gemms;
+  planProgramOnce(target, serial, finalistCount, rerank, /*allowSerial=*/true);
+  // Serial plans take their memory early in program order: an attempt that
+  // still does not fit may have got less far. As far, its errors say more
+  // (the smallest memory a serial plan reaches).
+  const bool serialBetter =
+      !outOfMemory(serial) || standing(serial) >= standing(spatial);
+  // Planning time counts both attempts.
+  for (size_t i = 0; i < gemms.size(); ++i)
+    serial[i].seconds = spatial[i].seconds = serial[i].seconds + spatial[i].seconds;
+  gemms = serialBetter ? std::move(serial) : std::move(spatial);
+}
+
+static void planProgramOnce(const TargetModel &target,
+                            std::vector<ProgramGemm> &gemms,
+                            unsigned finalistCount, unsigned rerank,
+                            bool allowSerial) {
   // The caps the standing plans were made with (none: empty).
   std::vector<uint64_t> standingCaps;
   // Re-ranking runs once, on the standing attempt, in program order: each
@@ -968,7 +1202,7 @@ void ipu::planGemmProgram(const TargetModel &target,
     }
     gemms = std::move(ranked);
   };
-  planInOrder(target, gemms, finalistCount, {});
+  planInOrder(target, gemms, finalistCount, {}, allowSerial);
   uint64_t totalWeights = 0;
   std::vector<uint64_t> weights(gemms.size(), 0);
   for (size_t i = 0; i < gemms.size(); ++i) {
@@ -981,15 +1215,6 @@ void ipu::planGemmProgram(const TargetModel &target,
     return finish();
   // If no share makes the program fit, the best attempt stands (its errors
   // name what still does not fit).
-  // The attempt that planned the longest run of matmuls from the start (a
-  // stack of blocks then says how many blocks fit), then the most.
-  auto standing = [](const std::vector<ProgramGemm> &attempt) {
-    auto firstError = std::find_if(attempt.begin(), attempt.end(),
-                                   [](const ProgramGemm &gemm) { return gemm.error.has_value(); });
-    auto failures = std::count_if(attempt.begin(), attempt.end(),
-                                  [](const ProgramGemm &gemm) { return gemm.error.has_value(); });
-    return std::make_pair(firstError - attempt.begin(), -failures);
-  };
   std::vector<ProgramGemm> best = gemms;
   std::vector<uint64_t> bestCaps;
   const uint64_t memory = target.allocatableBytes(MemoryClass::Standard) +
@@ -1000,7 +1225,7 @@ void ipu::planGemmProgram(const TargetModel &target,
       if (weights[i])
         caps[i] = static_cast<uint64_t>(
             static_cast<long double>(memory) * percent / 100 * weights[i] / totalWeights);
-    planInOrder(target, gemms, finalistCount, caps);
+    planInOrder(target, gemms, finalistCount, caps, allowSerial);
     if (!outOfMemory(gemms)) {
       standingCaps = caps;
       return finish();

@@ -47,20 +47,24 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
                       const GemmPlan &plan, const GemmCost &cost,
                       const uint64_t reserved[2], ScheduledPlan &scheduled) {
   scheduled = ScheduledPlan();
-  const GemmLayouts layouts = gemmLayouts(problem, plan);
+  // A serial split runs its chunk's program `serial` times over the same
+  // buffers, beside A and C held whole.
+  const uint32_t serial = std::max<uint32_t>(plan.serial, 1);
+  const GemmProblem base = serial > 1 ? serialChunk(problem, serial) : problem;
+  GemmPlan basePlan = plan;
+  basePlan.serial = 1;
+  const GemmLayouts layouts = gemmLayouts(base, basePlan);
   // A arrives split by rows (A^T as its transpose), as the planner assumes.
-  const BlockLayout arrivalA =
-      problem.lhsTransposed ? arrivalLayout(problem.k, problem.m, problem.inType, target)
-                            : arrivalLayout(problem.m, problem.k, problem.inType, target);
+  const BlockLayout arrivalA = lhsSourceLayout(base, target);
   const BlockLayout wantedA =
-      problem.lhsTransposed ? transposedLayout(layouts.lhs) : layouts.lhs;
-  const bool gatherA = !activationArrivesInPlace(problem, plan, target);
+      base.lhsTransposed ? transposedLayout(layouts.lhs) : layouts.lhs;
+  const bool gatherA = !activationArrivesInPlace(base, basePlan, target);
   std::optional<BlockLayout> sourceB;
-  if (!problem.rhsIsWeight)
-    sourceB = problem.rhsTransposed
-                  ? arrivalLayout(problem.n, problem.k, problem.inType, target)
-                  : arrivalLayout(problem.k, problem.n, problem.inType, target);
-  else if (plan.gatheredWeights)
+  if (!base.rhsIsWeight)
+    sourceB = base.rhsTransposed
+                  ? arrivalLayout(base.n, base.k, base.inType, target)
+                  : arrivalLayout(base.k, base.n, base.inType, target);
+  else if (basePlan.gatheredWeights)
     sourceB = gatheredWeightHome(layouts.rhs);
 
   // The phases as lowered: A's and B's relayouts in one, then the
@@ -84,7 +88,7 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
     }
     phases.push_back(std::move(gather));
   }
-  if (plan.inner > 1) {
+  if (basePlan.inner > 1) {
     Rearrangement reduce;
     if (std::optional<std::string> why = planRearrangement(
             layouts.partials, layouts.gathered, target.tiles, reduce))
@@ -96,6 +100,8 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
     scheduled.exchangeCycles += schedule.sendHorizon() + target.exchangePhaseCycles;
     scheduled.boundCycles += endpointLowerBound(phase) + target.exchangePhaseCycles;
   }
+  scheduled.exchangeCycles *= serial;
+  scheduled.boundCycles *= serial;
   // The analytical model charges each phase at its bound (the words of its
   // busiest tile); the schedule may need more.
   scheduled.cycles = cost.totalCycles - std::min(cost.exchangeCycles, cost.totalCycles) +
@@ -103,28 +109,34 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
 
   // Its buffers over its steps (0: gather, 1: GEMM, 2: reduction phase,
   // 3: sum), beside what the rest of the program keeps for the whole run.
-  const MemoryClass weightClass = plan.weights;
+  const MemoryClass weightClass = basePlan.weights;
   std::vector<BufferRequest> buffers;
   const uint32_t last = 3;
   if (gatherA)
     buffers.push_back(request("lhs.arrived", arrivalA, MemoryClass::Standard, 0, 0, target));
   buffers.push_back(request("lhs", wantedA, MemoryClass::Standard, 0, 1, target));
-  if (problem.rhsIsWeight)
+  if (base.rhsIsWeight)
     buffers.push_back(request("rhs.resident", sourceB ? *sourceB : layouts.rhs,
                               weightClass, 0, last, target));
   else
     buffers.push_back(request("rhs.arrived", *sourceB, MemoryClass::Standard, 0, 0, target));
   if (sourceB)
     buffers.push_back(request("rhs", layouts.rhs, weightClass, 0, 1, target));
-  if (plan.localStaging)
+  if (basePlan.localStaging)
     buffers.push_back(request("rhs.staged", layouts.rhs, MemoryClass::Interleaved, 1, 1, target));
-  if (plan.inner > 1) {
+  if (basePlan.inner > 1) {
     BlockLayout partials = layouts.partials, gathered = layouts.gathered;
     buffers.push_back(request("psums", partials, MemoryClass::Standard, 1, 2, target));
     buffers.push_back(request("gathered", gathered, MemoryClass::Standard, 2, 3, target));
     buffers.push_back(request("out", layouts.out, MemoryClass::Standard, 3, last, target));
   } else {
     buffers.push_back(request("out", layouts.out, MemoryClass::Standard, 1, last, target));
+  }
+  if (serial > 1) {
+    BlockLayout homeA = arrivalA, homeC = layouts.out;
+    homeA.batches = homeC.batches = serial;
+    buffers.push_back(request("lhs.home", homeA, MemoryClass::Standard, 0, last, target));
+    buffers.push_back(request("out.home", homeC, MemoryClass::Standard, 0, last, target));
   }
   // The rest of the program: a buffer on every tile for the whole run in
   // interleaved memory; standard's goes to the allocator as reserved bytes.

@@ -12,6 +12,8 @@
 #include "IPU/Planning/GemmLayouts.h"
 #include "IPU/Transforms/TileLowering.h"
 
+#include "IPU/Dialect/Exchange/IR/Exchange.h"
+
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -43,9 +45,17 @@ uint32_t tilesPerBatch(ipu_gemm::MatmulOp op, const ::ipu::TargetModel &target) 
 
 ::ipu::GemmLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan,
                                const ::ipu::TargetModel &target) {
+  // A serial split's steps work on one chunk (and it has no batches).
+  if (plan.getSerial() > 1)
+    return ::ipu::serialGemmLayouts(toGemmProblem(op), plan.toGemmPlan(), target).chunk;
   return ::ipu::batchGemmLayouts(
       ::ipu::gemmLayouts(toGemmProblem(op), plan.toGemmPlan()), op.getBatches(),
       tilesPerBatch(op, target));
+}
+
+::ipu::SerialGemmLayouts serialLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan,
+                                       const ::ipu::TargetModel &target) {
+  return ::ipu::serialGemmLayouts(toGemmProblem(op), plan.toGemmPlan(), target);
 }
 
 /// One vertex per block of `layout` (first replica).
@@ -92,6 +102,9 @@ struct MatmulLowering
       return false;
     ::ipu::GemmLayouts layouts = planLayouts(matmul, plan, *target);
     layout.layout = operand == 0 ? layouts.lhs : layouts.rhs;
+    // A serial split slices its chunks of A from where A lives whole.
+    if (operand == 0 && plan.getSerial() > 1)
+      layout.layout = serialLayouts(matmul, plan, *target).lhsHome;
     if (operand == 0 && matmul.getTransposeLhs())
       layout.layout = ::ipu::transposedLayout(layouts.lhs);
     layout.memoryClass = operand == 0
@@ -105,7 +118,9 @@ struct MatmulLowering
     std::optional<::ipu::TargetModel> target = lookupTarget(op);
     if (!matmul.getPlanAttr() || !target)
       return false;
-    layout = planLayouts(matmul, matmul.getPlanAttr(), *target).out;
+    layout = matmul.getPlanAttr().getSerial() > 1
+                 ? serialLayouts(matmul, matmul.getPlanAttr(), *target).outHome
+                 : planLayouts(matmul, matmul.getPlanAttr(), *target).out;
     return true;
   }
 
@@ -132,6 +147,13 @@ struct MatmulLowering
           *toElementType(matmul.getLhs().getType().getElementType()), *target,
           matmul.getBatches());
       resident.transpose = true;
+      resident.weight = false;
+      return true;
+    }
+    // A serial split's A streams straight into its chunks.
+    if (operand == 0 && plan.getSerial() > 1) {
+      resident.layout = serialLayouts(matmul, plan, *target).lhsHome;
+      resident.transpose = false;
       resident.weight = false;
       return true;
     }
@@ -200,6 +222,46 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   }
   BufferOp lhs = *lhsBuffer, rhs = *rhsBuffer;
 
+  // A serial split: the steps below run in a loop, each iteration on one
+  // chunk of A's rows, sliced out of A (a copy at a dynamic offset) and
+  // gathered into the plan's layout; the chunk's result is copied into C.
+  const int64_t serial = plan.getSerial();
+  ipu_tile::LoopOp loop;
+  std::optional<OpBuilder::InsertionGuard> inLoop;
+  BufferOp resultHome;
+  if (serial > 1) {
+    ::ipu::SerialGemmLayouts homes = serialLayouts(op, plan, target);
+    Type lhsElement = op.getLhs().getType().getElementType();
+    BufferOp chunk = program.createBuffer(
+        loc, prefix + ".lhs.chunk", lhsElement,
+        {homes.lhsChunk.rows, homes.lhsChunk.cols}, homes.lhsChunk,
+        ::ipu::MemoryClass::Standard);
+    resultHome = program.createBuffer(
+        loc, prefix + ".out.home", outType.getElementType(),
+        {serial, homes.outHome.rows, homes.outHome.cols}, homes.outHome,
+        ::ipu::MemoryClass::Standard);
+    loop = ipu_tile::LoopOp::create(builder, loc, prefix + ".serial", serial);
+    inLoop.emplace(builder);
+    builder.setInsertionPointToStart(&loop.getBody().front());
+    ipu_exchange::SyncOp::create(builder, loc);
+    std::vector<uint32_t> chunkTiles = homes.lhsChunk.tileList();
+    ComputeSetOp slice = program.createComputeSet(
+        loc, prefix + ".slice", "copy", {lhs, chunk},
+        SmallVector<int32_t>(chunkTiles.begin(), chunkTiles.end()));
+    slice.setSerialOperandsAttr(builder.getDenseI32ArrayAttr({0}));
+    lhs = chunk;
+    // The chunk arrives where the plan wants it when the plan's A blocks
+    // are its arrival blocks.
+    if (toLayoutAttr(op.getContext(), layouts.lhs) !=
+        toLayoutAttr(op.getContext(), homes.lhsChunk)) {
+      // (".lhs" names the relayout of the operand into its home.)
+      lhs = program.createBuffer(loc, prefix + ".lhs.gathered", lhsElement,
+                                 {layouts.lhs.rows, layouts.lhs.cols},
+                                 layouts.lhs, ::ipu::MemoryClass::Standard);
+      program.createPhase(loc, prefix + ".chunk.gather", {{chunk, lhs}});
+    }
+  }
+
   // Local staging: the AMP reads a copy of the weights in interleaved memory.
   BufferOp weights = rhs;
   if (plan.getStaging()) {
@@ -256,6 +318,15 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
                                   ::ipu::MemoryClass::Standard);
     program.createComputeSet(loc, prefix + ".sum", "reduce", {gathered, result},
                              blockTiles(layouts.out));
+  }
+  if (serial > 1) {
+    std::vector<uint32_t> outTiles = layouts.out.tileList();
+    ComputeSetOp update = program.createComputeSet(
+        loc, prefix + ".update", "copy", {result, resultHome},
+        SmallVector<int32_t>(outTiles.begin(), outTiles.end()));
+    update.setSerialOperandsAttr(builder.getDenseI32ArrayAttr({1}));
+    inLoop.reset();
+    result = resultHome;
   }
   program.setResultBuffer(op.getResult(), result);
   SmallVector<NamedAttribute> fields = {

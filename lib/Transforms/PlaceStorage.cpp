@@ -121,12 +121,14 @@ struct PlaceStoragePass
 } // namespace
 /// Most bytes of exchange code and vertex state on any one tile, sized by
 /// the TargetModel from the runs each tile sends and receives.
-static FailureOr<uint32_t> reservedBytes(ipu_tile::ProgramOp program,
+static FailureOr<uint32_t> reservedBytes(ArrayRef<Operation *> steps,
                                          const ::ipu::TargetModel &target) {
   ::ipu::ReservedArea area(target);
   // What each step adds to tile 0, for the debug log.
   std::vector<std::pair<uint64_t, std::string>> onFirstTile;
-  for (Operation &op : program.getBody().front()) {
+  // A loop body's steps once: one copy of their code serves every iteration.
+  for (Operation *stepOp : steps) {
+    Operation &op = *stepOp;
     const uint64_t before = area.perTile()[0];
     auto note = llvm::make_scope_exit([&] {
       if (area.perTile()[0] != before)
@@ -192,7 +194,7 @@ mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
       buffer.emitWarning("buffer is never used");
     storage.requests.push_back(std::move(request));
   }
-  FailureOr<uint32_t> reserved = reservedBytes(program, target);
+  FailureOr<uint32_t> reserved = reservedBytes(storage.liveness.steps, target);
   if (failed(reserved))
     return failure();
   storage.reservedBytes = *reserved;

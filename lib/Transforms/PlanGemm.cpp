@@ -57,6 +57,8 @@ collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &opti
       constraints.localStaging = *attr.getStaging();
     if (attr.getGathered())
       constraints.gatheredWeights = *attr.getGathered();
+    if (attr.getSerial())
+      constraints.serial = static_cast<uint32_t>(*attr.getSerial());
     applyPartials(attr.getPartials(), constraints, allowHalf);
   }
   constraints.override(options);
@@ -446,7 +448,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     for (auto [name, value, field] :
          {std::make_tuple("rows", int64_t(rows), &options.rows),
           std::make_tuple("cols", int64_t(cols), &options.cols),
-          std::make_tuple("inner", int64_t(inner), &options.inner)}) {
+          std::make_tuple("inner", int64_t(inner), &options.inner),
+          std::make_tuple("serial", int64_t(serial), &options.serial)}) {
       if (value < 0 || value > UINT32_MAX)
         return module.emitError("pass option ")
                << name << "=" << value

@@ -40,10 +40,41 @@ BufferOp ProgramBuilder::createBuffer(Location loc, StringRef name,
 SmallVector<int64_t> mlir::ipu_tile::bufferShape(RankedTensorType type,
                                                  const BlockLayout &layout) {
   SmallVector<int64_t> shape;
-  if (layout.batches > 1)
-    llvm::append_range(shape, type.getShape().drop_back(2));
+  // The tensor's own batches, or a matrix's serial chunks.
+  if (layout.batches > 1) {
+    if (layoutBatches(type.getShape()) == layout.batches)
+      llvm::append_range(shape, type.getShape().drop_back(2));
+    else
+      shape.push_back(layout.batches);
+  }
   shape.append({layout.rows, layout.cols});
   return shape;
+}
+
+/// Whether `buffer` holds a value of `type` cut into serial chunks (its
+/// batches are not the value's): the host then sees the value's shape.
+static bool holdsSerialChunks(BufferOp buffer, RankedTensorType type) {
+  std::optional<BlockLayout> layout = toBlockLayout(buffer.getTensorType());
+  return layout && layout->batches > 1 &&
+         layoutBatches(type.getShape()) != layout->batches;
+}
+
+/// The host's view of a value held in serial chunks: its matrix (a serial
+/// layout is of a 2-D or folded tensor), as a folded value streams.
+static DenseI64ArrayAttr matrixShape(OpBuilder &builder, RankedTensorType type) {
+  const int64_t cols = type.getShape().back();
+  return builder.getDenseI64ArrayAttr({type.getNumElements() / cols, cols});
+}
+
+/// Streams `buffer` out as result `index`, as its matrix when the buffer
+/// holds `value` in serial chunks.
+static void createStreamOut(OpBuilder &builder, Location loc, BufferOp buffer,
+                            int32_t index, Value value) {
+  auto stream = ipu_exchange::StreamOutOp::create(builder, loc, buffer.getSymName(),
+                                                  index, /*host_shape=*/nullptr);
+  auto type = cast<RankedTensorType>(value.getType());
+  if (holdsSerialChunks(buffer, type))
+    stream.setHostShapeAttr(matrixShape(builder, type));
 }
 
 BufferOp ProgramBuilder::bufferIn(BufferOp current, RankedTensorType type,
@@ -76,7 +107,8 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
                               builder.getArrayAttr(refs),
                               builder.getDenseI32ArrayAttr(tiles),
                               DenseI64ArrayAttr(),
-                              accType ? TypeAttr::get(accType) : TypeAttr());
+                              accType ? TypeAttr::get(accType) : TypeAttr(),
+                              /*serial_operands=*/DenseI32ArrayAttr());
 }
 
 FailureOr<KernelOp>
@@ -161,8 +193,7 @@ void ProgramBuilder::setResultBuffer(Value value, BufferOp buffer) {
     return;
   int32_t index = static_cast<int32_t>(func.getNumResults()) + checkpoints++;
   streamOf[value] = index;
-  ipu_exchange::StreamOutOp::create(builder, value.getLoc(), buffer.getSymName(),
-                                    index);
+  createStreamOut(builder, value.getLoc(), buffer, index, value);
 }
 
 void ProgramBuilder::addReference(StringRef opName, ValueRange operands,
@@ -189,9 +220,11 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   // Buffers go before the first stream: the first one sets the point.
   BufferOp buffer = createBuffer(op.getLoc(), name, type.getElementType(),
                                  bufferShape(type, *layout), *layout, memoryClass);
-  auto stream = ipu_exchange::StreamInOp::create(builder, op.getLoc(),
-                                                 buffer.getSymName(),
-                                                 arg.getArgNumber());
+  auto stream = ipu_exchange::StreamInOp::create(
+      builder, op.getLoc(), buffer.getSymName(), arg.getArgNumber(),
+      /*weight=*/false, /*transpose=*/false, /*host_shape=*/nullptr);
+  if (!op.getTranspose() && holdsSerialChunks(buffer, type))
+    stream.setHostShapeAttr(matrixShape(builder, type));
   if (op.getResident())
     stream.setWeight(true);
   if (op.getTranspose()) {
@@ -237,8 +270,7 @@ LogicalResult ProgramBuilder::lowerReturn(func::ReturnOp ret) {
     BufferOp buffer = bufferOf.lookup(value);
     if (!buffer || isa<BlockArgument>(value))
       return ret.emitError("result ") << index << " must be computed by the function";
-    ipu_exchange::StreamOutOp::create(builder, ret.getLoc(), buffer.getSymName(),
-                                      index);
+    createStreamOut(builder, ret.getLoc(), buffer, static_cast<int32_t>(index), value);
   }
   return success();
 }

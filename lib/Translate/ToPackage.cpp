@@ -42,11 +42,12 @@ public:
 private:
   FailureOr<uint32_t> addressOf(ipu_tile::BufferOp buffer, Operation *user);
   LogicalResult addStream(ipu_tile::BufferOp buffer, bool toDevice, bool weight,
-                          bool transpose, int32_t index, Operation *user);
+                          bool transpose, int32_t index, Operation *user,
+                          std::optional<ArrayRef<int64_t>> hostShape);
   LogicalResult addComputeSet(ipu_tile::ComputeSetOp op);
   LogicalResult addPhase(ipu_exchange::PhaseOp op);
   ipu_tile::BufferOp lookup(Operation *user, FlatSymbolRefAttr ref) {
-    return SymbolTable::lookupNearestSymbolFrom<ipu_tile::BufferOp>(user, ref);
+    return ipu_tile::lookupBuffer(user, ref);
   }
 
   ipu_tile::ProgramOp program;
@@ -68,7 +69,8 @@ FailureOr<uint32_t> PackageBuilder::addressOf(ipu_tile::BufferOp buffer,
 
 LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice,
                                         bool weight, bool transpose,
-                                        int32_t index, Operation *user) {
+                                        int32_t index, Operation *user,
+                                        std::optional<ArrayRef<int64_t>> hostShape) {
   FailureOr<uint32_t> address = addressOf(buffer, user);
   if (failed(address))
     return failure();
@@ -86,6 +88,10 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   stream.shape.assign(type.getShape().begin(), type.getShape().end());
   if (transpose)
     std::swap(stream.shape[stream.shape.size() - 2], stream.shape.back());
+  // The host holds the same elements in its own shape (the verifier checks
+  // the count).
+  if (hostShape)
+    stream.shape.assign(hostShape->begin(), hostShape->end());
   // Results are read from the first replica only.
   if (std::optional<std::string> error = ::ipu::layoutStreamPieces(
           layout, *address, /*allReplicas=*/toDevice, transpose, stream.pieces))
@@ -121,6 +127,26 @@ LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
     computeSet.operandAddress.insert(computeSet.operandAddress.end(),
                                      operandAddresses.begin(),
                                      operandAddresses.end());
+  // A serial operand moves by one chunk of its tile's block per iteration:
+  // the block holds the loop's chunks one after another.
+  if (op.getSerialOperands()) {
+    const size_t operands = operandAddresses.size();
+    computeSet.operandAdvance.assign(computeSet.tiles.size() * operands, 0);
+    for (auto [o, ref] : llvm::enumerate(op.getOperands().getAsRange<FlatSymbolRefAttr>())) {
+      if (!op.isSerialOperand(o))
+        continue;
+      ::ipu::BlockLayout layout = *ipu_tile::toBlockLayout(lookup(op, ref).getTensorType());
+      for (auto [t, tile] : llvm::enumerate(computeSet.tiles)) {
+        // The verifier put a block of the operand on every vertex's tile.
+        for (uint32_t i = 0; i < layout.gridRows; ++i)
+          for (uint32_t j = 0; j < layout.gridCols; ++j)
+            for (uint32_t r = 0; r < layout.replicas; ++r)
+              if (layout.tileOf(0, i, j, r) == int64_t(tile))
+                computeSet.operandAdvance[t * operands + o] = static_cast<uint32_t>(
+                    layout.blockBytes(0, i, j) / uint64_t(layout.batches));
+      }
+    }
+  }
   package.program.push_back({::ipu::StepKind::Compute,
                              static_cast<uint32_t>(package.computeSets.size())});
   package.computeSets.push_back(std::move(computeSet));
@@ -199,16 +225,29 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
                        ipu_tile::kKernelTargetCpu)
                        .str());
   }
-  for (Operation &op : program.getBody().front()) {
+  // Steps in the order they first run: a loop step, then its body.
+  for (Operation *stepOp : ipu_tile::computeLiveness(program).steps) {
+    Operation &op = *stepOp;
     LogicalResult result = success();
-    if (isa<ipu_tile::BufferOp, ipu_tile::KernelOp>(op))
+    if (auto loop = dyn_cast<ipu_tile::LoopOp>(op)) {
+      ::ipu::PackageLoop entry;
+      entry.name = loop.getSymName().str();
+      entry.count = static_cast<uint32_t>(loop.getCount());
+      entry.steps = 0;
+      for (Operation &inner : loop.getBody().front())
+        entry.steps += isa<ipu_tile::ProgramStepOpInterface>(inner) ? 1 : 0;
+      entry.location = sourceLocation(loop.getLoc());
+      package.program.push_back(
+          {::ipu::StepKind::Loop, static_cast<uint32_t>(package.loops.size())});
+      package.loops.push_back(std::move(entry));
       continue;
+    }
     if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
       result = addStream(lookup(in, in.getBufferAttr()), true, in.getWeight(),
-                         in.getTranspose(), in.getIndex(), in);
+                         in.getTranspose(), in.getIndex(), in, in.getHostShape());
     else if (auto out = dyn_cast<ipu_exchange::StreamOutOp>(op))
       result = addStream(lookup(out, out.getBufferAttr()), false, false,
-                         false, out.getIndex(), out);
+                         false, out.getIndex(), out, out.getHostShape());
     else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op))
       result = addComputeSet(computeSet);
     else if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op))

@@ -50,6 +50,30 @@ BlockLayout gatheredWeightHome(const BlockLayout &rhs);
 BlockLayout arrivalLayout(int64_t rows, int64_t cols, ElementType type,
                           const TargetModel &target, int64_t batches = 1);
 
+/// A serial split's layouts: `chunk` (the layouts of one chunk of M /
+/// serial rows, gemmLayouts of serialChunk), and where the whole A and C
+/// live for the loop: A's chunks in the chunk's arrival blocks, C's in the
+/// chunk's output blocks, `serial` batch-local batches each (the serial
+/// layout of the [M, K] and [M, N] matrices).
+struct SerialGemmLayouts {
+  GemmLayouts chunk;
+  BlockLayout lhsChunk; ///< One chunk of A as it is sliced: its arrival layout.
+  BlockLayout lhsHome, outHome;
+};
+SerialGemmLayouts serialGemmLayouts(const GemmProblem &problem,
+                                    const GemmPlan &plan,
+                                    const TargetModel &target);
+
+/// A matrix spread over as many tiles as it has 32-bit words to cut: rows
+/// split over min(rows, tiles) tiles, and the columns of each row block, on
+/// word boundaries, over as many of the tiles left as the row has words.
+/// Block (i, j) on tile i * grid columns + j.
+BlockLayout spreadLayout(int64_t rows, int64_t cols, ElementType type,
+                         const TargetModel &target);
+/// Where `problem`'s A comes from before its gather: spread for a serial
+/// chunk (lhsSpread), else as activations arrive (A^T as its transpose).
+BlockLayout lhsSourceLayout(const GemmProblem &problem, const TargetModel &target);
+
 /// What moving a tensor from one layout to another costs: one exchange phase
 /// at its endpoint bound, its fixed cycles and a sync on each side, as the
 /// lowering emits and the simulator charges it (the schedulers reach the

@@ -58,6 +58,10 @@ struct GemmProblem {
   /// tile receiving the transpose of its A block, and transposed there by
   /// a `transpose` compute set before the GEMM.
   bool lhsTransposed = false;
+  /// A comes spread over every tile, its rows and columns split
+  /// (spreadLayout), rather than split by rows as activations arrive: a
+  /// serial split's chunk, sliced from where A lives whole.
+  bool lhsSpread = false;
   /// GEMMs of this shape side by side (a batched matmul), each on
   /// tiles / batches tiles of its own with the same plan.
   int64_t batches = 1;
@@ -98,10 +102,19 @@ struct GemmPlan {
   /// weights in interleaved memory, without staging, with rows > 1: it
   /// trades the replicas' memory for that exchange, as poplibs does.
   bool gatheredWeights = false;
+  /// Serial chunks of the rows of A and C, run one after another in a loop
+  /// over the same buffers (poplibs' serial split): rows, cols and inner
+  /// split one chunk of M / serial rows. A holds all its chunks spread once
+  /// over the tiles and C all its chunks in the chunk's output blocks; each
+  /// iteration copies its chunk of A out (a dynamic slice), gathers it into
+  /// the plan's layout, multiplies, reduces and copies the chunk's result
+  /// into C (a dynamic update). Only for 2-D problems with resident weights
+  /// and M a multiple of serial: it trades cycles for memory.
+  uint32_t serial = 1;
   uint32_t tiles() const { return rows * cols * inner; }
   /// "rows=4 cols=4 inner=1 orientation=normal weights=standard
   /// reduction=complete staging=false partials=f32", and " gathered=true"
-  /// for gathered weights.
+  /// for gathered weights, " serial=S" for a serial split.
   std::string str() const;
 };
 
@@ -113,6 +126,7 @@ struct GemmPlanConstraints {
   std::optional<bool> localStaging;
   std::optional<ElementType> partials;
   std::optional<bool> gatheredWeights;
+  std::optional<uint32_t> serial;
   bool matches(const GemmPlan &plan) const;
   bool empty() const;
   /// Every field `other` sets replaces this one's.
@@ -137,7 +151,19 @@ struct GemmCost {
   uint64_t weightBytes[2] = {0, 0};
   uint64_t codeBytes = 0;
   uint32_t activeTiles = 0;
+  /// A serial split's cost per iteration besides the chunk's GEMM (the
+  /// slice and update copies, their dynamic offsets, the loop's branch),
+  /// in computeCycles; 0 without one.
+  uint64_t serialStepCycles = 0;
 };
+
+/// Whether `problem` may be split serially: a 2-D product (batches folded
+/// into its rows) of an untransposed A by resident weights, with no row
+/// reductions on its result (they would need every chunk).
+bool serialSplitPossible(const GemmProblem &problem);
+/// One serial chunk of `problem` under `serial` chunks: M / serial rows, and
+/// no epilogue (it runs once on the whole result, after the loop).
+GemmProblem serialChunk(const GemmProblem &problem, uint32_t serial);
 
 /// Whether the operand layouts of `swapped` can be made for `problem`: a
 /// weight is stored either way; an activation B only as it is given.
@@ -218,6 +244,10 @@ struct GemmPlanSearch {
 /// Searches the plan space (both orientations; every rows x cols x inner
 /// split that fits the tiles; both weight classes; both reductions; local
 /// staging), keeping the best `finalistCount` plans that match and fit.
+/// When no plan fits and the problem may be split serially, the rows are
+/// cut into serial chunks (the divisors of M, fewest chunks first; the
+/// first count that fits and the next two compete), and the error then
+/// names the smallest memory the most serial plan tried needs.
 /// Partitions whose compute-only lower bound cannot beat the current
 /// finalists are skipped without costing them. Fails with a message naming
 /// the constraint when none matches, or with the bytes per tile the smallest
@@ -228,7 +258,8 @@ std::optional<std::string> searchGemmPlans(const TargetModel &target,
                                            const GemmPlanConstraints &constraints,
                                            unsigned finalistCount,
                                            GemmPlanSearch &search,
-                                           const MemoryBudget &budget = {});
+                                           const MemoryBudget &budget = {},
+                                           bool allowSerial = true);
 
 /// A matmul of a program whose matmuls share tile memory.
 struct ProgramGemm {

@@ -123,6 +123,9 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
     Option<"rows", "rows", "int64_t", "0", "Constrain row partitions (0: any)">,
     Option<"cols", "cols", "int64_t", "0", "Constrain column partitions (0: any)">,
     Option<"inner", "inner", "int64_t", "0", "Constrain inner partitions (0: any)">,
+    Option<"serial", "serial", "int64_t", "0",
+           "Constrain serial chunks of M (0: any, chosen when nothing else "
+           "fits; 1: none)">,
     Option<"orientation", "orientation", "std::string", "\"\"",
            "Constrain the orientation (normal, swapped)">,
     Option<"weights", "weights", "std::string", "\"\"",

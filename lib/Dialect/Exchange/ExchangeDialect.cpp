@@ -190,7 +190,7 @@ static FailureOr<ipu_tile::BufferOp> lookupBuffer(Operation *user,
                                                   FlatSymbolRefAttr ref,
                                                   StringRef role,
                                                   SymbolTableCollection &table) {
-  auto buffer = table.lookupNearestSymbolFrom<ipu_tile::BufferOp>(user, ref);
+  auto buffer = ipu_tile::lookupBuffer(user, ref);
   if (!buffer)
     return user->emitOpError() << role << " " << ref
                                << " is not an ipu_tile.buffer";
@@ -243,17 +243,58 @@ void PhaseOp::getBufferAccesses(
 // Symbol uses
 //===----------------------------------------------------------------------===//
 
+/// A stream's host shape holds as many elements as its buffer's tensor.
+static LogicalResult checkHostShape(Operation *op, ipu_tile::BufferOp buffer,
+                                    std::optional<ArrayRef<int64_t>> hostShape) {
+  if (!hostShape)
+    return success();
+  int64_t elements = 1;
+  for (int64_t extent : *hostShape)
+    if (extent < 1 || __builtin_mul_overflow(elements, extent, &elements))
+      return op->emitOpError("host_shape must have positive extents whose "
+                             "product fits in 64 bits");
+  if (hostShape->empty() || elements != buffer.getTensorType().getNumElements())
+    return op->emitOpError("host_shape holds ")
+           << elements << " elements, buffer @" << buffer.getSymName()
+           << " holds " << buffer.getTensorType().getNumElements();
+  return success();
+}
+
 LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getIndexAttr().getInt() < 0)
     return emitOpError("argument index must not be negative");
   // A transposing stream transposes each matrix: the last two dims.
-  return lookupBuffer(*this, getBufferAttr(), "buffer", table);
+  FailureOr<ipu_tile::BufferOp> buffer =
+      lookupBuffer(*this, getBufferAttr(), "buffer", table);
+  if (failed(buffer))
+    return failure();
+  if (getHostShape() && getTranspose())
+    return emitOpError("a transposing stream takes its host shape from its "
+                       "buffer: host_shape does not apply");
+  return checkHostShape(*this, *buffer, getHostShape());
 }
 
 LogicalResult StreamOutOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getIndexAttr().getInt() < 0)
     return emitOpError("result index must not be negative");
-  return lookupBuffer(*this, getBufferAttr(), "buffer", table);
+  FailureOr<ipu_tile::BufferOp> buffer =
+      lookupBuffer(*this, getBufferAttr(), "buffer", table);
+  if (failed(buffer))
+    return failure();
+  return checkHostShape(*this, *buffer, getHostShape());
+}
+
+/// The same matrix, one side cut into serial chunks: [S, M / S, N] held
+/// batch-local (a serial layout's buffer) against [M, N] (or two
+/// chunkings), row-major alike. Batches on tiles of their own are batches.
+static bool sameMatrixInChunks(RankedTensorType a, RankedTensorType b) {
+  if (a.getRank() < 2 || b.getRank() < 2 || a.getShape().back() != b.getShape().back() ||
+      a.getNumElements() != b.getNumElements())
+    return false;
+  std::optional<::ipu::BlockLayout> from = ipu_tile::toBlockLayout(a);
+  std::optional<::ipu::BlockLayout> to = ipu_tile::toBlockLayout(b);
+  return from && to && from->batches != to->batches && from->gridBatches == 1 &&
+         to->gridBatches == 1;
 }
 
 LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
@@ -280,7 +321,8 @@ LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
       return emitOpError("a permuted copy moves the ")
              << elements << " elements of its view between buffers of one "
              << "element type, not " << from << " and " << to;
-  } else if (from.getShape() != to.getShape() ||
+  } else if ((from.getShape() != to.getShape() &&
+              !sameMatrixInChunks(from, to)) ||
              from.getElementType() != to.getElementType()) {
     return emitOpError("source and dest hold different tensors: ")
            << from << " and " << to;

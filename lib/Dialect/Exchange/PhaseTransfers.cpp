@@ -13,10 +13,8 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
   PhaseTransfers result;
   result.phase.tiles = target.tiles;
   for (auto copy : phase.getBody().getOps<CopyOp>()) {
-    auto source = SymbolTable::lookupNearestSymbolFrom<ipu_tile::BufferOp>(
-        copy, copy.getSourceAttr());
-    auto dest = SymbolTable::lookupNearestSymbolFrom<ipu_tile::BufferOp>(
-        copy, copy.getDestAttr());
+    auto source = ipu_tile::lookupBuffer(copy, copy.getSourceAttr());
+    auto dest = ipu_tile::lookupBuffer(copy, copy.getDestAttr());
     if (!source || !dest)
       return copy.emitOpError("source and dest must be ipu_tile.buffer symbols");
     std::optional<::ipu::BlockLayout> from =

@@ -47,7 +47,12 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                Orientation orientation, ipu_tile::MemoryClass weights,
                                Reduction reduction, bool staging,
                                StringRef partials, int64_t cycles,
-                               bool gathered) {
+                               bool gathered, int64_t serial) {
+  if (failed(checkPartitions(emitError, "serial", serial)))
+    return failure();
+  if (serial > 1 && gathered)
+    return emitError() << "a serial split keeps its weights resident: "
+                          "gathered = true does not apply";
   if (failed(checkPartitions(emitError, "row", rows)) ||
       failed(checkPartitions(emitError, "column", cols)) ||
       failed(checkPartitions(emitError, "inner", inner)))
@@ -91,6 +96,7 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   plan.partials = getPartials() == "f16" ? ::ipu::ElementType::F16
                                          : ::ipu::ElementType::F32;
   plan.gatheredWeights = getGathered();
+  plan.serial = static_cast<uint32_t>(getSerial());
   return plan;
 }
 
@@ -103,7 +109,7 @@ PlanAttr PlanAttr::fromGemmPlan(MLIRContext *context, const ::ipu::GemmPlan &pla
       plan.reduction == ::ipu::Reduction::Staged ? Reduction::staged
                                                  : Reduction::complete,
       plan.localStaging, ::ipu::elementTypeName(plan.partials), cycles,
-      plan.gatheredWeights);
+      plan.gatheredWeights, plan.serial);
 }
 
 LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -115,8 +121,10 @@ LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitErr
                                       std::optional<Reduction>,
                                       std::optional<bool> staging,
                                       StringRef partials,
-                                      std::optional<bool>) {
-  if ((rows && failed(checkPartitions(emitError, "row", *rows))) ||
+                                      std::optional<bool>,
+                                      std::optional<int64_t> serial) {
+  if ((serial && failed(checkPartitions(emitError, "serial", *serial))) ||
+      (rows && failed(checkPartitions(emitError, "row", *rows))) ||
       (cols && failed(checkPartitions(emitError, "column", *cols))) ||
       (inner && failed(checkPartitions(emitError, "inner", *inner))))
     return failure();

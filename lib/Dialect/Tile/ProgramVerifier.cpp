@@ -136,8 +136,8 @@ static LogicalResult verifySupersteps(ProgramOp program,
       uses.clear();
       continue;
     }
-    if (kind == StepKind::HostStream)
-      continue; // Outside device time: nothing to race.
+    if (kind == StepKind::HostStream || kind == StepKind::Loop)
+      continue; // Outside device time, or a marker: nothing to race.
     accesses.clear();
     step.getBufferAccesses(accesses);
     for (const BufferAccess &access : accesses) {

@@ -62,7 +62,14 @@ LogicalResult LayoutAttr::verify(
     int64_t base, ArrayRef<int64_t> strides, int64_t replicas,
     int64_t replicaStride, ArrayRef<int64_t> rowSplits,
     ArrayRef<int64_t> colSplits, ArrayRef<int64_t> tileMap, int64_t batchGrid,
-    int64_t batchStride, ArrayRef<int64_t> batchSplits, bool folded) {
+    int64_t batchStride, ArrayRef<int64_t> batchSplits, bool folded,
+    int64_t serial) {
+  if (serial < 1)
+    return emitError() << "serial must be at least 1, got " << serial;
+  if (serial > 1 && (batchGrid != 1 || batchStride != 0 || !batchSplits.empty()))
+    return emitError() << "a serial layout keeps its chunks batch-local: "
+                          "batch_grid, batch_stride and batch_splits must be "
+                          "left out";
   if (folded && (batchGrid != 1 || batchStride != 0 || !batchSplits.empty()))
     return emitError() << "a folded layout has no batches: batch_grid, "
                           "batch_stride and batch_splits must be left out";
@@ -167,7 +174,7 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t> grid, strides, rowSplits, colSplits, tileMap,
       batchSplits;
   int64_t base = 0, replicas = 0, replicaStride = 0;
-  std::optional<int64_t> batchGrid, batchStride;
+  std::optional<int64_t> batchGrid, batchStride, serial;
   bool folded = false;
   if (parser.parseLess() || parser.parseKeyword("grid") || parser.parseEqual() ||
       parseIntegerList(parser, grid) || parser.parseComma() ||
@@ -200,6 +207,7 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
         llvm::StringSwitch<std::optional<int64_t> *>(key)
             .Case("batch_grid", &batchGrid)
             .Case("batch_stride", &batchStride)
+            .Case("serial", &serial)
             .Default(nullptr);
     if (scalar) {
       if (scalar->has_value()) {
@@ -219,7 +227,8 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
             .Default(nullptr);
     if (!target) {
       parser.emitError(loc, "expected row_splits, col_splits, tile_map, "
-                            "batch_grid, batch_stride, batch_splits or folded, got '")
+                            "batch_grid, batch_stride, batch_splits, serial or "
+                            "folded, got '")
           << key << "'";
       return {};
     }
@@ -235,7 +244,7 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   return parser.getChecked<LayoutAttr>(
       parser.getContext(), grid, base, strides, replicas, replicaStride,
       rowSplits, colSplits, tileMap, batchGrid.value_or(1),
-      batchStride.value_or(0), batchSplits, folded);
+      batchStride.value_or(0), batchSplits, folded, serial.value_or(1));
 }
 
 void LayoutAttr::print(AsmPrinter &printer) const {
@@ -273,6 +282,8 @@ void LayoutAttr::print(AsmPrinter &printer) const {
   }
   if (getFolded())
     printer << ", folded";
+  if (getSerial() != 1)
+    printer << ", serial = " << getSerial();
   printer << ">";
 }
 
@@ -305,6 +316,17 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
       return emitError() << "#ipu_tile.layout: the folded rows of "
                          << shapeText(shape) << " exceed 2^63";
     batches = 1;
+  }
+  if (getSerial() > 1) {
+    if (*batches != 1)
+      return emitError() << "serial = " << getSerial()
+                         << " cuts the rows of a matrix, but the tensor "
+                         << shapeText(shape) << " has " << *batches
+                         << " batches: fold them or lay the batches out";
+    if (rows % getSerial() != 0)
+      return emitError() << "serial = " << getSerial() << " does not divide the "
+                         << rows << " rows of the tensor " << shapeText(shape);
+    rows /= getSerial();
   }
   if (getGrid()[0] > rows || getGrid()[1] > cols)
     return emitError() << "grid [" << getGrid()[0] << ", " << getGrid()[1]
@@ -509,6 +531,34 @@ LogicalResult ComputeSetOp::verify() {
     return emitOpError("expected ")
            << tiles.size() * paramCount << " params (" << tiles.size()
            << " tiles x " << paramCount << "), got " << getParams()->size();
+  if (std::optional<ArrayRef<int32_t>> serial = getSerialOperands()) {
+    auto loop = dyn_cast<LoopOp>((*this)->getParentOp());
+    if (!loop)
+      return emitOpError("has serial operands but is not in an ipu_tile.loop: "
+                         "a chunk per iteration needs iterations");
+    llvm::SmallDenseSet<int32_t> listed;
+    for (int32_t operand : *serial) {
+      if (operand < 0 || operand >= static_cast<int32_t>(getOperands().size()))
+        return emitOpError("serial operand ")
+               << operand << " is not one of its " << getOperands().size()
+               << " operands";
+      if (!listed.insert(operand).second)
+        return emitOpError("serial operand ") << operand << " is listed twice";
+      auto ref = cast<FlatSymbolRefAttr>(getOperands()[operand]);
+      auto buffer = lookupBuffer(*this, ref);
+      std::optional<::ipu::BlockLayout> layout =
+          buffer ? toBlockLayout(buffer.getTensorType()) : std::nullopt;
+      if (!layout)
+        continue; // verifySymbolUses names it.
+      if (layout->gridBatches != 1 || layout->batches != static_cast<int64_t>(loop.getCount()))
+        return emitOpError("serial operand ")
+               << operand << " (" << ref << ") must hold the loop's "
+               << loop.getCount() << " chunks on each of its tiles (a "
+               << "batch-local or serial layout of " << loop.getCount()
+               << " batches), but its layout holds " << layout->batches
+               << " batches over " << layout->gridBatches << " tile groups";
+    }
+  }
   llvm::DenseSet<int32_t> seen;
   std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
   for (auto [index, tile] : llvm::enumerate(tiles)) {
@@ -555,9 +605,9 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
   };
   SmallVector<Operand> operands;
   for (auto ref : getOperands().getAsRange<FlatSymbolRefAttr>()) {
-    auto buffer = symbolTable.lookupNearestSymbolFrom<BufferOp>(getOperation(), ref);
+    auto buffer = lookupBuffer(getOperation(), ref);
     std::optional<::ipu::BlockLayout> layout =
-        buffer ? toBlockLayout(buffer.getTensorType()) : std::nullopt;
+        buffer ? getVertexLayout(operands.size(), buffer) : std::nullopt;
     if (!layout)
       return emitOpError("operand ")
              << ref << " is not an ipu_tile.buffer with a layout: its "
@@ -631,10 +681,64 @@ StepKind ComputeSetOp::getStepKind() { return StepKind::Compute; }
 
 void ComputeSetOp::getBufferAccesses(SmallVectorImpl<BufferAccess> &accesses) {
   // Kernels do not declare which operands they write.
-  for (auto ref : getOperands().getAsRange<FlatSymbolRefAttr>())
-    accesses.push_back({ref, /*reads=*/true, /*writes=*/true,
-                        /*resident=*/false, getOperation()});
+  for (auto [index, ref] : llvm::enumerate(getOperands().getAsRange<FlatSymbolRefAttr>())) {
+    BufferAccess access{ref, /*reads=*/true, /*writes=*/true,
+                        /*resident=*/false, getOperation()};
+    access.serial = isSerialOperand(index);
+    accesses.push_back(access);
+  }
 }
+
+bool ComputeSetOp::isSerialOperand(unsigned operand) {
+  std::optional<ArrayRef<int32_t>> serial = getSerialOperands();
+  return serial && llvm::is_contained(*serial, static_cast<int32_t>(operand));
+}
+
+std::optional<::ipu::BlockLayout> ComputeSetOp::getVertexLayout(unsigned operand,
+                                                                BufferOp buffer) {
+  std::optional<::ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
+  // A chunk of a batch-local buffer (verify() holds it to that form).
+  if (layout && isSerialOperand(operand) && layout->gridBatches == 1 &&
+      layout->batchSplits.empty())
+    layout->batches = 1;
+  return layout;
+}
+
+//===----------------------------------------------------------------------===//
+// LoopOp
+//===----------------------------------------------------------------------===//
+
+void LoopOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                   int64_t count) {
+  state.addAttribute(::mlir::SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(getCountAttrName(state.name), builder.getI64IntegerAttr(count));
+  state.addRegion()->emplaceBlock();
+}
+
+LogicalResult LoopOp::verify() {
+  if (getCount() < 1 || getCount() > UINT32_MAX)
+    return emitOpError("count must be in [1, 2^32), got ") << getCount();
+  Block &body = getBody().front();
+  auto first = body.empty() ? ProgramStepOpInterface()
+                            : dyn_cast<ProgramStepOpInterface>(body.front());
+  if (!first || first.getStepKind() != StepKind::Sync)
+    return emitOpError("body must start with an ipu_exchange.sync: it "
+                       "separates one iteration's last superstep from the "
+                       "next one's first");
+  for (Operation &op : body)
+    if (isa<LoopOp>(op) || !isa<ProgramStepOpInterface>(op))
+      return op.emitOpError("cannot be in a loop body: only syncs, exchange "
+                            "phases and compute sets repeat (no nested loops, "
+                            "buffers, kernels or host streams)");
+    else if (cast<ProgramStepOpInterface>(op).getStepKind() == StepKind::HostStream)
+      return op.emitOpError("cannot be in a loop body: host streams run once");
+  return success();
+}
+
+StepKind LoopOp::getStepKind() { return StepKind::Loop; }
+
+void LoopOp::getBufferAccesses(SmallVectorImpl<BufferAccess> &) {}
 
 LogicalResult
 ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
@@ -655,10 +759,10 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
         return emitOpError("vertex on tile ") << tile << ": " << *error;
   for (auto [operandIndex, ref] :
        llvm::enumerate(getOperands().getAsRange<FlatSymbolRefAttr>())) {
-    auto buffer = symbolTable.lookupNearestSymbolFrom<BufferOp>(getOperation(), ref);
+    auto buffer = lookupBuffer(getOperation(), ref);
     if (!buffer)
       return emitOpError("operand ") << ref << " is not an ipu_tile.buffer";
-    std::optional<::ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
+    std::optional<::ipu::BlockLayout> layout = getVertexLayout(operandIndex, buffer);
     // Without a target the buffer's verifier has not checked its tiles.
     if (!layout || !lookupTarget(getOperation()))
       return success(); // Reported by the buffer's verifier.

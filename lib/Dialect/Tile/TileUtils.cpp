@@ -67,6 +67,13 @@ Type mlir::ipu_tile::fromElementType(MLIRContext *context,
   return {};
 }
 
+BufferOp mlir::ipu_tile::lookupBuffer(Operation *user, FlatSymbolRefAttr ref) {
+  auto program = user ? user->getParentOfType<ProgramOp>() : ProgramOp();
+  if (!program || !ref)
+    return {};
+  return dyn_cast_or_null<BufferOp>(SymbolTable::lookupSymbolIn(program, ref.getAttr()));
+}
+
 ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
   ProgramLiveness liveness;
   for (auto buffer : program.getBody().getOps<BufferOp>()) {
@@ -77,14 +84,34 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
   liveness.used.assign(liveness.buffers.size(), false);
   SmallVector<unsigned> resident;
   SmallVector<BufferAccess> accesses;
-  for (Operation &op : program.getBody().front()) {
+  // Per buffer, whether a step outside any loop uses it, and the loop steps
+  // (first, last) of every loop whose body uses it, with whether it does so
+  // a chunk at a time.
+  SmallVector<bool> outside(liveness.buffers.size(), false);
+  struct LoopUse {
+    unsigned buffer;
+    uint32_t first, last;
+    bool serial;
+  };
+  SmallVector<LoopUse> loopUses;
+  auto visit = [&](Operation &op, std::optional<uint32_t> loopStep,
+                   auto &&self) -> void {
     if (isa<BufferOp, KernelOp>(op))
-      continue;
+      return;
     uint32_t step = liveness.steps.size();
     liveness.steps.push_back(&op);
+    if (auto loop = dyn_cast<LoopOp>(op)) {
+      size_t usesBefore = loopUses.size();
+      for (Operation &inner : loop.getBody().front())
+        self(inner, step, self);
+      const uint32_t end = liveness.steps.size() - 1;
+      for (size_t u = usesBefore; u < loopUses.size(); ++u)
+        loopUses[u].last = end;
+      return;
+    }
     auto stepOp = dyn_cast<ProgramStepOpInterface>(op);
     if (!stepOp)
-      continue;
+      return;
     accesses.clear();
     stepOp.getBufferAccesses(accesses);
     for (const BufferAccess &access : accesses) {
@@ -97,8 +124,21 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
       liveness.used[it->second] = true;
       if (access.resident)
         resident.push_back(it->second);
+      if (loopStep)
+        loopUses.push_back({it->second, *loopStep, 0, access.serial});
+      else
+        outside[it->second] = true;
     }
-  }
+  };
+  for (Operation &op : program.getBody().front())
+    visit(op, std::nullopt, visit);
+  // A buffer of a loop body that lives on across iterations.
+  for (const LoopUse &use : loopUses)
+    if (use.serial || outside[use.buffer]) {
+      auto &[first, last] = liveness.live[use.buffer];
+      first = std::min(first, use.first);
+      last = std::max(last, use.last);
+    }
   uint32_t lastStep = liveness.steps.empty() ? 0 : liveness.steps.size() - 1;
   for (unsigned index : resident)
     liveness.live[index] = {0, lastStep};
@@ -137,6 +177,14 @@ mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
       return std::nullopt;
     result.batches = 1;
   }
+  // A serial layout is the matrix's row chunks as batch-local batches (the
+  // verifier holds the rows to a multiple of the chunks).
+  if (layout.getSerial() > 1) {
+    if (result.batches != 1 || result.rows % layout.getSerial() != 0)
+      return std::nullopt;
+    result.batches = layout.getSerial();
+    result.rows /= layout.getSerial();
+  }
   result.cols = type.getDimSize(type.getRank() - 1);
   result.type = *element;
   result.gridBatches = layout.getBatchGrid();
@@ -173,18 +221,26 @@ LayoutAttr mlir::ipu_tile::toLayoutAttr(MLIRContext *context,
   return LayoutAttr::get(context, grid, layout.tileBase, strides,
                          layout.replicas, replicaStride, layout.rowSplits,
                          layout.colSplits, tileMap, layout.gridBatches,
-                         batchStride, layout.batchSplits, /*folded=*/false);
+                         batchStride, layout.batchSplits, /*folded=*/false,
+                         /*serial=*/1);
 }
 
 LayoutAttr mlir::ipu_tile::toLayoutAttr(RankedTensorType type,
                                         const ::ipu::BlockLayout &layout) {
   LayoutAttr attr = toLayoutAttr(type.getContext(), layout);
-  if (type.getRank() <= 2 || layout.batches > 1)
+  // The tensor's own batches (its leading dims), or its matrix folded,
+  // perhaps cut in serial chunks (batch-local batches of a matrix).
+  const int64_t typeBatches = layoutBatches(type.getShape()).value_or(1);
+  if (layout.batches == typeBatches && (type.getRank() <= 2 || layout.batches > 1))
     return attr;
+  const bool folded = type.getRank() > 2;
+  const int64_t serial = layout.batches == typeBatches ? 1 : layout.batches;
   return LayoutAttr::get(type.getContext(), attr.getGrid(), attr.getBase(),
                          attr.getStrides(), attr.getReplicas(),
                          attr.getReplicaStride(), attr.getRowSplits(),
-                         attr.getColSplits(), attr.getTileMap(), attr.getBatchGrid(),
-                         attr.getBatchStride(), attr.getBatchSplits(),
-                         /*folded=*/true);
+                         attr.getColSplits(), attr.getTileMap(),
+                         serial > 1 ? 1 : attr.getBatchGrid(),
+                         serial > 1 ? 0 : attr.getBatchStride(),
+                         serial > 1 ? ArrayRef<int64_t>() : attr.getBatchSplits(),
+                         folded, serial);
 }

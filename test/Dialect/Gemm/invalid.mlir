@@ -236,3 +236,18 @@ func.func private @gathered_standard() attributes {p = #ipu_gemm.plan<rows = 2, 
 
 // expected-error @+1 {{gathered weights need rows > 1: with one row block nothing is replicated}}
 func.func private @gathered_one_row() attributes {p = #ipu_gemm.plan<rows = 1, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 0, gathered = true>}
+
+// -----
+
+// expected-error @+1 {{a serial split keeps its weights resident: gathered = true does not apply}}
+func.func private @serial_gathered() attributes {p = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 0, gathered = true, serial = 4>}
+
+// -----
+
+// expected-error @+1 {{serial partitions must be at least 1, got 0}}
+func.func private @serial_zero() attributes {p = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 0, serial = 0>}
+
+// -----
+
+// expected-error @+1 {{serial partitions must be at least 1, got -2}}
+func.func private @serial_constraint() attributes {c = #ipu_gemm.constraints<serial = -2>}

@@ -31,6 +31,17 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
     return %c : tensor<96x64xf32>
   }
 
+  // A serial split prints its chunk count; its constraint too.
+  // CHECK-LABEL: func.func @serial
+  // CHECK: constraints = #ipu_gemm.constraints<serial = 4>, plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10, serial = 4>
+  func.func @serial(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    %c = ipu_gemm.matmul %a, %b {
+        plan = #ipu_gemm.plan<serial = 4, rows = 4, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>,
+        constraints = #ipu_gemm.constraints<serial = 4>}
+        : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    return %c : tensor<96x64xf32>
+  }
+
   // CHECK-LABEL: func.func @e5m2
   // CHECK: ipu_gemm.matmul {{.*}} : tensor<8x32xf8E5M2>, tensor<32x16xf8E5M2> -> tensor<8x16xf32>
   func.func @e5m2(%a: tensor<8x32xf8E5M2>, %b: tensor<32x16xf8E5M2>) -> tensor<8x16xf32> {

@@ -225,7 +225,7 @@ func.func private @map_twice() attributes {l = #ipu_tile.layout<grid = [1, 1], b
 
 // -----
 
-// expected-error @+1 {{expected row_splits, col_splits, tile_map, batch_grid, batch_stride, batch_splits or folded, got 'tiles'}}
+// expected-error @+1 {{expected row_splits, col_splits, tile_map, batch_grid, batch_stride, batch_splits, serial or folded, got 'tiles'}}
 func.func private @unknown_field() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tiles = [0]>}
 
 // -----

@@ -78,8 +78,10 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     Writes argument `index` of the compiled function into `buffer`, on every
     tile and replica of its layout. `weight` marks inference weights, loaded
     once at initialisation. With `transpose` the buffer holds the transpose
-    of the 2-D argument (weights of a swapped matmul plan). Host streams cost
-    no device cycles.
+    of the 2-D argument (weights of a swapped matmul plan). `host_shape`
+    gives the argument's shape when the buffer holds the same elements in
+    another shape (leading dims folded into its rows, or its rows in serial
+    chunks). Host streams cost no device cycles.
 
     Example:
 
@@ -89,7 +91,8 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index,
-                       UnitAttr:$weight, UnitAttr:$transpose);
+                       UnitAttr:$weight, UnitAttr:$transpose,
+                       OptionalAttr<DenseI64ArrayAttr>:$host_shape);
   let assemblyFormat = "$buffer `from` $index attr-dict";
 }
 
@@ -98,7 +101,8 @@ def IPUExchange_StreamOutOp : IPUExchange_Op<"stream_out",
      DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "Copies a buffer to a result of the function on the host";
   let description = [{
-    Reads result `index` from the first replica of `buffer`'s layout.
+    Reads result `index` from the first replica of `buffer`'s layout;
+    `host_shape` as for `stream_in`.
 
     Example:
 
@@ -106,7 +110,8 @@ def IPUExchange_StreamOutOp : IPUExchange_Op<"stream_out",
     ipu_exchange.stream_out @c to 0
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index);
+  let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index,
+                       OptionalAttr<DenseI64ArrayAttr>:$host_shape);
   let assemblyFormat = "$buffer `to` $index attr-dict";
 }
 

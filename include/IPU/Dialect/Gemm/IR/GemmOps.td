@@ -51,7 +51,13 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     f16 inputs. With `gathered = true` (interleaved weights, `rows` > 1)
     the weights are stored once, each block's rows split over the `rows`
     tiles that use it, and gathered whole onto each of them by an exchange
-    before every GEMM: less resident memory for more exchange. `cycles` is
+    before every GEMM: less resident memory for more exchange. With
+    `serial` = S > 1 (a 2-D product by resident weights, S dividing M) the
+    rows of A and C are cut into S chunks of M / S rows that run one after
+    another in an `ipu_tile.loop` over the same buffers, the other fields
+    splitting one chunk: A and C are held whole, spread once, and each
+    iteration slices its chunk of A, multiplies it and updates its chunk of
+    C: less memory for more cycles. `cycles` is
     the planner's estimate for the whole matmul, kept so that it can be
     compared with simulated cycles.
 
@@ -70,7 +76,8 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                         "bool":$staging,
                         StringRefParameter<"f32 or f16", "\"f32\"">:$partials,
                         "int64_t":$cycles,
-                        DefaultValuedParameter<"bool", "false">:$gathered);
+                        DefaultValuedParameter<"bool", "false">:$gathered,
+                        DefaultValuedParameter<"int64_t", "1">:$serial);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -111,7 +118,8 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
                         OptionalParameter<"std::optional<::mlir::ipu_gemm::Reduction>">:$reduction,
                         IPUGemm_OptionalFlag:$staging,
                         StringRefParameter<"f32, f16 or any", "\"\"">:$partials,
-                        IPUGemm_OptionalFlag:$gathered);
+                        IPUGemm_OptionalFlag:$gathered,
+                        OptionalParameter<"std::optional<int64_t>">:$serial);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -19,7 +19,8 @@ namespace mlir::ipu_tile {
 /// time, whole, in program order; a sync separates supersteps, within which
 /// tiles run compute sets and exchange phases without ordering between one
 /// tile's compute and another's exchange.
-enum class StepKind { HostStream, Sync, Exchange, Compute };
+/// A loop marks where its body's steps begin; the body's steps follow it.
+enum class StepKind { HostStream, Sync, Exchange, Compute, Loop };
 
 /// One buffer a step reads or writes.
 struct BufferAccess {
@@ -30,6 +31,9 @@ struct BufferAccess {
   bool resident = false;
   /// The op that makes the access (a copy within a phase), for diagnostics.
   Operation *op = nullptr;
+  /// Read or written a chunk per iteration of the enclosing loop: live over
+  /// the whole loop.
+  bool serial = false;
 };
 
 class ProgramBuilder;       // IPU/Transforms/TileLowering.h

@@ -98,6 +98,12 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
     `[prod(leading) * rows, cols]` matrix, as a matmul whose B is 2-D reads
     an A of rank 3 (a dense layer on `[batch, tokens, features]`).
 
+    `serial = S` (default 1) cuts the rows of a 2-D (or folded) tensor into
+    `S` equal consecutive chunks, each laid out by the grid, and keeps every
+    chunk of a block on its tile, chunk after chunk: the `[S, rows / S,
+    cols]` tensor batch-local. A serial loop (`ipu_tile.loop`) works on one
+    chunk per iteration, at the same tiles and a fixed byte step.
+
     Example: 96 rows over tiles 0..3, each block replicated on 4 tiles:
 
     ```mlir
@@ -125,6 +131,14 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
         strides = [0, 0], replicas = 1, replica_stride = 0>>
     ```
 
+    Example: 64 rows in 4 chunks of 16, each chunk's rows over tiles 0..3,
+    so that tile 0 holds rows 0-3, 16-19, 32-35 and 48-51:
+
+    ```mlir
+    tensor<64x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0,
+        strides = [1, 0], replicas = 1, replica_stride = 0, serial = 4>>
+    ```
+
     Example: a [4, 8, 16] activation as its 32x16 matrix, rows over 16 tiles:
 
     ```mlir
@@ -141,7 +155,8 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
                         DefaultValuedParameter<"int64_t", "1">:$batch_grid,
                         DefaultValuedParameter<"int64_t", "0">:$batch_stride,
                         OptionalArrayRefParameter<"int64_t">:$batch_splits,
-                        DefaultValuedParameter<"bool", "false">:$folded);
+                        DefaultValuedParameter<"bool", "false">:$folded,
+                        DefaultValuedParameter<"int64_t", "1">:$serial);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
@@ -236,7 +251,7 @@ def IPUTile_BufferOp : IPUTile_Op<"buffer", [Symbol,
 }
 
 def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
-    HasParent<"ProgramOp">, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    ParentOneOf<["ProgramOp", "LoopOp"]>, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
     DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "One kernel run on a set of tiles, a vertex per tile";
   let description = [{
@@ -265,12 +280,26 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
     ipu_tile.compute_set @mm.partials kernel "gemm" operands [@a, @b, @c]
         tiles [0, 1] params [48, 128, 64, 1, 0, 0, 1, 48, 128, 64, 1, 0, 0, 1]
     ```
+
+    Inside an `ipu_tile.loop`, `serial_operands` lists the operands the
+    vertices read or write one chunk per iteration (poplibs' dynamic slice
+    and update): a buffer whose batch-local layout holds as many batches
+    (a serial layout's chunks) as the loop has iterations. The vertex sees
+    one chunk, at the block's address plus the iteration times the chunk's
+    bytes on its tile, and pays the target's `dynamicOffsetCycles` to
+    compute it from the loop counter.
+
+    ```mlir
+    ipu_tile.compute_set @mm.slice kernel "copy" operands [@a, @a.chunk]
+        tiles [0, 1, 2, 3] {serial_operands = array<i32: 0>}
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kernel,
                        FlatSymbolRefArrayAttr:$operands,
                        DenseI32ArrayAttr:$tiles,
                        OptionalAttr<DenseI64ArrayAttr>:$params,
-                       OptionalAttr<TypeAttr>:$acc_type);
+                       OptionalAttr<TypeAttr>:$acc_type,
+                       OptionalAttr<DenseI32ArrayAttr>:$serial_operands);
   let assemblyFormat = [{
     $sym_name `kernel` $kernel `operands` $operands `tiles` $tiles
         (`params` $params^)? attr-dict
@@ -281,8 +310,58 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
     /// Emits an error on the op and fails when they cannot be.
     ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
     getVertexParams(::mlir::SymbolTableCollection &symbolTable);
+    /// Whether the vertices see operand `operand` one chunk per iteration
+    /// of the enclosing loop.
+    bool isSerialOperand(unsigned operand);
+    /// The layout of the operand buffer as each vertex sees it: one chunk
+    /// (a single batch) of a serial operand.
+    std::optional<::ipu::BlockLayout> getVertexLayout(unsigned operand,
+                                                      BufferOp buffer);
   }];
   let hasVerifier = 1;
+}
+
+def IPUTile_LoopOp : IPUTile_Op<"loop", [Symbol, SymbolTable, HasParent<"ProgramOp">,
+    SingleBlock, NoTerminator,
+    DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
+  let summary = "Program steps repeated over the same buffers: a serial split";
+  let description = [{
+    Runs the steps of its body `count` times, iterations 0 to count - 1,
+    over the program's buffers: one op whatever the count, and one copy of
+    its exchange code and vertex state on the tiles. Compute sets of the
+    body that list `serial_operands` read or write chunk `i` of a serial
+    buffer in iteration `i`; everything else is the same in every
+    iteration. The body starts with an `ipu_exchange.sync`, so that one
+    iteration's last steps and the next one's first are in different
+    supersteps. A buffer the body shares with steps outside the loop (or
+    reads by chunks) is live over the whole loop; one used only inside it is
+    rewritten in every iteration and live only over its steps there.
+
+    Example, a GEMM in 4 serial chunks of its rows:
+
+    ```mlir
+    ipu_tile.loop @mm.serial count 4 {
+      ipu_exchange.sync
+      ipu_tile.compute_set @mm.slice kernel "copy" operands [@a, @a.chunk]
+          tiles [0, 1, 2, 3] {serial_operands = array<i32: 0>}
+      ipu_exchange.sync
+      ipu_exchange.phase @mm.gather {
+        ipu_exchange.copy @a.chunk to @mm.lhs
+      }
+      ipu_exchange.sync
+      ipu_tile.compute_set @mm.partials kernel "gemm"
+          operands [@mm.lhs, @b, @mm.out] tiles [0, 1, 2, 3] {acc_type = f32}
+      ipu_tile.compute_set @mm.update kernel "copy" operands [@mm.out, @c]
+          tiles [0, 1, 2, 3] {serial_operands = array<i32: 1>}
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$count);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name `count` $count attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name, "int64_t":$count)>];
 }
 
 //===----------------------------------------------------------------------===//

@@ -38,6 +38,11 @@ std::optional<int64_t> toInt64(IntegerAttr attr);
 std::optional<::ipu::ElementType> toElementType(Type type);
 Type fromElementType(MLIRContext *context, ::ipu::ElementType type);
 
+/// The buffer `ref` names in the program `user` is in (buffers are symbols
+/// of the ipu_tile.program, also for steps inside a loop, which is a symbol
+/// table of its own steps), or null.
+BufferOp lookupBuffer(Operation *user, FlatSymbolRefAttr ref);
+
 /// When each buffer of a program is live, in program steps (every op of the
 /// program but its buffers is a step, numbered from 0): from the first step
 /// that reads or writes it to the last, inclusive. Weights (resident
@@ -49,8 +54,13 @@ struct ProgramLiveness {
   /// Per buffer: first and last step; [0, 0] for a buffer no step uses.
   SmallVector<std::pair<uint32_t, uint32_t>> live;
   SmallVector<bool> used;
+  /// Every step in the order it first runs: a loop, then its body's steps.
   SmallVector<Operation *> steps;
 };
+/// Buffer liveness over the program's steps. A loop's body counts once; a
+/// buffer it shares with steps outside the loop, or reads or writes a chunk
+/// per iteration, is live over the whole loop (from the loop step to its
+/// body's last), since every iteration needs it.
 ProgramLiveness computeLiveness(ProgramOp program);
 
 /// The batches of a tensor of `shape` under a layout: the product of its
