@@ -63,6 +63,10 @@ run_file() { # name source target description [partials option]
   local plan
   plan=$(grep -Eo 'chose plan rows=[0-9]+ cols=[0-9]+ inner=[0-9]+ orientation=[a-z]+ weights=[a-z]+ reduction=[a-z]+ staging=[a-z]+' "$log" |
     sed 's/chose plan //; s/ /,/g' | paste -sd'+')
+  # Serial chunks per matmul (1: none), in program order.
+  local serial
+  serial=$({ grep -Eo 'chose plan [^:]* of [0-9]+ matching' "$log" || true; } |
+    awk '{ s = 1; if (match($0, /serial=[0-9]+/)) s = substr($0, RSTART + 7, RLENGTH - 7); print s }' | paste -sd'+')
   local partials macs
   partials=$({ grep -Eo 'chose plan .* partials=[a-z0-9]+' "$log" || true; } | sed 's/.*partials=//' | paste -sd'+')
   macs=$({ grep -Eo 'finalist=0 .* ampMacsPerCycle=[0-9]+' "$log" || true; } | sed 's/.*ampMacsPerCycle=//' | paste -sd'+')
@@ -70,7 +74,7 @@ run_file() { # name source target description [partials option]
   cycles=$(value cycles "$report")
   planned=$(value plannedCycles "$report")
   echo "bench=e2e case=$name target=$target $description" \
-       "partials=$partials macs=$macs plan=$plan" \
+       "partials=$partials macs=$macs plan=$plan serialSplit=$serial" \
        "compileSeconds=$(seconds "$t0" "$t1") packageSeconds=$(seconds "$t1" "$t2")" \
        "simulateSeconds=$(seconds "$t2" "$t3")" \
        "cycles=$cycles plannedCycles=$planned" \

@@ -74,11 +74,15 @@ double run(const Case &c, const TargetModel &target) {
       ch = ',';
   double flops = 2.0 * p.m * p.k * p.n;
   double deviceSeconds = best.cost.totalCycles / target.clockHz;
-  std::printf(" plan=%s estimatedCycles=%llu scheduledCycles=%llu computeCycles=%llu "
+  // The splits apart: parallel over tiles (rows x cols x inner) and serial
+  // (chunks of M run one after another).
+  std::printf(" plan=%s parallelSplits=%ux%ux%u serialSplit=%u estimatedCycles=%llu "
+              "scheduledCycles=%llu computeCycles=%llu "
               "exchangeCycles=%llu reductionCycles=%llu syncCycles=%llu "
               "estimatedEfficiencyPercent=%.2f peakStandardBytes=%llu "
               "peakInterleavedBytes=%llu activeTiles=%u\n",
-              plan.c_str(), (unsigned long long)best.cost.totalCycles,
+              plan.c_str(), best.plan.rows, best.plan.cols, best.plan.inner,
+              best.plan.serial, (unsigned long long)best.cost.totalCycles,
               (unsigned long long)(best.scheduled ? best.scheduledCycles
                                                   : best.cost.totalCycles),
               (unsigned long long)best.cost.computeCycles,

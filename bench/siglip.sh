@@ -14,8 +14,10 @@
 # the user's current stack beside ours where its log gives it
 # (../shared/seeds: MLP 225,672 cycles, attention 406,211). The last row
 # is a stack of four encoder blocks (f16 partials allowed), with its
-# cycles per block.
-#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack] [--blocks N]
+# cycles per block, then the MLP on a batch of 8 images (serial splits),
+# with its cycles per image.
+#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch]
+#                    [--blocks N] [--batch N]
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 root=${BENCH_ROOT:?run through bench/run}
@@ -34,10 +36,10 @@ theirs() { # part
   esac
 }
 
-run_part() { # part partials weights [blocks]
-  local part=$1 partials=$2 weights=$3 blocks=${4:-1}
+run_part() { # part partials weights [blocks] [batch]
+  local part=$1 partials=$2 weights=$3 blocks=${4:-1} batch=${5:-1}
   local name src lowered package log report
-  local generate=(python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" --blocks "$blocks")
+  local generate=(python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" --blocks "$blocks" --batch "$batch")
   name=$("${generate[@]}" --name)${partials:+-p$partials}
   src="$work/$name.mlir" lowered="$work/$name.ir" package="$work/$name.ipuexe"
   log="$work/$name.log" report="$work/$name.report"
@@ -64,7 +66,11 @@ run_part() { # part partials weights [blocks]
   local cycles planned
   cycles=$(value cycles "$report")
   planned=$(value plannedCycles "$report")
-  echo "bench=siglip case=$name part=$part blocks=$blocks weights=$weights partials=${partials:-f32}" \
+  local serial
+  serial=$({ grep -Eo 'chose plan [^:]* of [0-9]+ matching' "$log" || true; } |
+    awk '{ s = 1; if (match($0, /serial=[0-9]+/)) s = substr($0, RSTART + 7, RLENGTH - 7); print s }' | paste -sd'+')
+  echo "bench=siglip case=$name part=$part blocks=$blocks batch=$batch weights=$weights partials=${partials:-f32}" \
+       "serialSplits=$serial" \
        "compileSeconds=$(seconds "$t0" "$t1")$passes packageSeconds=$(seconds "$t1" "$t2")" \
        "cycles=$cycles efficiencyPercent=$(value efficiencyPercent "$report")" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
@@ -73,16 +79,19 @@ run_part() { # part partials weights [blocks]
        "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
        "plannedCycles=$planned planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
        "cyclesPerBlock=$(awk -v c="$cycles" -v b="$blocks" 'BEGIN { printf "%d", (c ? c / b : 0) }')" \
+       "cyclesPerImage=$(awk -v c="$cycles" -v b="$batch" 'BEGIN { printf "%d", (c ? c / b : 0) }')" \
        "simulateSeconds=$(seconds "$t2" "$t3") numericalTest=$(value numericalTest "$report" || echo FAIL)" \
        "$(theirs "$part")"
 }
 
-parts=(mlp attention ln-mlp block stack)
+parts=(mlp attention ln-mlp block stack batch)
 stacked=4
+batch=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts=("$2"); shift 2 ;;
     --blocks) stacked=$2; shift 2 ;;
+    --batch) batch=$2; shift 2 ;;
     *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
   esac
 done
@@ -92,6 +101,14 @@ done
 for part in "${parts[@]}"; do
   if [ "$part" = stack ]; then
     run_part block any f16 "$stacked"
+    continue
+  fi
+  # The MLP on a batch of images (8 x 729 tokens), which only fits in
+  # serial chunks of its rows.
+  if [ "$part" = batch ]; then
+    for partials in "" any; do
+      run_part mlp "$partials" f16 1 "$batch"
+    done
     continue
   fi
   for partials in "" any; do

@@ -1180,7 +1180,7 @@ TEST(SerialSplit, ChosenOnlyWhenNothingSpatialFitsAndTheErrorSaysHowSmallItGets)
     EXPECT_EQ(choice.plan.serial, 1u);
   // Too big even in serial chunks: the error names the smallest memory the
   // most serial plan tried reaches.
-  GemmProblem huge = problem(4096, 2048, 256);
+  GemmProblem huge = problem(256, 2048, 2048);
   huge.outType = ElementType::F16;
   error = searchGemmPlans(target, huge, {}, 4, search);
   ASSERT_TRUE(error);
@@ -1188,6 +1188,15 @@ TEST(SerialSplit, ChosenOnlyWhenNothingSpatialFitsAndTheErrorSaysHowSmallItGets)
             std::string::npos)
       << *error;
   EXPECT_NE(error->find("serial="), std::string::npos) << *error;
+  // A and C alone too big for the tiles: no serial count is tried.
+  GemmProblem whole = problem(4096, 2048, 256);
+  whole.outType = ElementType::F16;
+  error = searchGemmPlans(target, whole, {}, 4, search);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("no serial split can fit: A and C alone, held whole and spread "
+                        "evenly over the tiles, need 1179648 standard bytes per tile"),
+            std::string::npos)
+      << *error;
   // Not for batched, transposed-A or activation-B products.
   GemmProblem batched = p;
   batched.batches = 2;

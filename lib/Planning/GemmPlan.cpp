@@ -796,6 +796,16 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   if (!error || !allowSerial || constraints.serial || !serialSplitPossible(problem) ||
       search.matching == 0)
     return error;
+  // A and C stay whole in standard memory beside the loop, spread at best
+  // evenly over every tile: when that alone does not fit, no count can.
+  const uint64_t wholeBytes =
+      ceilDiv(uint64_t(problem.m) * problem.k * elementBytes(problem.inType) +
+                  uint64_t(problem.m) * problem.n * elementBytes(problem.outType),
+              target.tiles);
+  if (wholeBytes + budget.reservedBytes[0] > target.allocatableBytes(MemoryClass::Standard))
+    return *error + "; and no serial split can fit: A and C alone, held whole and "
+                    "spread evenly over the tiles, need " +
+           std::to_string(wholeBytes) + " standard bytes per tile";
   // Memory decides: cut the rows into serial chunks, fewest first. The
   // first count that fits competes with the next two (a finer chunk may
   // split better); the search gives up after kSerialTries counts that do

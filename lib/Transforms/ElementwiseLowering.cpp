@@ -330,7 +330,9 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
       referenceKernel = *whole;
     }
   }
-  program.setResultBuffer(op.getResult(), result);
+  std::optional<unsigned> shapeLike = op.getFirstFullInput();
+  program.setResultBuffer(op.getResult(), result,
+                          shapeLike ? op->getOperand(*shapeLike) : Value());
   OpBuilder &builder = program.getBuilder();
   program.addReference(
       "elementwise", op.getInputs(), op.getResult(),

@@ -328,7 +328,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
     inLoop.reset();
     result = resultHome;
   }
-  program.setResultBuffer(op.getResult(), result);
+  program.setResultBuffer(op.getResult(), result, op.getLhs());
   SmallVector<NamedAttribute> fields = {
       builder.getNamedAttr("type", TypeAttr::get(outType.getElementType())),
       // What the device accumulated in: the check's tolerance follows it.

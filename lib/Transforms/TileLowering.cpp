@@ -59,22 +59,20 @@ static bool holdsSerialChunks(BufferOp buffer, RankedTensorType type) {
          layoutBatches(type.getShape()) != layout->batches;
 }
 
-/// The host's view of a value held in serial chunks: its matrix (a serial
-/// layout is of a 2-D or folded tensor), as a folded value streams.
-static DenseI64ArrayAttr matrixShape(OpBuilder &builder, RankedTensorType type) {
-  const int64_t cols = type.getShape().back();
-  return builder.getDenseI64ArrayAttr({type.getNumElements() / cols, cols});
-}
-
-/// Streams `buffer` out as result `index`, as its matrix when the buffer
-/// holds `value` in serial chunks.
+/// Streams `buffer` out as result `index` in `hostShape`.
 static void createStreamOut(OpBuilder &builder, Location loc, BufferOp buffer,
-                            int32_t index, Value value) {
+                            int32_t index, ArrayRef<int64_t> hostShape) {
   auto stream = ipu_exchange::StreamOutOp::create(builder, loc, buffer.getSymName(),
                                                   index, /*host_shape=*/nullptr);
-  auto type = cast<RankedTensorType>(value.getType());
-  if (holdsSerialChunks(buffer, type))
-    stream.setHostShapeAttr(matrixShape(builder, type));
+  if (buffer.getTensorType().getShape() != hostShape)
+    stream.setHostShapeAttr(builder.getDenseI64ArrayAttr(hostShape));
+}
+
+SmallVector<int64_t> ProgramBuilder::hostShapeOf(Value value) const {
+  auto it = hostShapes.find(value);
+  if (it != hostShapes.end())
+    return it->second;
+  return SmallVector<int64_t>(cast<RankedTensorType>(value.getType()).getShape());
 }
 
 BufferOp ProgramBuilder::bufferIn(BufferOp current, RankedTensorType type,
@@ -187,13 +185,29 @@ void ProgramBuilder::createPhase(Location loc, StringRef name,
   ipu_exchange::SyncOp::create(builder, loc);
 }
 
-void ProgramBuilder::setResultBuffer(Value value, BufferOp buffer) {
+void ProgramBuilder::setResultBuffer(Value value, BufferOp buffer, Value shapeLike) {
   bufferOf[value] = buffer;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> host(buffer.getTensorType().getShape());
+  if (holdsSerialChunks(buffer, type)) {
+    const int64_t cols = type.getShape().back();
+    host = {type.getNumElements() / cols, cols};
+    if (shapeLike) {
+      SmallVector<int64_t> like = hostShapeOf(shapeLike);
+      like.back() = cols;
+      int64_t elements = 1;
+      for (int64_t extent : like)
+        elements *= extent;
+      if (elements == type.getNumElements())
+        host = std::move(like);
+    }
+  }
+  hostShapes[value] = host;
   if (streamOf.count(value))
     return;
   int32_t index = static_cast<int32_t>(func.getNumResults()) + checkpoints++;
   streamOf[value] = index;
-  createStreamOut(builder, value.getLoc(), buffer, index, value);
+  createStreamOut(builder, value.getLoc(), buffer, index, host);
 }
 
 void ProgramBuilder::addReference(StringRef opName, ValueRange operands,
@@ -223,8 +237,14 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   auto stream = ipu_exchange::StreamInOp::create(
       builder, op.getLoc(), buffer.getSymName(), arg.getArgNumber(),
       /*weight=*/false, /*transpose=*/false, /*host_shape=*/nullptr);
+  // The host holds the argument as it is: a buffer of its rows in serial
+  // chunks says so.
   if (!op.getTranspose() && holdsSerialChunks(buffer, type))
-    stream.setHostShapeAttr(matrixShape(builder, type));
+    stream.setHostShapeAttr(builder.getDenseI64ArrayAttr(type.getShape()));
+  hostShapes[op.getResult()] =
+      stream.getHostShape() ? SmallVector<int64_t>(*stream.getHostShape())
+      : op.getTranspose()   ? SmallVector<int64_t>(cast<RankedTensorType>(arg.getType()).getShape())
+                            : SmallVector<int64_t>(buffer.getTensorType().getShape());
   if (op.getResident())
     stream.setWeight(true);
   if (op.getTranspose()) {
@@ -256,6 +276,7 @@ LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
         bufferIn(source, type, op.getLoc(), *layout, name, copies,
                  toMachineClass(op.getMemoryClass()));
     referenceOf[op.getResult()] = referenceOf.lookup(op.getSource());
+    hostShapes[op.getResult()] = hostShapeOf(op.getSource());
     if (transposedFromHost.contains(op.getSource()))
       transposedFromHost.insert(op.getResult());
   }
@@ -270,7 +291,10 @@ LogicalResult ProgramBuilder::lowerReturn(func::ReturnOp ret) {
     BufferOp buffer = bufferOf.lookup(value);
     if (!buffer || isa<BlockArgument>(value))
       return ret.emitError("result ") << index << " must be computed by the function";
-    createStreamOut(builder, ret.getLoc(), buffer, static_cast<int32_t>(index), value);
+    createStreamOut(builder, ret.getLoc(), buffer, static_cast<int32_t>(index),
+                    hostShapes.count(value)
+                        ? hostShapes.lookup(value)
+                        : SmallVector<int64_t>(buffer.getTensorType().getShape()));
   }
   return success();
 }

@@ -99,7 +99,13 @@ public:
   /// does not return is streamed out as a checkpoint, after the results, so
   /// that `ipu-run --check` checks every op on the operands the device
   /// really used (host streams cost no device cycles).
-  void setResultBuffer(Value value, BufferOp buffer);
+  /// A value held in serial chunks streams out in the host shape of
+  /// `shapeLike` (the operand it follows: a matmul's A, an elementwise op's
+  /// first full input) with its own last dim, as the host reference computes
+  /// it; without one, as its matrix.
+  void setResultBuffer(Value value, BufferOp buffer, Value shapeLike = nullptr);
+  /// The shape the host sees `value` in: its stream's.
+  SmallVector<int64_t> hostShapeOf(Value value) const;
   /// Whether `value` holds its function argument transposed (by the host
   /// stream of an ipu_tile.from_host, through any relayouts since).
   bool isTransposedFromHost(Value value) const {
@@ -139,6 +145,8 @@ private:
   OpBuilder builder;
   Block::iterator bufferInsertPoint;
   DenseMap<Value, BufferOp> bufferOf;
+  /// The shape each value's stream carries (its buffer's, or host_shape).
+  DenseMap<Value, SmallVector<int64_t>> hostShapes;
   llvm::DenseSet<Value> transposedFromHost;
   /// Stream index of each value that leaves the device: a result, or a
   /// checkpoint after the results.
