@@ -258,15 +258,23 @@ public:
 
 } // namespace
 
-TEST(Package, RoundTripKeepsEveryField) {
-  Package package = makePackage();
+/// Validates `package` for the 4-tile target, writes it and reads it back
+/// into `loaded` (its bytes in `bytes`), field for field the same.
+static void roundTrip(const Package &package, Package &loaded,
+                      std::vector<uint8_t> &bytes) {
   ASSERT_EQ(validatePackage(package, TargetModel::ipu21WithTiles(4)),
             std::nullopt);
-  std::vector<uint8_t> bytes = serializePackage(package);
-  Package loaded;
+  bytes = serializePackage(package);
   ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded),
             std::nullopt);
   expectEqual(package, loaded);
+}
+
+TEST(Package, RoundTripKeepsEveryField) {
+  Package package = makePackage();
+  Package loaded;
+  std::vector<uint8_t> bytes;
+  ASSERT_NO_FATAL_FAILURE(roundTrip(package, loaded, bytes));
   // Same input, same bytes.
   EXPECT_EQ(serializePackage(loaded), bytes);
 }
@@ -2258,13 +2266,9 @@ void expectLoopInvalid(const std::function<void(Package &)> &mutate,
 
 TEST(PackageLoop, RoundTripKeepsLoopsAndAdvances) {
   Package package = makeLoopPackage();
-  ASSERT_EQ(validatePackage(package, TargetModel::ipu21WithTiles(4)),
-            std::nullopt);
-  std::vector<uint8_t> bytes = serializePackage(package);
   Package loaded;
-  ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded),
-            std::nullopt);
-  expectEqual(package, loaded);
+  std::vector<uint8_t> bytes;
+  ASSERT_NO_FATAL_FAILURE(roundTrip(package, loaded, bytes));
   ASSERT_EQ(loaded.loops.size(), 1u);
   EXPECT_EQ(loaded.program[6].kind, StepKind::Loop);
   EXPECT_EQ(loaded.computeSets[1].operandAdvance,

@@ -133,10 +133,11 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
     buffers.push_back(request("out", layouts.out, MemoryClass::Standard, 1, last, target));
   }
   if (serial > 1) {
-    BlockLayout homeA = arrivalA, homeC = layouts.out;
-    homeA.batches = homeC.batches = serial;
-    buffers.push_back(request("lhs.home", homeA, MemoryClass::Standard, 0, last, target));
-    buffers.push_back(request("out.home", homeC, MemoryClass::Standard, 0, last, target));
+    const SerialGemmLayouts homes = serialGemmLayouts(problem, plan, target);
+    buffers.push_back(
+        request("lhs.home", homes.lhsHome, MemoryClass::Standard, 0, last, target));
+    buffers.push_back(
+        request("out.home", homes.outHome, MemoryClass::Standard, 0, last, target));
   }
   // The rest of the program: a buffer on every tile for the whole run in
   // interleaved memory; standard's goes to the allocator as reserved bytes.
