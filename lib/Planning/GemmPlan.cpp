@@ -793,6 +793,8 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   const uint32_t first = constraints.serial.value_or(1);
   std::optional<std::string> error = searchSpatialPlans(
       target, problem, constraints, keep, first, search, budget, smallest);
+  if (error && search.matching)
+    search.smallest = smallest;
   if (!error || !allowSerial || constraints.serial || !serialSplitPossible(problem) ||
       search.matching == 0)
     return error;
@@ -849,6 +851,7 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
   search = std::move(total);
   if (!search.finalists.empty())
     return std::nullopt;
+  search.smallest = smallest;
   return *error + "; and cut into serial chunks, the smallest plan tried (" +
          smallest.plan.str() + ") still needs " +
          std::to_string(smallest.cost.peakBytes[0]) + " standard and " +
@@ -1221,7 +1224,19 @@ static void planProgramOnce(const TargetModel &target,
       weights[i] = uint64_t(p.k) * p.n * elementBytes(p.inType);
     totalWeights += weights[i];
   }
-  if (!outOfMemory(gemms) || totalWeights == 0)
+  // Capping weights cannot help a matmul whose activations alone overflow
+  // standard memory (serial splits may).
+  auto hopeless = [&](const ProgramGemm &gemm) {
+    if (!gemm.error || gemm.error->find("no plan fits") == std::string::npos)
+      return true;
+    if (!gemm.search.smallest)
+      return false;
+    const GemmCost &cost = gemm.search.smallest->cost;
+    return cost.peakBytes[0] - std::min(cost.peakBytes[0], cost.weightBytes[0]) >
+           target.allocatableBytes(MemoryClass::Standard);
+  };
+  if (!outOfMemory(gemms) || totalWeights == 0 ||
+      std::all_of(gemms.begin(), gemms.end(), hopeless))
     return finish();
   // If no share makes the program fit, the best attempt stands (its errors
   // name what still does not fit).

@@ -239,6 +239,8 @@ struct GemmPlanSearch {
   uint64_t pruned = 0;     ///< Matching plans skipped by the lower bound.
   uint64_t fitting = 0;    ///< Costed plans that fit memory.
   std::vector<GemmPlanChoice> finalists; ///< Best first, fitting only.
+  /// When no plan fits: the one that needs the least memory.
+  std::optional<GemmPlanChoice> smallest;
 };
 
 /// Searches the plan space (both orientations; every rows x cols x inner
