@@ -491,7 +491,11 @@ TEST(GemmPlanSearch, TooBigForTheChipSaysTheBytes) {
             std::string::npos)
       << *error;
   EXPECT_EQ(search.fitting, 0u);
-  EXPECT_EQ(search.pruned, 0u);
+  // Plans that can neither fit nor be the smallest are skipped by the
+  // memory bound; every other one is costed.
+  EXPECT_EQ(search.costed + search.pruned, search.matching);
+  EXPECT_GT(search.pruned, 0u);
+  EXPECT_TRUE(search.smallest);
   EXPECT_GT(search.matching, 0u);
 }
 
@@ -1141,9 +1145,9 @@ TEST(SerialSplit, CostsItsChunkSerialTimesWithTheCopiesAndHoldsAAndCWhole) {
                         estimateCopyCycles(target, layouts.chunk.out.maxBlockBytes()) +
                         2 * target.dynamicOffsetCycles + target.loopIterationCycles;
   EXPECT_EQ(whole.serialStepCycles, step);
-  EXPECT_EQ(whole.totalCycles, 8 * (one.totalCycles + step));
+  EXPECT_EQ(whole.totalCycles, 8 * (one.totalCycles + step) + target.syncCycles);
   EXPECT_EQ(whole.exchangeCycles, 8 * one.exchangeCycles);
-  EXPECT_EQ(whole.syncCycles, 8 * one.syncCycles);
+  EXPECT_EQ(whole.syncCycles, 8 * one.syncCycles + target.syncCycles);
   // A and C whole, beside one chunk's working set.
   EXPECT_EQ(whole.peakBytes[0], one.peakBytes[0] + 2 * target.vertexStateBytes(2, 1) +
                                     layouts.lhsHome.maxBlockBytes() +
@@ -1208,4 +1212,53 @@ TEST(SerialSplit, ChosenOnlyWhenNothingSpatialFitsAndTheErrorSaysHowSmallItGets)
   EXPECT_TRUE(checkGemmPlan(target, activation, candidate));
   candidate.serial = 3; // does not divide 512
   EXPECT_TRUE(checkGemmPlan(target, p, candidate));
+}
+
+TEST(GemmPlanSearch, MemoryPruningKeepsTheExactFinalistsAndTheSmallestPlan) {
+  // Budgets that leave little standard memory: most partitions cannot fit,
+  // and the search skips them without costing them. The finalists (and,
+  // when nothing fits, the smallest plan the error names) are those of the
+  // whole space, costed plan by plan.
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  std::mt19937 rng(3);
+  unsigned pruned = 0, failed = 0;
+  for (int iter = 0; iter < 40; ++iter) {
+    GemmProblem p = problem(16 * (1 + rng() % 24), 32 * (1 + rng() % 16),
+                            16 * (1 + rng() % 16));
+    MemoryBudget budget;
+    budget.reservedBytes[0] =
+        target.allocatableBytes(MemoryClass::Standard) * (60 + rng() % 40) / 100;
+    SCOPED_TRACE(std::to_string(p.m) + "x" + std::to_string(p.k) + "x" +
+                 std::to_string(p.n) + " reserved " +
+                 std::to_string(budget.reservedBytes[0]));
+    GemmPlanSearch search;
+    GemmPlanConstraints spatial;
+    spatial.serial = 1;
+    std::optional<std::string> error =
+        searchGemmPlans(target, p, spatial, 3, search, budget);
+    std::vector<std::pair<uint64_t, uint64_t>> fitting; // (cycles, bytes)
+    uint64_t smallest = UINT64_MAX;
+    for (const GemmPlan &candidate : allPlans(target, p)) {
+      GemmCost cost = costGemmPlan(target, p, candidate);
+      smallest = std::min(smallest, cost.peakBytes[0] + cost.peakBytes[1]);
+      if (fitsMemory(target, cost, budget))
+        fitting.push_back({cost.totalCycles, cost.peakBytes[0]});
+    }
+    std::sort(fitting.begin(), fitting.end());
+    pruned += search.pruned > 0;
+    if (fitting.empty()) {
+      ASSERT_TRUE(error);
+      ASSERT_TRUE(search.smallest);
+      EXPECT_EQ(search.smallest->cost.peakBytes[0] + search.smallest->cost.peakBytes[1],
+                smallest);
+      ++failed;
+      continue;
+    }
+    ASSERT_FALSE(error) << *error;
+    ASSERT_EQ(search.finalists.size(), std::min<size_t>(3, fitting.size()));
+    for (size_t f = 0; f < search.finalists.size(); ++f)
+      EXPECT_EQ(search.finalists[f].cost.totalCycles, fitting[f].first) << f;
+  }
+  EXPECT_GT(pruned, 20u);
+  EXPECT_GT(failed, 2u);
 }

@@ -396,6 +396,26 @@ uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &probl
          (anyPhase ? target.exchangePhaseCycles : 0);
 }
 
+/// A lower bound on the standard bytes every variant of `partition` holds
+/// at once on its busiest tile: its A block as gathered beside its GEMM's
+/// output block (the partials in the narrowest type the op allows when
+/// inner > 1), as costGemmPlan counts them.
+uint64_t partitionStandardBound(const GemmProblem &problem, const GemmPlan &partition) {
+  const GemmProblem chunk =
+      partition.serial > 1 ? serialChunk(problem, partition.serial) : problem;
+  GemmPlan plan = partition;
+  plan.serial = 1;
+  const PlanShape shape = shapeOf(chunk, plan);
+  uint64_t outBytes = elementBytes(chunk.outType);
+  if (plan.inner > 1) {
+    outBytes = 4;
+    for (ElementType partials : allowedPartials(chunk))
+      outBytes = std::min<uint64_t>(outBytes, elementBytes(partials));
+  }
+  return shape.blockRows * alignToWords(shape.blockInner * elementBytes(chunk.inType)) +
+         shape.blockRows * alignToWords(shape.blockCols * outBytes);
+}
+
 } // namespace
 
 /// A serial split: `serial` iterations of the chunk's program, each with a
@@ -424,7 +444,10 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
   cost.computeCycles = serial * (cost.computeCycles + cost.serialStepCycles);
   cost.exchangeCycles *= serial;
   cost.reductionCycles *= serial;
-  cost.syncCycles *= serial;
+  // Each iteration's syncs (its body opens with one, in place of the one a
+  // spatial plan has before its result streams out), and that one after
+  // the loop.
+  cost.syncCycles = serial * cost.syncCycles + target.syncCycles;
   // Both copies' vertex state, once: the loop's body is one program.
   const KernelSpec *copy = lookupKernel("copy");
   const uint64_t copyVertices =
@@ -868,7 +891,8 @@ searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
   // Every partition, with the lower bound shared by its variants.
   struct Partition {
     GemmPlan plan;
-    uint64_t bound;
+    uint64_t bound;       ///< Cycles, partitionLowerBound.
+    uint64_t memoryBound; ///< Standard bytes, partitionStandardBound.
     std::vector<GemmPlan> matching;
   };
   std::vector<Partition> partitions;
@@ -896,6 +920,7 @@ searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
           continue;
         search.matching += partition.matching.size();
         partition.bound = partitionLowerBound(target, problem, partition.plan);
+        partition.memoryBound = partitionStandardBound(problem, partition.plan);
         partitions.push_back(std::move(partition));
       }
     }
@@ -915,9 +940,18 @@ searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
   std::vector<GemmPlanChoice> finalists;
   GemmPlanChoice smallest;
   uint64_t smallestBytes = UINT64_MAX;
+  const uint64_t standardLeft =
+      target.allocatableBytes(MemoryClass::Standard) -
+      std::min<uint64_t>(target.allocatableBytes(MemoryClass::Standard), budget.reservedBytes[0]);
   for (const Partition &partition : partitions) {
     if (finalists.size() == keep &&
         partition.bound > finalists.back().cost.totalCycles) {
+      search.pruned += partition.matching.size();
+      continue;
+    }
+    // No variant fits, and none needs less memory than the smallest plan
+    // seen: the result is the same without costing them.
+    if (partition.memoryBound > standardLeft && partition.memoryBound >= smallestBytes) {
       search.pruned += partition.matching.size();
       continue;
     }
@@ -941,8 +975,8 @@ searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
     }
   }
   if (finalists.empty()) {
-    // Nothing was pruned (pruning needs finalists), so `smallest` saw every
-    // matching plan.
+    // Only plans no smaller than `smallest` were pruned (the cycle bound
+    // needs finalists), so it is the smallest matching plan.
     smallestPlan = smallest;
     std::ostringstream os;
     os << "no plan fits tile memory: the smallest (" << smallest.plan.str()

@@ -236,7 +236,10 @@ struct GemmPlanSearch {
   uint64_t candidates = 0; ///< Plans in the space that can be lowered.
   uint64_t matching = 0;   ///< Of those, plans that satisfy the constraints.
   uint64_t costed = 0;     ///< Matching plans whose full cost was computed.
-  uint64_t pruned = 0;     ///< Matching plans skipped by the lower bound.
+  /// Matching plans skipped by a lower bound: on cycles (they cannot beat
+  /// the finalists) or on standard memory (they cannot fit, nor be smaller
+  /// than a plan already seen).
+  uint64_t pruned = 0;
   uint64_t fitting = 0;    ///< Costed plans that fit memory.
   std::vector<GemmPlanChoice> finalists; ///< Best first, fitting only.
   /// When no plan fits: the one that needs the least memory.
