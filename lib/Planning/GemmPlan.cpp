@@ -832,9 +832,9 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
                     "spread evenly over the tiles, need " +
            std::to_string(wholeBytes) + " standard bytes per tile";
   // Memory decides: cut the rows into serial chunks, fewest first. The
-  // first count that fits competes with the next two (a finer chunk may
-  // split better); the search gives up after kSerialTries counts that do
-  // not fit.
+  // first count that fits competes with the next two that fit (a finer
+  // chunk may split better); the search gives up after kSerialTries counts
+  // in a row that do not fit.
   constexpr unsigned kSerialTries = 8, kAfterFit = 2;
   std::vector<GemmPlanChoice> finalists;
   GemmPlanSearch total = search;
@@ -857,7 +857,10 @@ ipu::searchGemmPlans(const TargetModel &target, const GemmProblem &problem,
     total.pruned += part.pruned;
     total.fitting += part.fitting;
     if (serialError) {
-      if (finalists.empty())
+      // The smallest plan of any count tried, for the error.
+      const uint64_t bytes = partSmallest.cost.peakBytes[0] + partSmallest.cost.peakBytes[1];
+      if (part.matching &&
+          bytes < smallest.cost.peakBytes[0] + smallest.cost.peakBytes[1])
         smallest = partSmallest;
       continue;
     }

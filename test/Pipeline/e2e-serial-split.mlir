@@ -9,7 +9,7 @@
 // RUN: ipu-translate --ipu-to-package %t.mlir -o %t.ipuexe
 // RUN: ipu-run %t.ipuexe --check | FileCheck %s --check-prefix=CHECKED
 // Without serial splits nothing fits, and the error says how small the
-// most serial plan tried gets when even that is too big.
+// smallest plan tried gets when even that is too big.
 // RUN: not ipu-opt %s --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="serial=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPATIAL
 // RUN: sed -e 's/512x2048/4096x2048/g' -e 's/512x256/4096x256/g' %s | not ipu-opt --ipu-compile="target=ipu21-16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOOBIG
 // RUN: sed -e 's/2048x256/2048x2048/g' -e 's/512x2048/256x2048/g' -e 's/512x256/256x2048/g' %s | not ipu-opt --ipu-compile="target=ipu21-16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WEIGHTS
@@ -52,7 +52,7 @@
 // is tried.
 // TOOBIG: error: cannot plan 4096x2048x256 matmul on 'ipu21-16': no plan fits tile memory: the smallest ({{.*}}) needs {{[0-9]+}} standard and {{[0-9]+}} interleaved bytes per tile; {{.*}}; and no serial split can fit: A and C alone, held whole and spread evenly over the tiles, need 1179648 standard bytes per tile
 // The weights do not fit however A is cut: the error names the smallest
-// memory the most serial plan tried reaches.
+// memory any plan tried reaches.
 // WEIGHTS: error: cannot plan 256x2048x2048 matmul on 'ipu21-16': no plan fits tile memory: {{.*}}; and cut into serial chunks, the smallest plan tried ({{.*}} serial={{[0-9]+}}) still needs {{[0-9]+}} standard and {{[0-9]+}} interleaved bytes per tile
 
 func.func @mm(%a: tensor<512x2048xf16>, %b: tensor<2048x256xf16>) -> tensor<512x256xf16> {

@@ -251,8 +251,8 @@ struct GemmPlanSearch {
 /// staging), keeping the best `finalistCount` plans that match and fit.
 /// When no plan fits and the problem may be split serially, the rows are
 /// cut into serial chunks (the divisors of M, fewest chunks first; the
-/// first count that fits and the next two compete), and the error then
-/// names the smallest memory the most serial plan tried needs.
+/// first count that fits and the next two that fit compete), and the error
+/// then names the smallest memory any plan tried needs.
 /// Partitions whose compute-only lower bound cannot beat the current
 /// finalists are skipped without costing them. Fails with a message naming
 /// the constraint when none matches, or with the bytes per tile the smallest
