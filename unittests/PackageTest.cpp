@@ -562,12 +562,11 @@ TEST(Package, Files) {
 
 namespace {
 
-/// Applies `mutate` to a valid package and expects validation to fail with
-/// a message containing every one of `expected`.
-void expectInvalid(const std::function<void(Package &)> &mutate,
-                   const std::vector<std::string> &expected,
-                   const TargetModel &target = TargetModel::ipu21WithTiles(4)) {
-  Package package = makePackage();
+/// Applies `mutate` to `package` (valid) and expects validation to fail
+/// with a message containing every one of `expected`.
+void expectInvalidFrom(Package package, const std::function<void(Package &)> &mutate,
+                       const std::vector<std::string> &expected,
+                       const TargetModel &target) {
   mutate(package);
   auto error = validatePackage(package, target);
   ASSERT_TRUE(error) << "expected an error containing '" << expected.front()
@@ -575,6 +574,13 @@ void expectInvalid(const std::function<void(Package &)> &mutate,
   for (const std::string &text : expected)
     EXPECT_NE(error->find(text), std::string::npos)
         << "'" << *error << "' lacks '" << text << "'";
+}
+
+/// As expectInvalidFrom, from makePackage.
+void expectInvalid(const std::function<void(Package &)> &mutate,
+                   const std::vector<std::string> &expected,
+                   const TargetModel &target = TargetModel::ipu21WithTiles(4)) {
+  expectInvalidFrom(makePackage(), mutate, expected, target);
 }
 
 } // namespace
@@ -2249,17 +2255,10 @@ Package makeLoopPackage() {
   return package;
 }
 
-/// As expectInvalid, from makeLoopPackage.
+/// As expectInvalidFrom, from makeLoopPackage.
 void expectLoopInvalid(const std::function<void(Package &)> &mutate,
                        const std::vector<std::string> &expected) {
-  Package package = makeLoopPackage();
-  mutate(package);
-  auto error = validatePackage(package, TargetModel::ipu21WithTiles(4));
-  ASSERT_TRUE(error) << "expected an error containing '" << expected.front()
-                     << "'";
-  for (const std::string &text : expected)
-    EXPECT_NE(error->find(text), std::string::npos)
-        << "'" << *error << "' lacks '" << text << "'";
+  expectInvalidFrom(makeLoopPackage(), mutate, expected, TargetModel::ipu21WithTiles(4));
 }
 
 } // namespace
