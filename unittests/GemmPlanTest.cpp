@@ -1152,6 +1152,18 @@ TEST(SerialSplit, CostsItsChunkSerialTimesWithTheCopiesAndHoldsAAndCWhole) {
   EXPECT_EQ(whole.peakBytes[0], one.peakBytes[0] + 2 * target.vertexStateBytes(2, 1) +
                                     layouts.lhsHome.maxBlockBytes() +
                                     layouts.outHome.maxBlockBytes());
+  // A computed A (not a function argument) first moves into its chunks:
+  // one more phase at its bound, with a sync on each side.
+  GemmProblem computed = p;
+  computed.lhsFromHost = false;
+  const GemmCost moved = costGemmPlan(target, computed, serial);
+  const uint64_t words =
+      std::max(arrivalLayout(p.m, p.k, p.inType, target).maxBlockBytes(),
+               layouts.lhsHome.maxBlockBytes()) / 4;
+  EXPECT_EQ(moved.serialMoveCycles,
+            words + target.exchangePhaseCycles + 2 * target.syncCycles);
+  EXPECT_EQ(moved.totalCycles, whole.totalCycles + moved.serialMoveCycles);
+  EXPECT_EQ(whole.serialMoveCycles, 0u);
   // Less standard memory than the same split of the whole problem at once.
   GemmPlan spatial = serial;
   spatial.serial = 1;

@@ -469,6 +469,17 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
         cost.peakBytes[1] += bytes;
       }
   }
+  if (!problem.lhsFromHost) {
+    // A computed A moves into its chunks first: each tile sends its rows as
+    // they arrived and receives its block of every chunk.
+    const uint64_t sent =
+        arrivalLayout(problem.m, problem.k, problem.inType, target).maxBlockBytes();
+    const uint64_t received = serial * sliceBytes;
+    const uint64_t move = std::max(sent, received) / kWord + target.exchangePhaseCycles;
+    cost.exchangeCycles += move;
+    cost.syncCycles += 2 * uint64_t(target.syncCycles);
+    cost.serialMoveCycles = move + 2 * uint64_t(target.syncCycles);
+  }
   cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
                      cost.reductionCycles + cost.epilogueCycles + cost.syncCycles;
   return cost;

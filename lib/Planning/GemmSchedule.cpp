@@ -102,6 +102,11 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
   }
   scheduled.exchangeCycles *= serial;
   scheduled.boundCycles *= serial;
+  // A serial split's move of A into its chunks is charged at its bound.
+  const uint64_t moveExchange =
+      cost.serialMoveCycles ? cost.serialMoveCycles - 2 * uint64_t(target.syncCycles) : 0;
+  scheduled.exchangeCycles += moveExchange;
+  scheduled.boundCycles += moveExchange;
   // The analytical model charges each phase at its bound (the words of its
   // busiest tile); the schedule may need more.
   scheduled.cycles = cost.totalCycles - std::min(cost.exchangeCycles, cost.totalCycles) +

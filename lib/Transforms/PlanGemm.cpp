@@ -177,6 +177,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.op = op;
       // Weights (a function argument) are resident for the whole program.
       job.problem.rhsIsWeight = isa<BlockArgument>(op.getRhs());
+      // An argument A streams straight into a serial split's chunks.
+      job.problem.lhsFromHost = isa<BlockArgument>(op.getLhs());
       Operation *parent = op->getParentOp();
       job.group = groupOf.try_emplace(parent, groupOf.size()).first->second;
       auto lhs = op.getLhs().getType();

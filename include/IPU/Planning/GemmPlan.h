@@ -62,6 +62,12 @@ struct GemmProblem {
   /// (spreadLayout), rather than split by rows as activations arrive: a
   /// serial split's chunk, sliced from where A lives whole.
   bool lhsSpread = false;
+  /// A is a function argument, streamed by the host straight into where a
+  /// serial split keeps it. Otherwise an op computed it, and a serial split
+  /// first moves it from there into its chunks: one exchange before the
+  /// loop, charged as a move from the arrival layout (the planner's stand-in
+  /// for any producer, as for a spatial plan's gather).
+  bool lhsFromHost = true;
   /// GEMMs of this shape side by side (a batched matmul), each on
   /// tiles / batches tiles of its own with the same plan.
   int64_t batches = 1;
@@ -155,6 +161,9 @@ struct GemmCost {
   /// slice and update copies, their dynamic offsets, the loop's branch),
   /// in computeCycles; 0 without one.
   uint64_t serialStepCycles = 0;
+  /// Of exchangeCycles and syncCycles: a serial split's move of a computed
+  /// A into its chunks before the loop, latency and syncs included.
+  uint64_t serialMoveCycles = 0;
 };
 
 /// Whether `problem` may be split serially: a 2-D product (batches folded
