@@ -215,8 +215,22 @@ FailureOr<Value> cloneBody(Operation *owner, Block &source, ValueRange args,
       Value yielded = result ? result : op.getOperand(0);
       if (Value mapped = mapping.lookupOrNull(yielded))
         return mapped;
-      return owner->emitError("elementwise body yields a value from outside it");
+      // A result that is a constant from outside (a fill written as a
+      // generic): the constant, cloned in.
+      auto constant = yielded.getDefiningOp<arith::ConstantOp>();
+      if (constant && !isa<ShapedType>(constant.getType()))
+        return builder.clone(*constant)->getResult(0);
+      return owner->emitError("elementwise body yields a value from outside it "
+                              "that is not a scalar constant");
     }
+    // A value that depends on the element's position (torch-mlir writes
+    // linalg.index for argmax and gathers) has no kernel form yet: refused
+    // here, by name, rather than as an invalid rewrite.
+    if (isa<linalg::IndexOp>(op))
+      return op.emitError("'linalg.index' in an elementwise body is not "
+                          "supported: the kernels compute each element from "
+                          "its inputs alone, not from its position (argmax and "
+                          "gathers over positions are not supported yet)");
     for (Value operand : op.getOperands()) {
       if (mapping.contains(operand))
         continue;

@@ -291,10 +291,31 @@ LogicalResult ProgramBuilder::lowerReturn(func::ReturnOp ret) {
     BufferOp buffer = bufferOf.lookup(value);
     if (!buffer || isa<BlockArgument>(value))
       return ret.emitError("result ") << index << " must be computed by the function";
-    createStreamOut(builder, ret.getLoc(), buffer, static_cast<int32_t>(index),
-                    hostShapes.count(value)
-                        ? hostShapes.lookup(value)
-                        : SmallVector<int64_t>(buffer.getTensorType().getShape()));
+    SmallVector<int64_t> host =
+        hostShapes.count(value)
+            ? hostShapes.lookup(value)
+            : SmallVector<int64_t>(buffer.getTensorType().getShape());
+    createStreamOut(builder, ret.getLoc(), buffer, static_cast<int32_t>(index), host);
+    // A value returned again leaves by each of its results; the reference
+    // op that computes it names one of them, and each other one is its
+    // identity permute, compared exactly with that one as streamed out.
+    auto stream = streamOf.find(value);
+    if (stream == streamOf.end() || stream->second == static_cast<int32_t>(index) ||
+        !referenceOf.count(value))
+      continue;
+    SmallVector<int64_t> identity(host.size());
+    for (size_t d = 0; d < host.size(); ++d)
+      identity[d] = static_cast<int64_t>(d);
+    reference.push_back(builder.getDictionaryAttr(
+        {builder.getNamedAttr("op", builder.getStringAttr("permute")),
+         builder.getNamedAttr("arguments",
+                              builder.getDenseI32ArrayAttr({referenceOf.lookup(value)})),
+         builder.getNamedAttr("result",
+                              builder.getI32IntegerAttr(static_cast<int32_t>(index))),
+         builder.getNamedAttr("type", TypeAttr::get(buffer.getTensorType().getElementType())),
+         builder.getNamedAttr("view", builder.getDenseI64ArrayAttr(host)),
+         builder.getNamedAttr("permutation", builder.getDenseI64ArrayAttr(identity)),
+         builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(host))}));
   }
   return success();
 }
