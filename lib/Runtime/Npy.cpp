@@ -308,7 +308,7 @@ std::optional<std::string> parsePreamble(const uint8_t *bytes, size_t size,
                                          uint32_t &headerBytes) {
   if (size > 0 && std::memcmp(bytes, kMagic, std::min(size, kMagicBytes)) != 0)
     return std::string("not an NPY file: it does not start with the magic "
-                       "string \\x93NUMPY");
+                       "string (byte 0x93, then NUMPY)");
   if (size < kMinPreambleBytes)
     return "truncated: " + std::to_string(size) +
            " bytes, an NPY preamble is " + std::to_string(kMinPreambleBytes);

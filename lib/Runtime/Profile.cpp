@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/Support/Escape.h"
 #include "IPU/Runtime/Profile.h"
 
 #include "IPU/Exchange/Phase.h"
@@ -22,10 +23,11 @@ using namespace ipu;
 
 namespace {
 
-/// Text for HTML content and attribute values.
+/// Text for HTML content and attribute values: escapeText's (no control
+/// character reaches the page), then HTML's.
 std::string html(const std::string &text) {
   std::string out;
-  for (char c : text) {
+  for (char c : escapeText(text)) {
     switch (c) {
     case '&':
       out += "&amp;";
@@ -49,25 +51,8 @@ std::string html(const std::string &text) {
   return out;
 }
 
-/// A JSON string literal that is also safe inside a <script> element.
-std::string quote(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == '<' || c == '>' ||
-               c == '&') {
-      char escaped[8];
-      std::snprintf(escaped, sizeof(escaped), "\\u%04x",
-                    unsigned(static_cast<unsigned char>(c)));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+/// A JSON string literal (safe inside a <script> element too).
+std::string quote(const std::string &text) { return jsonString(text); }
 
 std::string fixed(double value, int digits) {
   if (!std::isfinite(value))

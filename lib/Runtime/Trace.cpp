@@ -1,5 +1,6 @@
 //===- Trace.cpp - A simulated run as a Chrome trace-event file ----------===//
 
+#include "IPU/Support/Escape.h"
 #include "IPU/Runtime/Trace.h"
 
 #include <cerrno>
@@ -10,29 +11,8 @@ using namespace ipu;
 
 namespace {
 
-/// A JSON string literal.
-std::string quote(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char escaped[8];
-        std::snprintf(escaped, sizeof(escaped), "\\u%04x", unsigned(c));
-        out += escaped;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out + "\"";
-}
+/// A JSON string literal (safe inside a <script> element too).
+std::string quote(const std::string &text) { return jsonString(text); }
 
 std::string stepLabel(const Package &package, const StepCycles &step) {
   switch (step.kind) {

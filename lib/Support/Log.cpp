@@ -1,6 +1,7 @@
 //===- Log.cpp - Structured key=value log lines on stderr -----------------===//
 
 #include "IPU/Support/Log.h"
+#include "IPU/Support/Escape.h"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -19,9 +20,14 @@ spdlog::logger &ipu::log() {
   return *logger;
 }
 
-void ipu::logInfo(const std::string &message) { log().info("{}", message); }
+// A message is built from names in the IR: one line, escaped.
+void ipu::logInfo(const std::string &message) {
+  log().info("{}", escapeText(message));
+}
 
-void ipu::logDebug(const std::string &message) { log().debug("{}", message); }
+void ipu::logDebug(const std::string &message) {
+  log().debug("{}", escapeText(message));
+}
 
 bool ipu::debugEnabled() { return log().should_log(spdlog::level::debug); }
 
