@@ -1,6 +1,6 @@
 //===- Elementwise.cpp - Bodies of generated kernels: check, cost, evaluate ===//
 //
-// The generated code itself comes from MLIR (lib/Translate/KernelCodegen);
+// The generated code itself comes from MLIR (lib/KernelCompiler);
 // this file holds what the compiler, the validator, the simulator and the
 // host reference need without it: the body's rules, its cycle estimate and
 // its value on one element.
@@ -286,7 +286,110 @@ std::optional<std::string> verifyBody(const ElementwiseBody &body) {
 }
 
 float evaluateBody(const ElementwiseBody &body, const float *inputs) {
+  return evaluateBodyWithBound(body, inputs, nullptr);
+}
+
+namespace {
+
+/// Unit roundoff of `type`: half its epsilon.
+double unitRoundoff(ElementType type) {
+  switch (type) {
+  case ElementType::F32: return 0x1p-24;
+  case ElementType::F16: return 0x1p-11;
+  case ElementType::F8E4M3FN: return 0x1p-4;
+  case ElementType::F8E5M2: return 0x1p-3;
+  }
+  return 0x1p-24;
+}
+
+/// The smallest positive (subnormal) value of `type`: where rounding stops
+/// being relative.
+double smallestSubnormal(ElementType type) {
+  switch (type) {
+  case ElementType::F32: return 0x1p-149;
+  case ElementType::F16: return 0x1p-24;
+  case ElementType::F8E4M3FN: return 0x1p-9;
+  case ElementType::F8E5M2: return 0x1p-16;
+  }
+  return 0x1p-149;
+}
+
+/// How far the op's exact value can move when its operands move by their
+/// bounds (ea, eb, ec): the op's own conditioning, taken over the whole
+/// interval where that is cheap.
+double propagatedBound(const BodyOp &op, double a, double b, double c, double value,
+                       double ea, double eb, double ec) {
+  const double inf = HUGE_VAL;
+  switch (op.kind) {
+  case BodyOpKind::Constant: return 0;
+  case BodyOpKind::AddF:
+  case BodyOpKind::SubF: return ea + eb;
+  case BodyOpKind::MulF: return std::fabs(a) * eb + std::fabs(b) * ea + ea * eb;
+  case BodyOpKind::DivF:
+    if (ea == 0 && eb == 0)
+      return 0;
+    return std::fabs(b) > eb ? (ea + std::fabs(value) * eb) / (std::fabs(b) - eb) : inf;
+  case BodyOpKind::NegF:
+  case BodyOpKind::AbsF:
+  case BodyOpKind::ExtF:
+  case BodyOpKind::TruncF: return ea;
+  case BodyOpKind::MaximumF:
+  case BodyOpKind::MinimumF:
+  case BodyOpKind::MaxNumF:
+  case BodyOpKind::MinNumF: return std::max(ea, eb);
+  case BodyOpKind::Exp: return ea == 0 ? 0 : std::fabs(value) * std::expm1(ea);
+  case BodyOpKind::Log:
+    if (ea == 0)
+      return 0;
+    return a > ea ? -std::log1p(-ea / a) : inf;
+  case BodyOpKind::Tanh: return std::min(ea, 2.0); // |tanh'| <= 1.
+  case BodyOpKind::Erf: return std::min(ea * 1.1283791670955126, 2.0); // 2/sqrt(pi).
+  case BodyOpKind::Sqrt:
+    if (ea == 0)
+      return 0;
+    return std::sqrt(std::max(a, 0.0)) - std::sqrt(std::max(a - ea, 0.0));
+  case BodyOpKind::Rsqrt:
+    if (ea == 0)
+      return 0;
+    return a > ea ? 1.0 / std::sqrt(a - ea) - 1.0 / std::sqrt(a) : inf;
+  case BodyOpKind::Fma: return std::fabs(a) * eb + std::fabs(b) * ea + ea * eb + ec;
+  case BodyOpKind::PowF:
+    if (ea == 0 && eb == 0)
+      return 0;
+    if (a <= ea)
+      return inf;
+    // x^y = exp(y log x): the exponent moves by at most this much.
+    return std::fabs(value) *
+           std::expm1(eb * std::fabs(std::log(a)) + (std::fabs(b) + eb) * -std::log1p(-ea / a));
+  case BodyOpKind::CmpF: return 0; // Select reads whether it can flip.
+  case BodyOpKind::Select: return 0;
+  }
+  return inf;
+}
+
+/// |x f'(x)| + |f(x)| of a transcendental op at its operands: what an f32
+/// approximation's error scales with (the result's last place, and the
+/// argument's last place carried through the function).
+double approximationScale(const BodyOp &op, double a, double b, double value) {
+  switch (op.kind) {
+  case BodyOpKind::Exp: return std::fabs(value) * (1 + std::fabs(a));
+  case BodyOpKind::Log: return std::fabs(value) + 1;
+  case BodyOpKind::Tanh: return std::fabs(value) + std::fabs(a) * (1 - value * value);
+  case BodyOpKind::Erf:
+    return std::fabs(value) + std::fabs(a) * 1.1283791670955126 * std::exp(-a * a);
+  case BodyOpKind::Rsqrt: return 1.5 * std::fabs(value);
+  case BodyOpKind::PowF:
+    return std::fabs(value) * (1 + std::fabs(b) + std::fabs(b * std::log(std::fabs(a))));
+  default: return -1; // Not a transcendental: computed exactly rounded.
+  }
+}
+
+} // namespace
+
+float evaluateBodyWithBound(const ElementwiseBody &body, const float *inputs,
+                            double *bound) {
   std::vector<double> values(body.inputs.size() + body.ops.size());
+  std::vector<double> bounds(bound ? values.size() : 0, 0.0);
   for (size_t i = 0; i < body.inputs.size(); ++i)
     values[i] = inputs[i];
   for (size_t i = 0; i < body.ops.size(); ++i) {
@@ -325,9 +428,37 @@ float evaluateBody(const ElementwiseBody &body, const float *inputs) {
     case BodyOpKind::CmpF: value = compare(op.predicate, a, b) ? 1 : 0; break;
     case BodyOpKind::Select: value = a != 0 ? b : c; break;
     }
-    values[body.inputs.size() + i] =
-        op.kind == BodyOpKind::CmpF ? value : roundTo(op.type, value);
+    const size_t index = body.inputs.size() + i;
+    values[index] = op.kind == BodyOpKind::CmpF ? value : roundTo(op.type, value);
+    if (!bound)
+      continue;
+    const double ea = bounds[op.operands[0]], eb = bounds[op.operands[1]],
+                 ec = bounds[op.operands[2]];
+    const double rounded = values[index];
+    if (op.kind == BodyOpKind::CmpF) {
+      // 1: the comparison may come out either way on the device.
+      bounds[index] = (ea > 0 || eb > 0) && !(std::fabs(a - b) > ea + eb) ? 1 : 0;
+      continue;
+    }
+    if (op.kind == BodyOpKind::Select) {
+      bounds[index] = ea > 0 ? std::fabs(b - c) + std::max(eb, ec) : (a != 0 ? eb : ec);
+      continue;
+    }
+    double e = propagatedBound(op, a, b, c, rounded, ea, eb, ec);
+    const double scale = approximationScale(op, a, b, rounded);
+    // An f32 approximation is relative down to the smallest normal f32;
+    // below it, it may flush to zero.
+    if (scale >= 0)
+      e += kTranscendentalUlps * 0x1p-23 * scale + 0x1p-126;
+    // Operands that may differ, or an approximation, may round to either
+    // neighbour of the exact value: up to an ulp of the type either way.
+    if (e > 0)
+      e += 4 * unitRoundoff(op.type) * std::fabs(rounded) + smallestSubnormal(op.type);
+    // A non-finite value only matches itself: it carries no bound.
+    bounds[index] = !std::isfinite(rounded) ? 0 : std::isnan(e) ? HUGE_VAL : e;
   }
+  if (bound)
+    *bound = bounds[body.result];
   return static_cast<float>(values[body.result]);
 }
 

@@ -132,6 +132,26 @@ float reduceRow(const ElementwiseBody &body, int64_t cols, ValueAt valueAt) {
 /// the input's type. For the host reference.
 float evaluateBody(const ElementwiseBody &body, const float *inputs);
 
+/// f32 ulps (of |f(x)| + |x f'(x)|) by which the device's polynomial
+/// approximations of exp, log, tanh, erf, rsqrt and pow (MLIR's, in f32)
+/// may differ from the C library's value. An assumption, checked by
+/// KernelCodegenTest's sweeps of the generated code against evaluateBody.
+constexpr double kTranscendentalUlps = 8;
+
+/// evaluateBody, and in `bound` (when not null) how far a correct device
+/// evaluation of the same body on the same inputs may be from that value:
+/// a running forward error bound through the body. Inputs are exact;
+/// each op carries its operands' bounds through its own conditioning (over
+/// the whole interval: exp(a + e) - exp(a), a quotient whose divisor may
+/// reach zero is unbounded); a transcendental adds kTranscendentalUlps of
+/// its approximation and the smallest normal f32 (below which it may
+/// flush to zero); an op whose operands or value may differ may round
+/// to either neighbour (two ulps of its type either way); a comparison
+/// that may flip makes a select's bound the distance between its choices.
+/// Exactly rounded ops on exact operands add nothing: both sides agree.
+float evaluateBodyWithBound(const ElementwiseBody &body, const float *inputs,
+                            double *bound);
+
 /// A stable 64-bit hash of the body (FNV-1a of a canonical encoding):
 /// equal bodies share one kernel, and the kernel's symbol carries it.
 uint64_t bodyHash(const ElementwiseBody &body);

@@ -1,0 +1,491 @@
+//===- Reference.cpp - The host reference and its per-element tolerances --===//
+
+#include "IPU/Reference/Reference.h"
+#include "IPU/Device/Elementwise.h"
+#include "IPU/Support/ElementType.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+
+using namespace ipu;
+
+std::vector<float> ipu::decodeTensor(const HostTensor &tensor) {
+  unsigned bytesPerElement = elementBytes(tensor.type);
+  std::vector<float> values(tensor.bytes.size() / bytesPerElement);
+  for (size_t e = 0; e < values.size(); ++e)
+    values[e] = loadElement(tensor.type, &tensor.bytes[e * bytesPerElement]);
+  return values;
+}
+
+const HostStream *ipu::resultStream(const Package &package, uint32_t index) {
+  for (const HostStream &stream : package.streams)
+    if (!stream.toDevice && stream.index == index)
+      return &stream;
+  return nullptr;
+}
+
+namespace {
+
+/// sqrt(sum_r s_r^2) per element of an [m x k] x [k x n] product (both
+/// row-major, untransposed), written to `scale` (m x n); s_r the partial
+/// sum the device rounds after its r-th AMP pass: k is summed in `blocks`
+/// balanced blocks, each from zero, a pass every `grain` terms of its block.
+void roundingScale(const float *lhs, const float *rhs, int64_t m, int64_t k,
+                   int64_t n, int64_t grain, int64_t blocks, float *scale) {
+  std::vector<float> partial(size_t(m) * size_t(n), 0.0f);
+  std::vector<double> squares(partial.size(), 0.0);
+  for (int64_t p = 0; p < blocks; ++p) {
+    int64_t begin = p * (k / blocks) + std::min(p, k % blocks);
+    int64_t end = begin + k / blocks + (p < k % blocks ? 1 : 0);
+    std::fill(partial.begin(), partial.end(), 0.0f);
+    for (int64_t k0 = begin; k0 < end; k0 += grain) {
+      int64_t depth = std::min(grain, end - k0);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
+                  int(depth), 1.0f, lhs + k0, int(k),
+                  rhs + size_t(k0) * size_t(n), int(n), 1.0f, partial.data(),
+                  int(n));
+      for (size_t e = 0; e < partial.size(); ++e)
+        squares[e] += double(partial[e]) * partial[e];
+    }
+  }
+  for (size_t e = 0; e < partial.size(); ++e)
+    scale[e] = float(std::sqrt(squares[e]));
+}
+
+/// The [cols x rows] transpose of a row-major [rows x cols] matrix.
+void transposeInto(const float *matrix, int64_t rows, int64_t cols,
+                   std::vector<float> &transposed) {
+  transposed.resize(size_t(rows) * size_t(cols));
+  for (int64_t x = 0; x < rows; ++x)
+    for (int64_t y = 0; y < cols; ++y)
+      transposed[size_t(y) * size_t(rows) + size_t(x)] =
+          matrix[size_t(x) * size_t(cols) + size_t(y)];
+}
+
+/// "2x8x16", for messages.
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? "x" : "") + std::to_string(shape[d]);
+  return text;
+}
+
+/// One ulp of the result type, relative: device and host may round the
+/// same f32 value on opposite sides of a midpoint.
+double resultRtol(ElementType type) {
+  switch (type) {
+  case ElementType::F32: return 0x1p-23;
+  case ElementType::F16: return 0x1p-10;
+  case ElementType::F8E4M3FN: return 0x1p-3;
+  case ElementType::F8E5M2: return 0x1p-2;
+  }
+  return 0x1p-23;
+}
+
+/// The smallest positive value of `type`: a floor for allowances near 0.
+double smallestSubnormal(ElementType type) {
+  switch (type) {
+  case ElementType::F32: return 0x1p-149;
+  case ElementType::F16: return 0x1p-24;
+  case ElementType::F8E4M3FN: return 0x1p-9;
+  case ElementType::F8E5M2: return 0x1p-16;
+  }
+  return 0x1p-149;
+}
+
+/// An "elementwise" reference op: the kernel's body on every element of
+/// its first full input's shape, each op exact and rounded to its type.
+std::optional<std::string>
+evaluateElementwise(const Package &package, const ReferenceOp &op,
+                    const std::string &what,
+                    const std::vector<std::vector<float>> &operand,
+                    const std::vector<std::vector<int64_t>> &shape,
+                    Reference &reference) {
+  if (op.kernel >= package.kernels.size())
+    return what + ": kernel " + std::to_string(op.kernel) + " does not exist";
+  const ElementwiseBody &body = package.kernels[op.kernel]->body();
+  if (body.inputs.size() != operand.size())
+    return what + ": the kernel takes " + std::to_string(body.inputs.size()) +
+           " inputs";
+  std::vector<int64_t> expected;
+  for (size_t a = 0; a < operand.size() && expected.empty(); ++a)
+    if (body.inputs[a].broadcast == Broadcast::Full)
+      expected = shape[a];
+  if (expected.empty())
+    return what + ": no full input gives the value a shape";
+  uint64_t elements = 1;
+  for (int64_t extent : expected)
+    elements *= uint64_t(extent);
+  const uint64_t cols = uint64_t(expected.back());
+  const uint64_t rows = elements / cols;
+  for (size_t a = 0; a < operand.size(); ++a) {
+    uint64_t need = 1;
+    switch (body.inputs[a].broadcast) {
+    case Broadcast::Full: need = elements; break;
+    case Broadcast::Row: need = cols; break;
+    case Broadcast::Scalar: need = 1; break;
+    case Broadcast::Column: need = rows; break;
+    }
+    if (operand[a].size() != need)
+      return what + ": input " + std::to_string(a) + " holds " +
+             std::to_string(operand[a].size()) + " elements, expected " +
+             std::to_string(need);
+  }
+  // A reduction's value has one element per row of the iteration shape.
+  const bool reduces = body.reduction != RowReduction::None;
+  if (reduces)
+    expected.back() = 1;
+  if (op.result != ReferenceOp::kNoResult) {
+    const HostStream *out = resultStream(package, op.result);
+    if (!out || out->shape != expected)
+      return what + ": result " + std::to_string(op.result) +
+             " is not a streamed " + shapeText(expected) + " tensor";
+  }
+  std::vector<float> element(operand.size());
+  double bound = 0; ///< Of the last valueAt.
+  auto valueAt = [&](uint64_t e) {
+    for (size_t a = 0; a < operand.size(); ++a) {
+      switch (body.inputs[a].broadcast) {
+      case Broadcast::Full: element[a] = operand[a][e]; break;
+      case Broadcast::Row: element[a] = operand[a][e % cols]; break;
+      case Broadcast::Scalar: element[a] = operand[a][0]; break;
+      case Broadcast::Column: element[a] = operand[a][e / cols]; break;
+      }
+    }
+    return evaluateBodyWithBound(body, element.data(), &bound);
+  };
+  std::vector<float> values(reduces ? rows : elements);
+  std::vector<float> allowance(values.size());
+  if (reduces) {
+    // Each row on its own: the bounds of its values, and for a sum, what
+    // accumulating them in f32 in either side's order may add: the
+    // probabilistic bound on the row's own sum of magnitudes, as for a
+    // matmul's dot product (kSummationLambda).
+    for (uint64_t r = 0; r < rows; ++r) {
+      double magnitudeSum = 0, boundSum = 0, boundMax = 0;
+      values[r] = reduceRow(body, int64_t(cols), [&](int64_t c) {
+        double value = valueAt(r * cols + uint64_t(c));
+        magnitudeSum += std::fabs(value);
+        boundSum += bound;
+        boundMax = std::max(boundMax, bound);
+        return value;
+      });
+      const double rowBound =
+          body.reduction == RowReduction::Add
+              ? boundSum + kSummationLambda * std::sqrt(double(cols)) * 0x1p-24 *
+                               magnitudeSum
+              : boundMax;
+      allowance[r] = float(kBoundSafety * rowBound);
+    }
+  } else {
+    for (uint64_t e = 0; e < elements; ++e) {
+      values[e] = valueAt(e);
+      allowance[e] = float(kBoundSafety * bound);
+    }
+  }
+  reference.result = op.result;
+  reference.shape = std::move(expected);
+  reference.values = std::move(values);
+  reference.allowance = std::move(allowance);
+  reference.rtol = 0; // The bound holds every rounding.
+  return std::nullopt;
+}
+
+/// A "permute" reference op: the operand's elements moved, exactly (the
+/// validator checked the view, the permutation and the element counts).
+std::optional<std::string> evaluatePermute(const ReferenceOp &op, const std::string &what,
+                                           const std::vector<float> &operand,
+                                           Reference &reference) {
+  const size_t rank = op.view.size();
+  std::vector<int64_t> stride(rank, 1), permuted(rank);
+  for (size_t d = rank - 1; d > 0; --d)
+    stride[d - 1] = stride[d] * op.view[d];
+  for (size_t k = 0; k < rank; ++k)
+    permuted[k] = op.view[op.permutation[k]];
+  std::vector<float> values(operand.size());
+  for (size_t flat = 0; flat < values.size(); ++flat) {
+    int64_t rest = int64_t(flat), index = 0;
+    for (size_t k = rank; k-- > 0;) {
+      index += (rest % permuted[k]) * stride[op.permutation[k]];
+      rest /= permuted[k];
+    }
+    if (index < 0 || size_t(index) >= operand.size())
+      return what + ": element " + std::to_string(flat) + " reads outside its operand";
+    values[flat] = operand[size_t(index)];
+  }
+  reference.result = op.result;
+  reference.shape = op.shape;
+  reference.values = std::move(values);
+  reference.allowance.clear();
+  reference.rtol = 0; // Moved, not computed: exact.
+  return std::nullopt;
+}
+
+/// Evaluates reference op `index`. Its operands are inputs as given,
+/// or earlier ops' values: the device's own value when that op is a
+/// checkpoint (streamed out), so that each op is checked on exactly the
+/// operands the device used; the reference value otherwise.
+} // namespace
+
+std::optional<std::string>
+ipu::evaluateReference(const Package &package, const TargetModel &target,
+                  size_t index, const std::vector<HostTensor> &inputs,
+                  const std::vector<bool> &generated,
+                  const std::vector<Reference> &done,
+                  const std::vector<HostTensor> &outputs, Reference &reference) {
+  const ReferenceOp &op = package.reference[index];
+  std::string what = "reference op '" + op.op + "'";
+  if (op.op != "matmul" && op.op != "elementwise" && op.op != "permute")
+    return what + " is not supported (supported: matmul, elementwise, permute)";
+  const size_t arity = op.op == "matmul" ? 2 : op.op == "permute" ? 1 : op.arguments.size();
+  if (op.arguments.size() != arity)
+    return what + " expects " + std::to_string(arity) + " arguments, has " +
+           std::to_string(op.arguments.size());
+  std::vector<std::vector<float>> operand(arity);
+  std::vector<std::vector<int64_t>> shape(arity);
+  ElementType inType = ElementType::F32; ///< Of the device's operands.
+  for (unsigned a = 0; a < arity; ++a) {
+    uint32_t argument = op.arguments[a];
+    if (argument >= ReferenceOp::kReferenceValue) {
+      uint32_t producer = argument - ReferenceOp::kReferenceValue;
+      if (producer >= done.size())
+        return what + ": operand " + std::to_string(a) +
+               " names a later reference op";
+      // A checkpoint's reference value is released once compared: its
+      // consumers read what the device streamed out (validated to exist).
+      uint32_t checkpoint = done[producer].result;
+      if (checkpoint == ReferenceOp::kNoResult)
+        operand[a] = done[producer].values;
+      else if (checkpoint < outputs.size() && !outputs[checkpoint].bytes.empty())
+        operand[a] = decodeTensor(outputs[checkpoint]);
+      else
+        return what + ": operand " + std::to_string(a) + " is result " +
+               std::to_string(checkpoint) + ", which was never streamed out";
+      shape[a] = done[producer].shape;
+      inType = package.reference[producer].type;
+      continue;
+    }
+    if (argument >= generated.size() || !generated[argument])
+      return what + ": argument " + std::to_string(argument) +
+             " is not streamed to the device";
+    operand[a] = decodeTensor(inputs[argument]);
+    shape[a] = inputs[argument].shape;
+    inType = inputs[argument].type;
+  }
+  if (op.op == "elementwise")
+    return evaluateElementwise(package, op, what, operand, shape, reference);
+  if (op.op == "permute")
+    return evaluatePermute(op, what, operand[0], reference);
+  // The operand ranks say which product: a shared rhs [K, N], or one
+  // matrix per batch of lhs (matmulShape, as the validator read it).
+  MatmulShape product;
+  if (auto error = matmulShape(op, shape[0], shape[1], product))
+    return what + ": shapes " + shapeText(shape[0]) + " x " +
+           shapeText(shape[1]) + " " + *error;
+  const int64_t batches = product.batches, m = product.m, k = product.k,
+                n = product.n;
+  const uint64_t lhsMatrix = uint64_t(m) * uint64_t(k);
+  const uint64_t rhsMatrix = uint64_t(k) * uint64_t(n);
+  if (operand[0].size() != uint64_t(batches) * lhsMatrix ||
+      operand[1].size() !=
+          (product.batchedRhs ? uint64_t(batches) : 1) * rhsMatrix)
+    return what + ": operands hold " + std::to_string(operand[0].size()) +
+           " and " + std::to_string(operand[1].size()) +
+           " elements, not the elements of shapes " + shapeText(shape[0]) +
+           " and " + shapeText(shape[1]);
+  std::vector<int64_t> expected = product.result;
+  if (op.result != ReferenceOp::kNoResult) {
+    const HostStream *out = resultStream(package, op.result);
+    if (!out)
+      return what + ": result " + std::to_string(op.result) +
+             " is not streamed to the host";
+    if (out->shape != expected)
+      return what + ": result stream '" + out->name + "' is " +
+             shapeText(out->shape) + ", but " + shapeText(shape[0]) + " x " +
+             shapeText(shape[1]) + " is " + shapeText(expected);
+  }
+  // lhs [..., M, K] x a shared rhs [K, N] folds the leading dimensions into
+  // M: one product, as before batches. Otherwise one product per batch
+  // (each lhs matrix transposed on its own).
+  const bool fold = !product.batchedRhs && !op.transposeLhs;
+  const int64_t products = fold ? 1 : batches;
+  const int64_t rows = fold ? batches * m : m;
+  // BLAS takes int dimensions.
+  if (rows > INT32_MAX || k > INT32_MAX || n > INT32_MAX)
+    return what + ": dimensions too large for BLAS";
+
+  const CBLAS_TRANSPOSE transLhs = op.transposeLhs ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE transRhs = op.transposeRhs ? CblasTrans : CblasNoTrans;
+  const uint64_t outMatrix = uint64_t(rows) * uint64_t(n);
+  auto lhsOf = [&](int64_t p) { return operand[0].data() + p * lhsMatrix; };
+  auto rhsOf = [&](int64_t p) {
+    return operand[1].data() + (product.batchedRhs ? p * rhsMatrix : 0);
+  };
+  std::vector<float> c(size_t(products) * outMatrix, 0.0f);
+  if (rows > 0 && n > 0 && k > 0)
+    for (int64_t p = 0; p < products; ++p)
+      cblas_sgemm(CblasRowMajor, transLhs, transRhs, int(rows), int(n), int(k),
+                  1.0f, lhsOf(p), op.transposeLhs ? int(m) : int(k), rhsOf(p),
+                  op.transposeRhs ? int(k) : int(n), 0.0f,
+                  c.data() + p * outMatrix, int(n));
+  // Round to the op's type, as the device stores the value.
+  uint8_t element[4];
+  for (float &value : c) {
+    storeElement(op.type, value, element);
+    value = loadElement(op.type, element);
+  }
+  reference.result = op.result;
+  reference.shape = std::move(expected);
+  reference.values = std::move(c);
+  reference.rtol = resultRtol(op.type);
+  // Each element's own dot product: sum over k of |a_ik| |b_kj|, which the
+  // f32 summation error of either side (in its own order) scales with.
+  reference.allowance.assign(reference.values.size(), 0.0f);
+  if (rows > 0 && n > 0 && k > 0) {
+    std::vector<float> absLhs(operand[0].size()), absRhs(operand[1].size());
+    std::transform(operand[0].begin(), operand[0].end(), absLhs.begin(),
+                   [](float x) { return std::fabs(x); });
+    std::transform(operand[1].begin(), operand[1].end(), absRhs.begin(),
+                   [](float x) { return std::fabs(x); });
+    for (int64_t p = 0; p < products; ++p)
+      cblas_sgemm(CblasRowMajor, transLhs, transRhs, int(rows), int(n), int(k),
+                  1.0f, absLhs.data() + p * lhsMatrix, op.transposeLhs ? int(m) : int(k),
+                  absRhs.data() + (product.batchedRhs ? p * rhsMatrix : 0),
+                  op.transposeRhs ? int(k) : int(n), 0.0f,
+                  reference.allowance.data() + p * outMatrix, int(n));
+  }
+  const double summation = kSummationLambda * 0x1p-24 * std::sqrt(double(std::max<int64_t>(k, 1)));
+  const double floor = smallestSubnormal(op.type);
+  for (float &allowance : reference.allowance)
+    allowance = float(summation * allowance + floor);
+  if (op.partials == ElementType::F16 && rows > 0 && n > 0 && k > 0) {
+    // The rounding points follow the untransposed product.
+    std::vector<float> scale(reference.values.size());
+    std::vector<float> lhsT, rhsT;
+    for (int64_t p = 0; p < products; ++p) {
+      const float *lhs = lhsOf(p), *rhs = rhsOf(p);
+      if (op.transposeLhs) {
+        transposeInto(lhs, k, m, lhsT);
+        lhs = lhsT.data();
+      }
+      if (op.transposeRhs) {
+        if (p == 0 || product.batchedRhs)
+          transposeInto(rhs, n, k, rhsT);
+        rhs = rhsT.data();
+      }
+      roundingScale(lhs, rhs, rows, k, n,
+                    std::max<int64_t>(target.ampGrainK(inType), 1),
+                    std::clamp<int64_t>(op.innerBlocks, 1, k),
+                    scale.data() + p * outMatrix);
+    }
+    for (size_t e = 0; e < scale.size(); ++e)
+      reference.allowance[e] += float(kRoundingAllowance * kHalfRoundoff * scale[e]);
+  }
+  return std::nullopt;
+}
+
+
+namespace {
+/// "[i,j]" for flat index `flat` of a row-major tensor of `shape`.
+std::string elementIndex(const std::vector<int64_t> &shape, uint64_t flat) {
+  std::vector<uint64_t> index(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    uint64_t extent = std::max<int64_t>(shape[d], 1);
+    index[d] = flat % extent;
+    flat /= extent;
+  }
+  std::string text = "[";
+  for (size_t d = 0; d < index.size(); ++d)
+    text += (d ? "," : "") + std::to_string(index[d]);
+  return text + "]";
+}
+} // namespace
+
+std::optional<std::string> ipu::compareWithReference(
+    const Reference &reference, const std::vector<HostTensor> &outputs,
+    Comparison &comparison, uint64_t samples) {
+  if (reference.result == ReferenceOp::kNoResult)
+    return std::nullopt; // An intermediate value: its consumers are checked.
+  if (reference.result >= outputs.size())
+    return "result " + std::to_string(reference.result) +
+           " was never streamed out";
+  std::vector<float> device = decodeTensor(outputs[reference.result]);
+  if (device.size() != reference.values.size())
+    return "result " + std::to_string(reference.result) + " holds " +
+           std::to_string(device.size()) + " elements, the reference " +
+           std::to_string(reference.values.size());
+  size_t worst = 0;
+  // All elements, or `samples` evenly spaced ones (the first and the last
+  // among them).
+  const size_t count = samples && samples < device.size() ? samples : device.size();
+  for (size_t s = 0; s < count; ++s) {
+    const size_t e =
+        count == device.size() || count == 1
+            ? s
+            : static_cast<size_t>((uint64_t(s) * (device.size() - 1)) / (count - 1));
+    double d = device[e], r = reference.values[e];
+    double error,
+        allowed = (reference.allowance.empty() ? 0.0 : double(reference.allowance[e])) +
+                  reference.rtol * std::fabs(r);
+    bool pass;
+    if (std::isfinite(d) && std::isfinite(r)) {
+      error = std::fabs(d - r);
+      pass = error <= allowed;
+    } else {
+      // Non-finite values only match themselves.
+      pass = (std::isnan(d) && std::isnan(r)) || d == r;
+      error = pass ? 0.0 : HUGE_VAL;
+    }
+    comparison.maximumAbsoluteError =
+        std::max(comparison.maximumAbsoluteError, error);
+    comparison.mismatches += pass ? 0 : 1;
+    // Past its allowance when > 1, infinitely for a non-finite mismatch
+    // (whose allowance may itself be infinite); an exact value (allowed 0)
+    // matched exactly is 0.
+    double ratio = error == 0 ? 0.0 : error / allowed;
+    if (!pass && !(ratio > 1))
+      ratio = HUGE_VAL;
+    if (ratio > comparison.worstRatio) {
+      comparison.worstRatio = ratio;
+      comparison.worstDevice = d;
+      comparison.worstReference = r;
+      comparison.worstAllowed = allowed;
+      worst = e;
+    }
+  }
+  comparison.elementsCompared = count;
+  if (comparison.worstRatio >= 0)
+    comparison.worstElement = elementIndex(reference.shape, worst);
+  return std::nullopt;
+}
+
+void Comparison::add(const Comparison &checkpoint, size_t index) {
+  maximumAbsoluteError = std::max(maximumAbsoluteError, checkpoint.maximumAbsoluteError);
+  mismatches += checkpoint.mismatches;
+  elementsCompared += checkpoint.elementsCompared;
+  if (checkpoint.worstRatio > worstRatio) {
+    worstRatio = checkpoint.worstRatio;
+    worstCheckpoint = index;
+    worstElement = checkpoint.worstElement;
+    worstDevice = checkpoint.worstDevice;
+    worstReference = checkpoint.worstReference;
+    worstAllowed = checkpoint.worstAllowed;
+  }
+}
+
+std::string Comparison::keys(bool total) const {
+  std::string text = "elementsCompared=" + std::to_string(elementsCompared);
+  if (worstRatio < 0)
+    return text + " worstElement=none";
+  if (total)
+    text += " worstCheckpoint=" + std::to_string(worstCheckpoint);
+  char values[160];
+  std::snprintf(values, sizeof(values),
+                " worstDevice=%.9g worstReference=%.9g worstAllowed=%.6g",
+                worstDevice, worstReference, worstAllowed);
+  return text + " worstElement=" + worstElement + values;
+}
