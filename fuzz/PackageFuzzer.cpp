@@ -1,13 +1,19 @@
 //===- PackageFuzzer.cpp - libFuzzer target for the package loader -------===//
 //
 // Everything ipu-run does with a package before it trusts it: parse the
-// bytes, find the target, validate, and, for a package that validates,
-// simulate it on zero inputs. A package that passes validation must simulate
-// without crashing, hanging or exhausting memory (libFuzzer's -rss_limit_mb
-// and -timeout catch the last two): that is the loader's contract.
+// bytes, find the target, validate, compile its kernel bodies (the bodies
+// are mutated like every other field: the kernel compiler must take any
+// body verifyBody accepts), and, for a package that validates, simulate it
+// on zero inputs. A package that passes validation must compile and
+// simulate without crashing, hanging or exhausting memory (libFuzzer's
+// -rss_limit_mb and -timeout catch the last two): that is the loader's
+// contract. Compiled objects are cached by their bodies in
+// $IPU_KERNEL_CACHE (scripts/fuzz.sh points it into the build tree), so
+// that only new bodies are compiled.
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/KernelCompiler/KernelCompiler.h"
 #include "IPU/Package/Package.h"
 #include "IPU/Runtime/Simulator.h"
 
@@ -21,8 +27,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (deserializePackage(data, size, package))
     return 0;
   std::optional<TargetModel> target = TargetModel::byName(package.target);
-  if (!target || validatePackage(package, *target))
+  // A low work limit keeps each input quick: the limit itself is what the
+  // validator must get right, whatever its value.
+  constexpr uint64_t kFuzzMaxCycles = uint64_t(1) << 22;
+  if (!target || validatePackage(package, *target, kFuzzMaxCycles))
     return 0;
+  // Small kernel tables only: compiling is the slow part.
+  size_t bodyOps = 0;
+  for (const auto &kernel : package.kernels)
+    bodyOps += kernel->body().ops.size();
+  if (package.kernels.size() > 16 || bodyOps > 256)
+    return 0;
+  CompiledKernels kernels;
+  KernelCompileStats stats;
+  if (std::optional<std::string> error =
+          kernels.load(package, defaultKernelCacheDirectory(), stats))
+    __builtin_trap(); // A body the validator accepts must compile.
   // Inputs of the right type and shape, zero-filled: the validator bounded
   // every shape, so this allocation is bounded too.
   std::vector<HostTensor> inputs;

@@ -23,6 +23,8 @@ ninja -C "$build" package-fuzzer compile-fuzzer ipu-opt ipu-translate > /dev/nul
 
 # The compiler's progress log would only slow the search down.
 export IPU_LOG=${IPU_LOG:-off}
+# The package fuzzer compiles kernel bodies: each new body once.
+export IPU_KERNEL_CACHE=$build/fuzz-kernel-cache
 corpus=$build/fuzz-corpus
 artifacts=$build/fuzz-artifacts
 mkdir -p "$corpus/package" "$corpus/compile" "$artifacts"

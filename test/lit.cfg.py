@@ -37,3 +37,9 @@ if shutil.which("chromium"):
     config.available_features.add("chromium")
 else:
     lit_config.note("chromium not on PATH: profile-chromium.test is skipped")
+
+# Compiled kernels are cached in the build tree, never in the user's home.
+config.environment["IPU_KERNEL_CACHE"] = os.path.join(config.ipu_obj_root,
+                                                      "kernel-cache")
+# A C compiler for tests that build hostile shared objects.
+config.substitutions.append(("%clang", os.path.join(config.llvm_tools_dir, "clang")))

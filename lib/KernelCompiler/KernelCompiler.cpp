@@ -1,19 +1,20 @@
-//===- KernelCodegen.cpp - ipu_tile.kernel to an ELF shared object --------===//
+//===- KernelCompiler.cpp - Kernel bodies to an ELF shared object ---------===//
 //
 // A kernel's function walks its vertex's output block row by row (rows are
 // padded to 32-bit words, as every block is) and evaluates the body on each
 // element: inputs are loaded by their broadcast, f8 values are converted
 // with integer code matching ElementType.cpp (round to nearest even, OCP
-// saturation), every other body op is the body's own arith/math op. MLIR's
-// conversions take it to the LLVM dialect (math through its polynomial
-// approximations, so the object needs no C library), LLVM compiles it at
-// -O2 for x86-64-v3, and LLD links every object into one shared object
-// with no undefined symbols.
+// saturation), every other body op is the arith/math op it is named after.
+// MLIR's conversions take it to the LLVM dialect (math through its
+// polynomial approximations, so the object needs no C library), LLVM
+// compiles it at -O2 for x86-64-v3 with no library calls assumed (a fill
+// stays a loop, not memset), and LLD links every object into one shared
+// object with no undefined symbols.
 //
 //===----------------------------------------------------------------------===//
 
-#include "IPU/Translate/KernelCodegen.h"
-#include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/KernelCompiler/KernelCompiler.h"
+#include "IPU/Support/ElementType.h"
 
 #include "lld/Common/Driver.h"
 #include "mlir/Conversion/Passes.h"
@@ -24,11 +25,13 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -36,6 +39,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -43,6 +47,13 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -51,7 +62,7 @@
 LLD_HAS_DRIVER(elf)
 
 using namespace mlir;
-using namespace mlir::ipu_tile;
+using namespace ipu;
 
 namespace {
 
@@ -266,11 +277,24 @@ private:
   Location loc;
 };
 
-/// The kernel function `symbol` for `kernel` in `module`.
-LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
-                                  ModuleOp module) {
+/// The MLIR type of element type `type`.
+Type mlirType(MLIRContext *context, ::ipu::ElementType type) {
+  switch (type) {
+  case ::ipu::ElementType::F32: return Float32Type::get(context);
+  case ::ipu::ElementType::F16: return Float16Type::get(context);
+  case ::ipu::ElementType::F8E4M3FN: return Float8E4M3FNType::get(context);
+  case ::ipu::ElementType::F8E5M2: return Float8E5M2Type::get(context);
+  }
+  return Float32Type::get(context);
+}
+
+/// The kernel function `symbol` for `plain` (which verifyBody accepted) in
+/// `module`: body op by body op, each the arith or math op it is named
+/// after, f8 conversions and comparisons as integer code.
+LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
+                                  StringRef symbol, ModuleOp module) {
   MLIRContext *context = module.getContext();
-  Location loc = kernel.getLoc();
+  Location loc = UnknownLoc::get(context);
   OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
   auto ptr = LLVM::LLVMPointerType::get(context);
@@ -290,13 +314,9 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
   Value rows = loadAt(i64, params, 0, i64);
   Value cols = loadAt(i64, params, 1, i64);
 
-  Block &body = kernel.getBody().front();
-  FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel.buildKernel();
-  if (failed(built))
-    return failure();
-  const ::ipu::ElementwiseBody &plain = (*built)->body();
   const size_t inputs = plain.inputs.size();
-  Type resultType = cast<YieldOp>(body.back()).getValue().getType();
+  auto typeOf = [&](::ipu::ElementType type) { return mlirType(context, type); };
+  Type resultType = typeOf(plain.resultType);
 
   // Each operand's block and row pitch (rows padded to 32-bit words; a
   // column input's and a reduction's output rows hold one element).
@@ -305,7 +325,7 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
   SmallVector<Type> elementTypes;
   for (size_t o = 0; o <= inputs; ++o) {
     bases.push_back(loadAt(ptr, operands, static_cast<int64_t>(o), ptr));
-    Type type = o < inputs ? body.getArgument(o).getType() : resultType;
+    Type type = o < inputs ? typeOf(plain.inputs[o].type) : resultType;
     elementTypes.push_back(type);
     const int64_t bytes = (type.getIntOrFloatBitWidth() + 7) / 8;
     const bool oneColumn = o < inputs
@@ -351,49 +371,88 @@ LogicalResult buildKernelFunction(KernelOp kernel, StringRef symbol,
                                ArrayRef<LLVM::GEPArg>{offset});
   };
 
-  IRMapping mapping;
+  // Values as the body numbers them: inputs, then each op's result (f8
+  // values as their i8 code).
+  SmallVector<Value> values;
   for (size_t o = 0; o < inputs; ++o)
-    mapping.map(body.getArgument(o),
-                LLVM::LoadOp::create(b, loc, k.storageType(elementTypes[o]),
-                                     address(o, plain.inputs[o].broadcast)));
-  for (Operation &op : body.without_terminator()) {
-    // Conversions to or from f8 are integer code; every other op is the
-    // body's own (f8 values never reach them: the body's verifier says so).
-    if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
-        (isF8Type(op.getOperand(0).getType()) || isF8Type(op.getResult(0).getType()))) {
-      mapping.map(op.getResult(0),
-                  k.convert(mapping.lookup(op.getOperand(0)),
-                            op.getOperand(0).getType(), op.getResult(0).getType()));
-      continue;
+    values.push_back(LLVM::LoadOp::create(b, loc, k.storageType(elementTypes[o]),
+                                          address(o, plain.inputs[o].broadcast)));
+  Type f32 = b.getF32Type();
+  for (const ::ipu::BodyOp &op : plain.ops) {
+    Type type = typeOf(op.type);
+    auto operand = [&](unsigned i) { return values[op.operands[i]]; };
+    Value result;
+    switch (op.kind) {
+    case ::ipu::BodyOpKind::Constant:
+      if (isF8Type(type)) {
+        uint8_t code = 0;
+        ::ipu::storeElement(op.type, static_cast<float>(op.constant), &code);
+        result = arith::ConstantIntOp::create(b, loc, code, 8);
+      } else {
+        bool losesInfo = false;
+        APFloat value(op.constant);
+        value.convert(cast<FloatType>(type).getFloatSemantics(),
+                      APFloat::rmNearestTiesToEven, &losesInfo);
+        result = arith::ConstantFloatOp::create(b, loc, cast<FloatType>(type), value);
+      }
+      break;
+    case ::ipu::BodyOpKind::AddF: result = arith::AddFOp::create(b, loc, operand(0), operand(1)); break;
+    case ::ipu::BodyOpKind::SubF: result = arith::SubFOp::create(b, loc, operand(0), operand(1)); break;
+    case ::ipu::BodyOpKind::MulF: result = arith::MulFOp::create(b, loc, operand(0), operand(1)); break;
+    case ::ipu::BodyOpKind::DivF: result = arith::DivFOp::create(b, loc, operand(0), operand(1)); break;
+    case ::ipu::BodyOpKind::NegF: result = arith::NegFOp::create(b, loc, operand(0)); break;
+    case ::ipu::BodyOpKind::MaximumF: result = arith::MaximumFOp::create(b, loc, operand(0), operand(1)); break;
+    case ::ipu::BodyOpKind::MinimumF: result = arith::MinimumFOp::create(b, loc, operand(0), operand(1)); break;
+    // maxnum / minnum as compare and select: LLVM would call libm's fmaxf
+    // for f16, which the object must not import.
+    case ::ipu::BodyOpKind::MaxNumF: result = k.maxNum(operand(0), operand(1), true); break;
+    case ::ipu::BodyOpKind::MinNumF: result = k.maxNum(operand(0), operand(1), false); break;
+    case ::ipu::BodyOpKind::AbsF: result = math::AbsFOp::create(b, loc, operand(0)); break;
+    case ::ipu::BodyOpKind::Exp: result = math::ExpOp::create(b, loc, operand(0)); break;
+    case ::ipu::BodyOpKind::Log: result = k.log(operand(0)); break;
+    case ::ipu::BodyOpKind::Tanh: result = math::TanhOp::create(b, loc, operand(0)); break;
+    case ::ipu::BodyOpKind::Erf: result = math::ErfOp::create(b, loc, operand(0)); break;
+    case ::ipu::BodyOpKind::Sqrt: result = math::SqrtOp::create(b, loc, operand(0)); break;
+    case ::ipu::BodyOpKind::Rsqrt: result = math::RsqrtOp::create(b, loc, operand(0)); break;
+    case ::ipu::BodyOpKind::PowF: result = k.pow(operand(0), operand(1)); break;
+    case ::ipu::BodyOpKind::Fma:
+      if (type.isF16()) {
+        // LLVM computes an f16 fma in f64 and rounds it with a libcall; in
+        // f64 then through f32 (each rounding innocuous: 53 >= 2 * 24 + 2
+        // and 24 >= 2 * 11 + 2 bits) it rounds once, as fma must.
+        Type f64 = b.getF64Type();
+        auto wide = [&](unsigned i) { return arith::ExtFOp::create(b, loc, f64, operand(i)); };
+        Value r = math::FmaOp::create(b, loc, wide(0), wide(1), wide(2));
+        r = arith::TruncFOp::create(b, loc, f32, r);
+        result = arith::TruncFOp::create(b, loc, type, r);
+      } else {
+        result = math::FmaOp::create(b, loc, operand(0), operand(1), operand(2));
+      }
+      break;
+    case ::ipu::BodyOpKind::ExtF:
+    case ::ipu::BodyOpKind::TruncF: {
+      // Conversions to or from f8 are integer code (ElementType.cpp's).
+      result = k.convert(operand(0), typeOf(*plain.valueType(op.operands[0])), type);
+      break;
     }
-    auto operand = [&](unsigned i) { return mapping.lookup(op.getOperand(i)); };
-    if (isa<arith::MaxNumFOp, arith::MinNumFOp>(op)) {
-      mapping.map(op.getResult(0),
-                  k.maxNum(operand(0), operand(1), isa<arith::MaxNumFOp>(op)));
-      continue;
+    case ::ipu::BodyOpKind::CmpF: {
+      // f8 operands compare as the f32 values they encode (exactly).
+      Value lhs = operand(0), rhs = operand(1);
+      if (isF8Type(type)) {
+        lhs = k.convert(lhs, type, f32);
+        rhs = k.convert(rhs, type, f32);
+      }
+      result = arith::CmpFOp::create(
+          b, loc, static_cast<arith::CmpFPredicate>(op.predicate), lhs, rhs);
+      break;
     }
-    if (isa<math::FmaOp>(op) && op.getResult(0).getType().isF16()) {
-      // LLVM computes an f16 fma in f64 and rounds it with a libcall; in
-      // f64 then through f32 (each rounding innocuous: 53 >= 2 * 24 + 2
-      // and 24 >= 2 * 11 + 2 bits) it rounds once, as fma must.
-      Type f64 = b.getF64Type();
-      auto wide = [&](unsigned i) { return arith::ExtFOp::create(b, loc, f64, operand(i)); };
-      Value r = math::FmaOp::create(b, loc, wide(0), wide(1), wide(2));
-      r = arith::TruncFOp::create(b, loc, b.getF32Type(), r);
-      mapping.map(op.getResult(0), arith::TruncFOp::create(b, loc, b.getF16Type(), r));
-      continue;
+    case ::ipu::BodyOpKind::Select:
+      result = arith::SelectOp::create(b, loc, operand(0), operand(1), operand(2));
+      break;
     }
-    if (isa<math::PowFOp>(op)) {
-      mapping.map(op.getResult(0), k.pow(operand(0), operand(1)));
-      continue;
-    }
-    if (isa<math::LogOp>(op)) {
-      mapping.map(op.getResult(0), k.log(operand(0)));
-      continue;
-    }
-    b.clone(op, mapping);
+    values.push_back(result);
   }
-  Value result = mapping.lookup(cast<YieldOp>(body.back()).getValue());
+  Value result = values[plain.result];
   if (!reduces) {
     LLVM::StoreOp::create(b, loc, result, address(inputs, ::ipu::Broadcast::Full));
   } else {
@@ -469,6 +528,10 @@ std::optional<std::string> compileModule(llvm::Module &module,
                                          llvm::SmallVectorImpl<char> &object) {
   module.setTargetTriple(machine.getTargetTriple());
   module.setDataLayout(machine.createDataLayout());
+  // No C library behind the object: LLVM must not turn a loop into a call
+  // to memset or memcpy (a constant result is a fill).
+  for (llvm::Function &function : module)
+    function.addFnAttr("no-builtins");
   {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
@@ -547,44 +610,55 @@ std::optional<std::string> link(ArrayRef<llvm::SmallVector<char, 0>> objects,
 
 } // namespace
 
-LogicalResult mlir::ipu_tile::buildKernelObject(ArrayRef<KernelOp> kernels,
-                                                std::vector<uint8_t> &object,
-                                                KernelCodegenStats &stats) {
+
+std::string ipu::compiledKernelSymbol(size_t index) {
+  return "ipu_kernel_" + std::to_string(index);
+}
+
+std::optional<std::string>
+ipu::compileKernelObject(const std::vector<const ElementwiseBody *> &bodies,
+                         std::vector<uint8_t> &object, KernelCompileStats &stats) {
   object.clear();
-  stats = KernelCodegenStats();
-  if (kernels.empty())
-    return success();
+  stats = KernelCompileStats();
+  if (bodies.empty())
+    return std::nullopt;
+  for (size_t i = 0; i < bodies.size(); ++i)
+    if (std::optional<std::string> error = verifyBody(*bodies[i]))
+      return "kernel " + std::to_string(i) + ": " + *error;
   auto start = std::chrono::steady_clock::now();
-  MLIRContext *context = KernelOp(kernels.front()).getContext();
-  context->loadDialect<func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
-                       math::MathDialect, LLVM::LLVMDialect>();
   DialectRegistry registry;
+  registry.insert<func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
+                  math::MathDialect, LLVM::LLVMDialect>();
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
-  context->appendDialectRegistry(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
+    diagnostics += diagnostic.str() + "\n";
+    return success();
+  });
 
   // MLIR, one module per kernel, in order; then each is compiled in its own
   // LLVM context, in parallel: the objects do not depend on the threads.
   std::vector<std::unique_ptr<llvm::LLVMContext>> llvmContexts;
   std::vector<std::unique_ptr<llvm::Module>> modules;
   std::vector<std::string> names;
-  for (KernelOp kernel : kernels) {
-    FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel.buildKernel();
-    if (failed(built))
-      return failure();
-    OwningOpRef<ModuleOp> module = ModuleOp::create(kernel.getLoc());
-    if (failed(buildKernelFunction(kernel, (*built)->symbol(), *module)) ||
-        failed(lowerToLLVMDialect(*module)))
-      return kernel.emitError("kernel @")
-             << kernel.getSymName() << " cannot be lowered to LLVM";
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const std::string symbol = compiledKernelSymbol(i);
+    OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+    if (failed(buildKernelFunction(*bodies[i], symbol, *module)) ||
+        failed(verify(*module)) || failed(lowerToLLVMDialect(*module)))
+      return "kernel " + std::to_string(i) + " cannot be lowered to LLVM: " +
+             diagnostics;
     llvmContexts.push_back(std::make_unique<llvm::LLVMContext>());
     std::unique_ptr<llvm::Module> llvmModule =
-        translateModuleToLLVMIR(*module, *llvmContexts.back(), (*built)->symbol());
+        translateModuleToLLVMIR(*module, *llvmContexts.back(), symbol);
     if (!llvmModule)
-      return kernel.emitError("kernel @")
-             << kernel.getSymName() << " cannot be translated to LLVM IR";
+      return "kernel " + std::to_string(i) + " cannot be translated to LLVM IR: " +
+             diagnostics;
     modules.push_back(std::move(llvmModule));
-    names.push_back((*built)->symbol());
+    names.push_back(symbol);
   }
   stats.lowerSeconds = secondsSince(start);
   start = std::chrono::steady_clock::now();
@@ -614,15 +688,208 @@ LogicalResult mlir::ipu_tile::buildKernelObject(ArrayRef<KernelOp> kernels,
     thread.join();
   for (size_t i = 0; i < errors.size(); ++i)
     if (!errors[i].empty())
-      return KernelOp(kernels[i]).emitError("kernel @")
-             << KernelOp(kernels[i]).getSymName() << ": " << errors[i];
+      return "kernel " + std::to_string(i) + ": " + errors[i];
   stats.compileSeconds = secondsSince(start);
   start = std::chrono::steady_clock::now();
 
   if (std::optional<std::string> error = link(objects, names, object))
-    return KernelOp(kernels.front()).emitError("linking the kernel object: ") << *error;
+    return "linking the kernel object: " + *error;
   stats.linkSeconds = secondsSince(start);
-  stats.kernels = static_cast<unsigned>(kernels.size());
+  stats.kernels = static_cast<unsigned>(bodies.size());
   stats.objectBytes = object.size();
-  return success();
+  return std::nullopt;
+}
+
+namespace {
+
+/// Appends `value`'s bytes (little-endian on this x86-64 host).
+template <typename T> void appendBytes(std::string &out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+/// Whether `path` is a directory (or, with `directory` false, a regular
+/// file) owned by this user that nobody else may write.
+bool ownedByUserAlone(const std::string &path, bool directory) {
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0)
+    return false;
+  const bool kind = directory ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode);
+  return kind && info.st_uid == geteuid() && (info.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+/// Creates `path` and its missing parents, each new one private to the user.
+bool makePrivateDirectories(const std::string &path) {
+  if (path.empty())
+    return false;
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0)
+    return S_ISDIR(info.st_mode);
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0 &&
+      !makePrivateDirectories(path.substr(0, slash)))
+    return false;
+  return mkdir(path.c_str(), 0700) == 0 || errno == EEXIST;
+}
+
+bool readWholeFile(const std::string &path, std::vector<uint8_t> &bytes) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return false;
+  bytes.assign((*buffer)->getBufferStart(), (*buffer)->getBufferEnd());
+  return true;
+}
+
+/// Writes `bytes` to `path` through a private temporary file renamed into
+/// place, so that a reader never sees a partial entry.
+bool writeCacheEntry(const std::string &path, const std::vector<uint8_t> &bytes) {
+  std::string temporary = path + ".tmp." + std::to_string(getpid());
+  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return false;
+  size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n <= 0)
+      break;
+    written += static_cast<size_t>(n);
+  }
+  const bool complete = written == bytes.size() && close(fd) == 0;
+  if (!complete || rename(temporary.c_str(), path.c_str()) != 0) {
+    unlink(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::string
+ipu::kernelCacheKey(const std::vector<const ElementwiseBody *> &bodies) {
+  std::string encoding = "ipu-kernel-cache 1 abi " +
+                         std::to_string(kKernelAbiVersion) + " llvm " +
+                         LLVM_VERSION_STRING + " cpu " + kKernelTargetCpu;
+  appendBytes<uint64_t>(encoding, bodies.size());
+  for (const ElementwiseBody *body : bodies) {
+    appendBytes<uint64_t>(encoding, body->inputs.size());
+    for (const ElementwiseInput &input : body->inputs) {
+      appendBytes<uint8_t>(encoding, static_cast<uint8_t>(input.type));
+      appendBytes<uint8_t>(encoding, static_cast<uint8_t>(input.broadcast));
+    }
+    appendBytes<uint64_t>(encoding, body->ops.size());
+    for (const BodyOp &op : body->ops) {
+      appendBytes<uint8_t>(encoding, static_cast<uint8_t>(op.kind));
+      appendBytes<uint8_t>(encoding, static_cast<uint8_t>(op.type));
+      appendBytes<uint8_t>(encoding, op.predicate);
+      for (uint32_t operand : op.operands)
+        appendBytes<uint32_t>(encoding, operand);
+      appendBytes<double>(encoding, op.constant);
+    }
+    appendBytes<uint32_t>(encoding, body->result);
+    appendBytes<uint8_t>(encoding, static_cast<uint8_t>(body->resultType));
+    appendBytes<uint8_t>(encoding, static_cast<uint8_t>(body->reduction));
+    appendBytes<double>(encoding, body->init);
+  }
+  std::array<uint8_t, 32> digest =
+      llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>(encoding.data()), encoding.size()));
+  static const char kHex[] = "0123456789abcdef";
+  std::string key;
+  for (uint8_t byte : digest) {
+    key += kHex[byte >> 4];
+    key += kHex[byte & 15];
+  }
+  return key;
+}
+
+std::string ipu::defaultKernelCacheDirectory() {
+  if (const char *explicitDirectory = std::getenv("IPU_KERNEL_CACHE"))
+    return explicitDirectory;
+  if (const char *cache = std::getenv("XDG_CACHE_HOME"); cache && *cache == '/')
+    return std::string(cache) + "/ipu-run/kernels";
+  if (const char *home = std::getenv("HOME"); home && *home == '/')
+    return std::string(home) + "/.cache/ipu-run/kernels";
+  return "";
+}
+
+CompiledKernels::~CompiledKernels() {
+  if (handle)
+    dlclose(handle);
+  if (fd >= 0)
+    close(fd);
+}
+
+std::optional<std::string> CompiledKernels::load(Package &package,
+                                                 const std::string &cacheDirectory,
+                                                 KernelCompileStats &stats) {
+  stats = KernelCompileStats();
+  if (package.kernels.empty())
+    return std::nullopt;
+  // The code is built for x86-64-v3: refuse a host that would fault on its
+  // first AVX2 or F16C instruction.
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("f16c") ||
+      !__builtin_cpu_supports("fma"))
+    return "generated kernels: built for x86-64-v3 (AVX2, F16C, FMA), which "
+           "this host does not support";
+  std::vector<const ElementwiseBody *> bodies;
+  for (const std::shared_ptr<ElementwiseKernel> &kernel : package.kernels)
+    bodies.push_back(&kernel->body());
+
+  std::vector<uint8_t> object;
+  std::string entry;
+  if (!cacheDirectory.empty()) {
+    if (!makePrivateDirectories(cacheDirectory) ||
+        !ownedByUserAlone(cacheDirectory, /*directory=*/true)) {
+      stats.cacheWarning = "kernel cache directory is not a directory of this "
+                           "user's that only it may write; compiling without it";
+    } else {
+      entry = cacheDirectory + "/" + kernelCacheKey(bodies) + ".so";
+      // Only an entry this user alone could have written is trusted.
+      if (ownedByUserAlone(entry, /*directory=*/false) && readWholeFile(entry, object))
+        stats.cached = true;
+    }
+  }
+  if (!stats.cached) {
+    const std::string warning = stats.cacheWarning;
+    if (std::optional<std::string> error = compileKernelObject(bodies, object, stats))
+      return "generated kernels: " + *error;
+    stats.cacheWarning = warning;
+    if (!entry.empty() && !writeCacheEntry(entry, object))
+      stats.cacheWarning = "cannot write the kernel cache entry; it is compiled "
+                           "again next time";
+  }
+  stats.kernels = static_cast<unsigned>(bodies.size());
+  stats.objectBytes = object.size();
+
+  fd = memfd_create("ipu-kernels", MFD_CLOEXEC);
+  if (fd < 0)
+    return std::string("generated kernels: memfd_create failed: ") + std::strerror(errno);
+  size_t written = 0;
+  while (written < object.size()) {
+    ssize_t n = write(fd, object.data() + written, object.size() - written);
+    if (n <= 0)
+      return std::string("generated kernels: writing the object to memory failed: ") +
+             std::strerror(errno);
+    written += static_cast<size_t>(n);
+  }
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *error = dlerror();
+    return "generated kernels: the dynamic loader refuses the compiled object: " +
+           std::string(error ? error : "unknown error");
+  }
+  for (size_t i = 0; i < package.kernels.size(); ++i) {
+    const std::string symbol = compiledKernelSymbol(i);
+    dlerror();
+    void *address = dlsym(handle, symbol.c_str());
+    if (!address)
+      return "generated kernels: kernel " + std::to_string(i) +
+             " has no symbol '" + symbol + "' in the compiled object";
+    package.kernels[i]->entry = reinterpret_cast<ElementwiseEntry>(address);
+  }
+  return std::nullopt;
 }

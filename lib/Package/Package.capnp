@@ -10,7 +10,9 @@
 # not know. Fields may be appended (new ordinals) without a version bump as
 # long as older readers can ignore them; anything else bumps
 # Package::kFormatVersion. Version 2 added loops: a version 1 reader,
-# ignoring them, would run each loop body once.
+# ignoring them, would run each loop body once. Version 3 stopped carrying
+# kernel machine code (retiredKernelObject): a version 2 reader would refuse
+# the package for lacking it; a version 3 reader ignores it.
 
 @0xd1e3a5b7c9f10203;
 
@@ -108,8 +110,8 @@ struct ReferenceOp {
   shape @11 :List(Int64);       # read row-major as this shape.
 }
 
-# A generated kernel: its body (ElementwiseBody, ops as parallel lists) and
-# the symbol of its code in Package.kernelObject.
+# A generated kernel: its body (ElementwiseBody, ops as parallel lists),
+# which ipu-run compiles itself; the symbol is the body's hash.
 struct Kernel {
   name @0 :Text;
   symbol @1 :Text;
@@ -168,9 +170,11 @@ struct Package {
   reference @11 :List(ReferenceOp);
   metadata @12 :List(MetadataEntry);
   kernels @13 :List(Kernel);
-  kernelObject @14 :Data;
+  # Formats 1 and 2 carried the kernels' machine code here. It is never
+  # read: no byte of a package is ever mapped executable.
+  retiredKernelObject @14 :Data;
   kernelAbiVersion @15 :UInt32;
-  kernelObjectHash @16 :UInt64;
+  retiredKernelObjectHash @16 :UInt64;
   buffers @17 :List(Buffer);
   loops @18 :List(Loop);
 }

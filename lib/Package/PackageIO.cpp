@@ -195,7 +195,7 @@ void writePackage(const Package &package, wire::Package::Builder out) {
   }
   // Written only when there are kernels, so that a package without them
   // reads back and re-encodes byte for byte as before they existed.
-  if (!package.kernels.empty() || !package.kernelObject.empty())
+  if (!package.kernels.empty())
     writeKernels(package, out);
   // Last, as its field number is: `capnp encode` of the decoded text then
   // lays the message out byte for byte the same.
@@ -260,10 +260,7 @@ void writeKernels(const Package &package, wire::Package::Builder out) {
       constants.set(k, op.constant);
     }
   }
-  out.setKernelObject(kj::ArrayPtr<const kj::byte>(package.kernelObject.data(),
-                                                   package.kernelObject.size()));
   out.setKernelAbiVersion(package.kernelAbiVersion);
-  out.setKernelObjectHash(package.kernelObjectHash);
 }
 
 //===----------------------------------------------------------------------===//
@@ -479,10 +476,8 @@ void readPackage(wire::Package::Reader in, Package &package) {
     package.kernels.push_back(std::make_shared<ElementwiseKernel>(
         fromText(entry.getName()), fromText(entry.getSymbol()), std::move(body)));
   }
-  auto object = in.getKernelObject();
-  package.kernelObject.assign(object.begin(), object.end());
+  // retiredKernelObject (formats 1 and 2) is machine code: never read.
   package.kernelAbiVersion = in.getKernelAbiVersion();
-  package.kernelObjectHash = in.getKernelObjectHash();
   auto metadata = in.getMetadata();
   package.metadata.resize(metadata.size());
   for (size_t i = 0; i < metadata.size(); ++i) {

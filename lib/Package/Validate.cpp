@@ -32,13 +32,16 @@
 #include "IPU/Layout/BlockLayout.h"
 #include "IPU/Package/Package.h"
 #include "IPU/Device/Elementwise.h"
+#include "IPU/Support/Escape.h"
 #include "IPU/Storage/ReservedArea.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 using namespace ipu;
@@ -90,8 +93,9 @@ std::string typeString(const HostStream &stream) {
 
 class Validator {
 public:
-  Validator(const Package &package, const TargetModel &target)
-      : package(package), target(target) {
+  Validator(const Package &package, const TargetModel &target,
+            uint64_t maxSimulatedCycles)
+      : package(package), target(target), maxSimulatedCycles(maxSimulatedCycles) {
     memoryBase = std::min(target.standard.base, target.interleaved.base);
     memoryEnd =
         std::max<uint64_t>(target.standard.end(), target.interleaved.end());
@@ -110,6 +114,8 @@ public:
     if (auto error = checkLoops())
       return error;
     if (auto error = checkKernels())
+      return error;
+    if (auto error = checkMetadata())
       return error;
     for (const HostStream &stream : package.streams)
       ++(stream.toDevice ? inputStreams : outputStreams);
@@ -130,6 +136,8 @@ public:
     if (auto error = checkSupersteps())
       return error;
     if (auto error = checkReservedArea())
+      return error;
+    if (auto error = checkSimulatedWork())
       return error;
     // Each reference op checks one matmul of the program, which at least one
     // gemm step computes: ipu-run evaluates no more ops, and no more FLOPs,
@@ -426,8 +434,8 @@ private:
   }
 
   /// Generated kernels: bodies that hold together, names no other kernel
-  /// has, symbols that are their bodies' (so equal names mean equal code),
-  /// and one kernel object of this ABI whose bytes match their hash.
+  /// has, symbols that are their bodies', of this ABI (ipu-run compiles
+  /// them; no code travels in a package).
   std::optional<std::string> checkKernels() {
     constexpr uint64_t kMaxKernels = 1 << 16, kMaxBodyOps = 1 << 12;
     if (package.kernels.size() > kMaxKernels)
@@ -451,24 +459,163 @@ private:
         return where + ": symbol '" + kernel.symbol() +
                "' is not the body's ('" + elementwiseSymbol(kernel.body()) + "')";
     }
-    if (package.kernels.empty()) {
-      if (!package.kernelObject.empty())
-        return "package holds a kernel object of " +
-               to_string(package.kernelObject.size()) + " bytes but no kernels";
-      return std::nullopt;
-    }
-    if (package.kernelAbiVersion != kKernelAbiVersion)
-      return "kernel object: ABI version " + to_string(package.kernelAbiVersion) +
+    if (!package.kernels.empty() && package.kernelAbiVersion != kKernelAbiVersion)
+      return "generated kernels: ABI version " + to_string(package.kernelAbiVersion) +
              ", this simulator runs version " + to_string(kKernelAbiVersion);
-    if (package.kernelObject.empty())
-      return "package has " + countOf(package.kernels.size(), "kernel") +
-             " but no kernel object";
-    uint64_t hash = fnv1a64(package.kernelObject.data(), package.kernelObject.size());
-    if (hash != package.kernelObjectHash)
-      return "kernel object (" + to_string(package.kernelObject.size()) +
-             " bytes) has hash " + hex(hash) + ", the package records " +
-             hex(package.kernelObjectHash) + ": it was altered";
     return std::nullopt;
+  }
+
+  /// Metadata is printed on report lines (`key=value`), so it must not be
+  /// able to say anything but what the compiler says: a key is one of the
+  /// compiler's figures (plannedCycles, memory...) or a namespaced word
+  /// (with a dot, which no report key of ipu-run's own has), or
+  /// finalist.<op>.<rank>; a value is one word (a number or a name), and a
+  /// finalist is `key=word` pairs of the plan's own keys. So no entry can
+  /// carry a line break or a report key of ipu-run's (numericalTest=PASS).
+  std::optional<std::string> checkMetadata() {
+    constexpr size_t kMaxEntries = 1 << 16, kMaxText = 1 << 10;
+    if (package.metadata.size() > kMaxEntries)
+      return "package has " + to_string(package.metadata.size()) +
+             " metadata entries, more than " + to_string(kMaxEntries);
+    auto isWord = [](std::string_view text, bool allowDots) {
+      if (text.empty() || text.size() > kMaxText)
+        return false;
+      for (char c : text)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' &&
+            c != '+' && !(allowDots && c == '.'))
+          return false;
+      return true;
+    };
+    static const std::set<std::string> kFinalistKeys = {
+        "rows",     "cols",     "inner",    "orientation",      "weights",
+        "reduction", "staging", "partials", "gathered",         "serial",
+        "analyticalCycles", "scheduledCycles", "fits"};
+    for (size_t i = 0; i < package.metadata.size(); ++i) {
+      const auto &[key, value] = package.metadata[i];
+      const std::string where = "metadata entry " + to_string(i);
+      if (key.rfind("finalist.", 0) == 0) {
+        const size_t dot = key.rfind('.');
+        if (dot <= 9 || !isWord(key.substr(9, dot - 9), true) ||
+            !isWord(key.substr(dot + 1), false) ||
+            key.find_first_not_of("0123456789", dot + 1) != std::string::npos)
+          return where + ": key '" + escapeText(key) +
+                 "' is not finalist.<op>.<rank>";
+        std::istringstream tokens(value);
+        std::string token;
+        size_t count = 0;
+        while (tokens >> token) {
+          const size_t equals = token.find('=');
+          if (equals == std::string::npos ||
+              !kFinalistKeys.count(token.substr(0, equals)) ||
+              !isWord(token.substr(equals + 1), true))
+            return where + " ('" + escapeText(key) + "'): '" + escapeText(token) +
+                   "' is not one of a plan's key=value pairs";
+          ++count;
+        }
+        if (count == 0 || value.size() > kMaxText ||
+            value.find_first_not_of(
+                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-= ") !=
+                std::string::npos)
+          return where + " ('" + escapeText(key) + "'): the value is not a plan's "
+                 "key=value pairs";
+        continue;
+      }
+      static const std::set<std::string> kCompilerKeys = {
+          "plannedCycles", "memoryPeakStandardBytes", "memoryPeakInterleavedBytes",
+          "memoryBoundStandardBytes", "memoryBoundInterleavedBytes",
+          "memoryReservedStandardBytes"};
+      if (!isWord(key, true) || !std::isalpha(static_cast<unsigned char>(key[0])) ||
+          (!kCompilerKeys.count(key) && key.find('.') == std::string::npos))
+        return where + ": key '" + escapeText(key) +
+               "' is neither one of the compiler's figures nor a word with a "
+               "namespace (name.key)";
+      if (!value.empty() && !isWord(value, true))
+        return where + " ('" + key + "'): value '" + escapeText(value) +
+               "' is not one word (a number or a name)";
+    }
+    return std::nullopt;
+  }
+
+  /// The device cycles one run of compute set `index` takes, as the
+  /// simulator charges it: its slowest tile's vertices, one after another.
+  uint64_t computeSetCycles(size_t index) {
+    const ComputeSet &set = package.computeSets[index];
+    const KernelSpec *kernel = lookupKernel(package, set.kernel);
+    if (!kernel || set.tiles.empty())
+      return 0;
+    const size_t operands = kernel->operandNames.size();
+    const size_t params = kernel->paramNames.size();
+    std::vector<uint64_t> tileCycles(target.tiles, 0);
+    uint64_t slowest = 0;
+    for (size_t v = 0; v < set.tiles.size(); ++v) {
+      uint64_t cycles = estimateKernelCycles(*kernel, set.params.data() + v * params, target,
+                                             set.operandAddress.data() + v * operands);
+      bool advances = false;
+      for (size_t o = 0; o < operands && !set.operandAdvance.empty(); ++o)
+        advances = advances || set.operandAdvance[v * operands + o] != 0;
+      if (advances)
+        cycles += target.dynamicOffsetCycles;
+      uint64_t &tile = tileCycles[set.tiles[v]];
+      tile = saturatingAdd(tile, cycles);
+      slowest = std::max(slowest, tile);
+    }
+    return slowest;
+  }
+
+  /// The work a package asks the simulator for, in simulated device cycles
+  /// (every step's cost as the simulator charges it, a loop body's once per
+  /// iteration), held to maxSimulatedCycles: a validated package cannot make
+  /// ipu-run simulate for days. The message names the loop that asks for
+  /// the most, with its count and its cost per iteration.
+  std::optional<std::string> checkSimulatedWork() {
+    std::vector<uint64_t> setCycles(package.computeSets.size(), UINT64_MAX);
+    auto stepCycles = [&](const Step &step) -> uint64_t {
+      switch (step.kind) {
+      case StepKind::Compute:
+        if (setCycles[step.index] == UINT64_MAX)
+          setCycles[step.index] = computeSetCycles(step.index);
+        return setCycles[step.index];
+      case StepKind::Exchange:
+        return package.phases[step.index].schedule.horizon(target.exchangePhaseCycles);
+      case StepKind::Sync:
+        return target.syncCycles;
+      default:
+        return 0; // Host streams cost the device nothing.
+      }
+    };
+    uint64_t total = 0, worstLoopTotal = 0, worstLoopIteration = 0;
+    const PackageLoop *worstLoop = nullptr;
+    for (size_t s = 0; s < package.program.size(); ++s) {
+      const Step &step = package.program[s];
+      if (step.kind != StepKind::Loop) {
+        total = saturatingAdd(total, stepCycles(step));
+        continue;
+      }
+      const PackageLoop &loop = package.loops[step.index];
+      uint64_t iteration = target.loopIterationCycles;
+      for (size_t b = s + 1; b <= s + loop.steps; ++b)
+        iteration = saturatingAdd(iteration, stepCycles(package.program[b]));
+      uint64_t loopTotal;
+      if (__builtin_mul_overflow(iteration, uint64_t(loop.count), &loopTotal))
+        loopTotal = UINT64_MAX;
+      total = saturatingAdd(total, loopTotal);
+      if (!worstLoop || loopTotal > worstLoopTotal) {
+        worstLoop = &loop;
+        worstLoopTotal = loopTotal;
+        worstLoopIteration = iteration;
+      }
+      s += loop.steps;
+    }
+    if (total <= maxSimulatedCycles)
+      return std::nullopt;
+    std::string message = "program asks for " + to_string(total) +
+                          " simulated cycles, more than the limit of " +
+                          to_string(maxSimulatedCycles);
+    if (worstLoop && worstLoopTotal > total / 2)
+      message += ": loop '" + worstLoop->name + "' runs " + to_string(worstLoop->count) +
+                 " iterations of " + to_string(worstLoopIteration) + " cycles each (" +
+                 to_string(worstLoopTotal) + " cycles)";
+    return message + " (ipu-run --max-cycles raises the limit)";
   }
 
   /// The serial loops: each in range, of at least one iteration and one
@@ -1369,6 +1516,7 @@ private:
 
   const Package &package;
   const TargetModel &target;
+  uint64_t maxSimulatedCycles;
   uint64_t memoryBase = 0;
   uint64_t memoryEnd = 0;
   uint64_t deviceBytes = 0; ///< tiles x tileMemoryBytes.
@@ -1429,8 +1577,9 @@ std::optional<std::string> ipu::tallyReservedArea(const Package &package,
 }
 
 std::optional<std::string> ipu::validatePackage(const Package &package,
-                                                const TargetModel &target) {
-  return Validator(package, target).run();
+                                                const TargetModel &target,
+                                                uint64_t maxSimulatedCycles) {
+  return Validator(package, target, maxSimulatedCycles).run();
 }
 
 std::optional<std::string> ipu::checkReferenceCoverage(const Package &package) {

@@ -18,6 +18,8 @@
 #include "IPU/Device/Kernels.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -207,9 +209,14 @@ class Simulation {
 public:
   Simulation(const Package &package, const TargetModel &target,
              const std::vector<HostTensor> &inputs, SimulationResult &result,
-             unsigned threads)
+             unsigned threads, double timeLimitSeconds)
       : package(package), target(target), inputs(inputs), result(result),
-        threads(threads), memory(target), activeTile(target.tiles, false) {}
+        threads(threads), memory(target), activeTile(target.tiles, false),
+        timeLimitSeconds(timeLimitSeconds),
+        deadline(std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(timeLimitSeconds > 0 ? timeLimitSeconds
+                                                                        : 0))) {}
 
   std::optional<std::string> run();
 
@@ -244,6 +251,10 @@ private:
   DeviceMemory memory;
   std::vector<bool> activeTile;
   std::vector<bool> outputWritten;
+  /// The wall-clock budget (0: none), checked before every step run.
+  double timeLimitSeconds;
+  std::chrono::steady_clock::time_point deadline;
+  uint64_t stepsRun = 0;
 };
 
 std::optional<std::string> Simulation::checkInputs() {
@@ -560,6 +571,15 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
 std::optional<std::string> Simulation::runStep(size_t s, uint32_t iteration,
                                                StepCycles &stats) {
   const Step &step = package.program[s];
+  if (timeLimitSeconds > 0 && std::chrono::steady_clock::now() > deadline) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%g", timeLimitSeconds);
+    return "the time limit of " + std::string(seconds) + " s ran out at program step " +
+           std::to_string(s) + (iteration ? " (iteration " + std::to_string(iteration) + ")" : "") +
+           ", after " + std::to_string(stepsRun) + " steps run and " +
+           std::to_string(result.cycles) + " simulated cycles";
+  }
+  ++stepsRun;
   uint64_t cycles = 0;
   std::vector<uint64_t> groupCycles;
   std::optional<std::string> error;
@@ -702,9 +722,10 @@ std::optional<std::string> Simulation::run() {
 std::optional<std::string> ipu::simulate(const Package &package,
                                          const TargetModel &target,
                                          const std::vector<HostTensor> &inputs,
-                                         SimulationResult &result) {
+                                         SimulationResult &result,
+                                         double timeLimitSeconds) {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  Simulation simulation(package, target, inputs, result, threads);
+  Simulation simulation(package, target, inputs, result, threads, timeLimitSeconds);
   if (auto error = simulation.run()) {
     // Partial outputs of a failed run must not be mistaken for results.
     result.outputs.clear();

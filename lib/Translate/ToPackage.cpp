@@ -7,7 +7,6 @@
 #include "IPU/Package/LayoutStreams.h"
 #include "IPU/Support/Log.h"
 #include "IPU/Transforms/Passes.h"
-#include "IPU/Translate/KernelCodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -198,8 +197,8 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
   package.tiles = target.tiles;
   package.workload = program.getSymName().str();
   package.flops = program.getFlops().value_or(0);
-  // Generated kernels: their bodies in the package's table, their code in
-  // one kernel object.
+  // Generated kernels: their bodies in the package's table, as data that
+  // ipu-run compiles itself.
   SmallVector<ipu_tile::KernelOp> kernels(program.getBody().getOps<ipu_tile::KernelOp>());
   llvm::StringMap<uint32_t> kernelIndex;
   for (ipu_tile::KernelOp kernel : kernels) {
@@ -209,22 +208,8 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
     kernelIndex[kernel.getSymName()] = static_cast<uint32_t>(package.kernels.size());
     package.kernels.push_back(std::shared_ptr<::ipu::ElementwiseKernel>(std::move(*built)));
   }
-  if (!kernels.empty()) {
-    ipu_tile::KernelCodegenStats stats;
-    if (failed(ipu_tile::buildKernelObject(kernels, package.kernelObject, stats)))
-      return failure();
+  if (!kernels.empty())
     package.kernelAbiVersion = ::ipu::kKernelAbiVersion;
-    package.kernelObjectHash =
-        ::ipu::fnv1a64(package.kernelObject.data(), package.kernelObject.size());
-    ::ipu::logInfo(llvm::formatv(
-                       "ipu-to-package: generated kernels kernels={0} objectBytes={1} "
-                       "lowerSeconds={2:f3} compileSeconds={3:f3} linkSeconds={4:f3} "
-                       "targetCpu={5}",
-                       stats.kernels, stats.objectBytes, stats.lowerSeconds,
-                       stats.compileSeconds, stats.linkSeconds,
-                       ipu_tile::kKernelTargetCpu)
-                       .str());
-  }
   // Steps in the order they first run: a loop step, then its body.
   for (Operation *stepOp : ipu_tile::computeLiveness(program).steps) {
     Operation &op = *stepOp;

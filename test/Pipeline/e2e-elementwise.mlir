@@ -1,6 +1,6 @@
 // Elementwise ops as exporters write them (examples/exporters/, whose
 // headers name each form's source), compiled for 16 tiles, packaged with
-// their generated kernel object, simulated and checked element by element
+// their kernel bodies (which ipu-run compiles), simulated and checked element by element
 // against the host evaluation of each body.
 // RUN: split-file %s %t
 // RUN: ipu-opt %t/gelu_tanh.mlir --ipu-compile="target=ipu21-16" 2> /dev/null | ipu-translate --ipu-to-package -o %t/gelu_tanh.ipuexe

@@ -75,14 +75,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/KernelCompiler/KernelCompiler.h"
 #include "IPU/Package/Package.h"
-#include "IPU/Runtime/KernelLoader.h"
+#include "IPU/Reference/Reference.h"
 #include "IPU/Runtime/Npy.h"
 #include "IPU/Runtime/OpCycles.h"
 #include "IPU/Runtime/Profile.h"
 #include "IPU/Runtime/Simulator.h"
 #include "IPU/Runtime/Trace.h"
 #include "IPU/Support/ElementType.h"
+#include "IPU/Support/Escape.h"
 #include "IPU/Support/Log.h"
 #include "IPU/Target/TargetModel.h"
 
@@ -114,7 +116,8 @@ constexpr int kExitCheckFailed = 2;
 const char *const kUsage =
     "usage: ipu-run PACKAGE [--check] [--seed N | --inputs DIR]\n"
     "                       [--outputs DIR] [--corrupt-input ARG:BYTE]\n"
-    "                       [--corrupt-kernel BYTE] [--checkpoints N]\n"
+    "                       [--kernel-cache DIR] [--checkpoints N]\n"
+    "                       [--max-cycles N] [--time-limit SECONDS]\n"
     "                       [--threads N] [--trace FILE] [--profile DIR]\n"
     "                       [--ops] [--compare OTHER] [--quiet]\n"
     "  --check                   compare results with the host reference\n"
@@ -134,9 +137,13 @@ const char *const kUsage =
     "                            elements of each diagnostic checkpoint (a\n"
     "                            value a later op reads) instead of all;\n"
     "                            results are always compared in full\n"
-    "  --corrupt-kernel BYTE     flip every bit of byte BYTE of the kernel\n"
-    "                            object after its hash is checked, before it\n"
-    "                            is loaded (shows the generated code runs)\n"
+    "  --kernel-cache DIR        where compiled kernels are cached (default\n"
+    "                            $IPU_KERNEL_CACHE, else ~/.cache/ipu-run/\n"
+    "                            kernels; 'none' compiles every time)\n"
+    "  --max-cycles N            refuse a package whose run asks for more\n"
+    "                            simulated cycles (default 2^30)\n"
+    "  --time-limit SECONDS      stop the simulation once SECONDS of wall\n"
+    "                            clock have passed (default: no limit)\n"
     "  --threads N               host threads for the reference BLAS\n"
     "  --trace FILE              write the run as a Chrome trace (Perfetto)\n"
     "  --ops                     print the cycles of each source op (the\n"
@@ -160,7 +167,10 @@ struct Options {
   bool corrupt = false;
   uint64_t corruptArgument = 0;
   uint64_t corruptByte = 0;
-  std::optional<uint64_t> corruptKernelByte;
+  uint64_t maxCycles = PackageLimits::kDefaultMaxSimulatedCycles;
+  double timeLimit = 0; ///< Seconds of wall clock for the simulation; 0: none.
+  /// Where compiled kernels are cached; "" for no cache.
+  std::string kernelCache = defaultKernelCacheDirectory();
   /// Elements compared per diagnostic checkpoint; 0: every element.
   uint64_t checkpointSamples = 0;
   uint64_t threads = 0; ///< 0: library default.
@@ -171,8 +181,10 @@ struct Options {
   std::string compare;  ///< Another package to run and set beside this one.
 };
 
+/// Messages name what they refuse (a kernel, a stream, a file), and those
+/// names come from input: one escaped line.
 int fail(const std::string &message) {
-  std::fprintf(stderr, "ipu-run: error: %s\n", message.c_str());
+  std::fprintf(stderr, "ipu-run: error: %s\n", escapeText(message).c_str());
   return kExitError;
 }
 
@@ -256,11 +268,19 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
       if (!takeValue() || !parseUnsigned(value, options.checkpointSamples) ||
           options.checkpointSamples == 0)
         return "--checkpoints expects a positive number of samples";
-    } else if (arg == "--corrupt-kernel") {
-      uint64_t byte = 0;
-      if (!takeValue() || !parseUnsigned(value, byte))
-        return "--corrupt-kernel expects BYTE (an unsigned integer)";
-      options.corruptKernelByte = byte;
+    } else if (arg == "--max-cycles") {
+      if (!takeValue() || !parseUnsigned(value, options.maxCycles) || options.maxCycles == 0)
+        return "--max-cycles expects a positive number of cycles";
+    } else if (arg == "--time-limit") {
+      char *end = nullptr;
+      if (!takeValue() || value.empty() ||
+          !((options.timeLimit = std::strtod(value.c_str(), &end)) > 0) || *end != '\0' ||
+          !std::isfinite(options.timeLimit))
+        return "--time-limit expects a positive number of seconds";
+    } else if (arg == "--kernel-cache") {
+      if (!takeValue() || value.empty())
+        return "--kernel-cache expects a directory or 'none'";
+      options.kernelCache = value == "none" ? "" : value;
     } else if (arg == "--corrupt-input") {
       size_t colon = takeValue() ? value.find(':') : std::string::npos;
       if (colon == std::string::npos ||
@@ -269,7 +289,7 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
         return "--corrupt-input expects ARG:BYTE (unsigned integers)";
       options.corrupt = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
-      return "unknown option '" + std::string(argv[i]) + "'\n" + kUsage;
+      return "unknown option '" + std::string(argv[i]) + "'";
     } else if (options.path.empty()) {
       options.path = arg;
     } else {
@@ -278,27 +298,10 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &options,
     }
   }
   if (options.path.empty())
-    return std::string("no package given\n") + kUsage;
+    return std::string("no package given");
   if (options.seedGiven && !options.inputs.empty())
     return "--seed generates inputs, --inputs reads them: give one of them";
   return std::nullopt;
-}
-
-/// A report value, quoted only when it would not read as one token.
-std::string reportValue(const std::string &value) {
-  bool plain = !value.empty();
-  for (char c : value)
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '=')
-      plain = false;
-  if (plain)
-    return value;
-  std::string quoted = "\"";
-  for (char c : value) {
-    if (c == '"' || c == '\\')
-      quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 std::string fixed(double value, int decimals) {
@@ -473,21 +476,6 @@ std::optional<std::string> prepareInputs(const Package &package, uint64_t seed,
   return std::nullopt;
 }
 
-std::vector<float> decode(const HostTensor &tensor) {
-  unsigned bytesPerElement = elementBytes(tensor.type);
-  std::vector<float> values(tensor.bytes.size() / bytesPerElement);
-  for (size_t e = 0; e < values.size(); ++e)
-    values[e] = loadElement(tensor.type, &tensor.bytes[e * bytesPerElement]);
-  return values;
-}
-
-const HostStream *resultStream(const Package &package, uint32_t index) {
-  for (const HostStream &stream : package.streams)
-    if (!stream.toDevice && stream.index == index)
-      return &stream;
-  return nullptr;
-}
-
 /// Writes every result the device streamed out to `dir` as npyFileName's
 /// resultN files, by result index; counts them in `written`.
 std::optional<std::string> writeOutputs(const std::string &dir,
@@ -517,481 +505,9 @@ std::optional<std::string> writeOutputs(const std::string &dir,
   return std::nullopt;
 }
 
-/// One evaluated reference op: its value already rounded to the op's type,
-/// its shape, and the tolerances that apply when it is a result.
-struct Reference {
-  uint32_t result = ReferenceOp::kNoResult;
-  std::vector<int64_t> shape;
-  std::vector<float> values;
-  double atol = 0;
-  double rtol = 0;
-  /// Per element, sqrt(sum of squared partial sums at the device's f16
-  /// rounding points); empty when the device accumulated in f32.
-  std::vector<float> roundingScale;
-};
-
-/// f16 unit roundoff, and how many of its rounding-noise standard
-/// deviations (u |s| / sqrt(3) per rounding) the check allows: 8 u is about
-/// 14 sigma, and Hoeffding's bound for R bounded roundings keeps a false
-/// FAIL below 1e-13 per element.
-constexpr double kHalfRoundoff = 0x1p-11;
-constexpr double kRoundingAllowance = 8.0;
-
-/// sqrt(sum_r s_r^2) per element of an [m x k] x [k x n] product (both
-/// row-major, untransposed), written to `scale` (m x n); s_r the partial
-/// sum the device rounds after its r-th AMP pass: k is summed in `blocks`
-/// balanced blocks, each from zero, a pass every `grain` terms of its block.
-void roundingScale(const float *lhs, const float *rhs, int64_t m, int64_t k,
-                   int64_t n, int64_t grain, int64_t blocks, float *scale) {
-  std::vector<float> partial(size_t(m) * size_t(n), 0.0f);
-  std::vector<double> squares(partial.size(), 0.0);
-  for (int64_t p = 0; p < blocks; ++p) {
-    int64_t begin = p * (k / blocks) + std::min(p, k % blocks);
-    int64_t end = begin + k / blocks + (p < k % blocks ? 1 : 0);
-    std::fill(partial.begin(), partial.end(), 0.0f);
-    for (int64_t k0 = begin; k0 < end; k0 += grain) {
-      int64_t depth = std::min(grain, end - k0);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
-                  int(depth), 1.0f, lhs + k0, int(k),
-                  rhs + size_t(k0) * size_t(n), int(n), 1.0f, partial.data(),
-                  int(n));
-      for (size_t e = 0; e < partial.size(); ++e)
-        squares[e] += double(partial[e]) * partial[e];
-    }
-  }
-  for (size_t e = 0; e < partial.size(); ++e)
-    scale[e] = float(std::sqrt(squares[e]));
-}
-
-/// The [cols x rows] transpose of a row-major [rows x cols] matrix.
-void transposeInto(const float *matrix, int64_t rows, int64_t cols,
-                   std::vector<float> &transposed) {
-  transposed.resize(size_t(rows) * size_t(cols));
-  for (int64_t x = 0; x < rows; ++x)
-    for (int64_t y = 0; y < cols; ++y)
-      transposed[size_t(y) * size_t(rows) + size_t(x)] =
-          matrix[size_t(x) * size_t(cols) + size_t(y)];
-}
-
-/// "2x8x16", for messages.
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text;
-  for (size_t d = 0; d < shape.size(); ++d)
-    text += (d ? "x" : "") + std::to_string(shape[d]);
-  return text;
-}
-
-void tolerances(ElementType type, int64_t k, double &atol, double &rtol) {
-  double scale = std::sqrt(double(std::max<int64_t>(k, 1)));
-  switch (type) {
-  case ElementType::F32:
-    atol = 1e-4 * scale, rtol = 1e-3;
-    return;
-  case ElementType::F16:
-    atol = 1e-3 * scale, rtol = 2e-3;
-    return;
-  case ElementType::F8E4M3FN:
-    atol = 1e-2 * scale, rtol = 0.13;
-    return;
-  case ElementType::F8E5M2:
-    atol = 2e-2 * scale, rtol = 0.26;
-    return;
-  }
-  atol = 1e-4 * scale, rtol = 1e-3;
-}
-
-/// The tolerance of an elementwise value by its type: a few units in the
-/// last place relative, and as many at 1.0 absolute, since device and host
-/// may round an intermediate on opposite sides of a midpoint (the device's
-/// transcendentals are polynomials, the host's the C library's) and a
-/// cancellation after it (1 + tanh near -1 in GELU) keeps that difference.
-void elementwiseTolerances(ElementType type, double &atol, double &rtol) {
-  switch (type) {
-  case ElementType::F32: atol = 1e-5; rtol = 1e-5; break;
-  case ElementType::F16: atol = 4e-3; rtol = 4e-3; break;
-  case ElementType::F8E4M3FN: atol = 0x1p-6; rtol = 0.13; break;
-  case ElementType::F8E5M2: atol = 0x1p-14; rtol = 0.26; break;
-  }
-}
-
-/// An "elementwise" reference op: the kernel's body on every element of
-/// its first full input's shape, each op exact and rounded to its type.
-std::optional<std::string>
-evaluateElementwise(const Package &package, const ReferenceOp &op,
-                    const std::string &what,
-                    const std::vector<std::vector<float>> &operand,
-                    const std::vector<std::vector<int64_t>> &shape,
-                    Reference &reference) {
-  if (op.kernel >= package.kernels.size())
-    return what + ": kernel " + std::to_string(op.kernel) + " does not exist";
-  const ElementwiseBody &body = package.kernels[op.kernel]->body();
-  if (body.inputs.size() != operand.size())
-    return what + ": the kernel takes " + std::to_string(body.inputs.size()) +
-           " inputs";
-  std::vector<int64_t> expected;
-  for (size_t a = 0; a < operand.size() && expected.empty(); ++a)
-    if (body.inputs[a].broadcast == Broadcast::Full)
-      expected = shape[a];
-  if (expected.empty())
-    return what + ": no full input gives the value a shape";
-  uint64_t elements = 1;
-  for (int64_t extent : expected)
-    elements *= uint64_t(extent);
-  const uint64_t cols = uint64_t(expected.back());
-  const uint64_t rows = elements / cols;
-  for (size_t a = 0; a < operand.size(); ++a) {
-    uint64_t need = 1;
-    switch (body.inputs[a].broadcast) {
-    case Broadcast::Full: need = elements; break;
-    case Broadcast::Row: need = cols; break;
-    case Broadcast::Scalar: need = 1; break;
-    case Broadcast::Column: need = rows; break;
-    }
-    if (operand[a].size() != need)
-      return what + ": input " + std::to_string(a) + " holds " +
-             std::to_string(operand[a].size()) + " elements, expected " +
-             std::to_string(need);
-  }
-  // A reduction's value has one element per row of the iteration shape.
-  const bool reduces = body.reduction != RowReduction::None;
-  if (reduces)
-    expected.back() = 1;
-  if (op.result != ReferenceOp::kNoResult) {
-    const HostStream *out = resultStream(package, op.result);
-    if (!out || out->shape != expected)
-      return what + ": result " + std::to_string(op.result) +
-             " is not a streamed " + shapeText(expected) + " tensor";
-  }
-  std::vector<float> element(operand.size());
-  auto valueAt = [&](uint64_t e) {
-    for (size_t a = 0; a < operand.size(); ++a) {
-      switch (body.inputs[a].broadcast) {
-      case Broadcast::Full: element[a] = operand[a][e]; break;
-      case Broadcast::Row: element[a] = operand[a][e % cols]; break;
-      case Broadcast::Scalar: element[a] = operand[a][0]; break;
-      case Broadcast::Column: element[a] = operand[a][e / cols]; break;
-      }
-    }
-    return evaluateBody(body, element.data());
-  };
-  std::vector<float> values(reduces ? rows : elements);
-  // A sum the device accumulates in f32, in its own order, may differ from
-  // the exact one by up to (cols - 1) units of f32 rounding of the sum of
-  // magnitudes (recursive summation's bound).
-  double largestMagnitudeSum = 0;
-  if (reduces) {
-    for (uint64_t r = 0; r < rows; ++r) {
-      double magnitudeSum = 0;
-      values[r] = reduceRow(body, int64_t(cols), [&](int64_t c) {
-        double value = valueAt(r * cols + uint64_t(c));
-        magnitudeSum += std::fabs(value);
-        return value;
-      });
-      if (std::isfinite(magnitudeSum))
-        largestMagnitudeSum = std::max(largestMagnitudeSum, magnitudeSum);
-    }
-  } else {
-    for (uint64_t e = 0; e < elements; ++e)
-      values[e] = valueAt(e);
-  }
-  reference.result = op.result;
-  reference.shape = std::move(expected);
-  reference.values = std::move(values);
-  elementwiseTolerances(op.type, reference.atol, reference.rtol);
-  if (body.reduction == RowReduction::Add)
-    reference.atol = std::max(reference.atol, double(cols) * 0x1p-24 * largestMagnitudeSum);
-  return std::nullopt;
-}
-
-/// A "permute" reference op: the operand's elements moved, exactly (the
-/// validator checked the view, the permutation and the element counts).
-std::optional<std::string> evaluatePermute(const ReferenceOp &op, const std::string &what,
-                                           const std::vector<float> &operand,
-                                           Reference &reference) {
-  const size_t rank = op.view.size();
-  std::vector<int64_t> stride(rank, 1), permuted(rank);
-  for (size_t d = rank - 1; d > 0; --d)
-    stride[d - 1] = stride[d] * op.view[d];
-  for (size_t k = 0; k < rank; ++k)
-    permuted[k] = op.view[op.permutation[k]];
-  std::vector<float> values(operand.size());
-  for (size_t flat = 0; flat < values.size(); ++flat) {
-    int64_t rest = int64_t(flat), index = 0;
-    for (size_t k = rank; k-- > 0;) {
-      index += (rest % permuted[k]) * stride[op.permutation[k]];
-      rest /= permuted[k];
-    }
-    if (index < 0 || size_t(index) >= operand.size())
-      return what + ": element " + std::to_string(flat) + " reads outside its operand";
-    values[flat] = operand[size_t(index)];
-  }
-  reference.result = op.result;
-  reference.shape = op.shape;
-  reference.values = std::move(values);
-  reference.atol = reference.rtol = 0;
-  return std::nullopt;
-}
-
-/// Evaluates reference op `index`. Its operands are inputs as given,
-/// or earlier ops' values: the device's own value when that op is a
-/// checkpoint (streamed out), so that each op is checked on exactly the
-/// operands the device used; the reference value otherwise.
-std::optional<std::string>
-evaluateReference(const Package &package, const TargetModel &target,
-                  size_t index, const std::vector<HostTensor> &inputs,
-                  const std::vector<bool> &generated,
-                  const std::vector<Reference> &done,
-                  const std::vector<HostTensor> &outputs, Reference &reference) {
-  const ReferenceOp &op = package.reference[index];
-  std::string what = "reference op '" + op.op + "'";
-  if (op.op != "matmul" && op.op != "elementwise" && op.op != "permute")
-    return what + " is not supported (supported: matmul, elementwise, permute)";
-  const size_t arity = op.op == "matmul" ? 2 : op.op == "permute" ? 1 : op.arguments.size();
-  if (op.arguments.size() != arity)
-    return what + " expects " + std::to_string(arity) + " arguments, has " +
-           std::to_string(op.arguments.size());
-  std::vector<std::vector<float>> operand(arity);
-  std::vector<std::vector<int64_t>> shape(arity);
-  ElementType inType = ElementType::F32; ///< Of the device's operands.
-  for (unsigned a = 0; a < arity; ++a) {
-    uint32_t argument = op.arguments[a];
-    if (argument >= ReferenceOp::kReferenceValue) {
-      uint32_t producer = argument - ReferenceOp::kReferenceValue;
-      if (producer >= done.size())
-        return what + ": operand " + std::to_string(a) +
-               " names a later reference op";
-      // A checkpoint's reference value is released once compared: its
-      // consumers read what the device streamed out (validated to exist).
-      uint32_t checkpoint = done[producer].result;
-      if (checkpoint == ReferenceOp::kNoResult)
-        operand[a] = done[producer].values;
-      else if (checkpoint < outputs.size() && !outputs[checkpoint].bytes.empty())
-        operand[a] = decode(outputs[checkpoint]);
-      else
-        return what + ": operand " + std::to_string(a) + " is result " +
-               std::to_string(checkpoint) + ", which was never streamed out";
-      shape[a] = done[producer].shape;
-      inType = package.reference[producer].type;
-      continue;
-    }
-    if (argument >= generated.size() || !generated[argument])
-      return what + ": argument " + std::to_string(argument) +
-             " is not streamed to the device";
-    operand[a] = decode(inputs[argument]);
-    shape[a] = inputs[argument].shape;
-    inType = inputs[argument].type;
-  }
-  if (op.op == "elementwise")
-    return evaluateElementwise(package, op, what, operand, shape, reference);
-  if (op.op == "permute")
-    return evaluatePermute(op, what, operand[0], reference);
-  // The operand ranks say which product: a shared rhs [K, N], or one
-  // matrix per batch of lhs (matmulShape, as the validator read it).
-  MatmulShape product;
-  if (auto error = matmulShape(op, shape[0], shape[1], product))
-    return what + ": shapes " + shapeText(shape[0]) + " x " +
-           shapeText(shape[1]) + " " + *error;
-  const int64_t batches = product.batches, m = product.m, k = product.k,
-                n = product.n;
-  const uint64_t lhsMatrix = uint64_t(m) * uint64_t(k);
-  const uint64_t rhsMatrix = uint64_t(k) * uint64_t(n);
-  if (operand[0].size() != uint64_t(batches) * lhsMatrix ||
-      operand[1].size() !=
-          (product.batchedRhs ? uint64_t(batches) : 1) * rhsMatrix)
-    return what + ": operands hold " + std::to_string(operand[0].size()) +
-           " and " + std::to_string(operand[1].size()) +
-           " elements, not the elements of shapes " + shapeText(shape[0]) +
-           " and " + shapeText(shape[1]);
-  std::vector<int64_t> expected = product.result;
-  if (op.result != ReferenceOp::kNoResult) {
-    const HostStream *out = resultStream(package, op.result);
-    if (!out)
-      return what + ": result " + std::to_string(op.result) +
-             " is not streamed to the host";
-    if (out->shape != expected)
-      return what + ": result stream '" + out->name + "' is " +
-             shapeText(out->shape) + ", but " + shapeText(shape[0]) + " x " +
-             shapeText(shape[1]) + " is " + shapeText(expected);
-  }
-  // lhs [..., M, K] x a shared rhs [K, N] folds the leading dimensions into
-  // M: one product, as before batches. Otherwise one product per batch
-  // (each lhs matrix transposed on its own).
-  const bool fold = !product.batchedRhs && !op.transposeLhs;
-  const int64_t products = fold ? 1 : batches;
-  const int64_t rows = fold ? batches * m : m;
-  // BLAS takes int dimensions.
-  if (rows > INT32_MAX || k > INT32_MAX || n > INT32_MAX)
-    return what + ": dimensions too large for BLAS";
-
-  const CBLAS_TRANSPOSE transLhs = op.transposeLhs ? CblasTrans : CblasNoTrans;
-  const CBLAS_TRANSPOSE transRhs = op.transposeRhs ? CblasTrans : CblasNoTrans;
-  const uint64_t outMatrix = uint64_t(rows) * uint64_t(n);
-  auto lhsOf = [&](int64_t p) { return operand[0].data() + p * lhsMatrix; };
-  auto rhsOf = [&](int64_t p) {
-    return operand[1].data() + (product.batchedRhs ? p * rhsMatrix : 0);
-  };
-  std::vector<float> c(size_t(products) * outMatrix, 0.0f);
-  if (rows > 0 && n > 0 && k > 0)
-    for (int64_t p = 0; p < products; ++p)
-      cblas_sgemm(CblasRowMajor, transLhs, transRhs, int(rows), int(n), int(k),
-                  1.0f, lhsOf(p), op.transposeLhs ? int(m) : int(k), rhsOf(p),
-                  op.transposeRhs ? int(k) : int(n), 0.0f,
-                  c.data() + p * outMatrix, int(n));
-  // Round to the op's type, as the device stores the value.
-  uint8_t element[4];
-  for (float &value : c) {
-    storeElement(op.type, value, element);
-    value = loadElement(op.type, element);
-  }
-  reference.result = op.result;
-  reference.shape = std::move(expected);
-  reference.values = std::move(c);
-  tolerances(op.type, k, reference.atol, reference.rtol);
-  if (op.partials == ElementType::F16 && rows > 0 && n > 0 && k > 0) {
-    // The rounding points follow the untransposed product.
-    reference.roundingScale.resize(reference.values.size());
-    std::vector<float> lhsT, rhsT;
-    for (int64_t p = 0; p < products; ++p) {
-      const float *lhs = lhsOf(p), *rhs = rhsOf(p);
-      if (op.transposeLhs) {
-        transposeInto(lhs, k, m, lhsT);
-        lhs = lhsT.data();
-      }
-      if (op.transposeRhs) {
-        if (p == 0 || product.batchedRhs)
-          transposeInto(rhs, n, k, rhsT);
-        rhs = rhsT.data();
-      }
-      roundingScale(lhs, rhs, rows, k, n,
-                    std::max<int64_t>(target.ampGrainK(inType), 1),
-                    std::clamp<int64_t>(op.innerBlocks, 1, k),
-                    reference.roundingScale.data() + p * outMatrix);
-    }
-  }
-  return std::nullopt;
-}
-
-/// What comparing results found. The worst element is the one furthest past
-/// its allowed error, or closest to it when all pass (largest error /
-/// allowed, the first on ties), so that a FAIL names a failing element.
-struct Comparison {
-  double maximumAbsoluteError = 0;
-  uint64_t mismatches = 0;
-  uint64_t elementsCompared = 0;
-  double worstRatio = -1; ///< error / allowed; < 0 while nothing compared.
-  size_t worstCheckpoint = 0;
-  std::string worstElement; ///< "[row,col]" (one index per dimension).
-  double worstDevice = 0, worstReference = 0, worstAllowed = 0;
-
-  /// Folds a checkpoint's comparison into the total.
-  void add(const Comparison &checkpoint, size_t index) {
-    maximumAbsoluteError =
-        std::max(maximumAbsoluteError, checkpoint.maximumAbsoluteError);
-    mismatches += checkpoint.mismatches;
-    elementsCompared += checkpoint.elementsCompared;
-    if (checkpoint.worstRatio > worstRatio) {
-      worstRatio = checkpoint.worstRatio;
-      worstCheckpoint = index;
-      worstElement = checkpoint.worstElement;
-      worstDevice = checkpoint.worstDevice;
-      worstReference = checkpoint.worstReference;
-      worstAllowed = checkpoint.worstAllowed;
-    }
-  }
-
-  /// The report keys after the existing ones: elementsCompared, then the
-  /// worst element (for a total, with its checkpoint) and its values;
-  /// worstElement=none when nothing was compared.
-  std::string keys(bool total) const {
-    std::string text = "elementsCompared=" + std::to_string(elementsCompared);
-    if (worstRatio < 0)
-      return text + " worstElement=none";
-    if (total)
-      text += " worstCheckpoint=" + std::to_string(worstCheckpoint);
-    char values[160];
-    std::snprintf(values, sizeof(values),
-                  " worstDevice=%.9g worstReference=%.9g worstAllowed=%.6g",
-                  worstDevice, worstReference, worstAllowed);
-    return text + " worstElement=" + worstElement + values;
-  }
-};
-
-/// "[i,j]" for flat index `flat` of a row-major tensor of `shape`.
-std::string elementIndex(const std::vector<int64_t> &shape, uint64_t flat) {
-  std::vector<uint64_t> index(shape.size(), 0);
-  for (size_t d = shape.size(); d-- > 0;) {
-    uint64_t extent = std::max<int64_t>(shape[d], 1);
-    index[d] = flat % extent;
-    flat /= extent;
-  }
-  std::string text = "[";
-  for (size_t d = 0; d < index.size(); ++d)
-    text += (d ? "," : "") + std::to_string(index[d]);
-  return text + "]";
-}
-
-std::optional<std::string> compare(const Package &package,
-                                   const Reference &reference,
-                                   const SimulationResult &result,
-                                   Comparison &comparison, uint64_t samples = 0) {
-  if (reference.result == ReferenceOp::kNoResult)
-    return std::nullopt; // An intermediate value: its consumers are checked.
-  if (reference.result >= result.outputs.size())
-    return "result " + std::to_string(reference.result) +
-           " was never streamed out";
-  std::vector<float> device = decode(result.outputs[reference.result]);
-  if (device.size() != reference.values.size())
-    return "result " + std::to_string(reference.result) + " holds " +
-           std::to_string(device.size()) + " elements, the reference " +
-           std::to_string(reference.values.size());
-  size_t worst = 0;
-  // All elements, or `samples` evenly spaced ones (the first and the last
-  // among them).
-  const size_t count = samples && samples < device.size() ? samples : device.size();
-  for (size_t s = 0; s < count; ++s) {
-    const size_t e =
-        count == device.size() || count == 1
-            ? s
-            : static_cast<size_t>((uint64_t(s) * (device.size() - 1)) / (count - 1));
-    double d = device[e], r = reference.values[e];
-    double error, allowed = reference.atol + reference.rtol * std::fabs(r);
-    if (!reference.roundingScale.empty())
-      allowed += kRoundingAllowance * kHalfRoundoff * reference.roundingScale[e];
-    bool pass;
-    if (std::isfinite(d) && std::isfinite(r)) {
-      error = std::fabs(d - r);
-      pass = error <= allowed;
-    } else {
-      // Non-finite values only match themselves.
-      pass = (std::isnan(d) && std::isnan(r)) || d == r;
-      error = pass ? 0.0 : HUGE_VAL;
-    }
-    comparison.maximumAbsoluteError =
-        std::max(comparison.maximumAbsoluteError, error);
-    comparison.mismatches += pass ? 0 : 1;
-    // Past its allowance when > 1, infinitely for a non-finite mismatch
-    // (whose allowance may itself be infinite); allowed > 0, since atol is
-    // at least 1e-5.
-    double ratio = error / allowed;
-    if (!pass && !(ratio > 1))
-      ratio = HUGE_VAL;
-    if (ratio > comparison.worstRatio) {
-      comparison.worstRatio = ratio;
-      comparison.worstDevice = d;
-      comparison.worstReference = r;
-      comparison.worstAllowed = allowed;
-      worst = e;
-    }
-  }
-  comparison.elementsCompared = count;
-  if (comparison.worstRatio >= 0)
-    comparison.worstElement = elementIndex(reference.shape, worst);
-  return std::nullopt;
-}
-
 /// Reads, validates and simulates the package at `path` on inputs from
-/// `seed`: the other side of --compare.
-std::optional<std::string> simulateOther(const std::string &path, uint64_t seed,
+/// `options.seed`, within the same limits: the other side of --compare.
+std::optional<std::string> simulateOther(const std::string &path, const Options &options,
                                          Package &package,
                                          SimulationResult &result) {
   std::vector<uint8_t> bytes;
@@ -1002,16 +518,17 @@ std::optional<std::string> simulateOther(const std::string &path, uint64_t seed,
   std::optional<TargetModel> target = TargetModel::byName(package.target);
   if (!target)
     return "'" + path + "': target '" + package.target + "' is unknown";
-  if (auto error = validatePackage(package, *target))
+  if (auto error = validatePackage(package, *target, options.maxCycles))
     return "'" + path + "': invalid package: " + *error;
-  LoadedKernels kernels;
-  if (auto error = kernels.load(package))
-    return "'" + path + "': invalid package: " + *error;
+  CompiledKernels kernels;
+  KernelCompileStats stats;
+  if (auto error = kernels.load(package, options.kernelCache, stats))
+    return "'" + path + "': " + *error;
   std::vector<HostTensor> inputs;
   std::vector<bool> generated;
-  if (auto error = prepareInputs(package, seed, "", inputs, generated))
+  if (auto error = prepareInputs(package, options.seed, "", inputs, generated))
     return "'" + path + "': " + *error;
-  if (auto error = simulate(package, *target, inputs, result))
+  if (auto error = simulate(package, *target, inputs, result, options.timeLimit))
     return "'" + path + "': simulation failed: " + *error;
   return std::nullopt;
 }
@@ -1023,7 +540,7 @@ std::string locationValue(const std::string &location) {
 
 int run(const Options &options) {
   auto start = std::chrono::steady_clock::now();
-  log().info("reading package path={}", options.path);
+  log().info("reading package path={}", reportValue(options.path));
   std::vector<uint8_t> bytes;
   if (auto error = readPackageBytes(options.path, bytes))
     return fail(*error);
@@ -1043,26 +560,27 @@ int run(const Options &options) {
     return fail("package target '" + package.target +
                 "' is unknown; known targets: " + TargetModel::knownNames());
   auto validateStart = std::chrono::steady_clock::now();
-  if (auto error = validatePackage(package, *target))
+  if (auto error = validatePackage(package, *target, options.maxCycles))
     return fail("invalid package: " + *error);
   log().info("package validated target={} elapsed_ms={:.0f}", target->name,
              millisecondsSince(validateStart));
-  if (options.corruptKernelByte) {
-    if (*options.corruptKernelByte >= package.kernelObject.size())
-      return fail("--corrupt-kernel: byte " +
-                  std::to_string(*options.corruptKernelByte) +
-                  " is outside the kernel object of " +
-                  std::to_string(package.kernelObject.size()) + " bytes");
-    package.kernelObject[*options.corruptKernelByte] ^= 0xFF;
-    log().info("corrupted kernel object byte={}", *options.corruptKernelByte);
-  }
-  // Generated kernels run their own code: load it before anything runs.
-  LoadedKernels loadedKernels;
-  if (auto error = loadedKernels.load(package))
-    return fail("invalid package: " + *error);
+  // Generated kernels run code this tool compiles from their bodies (a
+  // package carries no code): before anything runs.
+  auto kernelStart = std::chrono::steady_clock::now();
+  CompiledKernels compiledKernels;
+  KernelCompileStats kernelStats;
+  if (auto error = compiledKernels.load(package, options.kernelCache, kernelStats))
+    return fail(*error);
+  if (!kernelStats.cacheWarning.empty())
+    log().warn("{}", kernelStats.cacheWarning);
   if (!package.kernels.empty())
-    log().info("kernel object loaded kernels={} bytes={}", package.kernels.size(),
-               package.kernelObject.size());
+    log().info("compiled kernels kernels={} objectBytes={} cached={} "
+               "lowerSeconds={:.3f} compileSeconds={:.3f} linkSeconds={:.3f} "
+               "targetCpu={} elapsed_ms={:.0f}",
+               kernelStats.kernels, kernelStats.objectBytes,
+               kernelStats.cached ? "true" : "false", kernelStats.lowerSeconds,
+               kernelStats.compileSeconds, kernelStats.linkSeconds,
+               kKernelTargetCpu, millisecondsSince(kernelStart));
   // A PASS must mean every output was compared: refuse up front what would
   // leave one unchecked, naming the stream.
   if (options.check)
@@ -1142,7 +660,7 @@ int run(const Options &options) {
 
   auto simulateStart = std::chrono::steady_clock::now();
   SimulationResult result;
-  if (auto error = simulate(package, *target, inputs, result))
+  if (auto error = simulate(package, *target, inputs, result, options.timeLimit))
     return fail("simulation failed: " + *error);
   log().info("simulated package cycles={} steps={} elapsed_ms={:.0f}",
              result.cycles, result.steps.size(),
@@ -1150,7 +668,7 @@ int run(const Options &options) {
   if (!options.trace.empty()) {
     if (auto error = writeTrace(options.trace, package, *target, result))
       return fail(*error);
-    log().info("wrote trace path={} steps={}", options.trace,
+    log().info("wrote trace path={} steps={}", reportValue(options.trace),
                result.steps.size());
   }
   std::vector<OpCycles> ops = cyclesByOp(package, result);
@@ -1177,14 +695,14 @@ int run(const Options &options) {
         size_t dot = key.rfind('.');
         std::printf("finalist op=%s rank=%s %s\n",
                     reportValue(key.substr(9, dot - 9)).c_str(),
-                    reportValue(key.substr(dot + 1)).c_str(), value.c_str());
+                    reportValue(key.substr(dot + 1)).c_str(),
+                    escapeText(value).c_str());
       }
   Package otherPackage;
   SimulationResult otherResult;
   std::vector<OpComparison> opComparison;
   if (!options.compare.empty()) {
-    if (auto error = simulateOther(options.compare, options.seed, otherPackage,
-                                   otherResult))
+    if (auto error = simulateOther(options.compare, options, otherPackage, otherResult))
       return fail("--compare: " + *error);
     opComparison = compareOps(ops, cyclesByOp(otherPackage, otherResult));
     for (const OpComparison &row : opComparison)
@@ -1265,7 +783,7 @@ int run(const Options &options) {
     std::string line;
     for (const auto &[key, value] : package.metadata)
       if (key.rfind("finalist.", 0) != 0)
-        line += (line.empty() ? "" : " ") + key + "=" + reportValue(value);
+        line += (line.empty() ? "" : " ") + escapeText(key) + "=" + reportValue(value);
     if (!line.empty())
       std::printf("%s\n", line.c_str());
   }
@@ -1296,19 +814,19 @@ int run(const Options &options) {
     const uint64_t samples = consumed[index] ? options.checkpointSamples : 0;
     if (consumed[index] && reference.result != ReferenceOp::kNoResult)
       ++diagnosticCheckpoints;
-    if (auto error = compare(package, reference, result, checkpoint, samples))
+    if (auto error = compareWithReference(reference, result.outputs, checkpoint, samples))
       return fail(*error);
     // An elementwise op accumulates nothing: it says which kernel ran; a
     // permute moves elements exactly.
     const ReferenceOp &op = package.reference[index];
     const std::string detail =
-        op.op == "elementwise" ? "kernel=" + package.kernels[op.kernel]->name()
+        op.op == "elementwise" ? "kernel=" + reportValue(package.kernels[op.kernel]->name())
         : op.op == "permute"   ? std::string("exact")
                                : "partials=" + std::string(elementTypeName(op.partials));
     if (reference.result != ReferenceOp::kNoResult)
       std::printf("checkpoint=%zu operation=%s result=%u %s "
                   "maximumAbsoluteError=%.6g mismatches=%llu %s\n",
-                  index, op.op.c_str(), reference.result, detail.c_str(),
+                  index, reportValue(op.op).c_str(), reference.result, detail.c_str(),
                   checkpoint.maximumAbsoluteError,
                   (unsigned long long)checkpoint.mismatches,
                   checkpoint.keys(false).c_str());
@@ -1317,7 +835,7 @@ int run(const Options &options) {
     // done with, so only intermediate values stay in host memory.
     if (reference.result != ReferenceOp::kNoResult) {
       reference.values = std::vector<float>();
-      reference.roundingScale = std::vector<float>();
+      reference.allowance = std::vector<float>();
     }
     references.push_back(std::move(reference));
   }
@@ -1349,8 +867,11 @@ int run(const Options &options) {
 int main(int argc, char **argv) {
   Options options;
   bool help = false;
-  if (auto error = parseOptions(argc, argv, options, help))
-    return fail(*error);
+  if (auto error = parseOptions(argc, argv, options, help)) {
+    fail(*error);
+    std::fputs(kUsage, stderr);
+    return kExitError;
+  }
   if (help) {
     std::fputs(kUsage, stdout);
     return 0;

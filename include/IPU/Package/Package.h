@@ -186,8 +186,10 @@ struct PackageBuffer {
 
 struct Package {
   /// 2: loops and operand advances. A reader of version 1 would run each
-  /// loop body once, silently wrong, so the version says it.
-  static constexpr uint32_t kFormatVersion = 2;
+  /// loop body once, silently wrong, so the version says it. 3: kernels
+  /// travel as bodies only; the machine code that versions 1 and 2 carried
+  /// is never read (ipu-run compiles the bodies itself).
+  static constexpr uint32_t kFormatVersion = 3;
   /// Version 1 had no loops: such a package reads the same as version 2
   /// without them (the loader refuses one that holds any).
   static constexpr uint32_t kOldestFormatVersion = 1;
@@ -204,16 +206,12 @@ struct Package {
   std::vector<PackagePhase> phases;
   std::vector<Step> program;
   std::vector<ReferenceOp> reference;
-  /// Generated kernels, named by compute sets like device/ kernels. Their
-  /// code is `kernelObject`: one ELF shared object for the simulator's
-  /// host (x86-64), linked by LLD from every kernel's object, exporting
-  /// each kernel's symbol with the ElementwiseEntry signature. Built for
-  /// `kernelAbiVersion` (kKernelAbiVersion); `kernelObjectHash` is the
-  /// FNV-1a 64 of its bytes.
+  /// Generated kernels, named by compute sets like device/ kernels: their
+  /// bodies, which ipu-run compiles into host code itself
+  /// (IPU/KernelCompiler), for the calling convention `kernelAbiVersion`
+  /// (kKernelAbiVersion).
   std::vector<std::shared_ptr<ElementwiseKernel>> kernels;
-  std::vector<uint8_t> kernelObject;
   uint32_t kernelAbiVersion = 0;
-  uint64_t kernelObjectHash = 0;
   /// Compiler figures carried to the report (estimates, memory peaks).
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<PackageBuffer> buffers;
@@ -244,6 +242,13 @@ struct PackageLimits {
   /// their transfer: the receive intervals checkSchedule sorts. Over 30x
   /// a full-chip phase of 500k single-destination transfers.
   static constexpr uint64_t kMaxPhaseReceives = uint64_t(1) << 24;
+  /// Simulated device cycles a run may take by default (steps times their
+  /// cost, loop bodies once per iteration): about 0.6 s of ipu21 time, 7x
+  /// the whole SigLIP so400m tower at batch 8 (about 150 M cycles). Full-
+  /// chip GEMMs simulate at about 10^5 cycles per second on 2 cores
+  /// (DeepBench 4096x4096x7000: 3.4 M cycles in 34 s), so the default keeps
+  /// a hostile loop from asking for days. `ipu-run --max-cycles` raises it.
+  static constexpr uint64_t kDefaultMaxSimulatedCycles = uint64_t(1) << 30;
 };
 
 /// The kernel a compute set names: a generated kernel of the package, or
@@ -296,12 +301,15 @@ std::optional<std::string> tallyReservedArea(const Package &package,
 /// `flops` equals programFlops(); no compute set and exchange phase (nor
 /// two phases, one writing) touch the same tile bytes without a sync
 /// between them; no phase overwrites a word it sends before sending it, and
-/// no phase writes a byte twice. Every count, size and index is bounded
+/// no phase writes a byte twice; the run asks for at most
+/// `maxSimulatedCycles` simulated cycles (the message names the loop that
+/// asks for the most, its count and its cycles per iteration). Every count, size and index is bounded
 /// (PackageLimits and the target) before anything is sized with it, and all
 /// arithmetic on package fields is checked for overflow. Returns a message
 /// naming the entry, the field and the value at fault.
-std::optional<std::string> validatePackage(const Package &package,
-                                           const TargetModel &target);
+std::optional<std::string>
+validatePackage(const Package &package, const TargetModel &target,
+                uint64_t maxSimulatedCycles = PackageLimits::kDefaultMaxSimulatedCycles);
 
 /// What `ipu-run --check` needs on top of validatePackage: every output
 /// stream's result is the value of some reference op, so that no output

@@ -79,11 +79,14 @@ struct SimulationResult {
 
 /// Runs `package` with `inputs` indexed by argument. The package must have
 /// passed validatePackage. Fails with a message when an input is missing or
-/// has the wrong type or shape.
+/// has the wrong type or shape, or when `timeLimitSeconds` (0: none) of wall
+/// clock have passed before a step starts (naming the step and how far the
+/// run got).
 std::optional<std::string> simulate(const Package &package,
                                     const TargetModel &target,
                                     const std::vector<HostTensor> &inputs,
-                                    SimulationResult &result);
+                                    SimulationResult &result,
+                                    double timeLimitSeconds = 0);
 
 } // namespace ipu
 

@@ -1,4 +1,4 @@
-// A kernel that multiplies by 3.0: test/Run/tampered-kernel.test finds the constant in its code.
+// A kernel that multiplies by 3.0 (test/Run/foreign-code.test).
 func.func @scale(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %k = arith.constant 3.000000e+00 : f32
   %e = tensor.empty() : tensor<16x64xf32>
