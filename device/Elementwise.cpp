@@ -291,29 +291,6 @@ float evaluateBody(const ElementwiseBody &body, const float *inputs) {
 
 namespace {
 
-/// Unit roundoff of `type`: half its epsilon.
-double unitRoundoff(ElementType type) {
-  switch (type) {
-  case ElementType::F32: return 0x1p-24;
-  case ElementType::F16: return 0x1p-11;
-  case ElementType::F8E4M3FN: return 0x1p-4;
-  case ElementType::F8E5M2: return 0x1p-3;
-  }
-  return 0x1p-24;
-}
-
-/// The smallest positive (subnormal) value of `type`: where rounding stops
-/// being relative.
-double smallestSubnormal(ElementType type) {
-  switch (type) {
-  case ElementType::F32: return 0x1p-149;
-  case ElementType::F16: return 0x1p-24;
-  case ElementType::F8E4M3FN: return 0x1p-9;
-  case ElementType::F8E5M2: return 0x1p-16;
-  }
-  return 0x1p-149;
-}
-
 /// How far the op's exact value can move when its operands move by their
 /// bounds (ea, eb, ec): the op's own conditioning, taken over the whole
 /// interval where that is cheap.

@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets with ASan + UBSan (build-sanitize/) and runs
 # each for a bounded time on a corpus seeded from real outputs: packages
 # ipu-translate writes for the lit test programs, and the MLIR programs of
-# test/ and examples/. Inputs in fuzz/regressions/<target>/ (crashes found
+# test/ and examples/; kernel bodies the kernel fuzzer builds from bytes.
+# Inputs in fuzz/regressions/<target>/ (crashes found
 # before) run first and must pass.
 #   scripts/fuzz.sh [SECONDS]      seconds per target (default 60)
 # Prints one line per target and a closing "N passed, M failed" line; exits
@@ -16,18 +17,18 @@ cd "$root"
 
 . "$root/scripts/sanitize-build.sh"
 configure_sanitize_build "$build" || exit 1
-ninja -C "$build" package-fuzzer compile-fuzzer ipu-opt ipu-translate > /dev/null || {
-  ninja -C "$build" package-fuzzer compile-fuzzer ipu-opt ipu-translate | tail -20
+ninja -C "$build" package-fuzzer compile-fuzzer kernel-fuzzer ipu-opt ipu-translate > /dev/null || {
+  ninja -C "$build" package-fuzzer compile-fuzzer kernel-fuzzer ipu-opt ipu-translate | tail -20
   exit 1
 }
 
 # The compiler's progress log would only slow the search down.
 export IPU_LOG=${IPU_LOG:-off}
-# The package fuzzer compiles kernel bodies: each new body once.
+# The package and kernel fuzzers compile kernel bodies: each new body once.
 export IPU_KERNEL_CACHE=$build/fuzz-kernel-cache
 corpus=$build/fuzz-corpus
 artifacts=$build/fuzz-artifacts
-mkdir -p "$corpus/package" "$corpus/compile" "$artifacts"
+mkdir -p "$corpus/package" "$corpus/compile" "$corpus/kernel" "$artifacts"
 
 # Seeds: every single-file lit program and example, and its package.
 for source in test/Pipeline/*.mlir test/Transforms/*.mlir test/Dialect/*/*.mlir examples/*.mlir; do
@@ -40,7 +41,7 @@ for source in test/Pipeline/*.mlir test/Transforms/*.mlir test/Dialect/*/*.mlir 
 done
 
 passed=0 failed=0
-for target in package compile; do
+for target in package compile kernel; do
   fuzzer=$build/bin/$target-fuzzer
   log=$build/$target-fuzzer.log
   regressions=(fuzz/regressions/$target/*)

@@ -19,8 +19,10 @@ echo "== lit"
 /usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$lit_log"
 lit_status=${PIPESTATUS[0]}
 
-# ctest: "100% tests passed, 0 tests failed out of 123"
-ctest_total=$(grep -Eo 'tests failed out of [0-9]+' "$ctest_log" | grep -Eo '[0-9]+$' || echo 0)
+# ctest: "100% tests passed, 0 tests failed out of 123", or (CMake 4)
+# "100% tests passed out of 123" and "97% tests passed, 4 tests failed out
+# of 123".
+ctest_total=$(grep -Eo 'tests (passed|failed) out of [0-9]+' "$ctest_log" | tail -1 | grep -Eo '[0-9]+$' || echo 0)
 ctest_failed=$(grep -Eo '[0-9]+ tests failed out of' "$ctest_log" | grep -Eo '^[0-9]+' || echo 0)
 # lit: "  Passed: 12" / "  Failed: 1" (absent when zero)
 lit_passed=$(grep -Eo '^ *Passed *: *[0-9]+' "$lit_log" | grep -Eo '[0-9]+$' || echo 0)

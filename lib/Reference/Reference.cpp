@@ -86,17 +86,6 @@ double resultRtol(ElementType type) {
   return 0x1p-23;
 }
 
-/// The smallest positive value of `type`: a floor for allowances near 0.
-double smallestSubnormal(ElementType type) {
-  switch (type) {
-  case ElementType::F32: return 0x1p-149;
-  case ElementType::F16: return 0x1p-24;
-  case ElementType::F8E4M3FN: return 0x1p-9;
-  case ElementType::F8E5M2: return 0x1p-16;
-  }
-  return 0x1p-149;
-}
-
 /// An "elementwise" reference op: the kernel's body on every element of
 /// its first full input's shape, each op exact and rounded to its type.
 std::optional<std::string>

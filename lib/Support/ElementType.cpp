@@ -211,6 +211,26 @@ bool isF8(ElementType type) {
   return type == ElementType::F8E4M3FN || type == ElementType::F8E5M2;
 }
 
+double unitRoundoff(ElementType type) {
+  switch (type) {
+  case ElementType::F32: return 0x1p-24;
+  case ElementType::F16: return 0x1p-11;
+  case ElementType::F8E4M3FN: return 0x1p-4;
+  case ElementType::F8E5M2: return 0x1p-3;
+  }
+  return 0x1p-24;
+}
+
+double smallestSubnormal(ElementType type) {
+  switch (type) {
+  case ElementType::F32: return 0x1p-149;
+  case ElementType::F16: return 0x1p-24;
+  case ElementType::F8E4M3FN: return 0x1p-9;
+  case ElementType::F8E5M2: return 0x1p-16;
+  }
+  return 0x1p-149;
+}
+
 float halfToFloat(uint16_t bits) {
   uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
   uint32_t exponentField = (bits >> 10) & 0x1Fu;

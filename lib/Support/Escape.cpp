@@ -54,38 +54,42 @@ std::string hexEscape(const char *format, unsigned value) {
   return escaped;
 }
 
+/// Appends `text` to `out`: valid UTF-8 other than C1 controls as it is,
+/// and each other unit (one byte, or a C1 control's two) as `escape`
+/// spells it.
+template <typename Escape>
+void appendEscaped(std::string_view text, std::string &out, Escape escape) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = utf8Length(text, i);
+    if (length > 1 && !isC1Control(text, i, length))
+      out.append(text.substr(i, length));
+    else
+      escape(text.substr(i, length > 1 ? length : 1), out);
+    i += length > 1 ? length : 1;
+  }
+}
+
 } // namespace
 
 std::string ipu::escapeText(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const uint8_t c = static_cast<uint8_t>(text[i]);
-    const size_t length = utf8Length(text, i);
-    if (length > 1 && !isC1Control(text, i, length)) {
-      out.append(text.substr(i, length));
-      i += length;
-      continue;
+  appendEscaped(text, out, [](std::string_view unit, std::string &out) {
+    const uint8_t c = static_cast<uint8_t>(unit[0]);
+    switch (unit.size() == 1 ? c : 0) {
+    case '\\': out += "\\\\"; return;
+    case '\n': out += "\\n"; return;
+    case '\r': out += "\\r"; return;
+    case '\t': out += "\\t"; return;
+    default: break;
     }
-    if (length > 1) { // A C1 control: each of its bytes spelled out.
-      out += hexEscape("\\x%02x", c);
-      out += hexEscape("\\x%02x", static_cast<uint8_t>(text[i + 1]));
-      i += 2;
-      continue;
+    if (unit.size() == 1 && c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+      return;
     }
-    switch (c) {
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (c < 0x20 || c >= 0x7F)
-        out += hexEscape("\\x%02x", c);
-      else
-        out += static_cast<char>(c);
-    }
-    ++i;
-  }
+    for (char byte : unit) // Control bytes, stray bytes, a C1 control's two.
+      out += hexEscape("\\x%02x", static_cast<uint8_t>(byte));
+  });
   return out;
 }
 
@@ -111,29 +115,19 @@ std::string ipu::reportValue(std::string_view value) {
 
 std::string ipu::jsonString(std::string_view text) {
   std::string out = "\"";
-  for (size_t i = 0; i < text.size();) {
-    const uint8_t c = static_cast<uint8_t>(text[i]);
-    const size_t length = utf8Length(text, i);
-    if (length > 1 && !isC1Control(text, i, length)) {
-      out.append(text.substr(i, length));
-      i += length;
-      continue;
-    }
-    if (length > 1) { // A C1 control, as the code point it is.
-      out += hexEscape("\\u%04x", static_cast<uint8_t>(text[i + 1]));
-      i += 2;
-      continue;
-    }
-    if (c == '"' || c == '\\') {
+  appendEscaped(text, out, [](std::string_view unit, std::string &out) {
+    // A C1 control as the code point it is; a byte outside valid UTF-8 as
+    // the Latin-1 character it would be.
+    const uint8_t c = static_cast<uint8_t>(unit.size() == 2 ? unit[1] : unit[0]);
+    if (unit.size() == 1 && (c == '"' || c == '\\')) {
       out += '\\';
       out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7F || c == '<' || c == '>' || c == '&') {
-      // A byte outside valid UTF-8 reads as the Latin-1 character it is.
+    } else if (unit.size() == 2 || c < 0x20 || c >= 0x7F || c == '<' || c == '>' ||
+               c == '&') {
       out += hexEscape("\\u%04x", c);
     } else {
       out += static_cast<char>(c);
     }
-    ++i;
-  }
+  });
   return out + "\"";
 }

@@ -28,6 +28,13 @@ unsigned elementBytes(ElementType type);
 std::string_view elementTypeName(ElementType type);
 std::optional<ElementType> parseElementType(std::string_view name);
 bool isF8(ElementType type);
+/// Half the distance from 1 to the next value of `type` (2^-24 for f32,
+/// 2^-11 for f16, 2^-4 for f8E4M3FN, 2^-3 for f8E5M2): the relative error
+/// of rounding to it.
+double unitRoundoff(ElementType type);
+/// The smallest positive value of `type` (a subnormal): where rounding
+/// stops being relative.
+double smallestSubnormal(ElementType type);
 
 /// Decodes one element stored at `bytes` to f32.
 float loadElement(ElementType type, const uint8_t *bytes);
