@@ -1,0 +1,1583 @@
+//===- Timing.cpp - Event-level timing model of one IPU21 exchange phase -===//
+//
+// Sources. "The stack" is the user's hardware-validated stack,
+// osmarks/ipu-stack at ce7c7e9 (its scheduler's phase times matched
+// measured C600 exchange time within 2.6 %, docs/PLANNER_SUGGESTIONS.md);
+// "memo N" is the section of docs/research/ipu21-exchange.md that restates
+// the fact. Paths are inside that stack's crates/.
+//
+// Rules enforced by checkTimedPhase, the per-message ones first (a refusal
+// starts with "rule NAME: tile T" and names a cycle):
+//
+//  tile-range      every tile named is a tile of the model.
+//  message-size    1 <= words <= 4148 (MAX_TRANSFER_WORDS, "exchange count
+//                  outside 1..=4148", ipu-target/src/exchange.rs; memo 3.1).
+//  endpoints       at least one destination, none equal to the source
+//                  ("exchange endpoints must be distinct", DuplicateTile),
+//                  destinations distinct (ipu-target/src/exchange.rs,
+//                  memo 3.1).
+//  alignment       source and destination addresses 4-byte aligned, 8-byte
+//                  for paired messages (memo 3.1, 4).
+//  paired-size     paired: even word count, at least 128 words (64 items,
+//                  paired_multicast; codegen eligibility; memo 4).
+//  paired-receivers paired: receivers are complete physical pairs (p, p ^ 2)
+//                  sharing the one destination address, and neither is the
+//                  sender's partner (paired_multicast, memo 4).
+//  encoding        start >= 0 and every event < 2^31 (event offsets chain
+//                  delay words, MAX_PLAN_OFFSET_CYCLES, so no tighter limit;
+//                  assumption for the int32 range), address spans inside the
+//                  18-bit word address fields (instruction.rs, memo 3.4).
+//                  Not checked here: a 2-word sendpicp must start at an 8-byte
+//                  boundary ("SENDPICP instruction alignment", memo 2.4); the
+//                  encoder pads with a delay word or splits a chunk, which is
+//                  a code-layout concern of the row encoder, not of timing.
+//  receive-before-entry no receive control at event <= 0 ("receive control
+//                  at phase entry", ipu-target/src/exchange.rs, memo 1.5).
+//  send-overlap    a tile's outgoing messages [S, S + events) are disjoint
+//                  ("overlapping outgoing messages", append_sender_at,
+//                  memo 3.1).
+//  receive-overlap incoming streams of a tile are disjoint in mux time
+//                  [X, X + events) ("overlapping receive streams",
+//                  append_receiver_at, memo 2.3).
+//  receive-write-overlap ... and in write time [P, P + events) (same).
+//  receive-controls at most two receive controls of a tile on one event, and
+//                  only one pointer-class (pointer, format) with one
+//                  select-class (source, neutral) issued as one sendpicp; a
+//                  new source replaces the previous stream's neutral on the
+//                  same event (cutover); paired receives share an event with
+//                  no other control ("incompatible simultaneous receive
+//                  controls", receive_events_can_share_instruction; "paired
+//                  receive coincident controls", paired_receiver_row;
+//                  memo 2.4).
+//  send-start      no receive control of a tile on the first two events S,
+//                  S + 1 of a message it sends ("unencodable initial send
+//                  control", earliest_sender_offset, memo 3.1).
+//  memory-element  on one tile, a send's read window [S, S + events) and a
+//                  receive's write window [P, end) touching the same SRAM
+//                  conflict unit (16 KiB element below 0x80000, 32 KiB from
+//                  it) are disjoint in time (memory_safe_transfer_offset,
+//                  validate_exchange_schedule, ipu-target/src/memory.rs; memo
+//                  5.1-5.2). Deviation: the stack's read window runs to the
+//                  sender's row end, at least o + 6 for schedule offset o;
+//                  reads happen only while words are sent, so this model
+//                  (like the brief) uses [S, S + events).
+//  paired-partner  paired: the sender's partner (physical p ^ 2, logical
+//                  l ^ 1) neither sends nor has a receive stream [X, end)
+//                  during [S, S + items) (PartnerBusy reservation,
+//                  PhaseProgramBuilder::append_transfer_at, memo 4).
+//
+// Timing of one receiver d of a message from s sent at S (memo 1.4, 2.2,
+// 2.5; ipu-target/src/exchange.rs multicast / point_to_point rows):
+//   ordinary: X = S + ttm(s, d) + 1; P = X + 52 + 2 row(d), 51 for W = 52;
+//     end = P + W + 5 (6 for W = 52). Controls: source at X; neutral at
+//     X + W unless the next stream on d is ordinary and its X is X + W;
+//     pointer at P unless the previous stream on d is ordinary, this one is
+//     too, and this destination address follows that stream's last word
+//     (carries_pointer).
+//   paired (items I = W / 2, paired_receiver_row; oracle 0 -> {2, 3}, 64
+//     items: 1, 54, 56, 65, 118, horizon 125): X = S + max(ttm(s, d),
+//     ttm(s, d ^ 2)) + 1, shared by the pair; F = X + 51 + 2 row(d); pointer
+//     P = F + 2; format off at F + I; end = F + I + 7. Only the member with
+//     the smaller own ttm (assumption on a tie: the lower physical id) issues
+//     the source at X and the neutral at X + I. Assumptions: both members'
+//     receive paths count as busy in mux time [X, X + I) and write time
+//     [P, P + I); a paired stream never takes part in a cutover or omits its
+//     pointer (carries_pointer needs ordinary streams).
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Exchange/Timing.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+
+using namespace ipu;
+using std::to_string;
+
+//===----------------------------------------------------------------------===//
+// Model and topology
+//===----------------------------------------------------------------------===//
+
+ExchangeTimingModel ipu::ipu21ExchangeTiming() { return {}; }
+
+ExchangeTimingModel ipu::ipu21ExchangeTimingWithTiles(uint32_t tiles) {
+  ExchangeTimingModel model;
+  assert(tiles >= 1 && tiles <= model.tiles && "C600 has 1472 tiles");
+  model.tiles = tiles;
+  return model;
+}
+
+// C600 logical -> physical (c600_logical_to_physical, ipu-target/src/
+// topology.rs; memo 1.2): pairs of logical tiles snake through the 23 rows in
+// 32 blocks; block b sits in column (b / 2) * 4 + (b & 1), lane 1 adds 2.
+uint32_t ipu::c600PhysicalTile(uint32_t logical) {
+  uint32_t pair = logical / 2, lane = logical & 1, block = pair / 23,
+           row = pair % 23;
+  if (block & 1)
+    row = 22 - row;
+  uint32_t column = (block / 2) * 4 + (block & 1);
+  return row * 64 + column + 2 * lane;
+}
+
+uint32_t ipu::c600LogicalTile(uint32_t physical) {
+  uint32_t row = physical >> 6, slot = physical & 63;
+  uint32_t lane = (slot >> 1) & 1, column = slot & ~2u;
+  uint32_t block = (column / 4) * 2 + (column & 1);
+  uint32_t pair = block * 23 + ((block & 1) ? 22 - row : row);
+  return pair * 2 + lane;
+}
+
+namespace {
+
+/// Columns past the spine count from the same edge (memo 1.1).
+int fold(int column) { return column > 7 ? column ^ 15 : column; }
+
+// route_displacement (topology.rs, memo 1.3).
+int routeDisplacement(uint32_t s, uint32_t d) {
+  int sr = (s >> 2) & 15, dr = (d >> 2) & 15;
+  int smux = fold(sr) + ((sr >> 3) ^ int(s & 1));
+  int base = 6 * (fold(dr) - smux);
+  int lane = d & 3, half = dr >> 3;
+  if (lane > 1)
+    return base + (half == int(d & 1) ? 2 : 4);
+  return base + (half == lane ? 1 : 5);
+}
+
+} // namespace
+
+// time_to_mux (topology.rs, memo 1.4); (4c) ^ 60 there is 4 * fold(c).
+int ipu::timeToMux(uint32_t s, uint32_t d) {
+  int sr = (s >> 2) & 15, dr = (d >> 2) & 15, sl = (s >> 2) & 7;
+  int se = 4 * fold(sr), de = 4 * fold(dr);
+  int local = ((s >> 2) & 8) | ((s >> 3) & 3);
+  int crossing = local - dr + ((sl >> 1) ^ 3);
+  int turn = ((s ^ d) & 0x20) == 0 ? sl + 1 : 16 - sl;
+  int rowDelta = 2 * (int(s >> 6) - int(d >> 6));
+  return crossing + se + turn - de + rowDelta +
+         std::abs(routeDisplacement(s, d)) - 34;
+}
+
+// paired_time_to_mux (topology.rs, memo 1.4).
+int ipu::pairedTimeToMux(uint32_t s, uint32_t d) {
+  return std::max(timeToMux(s, d), timeToMux(s, physicalPartner(d)));
+}
+
+//===----------------------------------------------------------------------===//
+// Receiver timing
+//===----------------------------------------------------------------------===//
+
+uint32_t ipu::messageEvents(const TimedMessage &message) {
+  return message.paired ? message.words / 2 : message.words;
+}
+
+namespace {
+
+/// Timing of receiver `d` (physical) relative to S = 0.
+ReceiveTiming receiveOffsets(const ExchangeTimingModel &model, uint32_t s,
+                             uint32_t d, uint32_t words, bool paired) {
+  int64_t rowPhase = int64_t(model.rowPhaseEvents) * physicalRow(d);
+  ReceiveTiming t;
+  if (!paired) {
+    bool early = words == model.earlyPointerWords;
+    t.events = words;
+    t.sourceSelect = timeToMux(s, d) + model.sourceSelectDelay;
+    t.pointer = t.sourceSelect + model.receivePointerDelay + rowPhase - early;
+    t.end = t.pointer + words + model.receiveGuardEvents + early;
+    return t;
+  }
+  int own = timeToMux(s, d), other = timeToMux(s, physicalPartner(d));
+  t.events = words / 2;
+  t.sourceSelect = std::max(own, other) + model.sourceSelectDelay;
+  t.format = t.sourceSelect + model.pairedFormatDelay + rowPhase;
+  t.pointer = t.format + model.pairedPointerDelay;
+  t.end = t.format + t.events + model.pairedGuardEvents;
+  t.early = own < other || (own == other && d < physicalPartner(d));
+  return t;
+}
+
+} // namespace
+
+ReceiveTiming ipu::receiveTiming(const ExchangeTimingModel &model,
+                                 const TimedMessage &message, uint32_t dest) {
+  ReceiveTiming t =
+      receiveOffsets(model, c600PhysicalTile(message.source),
+                     c600PhysicalTile(dest), message.words, message.paired);
+  t.sourceSelect += message.start;
+  t.pointer += message.start;
+  t.end += message.start;
+  if (message.paired)
+    t.format += message.start;
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Derived phase: sends, receive streams and receive controls per tile
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+struct Send {
+  int64_t start, end;
+  uint32_t tile, message;
+};
+
+/// One receiver of one message.
+struct Stream {
+  int64_t x, p, end, format;
+  uint32_t events, tile, message;
+  uint32_t address, bytes;
+  bool paired, early;
+};
+
+enum ControlKind : uint8_t {
+  SourceSelect,
+  NeutralSelect,
+  PointerWrite,
+  FormatOn,
+  FormatOff,
+};
+
+bool isPointerClass(uint8_t kind) { return kind >= PointerWrite; }
+
+const char *controlName(uint8_t kind) {
+  switch (kind) {
+  case SourceSelect:
+    return "source select";
+  case NeutralSelect:
+    return "neutral select";
+  case PointerWrite:
+    return "pointer write";
+  case FormatOn:
+    return "format-on write";
+  default:
+    return "format-off write";
+  }
+}
+
+struct Control {
+  int64_t cycle;
+  uint32_t tile, message;
+  uint8_t kind;
+  bool paired;
+};
+
+/// Sorts `items` by tile (counting sort) and each tile's group by `less`;
+/// returns the group offsets, size tiles + 1.
+template <typename T, typename Less>
+std::vector<size_t> groupByTile(std::vector<T> &items, uint32_t tiles,
+                                Less less) {
+  std::vector<size_t> begin(size_t(tiles) + 1, 0);
+  for (const T &item : items)
+    ++begin[item.tile + 1];
+  for (uint32_t t = 0; t < tiles; ++t)
+    begin[t + 1] += begin[t];
+  std::vector<T> sorted(items.size());
+  std::vector<size_t> next(begin.begin(), begin.end() - 1);
+  for (const T &item : items)
+    sorted[next[item.tile]++] = item;
+  items.swap(sorted);
+  for (uint32_t t = 0; t < tiles; ++t)
+    if (begin[t + 1] - begin[t] > 1)
+      std::sort(items.begin() + begin[t], items.begin() + begin[t + 1], less);
+  return begin;
+}
+
+struct DerivedPhase {
+  std::vector<Send> sends; ///< Per tile, by start.
+  std::vector<size_t> sendBegin;
+  std::vector<Stream> streams; ///< Per tile, by X.
+  std::vector<size_t> streamBegin;
+  std::vector<Control> controls; ///< Per tile, by cycle.
+  std::vector<size_t> controlBegin;
+};
+
+/// Sends and streams of messages that passed the per-message rules.
+void deriveStreams(const ExchangeTimingModel &model,
+                   const std::vector<TimedMessage> &messages,
+                   DerivedPhase &phase) {
+  size_t receivers = 0;
+  for (const TimedMessage &m : messages)
+    receivers += m.dests.size();
+  phase.sends.reserve(messages.size());
+  phase.streams.reserve(receivers);
+  for (uint32_t i = 0; i < messages.size(); ++i) {
+    const TimedMessage &m = messages[i];
+    uint32_t events = messageEvents(m);
+    phase.sends.push_back({m.start, m.start + events, m.source, i});
+    uint32_t s = c600PhysicalTile(m.source);
+    for (uint32_t d : m.dests) {
+      ReceiveTiming t =
+          receiveOffsets(model, s, c600PhysicalTile(d), m.words, m.paired);
+      phase.streams.push_back({m.start + t.sourceSelect, m.start + t.pointer,
+                               m.start + t.end,
+                               m.paired ? m.start + t.format : -1, events, d,
+                               i, m.destAddress, m.words * model.wordBytes,
+                               m.paired, t.early});
+    }
+  }
+  phase.sendBegin =
+      groupByTile(phase.sends, model.tiles, [](const Send &a, const Send &b) {
+        return a.start != b.start ? a.start < b.start : a.message < b.message;
+      });
+  phase.streamBegin = groupByTile(
+      phase.streams, model.tiles, [](const Stream &a, const Stream &b) {
+        return a.x != b.x ? a.x < b.x : a.message < b.message;
+      });
+}
+
+/// Receive controls from the streams (taken in X order per tile, which is
+/// the order of a legal phase's streams).
+void deriveControls(const ExchangeTimingModel &model, DerivedPhase &phase) {
+  std::vector<Control> &out = phase.controls;
+  out.reserve(phase.streams.size() * 3);
+  for (uint32_t t = 0; t < model.tiles; ++t) {
+    size_t begin = phase.streamBegin[t], end = phase.streamBegin[t + 1];
+    for (size_t k = begin; k < end; ++k) {
+      const Stream &s = phase.streams[k];
+      if (s.paired) {
+        if (s.early) {
+          out.push_back({s.x, t, s.message, SourceSelect, true});
+          out.push_back({s.x + s.events, t, s.message, NeutralSelect, true});
+        }
+        out.push_back({s.format, t, s.message, FormatOn, true});
+        out.push_back({s.p, t, s.message, PointerWrite, true});
+        out.push_back({s.format + s.events, t, s.message, FormatOff, true});
+        continue;
+      }
+      out.push_back({s.x, t, s.message, SourceSelect, false});
+      const Stream *next = k + 1 < end ? &phase.streams[k + 1] : nullptr;
+      if (!next || next->paired || next->x != s.x + s.events)
+        out.push_back({s.x + s.events, t, s.message, NeutralSelect, false});
+      const Stream *prev = k > begin ? &phase.streams[k - 1] : nullptr;
+      if (!prev || prev->paired ||
+          uint64_t(prev->address) + prev->bytes != s.address)
+        out.push_back({s.p, t, s.message, PointerWrite, false});
+    }
+  }
+  phase.controlBegin = groupByTile(
+      out, model.tiles, [](const Control &a, const Control &b) {
+        if (a.cycle != b.cycle)
+          return a.cycle < b.cycle;
+        return a.message != b.message ? a.message < b.message
+                                      : a.kind < b.kind;
+      });
+}
+
+/// SRAM conflict unit of a byte address (memo 5.1): 16 KiB elements below
+/// the interleaved base, 32 KiB units from it on.
+uint32_t memoryUnit(const ExchangeTimingModel &model, uint64_t address) {
+  if (address < model.interleavedBase)
+    return uint32_t(address / model.memoryElementBytes);
+  return model.interleavedBase / model.memoryElementBytes +
+         uint32_t((address - model.interleavedBase) /
+                  model.interleavedUnitBytes);
+}
+
+std::string describeUnit(const ExchangeTimingModel &model, uint32_t unit) {
+  uint32_t standard = model.interleavedBase / model.memoryElementBytes;
+  uint64_t base;
+  const char *what;
+  if (unit < standard) {
+    base = uint64_t(unit) * model.memoryElementBytes;
+    what = "16 KiB element";
+  } else {
+    base = model.interleavedBase +
+           uint64_t(unit - standard) * model.interleavedUnitBytes;
+    what = "32 KiB interleaved unit";
+  }
+  char hex[24];
+  snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(base));
+  return std::string(what) + " at " + hex;
+}
+
+std::string hexAddress(uint64_t address) {
+  char hex[24];
+  snprintf(hex, sizeof(hex), "0x%llx",
+           static_cast<unsigned long long>(address));
+  return hex;
+}
+
+std::string messageName(uint32_t index, bool paired) {
+  return std::string(paired ? "paired message " : "message ") +
+         to_string(index);
+}
+
+//===----------------------------------------------------------------------===//
+// Checker
+//===----------------------------------------------------------------------===//
+
+/// The rules that concern one message alone. `stamp` is scratch, one entry
+/// per tile, never equal to `index` on entry.
+std::optional<std::string> checkMessage(const ExchangeTimingModel &model,
+                                        const TimedMessage &m, uint32_t index,
+                                        std::vector<uint32_t> &stamp) {
+  std::string name = messageName(index, m.paired);
+  std::string at = " at cycle " + to_string(m.start);
+  std::string range = " outside 0.." + to_string(model.tiles - 1);
+  if (m.source >= model.tiles)
+    return "rule tile-range: tile " + to_string(m.source) + range +
+           " sends " + name + at;
+  for (uint32_t d : m.dests)
+    if (d >= model.tiles)
+      return "rule tile-range: tile " + to_string(d) + range +
+             " is a destination of " + name + " sent by tile " +
+             to_string(m.source) + at;
+  std::string from = " from tile " + to_string(m.source) + at;
+  if (m.words == 0 || m.words > model.maxMessageWords)
+    return "rule message-size: tile " + to_string(m.source) + " sends " +
+           name + " of " + to_string(m.words) + " words" + at +
+           "; a message carries 1.." + to_string(model.maxMessageWords) +
+           " words";
+  if (m.dests.empty())
+    return "rule endpoints: tile " + to_string(m.source) + " sends " + name +
+           at + " to no destination";
+  for (uint32_t d : m.dests) {
+    if (d == m.source)
+      return "rule endpoints: tile " + to_string(d) + " sends " + name + at +
+             " to itself (a same-tile copy is not an exchange)";
+    if (stamp[d] == index)
+      return "rule endpoints: tile " + to_string(d) +
+             " is named twice as a destination of " + name + from;
+    stamp[d] = index;
+  }
+  uint32_t align = m.paired ? model.pairedAlignBytes : model.wordBytes;
+  if (m.sourceAddress % align)
+    return "rule alignment: tile " + to_string(m.source) + " sends " + name +
+           at + " from " + hexAddress(m.sourceAddress) + ", not " +
+           to_string(align) + "-byte aligned";
+  if (m.destAddress % align)
+    return "rule alignment: tile " + to_string(m.dests[0]) + " receives " +
+           name + from + " at " + hexAddress(m.destAddress) + ", not " +
+           to_string(align) + "-byte aligned";
+  if (m.paired) {
+    if (m.words % 2 || m.words < model.pairedMinWords)
+      return "rule paired-size: tile " + to_string(m.source) + " sends " +
+             name + " of " + to_string(m.words) + " words" + at +
+             "; a paired message needs an even count of at least " +
+             to_string(model.pairedMinWords) + " words";
+    uint32_t partner = logicalPartner(m.source);
+    if (partner >= model.tiles)
+      return "rule paired-partner: tile " + to_string(m.source) + " sends " +
+             name + at + " but its partner tile " + to_string(partner) +
+             " is not a tile of the target";
+    for (uint32_t d : m.dests) {
+      if (d == partner)
+        return "rule paired-receivers: tile " + to_string(d) +
+               ", partner of the sender, receives " + name + from;
+      uint32_t mate = logicalPartner(d);
+      if (mate >= model.tiles || stamp[mate] != index)
+        return "rule paired-receivers: tile " + to_string(d) + " receives " +
+               name + from + " without its partner tile " + to_string(mate);
+    }
+  }
+  if (m.start < 0 || m.start > model.maxEventOffset)
+    return "rule encoding: tile " + to_string(m.source) + " sends " + name +
+           at + ", outside 0.." + to_string(model.maxEventOffset);
+  uint64_t limit = uint64_t(1) << model.addressBits;
+  uint64_t bytes = uint64_t(m.words) * model.wordBytes;
+  if (m.sourceAddress + bytes > limit)
+    return "rule encoding: tile " + to_string(m.source) + " sends " + name +
+           at + " from bytes [" + hexAddress(m.sourceAddress) + ", " +
+           hexAddress(m.sourceAddress + bytes) +
+           ") beyond the 18-bit word address field";
+  if (m.destAddress + bytes > limit)
+    return "rule encoding: tile " + to_string(m.dests[0]) + " receives " +
+           name + from + " into bytes [" + hexAddress(m.destAddress) + ", " +
+           hexAddress(m.destAddress + bytes) +
+           ") beyond the 18-bit word address field";
+  return std::nullopt;
+}
+
+std::string controlText(const Control &c) {
+  return std::string("the ") + controlName(c.kind) + " of " +
+         messageName(c.message, c.paired);
+}
+
+/// Rule receive-controls on one event's controls [begin, end) of a tile.
+std::optional<std::string> checkCoincidence(const Control *begin,
+                                            const Control *end) {
+  size_t count = end - begin;
+  if (count < 2)
+    return std::nullopt;
+  std::string head = "rule receive-controls: tile " +
+                     to_string(begin->tile) + " has ";
+  std::string cycle = " on cycle " + to_string(begin->cycle);
+  if (count > 2) {
+    std::string list;
+    for (const Control *c = begin; c != end; ++c)
+      list += (c == begin ? "" : ", ") + controlText(*c);
+    return head + to_string(count) + " receive controls" + cycle + " (" +
+           list + "); at most a pointer-class and a select-class control "
+                  "share an event";
+  }
+  const Control &a = begin[0], &b = begin[1];
+  std::string pair = controlText(a) + " and " + controlText(b) + cycle;
+  if (a.paired || b.paired)
+    return head + pair + "; a paired receive shares no event with another "
+                         "control";
+  if (isPointerClass(a.kind) == isPointerClass(b.kind))
+    return head + pair + "; only a pointer-class and a select-class control "
+                         "share an event";
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string>
+ipu::checkTimedPhase(const ExchangeTimingModel &model,
+                     const std::vector<TimedMessage> &messages) {
+  assert(messages.size() < kNone && "message indices are 32-bit");
+  {
+    std::vector<uint32_t> stamp(model.tiles, kNone);
+    for (uint32_t i = 0; i < messages.size(); ++i)
+      if (auto error = checkMessage(model, messages[i], i, stamp))
+        return error;
+  }
+
+  DerivedPhase phase;
+  deriveStreams(model, messages, phase);
+
+  // receive-before-entry and encoding of every receiver's events. The first
+  // control of a stream is its source select (the pair's, for paired).
+  for (const Stream &s : phase.streams) {
+    if (s.x <= 0) {
+      uint8_t kind = !s.paired || s.early ? SourceSelect : FormatOn;
+      int64_t cycle = kind == SourceSelect ? s.x : s.format;
+      if (cycle <= 0)
+        return "rule receive-before-entry: tile " + to_string(s.tile) +
+               " has the " + controlName(kind) + " of " +
+               messageName(s.message, s.paired) + " at cycle " +
+               to_string(cycle) + ", not after phase entry (event 0)";
+    }
+    if (s.end > model.maxEventOffset)
+      return "rule encoding: tile " + to_string(s.tile) + " receives " +
+             messageName(s.message, s.paired) + " until cycle " +
+             to_string(s.end) + ", beyond event " +
+             to_string(model.maxEventOffset);
+  }
+
+  // send-overlap: sorted by start, neighbours suffice.
+  for (uint32_t t = 0; t < model.tiles; ++t)
+    for (size_t k = phase.sendBegin[t] + 1; k < phase.sendBegin[t + 1]; ++k) {
+      const Send &prev = phase.sends[k - 1], &cur = phase.sends[k];
+      if (cur.start < prev.end)
+        return "rule send-overlap: tile " + to_string(t) + " sends " +
+               messageName(cur.message, messages[cur.message].paired) +
+               " from cycle " + to_string(cur.start) + " while " +
+               messageName(prev.message, messages[prev.message].paired) +
+               " is still sending until cycle " + to_string(prev.end);
+    }
+
+  // receive-overlap (mux time), then receive-write-overlap (write time).
+  {
+    std::vector<const Stream *> byWrite;
+    for (uint32_t t = 0; t < model.tiles; ++t) {
+      size_t begin = phase.streamBegin[t], end = phase.streamBegin[t + 1];
+      for (size_t k = begin + 1; k < end; ++k) {
+        const Stream &prev = phase.streams[k - 1], &cur = phase.streams[k];
+        if (cur.x < prev.x + prev.events)
+          return "rule receive-overlap: tile " + to_string(t) + " receives " +
+                 messageName(cur.message, cur.paired) + " from cycle " +
+                 to_string(cur.x) + " while " +
+                 messageName(prev.message, prev.paired) +
+                 " is still arriving until cycle " +
+                 to_string(prev.x + prev.events) + " (mux time)";
+      }
+      byWrite.clear();
+      for (size_t k = begin; k < end; ++k)
+        byWrite.push_back(&phase.streams[k]);
+      std::sort(byWrite.begin(), byWrite.end(),
+                [](const Stream *a, const Stream *b) {
+                  return a->p != b->p ? a->p < b->p : a->message < b->message;
+                });
+      for (size_t k = 1; k < byWrite.size(); ++k) {
+        const Stream &prev = *byWrite[k - 1], &cur = *byWrite[k];
+        if (cur.p < prev.p + prev.events)
+          return "rule receive-write-overlap: tile " + to_string(t) +
+                 " writes " + messageName(cur.message, cur.paired) +
+                 " from cycle " + to_string(cur.p) + " while " +
+                 messageName(prev.message, prev.paired) +
+                 " is still writing until cycle " +
+                 to_string(prev.p + prev.events);
+      }
+    }
+  }
+
+  // receive-controls, then send-start (controls and sends both sorted).
+  deriveControls(model, phase);
+  for (uint32_t t = 0; t < model.tiles; ++t) {
+    const Control *begin = phase.controls.data() + phase.controlBegin[t],
+                  *end = phase.controls.data() + phase.controlBegin[t + 1];
+    for (const Control *c = begin; c != end;) {
+      const Control *same = c;
+      while (same != end && same->cycle == c->cycle)
+        ++same;
+      if (auto error = checkCoincidence(c, same))
+        return error;
+      c = same;
+    }
+    const Send *send = phase.sends.data() + phase.sendBegin[t],
+               *sendEnd = phase.sends.data() + phase.sendBegin[t + 1];
+    for (const Control *c = begin; c != end; ++c) {
+      // The last send starting at or before the control is the only one
+      // whose first events it can hit.
+      while (send + 1 < sendEnd && send[1].start <= c->cycle)
+        ++send;
+      if (send == sendEnd || send->start > c->cycle)
+        continue;
+      int64_t offset = c->cycle - send->start;
+      if (offset < model.sendStartEvents)
+        return "rule send-start: tile " + to_string(t) + " has " +
+               controlText(*c) + " on cycle " + to_string(c->cycle) +
+               ", event " + to_string(offset) + " of its own " +
+               messageName(send->message, messages[send->message].paired) +
+               " sent from cycle " + to_string(send->start) +
+               " (a message's first " + to_string(model.sendStartEvents) +
+               " events carry no receive control)";
+    }
+  }
+
+  // memory-element: per (tile, unit), sweep windows by start and keep the
+  // longest-running read and write seen so far.
+  {
+    struct Access {
+      uint64_t key;
+      int64_t start, end;
+      uint32_t message;
+      bool write;
+    };
+    uint64_t units =
+        memoryUnit(model, (uint64_t(1) << model.addressBits) - 1) + 1;
+    std::vector<Access> accesses;
+    accesses.reserve(phase.sends.size() + phase.streams.size());
+    auto addSpan = [&](uint32_t tile, uint64_t address, uint64_t bytes,
+                       int64_t start, int64_t end, uint32_t message,
+                       bool write) {
+      uint32_t first = memoryUnit(model, address),
+               last = memoryUnit(model, address + bytes - 1);
+      for (uint32_t u = first; u <= last; ++u)
+        accesses.push_back({tile * units + u, start, end, message, write});
+    };
+    for (const Send &s : phase.sends) {
+      const TimedMessage &m = messages[s.message];
+      addSpan(s.tile, m.sourceAddress, uint64_t(m.words) * model.wordBytes,
+              s.start, s.end, s.message, false);
+    }
+    for (const Stream &s : phase.streams)
+      addSpan(s.tile, s.address, s.bytes, s.p, s.end, s.message, true);
+    std::sort(accesses.begin(), accesses.end(),
+              [](const Access &a, const Access &b) {
+                if (a.key != b.key)
+                  return a.key < b.key;
+                if (a.start != b.start)
+                  return a.start < b.start;
+                return a.message < b.message;
+              });
+    const Access *lastRead = nullptr, *lastWrite = nullptr;
+    for (size_t k = 0; k < accesses.size(); ++k) {
+      const Access &a = accesses[k];
+      if (k == 0 || accesses[k - 1].key != a.key)
+        lastRead = lastWrite = nullptr;
+      const Access *other = a.write ? lastRead : lastWrite;
+      if (other && other->end > a.start) {
+        uint32_t tile = uint32_t(a.key / units), unit = uint32_t(a.key % units);
+        const TimedMessage &mine = messages[a.message],
+                           &theirs = messages[other->message];
+        return "rule memory-element: tile " + to_string(tile) +
+               (a.write ? " writes " : " reads ") +
+               messageName(a.message, mine.paired) + " in the " +
+               describeUnit(model, unit) + " from cycle " +
+               to_string(a.start) + " while " +
+               messageName(other->message, theirs.paired) +
+               (a.write ? " reads it" : " writes it") + " until cycle " +
+               to_string(other->end);
+      }
+      const Access *&mineLast = a.write ? lastWrite : lastRead;
+      if (!mineLast || mineLast->end < a.end)
+        mineLast = &a;
+    }
+  }
+
+  // paired-partner: the partner's sends are disjoint and sorted, and its
+  // streams sorted by X end in order once they are serialised.
+  for (uint32_t i = 0; i < messages.size(); ++i) {
+    const TimedMessage &m = messages[i];
+    if (!m.paired)
+      continue;
+    uint32_t q = logicalPartner(m.source);
+    int64_t begin = m.start, end = m.start + messageEvents(m);
+    std::string reservation = " while " + messageName(i, true) + " of tile " +
+                              to_string(m.source) +
+                              " occupies its exchange path during [" +
+                              to_string(begin) + ", " + to_string(end) + ")";
+    auto firstSend = std::partition_point(
+        phase.sends.begin() + phase.sendBegin[q],
+        phase.sends.begin() + phase.sendBegin[q + 1],
+        [&](const Send &s) { return s.end <= begin; });
+    if (firstSend != phase.sends.begin() + phase.sendBegin[q + 1] &&
+        firstSend->start < end)
+      return "rule paired-partner: tile " + to_string(q) + " sends " +
+             messageName(firstSend->message,
+                         messages[firstSend->message].paired) +
+             " during [" + to_string(firstSend->start) + ", " +
+             to_string(firstSend->end) + ") from cycle " +
+             to_string(std::max(begin, firstSend->start)) + reservation;
+    auto firstStream = std::partition_point(
+        phase.streams.begin() + phase.streamBegin[q],
+        phase.streams.begin() + phase.streamBegin[q + 1],
+        [&](const Stream &s) { return s.end <= begin; });
+    if (firstStream != phase.streams.begin() + phase.streamBegin[q + 1] &&
+        firstStream->x < end)
+      return "rule paired-partner: tile " + to_string(q) + " receives " +
+             messageName(firstStream->message, firstStream->paired) +
+             " during [" + to_string(firstStream->x) + ", " +
+             to_string(firstStream->end) + ") from cycle " +
+             to_string(std::max(begin, firstStream->x)) + reservation;
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Phase timing and code estimate
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Delay words to advance `gap` events with instructions that advance at
+/// most `free` events on their own.
+uint64_t delayWords(const ExchangeTimingModel &model, int64_t gap,
+                    int64_t free) {
+  if (gap <= free)
+    return 0;
+  return uint64_t(gap - free + model.delayMaxEvents - 1) / model.delayMaxEvents;
+}
+
+/// sendoff words after a send / sendpic(p) head for a chunk of `events`.
+uint64_t sendoffWords(const ExchangeTimingModel &model, int64_t events) {
+  if (events <= model.sendHeadWords)
+    return 0;
+  return uint64_t(events - model.sendHeadWords + model.sendoffWords - 1) /
+         model.sendoffWords;
+}
+
+/// Instruction words of one tile's row (memo 6): sends cut at the controls
+/// inside them, controls outside messages as delaypic / delayxpic /
+/// directionless sendpicp, delay words for long gaps, and the return.
+uint64_t rowWords(const ExchangeTimingModel &model, const Send *send,
+                  const Send *sendEnd, const Control *control,
+                  const Control *controlEnd, uint64_t idleRows) {
+  uint64_t words = 1 + idleRows; // Return; a delay per partner idle row.
+  int64_t cur = 0;
+  // One event's controls: 1 word, or 2 for a pointer + select sendpicp.
+  auto group = [&](const Control *&c, bool &both) {
+    const Control *first = c;
+    both = false;
+    for (++c; c != controlEnd && c->cycle == first->cycle; ++c)
+      both = true;
+    return first;
+  };
+  auto outside = [&](const Control *&c) {
+    bool both;
+    const Control *first = group(c, both);
+    int64_t gap = first->cycle - cur;
+    if (both)
+      words += 2 + delayWords(model, gap, 1);
+    else if (isPointerClass(first->kind))
+      words += 1 + delayWords(model, gap, model.delaypicMaxEvents);
+    else
+      words += 1 + delayWords(model, gap, model.delayxpicMaxEvents);
+    cur = first->cycle;
+  };
+  for (; send != sendEnd; ++send) {
+    while (control != controlEnd && control->cycle < send->start)
+      outside(control);
+    words += delayWords(model, send->start - cur, 0);
+    // Controls inside the message start a sendpic(p) one event before them.
+    int64_t segment = send->start;
+    uint64_t head = 1; // send
+    while (control != controlEnd && control->cycle <= send->end) {
+      bool both;
+      const Control *first = group(control, both);
+      int64_t split = std::max(segment, first->cycle - 1);
+      words += head + sendoffWords(model, split - segment);
+      head = both ? 2 : 1;
+      segment = split;
+    }
+    words += head + sendoffWords(model, send->end - segment);
+    cur = send->end;
+  }
+  while (control != controlEnd)
+    outside(control);
+  return words;
+}
+
+} // namespace
+
+PhaseTiming ipu::timePhase(const ExchangeTimingModel &model,
+                           const std::vector<TimedMessage> &messages) {
+  PhaseTiming timing;
+  DerivedPhase phase;
+  deriveStreams(model, messages, phase);
+  deriveControls(model, phase);
+  for (const Send &s : phase.sends)
+    timing.horizon = std::max(timing.horizon, s.end);
+  for (const Stream &s : phase.streams)
+    timing.horizon = std::max(timing.horizon, s.end);
+  if (!messages.empty())
+    timing.cycles = timing.horizon + model.phaseFixedCycles;
+  for (const Control &c : phase.controls)
+    ++(isPointerClass(c.kind) ? timing.pointerEvents : timing.sourceEvents);
+  std::vector<uint32_t> idleRows(model.tiles, 0);
+  for (const TimedMessage &m : messages)
+    if (m.paired && logicalPartner(m.source) < model.tiles)
+      ++idleRows[logicalPartner(m.source)];
+  uint64_t words = 0;
+  for (uint32_t t = 0; t < model.tiles; ++t)
+    words += rowWords(model, phase.sends.data() + phase.sendBegin[t],
+                      phase.sends.data() + phase.sendBegin[t + 1],
+                      phase.controls.data() + phase.controlBegin[t],
+                      phase.controls.data() + phase.controlBegin[t + 1],
+                      idleRows[t]);
+  timing.codeBytes = words * model.instructionBytes;
+  return timing;
+}
+
+//===----------------------------------------------------------------------===//
+// Scheduler
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What one event of one tile already holds, as the scheduler tracks it.
+enum EventBits : uint8_t {
+  kPointerBit = 1,   ///< A pointer-class control (pointer, format).
+  kSelectBit = 2,    ///< A select-class control (source, neutral).
+  kPairedBit = 4,    ///< One of them belongs to a paired stream.
+  kSendStartBit = 8, ///< First two events of a message the tile sends.
+};
+constexpr uint8_t kControlBits = kPointerBit | kSelectBit;
+
+/// True when `add` cannot join `have` on one event of one tile (rules
+/// receive-controls and send-start).
+bool clashes(uint8_t have, uint8_t add) {
+  if ((have & kSendStartBit) && (add & kControlBits))
+    return true;
+  if ((add & kSendStartBit) && (have & kControlBits))
+    return true;
+  if (have & add & kControlBits)
+    return true;
+  return (have & kControlBits) && (add & kControlBits) &&
+         ((have | add) & kPairedBit);
+}
+
+/// (tile, event) -> EventBits, four bits per event in pages of 4096 events
+/// per tile, allocated on first use: a tile's controls and send starts lie
+/// close together, so one page usually serves a whole message.
+class EventTable {
+public:
+  explicit EventTable(uint32_t tiles) : pages(tiles) {}
+
+  uint8_t get(uint32_t tile, int64_t cycle) const {
+    assert(cycle >= 0);
+    const std::vector<std::unique_ptr<uint8_t[]>> &list = pages[tile];
+    size_t page = size_t(cycle) >> kPageBits;
+    if (page >= list.size() || !list[page])
+      return 0;
+    uint8_t byte = list[page][(cycle & kPageMask) >> 1];
+    return cycle & 1 ? byte >> 4 : byte & 15;
+  }
+
+  void add(uint32_t tile, int64_t cycle, uint8_t bits) {
+    assert(cycle >= 0 && bits < 16);
+    std::vector<std::unique_ptr<uint8_t[]>> &list = pages[tile];
+    size_t page = size_t(cycle) >> kPageBits;
+    if (page >= list.size())
+      list.resize(page + 1);
+    if (!list[page])
+      list[page].reset(new uint8_t[kPageEvents / 2]());
+    list[page][(cycle & kPageMask) >> 1] |= cycle & 1 ? bits << 4 : bits;
+  }
+
+private:
+  static constexpr unsigned kPageBits = 12;
+  static constexpr size_t kPageEvents = size_t(1) << kPageBits;
+  static constexpr int64_t kPageMask = kPageEvents - 1;
+  std::vector<std::vector<std::unique_ptr<uint8_t[]>>> pages;
+};
+
+/// Free time of one resource: disjoint gaps sorted by start, the last one
+/// open-ended. Each gap names what bounds it on either side (a placed
+/// stream's index, or kNone), so that the mux timeline of a receiver also
+/// answers who its neighbours are. Gaps live in blocks of up to 16 taken
+/// from a pool; each block's end and longest gap sit in flat arrays in time
+/// order, so that a search binary-searches those and skips whole blocks of
+/// gaps too short for it. Times are below 2^31 (rule encoding).
+class GapTimeline {
+public:
+  static constexpr int32_t kOpenEnd = std::numeric_limits<int32_t>::max();
+  static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  struct Gap {
+    int32_t start, end;
+    uint32_t before, after; ///< What ends at start, starts at end.
+  };
+  /// A free window: [start, start + length) fits, and so does any later
+  /// start up to freeUntil - length.
+  struct Fit {
+    int64_t start, freeUntil;
+  };
+
+  GapTimeline() : index{{kOpenEnd, kOpenEnd, 0}}, pool(1) {
+    pool[0].count = 1;
+    pool[0].gaps[0] = {0, kOpenEnd, kNone, kNone};
+  }
+
+  /// The earliest s >= t with [s, s + length) free. `hint` is a block
+  /// position to search from, updated to the block of the answer: a caller
+  /// asking for later and later t saves the binary search.
+  Fit earliest(int64_t t, int64_t length, size_t &hint) const {
+    if (t >= tailStart)
+      return {t, kOpenEnd};
+    assert(t + length < kOpenEnd && "event beyond 2^31");
+    size_t b = hint;
+    if (b >= index.size() || (b > 0 && index[b - 1].end > t)) {
+      b = blockEndingAfter(t);
+    } else {
+      for (int steps = 0; index[b].end <= t; ++b)
+        if (++steps == 4) {
+          b = blockEndingAfter(t);
+          break;
+        }
+    }
+    hint = b;
+    if (index[b].longest >= length) {
+      const Block &block = pool[index[b].block];
+      const Gap *g = gapEndingAfter(block, t), *end = block.gaps + block.count;
+      int64_t s = std::max<int64_t>(g->start, t);
+      if (g->end - s >= length)
+        return {s, g->end};
+      for (++g; g != end; ++g)
+        if (g->end - g->start >= length)
+          return {g->start, g->end};
+    }
+    for (++b;; ++b) {
+      if (index[b].longest < length)
+        continue;
+      hint = b;
+      const Block &block = pool[index[b].block];
+      for (const Gap *g = block.gaps, *end = g + block.count; g != end; ++g)
+        if (g->end - g->start >= length)
+          return {g->start, g->end};
+    }
+  }
+
+  /// The first gap ending after t; it holds t unless t is busy.
+  const Gap &gapAround(int64_t t) const {
+    return *gapEndingAfter(pool[index[blockEndingAfter(t)].block], t);
+  }
+
+  /// Marks [s, s + length) busy by `id`; it must lie in one gap.
+  void reserve(int64_t s, int64_t length, uint32_t id = kNone) {
+    assert(s >= 0 && s + length < kOpenEnd && "event beyond 2^31");
+    size_t b = blockEndingAfter(s);
+    Block &block = pool[index[b].block];
+    Gap *g = const_cast<Gap *>(gapEndingAfter(block, s));
+    Gap old = *g;
+    int32_t from = int32_t(s), to = int32_t(s + length);
+    assert(old.start <= from && to <= old.end && "reserving busy time");
+    Gap *end = block.gaps + block.count;
+    if (old.start == from && to == old.end) {
+      std::copy(g + 1, end, g);
+      --block.count;
+    } else if (old.start == from) {
+      g->start = to;
+      g->before = id;
+    } else if (to == old.end) {
+      g->end = from;
+      g->after = id;
+    } else {
+      std::copy_backward(g + 1, end, end + 1);
+      g->end = from;
+      g->after = id;
+      g[1] = {to, old.end, id, old.after};
+      ++block.count;
+    }
+    if (old.end == kOpenEnd) {
+      const Block &last = pool[index.back().block];
+      tailStart = last.gaps[last.count - 1].start;
+    }
+    // The open-ended gap is never used up, so only an inner block empties.
+    if (block.count == 0) {
+      spare.push_back(index[b].block);
+      index.erase(index.begin() + b);
+      return;
+    }
+    if (block.count == kCapacity) {
+      uint32_t id = newBlock();
+      Block &full = pool[index[b].block], &upper = pool[id];
+      uint32_t half = kCapacity / 2;
+      upper.count = kCapacity - half;
+      std::copy(full.gaps + half, full.gaps + kCapacity, upper.gaps);
+      full.count = half;
+      index.insert(index.begin() + b + 1, {0, 0, id});
+      summarise(b + 1);
+    }
+    summarise(b);
+  }
+
+  /// Marks [s, s + length) busy, whatever of it is busy already.
+  void reserveUnion(int64_t s, int64_t length) {
+    int64_t e = s + length;
+    while (s < e) {
+      const Gap &g = gapAround(s);
+      if (g.start >= e)
+        return;
+      int64_t from = std::max<int64_t>(g.start, s),
+              to = std::min<int64_t>(g.end, e);
+      reserve(from, to - from);
+      s = to;
+    }
+  }
+
+private:
+  static constexpr uint32_t kCapacity = 16;
+  struct Block {
+    uint32_t count = 0;
+    Gap gaps[kCapacity];
+  };
+  struct Summary {
+    int32_t end;     ///< The block's last gap's end.
+    int32_t longest; ///< Its longest gap.
+    uint32_t block;  ///< Its index in pool.
+  };
+  int64_t tailStart = 0;        ///< Start of the open-ended gap.
+  std::vector<Summary> index;   ///< The blocks in time order.
+  std::vector<Block> pool;
+  std::vector<uint32_t> spare;   ///< Unused pool entries.
+
+  uint32_t newBlock() {
+    if (!spare.empty()) {
+      uint32_t id = spare.back();
+      spare.pop_back();
+      return id;
+    }
+    pool.emplace_back();
+    return uint32_t(pool.size() - 1);
+  }
+  void summarise(size_t b) {
+    const Block &block = pool[index[b].block];
+    index[b].end = block.gaps[block.count - 1].end;
+    int32_t most = 0;
+    for (uint32_t i = 0; i < block.count; ++i)
+      most = std::max(most, block.gaps[i].end - block.gaps[i].start);
+    index[b].longest = most;
+  }
+  static const Gap *gapEndingAfter(const Block &block, int64_t t) {
+    return std::upper_bound(block.gaps, block.gaps + block.count, t,
+                            [](int64_t v, const Gap &g) { return v < g.end; });
+  }
+  size_t blockEndingAfter(int64_t t) const {
+    return std::upper_bound(index.begin(), index.end(), t,
+                            [](int64_t v, const Summary &b) {
+                              return v < b.end;
+                            }) -
+           index.begin();
+  }
+};
+
+/// A stream placed on a receiver, for its neighbours' cutover, pointer and
+/// write-time rules.
+struct PlacedStream {
+  int64_t events;
+  int64_t lead; ///< P - X.
+  uint64_t address, bytes;
+  bool paired, pointerOmitted;
+};
+
+/// Places messages one at a time, each at the earliest start that keeps every
+/// rule given the messages placed before it, anywhere in time (gaps left by
+/// earlier messages are filled). Per tile it keeps the free time of its
+/// sender and receive mux (whose gaps also name the neighbouring streams,
+/// which give the write-time, cutover and pointer rules), of each SRAM unit
+/// the phase both reads and writes there, and with paired messages of its
+/// receive activity and partner reservations; receive controls and send
+/// starts in an EventTable.
+///
+/// Cost: each constraint is asked again only when the candidate start leaves
+/// the free window it last reported, a question costs O(log gaps) plus the
+/// blocks of too-short gaps it skips, and the event, neighbour and unit
+/// checks are O(1) per receiver. Measured (see ExchangeTimingTest): 500k
+/// single-destination messages on 1472 tiles take about 2.4-2.8 s on a busy
+/// 2-core machine where scheduleGreedy takes 0.8-1.0 s on the same phase.
+class TimedScheduler {
+public:
+  /// `sharedUnits`: per tile, the SRAM units (bit u) that the phase both
+  /// reads and writes there; only those need their busy time kept.
+  TimedScheduler(const ExchangeTimingModel &model,
+                 std::vector<uint64_t> sharedUnits, bool anyPaired)
+      : model(model), anyPaired(anyPaired),
+        units(memoryUnit(model, (uint64_t(1) << model.addressBits) - 1) + 1),
+        sharedUnits(std::move(sharedUnits)), events(model.tiles),
+        send(model.tiles), mux(model.tiles),
+        unitIndex(size_t(model.tiles) * units * 2, -1),
+        activity(anyPaired ? model.tiles : 0),
+        reservations(anyPaired ? model.tiles : 0) {
+    assert(units <= 64 && "unit masks are 64-bit");
+  }
+
+  /// Whether a paired message of `words` from `source` to `dests` has
+  /// receive rows without coincident controls (paired_receiver_row).
+  bool pairedRowsFit(uint32_t source, const std::vector<uint32_t> &dests,
+                     uint32_t words) const {
+    uint32_t s = c600PhysicalTile(source);
+    for (uint32_t d : dests) {
+      ReceiveTiming at =
+          receiveOffsets(model, s, c600PhysicalTile(d), words, true);
+      if (!at.early)
+        continue;
+      int64_t neutral = at.sourceSelect + at.events;
+      if (neutral == at.format || neutral == at.pointer)
+        return false;
+    }
+    return true;
+  }
+
+  TimedMessage place(uint32_t source, const std::vector<uint32_t> &dests,
+                     uint32_t words, uint32_t sourceAddress,
+                     uint32_t destAddress, bool paired);
+
+private:
+  struct Receiver {
+    uint32_t tile;
+    ReceiveTiming at; ///< Relative to S = 0.
+  };
+  /// A receiver's stream at one X: its neighbours in X order and which of
+  /// its controls exist.
+  struct Slot {
+    const PlacedStream *prev = nullptr, *next = nullptr;
+    int64_t prevEnd = 0, nextX = 0; ///< Mux end of prev, X of next.
+    bool pointer = true, neutral = true, cutover = false;
+  };
+  struct Control {
+    int64_t cycle;
+    uint8_t bits;
+  };
+
+  const ExchangeTimingModel &model;
+  bool anyPaired;
+  uint32_t units;
+  std::vector<uint64_t> sharedUnits;
+  EventTable events;
+  std::vector<PlacedStream> streams; ///< Indexed by the mux gaps' ids.
+  std::vector<GapTimeline> send, mux;
+  /// Per (tile, unit, read / write), an index into unitTimes or -1.
+  std::vector<int32_t> unitIndex;
+  std::vector<GapTimeline> unitTimes;
+  /// With paired messages: per tile, the union of its streams' [X, end),
+  /// and the [S, S + items) its partner borrows its path.
+  std::vector<GapTimeline> activity, reservations;
+  std::vector<Receiver> receivers; ///< Scratch.
+
+  const GapTimeline *unitTime(uint32_t tile, uint32_t unit, bool write) const {
+    if (!(sharedUnits[tile] >> unit & 1))
+      return nullptr;
+    int32_t i = unitIndex[(size_t(tile) * units + unit) * 2 + write];
+    return i < 0 ? nullptr : &unitTimes[i];
+  }
+  GapTimeline *unitTime(uint32_t tile, uint32_t unit, bool write) {
+    if (!(sharedUnits[tile] >> unit & 1))
+      return nullptr;
+    int32_t &i = unitIndex[(size_t(tile) * units + unit) * 2 + write];
+    if (i < 0) {
+      i = int32_t(unitTimes.size());
+      unitTimes.emplace_back();
+    }
+    return &unitTimes[i];
+  }
+
+  /// Neighbours of a stream at x whose mux window [x, x + length) is free.
+  Slot slotOf(uint32_t tile, int64_t x, int64_t length, uint64_t address,
+              bool paired) const {
+    Slot slot;
+    const GapTimeline::Gap &gap = mux[tile].gapAround(x);
+    assert(gap.start <= x && gap.end - x >= length && "slot of busy time");
+    int64_t gapStart = gap.start, gapEnd = gap.end;
+    if (gap.before != GapTimeline::kNone) {
+      slot.prev = &streams[gap.before];
+      slot.prevEnd = gapStart;
+    }
+    if (gap.after != GapTimeline::kNone) {
+      slot.next = &streams[gap.after];
+      slot.nextX = gapEnd;
+    }
+    if (paired)
+      return slot;
+    const PlacedStream *prev = slot.prev, *next = slot.next;
+    slot.pointer =
+        !prev || prev->paired || prev->address + prev->bytes != address;
+    slot.cutover = prev && !prev->paired && gapStart == x;
+    slot.neutral = !next || next->paired || gapEnd != x + length;
+    return slot;
+  }
+
+  /// The receive controls of one receiver for a message starting at S.
+  size_t controlsOf(const ReceiveTiming &at, const Slot &slot, int64_t start,
+                    bool paired, Control out[5]) const {
+    int64_t x = start + at.sourceSelect, p = start + at.pointer;
+    int64_t length = at.events;
+    size_t n = 0;
+    if (paired) {
+      int64_t f = start + at.format;
+      uint8_t select = kSelectBit | kPairedBit,
+              pointer = kPointerBit | kPairedBit;
+      if (at.early) {
+        out[n++] = {x, select};
+        out[n++] = {x + length, select};
+      }
+      out[n++] = {f, pointer};
+      out[n++] = {p, pointer};
+      out[n++] = {f + length, pointer};
+      return n;
+    }
+    out[n++] = {x, kSelectBit};
+    if (slot.neutral && slot.pointer && p == x + length) {
+      out[n++] = {p, kSelectBit | kPointerBit};
+      return n;
+    }
+    if (slot.neutral)
+      out[n++] = {x + length, kSelectBit};
+    if (slot.pointer)
+      out[n++] = {p, kPointerBit};
+    return n;
+  }
+
+  /// One busy-time constraint of the message being placed: with start S,
+  /// [S + offset, S + offset + length) must be free in `time`. Starts in
+  /// [lo, hi] are known to satisfy it.
+  struct Constraint {
+    const GapTimeline *time;
+    int64_t offset, length, lo, hi;
+    size_t hint;
+  };
+  /// Scratch: the sender's and receivers' mux time, which move the start
+  /// most often, and the rest, asked only at starts the first allow.
+  std::vector<Constraint> primary, secondary;
+
+  static void addConstraint(std::vector<Constraint> &to,
+                            const GapTimeline *time, int64_t offset,
+                            int64_t length) {
+    if (time)
+      to.push_back({time, offset, length, 0, -1, ~size_t(0)});
+  }
+  /// The least start >= `start` that every constraint of `list` allows.
+  static int64_t fitConstraints(std::vector<Constraint> &list, int64_t start);
+  /// `start` if the message's receive controls, send starts and write
+  /// windows fit there, else a later start to try. Leaves each receiver's
+  /// slot at `start` in `slots`.
+  int64_t checkControls(uint32_t source, int64_t start, int64_t length,
+                        uint64_t destAddress, uint64_t bytes, bool paired);
+  std::vector<Slot> slots; ///< Scratch, per receiver.
+};
+
+int64_t TimedScheduler::fitConstraints(std::vector<Constraint> &list,
+                                       int64_t start) {
+  // Re-query only the constraints whose known window misses the candidate;
+  // each query moves to that constraint's next free window.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (Constraint &c : list) {
+      if (c.lo <= start && start <= c.hi)
+        continue;
+      GapTimeline::Fit fit =
+          c.time->earliest(start + c.offset, c.length, c.hint);
+      c.lo = fit.start - c.offset;
+      c.hi = fit.freeUntil == GapTimeline::kOpenEnd
+                 ? GapTimeline::kOpenEnd
+                 : fit.freeUntil - c.length - c.offset;
+      if (c.lo > start) {
+        start = c.lo;
+        moved = true;
+      }
+    }
+  }
+  return start;
+}
+
+int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
+                                      int64_t length, uint64_t destAddress,
+                                      uint64_t bytes, bool paired) {
+  int64_t next = start;
+  slots.clear();
+  Control controls[5];
+  for (const Receiver &r : receivers) {
+    int64_t x = start + r.at.sourceSelect;
+    Slot slot = slotOf(r.tile, x, length, destAddress, paired);
+    slots.push_back(slot);
+    // receive-write-overlap: write windows [X + lead, X + events + lead)
+    // are disjoint when each stream's ends before the next one's in X order
+    // starts, so only the neighbours matter.
+    int64_t lead = r.at.pointer - r.at.sourceSelect;
+    if (slot.prev && x + lead < slot.prevEnd + slot.prev->lead)
+      next = std::max(next, start + slot.prevEnd + slot.prev->lead - lead - x);
+    if (slot.next && x + length + lead > slot.nextX + slot.next->lead)
+      next = std::max(next, start + slot.nextX + slot.next->events - x);
+    // A stream that omits its pointer, continuing the one before, must keep
+    // that predecessor: go past it.
+    if (slot.next && slot.next->pointerOmitted &&
+        (paired || destAddress + bytes != slot.next->address))
+      next = std::max(next, start + slot.nextX + slot.next->events - x);
+    size_t n = controlsOf(r.at, slot, start, paired, controls);
+    for (size_t k = 0; k < n; ++k) {
+      uint8_t have = events.get(r.tile, controls[k].cycle);
+      if (slot.cutover && controls[k].cycle == x)
+        have &= ~kSelectBit; // The new source replaces the neutral.
+      if (clashes(have, controls[k].bits))
+        next = std::max(next, start + 1);
+    }
+  }
+  for (uint32_t k = 0; k < model.sendStartEvents; ++k)
+    if (clashes(events.get(source, start + k), kSendStartBit))
+      next = std::max(next, start + k + 1);
+  return next;
+}
+
+TimedMessage TimedScheduler::place(uint32_t source,
+                                   const std::vector<uint32_t> &dests,
+                                   uint32_t words, uint32_t sourceAddress,
+                                   uint32_t destAddress, bool paired) {
+  int64_t length = paired ? words / 2 : words;
+  uint64_t bytes = uint64_t(words) * model.wordBytes;
+  uint32_t s = c600PhysicalTile(source);
+  // receive-before-entry: every source select at event >= 1.
+  int64_t start = 0;
+  receivers.clear();
+  for (uint32_t d : dests) {
+    Receiver r{d, receiveOffsets(model, s, c600PhysicalTile(d), words, paired)};
+    start = std::max<int64_t>(start, 1 - r.at.sourceSelect);
+    receivers.push_back(r);
+  }
+
+  // Busy time: send-overlap; receive-overlap in mux time;
+  // memory-element on both sides; paired-partner (the partner's sends and
+  // receive activity, the receivers' reservations).
+  primary.clear();
+  secondary.clear();
+  const TimedScheduler *self = this;
+  uint32_t partner = logicalPartner(source);
+  addConstraint(primary, &send[source], 0, length);
+  if (paired) {
+    addConstraint(primary, &send[partner], 0, length);
+    addConstraint(secondary, &activity[partner], 0, length);
+  }
+  for (uint32_t u = memoryUnit(model, sourceAddress),
+                last = memoryUnit(model, sourceAddress + bytes - 1);
+       u <= last; ++u)
+    addConstraint(secondary, self->unitTime(source, u, true), 0, length);
+  uint32_t writeFirst = memoryUnit(model, destAddress),
+           writeLast = memoryUnit(model, destAddress + bytes - 1);
+  for (const Receiver &r : receivers) {
+    int64_t x = r.at.sourceSelect, p = r.at.pointer, end = r.at.end;
+    addConstraint(primary, &mux[r.tile], x, length);
+    for (uint32_t u = writeFirst; u <= writeLast; ++u)
+      addConstraint(secondary, self->unitTime(r.tile, u, false), p, end - p);
+    if (anyPaired)
+      addConstraint(secondary, &reservations[r.tile], x, end - x);
+  }
+
+  // Then receive-controls and send-start, which need the mux windows free.
+  for (;;) {
+    int64_t next = fitConstraints(primary, start);
+    next = fitConstraints(secondary, next);
+    if (next == start)
+      next = checkControls(source, start, length, destAddress, bytes, paired);
+    if (next == start)
+      break;
+    start = next;
+  }
+
+  // Commit. Each receiver's neighbours first, while its mux window is free.
+  Control controls[5];
+  for (size_t i = 0; i < receivers.size(); ++i) {
+    const Receiver &r = receivers[i];
+    // From the last check, at this start; its stream pointers may dangle
+    // once streams grows, only its flags are used.
+    const Slot &slot = slots[i];
+    int64_t x = start + r.at.sourceSelect, p = start + r.at.pointer,
+            end = start + r.at.end;
+    size_t n = controlsOf(r.at, slot, start, paired, controls);
+    for (size_t k = 0; k < n; ++k)
+      events.add(r.tile, controls[k].cycle, controls[k].bits);
+    mux[r.tile].reserve(x, length, uint32_t(streams.size()));
+    streams.push_back(
+        {length, p - x, destAddress, bytes, paired, !slot.pointer});
+    for (uint32_t u = writeFirst; u <= writeLast; ++u)
+      if (GapTimeline *writes = unitTime(r.tile, u, true))
+        writes->reserveUnion(p, end - p);
+    if (anyPaired)
+      activity[r.tile].reserveUnion(x, end - x);
+  }
+  send[source].reserve(start, length);
+  for (uint32_t k = 0; k < model.sendStartEvents; ++k)
+    events.add(source, start + k, kSendStartBit);
+  for (uint32_t u = memoryUnit(model, sourceAddress),
+                last = memoryUnit(model, sourceAddress + bytes - 1);
+       u <= last; ++u)
+    if (GapTimeline *reads = unitTime(source, u, false))
+      reads->reserve(start, length);
+  if (paired) {
+    send[partner].reserve(start, length);
+    reservations[partner].reserve(start, length);
+  }
+  return {source, dests, words, start, sourceAddress, destAddress, paired};
+}
+
+/// Whether a transfer may use paired messages at all (memo 4): requested,
+/// even and >= 128 words, 8-byte aligned, the sender's partner in the
+/// target, receivers complete pairs not including that partner.
+bool pairedEligible(const ExchangeTimingModel &model,
+                    const TimedTransfer &transfer) {
+  if (!transfer.paired || transfer.words % 2 ||
+      transfer.words < model.pairedMinWords ||
+      transfer.sourceAddress % model.pairedAlignBytes ||
+      transfer.destAddress % model.pairedAlignBytes)
+    return false;
+  uint32_t partner = logicalPartner(transfer.source);
+  if (partner >= model.tiles)
+    return false;
+  std::vector<uint32_t> sorted(transfer.dests);
+  std::sort(sorted.begin(), sorted.end());
+  for (uint32_t d : sorted)
+    if (d == partner ||
+        !std::binary_search(sorted.begin(), sorted.end(), logicalPartner(d)))
+      return false;
+  return true;
+}
+
+/// Events a transfer occupies an endpoint (paired-eligible ones at two
+/// words per event).
+uint64_t transferEvents(const TimedTransfer &transfer, bool paired) {
+  return paired ? transfer.words / 2 : transfer.words;
+}
+
+} // namespace
+
+std::vector<TimedMessage>
+ipu::scheduleTimed(const ExchangeTimingModel &model,
+                   const std::vector<TimedTransfer> &transfers) {
+  size_t n = transfers.size();
+  uint32_t tiles = model.tiles;
+  std::vector<uint8_t> paired(n);
+  std::vector<uint64_t> sent(tiles, 0), received(tiles, 0);
+  std::vector<uint64_t> readUnits(tiles, 0), writeUnits(tiles, 0);
+  bool anyPaired = false;
+  auto unitsOf = [&](uint32_t address, uint32_t words) {
+    uint32_t first = memoryUnit(model, address),
+             last = memoryUnit(model, uint64_t(address) +
+                                          uint64_t(words) * model.wordBytes -
+                                          1);
+    return (last >= 63 ? ~uint64_t(0) : (uint64_t(2) << last) - 1) &
+           ~((uint64_t(1) << first) - 1);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const TimedTransfer &t = transfers[i];
+    assert(t.source < tiles && t.words > 0 && !t.dests.empty());
+    paired[i] = pairedEligible(model, t);
+    uint64_t events = transferEvents(t, paired[i]);
+    sent[t.source] += events;
+    for (uint32_t d : t.dests)
+      received[d] += events;
+    readUnits[t.source] |= unitsOf(t.sourceAddress, t.words);
+    uint64_t written = unitsOf(t.destAddress, t.words);
+    for (uint32_t d : t.dests)
+      writeUnits[d] |= written;
+    anyPaired |= paired[i];
+  }
+  for (uint32_t t = 0; t < tiles; ++t)
+    readUnits[t] &= writeUnits[t];
+
+  // Messages: transfers split at maxMessageWords (paired ones into
+  // near-equal even parts, each still >= 128 words).
+  struct Message {
+    uint64_t events, pressure;
+    uint32_t transfer, words, offset;
+    bool paired;
+  };
+  std::vector<Message> order;
+  order.reserve(n);
+  TimedScheduler scheduler(model, std::move(readUnits), anyPaired);
+  for (uint32_t i = 0; i < n; ++i) {
+    const TimedTransfer &t = transfers[i];
+    uint64_t pressure = sent[t.source];
+    for (uint32_t d : t.dests)
+      pressure = std::max(pressure, received[d]);
+    uint32_t parts =
+        (t.words + model.maxMessageWords - 1) / model.maxMessageWords;
+    uint32_t offset = 0;
+    for (uint32_t part = 0; part < parts; ++part) {
+      uint32_t words;
+      if (paired[i]) {
+        uint32_t items = t.words / 2;
+        words = 2 * (items / parts + (part < items % parts ? 1 : 0));
+      } else {
+        words = std::min(model.maxMessageWords, t.words - offset);
+      }
+      bool pairedPart =
+          paired[i] && scheduler.pairedRowsFit(t.source, t.dests, words);
+      order.push_back({pairedPart ? words / 2 : words, pressure, i, words,
+                       offset, pairedPart});
+      offset += words;
+    }
+  }
+
+  // Longest messages first (short ones fill the gaps they leave), then
+  // those at the busiest endpoints, then in transfer order.
+  std::sort(order.begin(), order.end(), [](const Message &a, const Message &b) {
+    if (a.events != b.events)
+      return a.events > b.events;
+    if (a.pressure != b.pressure)
+      return a.pressure > b.pressure;
+    if (a.transfer != b.transfer)
+      return a.transfer < b.transfer;
+    return a.offset < b.offset;
+  });
+  std::vector<TimedMessage> messages;
+  messages.reserve(order.size());
+  for (const Message &m : order) {
+    const TimedTransfer &t = transfers[m.transfer];
+    uint32_t bytes = m.offset * model.wordBytes;
+    messages.push_back(scheduler.place(t.source, t.dests, m.words,
+                                       t.sourceAddress + bytes,
+                                       t.destAddress + bytes, m.paired));
+  }
+  return messages;
+}
+
+uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
+                              const std::vector<TimedTransfer> &transfers) {
+  std::vector<uint64_t> sent(model.tiles, 0), received(model.tiles, 0);
+  int64_t latency = std::numeric_limits<int64_t>::max();
+  for (const TimedTransfer &t : transfers) {
+    uint64_t events = transferEvents(t, pairedEligible(model, t));
+    sent[t.source] += events;
+    uint32_t s = c600PhysicalTile(t.source);
+    for (uint32_t d : t.dests) {
+      received[d] += events;
+      // Ordinary end - W - S = ttm + 1 + 52 + 2 row + 5 (also for W = 52);
+      // paired end - items - S = pttm + 1 + 51 + 2 row + 7, no less.
+      ReceiveTiming at =
+          receiveOffsets(model, s, c600PhysicalTile(d), 1, false);
+      latency = std::min(latency, at.end - 1);
+    }
+  }
+  if (latency == std::numeric_limits<int64_t>::max())
+    return 0;
+  uint64_t endpoint = 0;
+  for (uint32_t t = 0; t < model.tiles; ++t)
+    endpoint = std::max({endpoint, sent[t], received[t]});
+  return endpoint + uint64_t(std::max<int64_t>(latency, 0));
+}

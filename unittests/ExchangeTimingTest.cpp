@@ -1,0 +1,600 @@
+//===- ExchangeTimingTest.cpp - IPU21 event-level exchange timing ---------===//
+
+#include "IPU/Exchange/Timing.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+using namespace ipu;
+
+namespace {
+
+/// ttm between logical tiles.
+int ttm(uint32_t source, uint32_t dest) {
+  return timeToMux(c600PhysicalTile(source), c600PhysicalTile(dest));
+}
+
+TimedMessage message(uint32_t source, std::vector<uint32_t> dests,
+                     uint32_t words, int64_t start,
+                     uint32_t sourceAddress = 0x60000,
+                     uint32_t destAddress = 0x70000, bool paired = false) {
+  return {source, std::move(dests), words, start, sourceAddress, destAddress,
+          paired};
+}
+
+/// The start that puts receiver `dest`'s source select on event `x`.
+int64_t startForSelect(uint32_t source, uint32_t dest, int64_t x) {
+  return x - ttm(source, dest) - 1;
+}
+
+/// The earliest start whose receive controls all come after phase entry.
+int64_t naturalStart(uint32_t source, const std::vector<uint32_t> &dests) {
+  int64_t start = 0;
+  for (uint32_t d : dests)
+    start = std::max<int64_t>(start, -ttm(source, d));
+  return start;
+}
+
+std::string check(const ExchangeTimingModel &model,
+                  const std::vector<TimedMessage> &messages) {
+  return checkTimedPhase(model, messages).value_or("");
+}
+
+/// Expects a refusal containing every fragment.
+void expectRefusal(const ExchangeTimingModel &model,
+                   const std::vector<TimedMessage> &messages,
+                   std::initializer_list<std::string> fragments) {
+  std::string error = check(model, messages);
+  ASSERT_FALSE(error.empty()) << "phase unexpectedly legal";
+  for (const std::string &f : fragments)
+    EXPECT_NE(error.find(f), std::string::npos)
+        << "'" << error << "' lacks '" << f << "'";
+}
+
+std::string at(int64_t cycle) { return "cycle " + std::to_string(cycle); }
+
+/// Tiles 0..47: rows 0..22 of blocks 0 and 1.
+const ExchangeTimingModel kSmall = ipu21ExchangeTimingWithTiles(48);
+
+//===----------------------------------------------------------------------===//
+// Model and topology
+//===----------------------------------------------------------------------===//
+
+TEST(TimingModelTest, Ipu21Constants) {
+  ExchangeTimingModel m = ipu21ExchangeTiming();
+  EXPECT_EQ(m.tiles, 1472u);
+  EXPECT_EQ(m.rows, 23u);
+  EXPECT_EQ(m.rows * m.tilesPerRow, 1472u);
+  EXPECT_EQ(m.maxMessageWords, 4148u);
+  EXPECT_EQ(m.receivePointerDelay, 52);
+  EXPECT_EQ(m.receiveGuardEvents, 5u);
+  EXPECT_EQ(m.phaseFixedCycles, 600u);
+  EXPECT_EQ(m.memoryElementBytes, 16384u);
+  EXPECT_EQ(m.interleavedBase, 0x80000u);
+  EXPECT_EQ(m.interleavedUnitBytes, 32768u);
+  ExchangeTimingModel small = ipu21ExchangeTimingWithTiles(16);
+  EXPECT_EQ(small.tiles, 16u);
+  EXPECT_EQ(small.maxMessageWords, m.maxMessageWords);
+}
+
+TEST(TimingTopologyTest, MappingIsAPermutationWithPartners) {
+  std::vector<bool> seen(1472, false);
+  for (uint32_t l = 0; l < 1472; ++l) {
+    uint32_t p = c600PhysicalTile(l);
+    ASSERT_LT(p, 1472u);
+    EXPECT_FALSE(seen[p]) << "physical " << p << " twice";
+    seen[p] = true;
+    EXPECT_EQ(c600LogicalTile(p), l);
+    EXPECT_EQ(c600PhysicalTile(logicalPartner(l)), physicalPartner(p));
+    EXPECT_LT(physicalRow(p), 23u);
+  }
+  std::vector<uint32_t> first, mid;
+  for (uint32_t l = 0; l < 6; ++l)
+    first.push_back(c600PhysicalTile(l));
+  for (uint32_t l = 44; l < 50; ++l)
+    mid.push_back(c600PhysicalTile(l));
+  EXPECT_EQ(first, (std::vector<uint32_t>{0, 2, 64, 66, 128, 130}));
+  EXPECT_EQ(mid, (std::vector<uint32_t>{1408, 1410, 1409, 1411, 1345, 1347}));
+}
+
+TEST(TimingTopologyTest, TimeToMuxMatchesOracleVectors) {
+  EXPECT_EQ(ttm(0, 1286), -23);
+  EXPECT_EQ(ttm(736, 100), 49);
+  EXPECT_EQ(ttm(32, 0), 3);
+  EXPECT_EQ(ttm(1286, 1471), -14);
+  std::vector<int> fromZero;
+  for (uint32_t k = 1; k <= 10; ++k)
+    fromZero.push_back(ttm(0, k));
+  EXPECT_EQ(fromZero, (std::vector<int>{-28, -31, -30, -33, -32, -35, -34,
+                                        -37, -36, -39}));
+  for (uint32_t l = 0; l < 1472; ++l) {
+    int t = ttm(l, logicalPartner(l));
+    EXPECT_TRUE(t == -28 || t == -29) << "partners " << l << ": " << t;
+  }
+  EXPECT_EQ(pairedTimeToMux(c600PhysicalTile(0), c600PhysicalTile(2)),
+            std::max(ttm(0, 2), ttm(0, 3)));
+}
+
+TEST(TimingTopologyTest, TimeToMuxRangeOverAllPairs) {
+  int lo = 1000, hi = -1000, loLatency = 1000, hiLatency = -1000;
+  uint32_t loS = 0, loD = 0, hiS = 0, hiD = 0;
+  for (uint32_t s = 0; s < 1472; ++s)
+    for (uint32_t d = 0; d < 1472; ++d) {
+      if (s == d)
+        continue;
+      int t = timeToMux(s, d);
+      if (t < lo)
+        lo = t, loS = s, loD = d;
+      if (t > hi)
+        hi = t, hiS = s, hiD = d;
+      int latency = t + 53 + 2 * int(physicalRow(d));
+      loLatency = std::min(loLatency, latency);
+      hiLatency = std::max(hiLatency, latency);
+    }
+  EXPECT_EQ(lo, -78);
+  EXPECT_EQ(hi, 112);
+  EXPECT_EQ(timeToMux(1, 1412), -78);
+  EXPECT_EQ(timeToMux(1442, 0), 112);
+  EXPECT_EQ(ttm(90, 136), -78);
+  EXPECT_EQ(ttm(781, 0), 112);
+  EXPECT_EQ(loLatency, 19);
+  EXPECT_EQ(hiLatency, 165);
+  (void)loS, (void)loD, (void)hiS, (void)hiD;
+}
+
+TEST(TimingModelTest, ReceiveTimingFollowsPrimitiveRows) {
+  // Ordinary: X = S + ttm + 1, P = X + 52 + 2 row, end = P + W + 5.
+  TimedMessage m = message(0, {3}, 100, 40);
+  ReceiveTiming r = receiveTiming(kSmall, m, 3);
+  int64_t row = physicalRow(c600PhysicalTile(3));
+  EXPECT_EQ(r.sourceSelect, 40 + ttm(0, 3) + 1);
+  EXPECT_EQ(r.pointer, r.sourceSelect + 52 + 2 * row);
+  EXPECT_EQ(r.end, r.pointer + 100 + 5);
+  EXPECT_EQ(r.events, 100u);
+  // W = 52: the pointer one event earlier, the guard one longer.
+  m.words = 52;
+  ReceiveTiming r52 = receiveTiming(kSmall, m, 3);
+  EXPECT_EQ(r52.pointer, r52.sourceSelect + 51 + 2 * row);
+  EXPECT_EQ(r52.end, r52.sourceSelect + 52 + 57 + 2 * row);
+  // The stack's paired oracle: 0 -> {2, 3}, 64 items, sender delay 30;
+  // early receiver events 1, 54, 56, 65, 118 and horizon 125.
+  TimedMessage p = message(0, {2, 3}, 128, 30, 0x60000, 0x70000, true);
+  ReceiveTiming early = receiveTiming(kSmall, p, 2);
+  ReceiveTiming late = receiveTiming(kSmall, p, 3);
+  EXPECT_TRUE(early.early);
+  EXPECT_FALSE(late.early);
+  EXPECT_EQ(early.sourceSelect, 1);
+  EXPECT_EQ(early.format, 54);
+  EXPECT_EQ(early.pointer, 56);
+  EXPECT_EQ(early.sourceSelect + early.events, 65);
+  EXPECT_EQ(early.format + early.events, 118);
+  EXPECT_EQ(early.end, 125);
+  EXPECT_EQ(late.end, 125);
+  EXPECT_FALSE(checkTimedPhase(kSmall, {p})) << check(kSmall, {p});
+}
+
+//===----------------------------------------------------------------------===//
+// Rules: each phase breaks exactly one
+//===----------------------------------------------------------------------===//
+
+TEST(TimingRuleTest, LegalPhasePasses) {
+  int64_t s = naturalStart(0, {5, 9});
+  std::vector<TimedMessage> phase = {message(0, {5, 9}, 300, s),
+                                     message(0, {7}, 52, s + 300, 0x61000)};
+  EXPECT_EQ(check(kSmall, phase), "");
+}
+
+TEST(TimingRuleTest, MessageSize) {
+  int64_t s = naturalStart(0, {5});
+  EXPECT_EQ(check(kSmall, {message(0, {5}, 4148, s)}), "");
+  expectRefusal(kSmall, {message(0, {5}, 4149, s)},
+                {"rule message-size", "tile 0", at(s), "4149 words"});
+  expectRefusal(kSmall, {message(0, {5}, 0, s)},
+                {"rule message-size", "tile 0", at(s)});
+}
+
+TEST(TimingRuleTest, TileRange) {
+  expectRefusal(kSmall, {message(0, {5, 48}, 8, 100)},
+                {"rule tile-range", "tile 48", at(100)});
+  expectRefusal(kSmall, {message(60, {5}, 8, 100)},
+                {"rule tile-range", "tile 60", at(100)});
+}
+
+TEST(TimingRuleTest, Endpoints) {
+  expectRefusal(kSmall, {message(3, {5, 3}, 8, 100)},
+                {"rule endpoints", "tile 3", at(100), "itself"});
+  expectRefusal(kSmall, {message(3, {5, 9, 5}, 8, 100)},
+                {"rule endpoints", "tile 5", at(100), "twice"});
+  expectRefusal(kSmall, {message(3, {}, 8, 100)},
+                {"rule endpoints", "tile 3", at(100)});
+}
+
+TEST(TimingRuleTest, Alignment) {
+  int64_t s = naturalStart(0, {5});
+  expectRefusal(kSmall, {message(0, {5}, 8, s, 0x60002)},
+                {"rule alignment", "tile 0", at(s), "0x60002"});
+  // Paired messages need 8-byte addresses at both ends.
+  int64_t ps = naturalStart(0, {4, 5});
+  expectRefusal(kSmall, {message(0, {4, 5}, 128, ps, 0x60000, 0x70004, true)},
+                {"rule alignment", "tile 4", at(ps), "8-byte"});
+}
+
+TEST(TimingRuleTest, Encoding) {
+  expectRefusal(kSmall, {message(0, {5}, 8, -3)},
+                {"rule encoding", "tile 0", at(-3)});
+  int64_t s = naturalStart(0, {5});
+  expectRefusal(kSmall, {message(0, {5}, 8, s, 0xffff0)},
+                {"rule encoding", "tile 0", at(s), "18-bit"});
+  // Sent in range, but tile 5's receiver row ends past event 2^31 - 1.
+  TimedMessage late = message(0, {5}, 8, 0x7fffffff - 20);
+  int64_t end = receiveTiming(kSmall, late, 5).end;
+  ASSERT_GT(end, 0x7fffffff);
+  expectRefusal(kSmall, {late}, {"rule encoding", "tile 5", at(end)});
+}
+
+TEST(TimingRuleTest, ReceiveBeforeEntry) {
+  // ttm(0 -> 1) = -28: sent at 0, tile 1 would select the source at -27.
+  ASSERT_EQ(ttm(0, 1), -28);
+  expectRefusal(kSmall, {message(0, {1}, 8, 0)},
+                {"rule receive-before-entry", "tile 1", at(-27)});
+  EXPECT_EQ(check(kSmall, {message(0, {1}, 8, 28)}), "");
+}
+
+TEST(TimingRuleTest, SendOverlap) {
+  int64_t s = naturalStart(0, {4, 6});
+  std::vector<TimedMessage> phase = {message(0, {4}, 10, s),
+                                     message(0, {6}, 10, s + 5, 0x61000)};
+  expectRefusal(kSmall, phase,
+                {"rule send-overlap", "tile 0", at(s + 5),
+                 "until cycle " + std::to_string(s + 10)});
+  phase[1].start = s + 10; // Back to back is fine.
+  EXPECT_EQ(check(kSmall, phase), "");
+}
+
+TEST(TimingRuleTest, ReceiveOverlapInMuxTime) {
+  // Two senders with different ttm into tile 5: their sends are far apart
+  // in send time but overlap in mux time.
+  std::vector<TimedMessage> phase = {
+      message(0, {5}, 10, startForSelect(0, 5, 200)),
+      message(30, {5}, 10, startForSelect(30, 5, 205), 0x60000, 0x71000)};
+  expectRefusal(kSmall, phase,
+                {"rule receive-overlap", "tile 5", at(205),
+                 "until cycle 210"});
+  phase[1].start = startForSelect(30, 5, 210);
+  EXPECT_EQ(check(kSmall, phase), "");
+}
+
+TEST(TimingRuleTest, ReceiveOverlapInWriteTime) {
+  // Back to back in mux time, but a 52-word stream writes one event early.
+  int64_t x = 300;
+  std::vector<TimedMessage> phase = {
+      message(0, {5}, 20, startForSelect(0, 5, x)),
+      message(30, {5}, 52, startForSelect(30, 5, x + 20), 0x60000, 0x71000)};
+  int64_t row = physicalRow(c600PhysicalTile(5));
+  int64_t p = x + 20 + 51 + 2 * row;
+  expectRefusal(kSmall, phase,
+                {"rule receive-write-overlap", "tile 5", at(p),
+                 "until cycle " + std::to_string(p + 1)});
+  phase[1].start += 1;
+  EXPECT_EQ(check(kSmall, phase), "");
+}
+
+TEST(TimingRuleTest, ReceiveControlsPairedCoincidence) {
+  // Tiles 14, 15 sit on physical row 7: with 65 items the early member's
+  // neutral (X + 65) lands on its format-on write (X + 51 + 14).
+  uint32_t early = 14;
+  TimedMessage m =
+      message(0, {14, 15}, 130, naturalStart(0, {14, 15}), 0x60000, 0x70000,
+              true);
+  ReceiveTiming r14 = receiveTiming(kSmall, m, 14);
+  if (!r14.early)
+    early = 15;
+  ReceiveTiming r = receiveTiming(kSmall, m, early);
+  ASSERT_EQ(r.sourceSelect + 65, r.format);
+  expectRefusal(kSmall, {m},
+                {"rule receive-controls", "tile " + std::to_string(early),
+                 at(r.format), "paired"});
+  m.words = 132;
+  EXPECT_EQ(check(kSmall, {m}), "");
+}
+
+TEST(TimingRuleTest, ReceiveControlsTwoPointerWrites) {
+  // A one-word stream into the pair's late member, then the paired stream
+  // right behind it in mux time: its format-on write lands on the one-word
+  // stream's pointer write.
+  TimedMessage paired = message(0, {4, 5}, 128, 0, 0x60000, 0x70000, true);
+  uint32_t late = receiveTiming(kSmall, paired, 4).early ? 5 : 4;
+  int64_t xp = 400;
+  paired.start = xp - std::max(ttm(0, 4), ttm(0, 5)) - 1;
+  TimedMessage single =
+      message(20, {late}, 1, startForSelect(20, late, xp - 1), 0x60000,
+              0x71000);
+  ReceiveTiming f = receiveTiming(kSmall, paired, late);
+  ReceiveTiming s = receiveTiming(kSmall, single, late);
+  ASSERT_EQ(f.format, s.pointer);
+  expectRefusal(kSmall, {single, paired},
+                {"rule receive-controls", "tile " + std::to_string(late),
+                 at(f.format), "pointer write of message 0",
+                 "format-on write of paired message 1"});
+  single.start -= 1;
+  EXPECT_EQ(check(kSmall, {single, paired}), "");
+}
+
+TEST(TimingRuleTest, SendStart) {
+  // Tile 6 starts sending on the event its source select for message 0
+  // lands.
+  int64_t x = 500;
+  std::vector<TimedMessage> phase = {
+      message(0, {6}, 40, startForSelect(0, 6, x)),
+      message(6, {9}, 40, x, 0x60000, 0x72000)};
+  expectRefusal(kSmall, phase,
+                {"rule send-start", "tile 6", at(x), "event 0",
+                 "message 1 sent from " + at(x)});
+  phase[1].start = x - 1; // The control on the message's second event.
+  expectRefusal(kSmall, phase, {"rule send-start", "tile 6", at(x), "event 1"});
+  phase[1].start = x - 2; // Inside the message: carried by a sendpic.
+  EXPECT_EQ(check(kSmall, phase), "");
+}
+
+TEST(TimingRuleTest, MemoryElement) {
+  // Tile 6 receives into 0x60100 and sends from 0x60000: the same 16 KiB
+  // element, so the send may not start inside the receive's write window.
+  TimedMessage in = message(0, {6}, 100, 100, 0x50000, 0x60100);
+  ReceiveTiming r = receiveTiming(kSmall, in, 6);
+  TimedMessage out = message(6, {9}, 10, r.pointer + 10, 0x60000, 0x60000);
+  expectRefusal(kSmall, {in, out},
+                {"rule memory-element", "tile 6", at(r.pointer + 10),
+                 "16 KiB element at 0x60000",
+                 "until cycle " + std::to_string(r.end)});
+  out.start = r.end;
+  EXPECT_EQ(check(kSmall, {in, out}), "");
+  out.start = r.pointer + 10;
+  out.sourceAddress = 0x64000; // Next element.
+  EXPECT_EQ(check(kSmall, {in, out}), "");
+  // Interleaved memory conflicts in 32 KiB units.
+  in.destAddress = 0x84000;
+  out.sourceAddress = 0x80000;
+  expectRefusal(kSmall, {in, out},
+                {"rule memory-element", "tile 6", at(r.pointer + 10),
+                 "32 KiB interleaved unit at 0x80000"});
+  out.sourceAddress = 0x88000;
+  EXPECT_EQ(check(kSmall, {in, out}), "");
+}
+
+TEST(TimingRuleTest, PairedSize) {
+  int64_t s = naturalStart(0, {4, 5});
+  expectRefusal(kSmall, {message(0, {4, 5}, 126, s, 0x60000, 0x70000, true)},
+                {"rule paired-size", "tile 0", at(s), "126 words"});
+  expectRefusal(kSmall, {message(0, {4, 5}, 201, s, 0x60000, 0x70000, true)},
+                {"rule paired-size", "tile 0", at(s)});
+}
+
+TEST(TimingRuleTest, PairedReceivers) {
+  int64_t s = naturalStart(0, {4, 5});
+  expectRefusal(kSmall, {message(0, {4}, 128, s, 0x60000, 0x70000, true)},
+                {"rule paired-receivers", "tile 4", at(s), "partner tile 5"});
+  expectRefusal(kSmall,
+                {message(0, {4, 5, 1}, 128, s, 0x60000, 0x70000, true)},
+                {"rule paired-receivers", "tile 1", at(s), "partner"});
+}
+
+TEST(TimingRuleTest, PairedPartner) {
+  // Tile 0 sends paired through tile 1's path during [s, s + 64).
+  int64_t s = naturalStart(0, {4, 5}) + 200;
+  TimedMessage paired = message(0, {4, 5}, 128, s, 0x60000, 0x70000, true);
+  TimedMessage partnerSend = message(1, {9}, 10, s + 20, 0x60000, 0x72000);
+  expectRefusal(kSmall, {paired, partnerSend},
+                {"rule paired-partner", "tile 1", "sends message 1",
+                 at(s + 20)});
+  partnerSend.start = s + 64;
+  EXPECT_EQ(check(kSmall, {paired, partnerSend}), "");
+  // A receive stream on the partner: [X, end) must not meet [s, s + 64).
+  TimedMessage partnerReceive =
+      message(9, {1}, 10, startForSelect(9, 1, s - 30), 0x60000, 0x73000);
+  expectRefusal(kSmall, {paired, partnerReceive},
+                {"rule paired-partner", "tile 1", "receives message 1",
+                 at(s)});
+  partnerReceive.start = startForSelect(9, 1, s + 64);
+  EXPECT_EQ(check(kSmall, {paired, partnerReceive}), "");
+}
+
+//===----------------------------------------------------------------------===//
+// Phase timing
+//===----------------------------------------------------------------------===//
+
+TEST(PhaseTimingTest, SingleMessage) {
+  ASSERT_EQ(ttm(0, 1), -28);
+  std::vector<TimedMessage> phase = {message(0, {1}, 100, 28)};
+  ASSERT_EQ(check(kSmall, phase), "");
+  PhaseTiming t = timePhase(kSmall, phase);
+  // X = 1, P = 53 (row 0), end = 53 + 100 + 5.
+  EXPECT_EQ(t.horizon, 158);
+  EXPECT_EQ(t.cycles, 758);
+  EXPECT_EQ(t.sourceEvents, 2u); // source + neutral
+  EXPECT_EQ(t.pointerEvents, 1u);
+  // Sender: delay, send, sendoff, return. Receiver: delayxpic, delaypic,
+  // delayxpic, return. 46 idle tiles: return.
+  EXPECT_EQ(t.codeBytes, 4u * (4 + 4 + 46));
+  EXPECT_EQ(timePhase(kSmall, {}).cycles, 0);
+}
+
+TEST(PhaseTimingTest, LowerBoundIsReachedByAnIsolatedTransfer) {
+  // ttm(736 -> 100) = 49 >= 0: the transfer starts at 0 and its receiver
+  // row ends exactly at W + ttm + 58 + 2 row.
+  ExchangeTimingModel model = ipu21ExchangeTiming();
+  std::vector<TimedTransfer> transfers = {{736, {100}, 300, 0x60000, 0x70000}};
+  std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].start, 0);
+  uint64_t bound = timedLowerBound(model, transfers);
+  EXPECT_EQ(bound, 300u + 49 + 58 + 2 * physicalRow(c600PhysicalTile(100)));
+  EXPECT_EQ(uint64_t(timePhase(model, messages).horizon), bound);
+  EXPECT_EQ(timedLowerBound(model, {}), 0u);
+}
+
+//===----------------------------------------------------------------------===//
+// Scheduler
+//===----------------------------------------------------------------------===//
+
+TEST(TimedSchedulerTest, SplitsLongTransfersIntoContiguousMessages) {
+  std::vector<TimedTransfer> transfers = {{3, {17}, 10000, 0x80000, 0x90000}};
+  std::vector<TimedMessage> messages = scheduleTimed(kSmall, transfers);
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[0].words, 4148u);
+  EXPECT_EQ(messages[1].words, 4148u);
+  EXPECT_EQ(messages[2].words, 1704u);
+  EXPECT_EQ(messages[1].sourceAddress, 0x80000u + 4 * 4148);
+  EXPECT_EQ(messages[2].destAddress, 0x90000u + 4 * 8296);
+  EXPECT_EQ(check(kSmall, messages), "");
+  // Back to back: the receiver cuts over from one to the next and writes
+  // one pointer for all three.
+  EXPECT_EQ(messages[1].start, messages[0].start + 4148);
+  EXPECT_EQ(messages[2].start, messages[1].start + 4148);
+  PhaseTiming t = timePhase(kSmall, messages);
+  EXPECT_EQ(t.pointerEvents, 1u);
+  EXPECT_EQ(t.sourceEvents, 4u);
+}
+
+TEST(TimedSchedulerTest, ShortMessagesFillGaps) {
+  // Longest first: 0 -> 1 takes tile 1's mux, so 2 -> 1 waits for it; the
+  // short 2 -> 3, placed last, still starts as early as it can, before it.
+  std::vector<TimedTransfer> transfers = {{0, {1}, 4000, 0x60000, 0x70000},
+                                          {2, {1}, 3900, 0x60000, 0x80000},
+                                          {2, {3}, 10, 0x61000, 0x70000}};
+  std::vector<TimedMessage> messages = scheduleTimed(kSmall, transfers);
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(check(kSmall, messages), "");
+  EXPECT_EQ(messages[0].start, naturalStart(0, {1}));
+  EXPECT_EQ(messages[2].words, 10u);
+  EXPECT_EQ(messages[2].start, naturalStart(2, {3}));
+  EXPECT_LE(messages[2].start + 10, messages[1].start);
+  // Tile 1's second stream follows the first in mux time.
+  EXPECT_GE(receiveTiming(kSmall, messages[1], 1).sourceSelect,
+            receiveTiming(kSmall, messages[0], 1).sourceSelect + 4000);
+}
+
+TEST(TimedSchedulerTest, UsesPairedMessagesWhereAllowed) {
+  std::vector<TimedTransfer> transfers = {
+      {0, {4, 5}, 1024, 0x60000, 0x70000, true},
+      {2, {7}, 1024, 0x60000, 0x70000, true}, // No complete pair: ordinary.
+      {1, {9}, 64, 0x61000, 0x71000}};        // Partner of a paired sender.
+  std::vector<TimedMessage> messages = scheduleTimed(kSmall, transfers);
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(check(kSmall, messages), "");
+  int paired = 0;
+  for (const TimedMessage &m : messages)
+    paired += m.paired;
+  EXPECT_EQ(paired, 1);
+  EXPECT_GE(uint64_t(timePhase(kSmall, messages).horizon),
+            timedLowerBound(kSmall, transfers));
+}
+
+/// Random transfers: broadcasts, paired requests, long transfers, shared
+/// SRAM elements, 52-word streams.
+std::vector<TimedTransfer> randomTransfers(std::mt19937 &rng, uint32_t tiles,
+                                           size_t count, uint32_t maxDests,
+                                           uint32_t maxWords) {
+  std::vector<TimedTransfer> transfers;
+  auto pick = [&](uint32_t n) {
+    return std::uniform_int_distribution<uint32_t>(0, n - 1)(rng);
+  };
+  for (size_t i = 0; i < count; ++i) {
+    TimedTransfer t;
+    t.source = pick(tiles);
+    t.paired = tiles >= 4 && pick(4) == 0;
+    uint32_t kind = pick(10);
+    t.words = kind == 0   ? 52
+              : kind == 1 ? 4148 + pick(6000)
+                          : 1 + pick(maxWords);
+    if (t.paired)
+      t.words = std::max<uint32_t>(128, t.words & ~1u);
+    uint32_t wanted = 1 + pick(std::min(maxDests, tiles - 1));
+    for (uint32_t tries = 0; t.dests.size() < wanted && tries < 4 * wanted;
+         ++tries) {
+      uint32_t d = pick(tiles);
+      std::vector<uint32_t> add = {d};
+      if (t.paired && (d ^ 1) < tiles)
+        add.push_back(d ^ 1);
+      bool ok = true;
+      for (uint32_t a : add)
+        ok &= a != t.source &&
+              std::find(t.dests.begin(), t.dests.end(), a) == t.dests.end();
+      if (ok)
+        t.dests.insert(t.dests.end(), add.begin(), add.end());
+    }
+    if (t.dests.empty())
+      t.dests.push_back((t.source + 1) % tiles);
+    // Addresses in [0x4c000, 0xe0000), 8-byte aligned, in a few hot spots
+    // so that sends and receives share SRAM elements.
+    uint64_t bytes = uint64_t(t.words) * 4;
+    auto address = [&]() {
+      uint64_t base = 0x4c000 + 0x2000 * uint64_t(pick(64));
+      return uint32_t(std::min<uint64_t>(base, 0xe0000 - bytes) & ~7ull);
+    };
+    t.sourceAddress = address();
+    t.destAddress = address();
+    transfers.push_back(std::move(t));
+  }
+  return transfers;
+}
+
+/// Every word of every transfer sent once to the same destinations.
+void expectCovers(const std::vector<TimedTransfer> &transfers,
+                  const std::vector<TimedMessage> &messages) {
+  std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint64_t> want, got;
+  for (const TimedTransfer &t : transfers)
+    want[{t.source, t.dests}] += t.words;
+  for (const TimedMessage &m : messages)
+    got[{m.source, m.dests}] += m.words;
+  EXPECT_EQ(want, got);
+}
+
+TEST(TimedSchedulerTest, RandomPhasesScheduleLegallyAboveTheBound) {
+  std::mt19937 rng(12345);
+  int pairedMessages = 0;
+  for (int round = 0; round < 300; ++round) {
+    uint32_t tiles = round % 3 == 0 ? 4 : round % 3 == 1 ? 24 : 200;
+    ExchangeTimingModel model = ipu21ExchangeTimingWithTiles(tiles);
+    size_t count = 1 + round % 60;
+    std::vector<TimedTransfer> transfers =
+        randomTransfers(rng, tiles, count, round % 2 ? 6 : 1, 300);
+    std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
+    ASSERT_EQ(check(model, messages), "") << "round " << round;
+    expectCovers(transfers, messages);
+    PhaseTiming t = timePhase(model, messages);
+    EXPECT_GE(uint64_t(t.horizon), timedLowerBound(model, transfers))
+        << "round " << round;
+    EXPECT_EQ(t.cycles, t.horizon + 600);
+    for (const TimedMessage &m : messages)
+      pairedMessages += m.paired;
+  }
+  EXPECT_GT(pairedMessages, 0);
+}
+
+TEST(TimedSchedulerTest, TwentyThousandTransfersOnTheFullChip) {
+  // Larger case, measured by hand (Release, clang 22, on a 2-core Xeon
+  // @ 2.0 GHz shared with other builds, load average ~3.5): 500k
+  // single-destination transfers of 1..64 words between random tiles, SRAM
+  // units partly shared, schedule in 2.4-2.8 s (scheduleGreedy on the same
+  // phase in the word model: 0.76-0.97 s in the same runs) with horizon
+  // 13706 against timedLowerBound 13576 (1.010); checkTimedPhase accepts it
+  // in ~1.0 s and timePhase takes ~0.4 s.
+  std::mt19937 rng(7);
+  ExchangeTimingModel model = ipu21ExchangeTiming();
+  std::vector<TimedTransfer> transfers =
+      randomTransfers(rng, model.tiles, 20000, 1, 64);
+  // Speed is a benchmark's to measure, not a test's to assert.
+  std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
+  ASSERT_EQ(check(model, messages), "");
+  expectCovers(transfers, messages);
+  uint64_t bound = timedLowerBound(model, transfers);
+  PhaseTiming t = timePhase(model, messages);
+  EXPECT_GE(uint64_t(t.horizon), bound);
+  RecordProperty("horizon", std::to_string(t.horizon));
+  RecordProperty("bound", std::to_string(bound));
+}
+
+} // namespace
