@@ -74,17 +74,9 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return text;
 }
 
-/// One ulp of the result type, relative: device and host may round the
-/// same f32 value on opposite sides of a midpoint.
-double resultRtol(ElementType type) {
-  switch (type) {
-  case ElementType::F32: return 0x1p-23;
-  case ElementType::F16: return 0x1p-10;
-  case ElementType::F8E4M3FN: return 0x1p-3;
-  case ElementType::F8E5M2: return 0x1p-2;
-  }
-  return 0x1p-23;
-}
+/// One ulp of the result type, relative (twice its unit roundoff): device
+/// and host may round the same f32 value on opposite sides of a midpoint.
+double resultRtol(ElementType type) { return 2 * unitRoundoff(type); }
 
 /// An "elementwise" reference op: the kernel's body on every element of
 /// its first full input's shape, each op exact and rounded to its type.
