@@ -12,6 +12,16 @@
 // `checkSeconds` is checkSchedule. Horizons are send horizons (the pipeline
 // latency is a constant on top).
 //
+// The same phase under the hardware's rules (IPU/Exchange/Timing.h, not yet
+// what the compiler uses) follows on the same line: timedHorizon (the last
+// receiver's or sender's end, latency included), timedBound
+// (timedLowerBound), timedHorizonOverBound, timedCycles (with the 600-cycle
+// phase cost), timedMessages, timedPointerEvents, timedCodeBytes,
+// timedSeconds (scheduleTimed), timedCheckSeconds (checkTimedPhase) and
+// timedLegal. Transfers get addresses as an allocator would pack them:
+// each tile's sends and receives one after another from the tile's memory
+// base, so that the memory-element rule bites where buffers share one.
+//
 //   exchange-bench                        every synthetic case
 //   exchange-bench --case NAME            one of them
 //   exchange-bench --list                 their names
@@ -23,6 +33,7 @@
 
 #include "IPU/Exchange/Phase.h"
 #include "IPU/Exchange/PhaseText.h"
+#include "IPU/Exchange/Timing.h"
 
 #include <algorithm>
 #include <array>
@@ -264,6 +275,72 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// `phase` as timed transfers, addresses packed per tile from the tile
+/// memory base (a multicast lands at the same address on every receiver:
+/// the furthest of their next free addresses).
+std::vector<TimedTransfer> timedTransfers(const ExchangePhase &phase) {
+  constexpr uint32_t kBase = 0x4C000, kEnd = 0xE8000; // ipu21 tile memory.
+  std::vector<uint32_t> nextSend(phase.tiles, kBase), nextReceive(phase.tiles, kBase);
+  std::vector<TimedTransfer> transfers;
+  transfers.reserve(phase.size());
+  for (uint32_t t = 0; t < phase.size(); ++t) {
+    TimedTransfer transfer;
+    transfer.source = phase.source[t];
+    transfer.words = phase.words[t];
+    const uint32_t bytes = 4 * phase.words[t];
+    // A tile whose buffers would pass the end of its memory starts again
+    // at the base (the phase is synthetic: only the sharing matters).
+    auto place = [&](uint32_t next) { return next + bytes > kEnd ? kBase : next; };
+    transfer.sourceAddress = place(nextSend[transfer.source]);
+    nextSend[transfer.source] = transfer.sourceAddress + bytes;
+    uint32_t dest = kBase;
+    for (uint32_t d = phase.destBegin[t]; d < phase.destBegin[t + 1]; ++d)
+      if (phase.destTiles[d] != transfer.source) {
+        transfer.dests.push_back(phase.destTiles[d]);
+        dest = std::max(dest, nextReceive[phase.destTiles[d]]);
+      }
+    transfer.destAddress = place(dest);
+    for (uint32_t d : transfer.dests)
+      nextReceive[d] = transfer.destAddress + bytes;
+    if (!transfer.dests.empty()) // A self-copy is no exchange.
+      transfers.push_back(std::move(transfer));
+  }
+  return transfers;
+}
+
+/// The timed model's keys for `phase`, appended to its line; false when
+/// its schedule breaks a rule.
+bool appendTimed(const ExchangePhase &phase, std::string &keys, std::string &error) {
+  using Clock = std::chrono::steady_clock;
+  const ExchangeTimingModel model = ipu21ExchangeTiming();
+  std::vector<TimedTransfer> transfers = timedTransfers(phase);
+  auto t0 = Clock::now();
+  std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
+  double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  auto t1 = Clock::now();
+  std::optional<std::string> illegal = checkTimedPhase(model, messages);
+  double checkSeconds = std::chrono::duration<double>(Clock::now() - t1).count();
+  PhaseTiming timing = illegal ? PhaseTiming() : timePhase(model, messages);
+  const uint64_t bound = timedLowerBound(model, transfers);
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                " timedHorizon=%lld timedBound=%llu timedHorizonOverBound=%.4f "
+                "timedCycles=%lld timedMessages=%zu timedPointerEvents=%llu "
+                "timedCodeBytes=%llu timedSeconds=%.3f timedCheckSeconds=%.3f "
+                "timedLegal=%s",
+                static_cast<long long>(timing.horizon),
+                static_cast<unsigned long long>(bound),
+                bound ? double(timing.horizon) / double(bound) : 1.0,
+                static_cast<long long>(timing.cycles), messages.size(),
+                static_cast<unsigned long long>(timing.pointerEvents),
+                static_cast<unsigned long long>(timing.codeBytes), seconds, checkSeconds,
+                illegal ? "false" : "true");
+  keys += text;
+  if (illegal)
+    error = *illegal;
+  return !illegal;
+}
+
 /// Schedules, bounds and checks one phase and prints its line; false when
 /// the schedule is illegal.
 bool runCase(const std::string &name, const ExchangePhase &phase) {
@@ -288,11 +365,13 @@ bool runCase(const std::string &name, const ExchangePhase &phase) {
   auto ratio = [](uint64_t h, uint64_t b) {
     return b ? double(h) / double(b) : 1.0;
   };
+  std::string timedKeys, timedError;
+  const bool timedLegal = appendTimed(phase, timedKeys, timedError);
   std::printf("bench=exchange case=%s tiles=%u transfers=%zu words=%llu "
               "bound=%llu tighterBound=%llu horizon=%llu "
               "horizonOverBound=%.4f horizonOverTighterBound=%.4f "
               "strategy=%s runs=%llu runsPerTransfer=%.3f seconds=%.3f "
-              "boundSeconds=%.3f checkSeconds=%.3f legal=%s\n",
+              "boundSeconds=%.3f checkSeconds=%.3f legal=%s%s\n",
               name.c_str(), phase.tiles, phase.size(),
               static_cast<unsigned long long>(words),
               static_cast<unsigned long long>(report.bound),
@@ -302,12 +381,16 @@ bool runCase(const std::string &name, const ExchangePhase &phase) {
               ratio(report.horizon, tighter), report.strategy.c_str(),
               static_cast<unsigned long long>(report.runs),
               phase.size() ? double(report.runs) / double(phase.size()) : 0.0,
-              seconds, boundSeconds, checkSeconds, error ? "false" : "true");
+              seconds, boundSeconds, checkSeconds, error ? "false" : "true",
+              timedKeys.c_str());
   std::fflush(stdout);
   if (error)
     std::fprintf(stderr, "exchange-bench: %s: illegal schedule: %s\n",
                  name.c_str(), error->c_str());
-  return !error;
+  if (!timedLegal)
+    std::fprintf(stderr, "exchange-bench: %s: illegal timed schedule: %s\n",
+                 name.c_str(), timedError.c_str());
+  return !error && timedLegal;
 }
 
 int usage() {
