@@ -2,6 +2,10 @@
 # builds incrementally in $(BUILD).
 BUILD ?= build
 JOBS ?= $(shell nproc)
+# ccache keys paths relative to the checkout, so that every clone (CI's
+# included) reuses what another compiled.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 
 .PHONY: all setup configure build demo test test-sanitize fuzz bench docs clean
 
