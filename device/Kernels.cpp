@@ -176,8 +176,8 @@ uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
 void executeKernel(const KernelSpec &kernel, const int64_t *params,
                    uint8_t *const *operands) {
   if (kernel.elementwise) {
-    // Only a loaded kernel object has code: the validator refuses a
-    // package whose compute sets name a kernel without it.
+    // Only a compiled kernel has code: the simulator refuses a compute set
+    // whose generated kernel has no entry (CompiledKernels sets them).
     if (kernel.elementwise->entry)
       kernel.elementwise->entry(operands, params);
   } else if (kernel.name == "gemm")

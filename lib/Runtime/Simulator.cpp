@@ -401,7 +401,7 @@ Simulation::compute(const ComputeSet &computeSet, uint32_t iteration,
     return "unknown kernel '" + computeSet.kernel + "'";
   if (kernel->elementwise && !kernel->elementwise->entry)
     return "kernel '" + computeSet.kernel +
-           "' is generated, and its code is not loaded (LoadedKernels)";
+           "' is generated, and its code is not compiled (CompiledKernels)";
   size_t vertices = computeSet.tiles.size();
   size_t operandCount = kernel->operandNames.size();
   size_t paramCount = kernel->paramNames.size();
