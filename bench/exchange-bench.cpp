@@ -12,15 +12,19 @@
 // `checkSeconds` is checkSchedule. Horizons are send horizons (the pipeline
 // latency is a constant on top).
 //
-// The same phase under the hardware's rules (IPU/Exchange/Timing.h, not yet
-// what the compiler uses) follows on the same line: timedHorizon (the last
-// receiver's or sender's end, latency included), timedBound
-// (timedLowerBound), timedHorizonOverBound, timedCycles (with the 600-cycle
-// phase cost), timedMessages, timedPointerEvents, timedCodeBytes,
-// timedSeconds (scheduleTimed), timedCheckSeconds (checkTimedPhase) and
-// timedLegal. Transfers get addresses as an allocator would pack them:
-// each tile's sends and receives one after another from the tile's memory
-// base, so that the memory-element rule bites where buffers share one.
+// The same phase as the compiler schedules it, under the hardware's rules
+// (IPU/Exchange/Timing.h, scheduleTimedPhase), follows on the same line:
+// timedHorizon (the last receiver's or sender's end, latency included),
+// timedBound (timedLowerBound: the busiest tile's events plus the least
+// route latency), timedHorizonOverBound, timedEndpointEvents, timedLatency,
+// timedHorizonLessLatencyOverEndpoint (the target: at most 1.5),
+// timedCycles (with the 600-cycle phase cost and local copies), timedRuns,
+// timedPairedRuns, timedLocalCopyWords, timedPointerEvents, timedCodeBytes,
+// timedSeconds (scheduleTimedPhase, which tries paired sends too),
+// timedCheckSeconds (checkTimedSchedule) and timedLegal. Transfers get
+// addresses as an allocator would pack them (packedAddresses): each tile's
+// sends and receives one after another from the tile's memory base, so
+// that the memory-element rule bites where buffers share one.
 //
 //   exchange-bench                        every synthetic case
 //   exchange-bench --case NAME            one of them
@@ -275,65 +279,52 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-/// `phase` as timed transfers, addresses packed per tile from the tile
-/// memory base (a multicast lands at the same address on every receiver:
-/// the furthest of their next free addresses).
-std::vector<TimedTransfer> timedTransfers(const ExchangePhase &phase) {
-  constexpr uint32_t kBase = 0x4C000, kEnd = 0xE8000; // ipu21 tile memory.
-  std::vector<uint32_t> nextSend(phase.tiles, kBase), nextReceive(phase.tiles, kBase);
-  std::vector<TimedTransfer> transfers;
-  transfers.reserve(phase.size());
-  for (uint32_t t = 0; t < phase.size(); ++t) {
-    TimedTransfer transfer;
-    transfer.source = phase.source[t];
-    transfer.words = phase.words[t];
-    const uint32_t bytes = 4 * phase.words[t];
-    // A tile whose buffers would pass the end of its memory starts again
-    // at the base (the phase is synthetic: only the sharing matters).
-    auto place = [&](uint32_t next) { return next + bytes > kEnd ? kBase : next; };
-    transfer.sourceAddress = place(nextSend[transfer.source]);
-    nextSend[transfer.source] = transfer.sourceAddress + bytes;
-    uint32_t dest = kBase;
-    for (uint32_t d = phase.destBegin[t]; d < phase.destBegin[t + 1]; ++d)
-      if (phase.destTiles[d] != transfer.source) {
-        transfer.dests.push_back(phase.destTiles[d]);
-        dest = std::max(dest, nextReceive[phase.destTiles[d]]);
-      }
-    transfer.destAddress = place(dest);
-    for (uint32_t d : transfer.dests)
-      nextReceive[d] = transfer.destAddress + bytes;
-    if (!transfer.dests.empty()) // A self-copy is no exchange.
-      transfers.push_back(std::move(transfer));
-  }
-  return transfers;
-}
-
-/// The timed model's keys for `phase`, appended to its line; false when
-/// its schedule breaks a rule.
+/// The timed model's keys for `phase` (as the compiler schedules it, on
+/// addresses packed per tile as an allocator would place them), appended to
+/// its line; false when its schedule breaks a rule.
 bool appendTimed(const ExchangePhase &phase, std::string &keys, std::string &error) {
   using Clock = std::chrono::steady_clock;
-  const ExchangeTimingModel model = ipu21ExchangeTiming();
-  std::vector<TimedTransfer> transfers = timedTransfers(phase);
+  TargetModel target = TargetModel::ipu21();
+  if (phase.tiles < target.tiles)
+    target = TargetModel::ipu21WithTiles(phase.tiles);
+  const TransferAddresses addresses = packedAddresses(target, phase);
   auto t0 = Clock::now();
-  std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
+  ExchangeSchedule schedule = scheduleTimedPhase(target, phase, addresses);
   double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   auto t1 = Clock::now();
-  std::optional<std::string> illegal = checkTimedPhase(model, messages);
+  std::optional<std::string> illegal =
+      checkTimedSchedule(target, phase, schedule, addresses);
   double checkSeconds = std::chrono::duration<double>(Clock::now() - t1).count();
-  PhaseTiming timing = illegal ? PhaseTiming() : timePhase(model, messages);
-  const uint64_t bound = timedLowerBound(model, transfers);
-  char text[512];
+  ScheduleReport report;
+  TimedPhaseCost cost;
+  if (!illegal) {
+    report = timedScheduleReport(target, phase, schedule, addresses);
+    cost = timedPhaseCost(target, phase, schedule, addresses);
+  }
+  // Beside the bound: the target, 1.5 x the endpoint part plus the
+  // latency.
+  const double overEndpoint =
+      report.endpointEvents
+          ? double(report.horizon - std::min(report.horizon, report.latency)) /
+                double(report.endpointEvents)
+          : 1.0;
+  char text[768];
   std::snprintf(text, sizeof(text),
-                " timedHorizon=%lld timedBound=%llu timedHorizonOverBound=%.4f "
-                "timedCycles=%lld timedMessages=%zu timedPointerEvents=%llu "
-                "timedCodeBytes=%llu timedSeconds=%.3f timedCheckSeconds=%.3f "
-                "timedLegal=%s",
-                static_cast<long long>(timing.horizon),
-                static_cast<unsigned long long>(bound),
-                bound ? double(timing.horizon) / double(bound) : 1.0,
-                static_cast<long long>(timing.cycles), messages.size(),
-                static_cast<unsigned long long>(timing.pointerEvents),
-                static_cast<unsigned long long>(timing.codeBytes), seconds, checkSeconds,
+                " timedHorizon=%llu timedBound=%llu timedHorizonOverBound=%.4f "
+                "timedEndpointEvents=%llu timedLatency=%llu "
+                "timedHorizonLessLatencyOverEndpoint=%.4f timedCycles=%llu "
+                "timedRuns=%zu timedPairedRuns=%llu timedLocalCopyWords=%llu "
+                "timedPointerEvents=%llu timedCodeBytes=%llu timedSeconds=%.3f "
+                "timedCheckSeconds=%.3f timedLegal=%s",
+                (unsigned long long)report.horizon, (unsigned long long)report.bound,
+                report.bound ? double(report.horizon) / double(report.bound) : 1.0,
+                (unsigned long long)report.endpointEvents,
+                (unsigned long long)report.latency, overEndpoint,
+                (unsigned long long)cost.cycles, schedule.runs.size(),
+                (unsigned long long)report.pairedRuns,
+                (unsigned long long)report.localWords,
+                (unsigned long long)cost.timing.pointerEvents,
+                (unsigned long long)cost.timing.codeBytes, seconds, checkSeconds,
                 illegal ? "false" : "true");
   keys += text;
   if (illegal)

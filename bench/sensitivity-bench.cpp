@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
       continue;
     for (double factor : {0.5, 2.0}) {
       TargetModel scaled = ipu21;
-      uint32_t &field = scaled.*constant.field;
+      uint32_t &field = constant.in(scaled);
       field = static_cast<uint32_t>(
           std::max(1.0, std::round(double(field) * factor)));
       print(constant.name, factor < 1 ? "0.5" : "2", field, figures(scaled),

@@ -49,14 +49,6 @@ std::vector<float> decode(const HostTensor &tensor) {
   return values;
 }
 
-/// Cycle after which the last word lands, from the runs themselves.
-uint64_t horizonOf(const ExchangeSchedule &schedule, uint32_t latency) {
-  uint64_t sendEnd = 0;
-  for (const ExchangeRun &run : schedule.runs)
-    sendEnd = std::max<uint64_t>(sendEnd, uint64_t(run.start) + run.words);
-  return sendEnd == 0 ? 0 : sendEnd + latency;
-}
-
 /// C[M x N] (f32) = A[M x K] (f16) x B[K x N] (f16) on ipu21-4. Tile t holds
 /// kRows[t] rows of A and of C; B is streamed to tile 0 and broadcast to the
 /// others in one exchange phase.
@@ -120,7 +112,7 @@ MatmulCase makeMatmulCase() {
   broadcast.phase.addTransfer(0, uint32_t(kK * kN * 2 / 4), {1, 2, 3});
   broadcast.sourceAddress = {c.bAddress};
   broadcast.destAddress = {c.bAddress};
-  broadcast.schedule = scheduleGreedy(broadcast.phase);
+  broadcast.schedule = scheduleTimedPhase(target, broadcast.phase, broadcast.addresses());
   p.phases = {broadcast};
 
   p.program = {{StepKind::StreamIn, 0}, {StepKind::StreamIn, 1},
@@ -173,12 +165,15 @@ TEST(SimulatorTest, MatmulMatchesReferenceAndCycles) {
   for (size_t v = 0; v < 4; ++v)
     compute = std::max(
         compute, estimateKernelCycles(*gemm, params.data() + v * 7, c.target));
+  const PackagePhase &phase = c.package.phases[0];
   uint64_t exchange =
-      horizonOf(c.package.phases[0].schedule, c.target.exchangePhaseCycles);
+      timedPhaseCost(c.target, phase.phase, phase.schedule, phase.addresses()).cycles;
   uint64_t sync = 3 * uint64_t(c.target.syncCycles);
   EXPECT_GT(compute, 0u);
-  // The broadcast sends 32 words once: at least 32 cycles plus the latency.
-  EXPECT_GE(exchange, 32u + c.target.exchangePhaseCycles);
+  // The broadcast sends 32 words once: at least 32 events, the route
+  // latency and the pointer delay, plus the phase's fixed cost.
+  EXPECT_GE(exchange, 32u + uint64_t(c.target.exchange.receivePointerDelay) +
+                          c.target.exchange.phaseFixedCycles);
   EXPECT_EQ(result.computeCycles, compute);
   EXPECT_EQ(result.exchangeCycles, exchange);
   EXPECT_EQ(result.syncCycles, sync);
@@ -335,7 +330,7 @@ Package makeExchangePackage(const TargetModel &target, uint32_t address,
     out.pieces.push_back(piece);
   }
   p.streams = {in, out};
-  phase.schedule = scheduleGreedy(phase.phase);
+  phase.schedule = scheduleTimedPhase(target, phase.phase, phase.addresses());
   p.phases = {phase};
   p.program = {{StepKind::StreamIn, 0},
                {StepKind::Sync, 0},
@@ -372,8 +367,8 @@ TEST(SimulatorTest, ExchangeReadsBeforeWrites) {
   // first, so a phase reads the state at its start whatever its schedule.
   std::optional<std::string> error = validatePackage(p, target);
   ASSERT_TRUE(error);
-  EXPECT_NE(error->find("phase 'swap': transfer 1 overwrites tile 0 bytes "
-                        "[0x4e000, 0x4e010) that transfer 0 sends from it"),
+  EXPECT_NE(error->find("phase 'swap': transfer 0 overwrites tile 1 bytes "
+                        "[0x4e000, 0x4e010) that transfer 1 sends from it"),
             std::string::npos)
       << *error;
 
@@ -409,7 +404,9 @@ TEST(SimulatorTest, ExchangeRotationSeesPhaseStartState) {
     for (int i = 0; i < 4; ++i)
       EXPECT_EQ(y[t * 4 + i], x[((t + 3) % 4) * 4 + i]) << "tile " << t;
   EXPECT_EQ(result.exchangeCycles,
-            horizonOf(p.phases[0].schedule, target.exchangePhaseCycles));
+            timedPhaseCost(target, p.phases[0].phase, p.phases[0].schedule,
+                           p.phases[0].addresses())
+                .cycles);
   EXPECT_EQ(result.activeTiles, 0u);
 }
 
@@ -554,7 +551,7 @@ Package ndStreamPackage(const TargetModel &target,
       phase.sourceAddress.push_back(inAddress + offset);
     for (uint32_t offset : rearrangement.destOffset)
       phase.destAddress.push_back(outAddress + offset);
-    phase.schedule = scheduleGreedy(phase.phase);
+    phase.schedule = scheduleTimedPhase(target, phase.phase, phase.addresses());
     p.phases = {phase};
     p.program.push_back({StepKind::Exchange, 0});
     p.program.push_back({StepKind::Sync, 0});

@@ -89,6 +89,7 @@
 #include "IPU/Exchange/Timing.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
@@ -838,12 +839,16 @@ PhaseTiming ipu::timePhase(const ExchangeTimingModel &model,
     if (m.paired && logicalPartner(m.source) < model.tiles)
       ++idleRows[logicalPartner(m.source)];
   uint64_t words = 0;
-  for (uint32_t t = 0; t < model.tiles; ++t)
-    words += rowWords(model, phase.sends.data() + phase.sendBegin[t],
-                      phase.sends.data() + phase.sendBegin[t + 1],
-                      phase.controls.data() + phase.controlBegin[t],
-                      phase.controls.data() + phase.controlBegin[t + 1],
-                      idleRows[t]);
+  timing.codeBytesPerTile.assign(model.tiles, 0);
+  for (uint32_t t = 0; t < model.tiles; ++t) {
+    uint64_t row = rowWords(model, phase.sends.data() + phase.sendBegin[t],
+                            phase.sends.data() + phase.sendBegin[t + 1],
+                            phase.controls.data() + phase.controlBegin[t],
+                            phase.controls.data() + phase.controlBegin[t + 1],
+                            idleRows[t]);
+    timing.codeBytesPerTile[t] = uint32_t(row * model.instructionBytes);
+    words += row;
+  }
   timing.codeBytes = words * model.instructionBytes;
   return timing;
 }
@@ -1468,7 +1473,8 @@ uint64_t transferEvents(const TimedTransfer &transfer, bool paired) {
 
 std::vector<TimedMessage>
 ipu::scheduleTimed(const ExchangeTimingModel &model,
-                   const std::vector<TimedTransfer> &transfers) {
+                   const std::vector<TimedTransfer> &transfers,
+                   std::vector<uint32_t> *messageTransfers) {
   size_t n = transfers.size();
   uint32_t tiles = model.tiles;
   std::vector<uint8_t> paired(n);
@@ -1553,6 +1559,8 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
     messages.push_back(scheduler.place(t.source, t.dests, m.words,
                                        t.sourceAddress + bytes,
                                        t.destAddress + bytes, m.paired));
+    if (messageTransfers)
+      messageTransfers->push_back(m.transfer);
   }
   return messages;
 }
@@ -1580,4 +1588,299 @@ uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
   for (uint32_t t = 0; t < model.tiles; ++t)
     endpoint = std::max({endpoint, sent[t], received[t]});
   return endpoint + uint64_t(std::max<int64_t>(latency, 0));
+}
+
+//===----------------------------------------------------------------------===//
+// The compiler's phases
+//===----------------------------------------------------------------------===//
+
+TransferAddresses ipu::packedAddresses(const TargetModel &target,
+                                       const ExchangePhase &phase) {
+  const uint32_t base = target.allocatableBase(MemoryClass::Standard);
+  const uint32_t end = target.interleaved.end();
+  std::vector<uint32_t> nextSend(phase.tiles, base), nextReceive(phase.tiles, base);
+  TransferAddresses addresses;
+  addresses.source.resize(phase.size());
+  addresses.dest.resize(phase.size());
+  for (uint32_t t = 0; t < phase.size(); ++t) {
+    const uint32_t bytes = phase.words[t] * target.exchange.wordBytes;
+    // A tile whose buffers would pass the end of its memory starts again at
+    // the base: only the sharing of memory elements matters here.
+    auto place = [&](uint32_t next) {
+      return uint64_t(next) + bytes > end ? base : next;
+    };
+    const uint32_t source = phase.source[t];
+    addresses.source[t] = place(nextSend[source]);
+    nextSend[source] = addresses.source[t] + bytes;
+    uint32_t dest = base;
+    for (const uint32_t *d = phase.destinationsBegin(t), *e = phase.destinationsEnd(t);
+         d != e; ++d)
+      dest = std::max(dest, nextReceive[*d]);
+    addresses.dest[t] = place(dest);
+    for (const uint32_t *d = phase.destinationsBegin(t), *e = phase.destinationsEnd(t);
+         d != e; ++d)
+      nextReceive[*d] = addresses.dest[t] + bytes;
+  }
+  return addresses;
+}
+
+std::vector<uint64_t> ipu::localCopyBytes(const ExchangePhase &phase) {
+  std::vector<uint64_t> bytes(phase.tiles, 0);
+  for (size_t t = 0; t < phase.size(); ++t)
+    for (const uint32_t *d = phase.destinationsBegin(t), *e = phase.destinationsEnd(t);
+         d != e; ++d)
+      if (*d == phase.source[t])
+        bytes[*d] += uint64_t(phase.words[t]) * TargetModel::kExchangeWordBytes;
+  return bytes;
+}
+
+std::vector<TimedMessage> ipu::timedMessages(const ExchangePhase &phase,
+                                             const ExchangeSchedule &schedule,
+                                             const TransferAddresses &addresses) {
+  std::vector<TimedMessage> messages;
+  messages.reserve(schedule.runs.size());
+  for (const ExchangeRun &run : schedule.runs) {
+    if (run.transfer >= phase.size())
+      continue; // checkTimedSchedule reports it.
+    const uint32_t source = phase.source[run.transfer];
+    TimedMessage m;
+    m.source = source;
+    for (const uint32_t *d = phase.destinationsBegin(run.transfer),
+                        *e = phase.destinationsEnd(run.transfer);
+         d != e; ++d)
+      if (*d != source)
+        m.dests.push_back(*d);
+    if (m.dests.empty())
+      continue;
+    const uint64_t offset = uint64_t(run.wordOffset) * TargetModel::kExchangeWordBytes;
+    m.words = run.words;
+    m.start = run.start;
+    m.sourceAddress = uint32_t(addresses.source[run.transfer] + offset);
+    m.destAddress = uint32_t(addresses.dest[run.transfer] + offset);
+    m.paired = run.paired;
+    messages.push_back(std::move(m));
+  }
+  return messages;
+}
+
+namespace {
+
+std::vector<TimedTransfer> timedTransfersOf(const ExchangePhase &phase,
+                                            const TransferAddresses &addresses,
+                                            bool paired,
+                                            std::vector<uint32_t> &transferOf) {
+  std::vector<TimedTransfer> transfers;
+  transfers.reserve(phase.size());
+  transferOf.clear();
+  for (uint32_t t = 0; t < phase.size(); ++t) {
+    TimedTransfer transfer;
+    transfer.source = phase.source[t];
+    transfer.words = phase.words[t];
+    transfer.sourceAddress = addresses.source[t];
+    transfer.destAddress = addresses.dest[t];
+    transfer.paired = paired;
+    for (const uint32_t *d = phase.destinationsBegin(t), *e = phase.destinationsEnd(t);
+         d != e; ++d)
+      if (*d != transfer.source)
+        transfer.dests.push_back(*d);
+    if (transfer.dests.empty())
+      continue;
+    transfers.push_back(std::move(transfer));
+    transferOf.push_back(t);
+  }
+  return transfers;
+}
+
+} // namespace
+
+ExchangeSchedule ipu::scheduleTimedPhase(const TargetModel &target,
+                                         const ExchangePhase &phase,
+                                         const TransferAddresses &addresses,
+                                         ScheduleReport *report) {
+  const ExchangeTimingModel &model = target.exchange;
+  if (phase.validate() || phase.tiles > model.tiles ||
+      addresses.source.size() != phase.size() || addresses.dest.size() != phase.size()) {
+    // Nothing to schedule: checkTimedSchedule says why.
+    ExchangeSchedule none;
+    none.strategy = "timed";
+    if (report)
+      report->strategy = none.strategy;
+    return none;
+  }
+  std::vector<uint32_t> transferOf;
+  std::vector<TimedTransfer> plain = timedTransfersOf(phase, addresses, false, transferOf);
+  std::vector<uint32_t> messageTransfers;
+  std::vector<TimedMessage> messages = scheduleTimed(model, plain, &messageTransfers);
+  int64_t horizon = timePhase(model, messages).horizon;
+  // Paired messages halve a sender's events but hold its partner's path:
+  // kept only where the whole phase ends sooner.
+  bool anyEligible = false;
+  for (const TimedTransfer &t : plain)
+    anyEligible |= t.words >= model.pairedMinWords && t.words % 2 == 0;
+  if (anyEligible) {
+    std::vector<TimedTransfer> pairedTransfers = plain;
+    for (TimedTransfer &t : pairedTransfers)
+      t.paired = true;
+    std::vector<uint32_t> pairedMessageTransfers;
+    std::vector<TimedMessage> pairedMessages =
+        scheduleTimed(model, pairedTransfers, &pairedMessageTransfers);
+    int64_t pairedHorizon = timePhase(model, pairedMessages).horizon;
+    if (pairedHorizon < horizon) {
+      messages = std::move(pairedMessages);
+      messageTransfers = std::move(pairedMessageTransfers);
+      horizon = pairedHorizon;
+    }
+  }
+
+  ExchangeSchedule schedule;
+  schedule.strategy = "timed";
+  std::vector<bool> sent(phase.size(), false);
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const TimedMessage &m = messages[i];
+    const uint32_t t = transferOf[messageTransfers[i]];
+    sent[t] = true;
+    schedule.runs.push_back(
+        {t, (m.sourceAddress - addresses.source[t]) / model.wordBytes, m.words,
+         uint32_t(m.start), m.paired});
+  }
+  // Copies to the sender alone: one run each, at the phase entry.
+  for (uint32_t t = 0; t < phase.size(); ++t)
+    if (!sent[t])
+      schedule.runs.push_back({t, 0, phase.words[t], 0, false});
+  // Runs in transfer and word order: placement order is the scheduler's
+  // business, and sorted runs make packages and IR easy to read and diff.
+  std::sort(schedule.runs.begin(), schedule.runs.end(),
+            [](const ExchangeRun &a, const ExchangeRun &b) {
+              return std::tie(a.transfer, a.wordOffset) < std::tie(b.transfer, b.wordOffset);
+            });
+  if (report)
+    *report = timedScheduleReport(target, phase, schedule, addresses);
+  return schedule;
+}
+
+ScheduleReport ipu::timedScheduleReport(const TargetModel &target,
+                                        const ExchangePhase &phase,
+                                        const ExchangeSchedule &schedule,
+                                        const TransferAddresses &addresses) {
+  const ExchangeTimingModel &model = target.exchange;
+  std::vector<TimedMessage> messages = timedMessages(phase, schedule, addresses);
+  ScheduleReport report;
+  report.transfers = phase.size();
+  report.strategy = schedule.strategy;
+  report.runs = schedule.runs.size();
+  report.horizon = uint64_t(std::max<int64_t>(timePhase(model, messages).horizon, 0));
+  // The bound of the same messages, each paired as the schedule sends it.
+  std::vector<TimedTransfer> sent;
+  sent.reserve(messages.size());
+  std::vector<uint64_t> events(model.tiles, 0), received(model.tiles, 0);
+  for (const TimedMessage &m : messages) {
+    sent.push_back({m.source, m.dests, m.words, m.sourceAddress, m.destAddress, m.paired});
+    report.pairedRuns += m.paired;
+    events[m.source] += messageEvents(m);
+    for (uint32_t d : m.dests)
+      received[d] += messageEvents(m);
+  }
+  const uint64_t bound = timedLowerBound(model, sent);
+  report.bound = std::min(bound, report.horizon);
+  for (uint32_t t = 0; t < model.tiles; ++t)
+    report.endpointEvents = std::max({report.endpointEvents, events[t], received[t]});
+  report.latency = bound > report.endpointEvents ? bound - report.endpointEvents : 0;
+  for (uint32_t t = 0; t < phase.size(); ++t)
+    for (const uint32_t *d = phase.destinationsBegin(t), *e = phase.destinationsEnd(t);
+         d != e; ++d)
+      if (*d == phase.source[t])
+        report.localWords += phase.words[t];
+  return report;
+}
+
+std::optional<std::string>
+ipu::checkTimedSchedule(const TargetModel &target, const ExchangePhase &phase,
+                        const ExchangeSchedule &schedule,
+                        const TransferAddresses &addresses) {
+  if (std::optional<std::string> why = phase.validate())
+    return "invalid phase: " + *why;
+  if (addresses.source.size() != phase.size() || addresses.dest.size() != phase.size())
+    return "the phase has " + to_string(phase.size()) + " transfers but " +
+           to_string(addresses.source.size()) + " source and " +
+           to_string(addresses.dest.size()) + " destination addresses";
+  if (std::optional<std::string> why = checkScheduleCoverage(phase, schedule))
+    return why;
+  return checkTimedPhase(target.exchange, timedMessages(phase, schedule, addresses));
+}
+
+std::optional<std::string>
+ipu::checkScheduleCoverage(const ExchangePhase &phase,
+                           const ExchangeSchedule &schedule) {
+  // Coverage: each transfer's runs tile [0, words) exactly.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> pieces(phase.size());
+  for (size_t r = 0; r < schedule.runs.size(); ++r) {
+    const ExchangeRun &run = schedule.runs[r];
+    if (run.transfer >= phase.size())
+      return "run " + to_string(r) + " names transfer " + to_string(run.transfer) +
+             " of " + to_string(phase.size());
+    if (run.words == 0)
+      return "run " + to_string(r) + " of transfer " + to_string(run.transfer) +
+             " sends no word";
+    if (uint64_t(run.wordOffset) + run.words > phase.words[run.transfer])
+      return "run " + to_string(r) + " sends words [" + to_string(run.wordOffset) +
+             ", " + to_string(uint64_t(run.wordOffset) + run.words) + ") of transfer " +
+             to_string(run.transfer) + ", which has " +
+             to_string(phase.words[run.transfer]);
+    pieces[run.transfer].push_back({run.wordOffset, run.words});
+  }
+  for (uint32_t t = 0; t < phase.size(); ++t) {
+    std::vector<std::pair<uint32_t, uint32_t>> &list = pieces[t];
+    std::sort(list.begin(), list.end());
+    uint64_t covered = 0;
+    for (auto [offset, words] : list) {
+      if (offset != covered)
+        return "transfer " + to_string(t) + " (tile " + to_string(phase.source[t]) +
+               "): word " + to_string(std::min<uint64_t>(offset, covered)) +
+               (offset < covered ? " is sent twice" : " is never sent");
+      covered += words;
+    }
+    if (covered != phase.words[t])
+      return "transfer " + to_string(t) + " (tile " + to_string(phase.source[t]) +
+             "): word " + to_string(covered) + " is never sent";
+  }
+  for (const ExchangeRun &run : schedule.runs) {
+    bool toOthers = false;
+    for (const uint32_t *d = phase.destinationsBegin(run.transfer),
+                        *e = phase.destinationsEnd(run.transfer);
+         d != e; ++d)
+      toOthers |= *d != phase.source[run.transfer];
+    if (!toOthers && (run.start != 0 || run.paired))
+      return "transfer " + to_string(run.transfer) + " (tile " +
+             to_string(phase.source[run.transfer]) +
+             ") only copies to its own source: its run is a local copy, at "
+             "event 0 and not paired";
+  }
+  return std::nullopt;
+}
+
+TimedPhaseCost ipu::timedPhaseCost(const TargetModel &target,
+                                   const ExchangePhase &phase,
+                                   const ExchangeSchedule &schedule,
+                                   const TransferAddresses &addresses) {
+  TimedPhaseCost cost;
+  cost.timing = timePhase(target.exchange, timedMessages(phase, schedule, addresses));
+  std::vector<uint64_t> local = localCopyBytes(phase);
+  cost.localCopyCycles =
+      target.localCopyCycles(local.empty() ? 0 : *std::max_element(local.begin(), local.end()));
+  cost.cycles = cost.timing.cycles + cost.localCopyCycles;
+  return cost;
+}
+
+TimedPhaseCost ipu::plannedPhaseCost(const TargetModel &target,
+                                     const ExchangePhase &phase,
+                                     ScheduleReport *report) {
+  return plannedPhaseCost(target, phase, packedAddresses(target, phase), report);
+}
+
+TimedPhaseCost ipu::plannedPhaseCost(const TargetModel &target,
+                                     const ExchangePhase &phase,
+                                     const TransferAddresses &addresses,
+                                     ScheduleReport *report) {
+  ExchangeSchedule schedule = scheduleTimedPhase(target, phase, addresses, report);
+  return timedPhaseCost(target, phase, schedule, addresses);
 }

@@ -12,7 +12,9 @@
 # Package::kFormatVersion. Version 2 added loops: a version 1 reader,
 # ignoring them, would run each loop body once. Version 3 stopped carrying
 # kernel machine code (retiredKernelObject): a version 2 reader would refuse
-# the package for lacking it; a version 3 reader ignores it.
+# the package for lacking it; a version 3 reader ignores it. Version 4 made
+# schedules timed (Phase.runStart in events of the hardware's exchange,
+# runPaired): an untimed schedule of versions 1 to 3 is refused.
 
 @0xd1e3a5b7c9f10203;
 
@@ -88,6 +90,9 @@ struct Phase {
   runWords @11 :List(UInt32);
   runStart @12 :List(UInt32);
   location @13 :Text;  # Source location of the op it moves data for.
+  # Format 4: runStart counts exchange events from the phase's sync, and a
+  # run may be a 64-bit message (two words per event); empty means none is.
+  runPaired @14 :List(Bool);
 }
 
 struct Step {

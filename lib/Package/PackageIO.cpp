@@ -137,9 +137,17 @@ void writePhase(const PackagePhase &phase, wire::Phase::Builder out) {
     words.set(i, runs[i].words);
     start.set(i, runs[i].start);
   }
-  // Last, as its field number is: `capnp encode` of the decoded text then
-  // lays the message out byte for byte the same.
+  // In field-number order: `capnp encode` of the decoded text then lays the
+  // message out byte for byte the same.
   out.setLocation(toText(phase.location));
+  bool anyPaired = false;
+  for (const ExchangeRun &run : runs)
+    anyPaired |= run.paired;
+  if (anyPaired) {
+    auto paired = out.initRunPaired(runs.size());
+    for (size_t i = 0; i < runs.size(); ++i)
+      paired.set(i, runs[i].paired);
+  }
 }
 
 void writeKernels(const Package &package, wire::Package::Builder out);
@@ -339,20 +347,29 @@ void readPhase(wire::Phase::Reader in, PackagePhase &phase) {
   auto wordOffset = in.getRunWordOffset();
   auto words = in.getRunWords();
   auto start = in.getRunStart();
+  auto paired = in.getRunPaired();
   size_t count = transfer.size();
   if (wordOffset.size() != count || words.size() != count ||
-      start.size() != count)
+      start.size() != count || (paired.size() != 0 && paired.size() != count))
     throw FormatError{"phase '" + phase.name +
                       "': schedule run tables have different lengths"};
   phase.schedule.runs.resize(count);
   for (size_t i = 0; i < count; ++i)
-    phase.schedule.runs[i] = {transfer[i], wordOffset[i], words[i], start[i]};
+    phase.schedule.runs[i] = {transfer[i], wordOffset[i], words[i], start[i],
+                              paired.size() != 0 && paired[i]};
 }
 
 void readPackage(wire::Package::Reader in, Package &package) {
   if (in.getMagic() != wire::PACKAGE_MAGIC)
     throw FormatError{"not an IPU package (bad magic number)"};
   package.formatVersion = in.getFormatVersion();
+  if (package.formatVersion < Package::kOldestFormatVersion &&
+      package.formatVersion >= 1)
+    throw FormatError{"format version " + std::to_string(package.formatVersion) +
+                      " predates timed exchange schedules (version " +
+                      std::to_string(Package::kOldestFormatVersion) +
+                      "): its phases cannot be checked against the hardware's "
+                      "rules; compile the model again"};
   if (package.formatVersion < Package::kOldestFormatVersion ||
       package.formatVersion > Package::kFormatVersion)
     throw FormatError{"unsupported format version " +

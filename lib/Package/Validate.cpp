@@ -569,6 +569,7 @@ private:
   /// the most, with its count and its cost per iteration.
   std::optional<std::string> checkSimulatedWork() {
     std::vector<uint64_t> setCycles(package.computeSets.size(), UINT64_MAX);
+    std::vector<uint64_t> phaseCycles(package.phases.size(), UINT64_MAX);
     auto stepCycles = [&](const Step &step) -> uint64_t {
       switch (step.kind) {
       case StepKind::Compute:
@@ -576,7 +577,13 @@ private:
           setCycles[step.index] = computeSetCycles(step.index);
         return setCycles[step.index];
       case StepKind::Exchange:
-        return package.phases[step.index].schedule.horizon(target.exchangePhaseCycles);
+        if (phaseCycles[step.index] == UINT64_MAX) {
+          const PackagePhase &phase = package.phases[step.index];
+          phaseCycles[step.index] =
+              timedPhaseCost(target, phase.phase, phase.schedule, phase.addresses())
+                  .cycles;
+        }
+        return phaseCycles[step.index];
       case StepKind::Sync:
         return target.syncCycles;
       default:
@@ -882,9 +889,17 @@ private:
              " receive intervals (runs times their destinations), more than " +
              "the " + to_string(PackageLimits::kMaxPhaseReceives) +
              " a phase may have";
-    if (auto error = checkSchedule(phase, packagePhase.schedule))
+    // Every word once; no word overwritten before it is sent; then every
+    // rule of the hardware's exchange (lib/Exchange/Timing.h): the loader
+    // trusts no schedule it has not timed itself.
+    if (auto error = checkScheduleCoverage(phase, packagePhase.schedule))
       return prefix + ": illegal schedule: " + *error;
-    return checkPhaseOverlap(packagePhase, prefix);
+    if (auto error = checkPhaseOverlap(packagePhase, prefix))
+      return error;
+    if (auto error = checkTimedSchedule(target, phase, packagePhase.schedule,
+                                        packagePhase.addresses()))
+      return prefix + ": illegal schedule: " + *error;
+    return std::nullopt;
   }
 
   /// A byte range one transfer of a phase sends from, or writes on, a tile.
@@ -958,7 +973,7 @@ private:
         for (size_t t = 0; t < phase.size(); ++t)
           runBegin[t + 1] += runBegin[t];
       }
-      // checkSchedule established that the runs of a transfer cover each
+      // checkScheduleCoverage established that the runs of a transfer cover each
       // of its words exactly once: the last run starting at or before
       // `word` holds it.
       const uint32_t *first = runOrder.data() + runBegin[transfer];
@@ -966,7 +981,7 @@ private:
       const uint32_t *next = std::partition_point(
           first, last, [&](uint32_t r) { return runs[r].wordOffset <= word; });
       const ExchangeRun &run = runs[*(next - 1)];
-      return uint64_t(run.start) + (word - run.wordOffset);
+      return uint64_t(run.start) + (word - run.wordOffset) / (run.paired ? 2 : 1);
     };
 
     for (uint32_t t = 0; t < phase.size(); ++t) {
@@ -1560,8 +1575,7 @@ std::optional<std::string> ipu::tallyReservedArea(const Package &package,
                                                   const TargetModel &target,
                                                   ReservedArea &area) {
   for (const PackagePhase &phase : package.phases)
-    if (auto error = area.addPhase(phase.phase, phase.schedule))
-      return "phase '" + phase.name + "': " + *error;
+    area.addPhase(phase.phase, phase.schedule, phase.addresses());
   for (const ComputeSet &computeSet : package.computeSets) {
     const KernelSpec *kernel = lookupKernel(package, computeSet.kernel);
     if (!kernel)

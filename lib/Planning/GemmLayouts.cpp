@@ -1,6 +1,7 @@
 //===- GemmLayouts.cpp - The tensor layouts a GEMM plan wants -------------===//
 
 #include "IPU/Planning/GemmLayouts.h"
+#include "IPU/Exchange/Timing.h"
 
 #include <algorithm>
 
@@ -208,6 +209,46 @@ BlockLayout ipu::lhsSourceLayout(const GemmProblem &problem, const TargetModel &
              : arrivalLayout(problem.m, problem.k, problem.inType, target);
 }
 
+void ipu::appendMove(const TargetModel &target, const Rearrangement &move,
+                     ExchangePhase &phase, TransferAddresses &addresses,
+                     uint32_t &next) {
+  uint64_t sourceSpan = 0, destSpan = 0;
+  for (size_t t = 0; t < move.phase.size(); ++t) {
+    const uint64_t bytes = uint64_t(move.phase.words[t]) * TargetModel::kExchangeWordBytes;
+    sourceSpan = std::max(sourceSpan, move.sourceOffset[t] + bytes);
+    destSpan = std::max(destSpan, move.destOffset[t] + bytes);
+  }
+  // Small buffers pack as the allocator packs them (sharing memory
+  // elements); a buffer of an element or more starts an element of its own.
+  // Assumption: first fit rarely puts a large source and destination of one
+  // phase in one element of a tile (other buffers live between them), so
+  // the planner counts no SRAM conflict there; the scheduler after
+  // placement counts the real ones.
+  const uint64_t align = std::max<uint32_t>(target.bufferAlignmentBytes, 1);
+  const uint64_t element = std::max<uint32_t>(target.exchange.memoryElementBytes, 1);
+  auto take = [&](uint64_t span) {
+    auto aligned = [&](uint64_t at) {
+      at = (at + align - 1) / align * align;
+      return span >= element ? (at + element - 1) / element * element : at;
+    };
+    uint64_t base = aligned(next);
+    // Past the end of tile memory (a phase larger than a tile holds):
+    // again from the bottom; only the sharing of elements matters here.
+    if (base + span > target.interleaved.end())
+      base = aligned(target.allocatableBase(MemoryClass::Standard));
+    next = uint32_t(base + span);
+    return uint32_t(base);
+  };
+  const uint32_t sourceBase = take(sourceSpan), destBase = take(destSpan);
+  for (size_t t = 0; t < move.phase.size(); ++t) {
+    phase.addTransfer(move.phase.source[t], move.phase.words[t],
+                      move.phase.destinationsBegin(t),
+                      move.phase.destinationsEnd(t) - move.phase.destinationsBegin(t));
+    addresses.source.push_back(sourceBase + move.sourceOffset[t]);
+    addresses.dest.push_back(destBase + move.destOffset[t]);
+  }
+}
+
 std::optional<std::string> ipu::relayoutCost(const BlockLayout &from,
                                              const BlockLayout &to,
                                              const TargetModel &target,
@@ -218,7 +259,14 @@ std::optional<std::string> ipu::relayoutCost(const BlockLayout &from,
     return why;
   cost.transfers = rearrangement.phase.size();
   cost.boundCycles = endpointLowerBound(rearrangement.phase);
-  cost.cycles = cost.boundCycles + target.exchangePhaseCycles + 2 * target.syncCycles;
+  // As the compiler will schedule it, on buffer-like addresses.
+  ExchangePhase phase;
+  phase.tiles = target.tiles;
+  TransferAddresses addresses;
+  uint32_t next = target.allocatableBase(MemoryClass::Standard);
+  appendMove(target, rearrangement, phase, addresses, next);
+  cost.cycles = plannedPhaseCost(target, phase, addresses).cycles +
+                2 * uint64_t(target.syncCycles);
   return std::nullopt;
 }
 

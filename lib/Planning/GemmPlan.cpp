@@ -393,7 +393,7 @@ uint64_t partitionLowerBound(const TargetModel &target, const GemmProblem &probl
                 !problem.rhsIsWeight;
   bool anyPhase = gather || partition.inner > 1;
   return gemm + uint64_t(syncCount(partition, gather)) * target.syncCycles +
-         (anyPhase ? target.exchangePhaseCycles : 0);
+         (anyPhase ? target.plannedExchangeCycles(0) : 0);
 }
 
 /// A lower bound on the standard bytes every variant of `partition` holds
@@ -475,7 +475,7 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
     const uint64_t sent =
         arrivalLayout(problem.m, problem.k, problem.inType, target).maxBlockBytes();
     const uint64_t received = serial * sliceBytes;
-    const uint64_t move = std::max(sent, received) / kWord + target.exchangePhaseCycles;
+    const uint64_t move = target.plannedExchangeCycles(std::max(sent, received) / kWord);
     cost.exchangeCycles += move;
     cost.syncCycles += 2 * uint64_t(target.syncCycles);
     cost.serialMoveCycles = move + 2 * uint64_t(target.syncCycles);
@@ -506,7 +506,6 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   // Swapped plans store each block of B transposed: a row per column.
   const WeightBlock weightBlock = weightBlockOf(problem, plan);
   const uint64_t weightBytes = weightBlock.bytes();
-  const uint64_t phaseCycles = target.exchangePhaseCycles;
 
   // Gather: each arrival tile sends each of its rows once (segments
   // broadcast along the block row); each plan tile receives its block. A
@@ -549,7 +548,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   }
   if (gather)
     cost.exchangeCycles =
-        std::max(sendBytes, receiveBytes) / kWord + phaseCycles;
+        target.plannedExchangeCycles(std::max(sendBytes, receiveBytes) / kWord);
 
   // Local staging copies the weight block to interleaved memory first, and
   // the AMP loads it from there.
@@ -588,7 +587,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     uint64_t reduceWords =
         std::max(shape.blockRows * alignToWords(shape.blockCols * accBytes) / kWord,
                  reduceIn / kWord);
-    cost.exchangeCycles += reduceWords + phaseCycles;
+    cost.exchangeCycles += target.plannedExchangeCycles(reduceWords);
     cost.reductionCycles =
         estimateReduceCycles(target, static_cast<int64_t>(reduceRows),
                              static_cast<int64_t>(shape.blockCols), plan.inner,
@@ -628,7 +627,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
       combine.reduction = body->reduction;
       combine.init = body->init;
       cost.rowReductionCycles +=
-          static_cast<uint64_t>(outRows) * plan.cols + phaseCycles +
+          target.plannedExchangeCycles(static_cast<uint64_t>(outRows) * plan.cols) +
           2 * uint64_t(target.syncCycles) +
           estimateElementwise(target, combine, outRows, plan.cols).total;
     }
@@ -669,9 +668,9 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     vertexBytes += vertexOf("reduce");
   if (plan.localStaging)
     vertexBytes += vertexOf("copy");
-  cost.codeBytes = sendRuns * target.exchangeCodeBytesPerSendRun +
-                   receiveRuns * target.exchangeCodeBytesPerReceiveRun +
-                   phases * target.exchangeCodeBytesPerPhase + vertexBytes;
+  cost.codeBytes = sendRuns * target.exchange.plannerSendBytes +
+                   receiveRuns * target.exchange.plannerReceiveBytes +
+                   phases * target.exchange.plannerPhaseBytes + vertexBytes;
 
   if (plan.gatheredWeights) {
     // Only the home share stays; the gathered block lives while the GEMM
@@ -1061,7 +1060,9 @@ void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
                      GemmPlanSearch &search) {
   std::vector<GemmPlanChoice> &finalists = search.finalists;
   const size_t n = std::min<size_t>(count, finalists.size());
-  if (n < 2)
+  // One finalist is scheduled too: its planned cycles are then its phases
+  // as timed, not the analytical estimate.
+  if (n == 0)
     return;
   // What stays resident beside this matmul: the others' data, and the
   // weights not planned yet (taken as interleaved, where weights go).

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Planning/GemmLayouts.h"
+#include "IPU/Exchange/Timing.h"
 #include "IPU/Storage/Allocator.h"
 
 #include <algorithm>
@@ -17,12 +18,6 @@ using namespace ipu;
 namespace {
 
 /// Appends every transfer of `from` to `into`.
-void appendPhase(ExchangePhase &into, const ExchangePhase &from) {
-  for (size_t t = 0; t < from.size(); ++t)
-    into.addTransfer(from.source[t], from.words[t], from.destinationsBegin(t),
-                     from.destinationsEnd(t) - from.destinationsBegin(t));
-}
-
 BufferRequest request(const char *name, const BlockLayout &layout,
                       MemoryClass memoryClass, uint32_t first, uint32_t last,
                       const TargetModel &target) {
@@ -69,36 +64,52 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
 
   // The phases as lowered: A's and B's relayouts in one, then the
   // reduction's gather of the partials.
+  // Each buffer at an address of its own, as placement will put them.
   std::vector<ExchangePhase> phases;
+  std::vector<TransferAddresses> addresses;
+  uint32_t next = target.allocatableBase(MemoryClass::Standard);
   if (gatherA || sourceB) {
     ExchangePhase gather;
     gather.tiles = target.tiles;
+    TransferAddresses gatherAddresses;
     Rearrangement move;
     if (gatherA) {
       if (std::optional<std::string> why =
               planRearrangement(arrivalA, wantedA, target.tiles, move))
         return "gathering A: " + *why;
-      appendPhase(gather, move.phase);
+      appendMove(target, move, gather, gatherAddresses, next);
     }
     if (sourceB) {
       if (std::optional<std::string> why =
               planRearrangement(*sourceB, layouts.rhs, target.tiles, move))
         return "gathering B: " + *why;
-      appendPhase(gather, move.phase);
+      appendMove(target, move, gather, gatherAddresses, next);
     }
     phases.push_back(std::move(gather));
+    addresses.push_back(std::move(gatherAddresses));
   }
   if (basePlan.inner > 1) {
     Rearrangement reduce;
     if (std::optional<std::string> why = planRearrangement(
             layouts.partials, layouts.gathered, target.tiles, reduce))
       return "reducing the partials: " + *why;
-    phases.push_back(std::move(reduce.phase));
+    ExchangePhase phase;
+    phase.tiles = target.tiles;
+    TransferAddresses reduceAddresses;
+    appendMove(target, reduce, phase, reduceAddresses, next);
+    phases.push_back(std::move(phase));
+    addresses.push_back(std::move(reduceAddresses));
   }
-  for (const ExchangePhase &phase : phases) {
-    ExchangeSchedule schedule = scheduleBest(phase);
-    scheduled.exchangeCycles += schedule.sendHorizon() + target.exchangePhaseCycles;
-    scheduled.boundCycles += endpointLowerBound(phase) + target.exchangePhaseCycles;
+  // Each phase timed as the compiler will schedule it, on addresses laid
+  // out like its buffers (placement comes later).
+  for (size_t p = 0; p < phases.size(); ++p) {
+    const ExchangePhase &phase = phases[p];
+    ScheduleReport report;
+    TimedPhaseCost timed = plannedPhaseCost(target, phase, addresses[p], &report);
+    scheduled.exchangeCycles += timed.cycles;
+    // The bound of the exchange itself (local copies are not exchange).
+    scheduled.boundCycles +=
+        report.bound + (timed.timing.cycles ? target.exchange.phaseFixedCycles : 0);
   }
   scheduled.exchangeCycles *= serial;
   scheduled.boundCycles *= serial;

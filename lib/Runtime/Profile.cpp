@@ -141,10 +141,10 @@ struct PhaseRow {
   std::string name;
   uint32_t index = 0;
   uint32_t runs = 0; ///< A loop body's phase once per iteration.
-  uint64_t cycles = 0; ///< Per run: send horizon plus latency.
+  uint64_t cycles = 0; ///< Per run: horizon, fixed cost and local copies.
   uint64_t transfers = 0;
-  uint64_t sendHorizon = 0;
-  uint64_t bound = 0; ///< endpointLowerBound, in cycles (words).
+  uint64_t sendHorizon = 0; ///< The timed horizon: last receiver end.
+  uint64_t bound = 0;       ///< timedLowerBound, in events.
 };
 
 struct ComputeRow {
@@ -322,8 +322,10 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
         row.index = step.index;
         row.cycles = step.runs ? step.cycles / step.runs : 0;
         row.transfers = phase.phase.size();
-        row.sendHorizon = phase.schedule.sendHorizon();
-        row.bound = endpointLowerBound(phase.phase);
+        ScheduleReport report = timedScheduleReport(target, phase.phase,
+                                                    phase.schedule, phase.addresses());
+        row.sendHorizon = report.horizon;
+        row.bound = report.bound;
         phases.push_back(row);
       }
       phases[size_t(phaseRow[step.index])].runs += step.runs;
@@ -437,8 +439,8 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
             ", \"name\": " + quote(row.name) + ", \"runs\": " + num(row.runs) +
             ", \"cycles\": " + num(row.cycles) +
             ", \"transfers\": " + num(row.transfers) +
-            ", \"sendHorizon\": " + num(row.sendHorizon) +
-            ", \"endpointLowerBound\": " + num(row.bound) + "}";
+            ", \"horizon\": " + num(row.sendHorizon) +
+            ", \"lowerBound\": " + num(row.bound) + "}";
   }
   json += "],\n";
   json += "\"memory\": {";
@@ -708,14 +710,16 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
 
   // Exchange phases.
   out += "<h2>Exchange phases</h2>\n";
-  out += "<p class=\"note\">Cycles: the schedule's send horizon plus the "
-         "exchange latency of " +
-         num(target.exchangePhaseCycles) +
-         " cycles. The endpoint lower bound is the most words any tile sends "
-         "or receives (one a cycle), against the send horizon.</p>\n";
+  out += "<p class=\"note\">Cycles: the horizon (the event at which the "
+         "last receiver is done, under the hardware's exchange rules) plus the "
+         "fixed cost of a phase, " +
+         num(target.exchange.phaseFixedCycles) +
+         " cycles, and any copies a tile makes to itself. The lower bound is "
+         "the most events any tile sends or receives plus the least route "
+         "latency of the phase.</p>\n";
   out += "<table id=\"phases\">\n<tr><th>phase</th><th>runs</th><th>cycles</th>"
-         "<th>\xC2\xB5s</th><th>transfers</th><th>send horizon</th>"
-         "<th>endpoint lower bound</th><th>horizon / bound</th></tr>\n";
+         "<th>\xC2\xB5s</th><th>transfers</th><th>horizon</th>"
+         "<th>lower bound</th><th>horizon / bound</th></tr>\n";
   for (const PhaseRow &row : phases)
     out += "<tr><td>" + html(row.name) + "</td><td>" + num(row.runs) +
            "</td><td>" + grouped(row.cycles) + "</td><td>" + us(row.cycles) +

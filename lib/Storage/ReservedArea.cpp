@@ -10,38 +10,16 @@ ReservedArea::ReservedArea(const TargetModel &target)
     : target(target), exchange(target.tiles, 0), vertex(target.tiles, 0),
       kernel(target.tiles, 0), total(target.tiles, 0), kernelsOn(target.tiles) {}
 
-std::optional<std::string> ReservedArea::addPhase(const ExchangePhase &phase,
-                                                  const ExchangeSchedule &schedule) {
-  std::vector<bool> takesPart(target.tiles, false);
-  auto add = [&](uint32_t tile, uint64_t bytes) {
-    exchange[tile] += bytes;
-    total[tile] += bytes;
-    takesPart[tile] = true;
-  };
-  for (const ExchangeRun &run : schedule.runs) {
-    if (run.transfer >= phase.size())
-      return "schedule names transfer " + std::to_string(run.transfer) + " of " +
-             std::to_string(phase.size());
-    const uint32_t source = phase.source[run.transfer];
-    if (source >= target.tiles)
-      return "transfer " + std::to_string(run.transfer) + " sends from tile " +
-             std::to_string(source);
-    add(source, target.exchangeCodeBytesPerSendRun);
-    for (const uint32_t *d = phase.destinationsBegin(run.transfer),
-                        *e = phase.destinationsEnd(run.transfer);
-         d != e; ++d) {
-      if (*d >= target.tiles)
-        return "transfer " + std::to_string(run.transfer) + " sends to tile " +
-               std::to_string(*d);
-      add(*d, target.exchangeCodeBytesPerReceiveRun);
-    }
+void ReservedArea::addPhase(const ExchangePhase &phase,
+                            const ExchangeSchedule &schedule,
+                            const TransferAddresses &addresses) {
+  PhaseTiming timing =
+      timePhase(target.exchange, timedMessages(phase, schedule, addresses));
+  for (uint32_t tile = 0; tile < target.tiles && tile < timing.codeBytesPerTile.size();
+       ++tile) {
+    exchange[tile] += timing.codeBytesPerTile[tile];
+    total[tile] += timing.codeBytesPerTile[tile];
   }
-  for (uint32_t tile = 0; tile < target.tiles; ++tile)
-    if (takesPart[tile]) {
-      exchange[tile] += target.exchangeCodeBytesPerPhase;
-      total[tile] += target.exchangeCodeBytesPerPhase;
-    }
-  return std::nullopt;
 }
 
 void ReservedArea::addVertices(const std::vector<uint32_t> &tiles, uint64_t operands,

@@ -161,11 +161,23 @@ TargetModel TargetModel::ipu21() {
   t.loadBytesPerCycleInterleaved = 16; // ld128; Citadel microbenchmarks.
   t.storeBytesPerCycle = 8;            // Citadel microbenchmarks.
 
-  // Exchange and synchronisation.
-  t.exchangeBytesPerCycle = 4; // 8 TB/s / (1472 x 1.33 GHz); IPUModel.
-  t.exchangePhaseCycles = 100; // poplibs popnn/CTCLossPlan.cpp
-                               // fixedOverheadExchangeCycles.
-  t.syncCycles = 90;           // poplibs popnn/CTCLossPlan.cpp syncCycles.
+  // Exchange and synchronisation: ExchangeTiming.h holds the C600 timing
+  // model's constants with their sources.
+  t.exchange = ExchangeTimingModel();
+  t.exchange.tiles = kIpu21Tiles;
+  // The user's stack charges no sync apart from each phase's 600 cycles
+  // (Poplar Target::getGlobalSyncCycles, exchange.phaseFixedCycles), which
+  // covers the barrier into the phase; it finds no internal-sync figure
+  // (docs/research/ipu21-exchange.md, 6). Our sync steps only bracket
+  // phases and host streams, so they cost nothing of their own. (Until
+  // issue 22: 100 per phase and 90 per sync, poplibs' CTC plan constants.)
+  t.syncCycles = 0;
+  // The user's hardware measurements (their crates/ipu-codegen cost.rs,
+  // IPU21_TARGET_COSTS, docs/research/ipu21-exchange.md 7): a six-worker
+  // local copy call costs 288 cycles, and memcpy moves 8 bytes a cycle
+  // (Poplar Target::getMemcpyBytesPerCycle, as their stack uses it).
+  t.localCopyCallCycles = 288;
+  t.memcpyBytesPerCycle = 8;
   // Serial loops. poplibs' getDynamicSlice1DEstimate (popopsCycleEstimators
   // .cpp) charges its supervisor 1 + 6 + 1 + 6 cycles beyond the basic
   // overhead to read the offset and set up the workers' pointers. The
@@ -173,13 +185,6 @@ TargetModel TargetModel::ipu21() {
   // assumption: a handful of supervisor instructions.
   t.dynamicOffsetCycles = 14;
   t.loopIterationCycles = 10;
-  // Exchange code: the seed MLP needed exchange_table_bytes=12272 per tile
-  // for ~577 sent and ~577 received runs per tile over 7 phases, about 20.5
-  // bytes per send and receive pair; the split between the two sides and
-  // the per-phase part are assumptions.
-  t.exchangeCodeBytesPerSendRun = 12;
-  t.exchangeCodeBytesPerReceiveRun = 8;
-  t.exchangeCodeBytesPerPhase = 32;
   t.vertexStateHeaderBytes = 16; // Assumption.
   t.transposeInstructionsPerElement = 2; // Assumption: element by element.
   t.vertexOperandBytes = 4;      // A 32-bit tile address per operand.
@@ -194,6 +199,7 @@ TargetModel TargetModel::ipu21() {
 TargetModel TargetModel::ipu21WithTiles(uint32_t tiles) {
   TargetModel t = ipu21();
   t.tiles = tiles;
+  t.exchange.tiles = tiles;
   t.name = "ipu21-" + std::to_string(tiles);
   return t;
 }
@@ -369,23 +375,26 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
        false},
       {"storeBytesPerCycle", &TargetModel::storeBytesPerCycle,
        "Citadel microbenchmarks", false},
-      {"exchangeBytesPerCycle", &TargetModel::exchangeBytesPerCycle,
-       "Poplar IPUModel", false},
-      {"exchangePhaseCycles", &TargetModel::exchangePhaseCycles,
-       "poplibs CTCLossPlan fixedOverheadExchangeCycles", false},
-      {"syncCycles", &TargetModel::syncCycles, "poplibs CTCLossPlan syncCycles",
-       false},
+      {"exchange.phaseFixedCycles", nullptr,
+       "Poplar Target getGlobalSyncCycles (the user's stack)", false,
+       &ExchangeTimingModel::phaseFixedCycles},
+      {"exchange.receiveGuardEvents", nullptr,
+       "the user's stack scheduled_receive_window", false,
+       &ExchangeTimingModel::receiveGuardEvents},
+      {"exchange.rowPhaseEvents", nullptr,
+       "the user's stack receiver phase (2 per row)", false,
+       &ExchangeTimingModel::rowPhaseEvents},
+      {"exchange.plannerLatencyEvents", nullptr,
+       "Poplar Target getMaxIPUSyncDelay (the user's stack)", false,
+       &ExchangeTimingModel::plannerLatencyEvents},
+      {"localCopyCallCycles", &TargetModel::localCopyCallCycles,
+       "the user's hardware measurement", false},
+      {"memcpyBytesPerCycle", &TargetModel::memcpyBytesPerCycle,
+       "Poplar Target getMemcpyBytesPerCycle (the user's stack)", false},
       {"loopIterationCycles", &TargetModel::loopIterationCycles,
        "assumption: a Repeat's branch and counter update", true},
       {"dynamicOffsetCycles", &TargetModel::dynamicOffsetCycles,
        "poplibs getDynamicSlice1DEstimate supervisor", false},
-      {"exchangeCodeBytesPerSendRun", &TargetModel::exchangeCodeBytesPerSendRun,
-       "seed exchange_table_bytes; split assumed", true},
-      {"exchangeCodeBytesPerReceiveRun",
-       &TargetModel::exchangeCodeBytesPerReceiveRun,
-       "seed exchange_table_bytes; split assumed", true},
-      {"exchangeCodeBytesPerPhase", &TargetModel::exchangeCodeBytesPerPhase,
-       "assumption", true},
       {"vertexStateHeaderBytes", &TargetModel::vertexStateHeaderBytes,
        "assumption", true},
       {"transposeInstructionsPerElement",
@@ -418,11 +427,11 @@ uint32_t TargetModel::allocatableBase(MemoryClass memoryClass) const {
   return r.base + std::min(reservedStandardBytes, r.bytes);
 }
 
-uint64_t TargetModel::exchangeCycles(uint64_t bytes) const {
-  // A zero width only occurs in a default-constructed model; treat it as one
-  // byte per cycle rather than dividing by zero.
-  uint64_t width = std::max<uint32_t>(exchangeBytesPerCycle, 1);
-  return (bytes + width - 1) / width;
+uint64_t TargetModel::localCopyCycles(uint64_t mostBytesOnATile) const {
+  if (mostBytesOnATile == 0)
+    return 0;
+  uint64_t rate = std::max<uint32_t>(memcpyBytesPerCycle, 1);
+  return localCopyCallCycles + (mostBytesOnATile + rate - 1) / rate;
 }
 
 } // namespace ipu

@@ -9,6 +9,7 @@
 
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Exchange/Phase.h"
+#include "IPU/Exchange/Timing.h"
 #include "IPU/Planning/GemmLayouts.h"
 #include "IPU/Transforms/TileLowering.h"
 
@@ -79,10 +80,15 @@ struct PermuteLowering
                                            type.getElementType(), bufferShape(type, *to),
                                            *to, ::ipu::MemoryClass::Standard);
     program.createPhase(op.getLoc(), name, {{source, result}}, &permutation);
-    // The phase at its endpoint bound, its fixed cycles and a sync on each
-    // side, as the simulator charges it.
+    // The phase timed as the compiler will schedule it (on buffer-like
+    // addresses: placement comes later) and a sync on each side.
+    ::ipu::ExchangePhase timed;
+    timed.tiles = target.tiles;
+    ::ipu::TransferAddresses addresses;
+    uint32_t next = target.allocatableBase(::ipu::MemoryClass::Standard);
+    ::ipu::appendMove(target, moves, timed, addresses, next);
     program.addEstimatedCycles(static_cast<int64_t>(
-        ::ipu::endpointLowerBound(moves.phase) + target.exchangePhaseCycles +
+        ::ipu::plannedPhaseCost(target, timed, addresses).cycles +
         2 * uint64_t(target.syncCycles)));
     program.setResultBuffer(op.getResult(), result);
     OpBuilder &builder = program.getBuilder();

@@ -22,19 +22,20 @@ void mlir::ipu::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createIPUPlanGemm(plan));
   pm.addPass(createIPUAssignLayouts());
   pm.addPass(createIPULowerToTile());
-  IPUScheduleExchangeOptions schedule;
-  schedule.dumpDir = options.dumpPhases;
-  pm.addPass(createIPUScheduleExchange(schedule));
   IPUPlaceStorageOptions storage;
   storage.memoryProfile = options.memoryProfile;
   pm.addPass(createIPUPlaceStorage(storage));
+  // After placement: the exchange's rules depend on the addresses.
+  IPUScheduleExchangeOptions schedule;
+  schedule.dumpDir = options.dumpPhases;
+  pm.addPass(createIPUScheduleExchange(schedule));
 }
 
 void mlir::ipu::registerAllPasses() {
   registerIPUPasses();
   PassPipelineRegistration<CompilePipelineOptions>(
       "ipu-compile",
-      "Import, plan, lower, schedule and place: linalg on tensors to a "
+      "Import, plan, lower, place and schedule: linalg on tensors to a "
       "placed ipu_tile program",
       buildCompilePipeline);
 }

@@ -35,14 +35,19 @@ struct PlaceStoragePass
     if (failed(target))
       return signalPassFailure();
     for (auto program : module.getOps<ipu_tile::ProgramOp>())
-      if (failed(place(program, *target)))
+      if (failed(mlir::ipu::placeProgram(program, *target, memoryProfile)))
         return signalPassFailure();
   }
+};
+} // namespace
 
-  LogicalResult place(ipu_tile::ProgramOp program,
-                      const ::ipu::TargetModel &target) {
+LogicalResult mlir::ipu::placeProgram(ipu_tile::ProgramOp program,
+                                      const ::ipu::TargetModel &target,
+                                      StringRef memoryProfile,
+                                      uint32_t leastReservedBytes) {
+  {
     FailureOr<mlir::ipu::ProgramStorage> storage =
-        mlir::ipu::planProgramStorage(program, target);
+        mlir::ipu::planProgramStorage(program, target, leastReservedBytes);
     if (failed(storage))
       return failure();
     SmallVector<ipu_tile::BufferOp> &buffers = storage->buffers;
@@ -117,12 +122,10 @@ struct PlaceStoragePass
     mlir::emitRemark(program.getLoc()) << "placed " << line;
     return success();
   }
-};
-} // namespace
-/// Most bytes of exchange code and vertex state on any one tile, sized by
-/// the TargetModel from the runs each tile sends and receives.
-static FailureOr<uint32_t> reservedBytes(ArrayRef<Operation *> steps,
-                                         const ::ipu::TargetModel &target) {
+}
+FailureOr<uint32_t>
+mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
+                             const ::ipu::TargetModel &target, bool placed) {
   ::ipu::ReservedArea area(target);
   // What each step adds to tile 0, for the debug log.
   std::vector<std::pair<uint64_t, std::string>> onFirstTile;
@@ -140,16 +143,28 @@ static FailureOr<uint32_t> reservedBytes(ArrayRef<Operation *> steps,
                       : std::string())});
     });
     if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
-      if (!phase.getScheduleAttr())
-        return phase.emitError("phase is not scheduled: run "
-                               "--ipu-schedule-exchange before placing storage");
       FailureOr<ipu_exchange::PhaseTransfers> transfers =
           ipu_exchange::buildPhaseTransfers(phase, target);
       if (failed(transfers))
         return failure();
-      if (std::optional<std::string> why = area.addPhase(
-              transfers->phase, ipu_exchange::toExchangeSchedule(phase.getScheduleAttr())))
-        return phase.emitError(*why);
+      if (!placed) {
+        ::ipu::TransferAddresses packed =
+            ::ipu::packedAddresses(target, transfers->phase);
+        area.addPhase(transfers->phase,
+                      ::ipu::scheduleTimedPhase(target, transfers->phase, packed),
+                      packed);
+        continue;
+      }
+      if (!phase.getScheduleAttr())
+        return phase.emitError("phase is not scheduled: run "
+                               "--ipu-schedule-exchange");
+      FailureOr<::ipu::TransferAddresses> addresses =
+          ipu_exchange::transferAddresses(phase, *transfers);
+      if (failed(addresses))
+        return failure();
+      area.addPhase(transfers->phase,
+                    ipu_exchange::toExchangeSchedule(phase.getScheduleAttr()),
+                    *addresses);
     } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
       std::unique_ptr<::ipu::ElementwiseKernel> generated;
       const ::ipu::KernelSpec *kernel =
@@ -172,7 +187,8 @@ static FailureOr<uint32_t> reservedBytes(ArrayRef<Operation *> steps,
 
 FailureOr<mlir::ipu::ProgramStorage>
 mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
-                              const ::ipu::TargetModel &target) {
+                              const ::ipu::TargetModel &target,
+                              uint32_t leastReservedBytes) {
   ProgramStorage storage;
   // Liveness in program steps (buffers are not steps), as the program's
   // verifier checks it.
@@ -194,11 +210,12 @@ mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
       buffer.emitWarning("buffer is never used");
     storage.requests.push_back(std::move(request));
   }
-  FailureOr<uint32_t> reserved = reservedBytes(storage.liveness.steps, target);
+  FailureOr<uint32_t> reserved =
+      reservedAreaBytes(storage.liveness.steps, target, /*placed=*/false);
   if (failed(reserved))
     return failure();
-  storage.reservedBytes = *reserved;
-  storage.error = ::ipu::placeBuffers(target, storage.requests, *reserved,
+  storage.reservedBytes = std::max(*reserved, leastReservedBytes);
+  storage.error = ::ipu::placeBuffers(target, storage.requests, storage.reservedBytes,
                                       storage.placement, &storage.overflow);
   return storage;
 }

@@ -29,11 +29,31 @@ struct ProgramStorage {
   ::ipu::MemoryOverflow overflow;
 };
 
-/// Sizes the reserved area and places every buffer of a scheduled program.
+/// The most bytes of exchange code, vertex state and generated kernel code
+/// any tile of `steps` keeps. Each phase's code comes from a timed schedule:
+/// its own #ipu_exchange.schedule on its buffers' addresses when `placed`,
+/// else one made here on provisional packed addresses (before placement).
+FailureOr<uint32_t> reservedAreaBytes(ArrayRef<Operation *> steps,
+                                      const ::ipu::TargetModel &target,
+                                      bool placed);
+
+/// Sizes the reserved area and places every buffer of a lowered program.
 /// Fails (with a diagnostic) only on IR the placement cannot read; an
 /// overflow is `error`.
+/// `leastReservedBytes` raises the reserved area (ScheduleExchange asks for
+/// it when the real schedules' code needs more than provisional ones did).
 FailureOr<ProgramStorage> planProgramStorage(ipu_tile::ProgramOp program,
-                                             const ::ipu::TargetModel &target);
+                                             const ::ipu::TargetModel &target,
+                                             uint32_t leastReservedBytes = 0);
+
+/// What --ipu-place-storage does to one program: plans its storage, sets
+/// every buffer's address and the program's reserved bytes, peaks and
+/// bounds, logs and remarks; an overflow is an error naming the tile and
+/// buffers. With `memoryProfile`, writes the placed memory there.
+LogicalResult placeProgram(ipu_tile::ProgramOp program,
+                           const ::ipu::TargetModel &target,
+                           StringRef memoryProfile = "",
+                           uint32_t leastReservedBytes = 0);
 
 } // namespace mlir::ipu
 

@@ -102,7 +102,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     ipu_tile::registerTileLoweringModels(registry);
   }
 
-  /// Lowers, schedules and places a copy of `module` with the jobs' plans,
+  /// Lowers and places a copy of `module` with the jobs' plans,
   /// quietly. Returns the bytes per tile that did not fit, in the class that
   /// overflowed, with a sentence for the remark; nothing when it fits or the
   /// copy cannot be lowered (the pipeline then reports why itself).
@@ -126,7 +126,6 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     PassManager pm(module.getContext(), ModuleOp::getOperationName());
     pm.addPass(mlir::ipu::createIPUAssignLayouts());
     pm.addPass(mlir::ipu::createIPULowerToTile());
-    pm.addPass(mlir::ipu::createIPUScheduleExchange());
     ScopedDiagnosticHandler quiet(module.getContext(),
                                   [](Diagnostic &) { return success(); });
     ::ipu::QuietLog quietLog;

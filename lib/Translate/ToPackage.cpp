@@ -169,21 +169,12 @@ LogicalResult PackageBuilder::addPhase(ipu_exchange::PhaseOp op) {
   phase.name = op.getSymName().str();
   phase.location = sourceLocation(op.getLoc());
   phase.schedule = ipu_exchange::toExchangeSchedule(op.getScheduleAttr());
-  phase.sourceAddress.resize(transfers->phase.size());
-  phase.destAddress.resize(transfers->phase.size());
-  const auto &copies = transfers->copies;
-  for (size_t c = 0; c < copies.size(); ++c) {
-    FailureOr<uint32_t> source = addressOf(copies[c].source, op);
-    FailureOr<uint32_t> dest = addressOf(copies[c].dest, op);
-    if (failed(source) || failed(dest))
-      return failure();
-    size_t end = c + 1 < copies.size() ? copies[c + 1].firstTransfer
-                                       : transfers->phase.size();
-    for (size_t t = copies[c].firstTransfer; t < end; ++t) {
-      phase.sourceAddress[t] = *source + transfers->sourceOffset[t];
-      phase.destAddress[t] = *dest + transfers->destOffset[t];
-    }
-  }
+  FailureOr<::ipu::TransferAddresses> addresses =
+      ipu_exchange::transferAddresses(op, *transfers);
+  if (failed(addresses))
+    return failure();
+  phase.sourceAddress = std::move(addresses->source);
+  phase.destAddress = std::move(addresses->dest);
   phase.phase = std::move(transfers->phase);
   package.program.push_back({::ipu::StepKind::Exchange,
                              static_cast<uint32_t>(package.phases.size())});

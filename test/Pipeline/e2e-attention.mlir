@@ -28,7 +28,7 @@
 // IR: ipu_tile.kernel @ew4.kernel broadcasts ["full"] reduce max
 // IR: ipu_exchange.phase @permute0
 // IR-NEXT: ipu_exchange.copy @ew0.out to @permute0.out view [1, 8, 2, 8] permutation [0, 2, 1, 3]
-// IR: ipu_tile.compute_set @mm3.partials kernel "gemm_t" operands [@permute0.out, @mm3.rhs, @mm3.out]
+// IR: ipu_tile.compute_set @mm3.partials kernel "gemm_t" operands [{{@permute0.out|@mm3.lhs}}, @mm3.rhs, @mm3.out]
 // IR: ipu_exchange.copy @mm4.out to @permute3.out view [1, 2, 8, 8] permutation [0, 2, 1, 3]
 
 // TWO: workload=attention

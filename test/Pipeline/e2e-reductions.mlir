@@ -25,7 +25,7 @@
 // LN-MLP: numericalTest=PASS
 
 // Each tile reduces its quarter of a row, one phase gives the 4 tiles of a
-// row block all 4 partials (at its endpoint bound), each reduces them; the
+// row block all 4 partials, each reduces them; the
 // statistic is then on every tile that needs it, so the ops reading it
 // exchange nothing.
 // SPLIT-IR: ipu_tile.kernel @ew0.kernel broadcasts ["full"] reduce max init 0xFFF0000000000000
@@ -33,7 +33,7 @@
 // SPLIT-IR: ipu_tile.buffer @ew0.gathered : tensor<16x4xf32, #ipu_tile.layout<grid = [4, 1], {{.*}}replicas = 4
 // SPLIT-IR: ipu_tile.compute_set @ew0 kernel "ew0.kernel" operands [@mm0.out, @ew0.partials]
 // SPLIT-IR-NEXT: ipu_exchange.sync
-// SPLIT-IR-NEXT: ipu_exchange.phase @ew0.gather attributes {schedule = #ipu_exchange.schedule<strategy = {{[a-z]+}}, transfers = 64, bound = [[B:[0-9]+]], horizon = [[B]],
+// SPLIT-IR-NEXT: ipu_exchange.phase @ew0.gather attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 64, bound = {{[0-9]+}}, horizon = {{[0-9]+}},
 // SPLIT-IR: ipu_tile.compute_set @ew0.combine kernel "ew0.kernel" operands [@ew0.gathered, @ew0.out]
 // SPLIT-IR-NOT: ipu_exchange.phase
 // SPLIT-IR: ipu_tile.compute_set @ew1 kernel "ew1.kernel" operands [@mm0.out, @ew0.out, @ew1.out]

@@ -3,7 +3,7 @@
 // assumed (A arrives split by rows, B in the plan's layout, transposed when
 // swapped), so the product is right whatever the plans.
 // RUN: split-file %s %t
-// RUN: ipu-opt %t/self.mlir --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="orientation=swapped" --ipu-assign-layouts --ipu-lower-to-tile --ipu-schedule-exchange --ipu-place-storage | ipu-translate --ipu-to-package -o %t/self.ipuexe
+// RUN: ipu-opt %t/self.mlir --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="orientation=swapped" --ipu-assign-layouts --ipu-lower-to-tile --ipu-place-storage --ipu-schedule-exchange | ipu-translate --ipu-to-package -o %t/self.ipuexe
 // RUN: ipu-run %t/self.ipuexe --check | FileCheck %s
 // RUN: ipu-opt %t/shared.mlir --ipu-compile="target=ipu21-16" | ipu-translate --ipu-to-package -o %t/shared.ipuexe
 // RUN: ipu-run %t/shared.ipuexe --check | FileCheck %s

@@ -32,10 +32,8 @@
 
 // CHECKED: numericalTest=PASS
 
-// Four blocks fit once the last block's second MLP matmul runs in serial
-// chunks of its rows (after the storage check has held memory back): its
-// finalists are all serial, and it loops over them in the program.
-// FOUR: remark: planned again: placing its storage overflowed standard memory: {{[0-9]+}} bytes live at once on tile {{[0-9]+}}, {{[0-9]+}} allocatable beside {{[0-9]+}} of code and vertex state; the plans now hold back {{[1-9][0-9]*}} standard and 0 interleaved bytes per tile
+// Four blocks fit once the last block's MLP matmuls run in serial chunks of
+// their rows: their finalists are serial, and the program loops over them.
 // FOUR: remark: chose plan {{.*}} serial={{[1-9][0-9]*}} of
 // FOUR-NOT: error
 // FOUR-IR: ipu_tile.loop @mm31.serial count {{[1-9][0-9]*}} {

@@ -28,7 +28,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
     ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319552
     // expected-error @+1 {{schedule was made for 3 transfers, the phase has 4: reschedule it}}
-    ipu_exchange.phase @p attributes {schedule = #ipu_exchange.schedule<strategy = greedy, transfers = 3, bound = 4, horizon = 12, runs = dense<[0, 0, 4, 0, 1, 0, 4, 4, 2, 0, 4, 8]> : tensor<12xi32>>} {
+    ipu_exchange.phase @p attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 3, bound = 4, horizon = 12, runs = dense<[0, 0, 4, 0, 0, 1, 0, 4, 4, 0, 2, 0, 4, 8, 0]> : tensor<15xi32>>} {
       ipu_exchange.copy @a to @b
     }
   }
@@ -37,13 +37,13 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // -----
 
 // A schedule that the checker rejects never reaches a package: transfers 0
-// and 1 both land on tile 0 in cycles 0..3.
+// and 1 both land on tile 0 at once.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // expected-error-re @+1 {{package fails validation: {{.*}}}}
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
     ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319552
-    ipu_exchange.phase @p attributes {schedule = #ipu_exchange.schedule<strategy = greedy, transfers = 4, bound = 16, horizon = 16, runs = dense<[0, 0, 4, 0, 1, 0, 4, 0, 2, 0, 4, 8, 3, 0, 4, 12]> : tensor<16xi32>>} {
+    ipu_exchange.phase @p attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 4, bound = 16, horizon = 16, runs = dense<[0, 0, 4, 0, 0, 1, 0, 4, 0, 0, 2, 0, 4, 8, 0, 3, 0, 4, 12, 0]> : tensor<20xi32>>} {
       ipu_exchange.copy @a to @b
     }
   }

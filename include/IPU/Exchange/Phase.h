@@ -71,7 +71,8 @@ struct ExchangeRun {
   uint32_t transfer;
   uint32_t wordOffset;
   uint32_t words;
-  uint32_t start; ///< Cycle the first word is sent.
+  uint32_t start; ///< Cycle (timed: event) the first word is sent.
+  bool paired = false; ///< Timed: a 64-bit message, two words per event.
 };
 
 struct ExchangeSchedule {
@@ -97,6 +98,10 @@ struct ScheduleReport {
   uint64_t horizon = 0; ///< Send horizon in cycles.
   uint64_t runs = 0;
   std::string strategy;
+  /// Timed schedules: the endpoint part of `bound` (events), the least
+  /// route latency it adds, 64-bit messages, words tiles copy to
+  /// themselves.
+  uint64_t endpointEvents = 0, latency = 0, pairedRuns = 0, localWords = 0;
 };
 
 /// The strategies below expect a phase that passed validate().

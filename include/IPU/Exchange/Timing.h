@@ -34,86 +34,15 @@
 #ifndef IPU_EXCHANGE_TIMING_H
 #define IPU_EXCHANGE_TIMING_H
 
+#include "IPU/Exchange/Phase.h"
+#include "IPU/Target/TargetModel.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ipu {
-
-/// Constants of the timing model, each with its source. "stack" is the
-/// user's hardware-validated stack, osmarks/ipu-stack; "memo N" the section
-/// of docs/research/ipu21-exchange.md that restates it.
-struct ExchangeTimingModel {
-  /// Logical tiles 0..tiles-1 in use (C600: 1472; stack topology.rs).
-  uint32_t tiles = 1472;
-  /// Physical rows; row = p >> 6 (stack topology.rs, memo 1.1).
-  uint32_t rows = 23;
-  /// Physical id = row * 64 + slot (stack topology.rs, memo 1.1).
-  uint32_t tilesPerRow = 64;
-  /// One 32-bit word per tile, direction and event (Poplar
-  /// Target::getExchangeBytesPerCycle, stack cost.rs, memo 6).
-  uint32_t wordBytes = 4;
-  /// Message size limit, MAX_TRANSFER_WORDS (stack ipu-target exchange.rs,
-  /// memo 3.1): W - 53 fills the 12-bit delayxpic field.
-  uint32_t maxMessageWords = 4148;
-  /// X = S + ttm + 1 (stack exchange.rs primitive rows, memo 1.4).
-  int32_t sourceSelectDelay = 1;
-  /// P = X + 52 + 2 row(d) (stack exchange.rs primitive rows, memo 1.4).
-  int32_t receivePointerDelay = 52;
-  /// The 2 row(d) "receiver phase" (stack exchange.rs, memo 1.4).
-  uint32_t rowPhaseEvents = 2;
-  /// For W = 52, P is one event earlier and the guard one longer (stack
-  /// exchange.rs, memo 1.4 and 2.5).
-  uint32_t earlyPointerWords = 52;
-  /// Receiver row end = P + W + 5 (stack scheduled_receive_window, memo 2.5).
-  uint32_t receiveGuardEvents = 5;
-  /// No receive control on a message's first 2 events (stack
-  /// earliest_sender_offset, "unencodable initial send control", memo 3.1).
-  uint32_t sendStartEvents = 2;
-  /// Paired messages carry >= 64 64-bit items (stack paired_multicast,
-  /// memo 4).
-  uint32_t pairedMinWords = 128;
-  /// Paired source, destination: 8-byte aligned (stack codegen, memo 4).
-  uint32_t pairedAlignBytes = 8;
-  /// Paired format-on F = X + 51 + 2 row(d) (stack paired_receiver_row,
-  /// memo 4; their oracle: events 1, 54, 56, 65, 118, horizon 125).
-  int32_t pairedFormatDelay = 51;
-  /// Paired pointer write at F + 2 (stack paired_receiver_row, memo 4).
-  int32_t pairedPointerDelay = 2;
-  /// Paired receiver row end = F + items + 7 (stack paired_receiver_row).
-  uint32_t pairedGuardEvents = 7;
-  /// Addresses are 18-bit word fields: byte addresses below 2^20 (stack
-  /// instruction.rs encodings, memo 3.4).
-  uint32_t addressBits = 20;
-  /// Latest event offset accepted. Assumption: delays chain (memo 3.4,
-  /// MAX_PLAN_OFFSET_CYCLES per word), so only the int32 range limits it.
-  int64_t maxEventOffset = 0x7fffffff;
-  /// Fixed cost per phase, Poplar Target::getGlobalSyncCycles (stack cost.rs
-  /// exchange_phase_cycles, memo 6).
-  uint32_t phaseFixedCycles = 600;
-  /// SRAM conflict unit below interleavedBase: one 16 KiB element
-  /// TMEM_ELEMSIZE (stack ipu-target memory.rs, memo 5.1).
-  uint32_t memoryElementBytes = 16384;
-  /// Start of region 1, interleaved (stack memory.rs, memo 5.1).
-  uint32_t interleavedBase = 0x80000;
-  /// Conflict unit in region 1: two elements (stack memory_elements_for_words,
-  /// memo 5.1).
-  uint32_t interleavedUnitBytes = 32768;
-  /// Code estimate: bytes per instruction word; sendpicp is 2 words (stack
-  /// instruction.rs, memo 3.4 and 6).
-  uint32_t instructionBytes = 4;
-  /// Words of a send / sendpic / sendpicp chunk (6-bit count, memo 3.4).
-  uint32_t sendHeadWords = 64;
-  /// Words of a sendoff chunk (12-bit count, memo 3.4).
-  uint32_t sendoffWords = 4096;
-  /// Events of one delay word (19-bit field, memo 3.4).
-  uint32_t delayMaxEvents = 524288;
-  /// Events of a delaypic advance (7-bit field, memo 2.6).
-  uint32_t delaypicMaxEvents = 128;
-  /// Events of a delayxpic advance (12-bit field, memo 2.6).
-  uint32_t delayxpicMaxEvents = 4096;
-};
 
 /// The C600 chip with all 1472 tiles.
 ExchangeTimingModel ipu21ExchangeTiming();
@@ -184,6 +113,8 @@ struct PhaseTiming {
   /// instruction word (sends cut at the controls inside them, controls
   /// outside messages, delays for long gaps), 8 per sendpicp, a return.
   uint64_t codeBytes = 0;
+  /// The same per tile (a tile without a part still has its return word).
+  std::vector<uint32_t> codeBytesPerTile;
 };
 /// Timing of a phase that checkTimedPhase accepts.
 PhaseTiming timePhase(const ExchangeTimingModel &model,
@@ -213,9 +144,11 @@ struct TimedTransfer {
 /// messages pass the per-message rules (tiles, endpoints, alignment,
 /// addresses); returns messages that checkTimedPhase accepts, in placement
 /// order.
+/// `messageTransfers`, when given, receives each message's transfer index.
 std::vector<TimedMessage>
 scheduleTimed(const ExchangeTimingModel &model,
-              const std::vector<TimedTransfer> &transfers);
+              const std::vector<TimedTransfer> &transfers,
+              std::vector<uint32_t> *messageTransfers = nullptr);
 
 /// A lower bound of the horizon of every legal schedule of `transfers`:
 /// the most events any tile sends or receives (paired-eligible transfers
@@ -223,6 +156,92 @@ scheduleTimed(const ExchangeTimingModel &model,
 /// end of a receiver row, min over the phase's (s, d) of ttm + 58 + 2 row(d).
 uint64_t timedLowerBound(const ExchangeTimingModel &model,
                          const std::vector<TimedTransfer> &transfers);
+
+//===----------------------------------------------------------------------===//
+// The compiler's phases (ExchangePhase) under the timing model
+//===----------------------------------------------------------------------===//
+//
+// A transfer whose destinations include its source tile moves no word over
+// the exchange to that tile (the hardware refuses a message to its own
+// sender): the tile copies the words itself, a local copy the phase pays as
+// TargetModel::localCopyCycles. A schedule's runs keep ExchangeRun's shape,
+// with `start` the event of the message's first send and `paired` its
+// 64-bit form; a run of a transfer that only copies to its own source is
+// that local copy and carries no message.
+
+/// Byte addresses of each transfer: on its source, and on every
+/// destination (the same on all of them).
+struct TransferAddresses {
+  std::vector<uint32_t> source, dest;
+};
+
+/// Addresses as an allocator packs a phase's buffers before the real
+/// placement is known (the planner, benchmarks): per tile from the bottom
+/// of the model's memory, a multicast at the furthest of its receivers'
+/// next free addresses.
+TransferAddresses packedAddresses(const TargetModel &target,
+                                  const ExchangePhase &phase);
+
+/// Bytes each tile copies to itself.
+std::vector<uint64_t> localCopyBytes(const ExchangePhase &phase);
+
+/// The messages of `schedule`, one per run that sends to another tile.
+std::vector<TimedMessage> timedMessages(const ExchangePhase &phase,
+                                        const ExchangeSchedule &schedule,
+                                        const TransferAddresses &addresses);
+
+/// Schedules `phase` with scheduleTimed, paired messages where they make
+/// the phase shorter. Fills `report` (strategy "timed"): `bound` is
+/// timedLowerBound, `horizon` the phase's last receiver end, both in events
+/// from the phase-entry sync. Expects a phase that passed validate().
+ExchangeSchedule scheduleTimedPhase(const TargetModel &target,
+                                    const ExchangePhase &phase,
+                                    const TransferAddresses &addresses,
+                                    ScheduleReport *report = nullptr);
+
+/// Every word of every transfer in exactly one run (of a valid phase), and
+/// a transfer that only copies to its own source in one run at event 0.
+std::optional<std::string> checkScheduleCoverage(const ExchangePhase &phase,
+                                                 const ExchangeSchedule &schedule);
+
+/// The report of a timed schedule: `bound` is timedLowerBound of its
+/// messages (paired as it sends them), `horizon` its last receiver end.
+ScheduleReport timedScheduleReport(const TargetModel &target,
+                                   const ExchangePhase &phase,
+                                   const ExchangeSchedule &schedule,
+                                   const TransferAddresses &addresses);
+
+/// Every word of every transfer in exactly one run, then every rule of
+/// checkTimedPhase on the messages. Names the transfer, tile, cycle and
+/// rule at fault.
+std::optional<std::string>
+checkTimedSchedule(const TargetModel &target, const ExchangePhase &phase,
+                   const ExchangeSchedule &schedule,
+                   const TransferAddresses &addresses);
+
+/// What one phase costs as the simulator charges it.
+struct TimedPhaseCost {
+  PhaseTiming timing;           ///< Of its messages.
+  uint64_t localCopyCycles = 0; ///< Its tiles' copies to themselves.
+  /// timing.cycles (horizon + the phase's fixed cost, none without a
+  /// message) + localCopyCycles.
+  uint64_t cycles = 0;
+};
+/// The cost of a schedule that checkTimedSchedule accepts.
+TimedPhaseCost timedPhaseCost(const TargetModel &target,
+                              const ExchangePhase &phase,
+                              const ExchangeSchedule &schedule,
+                              const TransferAddresses &addresses);
+
+/// Schedules `phase` on packed addresses and prices it, for the planner.
+TimedPhaseCost plannedPhaseCost(const TargetModel &target,
+                                const ExchangePhase &phase,
+                                ScheduleReport *report = nullptr);
+/// The same on the addresses given.
+TimedPhaseCost plannedPhaseCost(const TargetModel &target,
+                                const ExchangePhase &phase,
+                                const TransferAddresses &addresses,
+                                ScheduleReport *report = nullptr);
 
 } // namespace ipu
 

@@ -12,6 +12,7 @@
 
 #include "IPU/Device/Elementwise.h"
 #include "IPU/Exchange/Phase.h"
+#include "IPU/Exchange/Timing.h"
 #include "IPU/Storage/ReservedArea.h"
 #include "IPU/Support/ElementType.h"
 #include "IPU/Target/TargetModel.h"
@@ -78,6 +79,7 @@ struct PackagePhase {
   std::vector<uint32_t> destAddress;   ///< Per transfer, on every dest.
   ExchangeSchedule schedule;
   std::string location; ///< As ComputeSet::location.
+  TransferAddresses addresses() const { return {sourceAddress, destAddress}; }
 };
 
 enum class StepKind : uint8_t {
@@ -188,11 +190,12 @@ struct Package {
   /// 2: loops and operand advances. A reader of version 1 would run each
   /// loop body once, silently wrong, so the version says it. 3: kernels
   /// travel as bodies only; the machine code that versions 1 and 2 carried
-  /// is never read (ipu-run compiles the bodies itself).
-  static constexpr uint32_t kFormatVersion = 3;
-  /// Version 1 had no loops: such a package reads the same as version 2
-  /// without them (the loader refuses one that holds any).
-  static constexpr uint32_t kOldestFormatVersion = 1;
+  /// is never read (ipu-run compiles the bodies itself). 4: exchange
+  /// schedules are timed (run starts in events of the hardware's exchange,
+  /// 64-bit runs); the untimed schedules of versions 1 to 3 cannot be
+  /// checked against the hardware's rules, so they are refused.
+  static constexpr uint32_t kFormatVersion = 4;
+  static constexpr uint32_t kOldestFormatVersion = 4;
   uint32_t formatVersion = kFormatVersion;
   std::string compiler;
   std::string target; ///< TargetModel::byName name.

@@ -12,6 +12,7 @@
 
 #include "IPU/Layout/BlockLayout.h"
 #include "IPU/Planning/GemmPlan.h"
+#include "IPU/Exchange/Timing.h"
 
 namespace ipu {
 
@@ -74,14 +75,23 @@ BlockLayout spreadLayout(int64_t rows, int64_t cols, ElementType type,
 /// chunk (lhsSpread), else as activations arrive (A^T as its transpose).
 BlockLayout lhsSourceLayout(const GemmProblem &problem, const TargetModel &target);
 
-/// What moving a tensor from one layout to another costs: one exchange phase
-/// at its endpoint bound, its fixed cycles and a sync on each side, as the
-/// lowering emits and the simulator charges it (the schedulers reach the
-/// bound on rearrangements).
+/// Appends `move` to a phase being built before placement, its source and
+/// destination buffers each at a base of their own (one after another from
+/// the bottom of allocatable standard memory, each from a memory element of
+/// its own, `next` the next free byte), its transfers at their offsets: the
+/// addresses the timed schedule sees are then contiguous where placed
+/// buffers would be.
+void appendMove(const TargetModel &target, const Rearrangement &move,
+                ExchangePhase &phase, TransferAddresses &addresses,
+                uint32_t &next);
+
+/// What moving a tensor from one layout to another costs: one exchange
+/// phase, timed as the compiler schedules it, and a sync on each side, as
+/// the lowering emits and the simulator charges it.
 struct RelayoutCost {
   uint64_t transfers = 0;
   uint64_t boundCycles = 0; ///< Endpoint lower bound of the phase.
-  uint64_t cycles = 0;      ///< Bound, phase and syncs.
+  uint64_t cycles = 0;      ///< The phase timed, and syncs.
 };
 /// Fails with planRearrangement's message when the move cannot be made.
 std::optional<std::string> relayoutCost(const BlockLayout &from,

@@ -1,8 +1,8 @@
 //===- ReservedArea.h - What a program keeps below its buffers ----*- C++ -*-===//
 //
 // Each tile keeps, at the bottom of its standard memory above the runtime
-// image, the program's exchange code (per phase it takes part in, per run
-// it sends and receives), its vertices' state and the code of each
+// image, the program's exchange code (each phase's instruction row, as the
+// timing model counts it from the schedule), its vertices' state and the code of each
 // generated kernel it runs. --ipu-place-storage sizes that area from the
 // program it places; the package loader sizes it again from what the
 // package holds and refuses a package whose buffers reach into it. Both go
@@ -13,7 +13,7 @@
 #ifndef IPU_STORAGE_RESERVEDAREA_H
 #define IPU_STORAGE_RESERVEDAREA_H
 
-#include "IPU/Exchange/Phase.h"
+#include "IPU/Exchange/Timing.h"
 #include "IPU/Target/TargetModel.h"
 
 #include <cstdint>
@@ -28,10 +28,10 @@ class ReservedArea {
 public:
   explicit ReservedArea(const TargetModel &target);
 
-  /// A phase's exchange code on every tile it sends or receives on. Fails
-  /// when a run names a transfer the phase does not have.
-  std::optional<std::string> addPhase(const ExchangePhase &phase,
-                                      const ExchangeSchedule &schedule);
+  /// A phase's exchange code on every tile (a tile without a part keeps a
+  /// one-word row). Expects a schedule that checkTimedSchedule accepts.
+  void addPhase(const ExchangePhase &phase, const ExchangeSchedule &schedule,
+                const TransferAddresses &addresses);
   /// One vertex's state on each of `tiles`.
   void addVertices(const std::vector<uint32_t> &tiles, uint64_t operands,
                    uint64_t params);

@@ -11,6 +11,7 @@
 #define IPU_TARGET_TARGETMODEL_H
 
 #include "IPU/Support/ElementType.h"
+#include "IPU/Target/ExchangeTiming.h"
 
 #include <cstdint>
 #include <optional>
@@ -151,21 +152,24 @@ struct TargetModel {
   uint32_t loadBytesPerCycleInterleaved = 0;
   uint32_t storeBytesPerCycle = 0;
 
-  // Exchange and synchronisation.
-  uint32_t exchangeBytesPerCycle = 0; ///< Per tile, each way.
-  uint32_t exchangePhaseCycles = 0;   ///< Fixed cost of every phase.
-  uint32_t syncCycles = 0;            ///< Internal BSP barrier.
+  // Exchange and synchronisation. The exchange's timing (route latency,
+  // receive controls, the fixed cost of a phase) is its own model, with the
+  // sources of its constants in ExchangeTiming.h.
+  ExchangeTimingModel exchange;
+  /// A sync step of the program: the barrier around each exchange phase,
+  /// which the phase's fixed cost already carries (see TargetModel.cpp).
+  uint32_t syncCycles = 0;
+  /// A tile's copy of its own words in a phase (a transfer whose destination
+  /// includes its source moves no word over the exchange): one six-worker
+  /// copy call, then memcpy at its rate.
+  uint32_t localCopyCallCycles = 0;
+  uint32_t memcpyBytesPerCycle = 0;
   /// Serial loops (a repeated sequence of steps): the control program's
   /// branch and counter update per iteration, and what a vertex whose
   /// operand moves with the iteration (poplibs' dynamic slice and update)
   /// pays to compute its address from the loop counter.
   uint32_t loopIterationCycles = 0;
   uint32_t dynamicOffsetCycles = 0;
-  /// Exchange code each tile executes, held in standard memory: bytes per
-  /// run it sends, per run it receives, and per phase it takes part in.
-  uint32_t exchangeCodeBytesPerSendRun = 0;
-  uint32_t exchangeCodeBytesPerReceiveRun = 0;
-  uint32_t exchangeCodeBytesPerPhase = 0;
   /// Vertex state in standard memory: a header, an address per operand and
   /// a value per parameter.
   uint32_t vertexStateHeaderBytes = 0;
@@ -216,15 +220,29 @@ struct TargetModel {
   uint32_t allocatableBytes(MemoryClass memoryClass) const;
   /// First allocatable address of a memory class.
   uint32_t allocatableBase(MemoryClass memoryClass) const;
-  /// Cycles to exchange `bytes` from or to one tile at the exchange width.
-  uint64_t exchangeCycles(uint64_t bytes) const;
+  /// Cycles of a phase's local copies, from the most bytes any tile copies
+  /// to itself (0: none).
+  uint64_t localCopyCycles(uint64_t mostBytesOnATile) const;
+  /// The planner's estimate of a phase whose busiest tile sends or receives
+  /// `words`, before any schedule: the words, the planner's route latency
+  /// and the fixed cost of a phase.
+  uint64_t plannedExchangeCycles(uint64_t words) const {
+    return words + exchange.plannerLatencyEvents + exchange.phaseFixedCycles;
+  }
 
   /// One cost constant of the model, for reports and sensitivity studies.
   struct Constant {
     const char *name;
-    uint32_t TargetModel::*field;
+    uint32_t TargetModel::*field; ///< Or, when null, exchangeField.
     const char *source;
     bool assumption; ///< No public figure: a parameter to revisit.
+    uint32_t ExchangeTimingModel::*exchangeField = nullptr;
+    uint32_t &in(TargetModel &target) const {
+      return field ? target.*field : target.exchange.*exchangeField;
+    }
+    uint32_t in(const TargetModel &target) const {
+      return field ? target.*field : target.exchange.*exchangeField;
+    }
   };
   /// Every cost constant, in declaration order.
   static const std::vector<Constant> &constants();

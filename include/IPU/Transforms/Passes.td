@@ -242,17 +242,26 @@ def IPULowerToTile : Pass<"ipu-lower-to-tile", "::mlir::ModuleOp"> {
 }
 
 def IPUScheduleExchange : Pass<"ipu-schedule-exchange", "::mlir::ModuleOp"> {
-  let summary = "Gives every transfer of every exchange phase its cycles";
+  let summary = "Times every message of every exchange phase, as the hardware runs it";
   let description = [{
-    Derives the transfers of each phase from its copies, schedules them with
-    the best available strategy, checks the schedule with the independent
-    checker and stores it as an `#ipu_exchange.schedule`. Reports per phase
-    transfers, endpoint bound, horizon, gap, strategy and runs as a remark
-    and a log line. Phases are scheduled in parallel, deterministically.
-    With `dump-dir`, each phase's transfers are also written there as
+    Runs after `--ipu-place-storage`: the hardware's rules depend on where
+    each word lives. Derives the transfers of each phase from its copies and
+    their buffers' addresses, schedules them under the C600 exchange timing
+    model (lib/Exchange/Timing.h: route latency between the tiles, receive
+    controls as timed events, sends that never overlap, messages of at most
+    4,148 words, 64-bit paired sends where they shorten the phase, SRAM
+    memory elements a send reads and a receive writes), checks the result
+    with the independent checker under every rule, and stores it as an
+    `#ipu_exchange.schedule` (strategy `timed`). Checks that the exchange
+    code of the schedules fits the area placement reserved for it. Reports
+    per phase transfers, the lower bound with its endpoint and latency
+    parts, the horizon, their ratio, runs, paired runs, words tiles copy to
+    themselves, the phase's cycles and its code bytes, as a remark and a log
+    line. Phases are scheduled in parallel, deterministically. With
+    `dump-dir`, each phase's transfers are also written there as
     `<phase>.phase` in the text form `bench/run exchange --phase` reads.
 
-    Before:
+    Before (placed):
 
     ```mlir
     ipu_exchange.phase @mm0.gather {
@@ -260,12 +269,13 @@ def IPUScheduleExchange : Pass<"ipu-schedule-exchange", "::mlir::ModuleOp"> {
     }
     ```
 
-    After (runs: transfer, first word, words, start cycle):
+    After (runs: transfer, first word, words, start event, paired):
 
     ```mlir
     ipu_exchange.phase @mm0.gather attributes {schedule =
-        #ipu_exchange.schedule<strategy = greedy, transfers = 4, bound = 32,
-        horizon = 32, runs = dense<[0, 0, 16, 0, 1, 0, 16, 16, ...]> : tensor<16xi32>>} {
+        #ipu_exchange.schedule<strategy = timed, transfers = 4, bound = 97,
+        horizon = 131, runs = dense<[0, 0, 16, 0, 0, 1, 0, 16, 3, 0, ...]>
+        : tensor<20xi32>>} {
       ipu_exchange.copy @arg0 to @mm0.lhs
     }
     ```
@@ -279,8 +289,10 @@ def IPUPlaceStorage : Pass<"ipu-place-storage", "::mlir::ModuleOp"> {
   let summary = "Assigns every buffer an address in its memory class";
   let description = [{
     From the liveness of every buffer on every tile, places buffers first fit
-    in their memory class, keeping the runtime image and the exchange tables
-    and vertex state free. Reports the peak against the max-live bound. A
+    in their memory class, keeping the runtime image, the exchange code and
+    vertex state free. The exchange code is sized from a timed schedule of
+    each phase on provisional addresses; `--ipu-schedule-exchange` then
+    schedules on the real ones and checks that its code fits. Reports the peak against the max-live bound. A
     tile that overflows is an error naming the tile, the bytes and the
     buffers live there, with a note per buffer at its op. With
     `memory-profile`, writes the placed memory as JSON

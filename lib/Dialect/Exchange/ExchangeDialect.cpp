@@ -42,16 +42,17 @@ struct ExchangeBytecodeInterface : public BytecodeDialectInterface {
     writer.writeVarInt(static_cast<uint64_t>(schedule.getBound()));
     writer.writeVarInt(static_cast<uint64_t>(schedule.getHorizon()));
     auto runs = schedule.getRuns().getValues<int32_t>();
-    writer.writeVarInt(runs.size() / 4);
+    writer.writeVarInt(runs.size() / kScheduleRunFields);
     int64_t transfer = 0, start = 0;
     for (auto it = runs.begin(), end = runs.end(); it != end;) {
-      int64_t value[4];
+      int64_t value[kScheduleRunFields];
       for (int64_t &v : value)
         v = *it++;
       writer.writeSignedVarInt(value[0] - transfer);
       writer.writeVarInt(static_cast<uint64_t>(value[1]));
       writer.writeVarInt(static_cast<uint64_t>(value[2]));
       writer.writeSignedVarInt(value[3] - start);
+      writer.writeVarInt(static_cast<uint64_t>(value[4]));
       transfer = value[0];
       start = value[3];
     }
@@ -83,18 +84,21 @@ struct ExchangeBytecodeInterface : public BytecodeDialectInterface {
     int64_t transfer = 0, start = 0;
     for (uint64_t r = 0; r < count; ++r) {
       int64_t transferDelta = 0, startDelta = 0;
-      uint64_t offset = 0, words = 0;
+      uint64_t offset = 0, words = 0, paired = 0;
       if (failed(reader.readSignedVarInt(transferDelta)) ||
           failed(reader.readVarInt(offset)) || failed(reader.readVarInt(words)) ||
-          failed(reader.readSignedVarInt(startDelta)))
+          failed(reader.readSignedVarInt(startDelta)) ||
+          failed(reader.readVarInt(paired)))
         return Attribute();
       transfer += transferDelta;
       start += startDelta;
-      if (!fits(transfer) || !fits(start) || offset > INT32_MAX || words > INT32_MAX) {
+      if (!fits(transfer) || !fits(start) || offset > INT32_MAX || words > INT32_MAX ||
+          paired > 1) {
         reader.emitError() << "schedule run " << r << " is out of range";
         return Attribute();
       }
-      runs.append({int32_t(transfer), int32_t(offset), int32_t(words), int32_t(start)});
+      runs.append({int32_t(transfer), int32_t(offset), int32_t(words), int32_t(start),
+                   int32_t(paired)});
     }
     MLIRContext *context = getContext();
     auto type = RankedTensorType::get({int64_t(runs.size())},
@@ -130,24 +134,33 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       !runsAttr.getElementType().isSignlessInteger(32))
     return emitError() << "runs must be a 1-D tensor of i32";
   SmallVector<int32_t> runs(runsAttr.getValues<int32_t>());
-  if (runs.size() % 4 != 0)
-    return emitError() << "runs must be quadruples (transfer, first word, "
-                          "words, start), got "
+  const size_t fields = kScheduleRunFields;
+  if (runs.size() % fields != 0)
+    return emitError() << "runs must be quintuples (transfer, first word, "
+                          "words, start, paired), got "
                        << runs.size() << " integers";
   if (horizon < bound)
     return emitError() << "horizon " << horizon
-                       << " is below the endpoint lower bound " << bound;
-  for (size_t i = 0; i < runs.size(); i += 4) {
+                       << " is below the lower bound " << bound;
+  for (size_t i = 0; i < runs.size(); i += fields) {
     if (runs[i] < 0 || runs[i] >= transfers)
-      return emitError() << "run " << i / 4 << " names transfer " << runs[i]
+      return emitError() << "run " << i / fields << " names transfer " << runs[i]
                          << ", the phase has " << transfers;
     if (runs[i + 1] < 0 || runs[i + 2] <= 0 || runs[i + 3] < 0)
-      return emitError() << "run " << i / 4
+      return emitError() << "run " << i / fields
                          << " needs a non-negative first word and start and a "
                             "positive word count";
-    if (static_cast<int64_t>(runs[i + 3]) + runs[i + 2] > horizon)
-      return emitError() << "run " << i / 4 << " ends at cycle "
-                         << runs[i + 3] + runs[i + 2] << ", after the horizon "
+    if (runs[i + 4] != 0 && runs[i + 4] != 1)
+      return emitError() << "run " << i / fields << " has paired = " << runs[i + 4]
+                         << "; it is 0 or 1";
+    // A timed schedule's horizon is its last receiver's end, which the
+    // timing model checks (a run that only copies to its own tile ends
+    // nowhere on the exchange); an untimed one's is its last send.
+    const int64_t events = runs[i + 4] ? runs[i + 2] / 2 : runs[i + 2];
+    if (strategy != Strategy::timed &&
+        static_cast<int64_t>(runs[i + 3]) + events > horizon)
+      return emitError() << "run " << i / fields << " sends until event "
+                         << runs[i + 3] + events << ", after the horizon "
                          << horizon;
   }
   return success();

@@ -63,11 +63,40 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
   schedule.strategy = stringifyStrategy(attr.getStrategy()).str();
   auto values = attr.getRuns().getValues<int32_t>();
   SmallVector<int32_t> runs(values.begin(), values.end());
-  schedule.runs.reserve(runs.size() / 4);
-  for (size_t i = 0; i + 3 < runs.size(); i += 4)
+  schedule.runs.reserve(runs.size() / kScheduleRunFields);
+  for (size_t i = 0; i + kScheduleRunFields <= runs.size(); i += kScheduleRunFields)
     schedule.runs.push_back({static_cast<uint32_t>(runs[i]),
                              static_cast<uint32_t>(runs[i + 1]),
                              static_cast<uint32_t>(runs[i + 2]),
-                             static_cast<uint32_t>(runs[i + 3])});
+                             static_cast<uint32_t>(runs[i + 3]), runs[i + 4] != 0});
   return schedule;
+}
+
+FailureOr<::ipu::TransferAddresses>
+mlir::ipu_exchange::transferAddresses(PhaseOp op, const PhaseTransfers &transfers) {
+  ::ipu::TransferAddresses addresses;
+  addresses.source.resize(transfers.phase.size());
+  addresses.dest.resize(transfers.phase.size());
+  const auto &copies = transfers.copies;
+  for (size_t c = 0; c < copies.size(); ++c) {
+    uint32_t base[2];
+    ipu_tile::BufferOp buffers[2] = {copies[c].source, copies[c].dest};
+    for (int i = 0; i < 2; ++i) {
+      ipu_tile::BufferOp buffer = buffers[i];
+      if (!buffer)
+        return op.emitError("copy ") << c << " refers to a missing buffer";
+      std::optional<int64_t> address = buffer.getAddress();
+      if (!address)
+        return buffer.emitError("buffer has no address: run --ipu-place-storage "
+                                "first");
+      base[i] = static_cast<uint32_t>(*address);
+    }
+    size_t end = c + 1 < copies.size() ? copies[c + 1].firstTransfer
+                                       : transfers.phase.size();
+    for (size_t t = copies[c].firstTransfer; t < end; ++t) {
+      addresses.source[t] = base[0] + transfers.sourceOffset[t];
+      addresses.dest[t] = base[1] + transfers.destOffset[t];
+    }
+  }
+  return addresses;
 }

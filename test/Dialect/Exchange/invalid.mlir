@@ -1,32 +1,43 @@
 // RUN: ipu-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{runs must be quadruples (transfer, first word, words, start), got 3 integers}}
+// expected-error @+1 {{runs must be quintuples (transfer, first word, words, start, paired), got 3 integers}}
 func.func private @runs() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 1, runs = dense<[0, 0, 1]> : tensor<3xi32>>}
 
 // -----
 
-// expected-error @+1 {{horizon 3 is below the endpoint lower bound 4}}
-func.func private @horizon() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 4, horizon = 3, runs = dense<[0, 0, 3, 0]> : tensor<4xi32>>}
+// expected-error @+1 {{horizon 3 is below the lower bound 4}}
+func.func private @horizon() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 4, horizon = 3, runs = dense<[0, 0, 3, 0, 0]> : tensor<5xi32>>}
 
 // -----
 
 // expected-error @+1 {{run 0 names transfer 2, the phase has 2}}
-func.func private @transfer() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 2, bound = 1, horizon = 4, runs = dense<[2, 0, 1, 0]> : tensor<4xi32>>}
+func.func private @transfer() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 2, bound = 1, horizon = 4, runs = dense<[2, 0, 1, 0, 0]> : tensor<5xi32>>}
 
 // -----
 
 // expected-error @+1 {{run 0 needs a non-negative first word and start and a positive word count}}
-func.func private @words() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 0, 0]> : tensor<4xi32>>}
+func.func private @words() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 0, 0, 0]> : tensor<5xi32>>}
 
 // -----
 
-// expected-error @+1 {{run 0 ends at cycle 6, after the horizon 4}}
-func.func private @late() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 4]> : tensor<4xi32>>}
+// expected-error @+1 {{run 0 sends until event 6, after the horizon 4}}
+func.func private @late() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 4, 0]> : tensor<5xi32>>}
+
+// -----
+
+// A paired run sends two words an event.
+// expected-error @+1 {{run 0 sends until event 7, after the horizon 6}}
+func.func private @pairedLate() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = 1, bound = 1, horizon = 6, runs = dense<[0, 0, 6, 4, 1]> : tensor<5xi32>>}
+
+// -----
+
+// expected-error @+1 {{run 0 has paired = 2; it is 0 or 1}}
+func.func private @pairedFlag() attributes {s = #ipu_exchange.schedule<strategy = timed, transfers = 1, bound = 1, horizon = 9, runs = dense<[0, 0, 2, 0, 2]> : tensor<5xi32>>}
 
 // -----
 
 // expected-error @+1 {{transfers, bound and horizon must not be negative}}
-func.func private @negative() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = -1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 0]> : tensor<4xi32>>}
+func.func private @negative() attributes {s = #ipu_exchange.schedule<strategy = greedy, transfers = -1, bound = 1, horizon = 4, runs = dense<[0, 0, 2, 0, 0]> : tensor<5xi32>>}
 
 // -----
 

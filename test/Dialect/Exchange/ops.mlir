@@ -4,7 +4,7 @@
 // RUN: ipu-opt %s --emit-bytecode | ipu-opt | FileCheck %s
 // Printed IR can elide them.
 // RUN: ipu-opt %s --mlir-elide-elementsattrs-if-larger=4 | FileCheck %s --check-prefix=ELIDED
-// ELIDED: runs = dense_resource<__elided__> : tensor<8xi32>
+// ELIDED: runs = dense_resource<__elided__> : tensor<10xi32>
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
@@ -14,10 +14,10 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_exchange.stream_in @a from 0 {weight}
     // CHECK-NEXT: ipu_exchange.sync
     ipu_exchange.sync
-    // CHECK-NEXT: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = greedy, transfers = 2, bound = 8, horizon = 8, runs = dense<[0, 0, 8, 0, 1, 0, 8, 0]> : tensor<8xi32>>} {
+    // CHECK-NEXT: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 2, bound = 66, horizon = 73, runs = dense<[0, 0, 8, 0, 0, 1, 0, 8, 0, 0]> : tensor<10xi32>>} {
     // CHECK-NEXT:   ipu_exchange.copy @a to @a.bcast
     // CHECK-NEXT: }
-    ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = greedy, transfers = 2, bound = 8, horizon = 8, runs = dense<[0, 0, 8, 0, 1, 0, 8, 0]> : tensor<8xi32>>} {
+    ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 2, bound = 66, horizon = 73, runs = dense<[0, 0, 8, 0, 0, 1, 0, 8, 0, 0]> : tensor<10xi32>>} {
       ipu_exchange.copy @a to @a.bcast
     }
     // CHECK: ipu_exchange.stream_out @a.bcast to 0

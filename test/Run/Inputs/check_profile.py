@@ -60,7 +60,7 @@ if len(slowest) == 1:
 for c in data["computeSets"]:
     assert 0 < c["balance"] <= 1 and c["meanCycles"] <= c["cycles"], c
 for p in data["phases"]:
-    assert p["endpointLowerBound"] <= p["sendHorizon"] < p["cycles"], p
+    assert p["lowerBound"] <= p["horizon"] < p["cycles"], p
 for name in ("standard", "interleaved"):
     assert data["memory"][name]["touchedBytes"] <= data["memory"][name]["regionBytes"]
 

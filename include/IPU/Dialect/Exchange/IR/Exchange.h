@@ -15,6 +15,12 @@
 
 #include "IPU/Dialect/Exchange/IR/ExchangeOpsDialect.h.inc"
 
+namespace mlir::ipu_exchange {
+/// Integers per run of an #ipu_exchange.schedule: transfer, first word,
+/// words, start, paired.
+constexpr size_t kScheduleRunFields = 5;
+} // namespace mlir::ipu_exchange
+
 #define GET_ATTRDEF_CLASSES
 #include "IPU/Dialect/Exchange/IR/ExchangeOpsAttributes.h.inc"
 

@@ -38,21 +38,28 @@ class IPUExchange_Attr<string name, string attrMnemonic, list<Trait> traits = []
 def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
   let summary = "Timetable of one exchange phase";
   let description = [{
-    `runs` holds quadruples (transfer, first word, words, start cycle), as
-    a dense i32 tensor so that bytecode stores it as raw data and printed
-    IR can elide it (`--mlir-elide-elementsattrs-if-larger`): the
-    run sends words [first word, first word + words) of transfer `transfer`
-    (numbered in phase order, copies in order) one per cycle from
-    `start`. `transfers` is the transfer count the schedule was made for,
-    `bound` the endpoint lower bound in cycles, `horizon` the cycle after
-    the last word is sent (pipeline latency excluded), `strategy` the
-    scheduler that won.
+    `runs` holds quintuples (transfer, first word, words, start, paired),
+    as a dense i32 tensor so that bytecode stores it as raw data and printed
+    IR can elide it (`--mlir-elide-elementsattrs-if-larger`). With the
+    `timed` strategy (the one the compiler uses; lib/Exchange/Timing.h) a
+    run is one message of the hardware's exchange: it sends words
+    [first word, first word + words) of transfer `transfer` (numbered in
+    phase order, copies in order) from event `start` after the phase's
+    sync, to every destination of the transfer but its source, one word
+    per event, or two when `paired` is 1 (a 64-bit send using the partner
+    tile's path). A transfer that only copies to its own source has one run
+    at event 0: a local copy. `bound` is the phase's lower bound (the
+    busiest tile's events plus the least route latency), `horizon` the event
+    at which its last receiver is done; the phase costs `horizon` plus the
+    target's fixed cost per phase. The other strategies are the untimed
+    word-per-cycle schedulers, kept for comparison in benchmarks.
 
     Example:
 
     ```mlir
-    #ipu_exchange.schedule<strategy = greedy, transfers = 2, bound = 8,
-        horizon = 8, runs = dense<[0, 0, 8, 0, 1, 0, 8, 0]> : tensor<8xi32>>
+    #ipu_exchange.schedule<strategy = timed, transfers = 2, bound = 66,
+        horizon = 73, runs = dense<[0, 0, 8, 0, 0, 1, 0, 8, 0, 0]>
+        : tensor<10xi32>>
     ```
   }];
   let parameters = (ins EnumParameter<IPUExchange_Strategy>:$strategy,

@@ -13,6 +13,7 @@
 #include "IPU/Dialect/Exchange/IR/Exchange.h"
 #include "IPU/Dialect/Tile/IR/Tile.h"
 #include "IPU/Exchange/Phase.h"
+#include "IPU/Exchange/Timing.h"
 #include "IPU/Target/TargetModel.h"
 
 #include <vector>
@@ -39,6 +40,11 @@ FailureOr<PhaseTransfers> buildPhaseTransfers(PhaseOp phase,
 
 /// The schedule stored in `attr` as a plain C++ schedule.
 ::ipu::ExchangeSchedule toExchangeSchedule(ScheduleAttr attr);
+
+/// Each transfer's byte addresses, from its buffers' placed addresses.
+/// Emits an error when a buffer has not been placed.
+FailureOr<::ipu::TransferAddresses>
+transferAddresses(PhaseOp op, const PhaseTransfers &transfers);
 
 } // namespace mlir::ipu_exchange
 

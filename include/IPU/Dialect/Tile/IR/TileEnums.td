@@ -61,7 +61,8 @@ def IPUExchange_Strategy : I32EnumAttr<"Strategy", "Exchange scheduler", [
     I32EnumAttrCase<"sequential", 0>,
     I32EnumAttrCase<"greedy", 1>,
     I32EnumAttrCase<"preemptive", 2>,
-    I32EnumAttrCase<"exact", 3>]> {
+    I32EnumAttrCase<"exact", 3>,
+    I32EnumAttrCase<"timed", 4>]> {
   let cppNamespace = "::mlir::ipu_exchange";
   let genSpecializedAttr = 0;
   let description = [{
