@@ -8,8 +8,9 @@
 # and with f16 partials allowed (--ipu-compile="partials=any"), and with f8
 # weights. Each row:
 # compile seconds in total and per pass (compile_<Pass>Seconds), simulated
-# cycles and efficiency, exchange cycles and the worst phase horizon over
-# its endpoint bound, the memory peaks against their bounds, the planner's
+# cycles and efficiency, exchange cycles and the worst and median phase
+# horizon over its lower bound (and less its latency over the busiest
+# tile's events), the memory peaks against their bounds, the planner's
 # estimate against the simulated cycles, simulator seconds, the check, and
 # the user's current stack beside ours where its log gives it
 # (../shared/seeds: MLP 225,672 cycles, attention 406,211). The last row
@@ -59,10 +60,22 @@ run_part() { # part partials weights [blocks] [batch]
   # Per pass, from MLIR's timing report ("  0.0123 ( 12.3%)  IPUPlanGemm").
   local passes
   passes=$(awk '/^ +[0-9.]+ +\( *[0-9.]+%\) +IPU[A-Za-z]+$/ { printf " compile%sSeconds=%.3f", substr($NF, 4), $1 }' "$log")
+  # Per phase, from ipu-schedule-exchange's remarks: the horizon over the
+  # lower bound (busiest tile's events + least route latency), and the
+  # issue's measure, the horizon less that latency over the busiest tile's
+  # events; the worst and the median of each.
   local worst
-  worst=$({ grep -Eo 'endpointLowerBound=[0-9]+ horizon=[0-9]+' "$log" || true; } |
-    awk -F'[ =]' 'BEGIN { best = 1 } { n++; r = ($2 ? $4 / $2 : 1); if (r >= best) { best = r; b = $2; h = $4 } }
-                  END { printf "exchangePhases=%d worstHorizon=%d worstBound=%d horizonOverBound=%.3f", n, h, b, best }')
+  worst=$({ grep -Eo 'lowerBound=[0-9]+ endpointEvents=[0-9]+ latency=[0-9]+ horizon=[0-9]+' "$log" || true; } |
+    awk -F'[ =]' '
+      function median(a, n,   i, j, t) {
+        for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+        return n == 0 ? 1 : (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
+      }
+      BEGIN { best = 1; bestE = 1 }
+      { n++; r = ($2 ? $8 / $2 : 1); e = ($4 ? ($8 - $6) / $4 : 1); ratio[n] = r; over[n] = e
+        if (r >= best) { best = r; b = $2; h = $8 }
+        if (e > bestE) bestE = e }
+      END { printf "exchangePhases=%d worstHorizon=%d worstBound=%d horizonOverBound=%.3f medianHorizonOverBound=%.3f worstHorizonLessLatencyOverEndpoint=%.3f medianHorizonLessLatencyOverEndpoint=%.3f", n, h, b, best, median(ratio, n), bestE, median(over, n) }')
   local cycles planned
   cycles=$(value cycles "$report")
   planned=$(value plannedCycles "$report")
