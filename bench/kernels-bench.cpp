@@ -12,9 +12,12 @@
 //                   checked against numbers it does not share code with.
 //                   f32 inputs get none. A conversion epilogue is compared
 //                   with poplibs' cast vertex (poplibsCastCycles);
-//   measuredCycles  the hardware line 4.0 N + 320 of one ConvPartial1x1
-//                   vertex [N x 16] x [16 x 16], f16 in, f16 partials
-//                   (tessellate-ipu "IPU Peak Flops"; machine-model.md).
+//   measuredCycles  the hardware measurement of one ConvPartial1x1 vertex
+//                   [N x 16] x [16 x 16], f16 in, f16 partials, for N a
+//                   multiple of 16 up to 2,048: tessellate-ipu's "IPU Peak
+//                   Flops" published TFLOP/s, converted back to cycles
+//                   (IPU/Device/AmpMeasurements.h). lineCycles is the
+//                   4.0 N + 320 line fitted to them (machine-model.md).
 //
 //   kernels-bench                 the calibration table and a few other cases
 //   kernels-bench --kernel gemm --shape MxKxN [--in f16] [--partials f32]
@@ -30,10 +33,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/Device/AmpMeasurements.h"
 #include "IPU/Device/Elementwise.h"
 #include "IPU/Device/Kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -323,10 +328,15 @@ void printGemm(const std::string &name, const TargetModel &target,
   if (shape.k == 16 && shape.n == 16 && shape.inType == ElementType::F16 &&
       shape.partialsType == ElementType::F16 &&
       shape.outType == ElementType::F16) {
-    const uint64_t measured = 4 * static_cast<uint64_t>(shape.m) + 320;
-    std::printf(" measuredCycles=%llu errorVsMeasuredPercent=%s",
-                (unsigned long long)measured,
-                percent(cycles.total, measured).c_str());
+    const uint64_t line = 4 * static_cast<uint64_t>(shape.m) + 320;
+    std::printf(" lineCycles=%llu errorVsLinePercent=%s",
+                (unsigned long long)line, percent(cycles.total, line).c_str());
+    if (std::optional<double> measured = measuredAmpVertexCycles(shape.m)) {
+      const uint64_t rounded = static_cast<uint64_t>(std::llround(*measured));
+      std::printf(" measuredCycles=%llu errorVsMeasuredPercent=%s",
+                  (unsigned long long)rounded,
+                  percent(cycles.total, rounded).c_str());
+    }
   }
   std::printf("\n");
 }

@@ -177,7 +177,7 @@ ElementwiseBody castChainF32F16E4M3() {
 // ipu21: vertexCallCycles 25, workerSupervisorCycles 11, workersPerTile 6,
 // workerPrologueInstructions 17, ewRowOverheadInstructions 15,
 // ewLoadStoreInstructions 1, ewArithInstructionsF16 1, ewTanhInstructionsF16
-// 2, ewExpInstructionsF16 2, ewDivideInstructionsF16 18,
+// 4, ewExpInstructionsF16 4, ewDivideInstructionsF16 21,
 // ewCastF32F16Instructions 2, ewCastF16F8Instructions 1. Fixed part of every
 // total: 25 + 11 = 36.
 
@@ -195,9 +195,9 @@ protected:
     EXPECT_EQ(target.ewRowOverheadInstructions, 15u);
     EXPECT_EQ(target.ewLoadStoreInstructions, 1u);
     EXPECT_EQ(target.ewArithInstructionsF16, 1u);
-    EXPECT_EQ(target.ewTanhInstructionsF16, 2u);
-    EXPECT_EQ(target.ewExpInstructionsF16, 2u);
-    EXPECT_EQ(target.ewDivideInstructionsF16, 18u);
+    EXPECT_EQ(target.ewTanhInstructionsF16, 4u);
+    EXPECT_EQ(target.ewExpInstructionsF16, 4u);
+    EXPECT_EQ(target.ewDivideInstructionsF16, 21u);
     EXPECT_EQ(target.ewCastF32F16Instructions, 2u);
     EXPECT_EQ(target.ewCastF16F8Instructions, 1u);
   }
@@ -213,7 +213,7 @@ protected:
 //   addf            ewArithInstructionsF16            1
 //   constant        hoisted                           0
 //   mulf 0.79785    ewArithInstructionsF16            1
-//   tanh            ewTanhInstructionsF16             2
+//   tanh            ewTanhInstructionsF16             4
 //   constant        hoisted                           0
 //   addf 1          ewArithInstructionsF16            1
 //   constant        hoisted                           0
@@ -222,82 +222,82 @@ protected:
 //   load in0 (full) ewLoadStoreInstructions           1
 //   load in1 (row)  ewLoadStoreInstructions           1
 //   store           ewLoadStoreInstructions           1
-//   I = 9 x 1 + 2 + 3 = 14 per vector.
+//   I = 9 x 1 + 4 + 3 = 16 per vector.
 TEST_F(EstimateTest, BiasGeluTanhF16RowInput2x1076) {
   // The row input makes every row its own loop: loops = 2, loop length
   // 1076. vectorsPerRow = ceil(1076 / 4) = 269; vectors = 2 x 269 = 538.
   // perWorker = ceil(538 / 6) = 90 (6 x 89 = 534 < 538).
   // rowsPerWorker = min(2, ceil(90 / 269) + 1) = min(2, 2) = 2.
-  // Worker: 2 x 15 + 90 x 14 = 30 + 1260 = 1290.
-  // total = 36 + 6 x (17 + 1290) = 36 + 6 x 1307 = 36 + 7842 = 7878.
+  // Worker: 2 x 15 + 90 x 16 = 30 + 1440 = 1470.
+  // total = 36 + 6 x (17 + 1470) = 36 + 6 x 1487 = 36 + 8922 = 8958.
   ElementwiseCycles cycles =
       estimateElementwise(target, biasGeluTanhF16(), 2, 1076);
   EXPECT_EQ(cycles.lanes, 4u);
-  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 14.0);
+  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 16.0);
   EXPECT_EQ(cycles.vectors, 538u);
   EXPECT_EQ(cycles.rowsPerWorker, 2u);
-  EXPECT_EQ(cycles.total, 7878u);
+  EXPECT_EQ(cycles.total, 8958u);
 }
 
 TEST_F(EstimateTest, BiasGeluTanhF16RowInput16x64) {
   // Still one loop per row (the bias repeats): loops = 16 of 64.
   // vectorsPerRow = 64 / 4 = 16; vectors = 256; perWorker = ceil(256 / 6)
   // = 43 (6 x 42 = 252). rowsPerWorker = min(16, ceil(43 / 16) + 1) =
-  // min(16, 3 + 1) = 4. Worker: 4 x 15 + 43 x 14 = 60 + 602 = 662.
-  // total = 36 + 6 x (17 + 662) = 36 + 6 x 679 = 36 + 4074 = 4110.
+  // min(16, 3 + 1) = 4. Worker: 4 x 15 + 43 x 16 = 60 + 688 = 748.
+  // total = 36 + 6 x (17 + 748) = 36 + 6 x 765 = 36 + 4590 = 4626.
   ElementwiseCycles cycles =
       estimateElementwise(target, biasGeluTanhF16(), 16, 64);
   EXPECT_EQ(cycles.lanes, 4u);
-  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 14.0);
+  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 16.0);
   EXPECT_EQ(cycles.vectors, 256u);
   EXPECT_EQ(cycles.rowsPerWorker, 4u);
-  EXPECT_EQ(cycles.total, 4110u);
+  EXPECT_EQ(cycles.total, 4626u);
 }
 
 // (b) SiLU, f16: lanes 4.
 //   negf            ewArithInstructionsF16            1
-//   exp             ewExpInstructionsF16              2
+//   exp             ewExpInstructionsF16              4
 //   constant 1      hoisted                           0
 //   addf 1          ewArithInstructionsF16            1
-//   divf 1/(...)    ewDivideInstructionsF16          18
+//   divf 1/(...)    ewDivideInstructionsF16          21
 //   mulf x          ewArithInstructionsF16            1
 //   load in0        ewLoadStoreInstructions           1
 //   store           ewLoadStoreInstructions           1
-//   I = 1 + 2 + 1 + 18 + 1 + 2 = 25 per vector.
+//   I = 1 + 4 + 1 + 21 + 1 + 2 = 30 per vector.
 TEST_F(EstimateTest, SiluF16Contiguous16x64) {
   // 64 f16 = 128 bytes a row, no padding, one full input: contiguous, one
   // loop of 16 x 64 = 1024 elements. vectorsPerRow = vectors = 1024 / 4 =
   // 256; perWorker = ceil(256 / 6) = 43; rowsPerWorker = min(1, ceil(43 /
-  // 256) + 0) = 1. Worker: 15 + 43 x 25 = 15 + 1075 = 1090.
-  // total = 36 + 6 x (17 + 1090) = 36 + 6 x 1107 = 36 + 6642 = 6678.
+  // 256) + 0) = 1. Worker: 15 + 43 x 30 = 15 + 1290 = 1305.
+  // total = 36 + 6 x (17 + 1305) = 36 + 6 x 1322 = 36 + 7932 = 7968.
   ElementwiseCycles cycles = estimateElementwise(target, siluF16(), 16, 64);
   EXPECT_EQ(cycles.lanes, 4u);
-  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 25.0);
+  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, 30.0);
   EXPECT_EQ(cycles.vectors, 256u);
   EXPECT_EQ(cycles.rowsPerWorker, 1u);
-  EXPECT_EQ(cycles.total, 6678u);
+  EXPECT_EQ(cycles.total, 7968u);
 }
 
 TEST_F(EstimateTest, SiluF16Contiguous2x1076) {
   // 1076 f16 = 2152 bytes, a whole number of words: contiguous, one loop
   // of 2152. vectors = 2152 / 4 = 538; perWorker = 90; rowsPerWorker = 1.
-  // Worker: 15 + 90 x 25 = 2265. total = 36 + 6 x (17 + 2265) = 36 + 6 x
-  // 2282 = 36 + 13692 = 13728.
+  // Worker: 15 + 90 x 30 = 2715. total = 36 + 6 x (17 + 2715) = 36 + 6 x
+  // 2732 = 36 + 16392 = 16428.
   ElementwiseCycles cycles = estimateElementwise(target, siluF16(), 2, 1076);
   EXPECT_EQ(cycles.vectors, 538u);
   EXPECT_EQ(cycles.rowsPerWorker, 1u);
-  EXPECT_EQ(cycles.total, 13728u);
+  EXPECT_EQ(cycles.total, 16428u);
 }
 
 TEST_F(EstimateTest, SiluF16PaddedRows3x5) {
   // 5 f16 = 10 bytes, padded to 12: not contiguous, 3 loops of 5.
   // vectorsPerRow = ceil(5 / 4) = 2; vectors = 6; perWorker = 1;
-  // rowsPerWorker = min(3, ceil(1 / 2) + 1) = 2. Worker: 2 x 15 + 25 = 55.
-  // total = 36 + 6 x (17 + 55) = 36 + 432 = 468.
+  // rowsPerWorker = min(3, ceil(1 / 2) + 1) = 2. Worker: 2 x 15 + 30 = 60.
+  // total = 36 + 6 x (17 + 60) = 36 + 462 = 498.
   ElementwiseCycles cycles = estimateElementwise(target, siluF16(), 3, 5);
   EXPECT_EQ(cycles.vectors, 6u);
   EXPECT_EQ(cycles.rowsPerWorker, 2u);
-  EXPECT_EQ(cycles.total, 468u);
+  EXPECT_EQ(cycles.total, 498u);
 }
 
 // (c) f32 -> f16 -> f8E4M3FN. The f32 input makes lanes = 64 / 32 = 2; a
@@ -379,7 +379,7 @@ TEST_F(EstimateTest, KernelSpecCostsTheBody) {
   ElementwiseKernel kernel("gelu", elementwiseSymbol(biasGeluTanhF16()),
                            biasGeluTanhF16());
   const int64_t params[] = {2, 1076};
-  EXPECT_EQ(estimateKernelCycles(kernel.spec(), params, target), 7878u);
+  EXPECT_EQ(estimateKernelCycles(kernel.spec(), params, target), 8958u);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1347,7 +1347,7 @@ protected:
     EXPECT_EQ(target.reduceRowOverheadInstructions, 12u);
     EXPECT_EQ(target.reduceVectorInstructions, 1u);
     EXPECT_EQ(target.ewArithInstructionsF32, 1u);
-    EXPECT_EQ(target.ewExpInstructionsF32, 4u);
+    EXPECT_EQ(target.ewExpInstructionsF32, 6u);
   }
 };
 
@@ -1376,12 +1376,12 @@ TEST_F(ReductionEstimateTest, IdentitySumF32Rows8x729) {
 }
 
 TEST_F(ReductionEstimateTest, SoftmaxSumWithAColumnInput6x24) {
-  // lanes 2. subf f32 1 (ewArithInstructionsF32 x 2/2), exp f32 4, the
-  // full input's load bundled, the combine 1: I = 1 + 4 + 1 = 6.
+  // lanes 2. subf f32 1 (ewArithInstructionsF32 x 2/2), exp f32 6, the
+  // full input's load bundled, the combine 1: I = 1 + 6 + 1 = 8.
   // R = 12 + 1 (the column value, once a row) = 13.
   // vectorsPerRow = 24 / 2 = 12; rowsPerWorker = ceil(6 / 6) = 1;
-  // perWorker = 12. Worker: 13 + 12 x 6 = 85.
-  // total = 36 + 6 x (17 + 85) = 36 + 612 = 648.
+  // perWorker = 12. Worker: 13 + 12 x 8 = 109.
+  // total = 36 + 6 x (17 + 109) = 36 + 756 = 792.
   const double I = target.ewArithInstructionsF32 + target.ewExpInstructionsF32 +
                    target.reduceVectorInstructions;
   const double R =
@@ -1392,7 +1392,7 @@ TEST_F(ReductionEstimateTest, SoftmaxSumWithAColumnInput6x24) {
       fixed() + workers() * (target.workerPrologueInstructions +
                              static_cast<uint64_t>(std::ceil(rowsPerWorker * R)) +
                              static_cast<uint64_t>(std::ceil(perWorker * I)));
-  EXPECT_EQ(expected, 648u);
+  EXPECT_EQ(expected, 792u);
   ElementwiseCycles cycles = estimateElementwise(target, softmaxSumF32(), 6, 24);
   EXPECT_EQ(cycles.lanes, 2u);
   EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, I);

@@ -141,6 +141,9 @@ struct TargetModel {
   /// accumulator and storing the value), and per 64-bit vector the combine,
   /// which issues with the load of the reduced input.
   uint32_t reduceRowOverheadInstructions = 0;
+  /// The partial-sum reduction vertex (`reduce`) at most produces this many
+  /// output bytes a cycle.
+  uint32_t reduceOutputBytesPerCycle = 0;
   uint32_t reduceVectorInstructions = 0;
   /// A generated kernel's code on a tile: a fixed part and a part per
   /// instruction of its body's loop.
