@@ -81,7 +81,7 @@ run_file() { # name source target description [partials option]
        "planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "syncCycles=$(value syncCycles "$report")" \
-       "efficiencyPercent=$(value efficiencyPercent "$report") effectiveGemmTflops=$(value effectiveGemmTflops "$report")" \
+       "efficiencyPercent=$(value efficiencyPercent "$report") efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report") effectiveGemmTflops=$(value effectiveGemmTflops "$report")" \
        "$worst" \
        "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
        "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \

@@ -85,7 +85,7 @@ run_part() { # part partials weights [blocks] [batch]
   echo "bench=siglip case=$name part=$part blocks=$blocks batch=$batch weights=$weights partials=${partials:-f32}" \
        "serialSplits=$serial" \
        "compileSeconds=$(seconds "$t0" "$t1")$passes packageSeconds=$(seconds "$t1" "$t2")" \
-       "cycles=$cycles efficiencyPercent=$(value efficiencyPercent "$report")" \
+       "cycles=$cycles efficiencyPercent=$(value efficiencyPercent "$report") efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report")" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "syncCycles=$(value syncCycles "$report") $worst" \
        "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \

@@ -12,6 +12,7 @@
 #include "IPU/Package/Package.h"
 
 #include <algorithm>
+#include <string_view>
 
 using namespace ipu;
 
@@ -44,7 +45,55 @@ uint64_t computeSetFlops(const ComputeSet &computeSet) {
   return flops;
 }
 
+/// MACs over the AMP rate of their types, of every gemm vertex of one run
+/// of `computeSet`, on one tile: 0 for other kernels.
+double computeSetPeakCycles(const ComputeSet &computeSet, const TargetModel &target) {
+  const KernelSpec *kernel = lookupKernel(computeSet.kernel);
+  if (!kernel || (kernel->name != "gemm" && kernel->name != "gemm_t") ||
+      kernel->paramNames.size() < 5 ||
+      kernel->paramNames[3] != std::string_view("inType") ||
+      kernel->paramNames[4] != std::string_view("accType"))
+    return 0;
+  const size_t paramCount = kernel->paramNames.size();
+  const size_t vertices =
+      std::min(computeSet.tiles.size(), computeSet.params.size() / paramCount);
+  double cycles = 0;
+  for (size_t v = 0; v < vertices; ++v) {
+    const int64_t *params = computeSet.params.data() + v * paramCount;
+    const uint64_t flops = kernelFlops(*kernel, params);
+    const uint32_t rate = target.ampMacsPerCycle(static_cast<ElementType>(params[3]),
+                                                 static_cast<ElementType>(params[4]));
+    if (flops && rate)
+      cycles += double(flops) / 2 / rate;
+  }
+  return cycles;
+}
+
 } // namespace
+
+double ipu::programPeakCycles(const Package &package, const TargetModel &target) {
+  std::vector<double> perSet(package.computeSets.size());
+  for (size_t i = 0; i < perSet.size(); ++i)
+    perSet[i] = computeSetPeakCycles(package.computeSets[i], target);
+  double cycles = 0;
+  uint64_t repeat = 1;
+  size_t bodyEnd = 0;
+  for (size_t s = 0; s < package.program.size(); ++s) {
+    const Step &step = package.program[s];
+    if (s >= bodyEnd)
+      repeat = 1;
+    if (step.kind == StepKind::Loop && s >= bodyEnd && step.index < package.loops.size()) {
+      const PackageLoop &loop = package.loops[step.index];
+      if (loop.steps <= package.program.size() - s - 1) {
+        repeat = loop.count;
+        bodyEnd = s + 1 + loop.steps;
+      }
+    }
+    if (step.kind == StepKind::Compute && step.index < perSet.size())
+      cycles += perSet[step.index] * double(repeat);
+  }
+  return target.tiles ? cycles / target.tiles : 0;
+}
 
 uint64_t ipu::programFlops(const Package &package) {
   // Each compute set is counted once, then charged per step that runs it.

@@ -285,6 +285,12 @@ std::optional<std::string> readPackageFile(const std::string &path,
 /// once when its loop is malformed), so any package can be asked; the
 /// figure means something once it validates.
 uint64_t programFlops(const Package &package);
+/// The cycles the program's GEMM work takes at the peak of its own types:
+/// each gemm vertex's MACs over the AMP rate of its input and partials
+/// types (TargetModel::ampMacsPerCycle), summed over the steps that run it
+/// and shared by every tile. Efficiency against a configuration's own peak
+/// is this over the program's cycles, which it never exceeds.
+double programPeakCycles(const Package &package, const TargetModel &target);
 
 /// Sizes the program's code and state on every tile (ReservedArea) from
 /// what `package` holds, as --ipu-place-storage sized it from the IR: its
