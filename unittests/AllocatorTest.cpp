@@ -210,6 +210,49 @@ TEST(ReservedArea, ExchangeCodeFromTheTimedRowsVertexStateAndKernelsOncePerTile)
 
 } // namespace
 
+/// The SRAM conflict unit of a standard address (16 KiB elements).
+uint64_t elementOf(uint64_t address) { return address / 16384; }
+
+TEST(Allocator, PhasePartnersTakeConflictUnitsOfTheirOwnWhereThereIsRoom) {
+  // A phase reads S and writes D on tile 0; N is a bystander. S and D end
+  // up in different 16 KiB elements, every byte of each; N packs anywhere.
+  TargetModel target = smallTarget(4);
+  std::vector<BufferRequest> requests = {
+      makeRequest("S", 1024, 0, 2, {0, 1}), makeRequest("D", 2048, 0, 2, {0}),
+      makeRequest("N", 512, 0, 2, {0})};
+  requests[0].apartFrom = {1};
+  requests[1].apartFrom = {0};
+  Placement placement;
+  ASSERT_FALSE(placeBuffers(target, requests, 0, placement));
+  auto units = [&](size_t i) {
+    uint64_t a = placement.address[i];
+    return std::pair{elementOf(a), elementOf(a + requests[i].bytes - 1)};
+  };
+  EXPECT_TRUE(units(0).second < units(1).first || units(1).second < units(0).first)
+      << "S and D share an element";
+  // Without the preference they pack into one element.
+  requests[0].apartFrom.clear();
+  requests[1].apartFrom.clear();
+  Placement packed;
+  ASSERT_FALSE(placeBuffers(target, requests, 0, packed));
+  EXPECT_EQ(elementOf(packed.address[0]), elementOf(packed.address[1]));
+  EXPECT_LT(packed.peakBytes[0], placement.peakBytes[0]);
+}
+
+TEST(Allocator, PhasePartnersPackWhenKeepingThemApartDoesNotFit) {
+  // Two partners of most of standard memory each cannot both start an
+  // element of their own and fit: they are placed as before.
+  TargetModel target = smallTarget(4);
+  const uint64_t half = target.allocatableBytes(MemoryClass::Standard) / 2 / 8 * 8;
+  std::vector<BufferRequest> requests = {makeRequest("S", half, 0, 1, {0}),
+                                         makeRequest("D", half, 0, 1, {0})};
+  requests[0].apartFrom = {1};
+  requests[1].apartFrom = {0};
+  Placement placement;
+  EXPECT_FALSE(placeBuffers(target, requests, 0, placement));
+  EXPECT_EQ(placement.peakBytes[0], 2 * half);
+}
+
 TEST(Allocator, PlacesFromBaseAboveReservedBytes) {
   TargetModel target = smallTarget();
   std::vector<BufferRequest> requests = {

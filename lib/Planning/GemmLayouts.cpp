@@ -218,22 +218,19 @@ void ipu::appendMove(const TargetModel &target, const Rearrangement &move,
     sourceSpan = std::max(sourceSpan, move.sourceOffset[t] + bytes);
     destSpan = std::max(destSpan, move.destOffset[t] + bytes);
   }
-  // Small buffers pack as the allocator packs them (sharing memory
-  // elements); a buffer of an element or more starts an element of its own.
-  // Assumption: first fit rarely puts a large source and destination of one
-  // phase in one element of a tile (other buffers live between them), so
-  // the planner counts no SRAM conflict there; the scheduler after
-  // placement counts the real ones.
+  // Each buffer from an SRAM conflict unit of its own, as placement keeps a
+  // phase's sources and destinations apart (BufferRequest::apartFrom) where
+  // the memory class has room.
   const uint64_t align = std::max<uint32_t>(target.bufferAlignmentBytes, 1);
   const uint64_t element = std::max<uint32_t>(target.exchange.memoryElementBytes, 1);
   auto take = [&](uint64_t span) {
     auto aligned = [&](uint64_t at) {
       at = (at + align - 1) / align * align;
-      return span >= element ? (at + element - 1) / element * element : at;
+      return (at + element - 1) / element * element;
     };
     uint64_t base = aligned(next);
     // Past the end of tile memory (a phase larger than a tile holds):
-    // again from the bottom; only the sharing of elements matters here.
+    // again from the bottom; only the sharing of units matters here.
     if (base + span > target.interleaved.end())
       base = aligned(target.allocatableBase(MemoryClass::Standard));
     next = uint32_t(base + span);

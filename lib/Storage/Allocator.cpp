@@ -306,10 +306,29 @@ ipu::placeBuffers(const TargetModel &target,
         (memoryClass == MemoryClass::Standard ? reservedBytesPerTile : 0);
     uint64_t end = target.region(memoryClass).end();
 
+    // The SRAM conflict unit around an address (ExchangeTiming.h: an
+    // element below interleavedBase, two from there).
+    const ExchangeTimingModel &model = target.exchange;
+    auto unitBegin = [&](uint64_t a) -> uint64_t {
+      if (a < model.interleavedBase)
+        return a / model.memoryElementBytes * model.memoryElementBytes;
+      return model.interleavedBase + (a - model.interleavedBase) /
+                                         model.interleavedUnitBytes *
+                                         model.interleavedUnitBytes;
+    };
+    auto unitEnd = [&](uint64_t a) -> uint64_t { // Of the unit holding a - 1.
+      uint64_t begin = unitBegin(a - 1);
+      return begin + (begin < model.interleavedBase ? model.memoryElementBytes
+                                                     : model.interleavedUnitBytes);
+    };
+
     // First fit in one order of the members; on overflow, the memory map.
+    // With `apart`, a request's apartFrom partners already placed count as
+    // taking their whole conflict units, unless that leaves it no room.
     auto placeInOrder = [&](const std::vector<uint32_t> &order,
                             std::vector<uint32_t> &address, uint64_t &highest,
-                            MemoryOverflow *overflowOut) -> std::optional<std::string> {
+                            MemoryOverflow *overflowOut,
+                            bool apart) -> std::optional<std::string> {
       std::vector<std::vector<uint32_t>> placedOnTile(target.tiles);
       std::vector<uint32_t> placed;
       // Stamp per request: the last candidate search that already saw it.
@@ -351,19 +370,33 @@ ipu::placeBuffers(const TargetModel &target,
               conflicts.push_back(other);
         }
 
-        taken.clear();
-        for (uint32_t other : conflicts)
-          taken.push_back({address[other], uint64_t(address[other]) + requests[other].bytes});
-        std::sort(taken.begin(), taken.end());
         uint64_t alignment = std::max<uint32_t>(request.alignment, 1);
-        uint64_t candidate = alignUp(base, alignment);
-        for (const auto &[takenBegin, takenEnd] : taken) {
-          if (takenEnd <= candidate)
-            continue;
-          if (takenBegin >= candidate + request.bytes)
-            break;
-          candidate = alignUp(takenEnd, alignment);
-        }
+        auto firstFit = [&](bool widenPartners) {
+          taken.clear();
+          for (uint32_t other : conflicts) {
+            uint64_t begin = address[other], finish = begin + requests[other].bytes;
+            if (widenPartners &&
+                std::find(request.apartFrom.begin(), request.apartFrom.end(), other) !=
+                    request.apartFrom.end()) {
+              begin = unitBegin(begin);
+              finish = unitEnd(finish);
+            }
+            taken.push_back({begin, finish});
+          }
+          std::sort(taken.begin(), taken.end());
+          uint64_t candidate = alignUp(base, alignment);
+          for (const auto &[takenBegin, takenEnd] : taken) {
+            if (takenEnd <= candidate)
+              continue;
+            if (takenBegin >= candidate + request.bytes)
+              break;
+            candidate = alignUp(takenEnd, alignment);
+          }
+          return candidate;
+        };
+        uint64_t candidate = firstFit(apart && !request.apartFrom.empty());
+        if (candidate + request.bytes > end && apart && !request.apartFrom.empty())
+          candidate = firstFit(false);
         if (candidate + request.bytes > end) {
           std::sort(conflicts.begin(), conflicts.end());
           return describeOverflow(requests, address, bits, pool, index,
@@ -402,10 +435,18 @@ ipu::placeBuffers(const TargetModel &target,
     std::optional<std::string> firstError;
     std::vector<uint32_t> firstAddress; // What the memory map shows.
     bool fitted = false;
-    for (size_t attempt = 0; attempt < orders.size() && !fitted; ++attempt) {
+    // Each order with partners kept apart, then each without (keeping them
+    // apart spends room that another order may need).
+    bool anyApart = false;
+    for (uint32_t index : members)
+      anyApart |= !requests[index].apartFrom.empty();
+    const size_t attempts = orders.size() * (anyApart ? 2 : 1);
+    for (size_t attempt = 0; attempt < attempts && !fitted; ++attempt) {
       std::vector<uint32_t> address = placement.address;
-      std::optional<std::string> error = placeInOrder(
-          orders[attempt], address, highest, attempt == 0 ? overflow : nullptr);
+      const bool apart = anyApart && attempt < orders.size();
+      std::optional<std::string> error =
+          placeInOrder(orders[attempt % orders.size()], address, highest,
+                       attempt == 0 ? overflow : nullptr, apart);
       if (!error) {
         placement.address = std::move(address);
         fitted = true;

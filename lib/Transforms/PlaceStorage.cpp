@@ -210,6 +210,40 @@ mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
       buffer.emitWarning("buffer is never used");
     storage.requests.push_back(std::move(request));
   }
+  // A phase's sources and destinations keep to SRAM conflict units of their
+  // own where there is room: the exchange serialises a send's reads and a
+  // receive's writes in one unit of a tile.
+  llvm::DenseMap<Operation *, uint32_t> requestOf;
+  for (unsigned index = 0; index < storage.buffers.size(); ++index)
+    requestOf[storage.buffers[index].getOperation()] = index;
+  for (Operation *stepOp : storage.liveness.steps) {
+    auto phase = dyn_cast<ipu_exchange::PhaseOp>(stepOp);
+    if (!phase)
+      continue;
+    SmallVector<uint32_t> sources, dests;
+    for (auto copy : phase.getBody().front().getOps<ipu_exchange::CopyOp>()) {
+      ipu_tile::BufferOp source = ipu_tile::lookupBuffer(copy, copy.getSourceAttr());
+      ipu_tile::BufferOp dest = ipu_tile::lookupBuffer(copy, copy.getDestAttr());
+      auto s = source ? requestOf.find(source.getOperation()) : requestOf.end();
+      auto d = dest ? requestOf.find(dest.getOperation()) : requestOf.end();
+      if (s != requestOf.end())
+        sources.push_back(s->second);
+      if (d != requestOf.end())
+        dests.push_back(d->second);
+    }
+    for (uint32_t a : sources)
+      for (uint32_t b : dests) {
+        ::ipu::BufferRequest &source = storage.requests[a];
+        ::ipu::BufferRequest &dest = storage.requests[b];
+        if (a == b || source.memoryClass != dest.memoryClass)
+          continue;
+        if (llvm::is_contained(source.apartFrom, b))
+          continue;
+        source.apartFrom.push_back(b);
+        dest.apartFrom.push_back(a);
+      }
+  }
+
   FailureOr<uint32_t> reserved =
       reservedAreaBytes(storage.liveness.steps, target, /*placed=*/false);
   if (failed(reserved))

@@ -77,10 +77,10 @@ BlockLayout lhsSourceLayout(const GemmProblem &problem, const TargetModel &targe
 
 /// Appends `move` to a phase being built before placement, its source and
 /// destination buffers each at a base of their own (one after another from
-/// the bottom of allocatable standard memory, each from a memory element of
-/// its own, `next` the next free byte), its transfers at their offsets: the
-/// addresses the timed schedule sees are then contiguous where placed
-/// buffers would be.
+/// the bottom of allocatable standard memory, each from an SRAM conflict
+/// unit of its own as placement keeps them, `next` the next free byte), its
+/// transfers at their offsets: the addresses the timed schedule sees are
+/// then contiguous where placed buffers would be.
 void appendMove(const TargetModel &target, const Rearrangement &move,
                 ExchangePhase &phase, TransferAddresses &addresses,
                 uint32_t &next);

@@ -26,6 +26,12 @@ struct BufferRequest {
   uint32_t alignment = 8;
   uint32_t firstUse = 0, lastUse = 0; ///< Inclusive program steps.
   std::vector<uint32_t> tiles;        ///< Sorted, unique.
+  /// Requests this one should share no SRAM conflict unit with on a tile
+  /// they share (an exchange phase reads one and writes the other, and the
+  /// hardware serialises a send's reads and a receive's writes in one
+  /// unit). A preference: placement keeps them apart where the class has
+  /// room, and packs them as before where it has not.
+  std::vector<uint32_t> apartFrom;
 };
 
 struct Placement {
