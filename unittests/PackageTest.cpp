@@ -1196,6 +1196,28 @@ TEST(Package, OversizedInputIsRefusedBeforeReading) {
       << error.value_or("accepted");
 }
 
+TEST(PackageValidate, PeakCyclesFollowEachVertexsOwnTypes) {
+  // Four 2x16x8 f16 vertices with f32 partials: 256 MACs each at 32 a
+  // cycle, shared by the 4 tiles: 8 cycles at the program's own peak.
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  Package package = makePackage();
+  EXPECT_DOUBLE_EQ(programPeakCycles(package, target), 4.0 * 256 / 32 / 4);
+  // f16 partials run twice as fast; f8 inputs with f16 partials 4x.
+  for (size_t v = 0; v < 4; ++v)
+    package.computeSets[0].params[v * 7 + 4] = int64_t(ElementType::F16);
+  EXPECT_DOUBLE_EQ(programPeakCycles(package, target), 4.0 * 256 / 64 / 4);
+  for (size_t v = 0; v < 4; ++v)
+    package.computeSets[0].params[v * 7 + 3] = int64_t(ElementType::F8E4M3FN);
+  EXPECT_DOUBLE_EQ(programPeakCycles(package, target), 4.0 * 256 / 128 / 4);
+  // A set run twice counts twice; the simulated run never beats it.
+  Package twice = makePackage();
+  twice.program.insert(twice.program.begin() + 3, {StepKind::Compute, 0});
+  EXPECT_DOUBLE_EQ(programPeakCycles(twice, target), 2 * 8.0);
+  SimulationResult result;
+  ASSERT_EQ(simulate(makePackage(), target, makeInputs(), result), std::nullopt);
+  EXPECT_LE(programPeakCycles(makePackage(), target), double(result.cycles));
+}
+
 TEST(PackageValidate, FlopsComeFromTheProgram) {
   // Four gemm vertices of 2x16x8.
   EXPECT_EQ(programFlops(makePackage()), uint64_t(2 * 8 * 16 * 8));
