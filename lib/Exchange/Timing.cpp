@@ -89,6 +89,7 @@
 #include "IPU/Exchange/Timing.h"
 
 #include <algorithm>
+#include <thread>
 #include <tuple>
 #include <cassert>
 #include <cstdio>
@@ -1709,22 +1710,32 @@ ExchangeSchedule ipu::scheduleTimedPhase(const TargetModel &target,
   }
   std::vector<uint32_t> transferOf;
   std::vector<TimedTransfer> plain = timedTransfersOf(phase, addresses, false, transferOf);
-  std::vector<uint32_t> messageTransfers;
-  std::vector<TimedMessage> messages = scheduleTimed(model, plain, &messageTransfers);
-  int64_t horizon = timePhase(model, messages).horizon;
   // Paired messages halve a sender's events but hold its partner's path:
-  // kept only where the whole phase ends sooner.
+  // kept only where the whole phase ends sooner. Both schedules are made
+  // at once, the paired one on a second thread; the choice depends only on
+  // their horizons.
   bool anyEligible = false;
   for (const TimedTransfer &t : plain)
     anyEligible |= t.words >= model.pairedMinWords && t.words % 2 == 0;
+  std::vector<TimedTransfer> pairedTransfers;
+  std::vector<uint32_t> pairedMessageTransfers;
+  std::vector<TimedMessage> pairedMessages;
+  int64_t pairedHorizon = 0;
+  std::thread pairedThread;
   if (anyEligible) {
-    std::vector<TimedTransfer> pairedTransfers = plain;
+    pairedTransfers = plain;
     for (TimedTransfer &t : pairedTransfers)
       t.paired = true;
-    std::vector<uint32_t> pairedMessageTransfers;
-    std::vector<TimedMessage> pairedMessages =
-        scheduleTimed(model, pairedTransfers, &pairedMessageTransfers);
-    int64_t pairedHorizon = timePhase(model, pairedMessages).horizon;
+    pairedThread = std::thread([&] {
+      pairedMessages = scheduleTimed(model, pairedTransfers, &pairedMessageTransfers);
+      pairedHorizon = timePhase(model, pairedMessages).horizon;
+    });
+  }
+  std::vector<uint32_t> messageTransfers;
+  std::vector<TimedMessage> messages = scheduleTimed(model, plain, &messageTransfers);
+  int64_t horizon = timePhase(model, messages).horizon;
+  if (pairedThread.joinable()) {
+    pairedThread.join();
     if (pairedHorizon < horizon) {
       messages = std::move(pairedMessages);
       messageTransfers = std::move(pairedMessageTransfers);

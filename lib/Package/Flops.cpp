@@ -69,41 +69,12 @@ double computeSetPeakCycles(const ComputeSet &computeSet, const TargetModel &tar
   return cycles;
 }
 
-} // namespace
-
-double ipu::programPeakCycles(const Package &package, const TargetModel &target) {
-  std::vector<double> perSet(package.computeSets.size());
-  for (size_t i = 0; i < perSet.size(); ++i)
-    perSet[i] = computeSetPeakCycles(package.computeSets[i], target);
-  double cycles = 0;
+/// Calls `run(set, repeat)` for every compute step of the program: a loop
+/// body's steps run `count` times. A loop step naming no loop, or whose
+/// body leaves the program, repeats nothing; one inside a body is left to
+/// the validator and counted as a step.
+template <typename Run> void forEachComputeRun(const Package &package, Run run) {
   uint64_t repeat = 1;
-  size_t bodyEnd = 0;
-  for (size_t s = 0; s < package.program.size(); ++s) {
-    const Step &step = package.program[s];
-    if (s >= bodyEnd)
-      repeat = 1;
-    if (step.kind == StepKind::Loop && s >= bodyEnd && step.index < package.loops.size()) {
-      const PackageLoop &loop = package.loops[step.index];
-      if (loop.steps <= package.program.size() - s - 1) {
-        repeat = loop.count;
-        bodyEnd = s + 1 + loop.steps;
-      }
-    }
-    if (step.kind == StepKind::Compute && step.index < perSet.size())
-      cycles += perSet[step.index] * double(repeat);
-  }
-  return target.tiles ? cycles / target.tiles : 0;
-}
-
-uint64_t ipu::programFlops(const Package &package) {
-  // Each compute set is counted once, then charged per step that runs it.
-  std::vector<uint64_t> perSet(package.computeSets.size());
-  for (size_t i = 0; i < perSet.size(); ++i)
-    perSet[i] = computeSetFlops(package.computeSets[i]);
-  // A loop body's steps run `count` times. A loop step naming no loop, or
-  // whose body leaves the program, repeats nothing; one inside a body is
-  // left to the validator and counted as a step.
-  uint64_t flops = 0, repeat = 1;
   size_t bodyEnd = 0; ///< One past the current loop body.
   for (size_t s = 0; s < package.program.size(); ++s) {
     const Step &step = package.program[s];
@@ -117,8 +88,32 @@ uint64_t ipu::programFlops(const Package &package) {
         bodyEnd = s + 1 + loop.steps;
       }
     }
-    if (step.kind == StepKind::Compute && step.index < perSet.size())
-      flops = saturatingAdd(flops, saturatingMultiply(perSet[step.index], repeat));
+    if (step.kind == StepKind::Compute && step.index < package.computeSets.size())
+      run(step.index, repeat);
   }
+}
+
+} // namespace
+
+double ipu::programPeakCycles(const Package &package, const TargetModel &target) {
+  std::vector<double> perSet(package.computeSets.size());
+  for (size_t i = 0; i < perSet.size(); ++i)
+    perSet[i] = computeSetPeakCycles(package.computeSets[i], target);
+  double cycles = 0;
+  forEachComputeRun(package, [&](uint32_t set, uint64_t repeat) {
+    cycles += perSet[set] * double(repeat);
+  });
+  return target.tiles ? cycles / target.tiles : 0;
+}
+
+uint64_t ipu::programFlops(const Package &package) {
+  // Each compute set is counted once, then charged per step that runs it.
+  std::vector<uint64_t> perSet(package.computeSets.size());
+  for (size_t i = 0; i < perSet.size(); ++i)
+    perSet[i] = computeSetFlops(package.computeSets[i]);
+  uint64_t flops = 0;
+  forEachComputeRun(package, [&](uint32_t set, uint64_t repeat) {
+    flops = saturatingAdd(flops, saturatingMultiply(perSet[set], repeat));
+  });
   return flops;
 }

@@ -148,11 +148,45 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
       if (failed(transfers))
         return failure();
       if (!placed) {
-        ::ipu::TransferAddresses packed =
-            ::ipu::packedAddresses(target, transfers->phase);
+        // Before placement: each buffer of the phase at a base of its own,
+        // from an SRAM conflict unit of its own as placement will keep the
+        // phase's sources and destinations, its transfers at their offsets.
+        const ::ipu::ExchangeTimingModel &model = target.exchange;
+        llvm::DenseMap<Operation *, uint32_t> baseOf;
+        uint64_t next = target.allocatableBase(::ipu::MemoryClass::Standard);
+        auto base = [&](ipu_tile::BufferOp buffer) -> uint32_t {
+          auto [it, inserted] = baseOf.try_emplace(buffer.getOperation(), 0);
+          if (inserted) {
+            uint64_t bytes = 0;
+            if (std::optional<::ipu::BlockLayout> layout =
+                    ipu_tile::toBlockLayout(buffer.getTensorType()))
+              bytes = layout->maxBlockBytes();
+            const uint64_t unit = model.memoryElementBytes;
+            uint64_t at = (next + unit - 1) / unit * unit;
+            if (at + bytes > target.interleaved.end())
+              at = target.allocatableBase(::ipu::MemoryClass::Standard);
+            it->second = uint32_t(at);
+            next = at + bytes;
+          }
+          return it->second;
+        };
+        ::ipu::TransferAddresses provisional;
+        provisional.source.resize(transfers->phase.size());
+        provisional.dest.resize(transfers->phase.size());
+        const auto &copies = transfers->copies;
+        for (size_t c = 0; c < copies.size(); ++c) {
+          const uint32_t sourceBase = base(copies[c].source),
+                         destBase = base(copies[c].dest);
+          size_t end = c + 1 < copies.size() ? copies[c + 1].firstTransfer
+                                             : transfers->phase.size();
+          for (size_t t = copies[c].firstTransfer; t < end; ++t) {
+            provisional.source[t] = sourceBase + transfers->sourceOffset[t];
+            provisional.dest[t] = destBase + transfers->destOffset[t];
+          }
+        }
         area.addPhase(transfers->phase,
-                      ::ipu::scheduleTimedPhase(target, transfers->phase, packed),
-                      packed);
+                      ::ipu::scheduleTimedPhase(target, transfers->phase, provisional),
+                      provisional);
         continue;
       }
       if (!phase.getScheduleAttr())
