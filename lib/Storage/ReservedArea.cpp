@@ -13,12 +13,15 @@ ReservedArea::ReservedArea(const TargetModel &target)
 void ReservedArea::addPhase(const ExchangePhase &phase,
                             const ExchangeSchedule &schedule,
                             const TransferAddresses &addresses) {
-  PhaseTiming timing =
-      timePhase(target.exchange, timedMessages(phase, schedule, addresses));
-  for (uint32_t tile = 0; tile < target.tiles && tile < timing.codeBytesPerTile.size();
-       ++tile) {
-    exchange[tile] += timing.codeBytesPerTile[tile];
-    total[tile] += timing.codeBytesPerTile[tile];
+  addExchangeCode(
+      timePhase(target.exchange, timedMessages(phase, schedule, addresses))
+          .codeBytesPerTile);
+}
+
+void ReservedArea::addExchangeCode(const std::vector<uint32_t> &codeBytesPerTile) {
+  for (uint32_t tile = 0; tile < target.tiles && tile < codeBytesPerTile.size(); ++tile) {
+    exchange[tile] += codeBytesPerTile[tile];
+    total[tile] += codeBytesPerTile[tile];
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Parallel.h"
 
 #include <algorithm>
 
@@ -126,6 +127,87 @@ LogicalResult mlir::ipu::placeProgram(ipu_tile::ProgramOp program,
 FailureOr<uint32_t>
 mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
                              const ::ipu::TargetModel &target, bool placed) {
+  // Each phase's exchange code comes from a timed schedule: read from the IR
+  // here, then scheduled (before placement) and timed in parallel, as plain
+  // data; the results do not depend on the threads.
+  struct PhaseWork {
+    ::ipu::ExchangePhase phase;
+    ::ipu::TransferAddresses addresses;
+    ::ipu::ExchangeSchedule schedule;
+    std::vector<uint32_t> codeBytesPerTile;
+  };
+  std::vector<PhaseWork> work;
+  llvm::DenseMap<Operation *, size_t> workOf;
+  for (Operation *stepOp : steps) {
+    auto phase = dyn_cast<ipu_exchange::PhaseOp>(stepOp);
+    if (!phase)
+      continue;
+    FailureOr<ipu_exchange::PhaseTransfers> transfers =
+        ipu_exchange::buildPhaseTransfers(phase, target);
+    if (failed(transfers))
+      return failure();
+    PhaseWork item;
+    if (!placed) {
+      // Before placement: each buffer of the phase at a base of its own,
+      // from an SRAM conflict unit of its own as placement will keep the
+      // phase's sources and destinations, its transfers at their offsets.
+      const ::ipu::ExchangeTimingModel &model = target.exchange;
+      llvm::DenseMap<Operation *, uint32_t> baseOf;
+      uint64_t next = target.allocatableBase(::ipu::MemoryClass::Standard);
+      auto base = [&](ipu_tile::BufferOp buffer) -> uint32_t {
+        auto [it, inserted] = baseOf.try_emplace(buffer.getOperation(), 0);
+        if (inserted) {
+          uint64_t bytes = 0;
+          if (std::optional<::ipu::BlockLayout> layout =
+                  ipu_tile::toBlockLayout(buffer.getTensorType()))
+            bytes = layout->maxBlockBytes();
+          const uint64_t unit = model.memoryElementBytes;
+          uint64_t at = (next + unit - 1) / unit * unit;
+          if (at + bytes > target.interleaved.end())
+            at = target.allocatableBase(::ipu::MemoryClass::Standard);
+          it->second = uint32_t(at);
+          next = at + bytes;
+        }
+        return it->second;
+      };
+      item.addresses.source.resize(transfers->phase.size());
+      item.addresses.dest.resize(transfers->phase.size());
+      const auto &copies = transfers->copies;
+      for (size_t c = 0; c < copies.size(); ++c) {
+        const uint32_t sourceBase = base(copies[c].source),
+                       destBase = base(copies[c].dest);
+        size_t end = c + 1 < copies.size() ? copies[c + 1].firstTransfer
+                                           : transfers->phase.size();
+        for (size_t t = copies[c].firstTransfer; t < end; ++t) {
+          item.addresses.source[t] = sourceBase + transfers->sourceOffset[t];
+          item.addresses.dest[t] = destBase + transfers->destOffset[t];
+        }
+      }
+    } else {
+      if (!phase.getScheduleAttr())
+        return phase.emitError("phase is not scheduled: run "
+                               "--ipu-schedule-exchange");
+      FailureOr<::ipu::TransferAddresses> addresses =
+          ipu_exchange::transferAddresses(phase, *transfers);
+      if (failed(addresses))
+        return failure();
+      item.addresses = std::move(*addresses);
+      item.schedule = ipu_exchange::toExchangeSchedule(phase.getScheduleAttr());
+    }
+    item.phase = std::move(transfers->phase);
+    workOf[stepOp] = work.size();
+    work.push_back(std::move(item));
+  }
+  llvm::parallelFor(0, work.size(), [&](size_t i) {
+    PhaseWork &item = work[i];
+    if (!placed)
+      item.schedule = ::ipu::scheduleTimedPhase(target, item.phase, item.addresses);
+    item.codeBytesPerTile =
+        ::ipu::timePhase(target.exchange,
+                         ::ipu::timedMessages(item.phase, item.schedule, item.addresses))
+            .codeBytesPerTile;
+  });
+
   ::ipu::ReservedArea area(target);
   // What each step adds to tile 0, for the debug log.
   std::vector<std::pair<uint64_t, std::string>> onFirstTile;
@@ -142,63 +224,8 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
                       ? op.getAttrOfType<StringAttr>("sym_name").str()
                       : std::string())});
     });
-    if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op)) {
-      FailureOr<ipu_exchange::PhaseTransfers> transfers =
-          ipu_exchange::buildPhaseTransfers(phase, target);
-      if (failed(transfers))
-        return failure();
-      if (!placed) {
-        // Before placement: each buffer of the phase at a base of its own,
-        // from an SRAM conflict unit of its own as placement will keep the
-        // phase's sources and destinations, its transfers at their offsets.
-        const ::ipu::ExchangeTimingModel &model = target.exchange;
-        llvm::DenseMap<Operation *, uint32_t> baseOf;
-        uint64_t next = target.allocatableBase(::ipu::MemoryClass::Standard);
-        auto base = [&](ipu_tile::BufferOp buffer) -> uint32_t {
-          auto [it, inserted] = baseOf.try_emplace(buffer.getOperation(), 0);
-          if (inserted) {
-            uint64_t bytes = 0;
-            if (std::optional<::ipu::BlockLayout> layout =
-                    ipu_tile::toBlockLayout(buffer.getTensorType()))
-              bytes = layout->maxBlockBytes();
-            const uint64_t unit = model.memoryElementBytes;
-            uint64_t at = (next + unit - 1) / unit * unit;
-            if (at + bytes > target.interleaved.end())
-              at = target.allocatableBase(::ipu::MemoryClass::Standard);
-            it->second = uint32_t(at);
-            next = at + bytes;
-          }
-          return it->second;
-        };
-        ::ipu::TransferAddresses provisional;
-        provisional.source.resize(transfers->phase.size());
-        provisional.dest.resize(transfers->phase.size());
-        const auto &copies = transfers->copies;
-        for (size_t c = 0; c < copies.size(); ++c) {
-          const uint32_t sourceBase = base(copies[c].source),
-                         destBase = base(copies[c].dest);
-          size_t end = c + 1 < copies.size() ? copies[c + 1].firstTransfer
-                                             : transfers->phase.size();
-          for (size_t t = copies[c].firstTransfer; t < end; ++t) {
-            provisional.source[t] = sourceBase + transfers->sourceOffset[t];
-            provisional.dest[t] = destBase + transfers->destOffset[t];
-          }
-        }
-        area.addPhase(transfers->phase,
-                      ::ipu::scheduleTimedPhase(target, transfers->phase, provisional),
-                      provisional);
-        continue;
-      }
-      if (!phase.getScheduleAttr())
-        return phase.emitError("phase is not scheduled: run "
-                               "--ipu-schedule-exchange");
-      FailureOr<::ipu::TransferAddresses> addresses =
-          ipu_exchange::transferAddresses(phase, *transfers);
-      if (failed(addresses))
-        return failure();
-      area.addPhase(transfers->phase,
-                    ipu_exchange::toExchangeSchedule(phase.getScheduleAttr()),
-                    *addresses);
+    if (isa<ipu_exchange::PhaseOp>(op)) {
+      area.addExchangeCode(work[workOf.lookup(stepOp)].codeBytesPerTile);
     } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
       std::unique_ptr<::ipu::ElementwiseKernel> generated;
       const ::ipu::KernelSpec *kernel =

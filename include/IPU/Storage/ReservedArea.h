@@ -32,6 +32,8 @@ public:
   /// one-word row). Expects a schedule that checkTimedSchedule accepts.
   void addPhase(const ExchangePhase &phase, const ExchangeSchedule &schedule,
                 const TransferAddresses &addresses);
+  /// The same from each tile's code bytes as timePhase counts them.
+  void addExchangeCode(const std::vector<uint32_t> &codeBytesPerTile);
   /// One vertex's state on each of `tiles`.
   void addVertices(const std::vector<uint32_t> &tiles, uint64_t operands,
                    uint64_t params);
