@@ -54,11 +54,12 @@ run_file() { # name source target description [partials option]
   local status=PASS
   "$bin/ipu-run" "$package" --check --quiet > "$report" 2>&1 || status=FAIL
   t3=$(now)
-  # The phase with the worst horizon over its endpoint bound.
+  # The phase with the worst timed horizon over its lower bound (the
+  # busiest tile's events plus the least route latency).
   local worst
   # A program without exchange phases is trivially at its bound.
-  worst=$({ grep -Eo 'endpointLowerBound=[0-9]+ horizon=[0-9]+' "$log" || true; } |
-    awk -F'[ =]' 'BEGIN { best = 1 } { n++; r = ($2 ? $4 / $2 : 1); if (r >= best) { best = r; b = $2; h = $4 } }
+  worst=$({ grep -Eo 'lowerBound=[0-9]+ endpointEvents=[0-9]+ latency=[0-9]+ horizon=[0-9]+' "$log" || true; } |
+    awk -F'[ =]' 'BEGIN { best = 1 } { n++; r = ($2 ? $8 / $2 : 1); if (r >= best) { best = r; b = $2; h = $8 } }
                   END { printf "exchangePhases=%d exchangeHorizon=%d exchangeBound=%d horizonOverBound=%.3f", n, h, b, best }')
   local plan
   plan=$(grep -Eo 'chose plan rows=[0-9]+ cols=[0-9]+ inner=[0-9]+ orientation=[a-z]+ weights=[a-z]+ reduction=[a-z]+ staging=[a-z]+' "$log" |
