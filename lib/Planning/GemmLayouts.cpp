@@ -209,6 +209,26 @@ BlockLayout ipu::lhsSourceLayout(const GemmProblem &problem, const TargetModel &
              : arrivalLayout(problem.m, problem.k, problem.inType, target);
 }
 
+uint32_t ipu::provisionalBufferBase(const TargetModel &target, uint64_t bytes,
+                                   uint32_t &next) {
+  // Each buffer from an SRAM conflict unit of its own, as placement keeps a
+  // phase's sources and destinations apart (BufferRequest::apartFrom) where
+  // the memory class has room.
+  const uint64_t align = std::max<uint32_t>(target.bufferAlignmentBytes, 1);
+  const uint64_t element = std::max<uint32_t>(target.exchange.memoryElementBytes, 1);
+  auto aligned = [&](uint64_t at) {
+    at = (at + align - 1) / align * align;
+    return (at + element - 1) / element * element;
+  };
+  uint64_t base = aligned(next);
+  // Past the end of tile memory (a phase larger than a tile holds): again
+  // from the bottom; only the sharing of units matters here.
+  if (base + bytes > target.interleaved.end())
+    base = aligned(target.allocatableBase(MemoryClass::Standard));
+  next = uint32_t(base + bytes);
+  return uint32_t(base);
+}
+
 void ipu::appendMove(const TargetModel &target, const Rearrangement &move,
                      ExchangePhase &phase, TransferAddresses &addresses,
                      uint32_t &next) {
@@ -218,25 +238,8 @@ void ipu::appendMove(const TargetModel &target, const Rearrangement &move,
     sourceSpan = std::max(sourceSpan, move.sourceOffset[t] + bytes);
     destSpan = std::max(destSpan, move.destOffset[t] + bytes);
   }
-  // Each buffer from an SRAM conflict unit of its own, as placement keeps a
-  // phase's sources and destinations apart (BufferRequest::apartFrom) where
-  // the memory class has room.
-  const uint64_t align = std::max<uint32_t>(target.bufferAlignmentBytes, 1);
-  const uint64_t element = std::max<uint32_t>(target.exchange.memoryElementBytes, 1);
-  auto take = [&](uint64_t span) {
-    auto aligned = [&](uint64_t at) {
-      at = (at + align - 1) / align * align;
-      return (at + element - 1) / element * element;
-    };
-    uint64_t base = aligned(next);
-    // Past the end of tile memory (a phase larger than a tile holds):
-    // again from the bottom; only the sharing of units matters here.
-    if (base + span > target.interleaved.end())
-      base = aligned(target.allocatableBase(MemoryClass::Standard));
-    next = uint32_t(base + span);
-    return uint32_t(base);
-  };
-  const uint32_t sourceBase = take(sourceSpan), destBase = take(destSpan);
+  const uint32_t sourceBase = provisionalBufferBase(target, sourceSpan, next);
+  const uint32_t destBase = provisionalBufferBase(target, destSpan, next);
   for (size_t t = 0; t < move.phase.size(); ++t) {
     phase.addTransfer(move.phase.source[t], move.phase.words[t],
                       move.phase.destinationsBegin(t),

@@ -6,6 +6,7 @@
 #include "IPU/Device/Kernels.h"
 #include "IPU/Dialect/Exchange/IR/PhaseTransfers.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Planning/GemmLayouts.h"
 #include "IPU/Storage/Allocator.h"
 #include "IPU/Storage/ReservedArea.h"
 #include "MemoryProfile.h"
@@ -151,9 +152,8 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
       // Before placement: each buffer of the phase at a base of its own,
       // from an SRAM conflict unit of its own as placement will keep the
       // phase's sources and destinations, its transfers at their offsets.
-      const ::ipu::ExchangeTimingModel &model = target.exchange;
       llvm::DenseMap<Operation *, uint32_t> baseOf;
-      uint64_t next = target.allocatableBase(::ipu::MemoryClass::Standard);
+      uint32_t next = target.allocatableBase(::ipu::MemoryClass::Standard);
       auto base = [&](ipu_tile::BufferOp buffer) -> uint32_t {
         auto [it, inserted] = baseOf.try_emplace(buffer.getOperation(), 0);
         if (inserted) {
@@ -161,12 +161,7 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
           if (std::optional<::ipu::BlockLayout> layout =
                   ipu_tile::toBlockLayout(buffer.getTensorType()))
             bytes = layout->maxBlockBytes();
-          const uint64_t unit = model.memoryElementBytes;
-          uint64_t at = (next + unit - 1) / unit * unit;
-          if (at + bytes > target.interleaved.end())
-            at = target.allocatableBase(::ipu::MemoryClass::Standard);
-          it->second = uint32_t(at);
-          next = at + bytes;
+          it->second = ::ipu::provisionalBufferBase(target, bytes, next);
         }
         return it->second;
       };

@@ -75,6 +75,13 @@ BlockLayout spreadLayout(int64_t rows, int64_t cols, ElementType type,
 /// chunk (lhsSpread), else as activations arrive (A^T as its transpose).
 BlockLayout lhsSourceLayout(const GemmProblem &problem, const TargetModel &target);
 
+/// A base for a buffer of `bytes` before placement: from the SRAM conflict
+/// unit after `next` (the next free byte, moved past the buffer), again
+/// from the bottom of allocatable standard memory past the end of tile
+/// memory.
+uint32_t provisionalBufferBase(const TargetModel &target, uint64_t bytes,
+                               uint32_t &next);
+
 /// Appends `move` to a phase being built before placement, its source and
 /// destination buffers each at a base of their own (one after another from
 /// the bottom of allocatable standard memory, each from an SRAM conflict
