@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <random>
 
 using namespace ipu;
@@ -561,17 +562,76 @@ TEST(TimedSchedulerTest, RandomPhasesScheduleLegallyAboveTheBound) {
     size_t count = 1 + round % 60;
     std::vector<TimedTransfer> transfers =
         randomTransfers(rng, tiles, count, round % 2 ? 6 : 1, 300);
-    std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
-    ASSERT_EQ(check(model, messages), "") << "round " << round;
-    expectCovers(transfers, messages);
-    PhaseTiming t = timePhase(model, messages);
-    EXPECT_GE(uint64_t(t.horizon), timedLowerBound(model, transfers))
-        << "round " << round;
-    EXPECT_EQ(t.cycles, t.horizon + 600);
-    for (const TimedMessage &m : messages)
-      pairedMessages += m.paired;
+    for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
+      std::vector<TimedMessage> messages =
+          scheduleTimed(model, transfers, nullptr, order);
+      ASSERT_EQ(check(model, messages), "")
+          << "round " << round << " order " << int(order);
+      expectCovers(transfers, messages);
+      PhaseTiming t = timePhase(model, messages);
+      EXPECT_GE(uint64_t(t.horizon), timedLowerBound(model, transfers))
+          << "round " << round << " order " << int(order);
+      EXPECT_EQ(t.cycles, t.horizon + 600);
+      for (const TimedMessage &m : messages)
+        pairedMessages += m.paired;
+    }
   }
   EXPECT_GT(pairedMessages, 0);
+}
+
+/// A balanced phase as a GEMM's partial-sum reduction makes it: every tile
+/// sends `rounds` equal messages and receives as many, one from each of
+/// `rounds` random permutations of the tiles; listed sender by sender, as
+/// the compiler lists a buffer's blocks.
+std::vector<TimedTransfer> permutationRounds(std::mt19937 &rng, uint32_t tiles,
+                                             uint32_t rounds, uint32_t words) {
+  std::vector<TimedTransfer> transfers;
+  std::vector<uint32_t> to(tiles);
+  for (uint32_t r = 0; r < rounds; ++r) {
+    std::iota(to.begin(), to.end(), 0);
+    // A derangement: no tile sends to itself.
+    do
+      std::shuffle(to.begin(), to.end(), rng);
+    while ([&] {
+      for (uint32_t t = 0; t < tiles; ++t)
+        if (to[t] == t)
+          return true;
+      return false;
+    }());
+    for (uint32_t t = 0; t < tiles; ++t)
+      transfers.push_back({t, {to[t]}, words, 0x10000 + r * words * 4,
+                           0x40000 + r * words * 4, false});
+  }
+  std::stable_sort(transfers.begin(), transfers.end(),
+                   [](const TimedTransfer &a, const TimedTransfer &b) {
+                     return a.source < b.source;
+                   });
+  return transfers;
+}
+
+TEST(TimedSchedulerTest, MatchingWavesPackBalancedRounds) {
+  // Longest-first placement in transfer order lets early senders' messages
+  // leave receivers idle between rounds; in waves each round of senders
+  // and receivers is busy at once. On SigLIP attention's reductions this
+  // took the phase from 1.40x to 1.08x its bound.
+  std::mt19937 rng(3);
+  ExchangeTimingModel model = ipu21ExchangeTimingWithTiles(256);
+  std::vector<TimedTransfer> transfers = permutationRounds(rng, 256, 6, 288);
+  uint64_t bound = timedLowerBound(model, transfers);
+  int64_t horizon[2];
+  for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
+    std::vector<TimedMessage> messages =
+        scheduleTimed(model, transfers, nullptr, order);
+    ASSERT_EQ(check(model, messages), "");
+    expectCovers(transfers, messages);
+    horizon[int(order)] = timePhase(model, messages).horizon;
+    EXPECT_GE(uint64_t(horizon[int(order)]), bound);
+  }
+  RecordProperty("longestFirst", std::to_string(horizon[0]));
+  RecordProperty("matchingWaves", std::to_string(horizon[1]));
+  RecordProperty("bound", std::to_string(bound));
+  EXPECT_LT(horizon[1], horizon[0]);
+  EXPECT_LE(double(horizon[1]), 1.2 * double(bound));
 }
 
 TEST(TimedSchedulerTest, TwentyThousandTransfersOnTheFullChip) {
@@ -595,6 +655,48 @@ TEST(TimedSchedulerTest, TwentyThousandTransfersOnTheFullChip) {
   EXPECT_GE(uint64_t(t.horizon), bound);
   RecordProperty("horizon", std::to_string(t.horizon));
   RecordProperty("bound", std::to_string(bound));
+}
+
+} // namespace
+
+namespace {
+
+TEST(TimedPhaseTest, RemembersSchedulesOnlyForTheSameModelPhaseAndAddresses) {
+  // scheduleTimedPhase keeps recent schedules: asked again, it must answer
+  // as it did, and a change of the model or the addresses must not hit an
+  // answer made for the old ones.
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  ExchangePhase phase;
+  phase.tiles = 4;
+  phase.addTransfer(0, 100, {1, 2});
+  phase.addTransfer(3, 60, {1});
+  TransferAddresses addresses = packedAddresses(target, phase);
+  ExchangeSchedule first = scheduleTimedPhase(target, phase, addresses);
+  ExchangeSchedule again = scheduleTimedPhase(target, phase, addresses);
+  ASSERT_EQ(first.runs.size(), again.runs.size());
+  for (size_t r = 0; r < first.runs.size(); ++r)
+    EXPECT_TRUE(std::tie(first.runs[r].transfer, first.runs[r].wordOffset,
+                         first.runs[r].words, first.runs[r].start,
+                         first.runs[r].paired) ==
+                std::tie(again.runs[r].transfer, again.runs[r].wordOffset,
+                         again.runs[r].words, again.runs[r].start,
+                         again.runs[r].paired))
+        << "run " << r;
+  EXPECT_EQ(first.runs.size(), 2u);
+
+  // Messages of at most 40 words: the old one-message runs would break
+  // rule message-size.
+  TargetModel shortMessages = target;
+  shortMessages.exchange.maxMessageWords = 40;
+  ExchangeSchedule split = scheduleTimedPhase(shortMessages, phase, addresses);
+  EXPECT_FALSE(checkTimedSchedule(shortMessages, phase, split, addresses));
+  EXPECT_EQ(split.runs.size(), 3u + 2u);
+
+  // Another destination address: the receive rows move with it.
+  TransferAddresses moved = addresses;
+  moved.dest[1] += 0x4000;
+  ExchangeSchedule elsewhere = scheduleTimedPhase(target, phase, moved);
+  EXPECT_FALSE(checkTimedSchedule(target, phase, elsewhere, moved));
 }
 
 } // namespace

@@ -89,6 +89,8 @@
 #include "IPU/Exchange/Timing.h"
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
 #include <thread>
 #include <tuple>
 #include <cassert>
@@ -1470,12 +1472,66 @@ uint64_t transferEvents(const TimedTransfer &transfer, bool paired) {
   return paired ? transfer.words / 2 : transfer.words;
 }
 
+/// A message before placement: part of transfer `transfer` from word
+/// `offset`.
+struct PendingMessage {
+  uint64_t events, pressure;
+  uint32_t transfer, words, offset;
+  bool paired;
+};
+
+/// Reorders `order` (longest first) into TimedOrder::MatchingWaves: stable
+/// by (events descending, wave), each message's wave the first in which its
+/// sender sends nothing and none of its receivers receives anything yet.
+/// Per tile a bit per wave and direction, searched 64 waves at a time.
+void sortIntoWaves(const std::vector<TimedTransfer> &transfers, uint32_t tiles,
+                   std::vector<PendingMessage> &order) {
+  std::vector<std::vector<uint64_t>> sends(tiles), receives(tiles);
+  auto word = [](const std::vector<uint64_t> &bits, size_t k) {
+    return k < bits.size() ? bits[k] : 0;
+  };
+  auto mark = [](std::vector<uint64_t> &bits, uint32_t wave) {
+    if (wave / 64 >= bits.size())
+      bits.resize(wave / 64 + 1, 0);
+    bits[wave / 64] |= uint64_t(1) << (wave % 64);
+  };
+  std::vector<uint32_t> wave(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const TimedTransfer &t = transfers[order[i].transfer];
+    for (size_t k = 0;; ++k) {
+      uint64_t busy = word(sends[t.source], k);
+      for (uint32_t d : t.dests)
+        busy |= word(receives[d], k);
+      if (busy != ~uint64_t(0)) {
+        wave[i] = uint32_t(k * 64 + __builtin_ctzll(~busy));
+        break;
+      }
+    }
+    mark(sends[t.source], wave[i]);
+    for (uint32_t d : t.dests)
+      mark(receives[d], wave[i]);
+  }
+  std::vector<uint32_t> index(order.size());
+  for (uint32_t i = 0; i < index.size(); ++i)
+    index[i] = i;
+  std::stable_sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
+    if (order[a].events != order[b].events)
+      return order[a].events > order[b].events;
+    return wave[a] < wave[b];
+  });
+  std::vector<PendingMessage> sorted;
+  sorted.reserve(order.size());
+  for (uint32_t i : index)
+    sorted.push_back(order[i]);
+  order = std::move(sorted);
+}
+
 } // namespace
 
 std::vector<TimedMessage>
 ipu::scheduleTimed(const ExchangeTimingModel &model,
                    const std::vector<TimedTransfer> &transfers,
-                   std::vector<uint32_t> *messageTransfers) {
+                   std::vector<uint32_t> *messageTransfers, TimedOrder placement) {
   size_t n = transfers.size();
   uint32_t tiles = model.tiles;
   std::vector<uint8_t> paired(n);
@@ -1509,12 +1565,7 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
 
   // Messages: transfers split at maxMessageWords (paired ones into
   // near-equal even parts, each still >= 128 words).
-  struct Message {
-    uint64_t events, pressure;
-    uint32_t transfer, words, offset;
-    bool paired;
-  };
-  std::vector<Message> order;
+  std::vector<PendingMessage> order;
   order.reserve(n);
   TimedScheduler scheduler(model, std::move(readUnits), anyPaired);
   for (uint32_t i = 0; i < n; ++i) {
@@ -1543,7 +1594,7 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
 
   // Longest messages first (short ones fill the gaps they leave), then
   // those at the busiest endpoints, then in transfer order.
-  std::sort(order.begin(), order.end(), [](const Message &a, const Message &b) {
+  std::sort(order.begin(), order.end(), [](const PendingMessage &a, const PendingMessage &b) {
     if (a.events != b.events)
       return a.events > b.events;
     if (a.pressure != b.pressure)
@@ -1552,9 +1603,11 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
       return a.transfer < b.transfer;
     return a.offset < b.offset;
   });
+  if (placement == TimedOrder::MatchingWaves)
+    sortIntoWaves(transfers, tiles, order);
   std::vector<TimedMessage> messages;
   messages.reserve(order.size());
-  for (const Message &m : order) {
+  for (const PendingMessage &m : order) {
     const TimedTransfer &t = transfers[m.transfer];
     uint32_t bytes = m.offset * model.wordBytes;
     messages.push_back(scheduler.place(t.source, t.dests, m.words,
@@ -1694,54 +1747,62 @@ std::vector<TimedTransfer> timedTransfersOf(const ExchangePhase &phase,
 
 } // namespace
 
-ExchangeSchedule ipu::scheduleTimedPhase(const TargetModel &target,
+namespace {
+
+/// The schedule of a valid phase, every candidate tried.
+ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
                                          const ExchangePhase &phase,
-                                         const TransferAddresses &addresses,
-                                         ScheduleReport *report) {
-  const ExchangeTimingModel &model = target.exchange;
-  if (phase.validate() || phase.tiles > model.tiles ||
-      addresses.source.size() != phase.size() || addresses.dest.size() != phase.size()) {
-    // Nothing to schedule: checkTimedSchedule says why.
-    ExchangeSchedule none;
-    none.strategy = "timed";
-    if (report)
-      report->strategy = none.strategy;
-    return none;
-  }
+                                         const TransferAddresses &addresses) {
   std::vector<uint32_t> transferOf;
   std::vector<TimedTransfer> plain = timedTransfersOf(phase, addresses, false, transferOf);
-  // Paired messages halve a sender's events but hold its partner's path:
-  // kept only where the whole phase ends sooner. Both schedules are made
-  // at once, the paired one on a second thread; the choice depends only on
-  // their horizons.
+  // Paired messages halve a sender's events but hold its partner's path,
+  // and each order suits other phases: every candidate is scheduled (all
+  // but the first on threads of their own) and the phase that ends first
+  // kept; the choice depends only on the horizons. Only transfers that pass
+  // every pairing rule (receivers in complete pairs, ...) can change when
+  // paired; without one the paired candidates are the plain ones.
   bool anyEligible = false;
-  for (const TimedTransfer &t : plain)
-    anyEligible |= t.words >= model.pairedMinWords && t.words % 2 == 0;
+  for (const TimedTransfer &t : plain) {
+    TimedTransfer asked = t;
+    asked.paired = true;
+    if ((anyEligible = pairedEligible(model, asked)))
+      break;
+  }
   std::vector<TimedTransfer> pairedTransfers;
-  std::vector<uint32_t> pairedMessageTransfers;
-  std::vector<TimedMessage> pairedMessages;
-  int64_t pairedHorizon = 0;
-  std::thread pairedThread;
   if (anyEligible) {
     pairedTransfers = plain;
     for (TimedTransfer &t : pairedTransfers)
       t.paired = true;
-    pairedThread = std::thread([&] {
-      pairedMessages = scheduleTimed(model, pairedTransfers, &pairedMessageTransfers);
-      pairedHorizon = timePhase(model, pairedMessages).horizon;
-    });
   }
-  std::vector<uint32_t> messageTransfers;
-  std::vector<TimedMessage> messages = scheduleTimed(model, plain, &messageTransfers);
-  int64_t horizon = timePhase(model, messages).horizon;
-  if (pairedThread.joinable()) {
-    pairedThread.join();
-    if (pairedHorizon < horizon) {
-      messages = std::move(pairedMessages);
-      messageTransfers = std::move(pairedMessageTransfers);
-      horizon = pairedHorizon;
-    }
+  struct Candidate {
+    const std::vector<TimedTransfer> *transfers;
+    TimedOrder order;
+    std::vector<TimedMessage> messages;
+    std::vector<uint32_t> messageTransfers;
+    int64_t horizon = 0;
+  };
+  std::vector<Candidate> candidates;
+  for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
+    candidates.push_back({&plain, order, {}, {}, 0});
+    if (anyEligible)
+      candidates.push_back({&pairedTransfers, order, {}, {}, 0});
   }
+  auto run = [&](Candidate &c) {
+    c.messages = scheduleTimed(model, *c.transfers, &c.messageTransfers, c.order);
+    c.horizon = timePhase(model, c.messages).horizon;
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < candidates.size(); ++i)
+    threads.emplace_back(run, std::ref(candidates[i]));
+  run(candidates.front());
+  for (std::thread &thread : threads)
+    thread.join();
+  Candidate *best = &candidates.front();
+  for (Candidate &c : candidates)
+    if (c.horizon < best->horizon)
+      best = &c;
+  std::vector<TimedMessage> messages = std::move(best->messages);
+  std::vector<uint32_t> messageTransfers = std::move(best->messageTransfers);
 
   ExchangeSchedule schedule;
   schedule.strategy = "timed";
@@ -1764,9 +1825,117 @@ ExchangeSchedule ipu::scheduleTimedPhase(const TargetModel &target,
             [](const ExchangeRun &a, const ExchangeRun &b) {
               return std::tie(a.transfer, a.wordOffset) < std::tie(b.transfer, b.wordOffset);
             });
-  if (report)
-    *report = timedScheduleReport(target, phase, schedule, addresses);
   return schedule;
+}
+
+/// scheduleTimedPhase's recent answers. A schedule is a function of the
+/// model, the phase and its addresses alone, and the compiler asks for the
+/// same phase again and again: the planner's finalists share phases, heads
+/// repeat, placement prices phases before the scheduler does. The whole key
+/// is compared, not just its hash. At most kCapacityWords of keys are kept,
+/// the oldest dropped first; a dropped entry is only computed again.
+class TimedScheduleCache {
+public:
+  static TimedScheduleCache &get() {
+    static TimedScheduleCache cache;
+    return cache;
+  }
+
+  static std::vector<uint32_t> keyOf(const ExchangeTimingModel &m,
+                                     const ExchangePhase &phase,
+                                     const TransferAddresses &addresses) {
+    // Every field of the model; a new field must join the key.
+    static_assert(sizeof(ExchangeTimingModel) == 34 * 4,
+                  "a field was added to ExchangeTimingModel: key it here");
+    std::vector<uint32_t> key = {
+        m.tiles, m.rows, m.tilesPerRow, m.wordBytes, m.maxMessageWords,
+        uint32_t(m.sourceSelectDelay), uint32_t(m.receivePointerDelay),
+        m.rowPhaseEvents, m.earlyPointerWords, m.receiveGuardEvents,
+        m.sendStartEvents, m.pairedMinWords, m.pairedAlignBytes,
+        uint32_t(m.pairedFormatDelay), uint32_t(m.pairedPointerDelay),
+        m.pairedGuardEvents, m.addressBits, uint32_t(m.maxEventOffset),
+        uint32_t(uint64_t(m.maxEventOffset) >> 32), m.phaseFixedCycles,
+        m.plannerLatencyEvents, m.plannerSendBytes, m.plannerReceiveBytes,
+        m.plannerPhaseBytes, m.memoryElementBytes, m.interleavedBase,
+        m.interleavedUnitBytes, m.instructionBytes, m.sendHeadWords,
+        m.sendoffWords, m.delayMaxEvents, m.delaypicMaxEvents,
+        m.delayxpicMaxEvents, phase.tiles, uint32_t(phase.size())};
+    for (const std::vector<uint32_t> *part :
+         {&phase.source, &phase.words, &phase.destBegin, &phase.destTiles,
+          &addresses.source, &addresses.dest})
+      key.insert(key.end(), part->begin(), part->end());
+    return key;
+  }
+
+  std::optional<ExchangeSchedule> find(const std::vector<uint32_t> &key) {
+    uint64_t hash = hashOf(key);
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry &e : entries)
+      if (e.hash == hash && e.key == key)
+        return e.schedule;
+    return std::nullopt;
+  }
+
+  void insert(std::vector<uint32_t> key, const ExchangeSchedule &schedule) {
+    if (key.size() > kCapacityWords)
+      return;
+    uint64_t hash = hashOf(key);
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry &e : entries)
+      if (e.hash == hash && e.key == key)
+        return;
+    words += key.size();
+    entries.push_back({hash, std::move(key), schedule});
+    while (words > kCapacityWords) {
+      words -= entries.front().key.size();
+      entries.pop_front();
+    }
+  }
+
+private:
+  static constexpr size_t kCapacityWords = size_t(16) << 20;
+  struct Entry {
+    uint64_t hash;
+    std::vector<uint32_t> key;
+    ExchangeSchedule schedule;
+  };
+  static uint64_t hashOf(const std::vector<uint32_t> &key) {
+    uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a, a word at a time.
+    for (uint32_t word : key)
+      hash = (hash ^ word) * 0x100000001b3ull;
+    return hash;
+  }
+  std::mutex mutex;
+  std::deque<Entry> entries;
+  size_t words = 0;
+};
+
+} // namespace
+
+ExchangeSchedule ipu::scheduleTimedPhase(const TargetModel &target,
+                                         const ExchangePhase &phase,
+                                         const TransferAddresses &addresses,
+                                         ScheduleReport *report) {
+  const ExchangeTimingModel &model = target.exchange;
+  if (phase.validate() || phase.tiles > model.tiles ||
+      addresses.source.size() != phase.size() || addresses.dest.size() != phase.size()) {
+    // Nothing to schedule: checkTimedSchedule says why.
+    ExchangeSchedule none;
+    none.strategy = "timed";
+    if (report)
+      report->strategy = none.strategy;
+    return none;
+  }
+  TimedScheduleCache &cache = TimedScheduleCache::get();
+  std::vector<uint32_t> key = TimedScheduleCache::keyOf(model, phase, addresses);
+  std::optional<ExchangeSchedule> schedule = cache.find(key);
+  if (!schedule) {
+    schedule = scheduleValidTimedPhase(model, phase, addresses);
+    cache.insert(std::move(key), *schedule);
+  }
+  if (report)
+    *report = timedScheduleReport(target, phase, *schedule, addresses);
+  return std::move(*schedule);
 }
 
 ScheduleReport ipu::timedScheduleReport(const TargetModel &target,

@@ -136,19 +136,31 @@ struct TimedTransfer {
   bool paired = false;
 };
 
+/// The order in which scheduleTimed places messages.
+enum class TimedOrder : uint8_t {
+  /// Longest first; ties: busiest endpoint, then transfer order.
+  LongestFirst,
+  /// Longest first; among messages of one length, in waves: the first wave
+  /// in which neither the sender nor any receiver has a message yet (a
+  /// greedy edge colouring of the sender x receiver graph, in longest-first
+  /// order). A wave is close to a matching, which the placer packs back to
+  /// back: the user's stack's "matching waves" for balanced phases.
+  MatchingWaves,
+};
+
 /// Greedy scheduler: transfers are split into messages of at most
 /// maxMessageWords (contiguous addresses, so back-to-back parts need one
-/// pointer), then placed longest first (ties: busiest endpoint, transfer
-/// order), each at the earliest start that keeps every rule given the
-/// messages placed before it, gaps included. Expects transfers whose
-/// messages pass the per-message rules (tiles, endpoints, alignment,
-/// addresses); returns messages that checkTimedPhase accepts, in placement
-/// order.
+/// pointer), then placed in `order`, each at the earliest start that keeps
+/// every rule given the messages placed before it, gaps included. Expects
+/// transfers whose messages pass the per-message rules (tiles, endpoints,
+/// alignment, addresses); returns messages that checkTimedPhase accepts, in
+/// placement order.
 /// `messageTransfers`, when given, receives each message's transfer index.
 std::vector<TimedMessage>
 scheduleTimed(const ExchangeTimingModel &model,
               const std::vector<TimedTransfer> &transfers,
-              std::vector<uint32_t> *messageTransfers = nullptr);
+              std::vector<uint32_t> *messageTransfers = nullptr,
+              TimedOrder order = TimedOrder::LongestFirst);
 
 /// A lower bound of the horizon of every legal schedule of `transfers`:
 /// the most events any tile sends or receives (paired-eligible transfers
@@ -190,8 +202,9 @@ std::vector<TimedMessage> timedMessages(const ExchangePhase &phase,
                                         const ExchangeSchedule &schedule,
                                         const TransferAddresses &addresses);
 
-/// Schedules `phase` with scheduleTimed, paired messages where they make
-/// the phase shorter. Fills `report` (strategy "timed"): `bound` is
+/// Schedules `phase` with scheduleTimed in each TimedOrder, with and
+/// without paired messages, and keeps the schedule whose phase ends first
+/// (ties: the first of LongestFirst, MatchingWaves; unpaired first). Fills `report` (strategy "timed"): `bound` is
 /// timedLowerBound, `horizon` the phase's last receiver end, both in events
 /// from the phase-entry sync. Expects a phase that passed validate().
 ExchangeSchedule scheduleTimedPhase(const TargetModel &target,
