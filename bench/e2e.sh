@@ -55,7 +55,7 @@ run_file() { # name source target description [partials option]
   "$bin/ipu-run" "$package" --check --quiet > "$report" 2>&1 || status=FAIL
   t3=$(now)
   # The phase with the worst timed horizon over its lower bound (the
-  # busiest tile's events plus the least route latency).
+  # busiest tile's events plus route latency and receive tails).
   local worst
   # A program without exchange phases is trivially at its bound.
   worst=$({ grep -Eo 'lowerBound=[0-9]+ endpointEvents=[0-9]+ latency=[0-9]+ horizon=[0-9]+' "$log" || true; } |

@@ -61,9 +61,10 @@ run_part() { # part partials weights [blocks] [batch]
   local passes
   passes=$(awk '/^ +[0-9.]+ +\( *[0-9.]+%\) +IPU[A-Za-z]+$/ { printf " compile%sSeconds=%.3f", substr($NF, 4), $1 }' "$log")
   # Per phase, from ipu-schedule-exchange's remarks: the horizon over the
-  # lower bound (busiest tile's events + least route latency), and the
-  # issue's measure, the horizon less that latency over the busiest tile's
-  # events; the worst and the median of each.
+  # lower bound (busiest tile's events + route latency and receive tails,
+  # timedLowerBound), and the issue's measure, the horizon less what the
+  # bound adds to the busiest tile's events, over those events; the worst
+  # and the median of each.
   local worst
   worst=$({ grep -Eo 'lowerBound=[0-9]+ endpointEvents=[0-9]+ latency=[0-9]+ horizon=[0-9]+' "$log" || true; } |
     awk -F'[ =]' '

@@ -1621,7 +1621,20 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
 
 uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
                               const std::vector<TimedTransfer> &transfers) {
+  // Three bounds, each a floor on the last receiver's end (memo 9.1 item
+  // 5); events count paired-eligible transfers at two words per event.
+  //  - endpoint: the busiest tile's events plus the least route latency,
+  //    min over the phase's (s, d) of ttm + 58 + 2 row(d).
+  //  - sender s: its messages are disjoint from event 0, so its last one
+  //    ends sending at >= sent(s), and its receivers' rows end at least
+  //    ttm + 58 + 2 row(d) later: sent(s) + that minimum over its (s, d).
+  //  - receiver d: its streams are disjoint in mux time, the first source
+  //    select at X >= 1 and X >= ttm(s, d) + 1 (S >= 0), and the last row
+  //    ends 57 + 2 row(d) after the last stream's mux window (58 for
+  //    paired): max(1, min ttm + 1) + received(d) + 57 + 2 row(d).
   std::vector<uint64_t> sent(model.tiles, 0), received(model.tiles, 0);
+  std::vector<int64_t> senderLatency(model.tiles, std::numeric_limits<int64_t>::max());
+  std::vector<int64_t> firstSelect(model.tiles, std::numeric_limits<int64_t>::max());
   int64_t latency = std::numeric_limits<int64_t>::max();
   for (const TimedTransfer &t : transfers) {
     uint64_t events = transferEvents(t, pairedEligible(model, t));
@@ -1634,14 +1647,26 @@ uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
       ReceiveTiming at =
           receiveOffsets(model, s, c600PhysicalTile(d), 1, false);
       latency = std::min(latency, at.end - 1);
+      senderLatency[t.source] = std::min(senderLatency[t.source], at.end - 1);
+      firstSelect[d] = std::min(firstSelect[d], std::max<int64_t>(at.sourceSelect, 1));
     }
   }
   if (latency == std::numeric_limits<int64_t>::max())
     return 0;
   uint64_t endpoint = 0;
-  for (uint32_t t = 0; t < model.tiles; ++t)
+  int64_t bound = 0;
+  for (uint32_t t = 0; t < model.tiles; ++t) {
     endpoint = std::max({endpoint, sent[t], received[t]});
-  return endpoint + uint64_t(std::max<int64_t>(latency, 0));
+    if (sent[t])
+      bound = std::max(bound, int64_t(sent[t]) + senderLatency[t]);
+    if (received[t]) {
+      int64_t tail = model.receivePointerDelay + model.receiveGuardEvents +
+                     model.rowPhaseEvents * physicalRow(c600PhysicalTile(t));
+      bound = std::max(bound, firstSelect[t] + int64_t(received[t]) + tail);
+    }
+  }
+  return std::max<uint64_t>(endpoint + uint64_t(std::max<int64_t>(latency, 0)),
+                            uint64_t(std::max<int64_t>(bound, 0)));
 }
 
 //===----------------------------------------------------------------------===//

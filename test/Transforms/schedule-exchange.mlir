@@ -15,8 +15,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 319512
     ipu_exchange.stream_in @arg0 from 0
     ipu_exchange.sync
-    // CHECK: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 4, bound = 45, horizon = 76, runs = dense<[0, 0, 16, 28, 0, 1, 0, 16, 29, 0, 2, 0, 16, 28, 0, 3, 0, 16, 29, 0]> : tensor<20xi32>>}
-    // expected-remark @+1 {{scheduled transfers=4 lowerBound=45 endpointEvents=16 latency=29 horizon=76 horizonOverBound=1.689 lowerBoundGap=31 strategy=timed runs=4 pairedRuns=0 localCopyWords=64 phaseCycles=972 fixedCycles=600 localCopyCycles=296 codeBytes=96 pointerEvents=4 sourceEvents=8}}
+    // CHECK: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 4, bound = 76, horizon = 76, runs = dense<[0, 0, 16, 28, 0, 1, 0, 16, 29, 0, 2, 0, 16, 28, 0, 3, 0, 16, 29, 0]> : tensor<20xi32>>}
+    // expected-remark @+1 {{scheduled transfers=4 lowerBound=76 endpointEvents=16 latency=60 horizon=76 horizonOverBound=1.000 lowerBoundGap=0 strategy=timed runs=4 pairedRuns=0 localCopyWords=64 phaseCycles=972 fixedCycles=600 localCopyCycles=296 codeBytes=96 pointerEvents=4 sourceEvents=8}}
     ipu_exchange.phase @gather {
       ipu_exchange.copy @arg0 to @lhs
     }
@@ -34,8 +34,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @a.t : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 3, strides = [-1, 0], replicas = 1, replica_stride = 0>> in standard at 319664
     ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319520
     ipu_tile.buffer @b.all : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 4, replica_stride = 1>> in standard at 319584
-    // CHECK: ipu_exchange.phase @both attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 5, bound = 49, horizon = 81, runs = dense<[0, 0, 4, 47, 0, 1, 0, 4, 47, 0, 2, 0, 4, 45, 0, 3, 0, 4, 27, 0, 4, 0, 16, 31, 0]> : tensor<25xi32>>}
-    // expected-remark @+1 {{scheduled transfers=5 lowerBound=49 endpointEvents=20 latency=29 horizon=81 horizonOverBound=1.653 lowerBoundGap=32 strategy=timed runs=5 pairedRuns=0 localCopyWords=16 phaseCycles=977 fixedCycles=600 localCopyCycles=296 codeBytes=124 pointerEvents=7 sourceEvents=11}}
+    // CHECK: ipu_exchange.phase @both attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 5, bound = 80, horizon = 81, runs = dense<[0, 0, 4, 47, 0, 1, 0, 4, 47, 0, 2, 0, 4, 45, 0, 3, 0, 4, 27, 0, 4, 0, 16, 31, 0]> : tensor<25xi32>>}
+    // expected-remark @+1 {{scheduled transfers=5 lowerBound=80 endpointEvents=20 latency=60 horizon=81 horizonOverBound=1.012 lowerBoundGap=1 strategy=timed runs=5 pairedRuns=0 localCopyWords=16 phaseCycles=977 fixedCycles=600 localCopyCycles=296 codeBytes=124 pointerEvents=7 sourceEvents=11}}
     ipu_exchange.phase @both {
       ipu_exchange.copy @a to @a.t
       ipu_exchange.copy @b to @b.all
@@ -69,8 +69,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @x.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [1, 2]>> in standard at 319544
     ipu_tile.buffer @y.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [2, 0]>> in standard at 319560
     ipu_tile.buffer @z.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [0, 1]>> in standard at 319576
-    // CHECK: ipu_exchange.phase @rotate attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 3, bound = 37, horizon = 73, runs = dense<[0, 0, 4, 31, 0, 1, 0, 4, 35, 0, 2, 0, 4, 37, 0]> : tensor<15xi32>>}
-    // expected-remark @+1 {{scheduled transfers=3 lowerBound=37 endpointEvents=8 latency=29 horizon=73 horizonOverBound=1.973 lowerBoundGap=36 strategy=timed runs=3 pairedRuns=0 localCopyWords=0 phaseCycles=673 fixedCycles=600 localCopyCycles=0 codeBytes=96 pointerEvents=4 sourceEvents=10}}
+    // CHECK: ipu_exchange.phase @rotate attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 3, bound = 68, horizon = 73, runs = dense<[0, 0, 4, 31, 0, 1, 0, 4, 35, 0, 2, 0, 4, 37, 0]> : tensor<15xi32>>}
+    // expected-remark @+1 {{scheduled transfers=3 lowerBound=68 endpointEvents=8 latency=60 horizon=73 horizonOverBound=1.074 lowerBoundGap=5 strategy=timed runs=3 pairedRuns=0 localCopyWords=0 phaseCycles=673 fixedCycles=600 localCopyCycles=0 codeBytes=96 pointerEvents=4 sourceEvents=10}}
     ipu_exchange.phase @rotate {
       ipu_exchange.copy @x to @x.all
       ipu_exchange.copy @y to @y.all

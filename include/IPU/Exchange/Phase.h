@@ -98,9 +98,9 @@ struct ScheduleReport {
   uint64_t horizon = 0; ///< Send horizon in cycles.
   uint64_t runs = 0;
   std::string strategy;
-  /// Timed schedules: the endpoint part of `bound` (events), the least
-  /// route latency it adds, 64-bit messages, words tiles copy to
-  /// themselves.
+  /// Timed schedules: the endpoint part of `bound` (events), what the
+  /// bound adds to it (route latency, receive tails), 64-bit messages,
+  /// words tiles copy to themselves.
   uint64_t endpointEvents = 0, latency = 0, pairedRuns = 0, localWords = 0;
 };
 

@@ -162,10 +162,13 @@ scheduleTimed(const ExchangeTimingModel &model,
               std::vector<uint32_t> *messageTransfers = nullptr,
               TimedOrder order = TimedOrder::LongestFirst);
 
-/// A lower bound of the horizon of every legal schedule of `transfers`:
-/// the most events any tile sends or receives (paired-eligible transfers
-/// counted at two words per event) plus the least latency from a send to the
-/// end of a receiver row, min over the phase's (s, d) of ttm + 58 + 2 row(d).
+/// A lower bound of the horizon of every legal schedule of `transfers`
+/// (paired-eligible transfers counted at two words per event), the largest
+/// of: the most events any tile sends or receives plus the least latency
+/// from a send to the end of a receiver row, min over the phase's (s, d) of
+/// ttm + 58 + 2 row(d); per sender, its events plus that least latency over
+/// its own receivers; per receiver d, its events plus its earliest source
+/// select, max(1, min ttm + 1), plus 57 + 2 row(d) (memo 9.1 item 5).
 uint64_t timedLowerBound(const ExchangeTimingModel &model,
                          const std::vector<TimedTransfer> &transfers);
 

@@ -49,7 +49,8 @@ def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
     per event, or two when `paired` is 1 (a 64-bit send using the partner
     tile's path). A transfer that only copies to its own source has one run
     at event 0: a local copy. `bound` is the phase's lower bound (the
-    busiest tile's events plus the least route latency), `horizon` the event
+    busiest tile's events plus route latency and receive tails, see
+    timedLowerBound), `horizon` the event
     at which its last receiver is done; the phase costs `horizon` plus the
     target's fixed cost per phase. The other strategies are the untimed
     word-per-cycle schedulers, kept for comparison in benchmarks.
