@@ -609,6 +609,33 @@ std::vector<TimedTransfer> permutationRounds(std::mt19937 &rng, uint32_t tiles,
   return transfers;
 }
 
+TEST(TimedSchedulerTest, CutsMessagesAtUnitsOfTilesThatReadAndWriteOne) {
+  // Tile 0 sends 1,000 words from 0x47a00, across the 16 KiB element
+  // boundary at 0x48000, and receives tile 1's message into that element:
+  // it reads and writes one unit, so its send is cut at the boundary.
+  // Tile 2's identical send, on a tile that receives nothing, stays whole,
+  // and so does tile 1's, which crosses no boundary.
+  ExchangeTimingModel model = ipu21ExchangeTimingWithTiles(4);
+  std::vector<TimedTransfer> transfers = {
+      {0, {3}, 1000, 0x47a00, 0x60000, false},
+      {1, {0}, 500, 0x40000, 0x48800, false},
+      {2, {3}, 1000, 0x47a00, 0x70000, false},
+  };
+  std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
+  ASSERT_EQ(check(model, messages), "");
+  expectCovers(transfers, messages);
+  std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> parts;
+  for (const TimedMessage &m : messages)
+    parts[m.source].push_back({m.sourceAddress, m.words});
+  for (auto &[tile, list] : parts)
+    std::sort(list.begin(), list.end());
+  const uint32_t before = (0x48000 - 0x47a00) / 4;
+  EXPECT_EQ(parts[0], (std::vector<std::pair<uint32_t, uint32_t>>{
+                          {0x47a00, before}, {0x48000, 1000 - before}}));
+  EXPECT_EQ(parts[1].size(), 1u);
+  EXPECT_EQ(parts[2], (std::vector<std::pair<uint32_t, uint32_t>>{{0x47a00, 1000}}));
+}
+
 TEST(TimedSchedulerTest, MatchingWavesPackBalancedRounds) {
   // Longest-first placement in transfer order lets early senders' messages
   // leave receivers idle between rounds; in waves each round of senders

@@ -383,6 +383,17 @@ uint32_t memoryUnit(const ExchangeTimingModel &model, uint64_t address) {
                   model.interleavedUnitBytes);
 }
 
+/// The first byte address of the unit after the one holding `address`.
+uint64_t nextUnitStart(const ExchangeTimingModel &model, uint64_t address) {
+  if (address < model.interleavedBase)
+    return std::min<uint64_t>(
+        (address / model.memoryElementBytes + 1) * model.memoryElementBytes,
+        model.interleavedBase);
+  return model.interleavedBase +
+         ((address - model.interleavedBase) / model.interleavedUnitBytes + 1) *
+             model.interleavedUnitBytes;
+}
+
 std::string describeUnit(const ExchangeTimingModel &model, uint32_t unit) {
   uint32_t standard = model.interleavedBase / model.memoryElementBytes;
   uint64_t base;
@@ -1567,7 +1578,29 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
   // near-equal even parts, each still >= 128 words).
   std::vector<PendingMessage> order;
   order.reserve(n);
-  TimedScheduler scheduler(model, std::move(readUnits), anyPaired);
+  const std::vector<uint64_t> &sharedUnits = readUnits;
+  TimedScheduler scheduler(model, sharedUnits, anyPaired);
+  // Words of an unpaired message from `offset` on, cut where its source or
+  // destination range crosses into another SRAM unit on a tile that both
+  // reads and writes some unit in this phase: a part in another unit need
+  // not wait for that tile's conflicting traffic, and shorter parts fill
+  // the gaps it leaves (a GEMM's partials and their gathered copy packed
+  // side by side where memory is tight: SigLIP MLP with f16 partials,
+  // mm1.gather 1.35x -> 1.15x its bound, mm0.reduce 1.40x -> 1.26x).
+  auto unitCut = [&](const TimedTransfer &t, uint32_t offset, uint32_t words) {
+    auto cut = [&](uint64_t address, bool conflicts) {
+      uint64_t next = nextUnitStart(model, address);
+      if (conflicts && next < address + uint64_t(words) * model.wordBytes)
+        words = uint32_t((next - address) / model.wordBytes);
+    };
+    bool receiverConflicts = false;
+    for (uint32_t d : t.dests)
+      receiverConflicts |= sharedUnits[d] != 0;
+    cut(t.sourceAddress + uint64_t(offset) * model.wordBytes,
+        sharedUnits[t.source] != 0);
+    cut(t.destAddress + uint64_t(offset) * model.wordBytes, receiverConflicts);
+    return words;
+  };
   for (uint32_t i = 0; i < n; ++i) {
     const TimedTransfer &t = transfers[i];
     uint64_t pressure = sent[t.source];
@@ -1576,13 +1609,13 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
     uint32_t parts =
         (t.words + model.maxMessageWords - 1) / model.maxMessageWords;
     uint32_t offset = 0;
-    for (uint32_t part = 0; part < parts; ++part) {
+    for (uint32_t part = 0; offset < t.words; ++part) {
       uint32_t words;
       if (paired[i]) {
         uint32_t items = t.words / 2;
         words = 2 * (items / parts + (part < items % parts ? 1 : 0));
       } else {
-        words = std::min(model.maxMessageWords, t.words - offset);
+        words = unitCut(t, offset, std::min(model.maxMessageWords, t.words - offset));
       }
       bool pairedPart =
           paired[i] && scheduler.pairedRowsFit(t.source, t.dests, words);
