@@ -1890,8 +1890,9 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
 /// model, the phase and its addresses alone, and the compiler asks for the
 /// same phase again and again: the planner's finalists share phases, heads
 /// repeat, placement prices phases before the scheduler does. The whole key
-/// is compared, not just its hash. At most kCapacityWords of keys are kept,
-/// the oldest dropped first; a dropped entry is only computed again.
+/// is compared, not just its hash. At most kCapacityWords (64 MiB) of keys
+/// and schedules are kept, the oldest dropped first; a dropped entry is only
+/// computed again.
 class TimedScheduleCache {
 public:
   static TimedScheduleCache &get() {
@@ -1935,17 +1936,17 @@ public:
   }
 
   void insert(std::vector<uint32_t> key, const ExchangeSchedule &schedule) {
-    if (key.size() > kCapacityWords)
+    if (sizeInWords(key, schedule) > kCapacityWords)
       return;
     uint64_t hash = hashOf(key);
     std::lock_guard<std::mutex> lock(mutex);
     for (const Entry &e : entries)
       if (e.hash == hash && e.key == key)
         return;
-    words += key.size();
+    words += sizeInWords(key, schedule);
     entries.push_back({hash, std::move(key), schedule});
     while (words > kCapacityWords) {
-      words -= entries.front().key.size();
+      words -= sizeInWords(entries.front().key, entries.front().schedule);
       entries.pop_front();
     }
   }
@@ -1957,6 +1958,10 @@ private:
     std::vector<uint32_t> key;
     ExchangeSchedule schedule;
   };
+  static size_t sizeInWords(const std::vector<uint32_t> &key,
+                            const ExchangeSchedule &schedule) {
+    return key.size() + schedule.runs.size() * sizeof(ExchangeRun) / 4;
+  }
   static uint64_t hashOf(const std::vector<uint32_t> &key) {
     uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a, a word at a time.
     for (uint32_t word : key)
