@@ -15,16 +15,19 @@
 // The same phase as the compiler schedules it, under the hardware's rules
 // (IPU/Exchange/Timing.h, scheduleTimedPhase), follows on the same line:
 // timedHorizon (the last receiver's or sender's end, latency included),
-// timedBound (timedLowerBound: the busiest tile's events plus the least
-// route latency), timedHorizonOverBound, timedEndpointEvents, timedLatency,
+// timedBound (timedLowerBound: the busiest tile's events plus route
+// latency and receive tails), timedHorizonOverBound, timedEndpointEvents,
+// timedLatency (what the bound adds to those events),
 // timedHorizonLessLatencyOverEndpoint (the target: at most 1.5),
 // timedCycles (with the 600-cycle phase cost and local copies), timedRuns,
 // timedPairedRuns, timedLocalCopyWords, timedPointerEvents, timedCodeBytes,
 // timedSeconds (scheduleTimedPhase, which tries paired sends too),
-// timedCheckSeconds (checkTimedSchedule) and timedLegal. Transfers get
-// addresses as an allocator would pack them (packedAddresses): each tile's
-// sends and receives one after another from the tile's memory base, so
-// that the memory-element rule bites where buffers share one.
+// timedCheckSeconds (checkTimedSchedule) and timedLegal. A phase file's
+// transfers keep the addresses it gives (the compiler's dumps give those
+// placement chose, addresses=placed); others get addresses as an allocator
+// would pack them (packedAddresses, addresses=packed): each tile's sends
+// and receives one after another from the tile's memory base, so that the
+// memory-element rule bites where buffers share one.
 //
 //   exchange-bench                        every synthetic case
 //   exchange-bench --case NAME            one of them
@@ -282,12 +285,14 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 /// The timed model's keys for `phase` (as the compiler schedules it, on
 /// addresses packed per tile as an allocator would place them), appended to
 /// its line; false when its schedule breaks a rule.
-bool appendTimed(const ExchangePhase &phase, std::string &keys, std::string &error) {
+bool appendTimed(const ExchangePhase &phase, const TransferAddresses *given,
+                 std::string &keys, std::string &error) {
   using Clock = std::chrono::steady_clock;
   TargetModel target = TargetModel::ipu21();
   if (phase.tiles < target.tiles)
     target = TargetModel::ipu21WithTiles(phase.tiles);
-  const TransferAddresses addresses = packedAddresses(target, phase);
+  const TransferAddresses addresses =
+      given && !given->source.empty() ? *given : packedAddresses(target, phase);
   auto t0 = Clock::now();
   ExchangeSchedule schedule = scheduleTimedPhase(target, phase, addresses);
   double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -308,14 +313,15 @@ bool appendTimed(const ExchangePhase &phase, std::string &keys, std::string &err
           ? double(report.horizon - std::min(report.horizon, report.latency)) /
                 double(report.endpointEvents)
           : 1.0;
-  char text[768];
+  char text[800];
   std::snprintf(text, sizeof(text),
-                " timedHorizon=%llu timedBound=%llu timedHorizonOverBound=%.4f "
+                " addresses=%s timedHorizon=%llu timedBound=%llu timedHorizonOverBound=%.4f "
                 "timedEndpointEvents=%llu timedLatency=%llu "
                 "timedHorizonLessLatencyOverEndpoint=%.4f timedCycles=%llu "
                 "timedRuns=%zu timedPairedRuns=%llu timedLocalCopyWords=%llu "
                 "timedPointerEvents=%llu timedCodeBytes=%llu timedSeconds=%.3f "
                 "timedCheckSeconds=%.3f timedLegal=%s",
+                given && !given->source.empty() ? "placed" : "packed",
                 (unsigned long long)report.horizon, (unsigned long long)report.bound,
                 report.bound ? double(report.horizon) / double(report.bound) : 1.0,
                 (unsigned long long)report.endpointEvents,
@@ -334,7 +340,8 @@ bool appendTimed(const ExchangePhase &phase, std::string &keys, std::string &err
 
 /// Schedules, bounds and checks one phase and prints its line; false when
 /// the schedule is illegal.
-bool runCase(const std::string &name, const ExchangePhase &phase) {
+bool runCase(const std::string &name, const ExchangePhase &phase,
+             const TransferAddresses *addresses = nullptr) {
   using Clock = std::chrono::steady_clock;
   uint64_t words = 0;
   for (uint32_t w : phase.words)
@@ -357,7 +364,7 @@ bool runCase(const std::string &name, const ExchangePhase &phase) {
     return b ? double(h) / double(b) : 1.0;
   };
   std::string timedKeys, timedError;
-  const bool timedLegal = appendTimed(phase, timedKeys, timedError);
+  const bool timedLegal = appendTimed(phase, addresses, timedKeys, timedError);
   std::printf("bench=exchange case=%s tiles=%u transfers=%zu words=%llu "
               "bound=%llu tighterBound=%llu horizon=%llu "
               "horizonOverBound=%.4f horizonOverTighterBound=%.4f "
@@ -419,7 +426,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     ExchangePhase phase;
-    if (auto error = readPhaseText(in, phase)) {
+    TransferAddresses addresses;
+    if (auto error = readPhaseText(in, phase, &addresses)) {
       std::fprintf(stderr, "exchange-bench: %s: %s\n", phaseFile.c_str(),
                    error->c_str());
       return 1;
@@ -429,7 +437,7 @@ int main(int argc, char **argv) {
       if (name.size() > 6 && name.compare(name.size() - 6, 6, ".phase") == 0)
         name.resize(name.size() - 6);
     }
-    return runCase(name, phase) ? 0 : 1;
+    return runCase(name, phase, &addresses) ? 0 : 1;
   }
 
   bool ok = true, found = false;

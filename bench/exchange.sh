@@ -44,7 +44,8 @@ if [ -n "${BENCH_PHASE_DIR:-}" ]; then
 fi
 
 # Every phase the compiler produces for the SigLIP MLP examples on ipu21,
-# dumped by --ipu-compile's dump-phases option.
+# dumped by --ipu-compile's dump-phases option with the addresses placement
+# chose, so each is scheduled as the compiler scheduled it.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for example in siglip-mlp-fc1 siglip-mlp-fc2 siglip-mlp; do

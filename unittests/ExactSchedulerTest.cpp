@@ -547,6 +547,46 @@ TEST(PhaseTextTest, ErrorsNameLineAndField) {
             "line 2: destination 2: tile 7 is out of range [0, 4)");
   EXPECT_EQ(readError("tiles 4\n0 1 2 3 2\n"),
             "line 2: destination 3: tile 2 is listed twice");
+  // Addresses: all or none, two of them after '@', decimal or hex.
+  EXPECT_EQ(readError("tiles 4\n0 1 2 @ 0x10\n"),
+            "line 2: expected '@ sourceAddress destAddress' at the end");
+  EXPECT_EQ(readError("tiles 4\n0 1 2 @ 0x1g 4\n"),
+            "line 2: source address: '0x1g' is not a 32-bit address");
+  EXPECT_EQ(readError("tiles 4\n0 1 2 @ 16 0x123456789\n"),
+            "line 2: destination address: '0x123456789' is not a 32-bit address");
+  EXPECT_EQ(readError("tiles 4\n0 1 2 @ 16 32\n1 1 2\n"),
+            "line 3: no addresses on this transfer but on the ones before");
+  EXPECT_EQ(readError("tiles 4\n0 1 2\n1 1 2 @ 16 32\n"),
+            "line 3: addresses on this transfer but not on the ones before");
+}
+
+TEST(PhaseTextTest, AddressesRoundTripAndStayOptional) {
+  std::mt19937 rng(52);
+  ExchangePhase phase = randomBroadcast(rng, 16, 40, 100, 4);
+  TransferAddresses addresses;
+  for (size_t t = 0; t < phase.size(); ++t) {
+    addresses.source.push_back(uint32_t(rng()) & ~3u);
+    addresses.dest.push_back(uint32_t(t * 4));
+  }
+  std::stringstream text;
+  writePhaseText(text, phase, &addresses);
+  ExchangePhase back;
+  TransferAddresses backAddresses;
+  auto error = readPhaseText(text, back, &backAddresses);
+  ASSERT_FALSE(error) << *error;
+  EXPECT_EQ(back.source, phase.source);
+  EXPECT_EQ(back.destTiles, phase.destTiles);
+  EXPECT_EQ(backAddresses.source, addresses.source);
+  EXPECT_EQ(backAddresses.dest, addresses.dest);
+
+  // Without addresses in the text, none are read; decimal ones parse too.
+  std::istringstream plain("tiles 4\n0 1 2\n");
+  ASSERT_FALSE(readPhaseText(plain, back, &backAddresses));
+  EXPECT_TRUE(backAddresses.source.empty());
+  std::istringstream decimal("tiles 4\n0 1 2 @ 16 0x20 # comment\n");
+  ASSERT_FALSE(readPhaseText(decimal, back, &backAddresses));
+  EXPECT_EQ(backAddresses.source, std::vector<uint32_t>{16});
+  EXPECT_EQ(backAddresses.dest, std::vector<uint32_t>{32});
 }
 
 } // namespace

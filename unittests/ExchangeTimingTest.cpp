@@ -602,11 +602,11 @@ std::vector<TimedTransfer> permutationRounds(std::mt19937 &rng, uint32_t tiles,
       transfers.push_back({t, {to[t]}, words, 0x10000 + r * words * 4,
                            0x40000 + r * words * 4, false});
   }
-  std::stable_sort(transfers.begin(), transfers.end(),
-                   [](const TimedTransfer &a, const TimedTransfer &b) {
-                     return a.source < b.source;
-                   });
-  return transfers;
+  std::vector<TimedTransfer> bySender;
+  for (uint32_t t = 0; t < tiles; ++t)
+    for (uint32_t r = 0; r < rounds; ++r)
+      bySender.push_back(transfers[size_t(r) * tiles + t]);
+  return bySender;
 }
 
 TEST(TimedSchedulerTest, CutsMessagesAtUnitsOfTilesThatReadAndWriteOne) {

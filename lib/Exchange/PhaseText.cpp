@@ -2,7 +2,9 @@
 
 #include "IPU/Exchange/PhaseText.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <istream>
 #include <ostream>
 
@@ -47,11 +49,37 @@ std::optional<std::string> parseNumber(const std::string &text,
   return std::nullopt;
 }
 
+/// A byte address: decimal, or hex after 0x; below 2^32.
+std::optional<std::string> parseAddress(const std::string &text,
+                                        uint32_t &value) {
+  if (text.size() < 3 || text.compare(0, 2, "0x") != 0)
+    return parseNumber(text, value);
+  if (text.size() > 10)
+    return "'" + text + "' is not a 32-bit address";
+  uint64_t v = 0;
+  for (size_t i = 2; i < text.size(); ++i) {
+    char c = text[i];
+    int digit = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+    if (digit < 0)
+      return "'" + text + "' is not a 32-bit address";
+    v = v * 16 + uint64_t(digit);
+  }
+  value = static_cast<uint32_t>(v);
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> ipu::readPhaseText(std::istream &in,
-                                              ExchangePhase &phase) {
+                                              ExchangePhase &phase,
+                                              TransferAddresses *addresses) {
   phase = ExchangePhase();
+  TransferAddresses read;
+  if (addresses)
+    *addresses = TransferAddresses();
   std::string line;
   size_t lineNumber = 0;
   bool haveTiles = false;
@@ -71,6 +99,27 @@ std::optional<std::string> ipu::readPhaseText(std::istream &in,
       haveTiles = true;
       seenIn.assign(phase.tiles, 0);
       continue;
+    }
+    // An optional "@ sourceAddress destAddress" ends the line.
+    std::optional<std::pair<uint32_t, uint32_t>> at;
+    auto marker = std::find(fields.begin(), fields.end(), "@");
+    if (marker != fields.end()) {
+      if (fields.end() - marker != 3)
+        return where + "expected '@ sourceAddress destAddress' at the end";
+      uint32_t from, to;
+      if (auto error = parseAddress(marker[1], from))
+        return where + "source address: " + *error;
+      if (auto error = parseAddress(marker[2], to))
+        return where + "destination address: " + *error;
+      at = {from, to};
+      fields.erase(marker, fields.end());
+    }
+    if (phase.size() > 0 && at.has_value() != !read.source.empty())
+      return where + (at ? "addresses on this transfer but not on the ones before"
+                         : "no addresses on this transfer but on the ones before");
+    if (at) {
+      read.source.push_back(at->first);
+      read.dest.push_back(at->second);
     }
     if (fields.size() < 3)
       return where + "expected 'source words destination [destination...]'";
@@ -109,17 +158,28 @@ std::optional<std::string> ipu::readPhaseText(std::istream &in,
     return std::string("missing 'tiles N' line");
   if (auto error = phase.validate())
     return "invalid phase: " + *error;
+  if (addresses)
+    *addresses = std::move(read);
   return std::nullopt;
 }
 
-void ipu::writePhaseText(std::ostream &out, const ExchangePhase &phase) {
+void ipu::writePhaseText(std::ostream &out, const ExchangePhase &phase,
+                         const TransferAddresses *addresses) {
+  const bool withAddresses = addresses && addresses->source.size() == phase.size() &&
+                             addresses->dest.size() == phase.size();
   out << "tiles " << phase.tiles << "\n";
+  char hex[32];
   for (size_t t = 0, e = phase.size(); t < e; ++t) {
     out << phase.source[t] << ' ' << phase.words[t];
     for (const uint32_t *d = phase.destinationsBegin(t),
                         *de = phase.destinationsEnd(t);
          d != de; ++d)
       out << ' ' << *d;
+    if (withAddresses) {
+      std::snprintf(hex, sizeof(hex), " @ 0x%x 0x%x", addresses->source[t],
+                    addresses->dest[t]);
+      out << hex;
+    }
     out << '\n';
   }
 }

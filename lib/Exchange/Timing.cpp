@@ -1525,10 +1525,10 @@ void sortIntoWaves(const std::vector<TimedTransfer> &transfers, uint32_t tiles,
   std::vector<uint32_t> index(order.size());
   for (uint32_t i = 0; i < index.size(); ++i)
     index[i] = i;
-  std::stable_sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
+  std::sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
     if (order[a].events != order[b].events)
       return order[a].events > order[b].events;
-    return wave[a] < wave[b];
+    return wave[a] != wave[b] ? wave[a] < wave[b] : a < b;
   });
   std::vector<PendingMessage> sorted;
   sorted.reserve(order.size());

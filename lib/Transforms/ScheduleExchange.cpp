@@ -43,7 +43,7 @@ struct ScheduleExchangePass
     std::string path = dumpDir + "/" + op.getSymName().str() + ".phase";
     std::ofstream out(path);
     if (out)
-      ::ipu::writePhaseText(out, job.transfers.phase);
+      ::ipu::writePhaseText(out, job.transfers.phase, &job.addresses);
     if (!out)
       return op.emitError("cannot write phase to '") << path << "'";
     return success();

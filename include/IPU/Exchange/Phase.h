@@ -56,6 +56,12 @@ struct ExchangePhase {
 };
 
 /// Endpoint lower bound: the most words any tile must send or receive.
+/// Byte addresses of each transfer of a phase: on its source, and on every
+/// destination (the same on all of them).
+struct TransferAddresses {
+  std::vector<uint32_t> source, dest;
+};
+
 uint64_t endpointLowerBound(const ExchangePhase &phase);
 
 /// A lower bound at least the endpoint bound that also sees broadcasts: two

@@ -184,11 +184,8 @@ uint64_t timedLowerBound(const ExchangeTimingModel &model,
 // 64-bit form; a run of a transfer that only copies to its own source is
 // that local copy and carries no message.
 
-/// Byte addresses of each transfer: on its source, and on every
-/// destination (the same on all of them).
-struct TransferAddresses {
-  std::vector<uint32_t> source, dest;
-};
+// TransferAddresses (Phase.h): each transfer's source and destination
+// byte addresses.
 
 /// Addresses as an allocator packs a phase's buffers before the real
 /// placement is known (the planner, benchmarks): per tile from the bottom

@@ -45,7 +45,8 @@ struct CompilePipelineOptions
       llvm::cl::init("")};
   Option<std::string> dumpPhases{
       *this, "dump-phases",
-      llvm::cl::desc("Write every exchange phase to this directory"),
+      llvm::cl::desc("Write every exchange phase, with its transfers' "
+                     "addresses, to this directory"),
       llvm::cl::init("")};
 };
 

@@ -281,7 +281,8 @@ def IPUScheduleExchange : Pass<"ipu-schedule-exchange", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [Option<"dumpDir", "dump-dir", "std::string", "\"\"",
-                        "Write every phase as <dir>/<phase>.phase">];
+                        "Write every phase as <dir>/<phase>.phase, with the "
+                        "addresses placement gave its transfers">];
   let dependentDialects = ["::mlir::ipu_exchange::IPUExchangeDialect"];
 }
 
