@@ -217,8 +217,10 @@ ExchangeSchedule scheduleTimedPhase(const TargetModel &target,
 std::optional<std::string> checkScheduleCoverage(const ExchangePhase &phase,
                                                  const ExchangeSchedule &schedule);
 
-/// The report of a timed schedule: `bound` is timedLowerBound of its
-/// messages (paired as it sends them), `horizon` its last receiver end.
+/// The report of a timed schedule: `bound` is the lower of timedLowerBound
+/// of its messages (paired as it sends them) and of the phase with every
+/// pairable transfer paired, so that it holds for any schedule the
+/// scheduler could choose; `horizon` is its last receiver end.
 ScheduleReport timedScheduleReport(const TargetModel &target,
                                    const ExchangePhase &phase,
                                    const ExchangeSchedule &schedule,
