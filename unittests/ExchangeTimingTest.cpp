@@ -436,6 +436,25 @@ TEST(PhaseTimingTest, LowerBoundIsReachedByAnIsolatedTransfer) {
   EXPECT_EQ(timedLowerBound(model, {}), 0u);
 }
 
+TEST(PhaseTimingTest, PartnersShareTheirPathsInTheBound) {
+  // Tiles 0 and 1 are partners and each sends 1024 pairable words. Paired,
+  // each tile's own events are 512, but every paired message also holds
+  // the partner's path: the two paths carry 2048 words, so no schedule
+  // ends before 1024 events. The bound says so, and the schedule (paired
+  // or not) is above it.
+  ExchangeTimingModel model = ipu21ExchangeTiming();
+  std::vector<TimedTransfer> transfers = {
+      {0, {100, 101}, 1024, 0x60000, 0x70000, true},
+      {1, {200, 201}, 1024, 0x60000, 0x70000, true}};
+  uint64_t bound = timedLowerBound(model, transfers);
+  EXPECT_GE(bound, 1024u);
+  std::vector<TimedTransfer> alone = {transfers[0]};
+  EXPECT_LT(timedLowerBound(model, alone), 1024u);
+  std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
+  EXPECT_EQ(check(model, messages), "");
+  EXPECT_GE(uint64_t(timePhase(model, messages).horizon), bound);
+}
+
 //===----------------------------------------------------------------------===//
 // Scheduler
 //===----------------------------------------------------------------------===//

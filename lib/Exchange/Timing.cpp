@@ -1673,7 +1673,7 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
 
 uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
                               const std::vector<TimedTransfer> &transfers) {
-  // Three bounds, each a floor on the last receiver's end (memo 9.1 item
+  // Four bounds, each a floor on the last receiver's end (memo 9.1 item
   // 5); events count paired-eligible transfers at two words per event.
   //  - endpoint: the busiest tile's events plus the least route latency,
   //    min over the phase's (s, d) of ttm + 58 + 2 row(d).
@@ -1684,13 +1684,20 @@ uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
   //    select at X >= 1 and X >= ttm(s, d) + 1 (S >= 0), and the last row
   //    ends 57 + 2 row(d) after the last stream's mux window (58 for
   //    paired): max(1, min ttm + 1) + received(d) + 57 + 2 row(d).
+  //  - sender pair (s, partner): a paired message holds both their paths
+  //    for half its words, an unpaired one its sender's for all of them,
+  //    so between them the two paths carry both tiles' words at one word
+  //    per event each whichever messages are paired: half their words plus
+  //    the least latency of either.
   std::vector<uint64_t> sent(model.tiles, 0), received(model.tiles, 0);
+  std::vector<uint64_t> sentWords(model.tiles, 0);
   std::vector<int64_t> senderLatency(model.tiles, std::numeric_limits<int64_t>::max());
   std::vector<int64_t> firstSelect(model.tiles, std::numeric_limits<int64_t>::max());
   int64_t latency = std::numeric_limits<int64_t>::max();
   for (const TimedTransfer &t : transfers) {
     uint64_t events = transferEvents(t, pairedEligible(model, t));
     sent[t.source] += events;
+    sentWords[t.source] += t.words;
     uint32_t s = c600PhysicalTile(t.source);
     for (uint32_t d : t.dests) {
       received[d] += events;
@@ -1711,6 +1718,10 @@ uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
     endpoint = std::max({endpoint, sent[t], received[t]});
     if (sent[t])
       bound = std::max(bound, int64_t(sent[t]) + senderLatency[t]);
+    uint32_t partner = logicalPartner(t);
+    if (partner < model.tiles && (sentWords[t] || sentWords[partner]))
+      bound = std::max(bound, int64_t((sentWords[t] + sentWords[partner] + 1) / 2) +
+                                  std::min(senderLatency[t], senderLatency[partner]));
     if (received[t]) {
       int64_t tail = model.receivePointerDelay + model.receiveGuardEvents +
                      model.rowPhaseEvents * physicalRow(c600PhysicalTile(t));

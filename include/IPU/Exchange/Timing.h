@@ -168,7 +168,10 @@ scheduleTimed(const ExchangeTimingModel &model,
 /// from a send to the end of a receiver row, min over the phase's (s, d) of
 /// ttm + 58 + 2 row(d); per sender, its events plus that least latency over
 /// its own receivers; per receiver d, its events plus its earliest source
-/// select, max(1, min ttm + 1), plus 57 + 2 row(d) (memo 9.1 item 5).
+/// select, max(1, min ttm + 1), plus 57 + 2 row(d) (memo 9.1 item 5); per
+/// pair of partner tiles, half the words both send (their two paths carry
+/// them at a word per event each, paired or not) plus the least latency of
+/// either.
 uint64_t timedLowerBound(const ExchangeTimingModel &model,
                          const std::vector<TimedTransfer> &transfers);
 
