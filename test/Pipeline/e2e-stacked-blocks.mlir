@@ -26,7 +26,7 @@
 // tiles), and a relayout before the matmul gathers it into the plan's
 // layout, replicated over the 4 row blocks, in interleaved memory.
 // LAYOUT: ipu_tile.from_host %arg1 in interleaved {resident} : tensor<128xf16>
-// LAYOUT: %[[HOME:.*]] = ipu_tile.from_host %arg3 in interleaved {resident, transpose} : tensor<128x128xf16> -> tensor<128x128xf16, #ipu_tile.layout<grid = [4, 4], {{.*}}row_splits = [0, 32, 64, 96, 128], tile_map = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]>>
+// LAYOUT: %[[HOME:.*]] = ipu_tile.from_host %arg3 in interleaved {resident, transpose} : tensor<128x128xf16> -> tensor<128x128xf16, #ipu_tile.layout<grid = [4, 4], {{.*}}row_splits = [0, 32, 64, 96, 128], tile_map = [0 to 16]>>
 // LAYOUT: %[[GATHERED:.*]] = ipu_tile.relayout %[[HOME]] in interleaved : {{.*}} -> tensor<128x128xf16, #ipu_tile.layout<grid = [1, 4], base = 0, strides = [0, 1], replicas = 4, replica_stride = 4>>
 // LAYOUT-NEXT: ipu_gemm.matmul %{{.*}}, %[[GATHERED]] {{{.*}}plan = #ipu_gemm.plan<rows = 4, cols = 4, {{.*}}gathered = true>}
 

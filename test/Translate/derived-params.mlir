@@ -7,8 +7,8 @@
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-4" -o %t.mlir
 // Both read from stdin, so that their ops carry the same locations.
 // RUN: ipu-translate --ipu-to-package < %t.mlir -o %t.derived
-// RUN: sed -e 's/tiles \[0, 1, 2, 3\]$/tiles [0, 1, 2, 3] params [128, 128, 128, 128]/' \
-// RUN:     -e 's/tiles \[0, 1, 2, 3\] {acc_type = f32}/tiles [0, 1, 2, 3] params [4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1]/' \
+// RUN: sed -e 's/tiles \[0 to 4\]$/tiles [0 to 4] params [128, 128, 128, 128]/' \
+// RUN:     -e 's/tiles \[0 to 4\] {acc_type = f32}/tiles [0 to 4] params [4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1]/' \
 // RUN:     -e 's/tiles \[0, 1\]$/tiles [0, 1] params [4, 8, 2, 0, 0, 4, 8, 2, 0, 0]/' %t.mlir > %t.explicit.mlir
 // RUN: FileCheck %s --input-file=%t.explicit.mlir
 // RUN: ipu-translate --ipu-to-package < %t.explicit.mlir -o %t.explicit

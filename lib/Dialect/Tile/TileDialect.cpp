@@ -3,6 +3,7 @@
 #include "IPU/Dialect/Tile/IR/Tile.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Support/IntegerList.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -14,6 +15,93 @@
 
 using namespace mlir;
 using namespace mlir::ipu_tile;
+
+//===----------------------------------------------------------------------===//
+// Integer lists: ranges and repeats (IPU/Support/IntegerList.h)
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseIntegerTerms(AsmParser &parser, ::ipu::IntegerTerms &terms);
+
+/// `INT [to INT [step INT]]` or `( terms ) x INT step INT`.
+static ParseResult parseIntegerTerm(AsmParser &parser, ::ipu::IntegerTerm &term) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::optional<std::string> why;
+  if (succeeded(parser.parseOptionalLParen())) {
+    ::ipu::IntegerTerms body;
+    int64_t count = 0, step = 0;
+    if (parseIntegerTerms(parser, body) || parser.parseRParen() ||
+        parser.parseKeyword("x") || parser.parseInteger(count) ||
+        parser.parseKeyword("step") || parser.parseInteger(step))
+      return failure();
+    why = ::ipu::makeRepeatTerm(std::move(body), count, step, term);
+  } else {
+    int64_t from = 0, to = 0, step = 1;
+    if (parser.parseInteger(from))
+      return failure();
+    if (failed(parser.parseOptionalKeyword("to"))) {
+      term = ::ipu::IntegerTerm();
+      term.start = from;
+      return success();
+    }
+    if (parser.parseInteger(to) ||
+        (succeeded(parser.parseOptionalKeyword("step")) && parser.parseInteger(step)))
+      return failure();
+    why = ::ipu::makeRangeTerm(from, to, step, term);
+  }
+  if (why)
+    return parser.emitError(loc, *why);
+  return success();
+}
+
+static ParseResult parseIntegerTerms(AsmParser &parser, ::ipu::IntegerTerms &terms) {
+  return parser.parseCommaSeparatedList(
+      [&] { return parseIntegerTerm(parser, terms.emplace_back()); });
+}
+
+/// `[terms]`, or `[]`, expanded into `values`.
+static ParseResult parseIntegerList(AsmParser &parser,
+                                    SmallVectorImpl<int64_t> &values) {
+  SMLoc loc = parser.getCurrentLocation();
+  ::ipu::IntegerTerms terms;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return parseIntegerTerm(parser, terms.emplace_back());
+      }))
+    return failure();
+  std::vector<int64_t> expanded;
+  if (std::optional<std::string> why = ::ipu::expandIntegerList(terms, expanded))
+    return parser.emitError(loc, *why);
+  values.assign(expanded.begin(), expanded.end());
+  return success();
+}
+
+static void printIntegerList(AsmPrinter &printer, ArrayRef<int64_t> values) {
+  printer << "[" << ::ipu::printIntegerTerms(::ipu::compressIntegerList(values.vec()))
+          << "]";
+}
+
+/// A compute set's tiles: an integer list of 32-bit values.
+static ParseResult parseTileList(OpAsmParser &parser, DenseI32ArrayAttr &tiles) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t> values;
+  if (parseIntegerList(parser, values))
+    return failure();
+  SmallVector<int32_t> narrow;
+  narrow.reserve(values.size());
+  for (int64_t value : values) {
+    if (value < std::numeric_limits<int32_t>::min() ||
+        value > std::numeric_limits<int32_t>::max())
+      return parser.emitError(loc, "tile ") << value << " does not fit 32 bits";
+    narrow.push_back(int32_t(value));
+  }
+  tiles = DenseI32ArrayAttr::get(parser.getContext(), narrow);
+  return success();
+}
+
+static void printTileList(OpAsmPrinter &printer, Operation *,
+                          DenseI32ArrayAttr tiles) {
+  SmallVector<int64_t> values(tiles.asArrayRef().begin(), tiles.asArrayRef().end());
+  printIntegerList(printer, values);
+}
 
 #include "IPU/Dialect/Tile/IR/TileEnums.cpp.inc"
 #include "IPU/Dialect/Tile/IR/TileInterfaces.cpp.inc"
@@ -162,14 +250,6 @@ static std::string shapeText(ArrayRef<int64_t> shape) {
   return text;
 }
 
-/// Parses `[i, j, ...]`.
-static ParseResult parseIntegerList(AsmParser &parser,
-                                    SmallVectorImpl<int64_t> &values) {
-  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-    return parser.parseInteger(values.emplace_back());
-  });
-}
-
 Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t> grid, strides, rowSplits, colSplits, tileMap,
       batchSplits;
@@ -248,11 +328,7 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
 }
 
 void LayoutAttr::print(AsmPrinter &printer) const {
-  auto list = [&](ArrayRef<int64_t> values) {
-    printer << "[";
-    llvm::interleaveComma(values, printer);
-    printer << "]";
-  };
+  auto list = [&](ArrayRef<int64_t> values) { printIntegerList(printer, values); };
   printer << "<grid = ";
   list(getGrid());
   printer << ", base = " << getBase() << ", strides = ";

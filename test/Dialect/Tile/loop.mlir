@@ -11,8 +11,8 @@
 // CHECK: ipu_tile.buffer @a : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
 // CHECK: ipu_tile.loop @mm.serial count 4 {
 // CHECK-NEXT: ipu_exchange.sync
-// CHECK-NEXT: ipu_tile.compute_set @mm.slice kernel "copy" operands [@a, @tmp] tiles [0, 1, 2, 3] {serial_operands = array<i32: 0>}
-// CHECK-NEXT: ipu_tile.compute_set @mm.update kernel "copy" operands [@tmp, @out] tiles [0, 1, 2, 3] {serial_operands = array<i32: 1>}
+// CHECK-NEXT: ipu_tile.compute_set @mm.slice kernel "copy" operands [@a, @tmp] tiles [0 to 4] {serial_operands = array<i32: 0>}
+// CHECK-NEXT: ipu_tile.compute_set @mm.update kernel "copy" operands [@tmp, @out] tiles [0 to 4] {serial_operands = array<i32: 1>}
 // CHECK-NEXT: }
 // The serial layout of a 2-D tensor, printed when it differs from 1.
 // CHECK: func.func private @serial_layout(tensor<64x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, serial = 4>>)

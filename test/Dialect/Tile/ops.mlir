@@ -10,7 +10,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     // CHECK: ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
     ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
     ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
-    // CHECK: ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3] params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
+    // CHECK: ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0 to 4] params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
         params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
   }

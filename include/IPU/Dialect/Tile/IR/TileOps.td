@@ -82,6 +82,16 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
     (i, j, replica), at index `(i * grid[1] + j) * replicas + replica`,
     replacing the formula.
 
+    Every integer list of a layout (and a compute set's `tiles`) is written
+    as terms separated by commas, and prints so where that is shorter: `7`
+    is one value, `a to b` the values from a up to b excluded, `a to b step
+    s` every s-th of them (s may be negative), and `(terms) x n step s` the
+    terms n times, each copy s above the one before. A list may expand to
+    at most 2^24 values. For example row splits at every fourth of 729 rows
+    and at the end, `[0 to 732 step 4, 729]`, and the 1472 tiles of a
+    reduce on ipu21, 8 tiles from each quarter of the chip in turn:
+    `[((0 to 8) x 4 step 368) x 46 step 8]`.
+
     Tensors of rank above 2: the leading dimensions collapse into `batches`
     (their product), a third, outermost dimension of the grid. `batch_grid`
     (default 1) splits the batches into that many balanced parts (or at the
@@ -255,7 +265,8 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
     DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "One kernel run on a set of tiles, a vertex per tile";
   let description = [{
-    Runs kernel `kernel` (from device/) once on each tile of `tiles`. The
+    Runs kernel `kernel` (from device/) once on each tile of `tiles` (an
+    integer list of ranges and repeats, as in `#ipu_tile.layout`). The
     operands are buffers, in the kernel's operand order; each vertex works on
     its tile's block of each operand. The compute set costs its slowest
     tile.
@@ -273,7 +284,13 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
         tiles [0, 1] {acc_type = f32}
     ```
 
-    The same with its parameters written out (`gemm`: m, k, n, inType,
+    A copy on 16 tiles:
+
+    ```mlir
+    ipu_tile.compute_set @stage kernel "copy" operands [@a, @b] tiles [0 to 16]
+    ```
+
+    The GEMM with its parameters written out (`gemm`: m, k, n, inType,
     accType, outType as element type codes, weightClass):
 
     ```mlir
@@ -301,7 +318,7 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
                        OptionalAttr<TypeAttr>:$acc_type,
                        OptionalAttr<DenseI32ArrayAttr>:$serial_operands);
   let assemblyFormat = [{
-    $sym_name `kernel` $kernel `operands` $operands `tiles` $tiles
+    $sym_name `kernel` $kernel `operands` $operands `tiles` custom<TileList>($tiles)
         (`params` $params^)? attr-dict
   }];
   let extraClassDeclaration = [{

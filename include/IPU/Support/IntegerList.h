@@ -1,0 +1,75 @@
+//===- IntegerList.h - Integer lists written as ranges and repeats -------===//
+//
+// Tile lists, split points and tile maps in the IR are long but regular: a
+// compute set on all of ipu21 lists 1472 tiles, a balanced split of 729 rows
+// 185 offsets. They are written as terms, and a list as terms separated by
+// commas:
+//
+//   7                        one value
+//   0 to 1472                0, 1, ..., 1471 (the end is excluded)
+//   0 to 729 step 4          0, 4, ..., 728
+//   10 to 0 step -5          10, 5
+//   (0 to 8) x 4 step 368    0..7, 368..375, 736..743, 1104..1111: the
+//                            terms in parentheses 4 times, each copy 368
+//                            above the one before
+//
+// compressIntegerList finds short terms for a list, expandIntegerList gives
+// the values back, and printIntegerTerms writes the terms in the syntax
+// above; the dialects' parsers read that syntax into terms (a plain list of
+// integers is a list of one-value terms).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_SUPPORT_INTEGERLIST_H
+#define IPU_SUPPORT_INTEGERLIST_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipu {
+
+/// One term of an integer list.
+struct IntegerTerm {
+  /// With `body` empty, a range: `count` values from `start`, `step` apart.
+  /// Otherwise `body` `count` times, copy k raised by k * `step` (`start`
+  /// unused).
+  int64_t start = 0, count = 1, step = 0;
+  std::vector<IntegerTerm> body;
+
+  bool isRange() const { return body.empty(); }
+};
+using IntegerTerms = std::vector<IntegerTerm>;
+
+/// The most values a written list may expand to: a list from the input
+/// cannot ask for more memory than this.
+constexpr size_t kMaxIntegerListValues = size_t(1) << 24;
+
+/// Short terms for `values`: whole-list repeats (smallest period first),
+/// else ranges and repeats of up to 64 values found left to right.
+IntegerTerms compressIntegerList(const std::vector<int64_t> &values);
+
+/// Appends the values of `terms` to `out`. Fails, saying why, when they
+/// would be more than `limit` values or leave the int64 range.
+std::optional<std::string>
+expandIntegerList(const IntegerTerms &terms, std::vector<int64_t> &out,
+                  size_t limit = kMaxIntegerListValues);
+
+/// The terms in the syntax above, without the brackets around the list.
+std::string printIntegerTerms(const IntegerTerms &terms);
+
+/// `from to to step step` as a term: fails, saying why, when the step is 0
+/// or points away from `to`, or the range is empty.
+std::optional<std::string> makeRangeTerm(int64_t from, int64_t to, int64_t step,
+                                         IntegerTerm &term);
+
+/// `(body) x count step step` as a term: fails when `count` < 1 or the body
+/// is empty.
+std::optional<std::string> makeRepeatTerm(IntegerTerms body, int64_t count,
+                                          int64_t step, IntegerTerm &term);
+
+} // namespace ipu
+
+#endif // IPU_SUPPORT_INTEGERLIST_H
