@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <map>
 #include <cstring>
 
 using namespace ipu;
@@ -921,6 +922,67 @@ TEST(SimulatorTest, LoopsInTheReports) {
   EXPECT_NE(html.find("\"loopCycles\": " + std::to_string(result.loopCycles)),
             std::string::npos);
   EXPECT_NE(html.find("over 3 iterations"), std::string::npos);
+}
+
+/// What profileData must hold of any run: every device step on the
+/// timeline once, each phase and compute set once with all its runs, the
+/// tile figures of the run's own tile cycles.
+void expectProfileDataOfRun(const Package &package, const TargetModel &target,
+                            const SimulationResult &result) {
+  ProfileData data = profileData(package, target, result);
+  std::vector<size_t> device;
+  std::map<uint32_t, uint32_t> phaseRuns, computeRuns;
+  for (size_t s = 0; s < result.steps.size(); ++s) {
+    const StepCycles &step = result.steps[s];
+    if (step.kind != StepKind::StreamIn && step.kind != StepKind::StreamOut)
+      device.push_back(s);
+    if (step.kind == StepKind::Exchange)
+      phaseRuns[step.index] += step.runs;
+    if (step.kind == StepKind::Compute)
+      computeRuns[step.index] += step.runs;
+  }
+  EXPECT_EQ(data.timeline, device);
+  std::map<uint32_t, uint32_t> gotPhases, gotComputes;
+  for (const ProfilePhase &phase : data.phases) {
+    EXPECT_TRUE(gotPhases.emplace(phase.index, phase.runs).second) << phase.name;
+    EXPECT_EQ(phase.name, package.phases[phase.index].name);
+    EXPECT_LE(phase.bound, phase.sendHorizon) << phase.name;
+  }
+  for (const ProfileComputeSet &set : data.computeSets) {
+    EXPECT_TRUE(gotComputes.emplace(set.index, set.runs).second) << set.name;
+    EXPECT_EQ(set.vertices, package.computeSets[set.index].tiles.size());
+    EXPECT_LE(set.balance(), 1.0);
+  }
+  EXPECT_EQ(gotPhases, phaseRuns);
+  EXPECT_EQ(gotComputes, computeRuns);
+
+  const std::vector<uint64_t> &tiles = result.tileComputeCycles;
+  ASSERT_FALSE(tiles.empty());
+  EXPECT_EQ(data.maxTileCycles, *std::max_element(tiles.begin(), tiles.end()));
+  EXPECT_EQ(tiles[data.busiestTile], data.maxTileCycles);
+  EXPECT_EQ(data.idleTiles, uint64_t(std::count(tiles.begin(), tiles.end(), 0)));
+  uint64_t least = 0;
+  for (uint64_t cycles : tiles)
+    if (cycles && (!least || cycles < least))
+      least = cycles;
+  EXPECT_EQ(data.minBusyTileCycles, least);
+}
+
+TEST(SimulatorTest, ProfileDataHoldsEveryStepOnce) {
+  MatmulCase matmul = makeMatmulCase();
+  SimulationResult result;
+  ASSERT_EQ(simulate(matmul.package, matmul.target, matmul.inputs, result), std::nullopt);
+  expectProfileDataOfRun(matmul.package, matmul.target, result);
+  EXPECT_FALSE(profileData(matmul.package, matmul.target, result).hasLoops);
+
+  LoopCase loop = makeLoopCase();
+  ASSERT_EQ(simulate(loop.package, loop.target, loop.inputs, result), std::nullopt);
+  expectProfileDataOfRun(loop.package, loop.target, result);
+  ProfileData data = profileData(loop.package, loop.target, result);
+  EXPECT_TRUE(data.hasLoops);
+  // The loop body's compute set ran once per iteration.
+  ASSERT_FALSE(data.computeSets.empty());
+  EXPECT_EQ(data.computeSets[0].runs, kLoopCount);
 }
 
 TEST(SimulatorTest, MalformedLoopsFailWithoutCrashing) {

@@ -1,8 +1,10 @@
 //===- Profile.cpp - A simulated run as a self-contained HTML report -----===//
 //
-// Plain string building: SVG for the timeline and the tile heatmap, HTML
-// tables for phases, compute sets and memory, and the figures as JSON. No
-// script runs in the page and nothing is loaded from elsewhere.
+// profileData computes the run's figures once; each section of the page is
+// written by a function of its own from them, in plain string building: SVG
+// for the timeline and the tile heatmaps, HTML tables for ops, phases,
+// compute sets and memory, and the figures as JSON. No script runs in the
+// page and nothing is loaded from elsewhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -137,44 +139,6 @@ std::string heatColor(double fraction) {
 /// Idle tiles (no vertex in any compute set).
 constexpr const char *kIdleColor = "#d9d9d9";
 
-struct PhaseRow {
-  std::string name;
-  uint32_t index = 0;
-  uint32_t runs = 0; ///< A loop body's phase once per iteration.
-  uint64_t cycles = 0; ///< Per run: horizon, fixed cost and local copies.
-  uint64_t transfers = 0;
-  uint64_t sendHorizon = 0; ///< The timed horizon: last receiver end.
-  uint64_t bound = 0;       ///< timedLowerBound, in events.
-};
-
-struct ComputeRow {
-  std::string name, kernel;
-  uint32_t index = 0;
-  uint32_t runs = 0; ///< A loop body's compute set once per iteration.
-  uint64_t vertices = 0;
-  /// Per run: the slowest tile's. In a loop body, the mean over its
-  /// iterations (which differ only where advancing operands change memory
-  /// class) rounded up, so that it bounds the mean tile's.
-  uint64_t cycles = 0;
-  uint32_t slowestTile = 0;
-  uint32_t busyTiles = 0;
-  /// The first step running it: its cycles, and its busy tiles' summed
-  /// over its runs.
-  uint64_t stepCycles = 0, stepBusyTileCycles = 0;
-  uint32_t stepRuns = 1;
-  double mean() const {
-    return busyTiles && stepRuns
-               ? double(stepBusyTileCycles) / busyTiles / stepRuns
-               : 0;
-  }
-  double balance() const {
-    return busyTiles && stepCycles
-               ? double(stepBusyTileCycles) / busyTiles / double(stepCycles)
-               : 0;
-  }
-};
-
-
 constexpr uint32_t kHeatmapColumns = 64;
 
 /// One cell per tile, coloured from the least non-zero value to the largest
@@ -284,22 +248,14 @@ bool peakStepBytes(const Package &package, MemoryClass memoryClass, uint32_t til
 
 } // namespace
 
-std::string ipu::profileHtml(const Package &package, const TargetModel &target,
-                             const SimulationResult &result,
-                             const ProfileComparison *other) {
-  const double perMicrosecond = target.clockHz / 1e6;
-  auto us = [&](uint64_t cycles) {
-    return fixed(perMicrosecond > 0 ? cycles / perMicrosecond : 0.0, 3);
-  };
-  auto cyclesText = [&](uint64_t cycles) {
-    return grouped(cycles) + " cycles (" + us(cycles) + " \xC2\xB5s)";
-  };
-
-  const bool hasLoops = std::any_of(
+ProfileData ipu::profileData(const Package &package, const TargetModel &target,
+                             const SimulationResult &result) {
+  ProfileData data;
+  data.hasLoops = std::any_of(
       result.steps.begin(), result.steps.end(),
       [](const StepCycles &step) { return step.kind == StepKind::Loop; });
   // Timeline steps: everything but host streams, which cost no cycles.
-  std::vector<size_t> timeline;
+  std::vector<size_t> &timeline = data.timeline;
   for (size_t s = 0; s < result.steps.size(); ++s)
     if (result.steps[s].kind != StepKind::StreamIn &&
         result.steps[s].kind != StepKind::StreamOut)
@@ -308,8 +264,8 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   // Phases and compute sets in order of first run; repeated runs of one are
   // identical (same schedule, same vertex estimates) and counted. A step of
   // a loop body holds the sums over its runs.
-  std::vector<PhaseRow> phases;
-  std::vector<ComputeRow> computeSets;
+  std::vector<ProfilePhase> &phases = data.phases;
+  std::vector<ProfileComputeSet> &computeSets = data.computeSets;
   std::vector<int64_t> phaseRow(package.phases.size(), -1);
   std::vector<int64_t> computeRow(package.computeSets.size(), -1);
   for (const StepCycles &step : result.steps) {
@@ -317,7 +273,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
       if (phaseRow[step.index] < 0) {
         const PackagePhase &phase = package.phases[step.index];
         phaseRow[step.index] = int64_t(phases.size());
-        PhaseRow row;
+        ProfilePhase row;
         row.name = phase.name;
         row.index = step.index;
         row.cycles = step.runs ? step.cycles / step.runs : 0;
@@ -334,7 +290,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
       if (computeRow[step.index] < 0) {
         const ComputeSet &set = package.computeSets[step.index];
         computeRow[step.index] = int64_t(computeSets.size());
-        ComputeRow row;
+        ProfileComputeSet row;
         row.name = set.name;
         row.kernel = set.kernel;
         row.index = step.index;
@@ -353,29 +309,61 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   }
 
   const std::vector<uint64_t> &tileCycles = result.tileComputeCycles;
-  uint64_t maxTile = 0, busiestTile = 0, idleTiles = 0, tileSum = 0;
+  uint64_t tileSum = 0;
   uint64_t minBusy = UINT64_MAX; ///< The least busy tile that is not idle.
   for (size_t t = 0; t < tileCycles.size(); ++t) {
     if (tileCycles[t] != 0)
       minBusy = std::min(minBusy, tileCycles[t]);
-    if (tileCycles[t] > maxTile) {
-      maxTile = tileCycles[t];
-      busiestTile = t;
+    if (tileCycles[t] > data.maxTileCycles) {
+      data.maxTileCycles = tileCycles[t];
+      data.busiestTile = t;
     }
-    idleTiles += tileCycles[t] == 0;
+    data.idleTiles += tileCycles[t] == 0;
     tileSum += tileCycles[t];
   }
-  double meanTile =
+  data.meanTileCycles =
       tileCycles.empty() ? 0 : double(tileSum) / tileCycles.size();
-  if (minBusy == UINT64_MAX)
-    minBusy = 0;
-  // The colour scale spans the busy tiles, least to most busy, so that a
-  // small imbalance still shows.
-  const MemoryRegion *regions[2] = {&target.region(MemoryClass::Standard),
-                                    &target.region(MemoryClass::Interleaved)};
-  const char *regionNames[2] = {"standard", "interleaved"};
+  data.minBusyTileCycles = minBusy == UINT64_MAX ? 0 : minBusy;
+  return data;
+}
 
-  // --- JSON ---------------------------------------------------------------
+namespace {
+
+/// What every section of the page reads.
+struct Report {
+  const Package &package;
+  const TargetModel &target;
+  const SimulationResult &result;
+  const ProfileComparison *other;
+  const ProfileData &data;
+  double perMicrosecond;
+
+  std::string us(uint64_t cycles) const {
+    return fixed(perMicrosecond > 0 ? cycles / perMicrosecond : 0.0, 3);
+  }
+  std::string cyclesText(uint64_t cycles) const {
+    return grouped(cycles) + " cycles (" + us(cycles) + " \xC2\xB5s)";
+  }
+};
+
+/// The figures as JSON, for the page's #profile-data.
+std::string figuresJson(const Report &r) {
+  const Package &package = r.package;
+  const TargetModel &target = r.target;
+  const SimulationResult &result = r.result;
+  const std::vector<size_t> &timeline = r.data.timeline;
+  const std::vector<ProfilePhase> &phases = r.data.phases;
+  const std::vector<ProfileComputeSet> &computeSets = r.data.computeSets;
+  const std::vector<uint64_t> &tileCycles = r.result.tileComputeCycles;
+  const uint64_t maxTile = r.data.maxTileCycles;
+  const uint64_t busiestTile = r.data.busiestTile;
+  const uint64_t idleTiles = r.data.idleTiles;
+  const uint64_t minBusy = r.data.minBusyTileCycles;
+  const MemoryRegion *regions[2] = {&r.target.region(MemoryClass::Standard),
+                                    &r.target.region(MemoryClass::Interleaved)};
+  const char *regionNames[2] = {"standard", "interleaved"};
+  const double perMicrosecond = r.perMicrosecond;
+  auto us = [&](uint64_t cycles) { return r.us(cycles); };
   std::string json = "{\n";
   json +=
       "\"units\": {\"cycles\": \"device cycles\", \"microseconds\": "
@@ -419,7 +407,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   json += "\"idleTiles\": " + num(idleTiles) + ",\n";
   json += "\"computeSets\": [";
   for (size_t i = 0; i < computeSets.size(); ++i) {
-    const ComputeRow &row = computeSets[i];
+    const ProfileComputeSet &row = computeSets[i];
     json += std::string(i ? "," : "") + "\n {\"index\": " + num(row.index) +
             ", \"name\": " + quote(row.name) +
             ", \"kernel\": " + quote(row.kernel) +
@@ -434,7 +422,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   json += "],\n";
   json += "\"phases\": [";
   for (size_t i = 0; i < phases.size(); ++i) {
-    const PhaseRow &row = phases[i];
+    const ProfilePhase &row = phases[i];
     json += std::string(i ? "," : "") + "\n {\"index\": " + num(row.index) +
             ", \"name\": " + quote(row.name) + ", \"runs\": " + num(row.runs) +
             ", \"cycles\": " + num(row.cycles) +
@@ -455,8 +443,18 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
             ": " + quote(package.metadata[i].second);
   json += "}\n}";
 
-  // --- Page ---------------------------------------------------------------
-  std::string out;
+  return json;
+}
+
+/// The document head, the title and the run's cycles by kind.
+void writeHead(const Report &r, std::string &out) {
+  const Package &package = r.package;
+  const TargetModel &target = r.target;
+  const SimulationResult &result = r.result;
+  const bool hasLoops = r.data.hasLoops;
+  const std::vector<size_t> &timeline = r.data.timeline;
+  const double perMicrosecond = r.perMicrosecond;
+  auto cyclesText = [&](uint64_t cycles) { return r.cyclesText(cycles); };
   out +=
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<title>ipu-run profile: " + html(package.workload) + " on " +
@@ -487,15 +485,22 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
          "; " + num(result.steps.size()) +
          " program steps, " + num(timeline.size()) +
          " of them on the device (host streams cost nothing).</p>\n";
+}
 
-  // Timeline.
+/// The device steps as rects on one axis, with a key.
+void writeTimeline(const Report &r, std::string &out) {
+  const Package &package = r.package;
+  const SimulationResult &result = r.result;
+  const bool hasLoops = r.data.hasLoops;
+  const std::vector<size_t> &timeline = r.data.timeline;
+  auto cyclesText = [&](uint64_t cycles) { return r.cyclesText(cycles); };
   const double width = 1200, rowHeight = 36;
   out += "<h2>Timeline</h2>\n";
   out += "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
          fixed(width, 0) + "\" height=\"" + fixed(rowHeight + 34, 0) +
          "\" viewBox=\"0 0 " + fixed(width, 0) + " " +
          fixed(rowHeight + 34, 0) + "\">\n";
-  start = 0;
+  uint64_t start = 0;
   for (size_t s = 0, i = 0; s < result.steps.size(); ++s) {
     const StepCycles &step = result.steps[s];
     if (i < timeline.size() && timeline[i] == s) {
@@ -543,8 +548,17 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   out += "<text x=\"" + fixed(width, 0) + "\" y=\"" + fixed(rowHeight + 31, 0) +
          "\" text-anchor=\"end\">cycles</text>\n";
   out += "</svg>\n";
+}
 
-  // Heatmap.
+/// Every tile's compute cycles over the run.
+void writeComputeHeatmap(const Report &r, std::string &out) {
+  const SimulationResult &result = r.result;
+  const std::vector<uint64_t> &tileCycles = r.result.tileComputeCycles;
+  const uint64_t maxTile = r.data.maxTileCycles;
+  const uint64_t busiestTile = r.data.busiestTile;
+  const uint64_t idleTiles = r.data.idleTiles;
+  const double meanTile = r.data.meanTileCycles;
+  auto cyclesText = [&](uint64_t cycles) { return r.cyclesText(cycles); };
   const uint32_t tiles = uint32_t(tileCycles.size());
   out += "<h2>Tiles: cycles busy in compute sets over the run</h2>\n";
   out += "<p class=\"note\">" + num(tiles) + " tiles, tile t at row t / " +
@@ -565,8 +579,12 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
                                          "% of the compute steps"
                                    : std::string());
                      });
+}
 
-  // Memory at the peak step, per class, from the package's placed buffers.
+/// Per memory class, every tile's live bytes at the class's peak step.
+void writeMemoryHeatmaps(const Report &r, std::string &out) {
+  const Package &package = r.package;
+  const TargetModel &target = r.target;
   for (MemoryClass memoryClass : {MemoryClass::Standard, MemoryClass::Interleaved}) {
     std::vector<uint64_t> bytes;
     uint32_t step = 0;
@@ -585,8 +603,14 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
                                 " bytes live at step " + num(step);
                        });
   }
+}
 
-  // Source ops.
+/// A row per source op, largest first.
+void writeOps(const Report &r, std::string &out) {
+  const Package &package = r.package;
+  const SimulationResult &result = r.result;
+  const bool hasLoops = r.data.hasLoops;
+  auto us = [&](uint64_t cycles) { return r.us(cycles); };
   out += "<h2>Ops</h2>\n";
   out += "<p class=\"note\">Each op of the compiled module with the steps it "
          "lowered to (named after it); a sync counts for the step after it. "
@@ -617,6 +641,12 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
            "</td><td>" + grouped(op.exchangeBytes) + "</td></tr>\n";
   }
   out += "</table>\n";
+}
+
+/// With --compare, the two runs per op.
+void writeComparison(const Report &r, std::string &out) {
+  const SimulationResult &result = r.result;
+  const ProfileComparison *other = r.other;
   if (other && other->ops) {
     out += "<h2>Comparison</h2>\n";
     out += "<p class=\"note\">This run against " + html(other->name) +
@@ -633,8 +663,11 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
              "</td></tr>\n";
     out += "</table>\n";
   }
+}
 
-  // Liveness of the largest buffers over the program's steps.
+/// The largest buffers' lives over the program's steps.
+void writeLiveness(const Report &r, std::string &out) {
+  const Package &package = r.package;
   if (!package.buffers.empty() && !package.program.empty()) {
     constexpr size_t kShown = 24;
     std::vector<size_t> order(package.buffers.size());
@@ -690,8 +723,11 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
            "step</th><th>location</th></tr>\n" +
            rows + "</table>\n";
   }
+}
 
-  // The planner's finalists (package metadata "finalist.<op>.<rank>").
+/// The planner's finalists (package metadata "finalist.<op>.<rank>").
+void writeFinalists(const Report &r, std::string &out) {
+  const Package &package = r.package;
   std::string finalistRows;
   for (const auto &[key, value] : package.metadata)
     if (key.rfind("finalist.", 0) == 0) {
@@ -707,8 +743,13 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
            "buffers fit when placed.</p>\n<table id=\"finalists\">\n<tr><th>"
            "op</th><th>rank</th><th>plan</th></tr>\n" +
            finalistRows + "</table>\n";
+}
 
-  // Exchange phases.
+/// A row per exchange phase: horizon against its lower bound.
+void writePhases(const Report &r, std::string &out) {
+  const TargetModel &target = r.target;
+  const std::vector<ProfilePhase> &phases = r.data.phases;
+  auto us = [&](uint64_t cycles) { return r.us(cycles); };
   out += "<h2>Exchange phases</h2>\n";
   out += "<p class=\"note\">Cycles: the horizon (the event at which the "
          "last receiver is done, under the hardware's exchange rules) plus the "
@@ -720,7 +761,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   out += "<table id=\"phases\">\n<tr><th>phase</th><th>runs</th><th>cycles</th>"
          "<th>\xC2\xB5s</th><th>transfers</th><th>horizon</th>"
          "<th>lower bound</th><th>horizon / bound</th></tr>\n";
-  for (const PhaseRow &row : phases)
+  for (const ProfilePhase &row : phases)
     out += "<tr><td>" + html(row.name) + "</td><td>" + num(row.runs) +
            "</td><td>" + grouped(row.cycles) + "</td><td>" + us(row.cycles) +
            "</td><td>" + grouped(row.transfers) + "</td><td>" +
@@ -730,8 +771,12 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
                       : std::string("-")) +
            "</td></tr>\n";
   out += "</table>\n";
+}
 
-  // Compute sets.
+/// A row per compute set: slowest tile, mean and balance.
+void writeComputeSets(const Report &r, std::string &out) {
+  const std::vector<ProfileComputeSet> &computeSets = r.data.computeSets;
+  auto us = [&](uint64_t cycles) { return r.us(cycles); };
   out += "<h2>Compute sets</h2>\n";
   out += "<p class=\"note\">Cycles per run: the slowest tile's (vertices on "
          "one tile run one after another). Mean over the tiles running a "
@@ -739,7 +784,7 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   out += "<table id=\"compute-sets\">\n<tr><th>compute set</th><th>kernel</th>"
          "<th>vertices</th><th>runs</th><th>slowest tile</th><th>cycles</th>"
          "<th>\xC2\xB5s</th><th>mean cycles</th><th>balance</th></tr>\n";
-  for (const ComputeRow &row : computeSets)
+  for (const ProfileComputeSet &row : computeSets)
     out += "<tr><td>" + html(row.name) + "</td><td>" + html(row.kernel) +
            "</td><td>" + grouped(row.vertices) + "</td><td>" + num(row.runs) +
            "</td><td>" + num(row.slowestTile) + "</td><td>" +
@@ -747,8 +792,16 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
            fixed(row.mean(), 1) + "</td><td>" + fixed(row.balance(), 3) +
            "</td></tr>\n";
   out += "</table>\n";
+}
 
-  // Memory.
+/// Memory touched against the regions, the reserved area and the compiler's figures.
+void writeMemory(const Report &r, std::string &out) {
+  const Package &package = r.package;
+  const TargetModel &target = r.target;
+  const SimulationResult &result = r.result;
+  const MemoryRegion *regions[2] = {&r.target.region(MemoryClass::Standard),
+                                    &r.target.region(MemoryClass::Interleaved)};
+  const char *regionNames[2] = {"standard", "interleaved"};
   out += "<h2>Memory</h2>\n";
   out += "<p class=\"note\">Touched: on the tile using the most, the bytes "
          "from the region's base to the highest byte the program touched "
@@ -801,9 +854,23 @@ std::string ipu::profileHtml(const Package &package, const TargetModel &target,
   else
     out +=
         "<p class=\"note\">The package states no memory peak or bound.</p>\n";
+}
 
-  out += "<script type=\"application/json\" id=\"profile-data\">\n" + json +
-         "\n</script>\n</body>\n</html>\n";
+} // namespace
+
+std::string ipu::profileHtml(const Package &package, const TargetModel &target,
+                             const SimulationResult &result,
+                             const ProfileComparison *other) {
+  const ProfileData data = profileData(package, target, result);
+  const Report r{package, target, result, other, data, target.clockHz / 1e6};
+  std::string out;
+  for (void (*section)(const Report &, std::string &) :
+       {writeHead, writeTimeline, writeComputeHeatmap, writeMemoryHeatmaps,
+        writeOps, writeComparison, writeLiveness, writeFinalists, writePhases,
+        writeComputeSets, writeMemory})
+    section(r, out);
+  out += "<script type=\"application/json\" id=\"profile-data\">\n" +
+         figuresJson(r) + "\n</script>\n</body>\n</html>\n";
   return out;
 }
 
