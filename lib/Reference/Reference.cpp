@@ -1,6 +1,8 @@
 //===- Reference.cpp - The host reference and its per-element tolerances --===//
 
 #include "IPU/Reference/Reference.h"
+
+#include "IPU/Runtime/HostData.h"
 #include "IPU/Device/Elementwise.h"
 #include "IPU/Support/ElementType.h"
 
@@ -19,13 +21,6 @@ std::vector<float> ipu::decodeTensor(const HostTensor &tensor) {
   for (size_t e = 0; e < values.size(); ++e)
     values[e] = loadElement(tensor.type, &tensor.bytes[e * bytesPerElement]);
   return values;
-}
-
-const HostStream *ipu::resultStream(const Package &package, uint32_t index) {
-  for (const HostStream &stream : package.streams)
-    if (!stream.toDevice && stream.index == index)
-      return &stream;
-  return nullptr;
 }
 
 namespace {

@@ -56,8 +56,6 @@ constexpr double kRoundingAllowance = 8.0;
 
 /// A tensor's elements decoded to f32.
 std::vector<float> decodeTensor(const HostTensor &tensor);
-/// The output stream of result `index`, or null.
-const HostStream *resultStream(const Package &package, uint32_t index);
 
 /// One evaluated reference op: its value already rounded to the op's type,
 /// its shape, and what each element may differ by.

@@ -1,0 +1,51 @@
+//===- HostData.h - A package's inputs and results on the host ----------===//
+//
+// What `ipu-run --seed`, `--inputs` and `--outputs` exchange with a user's
+// framework: inputs by argument index, generated from a seed or read from
+// NumPy files, and the device's results written as NumPy files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_RUNTIME_HOSTDATA_H
+#define IPU_RUNTIME_HOSTDATA_H
+
+#include "IPU/Package/Package.h"
+#include "IPU/Runtime/Simulator.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipu {
+
+/// The output stream of result `index`, or null.
+const HostStream *resultStream(const Package &package, uint32_t index);
+
+/// The file of a value of `type` named `stem` ("arg2", "result0"):
+/// "arg2.npy", or "arg2.f8E4M3FN.npy" for an f8 type, whose bits the file
+/// holds as uint8 (NumPy has no f8 dtype).
+std::string npyFileName(const std::string &stem, ElementType type);
+
+/// Inputs by argument index. Without `dir`, values uniform in [-1, 1),
+/// rounded to the stream's type, from a generator seeded by (seed, argument
+/// index) so that each argument is independent of the others and of stream
+/// order; with it, read from DIR/argN.npy (npyFileName), which must hold
+/// exactly the stream's shape and dtype: a missing file, another shape or
+/// dtype is an error naming the file, what was expected and what was found.
+/// `generated[i]` tells whether argument i is streamed in at all; both
+/// vectors are replaced.
+std::optional<std::string> prepareInputs(const Package &package, uint64_t seed,
+                                         const std::string &dir,
+                                         std::vector<HostTensor> &inputs,
+                                         std::vector<bool> &generated);
+
+/// Writes every result the device streamed out to `dir` as npyFileName's
+/// resultN files, by result index; counts them in `written`.
+std::optional<std::string> writeOutputs(const std::string &dir,
+                                        const Package &package,
+                                        const SimulationResult &result,
+                                        size_t &written);
+
+} // namespace ipu
+
+#endif // IPU_RUNTIME_HOSTDATA_H

@@ -1,0 +1,209 @@
+//===- HostData.cpp - A package's inputs and results on the host --------===//
+
+#include "IPU/Runtime/HostData.h"
+
+#include "IPU/Runtime/Npy.h"
+
+#include <sys/stat.h>
+
+using namespace ipu;
+
+const HostStream *ipu::resultStream(const Package &package, uint32_t index) {
+  for (const HostStream &stream : package.streams)
+    if (!stream.toDevice && stream.index == index)
+      return &stream;
+  return nullptr;
+}
+
+namespace {
+
+/// splitmix64: tiny, seedable and identical on every platform.
+uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// `name` in directory `dir`.
+std::string joinPath(const std::string &dir, const std::string &name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+bool fileExists(const std::string &path) {
+  struct stat status;
+  return stat(path.c_str(), &status) == 0;
+}
+
+/// The file of a value of `type` named `stem` ("arg2", "result0"):
+/// "arg2.npy", or "arg2.f8E4M3FN.npy" for an f8 type, whose bits the file
+/// The element type named in a file name of npyFileName's, if an f8 one.
+std::optional<ElementType> f8TypeOfFileName(const std::string &name) {
+  for (ElementType type : {ElementType::F8E4M3FN, ElementType::F8E5M2})
+    if (name.size() > npyFileName("", type).size() &&
+        name.compare(name.size() - npyFileName("", type).size(),
+                     std::string::npos, npyFileName("", type)) == 0)
+      return type;
+  return std::nullopt;
+}
+
+/// Reads argument `stream.index` from `dir` into the bytes of `input`
+/// (`bytes` of them, of the stream's type and shape): the file npyFileName
+/// names, of exactly the stream's shape and dtype. When it is missing, a
+/// file of the argument under another type's name is reported as what was
+/// found.
+std::optional<std::string> readInput(const std::string &dir,
+                                     const HostStream &stream, uint64_t bytes,
+                                     HostTensor &input) {
+  const std::string stem = "arg" + std::to_string(stream.index);
+  const std::string typeName(elementTypeName(stream.type));
+  const std::string wanted = joinPath(dir, npyFileName(stem, stream.type));
+  std::string path = wanted;
+  if (!fileExists(wanted)) {
+    path.clear();
+    for (ElementType other :
+         {ElementType::F32, ElementType::F8E4M3FN, ElementType::F8E5M2})
+      if (npyFileName(stem, other) != npyFileName(stem, stream.type) &&
+          fileExists(joinPath(dir, npyFileName(stem, other)))) {
+        path = joinPath(dir, npyFileName(stem, other));
+        break;
+      }
+    if (path.empty())
+      return wanted +
+             ": no such file: --inputs needs a file for every "
+             "argument (argument " +
+             std::to_string(stream.index) + ", stream '" + stream.name +
+             "', shape " + npyShapeText(stream.shape) + " " + typeName + ")";
+  }
+  NpyArray array;
+  if (auto error = readNpy(path, array))
+    return error;
+  // What the file holds: an f8 type when its name says so and it holds
+  // bytes; its dtype otherwise.
+  std::optional<ElementType> named = f8TypeOfFileName(path);
+  std::string found = named && array.descr == npyDescr(*named)
+                          ? std::string(elementTypeName(*named))
+                          : npyTypeName(array.descr);
+  if (path != wanted && isF8(stream.type) && !named &&
+      array.descr == npyDescr(stream.type))
+    return path + ": argument " + std::to_string(stream.index) + " is " +
+           typeName + ": name its file " + npyFileName(stem, stream.type) +
+           " to say which f8 type the uint8 values are";
+  bool sameType = path == wanted && array.descr == npyDescr(stream.type);
+  if (!sameType || array.shape != stream.shape) {
+    std::string expected =
+        "shape " + npyShapeText(stream.shape) + " " + typeName;
+    std::string notes;
+    if (isF8(stream.type) && array.descr != npyDescr(stream.type))
+      notes = "its bits as uint8";
+    if (path != wanted)
+      notes +=
+          (notes.empty() ? "in " : ", in ") + npyFileName(stem, stream.type);
+    if (!notes.empty())
+      expected += " (" + notes + ")";
+    return path + ": expected " + expected + ", found " +
+           npyShapeText(array.shape) + " " + found;
+  }
+  // Both are little-endian and row-major: the file's bytes are the
+  // tensor's.
+  if (array.data.size() != bytes)
+    return path + ": holds " + std::to_string(array.data.size()) +
+           " bytes, the argument " + std::to_string(bytes);
+  input.bytes = std::move(array.data);
+  return std::nullopt;
+}
+
+/// Inputs by argument index. Without `dir`, values uniform in [-1, 1),
+/// rounded to the stream's type, from a generator seeded by (seed, argument
+/// index) so that each argument is independent of the others and of stream
+/// order; with it, readInput's files. `generated[i]` tells whether argument
+/// Writes every result the device streamed out to `dir` as npyFileName's
+} // namespace
+
+std::string ipu::npyFileName(const std::string &stem, ElementType type) {
+  if (isF8(type))
+    return stem + "." + std::string(elementTypeName(type)) + ".npy";
+  return stem + ".npy";
+}
+
+std::optional<std::string> ipu::prepareInputs(const Package &package, uint64_t seed,
+                                         const std::string &dir,
+                                         std::vector<HostTensor> &inputs,
+                                         std::vector<bool> &generated) {
+  // Far above any real workload, far below what would exhaust the host.
+  constexpr uint64_t kMaxInputBytes = uint64_t(1) << 34;
+  inputs.clear();
+  generated.clear();
+  for (const HostStream &stream : package.streams) {
+    if (!stream.toDevice)
+      continue;
+    // Validated indices are below the stream count; checked again so that
+    // `index + 1` cannot wrap.
+    if (stream.index >= package.streams.size())
+      return "input stream '" + stream.name + "' has argument index " +
+             std::to_string(stream.index) + ", out of range [0, " +
+             std::to_string(package.streams.size()) + ")";
+    if (stream.index >= inputs.size()) {
+      inputs.resize(stream.index + 1);
+      generated.resize(stream.index + 1, false);
+    }
+    if (generated[stream.index])
+      continue;
+    generated[stream.index] = true;
+    unsigned bytesPerElement = elementBytes(stream.type);
+    uint64_t elements = 1;
+    for (int64_t dim : stream.shape) {
+      if (dim < 0 || (dim != 0 && elements > kMaxInputBytes / uint64_t(dim)))
+        return "input stream '" + stream.name + "' has an unusable shape";
+      elements *= uint64_t(dim);
+    }
+    if (elements > kMaxInputBytes / bytesPerElement)
+      return "input stream '" + stream.name + "' is too large";
+
+    HostTensor &input = inputs[stream.index];
+    input.type = stream.type;
+    input.shape = stream.shape;
+    if (!dir.empty()) {
+      if (auto error =
+              readInput(dir, stream, elements * bytesPerElement, input))
+        return error;
+      continue;
+    }
+    input.bytes.resize(elements * bytesPerElement);
+    uint64_t state = seed ^ (0xD1B54A32D192ED03ull * (stream.index + 1));
+    for (uint64_t e = 0; e < elements; ++e) {
+      // 24 random bits give values exactly representable in f32.
+      float value = float(splitmix64(state) >> 40) * 0x1p-23f - 1.0f;
+      storeElement(stream.type, value, &input.bytes[e * bytesPerElement]);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ipu::writeOutputs(const std::string &dir,
+                                        const Package &package,
+                                        const SimulationResult &result,
+                                        size_t &written) {
+  written = 0;
+  for (uint32_t index = 0; index < result.outputs.size(); ++index) {
+    const HostStream *stream = resultStream(package, index);
+    if (!stream)
+      continue;
+    const HostTensor &output = result.outputs[index];
+    if (output.type != stream->type || output.shape != stream->shape)
+      return "--outputs: result " + std::to_string(index) + " ('" +
+             stream->name + "') was never streamed out";
+    NpyArray array;
+    array.descr = std::string(npyDescr(output.type));
+    array.itemBytes = elementBytes(output.type);
+    array.shape = output.shape;
+    array.data = output.bytes;
+    std::string path = joinPath(
+        dir, npyFileName("result" + std::to_string(index), output.type));
+    if (auto error = writeNpy(path, array))
+      return error;
+    ++written;
+  }
+  return std::nullopt;
+}
+
