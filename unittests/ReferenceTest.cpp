@@ -199,6 +199,54 @@ TEST(ReferenceTolerance, ElementwiseProductOfSmallOperandsAmongLargeOnes) {
   }
 }
 
+TEST(ReferencePermute, MovesEveryElementExactly) {
+  // Property over random 3-D views and all six permutations: element
+  // (i0, i1, i2) of the permuted value is element (j0, j1, j2) of the
+  // operand with j[permutation[k]] = i[k], and the check allows nothing.
+  std::mt19937 random(5);
+  const std::vector<std::vector<int64_t>> permutations = {
+      {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (int trial = 0; trial < 30; ++trial) {
+    const std::vector<int64_t> view = {1 + int64_t(random() % 4), 1 + int64_t(random() % 5),
+                                       1 + int64_t(random() % 6)};
+    const std::vector<int64_t> &permutation = permutations[trial % 6];
+    std::vector<int64_t> shape(3);
+    for (size_t k = 0; k < 3; ++k)
+      shape[k] = view[size_t(permutation[k])];
+    Package package;
+    package.streams.push_back(outputStream(0, shape));
+    ReferenceOp op;
+    op.op = "permute";
+    op.arguments = {0};
+    op.result = 0;
+    op.view = view;
+    op.permutation = permutation;
+    op.shape = shape;
+    package.reference.push_back(op);
+    std::vector<float> x(size_t(view[0] * view[1] * view[2]));
+    for (float &value : x)
+      value = float(random() % 1000) / 7.0f;
+    Reference reference = evaluate(package, {tensorOf(view, x)});
+    ASSERT_EQ(reference.values.size(), x.size());
+    for (int64_t i0 = 0; i0 < shape[0]; ++i0)
+      for (int64_t i1 = 0; i1 < shape[1]; ++i1)
+        for (int64_t i2 = 0; i2 < shape[2]; ++i2) {
+          const int64_t i[3] = {i0, i1, i2};
+          int64_t j[3];
+          for (size_t k = 0; k < 3; ++k)
+            j[permutation[k]] = i[k];
+          EXPECT_EQ(reference.values[size_t((i0 * shape[1] + i1) * shape[2] + i2)],
+                    x[size_t((j[0] * view[1] + j[1]) * view[2] + j[2])]);
+        }
+    // Exact: the values pass, any element one ulp off fails.
+    EXPECT_EQ(mismatches(reference, reference.values), 0u);
+    std::vector<float> off = reference.values;
+    const size_t e = random() % off.size();
+    off[e] = std::nextafter(off[e], HUGE_VALF);
+    EXPECT_EQ(mismatches(reference, off), 1u) << "element " << e;
+  }
+}
+
 TEST(ReferenceTolerance, ExactOpsAllowNothingAndUnboundedOnesSayNothing) {
   // Exactly rounded ops on exact operands: both sides agree to the bit.
   ElementwiseBody body;
