@@ -568,19 +568,20 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   ElementwiseCycles cycles;
   if (rows <= 0 || cols <= 0)
     return cycles;
-  // The vector width is that of the widest arithmetic type: 2 x f32, else
-  // 4 x f16 (f8 values are only loaded, stored and converted).
+  // The lanes of a vector (target.vectorBytes) are those of the widest
+  // arithmetic type: 2 x f32, else 4 x f16 on ipu21 (f8 values are only
+  // loaded, stored and converted).
   unsigned widest = 16;
   for (const ElementwiseInput &input : body.inputs)
     widest = std::max(widest, bits(input.type));
   for (const BodyOp &op : body.ops)
     widest = std::max(widest, bits(op.type));
-  cycles.lanes = 64 / widest;
+  cycles.lanes = std::max(1u, target.vectorBytes * 8 / widest);
   double instructions = 0;
   for (size_t i = 0; i < body.ops.size(); ++i)
     instructions += bodyOpInstructions(target, body, i, cycles.lanes);
-  // A 64-bit load per vector of each input that varies along the row
-  // (scalars are loaded once, column values once per row), a 64-bit store
+  // A vector load per vector of each input that varies along the row
+  // (scalars are loaded once, column values once per row), a vector store
   // per output vector, or for a reduction the combine into a vector
   // accumulator; narrower types move fewer bytes but still a whole
   // instruction.

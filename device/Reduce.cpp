@@ -7,8 +7,8 @@
 //
 // copy: moves `bytes` from src to dst (local weight staging).
 //
-// Estimators follow shared/machine-model.md for worker kernels: 64-bit
-// vectors (2 x f32, 4 x f16), the vectors (not the rows) divided over the
+// Estimators follow shared/machine-model.md for worker kernels: vectors of
+// the target's vectorBytes (2 x f32, 4 x f16 on ipu21), the vectors (not the rows) divided over the
 // workers, and each worker issues one instruction every `workersPerTile`
 // cycles, so the slowest worker's instruction count times that interleave
 // decides (estimateWorkerKernelCycles).
@@ -116,7 +116,7 @@ uint64_t estimateReduceCycles(const TargetModel &target, int64_t m, int64_t n,
                               ElementType outType) {
   if (m <= 0 || n <= 0 || count <= 0)
     return 0;
-  const uint64_t perVector = 8 / elementBytes(inType);
+  const uint64_t perVector = std::max<uint64_t>(1, target.vectorBytes / elementBytes(inType));
   const uint64_t vectors = static_cast<uint64_t>(m) *
                            ((static_cast<uint64_t>(n) + perVector - 1) / perVector);
   // Per output vector: count loads, count - 1 adds, a conversion when the

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Device/Elementwise.h"
+#include "IPU/Device/Kernels.h"
 #include "IPU/Support/ElementType.h"
 
 #include <gtest/gtest.h>
@@ -157,7 +158,8 @@ ElementwiseBody castChainF32F16E4M3() {
 //===----------------------------------------------------------------------===//
 //
 // The formula (Elementwise.h, estimateElementwise):
-//   lanes     = 64 / (bits of the widest input or op type, at least 16)
+//   lanes     = 8 vectorBytes / (bits of the widest input or op type, at
+//               least 16); vectorBytes is 8 on ipu21
 //   I         = sum over ops of their instructions on one vector of `lanes`
 //               (an op of type T costs lanes / (lanes of T) times its
 //               per-T-vector field; constants 0; a cast lanes / 4 times
@@ -237,6 +239,20 @@ TEST_F(EstimateTest, BiasGeluTanhF16RowInput2x1076) {
   EXPECT_EQ(cycles.vectors, 538u);
   EXPECT_EQ(cycles.rowsPerWorker, 2u);
   EXPECT_EQ(cycles.total, 8958u);
+}
+
+TEST_F(EstimateTest, LanesFollowTheTargetsVectorWidth) {
+  // A target with 128-bit vectors holds 8 f16 lanes, so half the vectors.
+  TargetModel wide = target;
+  wide.vectorBytes = 16;
+  ElementwiseCycles narrow = estimateElementwise(target, biasGeluTanhF16(), 2, 1076);
+  ElementwiseCycles doubled = estimateElementwise(wide, biasGeluTanhF16(), 2, 1076);
+  EXPECT_EQ(narrow.lanes, 4u);
+  EXPECT_EQ(doubled.lanes, 8u);
+  EXPECT_EQ(doubled.vectors, 2u * ((1076 + 7) / 8));
+  EXPECT_LT(doubled.total, narrow.total);
+  EXPECT_LT(estimateReduceCycles(wide, 64, 256, 4, ElementType::F32, ElementType::F16),
+            estimateReduceCycles(target, 64, 256, 4, ElementType::F32, ElementType::F16));
 }
 
 TEST_F(EstimateTest, BiasGeluTanhF16RowInput16x64) {

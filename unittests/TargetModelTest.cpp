@@ -15,6 +15,7 @@ TEST(TargetModelTest, Ipu21Chip) {
   EXPECT_EQ(t.tiles, 1472u);
   EXPECT_DOUBLE_EQ(t.clockHz, 1.5e9);
   EXPECT_EQ(t.workersPerTile, 6u);
+  EXPECT_EQ(t.vectorBytes, 8u);
   // Seed `peakTflops=282.624`.
   EXPECT_DOUBLE_EQ(t.peakFlopsF16(), 282.624e12);
   EXPECT_DOUBLE_EQ(t.hostBytesPerSecond, 32e9);

@@ -42,6 +42,9 @@ TargetModel TargetModel::ipu21() {
   t.tiles = kIpu21Tiles; // Public GC200/C600 specs; seed `tile_count=1472`.
   t.clockHz = 1.5e9;     // Seed: 225672 cycles / 150.448 us = 1500 MHz.
   t.workersPerTile = 6;  // Graphcore assembly guide: 6 workers + supervisor.
+  // Poplar Target::getDataPathWidth(), 64 bits: poplibs takes its vector
+  // width as getDataPathWidth() / (isFloat ? 32 : 16) (f32v2, f16v4, ld64).
+  t.vectorBytes = 8;
 
   // Tile memory: 624 KiB per tile (public specs).
   t.tileMemoryBytes = 638976;

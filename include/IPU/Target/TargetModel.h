@@ -43,6 +43,10 @@ struct TargetModel {
   uint32_t tiles = 0;
   double clockHz = 0;
   uint32_t workersPerTile = 0;
+  /// Bytes a worker loads, stores or computes on in one vector instruction
+  /// (f32v2, f16v4, ld64/st64): the lanes of the elementwise and reduce
+  /// kernels.
+  uint32_t vectorBytes = 0;
 
   // Tile memory. `reservedStandardBytes` at the bottom of standard memory hold
   // the runtime image; the placement pass must not hand them out.
