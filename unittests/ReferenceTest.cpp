@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Reference/Reference.h"
+#include "IPU/Reference/Check.h"
 #include "IPU/Device/Elementwise.h"
 #include "IPU/Support/ElementType.h"
 
@@ -278,6 +279,96 @@ TEST(ReferenceTolerance, ExactOpsAllowNothingAndUnboundedOnesSayNothing) {
   const float tiny = 1e-7f;
   EXPECT_TRUE(std::isfinite(evaluateBodyWithBound(body, &tiny, &bound)));
   EXPECT_TRUE(std::isinf(bound));
+}
+
+/// A chain of two transposes, both streamed out: x (2x3) -> result 0 (3x2)
+/// -> result 1 (2x3).
+Package transposeChain() {
+  Package package;
+  package.streams.push_back(outputStream(0, {3, 2}));
+  package.streams.push_back(outputStream(1, {2, 3}));
+  ReferenceOp first;
+  first.op = "permute";
+  first.arguments = {0};
+  first.result = 0;
+  first.view = {2, 3};
+  first.permutation = {1, 0};
+  first.shape = {3, 2};
+  ReferenceOp second = first;
+  second.arguments = {ReferenceOp::kReferenceValue + 0};
+  second.result = 1;
+  second.view = {3, 2};
+  second.shape = {2, 3};
+  package.reference = {first, second};
+  return package;
+}
+
+TEST(ReferenceCheck, ChecksEachOpOnTheDevicesOwnOperands) {
+  const Package package = transposeChain();
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  const std::vector<HostTensor> inputs = {tensorOf({2, 3}, x)};
+  const std::vector<bool> generated = {true};
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  auto checkWith = [&](std::vector<float> device0, std::vector<float> device1,
+                       uint64_t samples = 0) {
+    CheckReport report;
+    std::vector<size_t> seen;
+    EXPECT_EQ(checkPackage(package, target, inputs, generated,
+                           {tensorOf({3, 2}, device0), tensorOf({2, 3}, device1)}, samples,
+                           report,
+                           [&](const CheckpointReport &checkpoint) {
+                             seen.push_back(checkpoint.index);
+                           }),
+              std::nullopt);
+    EXPECT_EQ(seen, (std::vector<size_t>{0, 1}));
+    return report;
+  };
+  const std::vector<float> transposed = {1, 4, 2, 5, 3, 6};
+
+  // A perfect device passes, every element of both results compared; the
+  // first result is also a diagnostic checkpoint (the second op reads it).
+  CheckReport report = checkWith(transposed, x);
+  EXPECT_TRUE(report.passed());
+  EXPECT_EQ(report.total.elementsCompared, 12u);
+  EXPECT_EQ(report.diagnosticCheckpoints, 1u);
+  ASSERT_EQ(report.checkpoints.size(), 2u);
+  EXPECT_EQ(report.checkpoints[0].detail, "exact");
+  EXPECT_NE(checkSummaryLine(report).find("numericalTest=PASS"), std::string::npos);
+
+  // A wrong element of the last result fails there alone.
+  report = checkWith(transposed, {1, 2, 3, 4, 5, 7});
+  EXPECT_FALSE(report.passed());
+  EXPECT_EQ(report.total.mismatches, 1u);
+  EXPECT_EQ(report.total.worstCheckpoint, 1u);
+  EXPECT_EQ(report.checkpoints[1].comparison.worstElement, "[1,2]");
+  EXPECT_NE(checkSummaryLine(report).find("numericalTest=FAIL"), std::string::npos);
+
+  // A wrong intermediate fails at its own checkpoint, and the op after it is
+  // checked on the device's wrong value: it moved that value faithfully.
+  report = checkWith({1, 4, 2, 5, 3, 9}, {1, 2, 3, 4, 5, 9});
+  EXPECT_EQ(report.checkpoints[0].comparison.mismatches, 1u);
+  EXPECT_EQ(report.checkpoints[1].comparison.mismatches, 0u);
+
+  // Sampled diagnostic checkpoints compare fewer elements of the
+  // intermediate only.
+  report = checkWith(transposed, x, 2);
+  EXPECT_EQ(report.checkpoints[0].comparison.elementsCompared, 2u);
+  EXPECT_EQ(report.checkpoints[1].comparison.elementsCompared, 6u);
+  EXPECT_NE(checkSummaryLine(report).find("sampleLimit=2"), std::string::npos);
+}
+
+TEST(ReferenceCheck, RefusesWhatItCannotVouchFor) {
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  CheckReport report;
+  Package noReference;
+  EXPECT_NE(checkableByReference(noReference), std::nullopt);
+  EXPECT_NE(checkPackage(noReference, target, {}, {}, {}, 0, report), std::nullopt);
+  // An output no op produces is named.
+  Package unchecked = transposeChain();
+  unchecked.reference.pop_back();
+  std::optional<std::string> error = checkableByReference(unchecked);
+  ASSERT_NE(error, std::nullopt);
+  EXPECT_NE(error->find("result1"), std::string::npos) << *error;
 }
 
 } // namespace

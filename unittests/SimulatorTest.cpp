@@ -8,6 +8,7 @@
 
 #include "IPU/Runtime/OpCycles.h"
 #include "IPU/Runtime/Profile.h"
+#include "IPU/Runtime/Run.h"
 #include "IPU/Runtime/Simulator.h"
 #include "IPU/Runtime/Trace.h"
 
@@ -21,6 +22,8 @@
 #include <algorithm>
 #include <map>
 #include <cstring>
+#include <filesystem>
+#include <unistd.h>
 
 using namespace ipu;
 
@@ -814,6 +817,81 @@ LoopCase makeLoopCase() {
     values[e] = float(e + 1); // Every element distinct: a misplaced one shows.
   c.inputs = {makeTensor(ElementType::F32, shape, values)};
   return c;
+}
+
+TEST(RunReportTest, LinesStateTheRunAndEscapeThePackagesText) {
+  MatmulCase c = makeMatmulCase();
+  c.package.workload = "mm\nforged=1";
+  c.package.metadata = {{"finalist.mm0.0", "rows=8 fits=true"},
+                        {"planner", "serial\x1b[31m"}};
+  SimulationResult result;
+  ASSERT_FALSE(simulate(c.package, c.target, c.inputs, result));
+  std::vector<std::string> lines;
+  ASSERT_EQ(summaryLines(c.package, c.target, result, lines), std::nullopt);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].rfind("workload=", 0), 0u);
+  EXPECT_NE(lines[0].find(" cycles=" + std::to_string(result.cycles) + " "),
+            std::string::npos);
+  EXPECT_NE(lines[0].find("executionTiles=4"), std::string::npos);
+  // A line per report: no text from the package breaks one or forges a key.
+  for (const std::string &line : lines) {
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+    EXPECT_EQ(line.find(" forged=1"), std::string::npos) << line;
+  }
+  // Finalists have lines of their own, and only there.
+  EXPECT_EQ(lines[3].find("finalist"), std::string::npos);
+  EXPECT_EQ(finalistLines(c.package),
+            (std::vector<std::string>{"finalist op=mm0 rank=0 rows=8 fits=true"}));
+
+  // The op lines sum to the run, and the comparison's totals are signed.
+  uint64_t cycles = 0;
+  for (const OpCycles &op : cyclesByOp(c.package, result)) {
+    const std::string line = opLine(op, result.cycles);
+    EXPECT_NE(line.find(" cycles=" + std::to_string(op.cycles()) + " "), std::string::npos);
+    cycles += op.cycles();
+  }
+  EXPECT_EQ(cycles, result.cycles);
+  std::vector<std::string> compare =
+      comparisonLines({}, "a.ipuexe", "b.ipuexe", 120, 100);
+  ASSERT_EQ(compare.size(), 1u);
+  EXPECT_NE(compare[0].find("deltaCycles=-20"), std::string::npos) << compare[0];
+}
+
+TEST(RunReportTest, LoadingNamesWhatIsWrong) {
+  MatmulCase c = makeMatmulCase();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ipu-run-load-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto load = [&](const Package &package) {
+    const std::string path = (dir / "p.ipuexe").string();
+    EXPECT_EQ(writePackageFile(path, package), std::nullopt);
+    LoadedPackage loaded;
+    std::optional<std::string> error = loadPackageFile(path, 1u << 30, loaded);
+    if (!error)
+      EXPECT_EQ(loaded.target->tiles, package.tiles);
+    return error.value_or("");
+  };
+  EXPECT_EQ(load(c.package), "");
+  Package unknown = c.package;
+  unknown.target = "ipu99";
+  EXPECT_EQ(load(unknown).rfind("package target 'ipu99' is unknown", 0), 0u);
+  Package invalid = c.package;
+  invalid.phases[0].schedule.runs.clear();
+  EXPECT_EQ(load(invalid).rfind("invalid package: ", 0), 0u);
+  const std::string truncated = (dir / "t.ipuexe").string();
+  {
+    std::vector<uint8_t> bytes = serializePackage(c.package);
+    std::FILE *file = std::fopen(truncated.c_str(), "wb");
+    ASSERT_NE(file, nullptr);
+    std::fwrite(bytes.data(), 1, bytes.size() / 16 * 8, file);
+    std::fclose(file);
+  }
+  LoadedPackage loaded;
+  std::optional<std::string> error = loadPackageFile(truncated, 1u << 30, loaded);
+  ASSERT_NE(error, std::nullopt);
+  EXPECT_EQ(error->rfind("corrupt package", 0), 0u) << *error;
+  std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include "IPU/Runtime/Npy.h"
 
+#include <filesystem>
 #include <sys/stat.h>
 
 using namespace ipu;
@@ -177,6 +178,16 @@ std::optional<std::string> ipu::prepareInputs(const Package &package, uint64_t s
       storeElement(stream.type, value, &input.bytes[e * bytesPerElement]);
     }
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> ipu::prepareOutputDirectory(const std::string &dir) {
+  std::error_code error;
+  if (std::filesystem::exists(dir, error) && !std::filesystem::is_directory(dir, error))
+    return "'" + dir + "' exists and is not a directory";
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    return "cannot create directory '" + dir + "': " + error.message();
   return std::nullopt;
 }
 

@@ -39,6 +39,11 @@ std::optional<std::string> prepareInputs(const Package &package, uint64_t seed,
                                          std::vector<HostTensor> &inputs,
                                          std::vector<bool> &generated);
 
+/// Makes `dir` a directory results can be written to, creating it (and its
+/// parents) if needed; an error names it when it is a file or cannot be
+/// made. Called before a run, so that a bad directory fails fast.
+std::optional<std::string> prepareOutputDirectory(const std::string &dir);
+
 /// Writes every result the device streamed out to `dir` as npyFileName's
 /// resultN files, by result index; counts them in `written`.
 std::optional<std::string> writeOutputs(const std::string &dir,

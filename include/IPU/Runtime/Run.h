@@ -1,0 +1,67 @@
+//===- Run.h - What ipu-run does, as library calls --------------*- C++ -*-===//
+//
+// Loading a package file for a run (read, decode, find its target,
+// validate), and the seed-style report lines of a run: one line per source
+// op, the planner's finalists, a comparison with another run, and the
+// closing lines with cycles, efficiency, memory and the package's metadata.
+// Every string that came from the package is escaped (reportValue).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef IPU_RUNTIME_RUN_H
+#define IPU_RUNTIME_RUN_H
+
+#include "IPU/Package/Package.h"
+#include "IPU/Runtime/OpCycles.h"
+#include "IPU/Runtime/Simulator.h"
+#include "IPU/Target/TargetModel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipu {
+
+/// A package file decoded and validated against its target.
+struct LoadedPackage {
+  Package package;
+  std::optional<TargetModel> target;
+  uint64_t fileBytes = 0;
+  double readSeconds = 0, validateSeconds = 0;
+};
+
+/// Reads, decodes and validates the package at `path` (a run may ask for at
+/// most `maxCycles` simulated cycles). Errors say what is wrong: "corrupt
+/// package: ...", "package target 'X' is unknown; known targets: ...",
+/// "invalid package: ...".
+std::optional<std::string> loadPackageFile(const std::string &path, uint64_t maxCycles,
+                                           LoadedPackage &loaded);
+
+/// "op=NAME location=L steps=... cycles=... sharePercent=..." for a row of
+/// cyclesByOp in a run of `runCycles` cycles.
+std::string opLine(const OpCycles &op, uint64_t runCycles);
+
+/// The planner's re-ranked finalists as the package keeps them, best first:
+/// "finalist op=mm0 rank=0 rows=... scheduledCycles=... fits=true".
+std::vector<std::string> finalistLines(const Package &package);
+
+/// "compare op=..." per row of compareOps, then the totals of the two runs:
+/// "compare package=P other=O cycles=... otherCycles=... deltaCycles=...".
+std::vector<std::string> comparisonLines(const std::vector<OpComparison> &rows,
+                                         const std::string &path,
+                                         const std::string &otherPath, uint64_t cycles,
+                                         uint64_t otherCycles);
+
+/// The closing lines of a run of `package`: the workload's cycles by kind
+/// with its GEMM rate against the f16 peak and against the peak of its own
+/// types; the memory the program touched; its code and state on the busiest
+/// tile; the package's metadata (finalists apart). Fails only when the
+/// package's reserved area cannot be tallied.
+std::optional<std::string> summaryLines(const Package &package, const TargetModel &target,
+                                        const SimulationResult &result,
+                                        std::vector<std::string> &lines);
+
+} // namespace ipu
+
+#endif // IPU_RUNTIME_RUN_H

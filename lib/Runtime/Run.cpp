@@ -1,0 +1,162 @@
+//===- Run.cpp - What ipu-run does, as library calls ---------------------===//
+
+#include "IPU/Runtime/Run.h"
+
+#include "IPU/Support/Escape.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+using namespace ipu;
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+/// "file:line:col" as a report value ("-" when unknown).
+std::string locationValue(const std::string &location) {
+  return location.empty() ? "-" : reportValue(location);
+}
+
+std::string number(uint64_t value) { return std::to_string(value); }
+
+std::string signedDelta(uint64_t from, uint64_t to) {
+  return std::to_string((long long)to - (long long)from);
+}
+
+constexpr const char kFinalistPrefix[] = "finalist.";
+
+} // namespace
+
+std::optional<std::string> ipu::loadPackageFile(const std::string &path, uint64_t maxCycles,
+                                                LoadedPackage &loaded) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<uint8_t> bytes;
+  if (auto error = readPackageBytes(path, bytes))
+    return error;
+  loaded.fileBytes = bytes.size();
+  if (auto error = deserializePackage(bytes.data(), bytes.size(), loaded.package)) {
+    const char *prefix = "corrupt package";
+    if (error->compare(0, std::strlen(prefix), prefix) == 0)
+      return error;
+    return std::string(prefix) + ": " + *error;
+  }
+  loaded.readSeconds = secondsSince(start);
+  loaded.target = TargetModel::byName(loaded.package.target);
+  if (!loaded.target)
+    return "package target '" + loaded.package.target +
+           "' is unknown; known targets: " + TargetModel::knownNames();
+  start = std::chrono::steady_clock::now();
+  if (auto error = validatePackage(loaded.package, *loaded.target, maxCycles))
+    return "invalid package: " + *error;
+  loaded.validateSeconds = secondsSince(start);
+  return std::nullopt;
+}
+
+std::string ipu::opLine(const OpCycles &op, uint64_t runCycles) {
+  return "op=" + reportValue(op.op) + " location=" + locationValue(op.location) +
+         " steps=" + number(op.steps) + " cycles=" + number(op.cycles()) +
+         " computeCycles=" + number(op.computeCycles) +
+         " exchangeCycles=" + number(op.exchangeCycles) +
+         " syncCycles=" + number(op.syncCycles) +
+         " exchangeBytes=" + number(op.exchangeBytes) +
+         " sharePercent=" + fixed(runCycles ? 100.0 * op.cycles() / runCycles : 0, 2) +
+         " loopCycles=" + number(op.loopCycles);
+}
+
+std::vector<std::string> ipu::finalistLines(const Package &package) {
+  std::vector<std::string> lines;
+  for (const auto &[key, value] : package.metadata)
+    if (key.rfind(kFinalistPrefix, 0) == 0) {
+      // "finalist.OP.RANK"
+      const size_t prefix = std::strlen(kFinalistPrefix);
+      const size_t dot = key.rfind('.');
+      lines.push_back("finalist op=" + reportValue(key.substr(prefix, dot - prefix)) +
+                      " rank=" + reportValue(key.substr(dot + 1)) + " " +
+                      escapeText(value));
+    }
+  return lines;
+}
+
+std::vector<std::string> ipu::comparisonLines(const std::vector<OpComparison> &rows,
+                                              const std::string &path,
+                                              const std::string &otherPath,
+                                              uint64_t cycles, uint64_t otherCycles) {
+  std::vector<std::string> lines;
+  for (const OpComparison &row : rows)
+    lines.push_back("compare op=" + reportValue(row.op) +
+                    " location=" + locationValue(row.location) +
+                    " cycles=" + number(row.cycles) +
+                    " otherCycles=" + number(row.otherCycles) +
+                    " deltaCycles=" + signedDelta(row.cycles, row.otherCycles));
+  lines.push_back("compare package=" + reportValue(path) + " other=" + reportValue(otherPath) +
+                  " cycles=" + number(cycles) + " otherCycles=" + number(otherCycles) +
+                  " deltaCycles=" + signedDelta(cycles, otherCycles));
+  return lines;
+}
+
+std::optional<std::string> ipu::summaryLines(const Package &package,
+                                             const TargetModel &target,
+                                             const SimulationResult &result,
+                                             std::vector<std::string> &lines) {
+  const double seconds = target.clockHz > 0 ? result.cycles / target.clockHz : 0;
+  // From the program's gemm vertices, not from the field the package states.
+  const double flops = double(programFlops(package));
+  const double tflops = seconds > 0 ? flops / seconds / 1e12 : 0;
+  const double peakTflops = target.peakFlopsF16() / 1e12;
+  const double efficiency = peakTflops > 0 ? tflops / peakTflops * 100 : 0;
+  // Against the peak of the program's own types (f8 inputs with f16
+  // partials: twice the f16 peak), which it never exceeds.
+  const double ownPeakCycles = programPeakCycles(package, target);
+  const double ownEfficiency =
+      result.cycles ? ownPeakCycles / double(result.cycles) * 100 : 0;
+  const double ownPeakTflops = ownPeakCycles > 0 && target.clockHz > 0
+                                   ? flops / (ownPeakCycles / target.clockHz) / 1e12
+                                   : 0;
+  lines.push_back(
+      "workload=" + reportValue(package.workload) + " cycles=" + number(result.cycles) +
+      " computeCycles=" + number(result.computeCycles) +
+      " exchangeCycles=" + number(result.exchangeCycles) +
+      " syncCycles=" + number(result.syncCycles) +
+      " loopCycles=" + number(result.loopCycles) +
+      " deviceMicroseconds=" + fixed(seconds * 1e6, 3) +
+      " effectiveGemmTflops=" + fixed(tflops, 3) + " peakTflops=" + fixed(peakTflops, 3) +
+      " efficiencyPercent=" + fixed(efficiency, 2) +
+      " ownPeakTflops=" + fixed(ownPeakTflops, 3) +
+      " efficiencyOwnPeakPercent=" + fixed(ownEfficiency, 2) +
+      " activeTiles=" + number(result.activeTiles) + " executionTiles=" + number(target.tiles));
+  // Memory as the program uses it: from the region bases (the runtime image
+  // and reserved code included) to the highest byte touched on the busiest
+  // tile. The compiler's own figures follow on the metadata line.
+  lines.push_back("touchedStandardBytes=" + number(result.touchedBytes[0]) +
+                  " touchedInterleavedBytes=" + number(result.touchedBytes[1]) +
+                  " touchedMemoryElements=" + number(result.touchedElements));
+  // The program's code and state, sized from what the package holds, on
+  // the busiest tile.
+  ReservedArea reserved(target);
+  if (auto error = tallyReservedArea(package, target, reserved))
+    return "invalid package: " + *error;
+  const uint32_t busiest = reserved.busiestTile();
+  lines.push_back("reservedStandardBytes=" + number(reserved.bytes()) +
+                  " reservedTile=" + number(busiest) +
+                  " reservedExchangeCodeBytes=" + number(reserved.exchangeCodeBytes(busiest)) +
+                  " reservedVertexStateBytes=" + number(reserved.vertexStateBytes(busiest)) +
+                  " reservedKernelCodeBytes=" + number(reserved.kernelCodeBytes(busiest)));
+  // The planner's finalists have lines of their own; the rest is one.
+  std::string metadata;
+  for (const auto &[key, value] : package.metadata)
+    if (key.rfind(kFinalistPrefix, 0) != 0)
+      metadata += (metadata.empty() ? "" : " ") + escapeText(key) + "=" + reportValue(value);
+  if (!metadata.empty())
+    lines.push_back(metadata);
+  return std::nullopt;
+}
