@@ -112,6 +112,142 @@ static SmallVector<unsigned> positions(AffineMap map) {
   return dims;
 }
 
+/// The bias a convolution accumulates into: the 1-D input of a broadcast
+/// along every dim but the channels (dim 1 of NCHW), as torch-mlir writes
+/// a conv's bias; a null Value for a zero accumulator; failure otherwise.
+static FailureOr<Value> convolutionBias(Value init) {
+  if (isZeroAccumulator(init))
+    return Value();
+  const SmallVector<int64_t> channelsKept = {0, 2, 3};
+  if (auto broadcast = init.getDefiningOp<linalg::BroadcastOp>())
+    if (broadcast.getDimensions() == ArrayRef<int64_t>(channelsKept))
+      return broadcast.getInput();
+  if (auto generic = init.getDefiningOp<linalg::GenericOp>())
+    if (std::optional<SmallVector<int64_t>> dims = linalg::isaBroadcastOpInterface(generic))
+      if (*dims == channelsKept)
+        return generic.getDpsInputs()[0];
+  return failure();
+}
+
+/// A vision transformer's patch embedding: `linalg.conv_2d_nchw_fchw` whose
+/// stride is its kernel, with no padding or dilation, followed by
+/// flatten(2).transpose(1, 2) (a collapse_shape of H and W and a swap of
+/// the last two dims) is a matmul of the patches by the flattened filters:
+///   x [N, C, Ho*kh, Wo*kw] -> view [N, C, Ho, kh, Wo, kw]
+///     -> permute [0, 2, 4, 1, 3, 5] -> [N, Ho*Wo, C*kh*kw]   (im2col)
+///   w [F, C, kh, kw] -> [F, C*kh*kw]
+///   y [N, Ho*Wo, F] = patches x w^T (+ bias[F], the matmul's epilogue)
+/// Written here as the linalg and tile ops the rest of the import takes
+/// (the im2col as expand_shape, transpose and collapse_shape, which
+/// importPermutes makes one ipu_tile.permute); any other convolution is an
+/// error naming what does not fit.
+static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv) {
+  auto fail = [&](const Twine &why) {
+    return conv.emitError("linalg.conv_2d_nchw_fchw is imported only as a patch "
+                          "embedding (stride equal to the kernel, no padding or "
+                          "dilation, its result flattened and transposed to [N, "
+                          "patches, channels]): ")
+           << why;
+  };
+  if (!conv.hasPureTensorSemantics())
+    return fail("it works on buffers, not tensors");
+  // torch-mlir pads the input even by zero.
+  Value input = conv.getDpsInputs()[0];
+  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    if (!pad.hasZeroLowPad() || !pad.hasZeroHighPad())
+      return fail("its input is padded");
+    input = pad.getSource();
+  }
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  auto filterType = dyn_cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
+  auto resultType = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
+  if (!inputType || !filterType || !resultType || !inputType.hasStaticShape() ||
+      !filterType.hasStaticShape() || !resultType.hasStaticShape())
+    return fail("its shapes are not static");
+  // f16 operands may accumulate into f32, as torch-mlir writes an f16 conv.
+  Type operand = inputType.getElementType(), element = resultType.getElementType();
+  if (!isa<FloatType>(operand) || !isa<FloatType>(element) ||
+      filterType.getElementType() != operand ||
+      element.getIntOrFloatBitWidth() < operand.getIntOrFloatBitWidth())
+    return fail("its input and filter are not of one float type, or its result is "
+                "narrower");
+  const int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+  const int64_t f = filterType.getDimSize(0), kh = filterType.getDimSize(2),
+                kw = filterType.getDimSize(3);
+  const int64_t ho = resultType.getDimSize(2), wo = resultType.getDimSize(3);
+  if (!llvm::all_of(conv.getDilations().getValues<int64_t>(),
+                    [](int64_t d) { return d == 1; }))
+    return fail("it is dilated");
+  if (conv.getStrides().getValues<int64_t>()[0] != kh ||
+      conv.getStrides().getValues<int64_t>()[1] != kw)
+    return fail("its strides differ from its kernel " + Twine(kh) + "x" + Twine(kw));
+  if (inputType.getDimSize(2) != ho * kh || inputType.getDimSize(3) != wo * kw)
+    return fail("its input's height and width are not whole patches");
+  FailureOr<Value> bias = convolutionBias(conv.getDpsInits()[0]);
+  if (failed(bias))
+    return fail("it accumulates into something other than zeros or a bias "
+                "broadcast along N, H and W");
+  // flatten(2): [N, F, Ho*Wo]; transpose(1, 2): [N, Ho*Wo, F].
+  auto flatten = conv->hasOneUse()
+                     ? dyn_cast<tensor::CollapseShapeOp>(*conv->getUsers().begin())
+                     : nullptr;
+  Operation *transpose =
+      flatten && flatten->hasOneUse() ? *flatten->getUsers().begin() : nullptr;
+  if (!flatten ||
+      flatten.getReassociationIndices() !=
+          SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}} ||
+      !transpose || transpose->getNumResults() != 1 ||
+      lookThroughTranspose(transpose->getResult(0)) != flatten.getResult())
+    return fail("its result is not flattened and transposed to [N, patches, "
+                "channels] (an NCHW result is not supported yet)");
+
+  OpBuilder builder(transpose);
+  Location loc = conv.getLoc();
+  const int64_t patches = ho * wo, patchSize = c * kh * kw;
+  // im2col: the rows of each patch move as runs of kw elements.
+  Value view = tensor::ExpandShapeOp::create(
+      builder, loc, RankedTensorType::get({n, c, ho, kh, wo, kw}, operand), input,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+  Value empty = tensor::EmptyOp::create(builder, loc, {n, ho, wo, c, kh, kw}, operand);
+  Value moved = linalg::TransposeOp::create(builder, loc, view, empty,
+                                            ArrayRef<int64_t>{0, 2, 4, 1, 3, 5})
+                    ->getResult(0);
+  Value lhs = tensor::CollapseShapeOp::create(
+      builder, loc, RankedTensorType::get({n, patches, patchSize}, operand), moved,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
+  // The filters as rows of one matrix: the same bytes, so a permute that
+  // keeps every dim in place.
+  Value filters = ipu_tile::PermuteOp::create(
+      builder, loc, RankedTensorType::get({f, patchSize}, operand), conv.getDpsInputs()[1],
+      builder.getDenseI64ArrayAttr({f, patchSize}), builder.getDenseI64ArrayAttr({0, 1}));
+  auto productType = RankedTensorType::get({n, patches, f}, element);
+  Value result = ipu_gemm::MatmulOp::create(builder, loc, productType, lhs, filters,
+                                            TypeAttr::get(element), false, true,
+                                            ipu_gemm::PlanAttr(),
+                                            ipu_gemm::ConstraintsAttr());
+  if (*bias) {
+    // y + bias[F] along the rows: the matmul's epilogue.
+    MLIRContext *context = builder.getContext();
+    AffineMap identity = builder.getMultiDimIdentityMap(3);
+    AffineMap channel = AffineMap::get(3, 0, getAffineDimExpr(2, context));
+    Value init = tensor::EmptyOp::create(builder, loc, productType.getShape(), element);
+    result = linalg::GenericOp::create(
+                 builder, loc, productType, ValueRange{result, *bias}, ValueRange{init},
+                 ArrayRef<AffineMap>{identity, channel, identity},
+                 SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+                 [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
+                   Value sum = arith::AddFOp::create(body, bodyLoc, args[0], args[1]);
+                   linalg::YieldOp::create(body, bodyLoc, sum);
+                 })
+                 ->getResult(0);
+  }
+  transpose->getResult(0).replaceAllUsesWith(result);
+  transpose->erase();
+  flatten->erase();
+  conv->erase();
+  return success();
+}
+
 namespace {
 
 /// A contraction as ipu_gemm.matmul takes it.
@@ -124,6 +260,13 @@ struct ImportLinalgPass
     : public mlir::ipu::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
+    module.walk([&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
+    bool convolutionFailed = false;
+    for (linalg::Conv2DNchwFchwOp op : convolutions)
+      convolutionFailed |= failed(importConvolution(op));
+    if (convolutionFailed)
+      return signalPassFailure();
     importPermutes(module);
     SmallVector<linalg::LinalgOp> contractions;
     module.walk([&](linalg::LinalgOp op) {
@@ -153,9 +296,9 @@ struct ImportLinalgPass
       op->emitError("unsupported op '")
           << op->getName()
           << "': the IPU compiler imports contractions (linalg.matmul, "
-             "batch_matmul, contract, multiply-add generics), elementwise "
-             "generics and maps, and the transposes, broadcasts, fills, "
-             "collapses and truncations that fold into them";
+             "batch_matmul, contract, multiply-add generics), patch-embedding "
+             "convolutions, elementwise generics and maps, and the transposes, "
+             "broadcasts, fills, collapses and truncations that fold into them";
       failedAny = true;
     });
     if (failedAny)

@@ -50,8 +50,28 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
     along the batch dims (torch-mlir's rank-3 linear: the batches fold into
     M), and `tensor.collapse_shape` of leading dims whose result is expanded
     back. A truncation of the result (`arith.truncf` or an identity truncf
-    generic) folds into the matmul's result type. Anything else from linalg
-    or tensor is an error naming the op. `constraints` and `plan` attributes
+    generic) folds into the matmul's result type.
+
+    A vision transformer's patch embedding, `linalg.conv_2d_nchw_fchw`
+    whose stride is its kernel (no padding or dilation) followed by
+    flatten(2).transpose(1, 2), becomes the matmul of its patches by its
+    filters: the im2col is one `ipu_tile.permute` of the image, the filters
+    `[F, C, kh, kw]` are regrouped to `[F, C*kh*kw]` and taken transposed,
+    and a bias broadcast into the accumulator becomes the matmul's
+    epilogue. For `x : tensor<1x3x56x56xf32>` and 32 filters of 14x14:
+
+    ```mlir
+    %p = ipu_tile.permute %x view [1, 3, 4, 14, 4, 14]
+           permutation [0, 2, 4, 1, 3, 5]
+           : tensor<1x3x56x56xf32> -> tensor<1x16x588xf32>
+    %f = ipu_tile.permute %w view [32, 588] permutation [0, 1]
+           : tensor<32x3x14x14xf32> -> tensor<32x588xf32>
+    %y = ipu_gemm.matmul %p, %f {acc_type = f32, transpose_rhs}
+           : tensor<1x16x588xf32>, tensor<32x588xf32> -> tensor<1x16x32xf32>
+    ```
+
+    Any other convolution is an error saying which condition it misses.
+    Anything else from linalg or tensor is an error naming the op. `constraints` and `plan` attributes
     carry over; either name holding anything else, or an `ipu_gemm`
     attribute under another name, is an error, and other attributes (but
     linalg's own) are dropped with a warning.

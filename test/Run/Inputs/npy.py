@@ -17,6 +17,13 @@ for the lit tests of ipu-run --inputs and --outputs.
   npy.py matmul A B C
       C must be A @ B exactly (A and B from `pattern`, whose products and
       sums are exact in f32): "matmul: N elements match".
+  npy.py patch-embedding X W B Y N,C,H,W F,KH,KW [TOLERANCE]
+      Y must be PyTorch's Conv2d(stride=kernel)(X) with filters W [F, C, KH,
+      KW] and bias B [F], flattened and transposed to [N, patches, F], within
+      TOLERANCE (default 0: exact, as f32 is on `flat` inputs). The files
+      hold the elements in C order; their shapes are not read (a package
+      may take an argument regrouped): "patch-embedding: N elements match,
+      largest error E".
 """
 
 import ast
@@ -46,6 +53,11 @@ def fill_values(descr, shape, fill):
             values.append(1)
         elif fill == "pattern":
             values.append(((3 * row + 5 * col) % 7 - 3) / 8)
+        elif fill == "flat":
+            # By flat index, so that every channel and filter differs;
+            # multiples of 1/8, whose products and sums of hundreds are
+            # exact in f32.
+            values.append(((7 * e + 3) % 11 - 5) / 8)
         elif fill == "f8bits":
             # Sign, and magnitudes below 2 in both f8 formats: no NaN or inf.
             values.append((e * 37) % 0x40 | (0x80 if e % 3 == 0 else 0))
@@ -139,6 +151,43 @@ def main(argv):
         if wrong:
             sys.exit("matmul: %d of %d elements differ" % (wrong, m * n))
         print("matmul: %d elements match" % (m * n))
+    elif command == "patch-embedding":
+        _, _, _, x = read(argv[2])
+        _, _, _, w = read(argv[3])
+        _, _, _, b = read(argv[4])
+        _, _, _, y = read(argv[5])
+        n, c, h, wd = [int(d) for d in argv[6].split(",")]
+        f, kh, kw = [int(d) for d in argv[7].split(",")]
+        tolerance = float(argv[8]) if len(argv) > 8 else 0.0
+        ho, wo = h // kh, wd // kw
+        if (len(x) != n * c * h * wd or len(w) != f * c * kh * kw or len(b) != f
+                or len(y) != n * ho * wo * f):
+            sys.exit("patch-embedding: %d, %d, %d -> %d elements" %
+                     (len(x), len(w), len(b), len(y)))
+        wrong, largest = 0, 0.0
+        for image in range(n):
+            for py in range(ho):
+                for px in range(wo):
+                    patch = py * wo + px
+                    for filt in range(f):
+                        expected = b[filt]
+                        for ch in range(c):
+                            for i in range(kh):
+                                row = ((image * c + ch) * h + py * kh + i) * wd + px * kw
+                                weights = ((filt * c + ch) * kh + i) * kw
+                                for j in range(kw):
+                                    expected += x[row + j] * w[weights + j]
+                        got = y[(image * ho * wo + patch) * f + filt]
+                        error = abs(got - expected)
+                        largest = max(largest, error)
+                        if not error <= tolerance:
+                            wrong += 1
+                            if wrong <= 3:
+                                print("patch-embedding: Y[%d,%d,%d] = %r, expected %r" %
+                                      (image, patch, filt, got, expected))
+        if wrong:
+            sys.exit("patch-embedding: %d of %d elements differ" % (wrong, len(y)))
+        print("patch-embedding: %d elements match, largest error %g" % (len(y), largest))
     else:
         sys.exit("unknown command " + command)
 
