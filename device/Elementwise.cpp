@@ -691,6 +691,7 @@ ElementwiseKernel::ElementwiseKernel(std::string name, std::string symbol,
   for (const std::string &operand : operandNames_)
     spec_.operandNames.push_back(operand);
   spec_.paramNames = {"rows", "cols"};
+  spec_.functions = &detail::elementwiseFunctions;
   spec_.elementwise = this;
 }
 

@@ -1,7 +1,7 @@
 //===- KernelImpls.h - Private entry points of every kernel -------------===//
 //
-// Kernels.cpp dispatches by kernel name; each kernel's code lives in its own
-// file behind these declarations. Not part of the public Kernels.h contract.
+// Kernels.cpp's table calls these; each kernel's code lives in its own file
+// behind these declarations. Not part of the public Kernels.h contract.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +77,8 @@ std::optional<std::string> checkElementwiseParams(const ElementwiseKernel &kerne
                                                   const int64_t *params);
 KernelOperandShape elementwiseOperandShape(const ElementwiseKernel &kernel,
                                            const int64_t *params, unsigned operand);
+/// The functions of every generated kernel's spec (Kernels.cpp).
+extern const KernelFunctions elementwiseFunctions;
 
 } // namespace ipu::detail
 

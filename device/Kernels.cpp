@@ -1,7 +1,9 @@
-//===- Kernels.cpp - The kernel registry and name-based dispatch ----------===//
+//===- Kernels.cpp - The kernel registry: one table of typed entries -------===//
 //
 // The registry is the single list the verifier, the package translator and
-// the simulator consult; each kernel's code lives in its own file.
+// the simulator consult: each kernel is a spec with its functions
+// (KernelFunctions), so that dispatch is a call through the table, never a
+// comparison of names. Each kernel's code lives in its own file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,21 +16,195 @@
 
 namespace ipu {
 
+namespace {
+
+using namespace detail;
+
+/// The AMP's view of a gemm or gemm_t vertex. gemm_t holds blocks of lhs
+/// and streams the n rows of rhsT: gemm with the roles of m and n exchanged.
+/// accType is the partials type of the AMP. The streamed operand's memory
+/// class comes from its address when the caller has one.
+GemmCostShape gemmCostShape(const TargetModel &target, const int64_t *params,
+                            bool transposed, const uint32_t *operandAddresses) {
+  MemoryClass streamed = MemoryClass::Standard;
+  if (operandAddresses) {
+    uint32_t address = operandAddresses[transposed ? GemmRhs : GemmLhs];
+    if (address >= target.interleaved.base && address < target.interleaved.end())
+      streamed = MemoryClass::Interleaved;
+  }
+  return GemmCostShape(params[transposed ? GemmN : GemmM], params[GemmK],
+                       params[transposed ? GemmM : GemmN],
+                       static_cast<ElementType>(params[GemmIn]),
+                       static_cast<ElementType>(params[GemmAcc]),
+                       static_cast<ElementType>(params[GemmOut]),
+                       static_cast<MemoryClass>(params[GemmWeightClass]), streamed);
+}
+
+/// Useful FLOPs of a gemm or gemm_t vertex: 2 * m * k * n. Valid sizes are
+/// below 2^24, so the product may still need 73 bits: it saturates.
+uint64_t gemmFlops(const KernelSpec &, const int64_t *params) {
+  uint64_t flops = 2;
+  for (unsigned i = GemmM; i <= GemmN; ++i) {
+    if (params[i] <= 0)
+      return 0;
+    if (__builtin_mul_overflow(flops, static_cast<uint64_t>(params[i]), &flops))
+      return UINT64_MAX;
+  }
+  return flops;
+}
+
+/// Data movement and reductions add nothing to the product the user asked
+/// for.
+uint64_t noFlops(const KernelSpec &, const int64_t *) { return 0; }
+
+/// gemm holds rhs [k x n]; gemm_t holds rhsT, n rows of k.
+KernelOperandShape gemmOperandShape(const int64_t *params, unsigned operand,
+                                    bool transposed) {
+  const int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
+  const auto in = static_cast<ElementType>(params[GemmIn]);
+  switch (operand) {
+  case GemmLhs:
+    return {m, k, in};
+  case GemmRhs:
+    return transposed ? KernelOperandShape{n, k, in} : KernelOperandShape{k, n, in};
+  case GemmOutput:
+    return {m, n, static_cast<ElementType>(params[GemmOut])};
+  }
+  return {};
+}
+
+const KernelFunctions gemmFunctions = {
+    [](const KernelSpec &, const int64_t *params) { return checkGemmParams(params); },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) {
+      return gemmOperandShape(params, operand, false);
+    },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) {
+      return gemmOperandBytes(params, operand);
+    },
+    gemmFlops,
+    [](const KernelSpec &, const int64_t *params, const TargetModel &target,
+       const uint32_t *addresses) {
+      return estimateGemmCycles(target, gemmCostShape(target, params, false, addresses));
+    },
+    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+      executeGemm(params, operands);
+    }};
+
+const KernelFunctions gemmTFunctions = {
+    [](const KernelSpec &, const int64_t *params) { return checkGemmTParams(params); },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) {
+      return gemmOperandShape(params, operand, true);
+    },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) {
+      return gemmTOperandBytes(params, operand);
+    },
+    gemmFlops,
+    [](const KernelSpec &, const int64_t *params, const TargetModel &target,
+       const uint32_t *addresses) {
+      return estimateGemmCycles(target, gemmCostShape(target, params, true, addresses));
+    },
+    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+      executeGemmT(params, operands);
+    }};
+
+const KernelFunctions reduceFunctions = {
+    [](const KernelSpec &, const int64_t *params) { return checkReduceParams(params); },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) -> KernelOperandShape {
+      const int64_t m = params[ReduceM], n = params[ReduceN];
+      if (operand == ReduceInput)
+        return {m, n * params[ReduceCount], static_cast<ElementType>(params[ReduceIn])};
+      if (operand == ReduceOutput)
+        return {m, n, static_cast<ElementType>(params[ReduceOut])};
+      return {};
+    },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) {
+      return reduceOperandBytes(params, operand);
+    },
+    noFlops,
+    [](const KernelSpec &, const int64_t *params, const TargetModel &target,
+       const uint32_t *) { return estimateReduceCycles(params, target); },
+    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+      executeReduce(params, operands);
+    }};
+
+const KernelFunctions copyFunctions = {
+    [](const KernelSpec &, const int64_t *params) { return checkCopyParams(params); },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) -> KernelOperandShape {
+      if (operand < 2)
+        return {1, params[CopyBytes], std::nullopt};
+      return {};
+    },
+    [](const KernelSpec &, const int64_t *params, unsigned) {
+      return static_cast<uint64_t>(params[CopyBytes]);
+    },
+    noFlops,
+    [](const KernelSpec &, const int64_t *params, const TargetModel &target,
+       const uint32_t *) { return estimateCopyCycles(params, target); },
+    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+      std::memmove(operands[1], operands[0], static_cast<size_t>(params[CopyBytes]));
+    }};
+
+const KernelFunctions transposeFunctions = {
+    [](const KernelSpec &, const int64_t *params) { return checkTransposeParams(params); },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) -> KernelOperandShape {
+      if (operand < 2)
+        return transposeOperandShape(params, operand);
+      return {};
+    },
+    [](const KernelSpec &, const int64_t *params, unsigned operand) {
+      return transposeOperandBytes(params, operand);
+    },
+    noFlops,
+    [](const KernelSpec &, const int64_t *params, const TargetModel &target,
+       const uint32_t *) { return estimateTransposeCycles(params, target); },
+    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+      executeTranspose(params, operands);
+    }};
+
+} // namespace
+
+const KernelFunctions detail::elementwiseFunctions = {
+    [](const KernelSpec &kernel, const int64_t *params) {
+      return checkElementwiseParams(*kernel.elementwise, params);
+    },
+    [](const KernelSpec &kernel, const int64_t *params, unsigned operand) {
+      return elementwiseOperandShape(*kernel.elementwise, params, operand);
+    },
+    [](const KernelSpec &kernel, const int64_t *params, unsigned operand) {
+      KernelOperandShape shape = elementwiseOperandShape(*kernel.elementwise, params, operand);
+      return shape.rows * rowPitch(shape.cols, *shape.type);
+    },
+    noFlops,
+    [](const KernelSpec &kernel, const int64_t *params, const TargetModel &target,
+       const uint32_t *) {
+      return estimateElementwise(target, kernel.elementwise->body(), params[ElementwiseRows],
+                                 params[ElementwiseCols])
+          .total;
+    },
+    [](const KernelSpec &kernel, const int64_t *params, uint8_t *const *operands) {
+      // Only a compiled kernel has code: the simulator refuses a compute set
+      // whose generated kernel has no entry (CompiledKernels sets them).
+      if (kernel.elementwise->entry)
+        kernel.elementwise->entry(operands, params);
+    }};
+
 const std::vector<KernelSpec> &allKernels() {
   static const std::vector<KernelSpec> kernels = {
       {"gemm",
        {"lhs", "rhs", "out"},
        {"m", "k", "n", "inType", "accType", "outType", "weightClass"},
-       detail::GemmRhs,
-       detail::GemmWeightClass},
+       &gemmFunctions,
+       GemmRhs,
+       GemmWeightClass},
       {"gemm_t",
        {"lhs", "rhsT", "out"},
        {"m", "k", "n", "inType", "accType", "outType", "ampClass"},
-       detail::GemmLhs,
-       detail::GemmWeightClass},
-      {"reduce", {"in", "out"}, {"m", "n", "count", "inType", "outType"}},
-      {"copy", {"src", "dst"}, {"bytes"}},
-      {"transpose", {"src", "dst"}, {"rows", "cols", "type"}},
+       &gemmTFunctions,
+       GemmLhs,
+       GemmWeightClass},
+      {"reduce", {"in", "out"}, {"m", "n", "count", "inType", "outType"}, &reduceFunctions},
+      {"copy", {"src", "dst"}, {"bytes"}, &copyFunctions},
+      {"transpose", {"src", "dst"}, {"rows", "cols", "type"}, &transposeFunctions},
   };
   return kernels;
 }
@@ -42,110 +218,24 @@ const KernelSpec *lookupKernel(std::string_view name) {
 
 std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
                                              const int64_t *params) {
-  if (kernel.elementwise)
-    return detail::checkElementwiseParams(*kernel.elementwise, params);
-  if (kernel.name == "gemm")
-    return detail::checkGemmParams(params);
-  if (kernel.name == "gemm_t")
-    return detail::checkGemmTParams(params);
-  if (kernel.name == "reduce")
-    return detail::checkReduceParams(params);
-  if (kernel.name == "copy")
-    return detail::checkCopyParams(params);
-  if (kernel.name == "transpose")
-    return detail::checkTransposeParams(params);
-  return std::string(kernel.name) + ": unknown kernel";
+  if (!kernel.functions)
+    return std::string(kernel.name) + ": unknown kernel";
+  return kernel.functions->checkParams(kernel, params);
 }
 
 uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
                             unsigned operand) {
-  if (kernel.elementwise) {
-    KernelOperandShape shape = kernelOperandShape(kernel, params, operand);
-    return shape.rows * detail::rowPitch(shape.cols, *shape.type);
-  }
-  if (kernel.name == "gemm")
-    return detail::gemmOperandBytes(params, operand);
-  if (kernel.name == "gemm_t")
-    return detail::gemmTOperandBytes(params, operand);
-  if (kernel.name == "reduce")
-    return detail::reduceOperandBytes(params, operand);
-  if (kernel.name == "copy")
-    return static_cast<uint64_t>(params[detail::CopyBytes]);
-  if (kernel.name == "transpose")
-    return detail::transposeOperandBytes(params, operand);
-  return 0;
+  return kernel.functions ? kernel.functions->operandBytes(kernel, params, operand) : 0;
 }
 
-KernelOperandShape kernelOperandShape(const KernelSpec &kernel,
-                                      const int64_t *params, unsigned operand) {
-  using namespace detail;
-  if (kernel.elementwise)
-    return elementwiseOperandShape(*kernel.elementwise, params, operand);
-  if (kernel.name == "gemm" || kernel.name == "gemm_t") {
-    const int64_t m = params[GemmM], k = params[GemmK], n = params[GemmN];
-    const auto in = static_cast<ElementType>(params[GemmIn]);
-    switch (operand) {
-    case GemmLhs:
-      return {m, k, in};
-    case GemmRhs:
-      // gemm_t holds B^T: n rows of k.
-      return kernel.name == "gemm" ? KernelOperandShape{k, n, in}
-                                   : KernelOperandShape{n, k, in};
-    case GemmOutput:
-      return {m, n, static_cast<ElementType>(params[GemmOut])};
-    }
-  }
-  if (kernel.name == "reduce") {
-    const int64_t m = params[ReduceM], n = params[ReduceN];
-    if (operand == ReduceInput)
-      return {m, n * params[ReduceCount],
-              static_cast<ElementType>(params[ReduceIn])};
-    if (operand == ReduceOutput)
-      return {m, n, static_cast<ElementType>(params[ReduceOut])};
-  }
-  if (kernel.name == "copy" && operand < 2)
-    return {1, params[CopyBytes], std::nullopt};
-  if (kernel.name == "transpose" && operand < 2)
-    return transposeOperandShape(params, operand);
-  return {};
+KernelOperandShape kernelOperandShape(const KernelSpec &kernel, const int64_t *params,
+                                      unsigned operand) {
+  return kernel.functions ? kernel.functions->operandShape(kernel, params, operand)
+                          : KernelOperandShape();
 }
 
 uint64_t kernelFlops(const KernelSpec &kernel, const int64_t *params) {
-  // The reduction's adds are not part of the product the user asked for.
-  if (kernel.name != "gemm" && kernel.name != "gemm_t")
-    return 0;
-  // Valid sizes are below 2^24, so 2 * m * k * n may still need 73 bits.
-  uint64_t flops = 2;
-  for (unsigned i = detail::GemmM; i <= detail::GemmN; ++i) {
-    if (params[i] <= 0)
-      return 0;
-    if (__builtin_mul_overflow(flops, static_cast<uint64_t>(params[i]), &flops))
-      return UINT64_MAX;
-  }
-  return flops;
-}
-
-/// The AMP's view of a gemm or gemm_t vertex. gemm_t holds blocks of lhs
-/// and streams the n rows of rhsT: gemm with the roles of m and n exchanged.
-/// accType is the partials type of the AMP. The streamed operand's memory
-/// class comes from its address when the caller has one.
-static GemmCostShape gemmCostShape(const TargetModel &target,
-                                   const int64_t *params, bool transposed,
-                                   const uint32_t *operandAddresses) {
-  MemoryClass streamed = MemoryClass::Standard;
-  if (operandAddresses) {
-    uint32_t address =
-        operandAddresses[transposed ? detail::GemmRhs : detail::GemmLhs];
-    if (address >= target.interleaved.base && address < target.interleaved.end())
-      streamed = MemoryClass::Interleaved;
-  }
-  return GemmCostShape(
-      params[transposed ? detail::GemmN : detail::GemmM], params[detail::GemmK],
-      params[transposed ? detail::GemmM : detail::GemmN],
-      static_cast<ElementType>(params[detail::GemmIn]),
-      static_cast<ElementType>(params[detail::GemmAcc]),
-      static_cast<ElementType>(params[detail::GemmOut]),
-      static_cast<MemoryClass>(params[detail::GemmWeightClass]), streamed);
+  return kernel.functions ? kernel.functions->flops(kernel, params) : 0;
 }
 
 uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
@@ -154,43 +244,13 @@ uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
   // Invalid parameters have no meaningful cost; callers check them first.
   if (checkKernelParams(kernel, params))
     return 0;
-  if (kernel.elementwise)
-    return estimateElementwise(target, kernel.elementwise->body(),
-                               params[detail::ElementwiseRows],
-                               params[detail::ElementwiseCols])
-        .total;
-  if (kernel.name == "gemm" || kernel.name == "gemm_t")
-    return estimateGemmCycles(target,
-                              gemmCostShape(target, params,
-                                            kernel.name == "gemm_t",
-                                            operandAddresses));
-  if (kernel.name == "reduce")
-    return detail::estimateReduceCycles(params, target);
-  if (kernel.name == "copy")
-    return detail::estimateCopyCycles(params, target);
-  if (kernel.name == "transpose")
-    return detail::estimateTransposeCycles(params, target);
-  return 0;
+  return kernel.functions->estimateCycles(kernel, params, target, operandAddresses);
 }
 
 void executeKernel(const KernelSpec &kernel, const int64_t *params,
                    uint8_t *const *operands) {
-  if (kernel.elementwise) {
-    // Only a compiled kernel has code: the simulator refuses a compute set
-    // whose generated kernel has no entry (CompiledKernels sets them).
-    if (kernel.elementwise->entry)
-      kernel.elementwise->entry(operands, params);
-  } else if (kernel.name == "gemm")
-    detail::executeGemm(params, operands);
-  else if (kernel.name == "gemm_t")
-    detail::executeGemmT(params, operands);
-  else if (kernel.name == "reduce")
-    detail::executeReduce(params, operands);
-  else if (kernel.name == "copy")
-    std::memmove(operands[1], operands[0],
-                 static_cast<size_t>(params[detail::CopyBytes]));
-  else if (kernel.name == "transpose")
-    detail::executeTranspose(params, operands);
+  if (kernel.functions)
+    kernel.functions->execute(kernel, params, operands);
 }
 
 } // namespace ipu

@@ -22,10 +22,38 @@ namespace ipu {
 
 class ElementwiseKernel;
 
+struct KernelSpec;
+
+/// The matrix operand `operand` holds on its tile, by the vertex's
+/// parameters: `rows` x `cols` elements of `type`, row-major with rows
+/// padded to 32-bit words, as kernelOperandBytes counts it. A "copy"
+/// operand is untyped: one row of `cols` bytes, and no type. Parameters
+/// must have passed checkKernelParams.
+struct KernelOperandShape {
+  int64_t rows = 0, cols = 0;
+  std::optional<ElementType> type;
+};
+
+/// What a kernel does, one function each: every kernel, built in or
+/// generated, has all of them, so that callers dispatch through the table
+/// and a new kernel is one entry of it. The public functions below
+/// (checkKernelParams, ...) call these.
+struct KernelFunctions {
+  std::optional<std::string> (*checkParams)(const KernelSpec &, const int64_t *params);
+  KernelOperandShape (*operandShape)(const KernelSpec &, const int64_t *params,
+                                     unsigned operand);
+  uint64_t (*operandBytes)(const KernelSpec &, const int64_t *params, unsigned operand);
+  uint64_t (*flops)(const KernelSpec &, const int64_t *params);
+  uint64_t (*estimateCycles)(const KernelSpec &, const int64_t *params,
+                             const TargetModel &target, const uint32_t *operandAddresses);
+  void (*execute)(const KernelSpec &, const int64_t *params, uint8_t *const *operands);
+};
+
 struct KernelSpec {
   std::string_view name;
   std::vector<std::string_view> operandNames;
   std::vector<std::string_view> paramNames;
+  const KernelFunctions *functions = nullptr;
   /// When set, operand `classOperand` must live in the MemoryClass given by
   /// parameter `classParam` (its estimator depends on it).
   int classOperand = -1;
@@ -55,15 +83,7 @@ std::optional<std::string> checkKernelParams(const KernelSpec &kernel,
 /// Bytes operand `operand` spans in tile memory.
 uint64_t kernelOperandBytes(const KernelSpec &kernel, const int64_t *params,
                             unsigned operand);
-/// The matrix operand `operand` holds on its tile, by the vertex's
-/// parameters: `rows` x `cols` elements of `type`, row-major with rows
-/// padded to 32-bit words, as kernelOperandBytes counts it. A "copy"
-/// operand is untyped: one row of `cols` bytes, and no type. Parameters
-/// must have passed checkKernelParams.
-struct KernelOperandShape {
-  int64_t rows = 0, cols = 0;
-  std::optional<ElementType> type;
-};
+/// The shape of operand `operand` (KernelOperandShape).
 KernelOperandShape kernelOperandShape(const KernelSpec &kernel,
                                       const int64_t *params, unsigned operand);
 /// Useful FLOPs of one vertex: 2 * m * k * n for "gemm" and "gemm_t" (a
