@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "IPU/Planning/GemmPlan.h"
+#include "IPU/Planning/GemmProgram.h"
 
 #include <chrono>
 #include <cstdio>

@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "IPU/Planning/GemmPlan.h"
+#include "IPU/Planning/GemmProgram.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 //===- GemmPlanTest.cpp - Plan space, cost model and constraints ----------===//
 
-#include "IPU/Planning/GemmPlan.h"
+#include "IPU/Planning/GemmProgram.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Layout/BlockLayout.h"
 #include "IPU/Planning/GemmLayouts.h"

@@ -2,7 +2,7 @@
 
 #include "IPU/Transforms/Passes.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
-#include "IPU/Planning/GemmPlan.h"
+#include "IPU/Planning/GemmProgram.h"
 #include "IPU/Support/Log.h"
 #include "IPU/Transforms/TileLowering.h"
 #include "PlaceStorage.h"

@@ -11,7 +11,7 @@
 #define IPU_PLANNING_GEMMLAYOUTS_H
 
 #include "IPU/Layout/BlockLayout.h"
-#include "IPU/Planning/GemmPlan.h"
+#include "IPU/Planning/GemmCost.h"
 #include "IPU/Exchange/Timing.h"
 
 namespace ipu {

@@ -1,4 +1,4 @@
-//===- GemmPlan.h - Partition plans for one matmul and their cost --------===//
+//===- GemmPlan.h - Partition plans for one matmul and their legality ----===//
 //
 // A plan cuts C[M x N] = A[M x K] x B[K x N] over rows x cols x inner tiles:
 // tile p * rows * cols + i * cols + j computes the partial product of row
@@ -15,10 +15,10 @@
 // (i, j) goes to the tile of p = 0, which sums them) or staged (the rows of
 // block (i, j) are split over its `inner` tiles and each sums its share).
 //
-// The cost model mirrors what --ipu-lower-to-tile emits and what the
-// simulator charges, step by step: syncs, each exchange phase at its
-// endpoint bound plus latency, each compute set at its slowest tile's
-// kernel estimate. The most loaded tile decides, never the average.
+// Planning is split by job: this header holds the plan types and what makes
+// a plan legal; GemmCost.h what a plan costs, GemmSearch.h the search over
+// one matmul's plans, GemmProgram.h the planning of a program's matmuls
+// side by side.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,32 +140,6 @@ struct GemmPlanConstraints {
   std::string str() const;
 };
 
-struct GemmCost {
-  uint64_t computeCycles = 0;   ///< GEMM compute set (and staging copy).
-  uint64_t exchangeCycles = 0;  ///< Every phase, latency included.
-  uint64_t reductionCycles = 0; ///< Reduce compute set.
-  uint64_t epilogueCycles = 0;  ///< The fused elementwise epilogue.
-  /// The row reductions on the result: both halves, the gather and its
-  /// syncs (in none of the other fields).
-  uint64_t rowReductionCycles = 0;
-  uint64_t syncCycles = 0;
-  uint64_t totalCycles = 0;
-  uint64_t peakBytes[2] = {0, 0}; ///< Per memory class, worst tile.
-  /// Of peakBytes: the resident weights (and staging scratch), and the
-  /// exchange code and vertex state this matmul adds to reserved standard
-  /// memory.
-  uint64_t weightBytes[2] = {0, 0};
-  uint64_t codeBytes = 0;
-  uint32_t activeTiles = 0;
-  /// A serial split's cost per iteration besides the chunk's GEMM (the
-  /// slice and update copies, their dynamic offsets, the loop's branch),
-  /// in computeCycles; 0 without one.
-  uint64_t serialStepCycles = 0;
-  /// Of exchangeCycles and syncCycles: a serial split's move of a computed
-  /// A into its chunks before the loop, latency and syncs included.
-  uint64_t serialMoveCycles = 0;
-};
-
 /// Whether `problem` may be split serially: a 2-D product (batches folded
 /// into its rows) of an untransposed A by resident weights, with no row
 /// reductions on its result (they would need every chunk).
@@ -199,122 +173,6 @@ bool activationArrivesInPlace(const GemmProblem &problem, const GemmPlan &plan,
 std::optional<std::string> checkGemmPlan(const TargetModel &target,
                                          const GemmProblem &problem,
                                          const GemmPlan &plan);
-
-GemmCost costGemmPlan(const TargetModel &target, const GemmProblem &problem,
-                      const GemmPlan &plan);
-/// Memory other matmuls of the program take on every tile: resident data
-/// (their weights, their exchange code) per class when known, and in either
-/// class (`anyBytes`) when the other matmul is not planned yet; and the
-/// largest transient peak (buffers other than weights) of the planned ones,
-/// which is live while this matmul's weights are.
-struct MemoryBudget {
-  uint64_t reservedBytes[2] = {0, 0};
-  uint64_t anyBytes = 0;
-  uint64_t coexistingBytes[2] = {0, 0};
-  /// The most this matmul's resident weights may take per tile (both
-  /// classes): its share of tile memory when the program's weights, each
-  /// replicated as its fastest plan wants, would not all fit.
-  uint64_t weightCapBytes = UINT64_MAX;
-  /// Of reservedBytes, for the error message: the other matmuls' exchange
-  /// code and vertex state, and what the program's other ops keep (kernel
-  /// code, vertex state, layer-norm vectors).
-  uint64_t peerCodeBytes = 0, programBytes = 0;
-};
-
-/// Whether every memory class fits on every tile next to `budget`: this
-/// matmul's peak next to the others' resident data, and its resident
-/// weights next to the others' transient peaks.
-bool fitsMemory(const TargetModel &target, const GemmCost &cost,
-                const MemoryBudget &budget = {});
-/// Per-tile weight bytes of `plan` (in plan.weights) and of its interleaved
-/// staging scratch, if any.
-void weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
-                        uint64_t bytes[2]);
-
-struct GemmPlanChoice {
-  GemmPlan plan;
-  GemmCost cost;
-  /// Set by re-ranking (planGemmProgram with rerank > 0): the plan lowered,
-  /// its phases scheduled and its buffers placed (scheduleGemmPlan).
-  bool scheduled = false;
-  uint64_t scheduledCycles = 0;
-  bool scheduledFits = false;
-};
-
-struct GemmPlanSearch {
-  uint64_t candidates = 0; ///< Plans in the space that can be lowered.
-  uint64_t matching = 0;   ///< Of those, plans that satisfy the constraints.
-  uint64_t costed = 0;     ///< Matching plans whose full cost was computed.
-  /// Matching plans skipped by a lower bound: on cycles (they cannot beat
-  /// the finalists) or on standard memory (they cannot fit, nor be smaller
-  /// than a plan already seen).
-  uint64_t pruned = 0;
-  uint64_t fitting = 0;    ///< Costed plans that fit memory.
-  std::vector<GemmPlanChoice> finalists; ///< Best first, fitting only.
-  /// When no plan fits: the one that needs the least memory.
-  std::optional<GemmPlanChoice> smallest;
-};
-
-/// Searches the plan space (both orientations; every rows x cols x inner
-/// split that fits the tiles; both weight classes; both reductions; local
-/// staging), keeping the best `finalistCount` plans that match and fit.
-/// When no plan fits and the problem may be split serially, the rows are
-/// cut into serial chunks (the divisors of M, fewest chunks first; the
-/// first count that fits and the next two that fit compete), and the error
-/// then names the smallest memory any plan tried needs.
-/// Partitions whose compute-only lower bound cannot beat the current
-/// finalists are skipped without costing them. Fails with a message naming
-/// the constraint when none matches, or with the bytes per tile the smallest
-/// plan needs when none fits. The result does not depend on threads or
-/// evaluation order.
-std::optional<std::string> searchGemmPlans(const TargetModel &target,
-                                           const GemmProblem &problem,
-                                           const GemmPlanConstraints &constraints,
-                                           unsigned finalistCount,
-                                           GemmPlanSearch &search,
-                                           const MemoryBudget &budget = {},
-                                           bool allowSerial = true);
-
-/// A matmul of a program whose matmuls share tile memory.
-struct ProgramGemm {
-  GemmProblem problem; ///< rhsIsWeight: B is resident for the whole program.
-  GemmPlanConstraints constraints;
-  /// A plan the user gave: checked (checkGemmPlan, the constraints) and
-  /// costed, never replaced. The search then holds it as its one finalist.
-  std::optional<GemmPlan> given;
-  GemmPlanSearch search;            ///< Filled by planGemmProgram.
-  std::optional<std::string> error; ///< Why it could not be planned.
-  double seconds = 0;               ///< Its planning time.
-  /// Standard bytes per tile the program's other ops (softmax, layer norm)
-  /// hold at once while the weights are resident: an estimate, their
-  /// operands and result spread evenly over the tiles.
-  uint64_t coexistingStandardBytes = 0;
-  /// Standard bytes per tile the program's other ops keep for its whole
-  /// run: the generated kernels' code and their vertices' state.
-  uint64_t residentStandardBytes = 0;
-  /// Interleaved bytes per tile they keep: their resident row vectors
-  /// (layer norm's scale and shift), replicated over their tiles.
-  uint64_t residentInterleavedBytes = 0;
-  /// The weight cap planGemmProgram gave this matmul (MemoryBudget), 0 when
-  /// none was needed.
-  uint64_t weightCapBytes = 0;
-};
-
-/// Plans the matmuls of one program in program order (a given plan is kept
-/// or refused with the reason), each next to the others' memory: the resident weights and code and the transient peak of
-/// those already planned, and the least the later ones' weights can take
-/// (spread over every tile). When a matmul then finds no plan that fits,
-/// the program is planned again with each resident weight capped at a share
-/// of tile memory proportional to its size (tighter shares until every
-/// matmul fits): weights replicated less, for memory, where the greedy
-/// order would have spent it all on the first ones.
-///
-/// With `rerank` > 0, each matmul's best `rerank` finalists are then lowered,
-/// scheduled and placed (scheduleGemmPlan, in parallel, deterministic) in
-/// a last pass in program order, and the one with the fewest scheduled
-/// cycles whose buffers fit wins; the finalists are reordered so.
-void planGemmProgram(const TargetModel &target, std::vector<ProgramGemm> &gemms,
-                     unsigned finalistCount, unsigned rerank = 0);
 
 } // namespace ipu
 

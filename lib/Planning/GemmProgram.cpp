@@ -1,0 +1,307 @@
+//===- GemmProgram.cpp - Planning a program's matmuls together -----------===//
+
+#include "IPU/Planning/GemmProgram.h"
+#include "IPU/Planning/GemmLayouts.h"
+#include "PlanningDetail.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+using namespace ipu;
+using namespace ipu::planning;
+/// Checks and costs the plan the user gave, as the search would have.
+static std::optional<std::string> keepGivenPlan(const TargetModel &target,
+                                                ProgramGemm &gemm,
+                                                const MemoryBudget &budget) {
+  gemm.search = GemmPlanSearch();
+  const GemmPlan &plan = *gemm.given;
+  if (std::optional<std::string> why = checkGemmPlan(target, gemm.problem, plan))
+    return *why;
+  if (!gemm.constraints.matches(plan))
+    return "it does not match constraint '" + gemm.constraints.str() + "'";
+  GemmPlanChoice choice{plan, costGemmPlan(target, gemm.problem, plan)};
+  gemm.search.candidates = gemm.search.matching = gemm.search.costed = 1;
+  // Memory is the placement's to judge exactly; the model only reports.
+  gemm.search.fitting = fitsMemory(target, choice.cost, budget) ? 1 : 0;
+  gemm.search.finalists.push_back(choice);
+  return std::nullopt;
+}
+
+namespace {
+
+/// One pass of planGemmProgram, with per-matmul weight caps (empty: none).
+/// Capped weights go to interleaved memory (unless the user said where):
+/// standard memory is what every plan's activations and partials share.
+GemmPlanConstraints withInterleavedWeights(GemmPlanConstraints constraints) {
+  if (!constraints.weights)
+    constraints.weights = MemoryClass::Interleaved;
+  return constraints;
+}
+
+/// Lowers, schedules and places the first `count` finalists of `search`
+/// (each on a thread of its own; results by index, so deterministic) and
+/// orders them: those whose buffers fit first, then by scheduled cycles,
+/// then as the analytical order had them.
+void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
+                     const MemoryBudget &budget, unsigned count,
+                     GemmPlanSearch &search) {
+  std::vector<GemmPlanChoice> &finalists = search.finalists;
+  const size_t n = std::min<size_t>(count, finalists.size());
+  // One finalist is scheduled too: its planned cycles are then its phases
+  // as timed, not the analytical estimate.
+  if (n == 0)
+    return;
+  // What stays resident beside this matmul: the others' data, and the
+  // weights not planned yet (taken as interleaved, where weights go).
+  const uint64_t reserved[2] = {budget.reservedBytes[0],
+                                budget.reservedBytes[1] + budget.anyBytes};
+  std::vector<ScheduledPlan> results(n);
+  std::vector<bool> failed(n, false);
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < n; ++i)
+    threads.emplace_back([&, i] {
+      failed[i] = scheduleGemmPlan(target, problem, finalists[i].plan,
+                                   finalists[i].cost, reserved, results[i])
+                      .has_value();
+    });
+  failed[0] = scheduleGemmPlan(target, problem, finalists[0].plan,
+                               finalists[0].cost, reserved, results[0])
+                  .has_value();
+  for (std::thread &thread : threads)
+    thread.join();
+  for (size_t i = 0; i < n; ++i) {
+    finalists[i].scheduled = !failed[i];
+    finalists[i].scheduledCycles = failed[i] ? UINT64_MAX : results[i].cycles;
+    finalists[i].scheduledFits = !failed[i] && results[i].fits;
+  }
+  // Ties keep the analytical order (the index).
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::make_tuple(!finalists[a].scheduledFits, finalists[a].scheduledCycles, a) <
+           std::make_tuple(!finalists[b].scheduledFits, finalists[b].scheduledCycles, b);
+  });
+  std::vector<GemmPlanChoice> ranked;
+  for (size_t i : order)
+    ranked.push_back(finalists[i]);
+  std::copy(ranked.begin(), ranked.end(), finalists.begin());
+}
+
+/// What the other matmuls of the program keep beside matmul `position`:
+/// those before it as planned (their first finalists), those after it by
+/// their weights' least share; with its weight cap, if any.
+MemoryBudget budgetFor(const TargetModel &target,
+                       const std::vector<ProgramGemm> &gemms, size_t position,
+                       const std::vector<uint64_t> &caps) {
+  MemoryBudget budget;
+  if (!caps.empty() && caps[position] != UINT64_MAX)
+  budget.weightCapBytes = caps[position];
+  for (size_t other = 0; other < gemms.size(); ++other) {
+    const ProgramGemm &peer = gemms[other];
+    if (other < position && !peer.error) {
+      // Its code, and its weights if resident, stay; its transient
+      // buffers come and go while this one's weights are resident.
+      const GemmCost &cost = peer.search.finalists.front().cost;
+      budget.reservedBytes[0] += cost.codeBytes;
+      budget.peerCodeBytes += cost.codeBytes;
+      if (peer.problem.rhsIsWeight) {
+        budget.reservedBytes[0] += cost.weightBytes[0];
+        budget.reservedBytes[1] += cost.weightBytes[1];
+      }
+      // An activation B gathered into the weights' class is transient
+      // too: it lives with the plan's other buffers, not for the program.
+      for (int c = 0; c < 2; ++c)
+        budget.coexistingBytes[c] =
+            std::max(budget.coexistingBytes[c],
+                     cost.peakBytes[c] -
+                         (peer.problem.rhsIsWeight ? cost.weightBytes[c] : 0) -
+                         (c == 0 ? cost.codeBytes : 0));
+    } else if (other > position && peer.problem.rhsIsWeight) {
+      const GemmProblem &p = peer.problem;
+      uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.inType);
+      budget.anyBytes += (total + target.tiles - 1) / target.tiles;
+    }
+  }
+  const ProgramGemm &gemm = gemms[position];
+  budget.coexistingBytes[0] =
+      std::max(budget.coexistingBytes[0], gemm.coexistingStandardBytes);
+  budget.reservedBytes[0] += gemm.residentStandardBytes;
+  budget.reservedBytes[1] += gemm.residentInterleavedBytes;
+  budget.programBytes = gemm.residentStandardBytes + gemm.residentInterleavedBytes;
+  return budget;
+}
+
+void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
+                 unsigned finalistCount, const std::vector<uint64_t> &caps,
+                 bool allowSerial) {
+  for (size_t position = 0; position < gemms.size(); ++position) {
+    ProgramGemm &gemm = gemms[position];
+    gemm.search = GemmPlanSearch();
+    gemm.error.reset();
+    gemm.weightCapBytes = 0;
+    if (!caps.empty() && caps[position] != UINT64_MAX)
+      gemm.weightCapBytes = caps[position];
+    MemoryBudget budget = budgetFor(target, gemms, position, caps);
+    auto start = std::chrono::steady_clock::now();
+    // Batches run side by side, each on a share of the tiles.
+    TargetModel batchTarget = target;
+    gemm.error = tilesPerBatch(target, gemm.problem, batchTarget.tiles);
+    if (gemm.error)
+      continue;
+    if (gemm.given)
+      gemm.error = keepGivenPlan(batchTarget, gemm, budget);
+    else {
+      GemmPlanConstraints constraints = budget.weightCapBytes != UINT64_MAX
+                                            ? withInterleavedWeights(gemm.constraints)
+                                            : gemm.constraints;
+      // Serial splits are the last resort, after weight caps.
+      gemm.error = searchGemmPlans(batchTarget, gemm.problem, constraints,
+                                   finalistCount, gemm.search, budget, allowSerial);
+    }
+    gemm.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+  }
+}
+
+/// How far an attempt got: the longest run of matmuls planned from the
+/// start (a stack of blocks then says how many blocks fit), then the most.
+std::pair<long, long> standing(const std::vector<ProgramGemm> &attempt) {
+  auto failed = [](const ProgramGemm &gemm) { return gemm.error.has_value(); };
+  auto firstError = std::find_if(attempt.begin(), attempt.end(), failed);
+  auto failures = std::count_if(attempt.begin(), attempt.end(), failed);
+  return std::make_pair(long(firstError - attempt.begin()), -long(failures));
+}
+
+bool outOfMemory(const std::vector<ProgramGemm> &gemms) {
+  return std::any_of(gemms.begin(), gemms.end(), [](const ProgramGemm &gemm) {
+    return gemm.error && gemm.error->find("no plan fits") != std::string::npos;
+  });
+}
+
+} // namespace
+
+/// One planGemmProgram attempt: with serial splits allowed or not.
+static void planProgramOnce(const TargetModel &target,
+                            std::vector<ProgramGemm> &gemms,
+                            unsigned finalistCount, unsigned rerank,
+                            bool allowSerial);
+
+void ipu::planGemmProgram(const TargetModel &target,
+                          std::vector<ProgramGemm> &gemms,
+                          unsigned finalistCount, unsigned rerank) {
+  for (ProgramGemm &gemm : gemms)
+    gemm.seconds = 0;
+  // Spatial plans first, with the weights capped if need be; serial splits
+  // only when some matmul still does not fit (they cost cycles).
+  std::vector<ProgramGemm> spatial = gemms;
+  planProgramOnce(target, spatial, finalistCount, rerank, /*allowSerial=*/false);
+  if (!outOfMemory(spatial)) {
+    gemms = std::move(spatial);
+    return;
+  }
+  std::vector<ProgramGemm> serial = gemms;
+  planProgramOnce(target, serial, finalistCount, rerank, /*allowSerial=*/true);
+  // Serial plans take their memory early in program order: an attempt that
+  // still does not fit may have got less far. As far, its errors say more
+  // (the smallest memory a serial plan reaches).
+  const bool serialBetter =
+      !outOfMemory(serial) || standing(serial) >= standing(spatial);
+  // Planning time counts both attempts.
+  for (size_t i = 0; i < gemms.size(); ++i)
+    serial[i].seconds = spatial[i].seconds = serial[i].seconds + spatial[i].seconds;
+  gemms = serialBetter ? std::move(serial) : std::move(spatial);
+}
+
+static void planProgramOnce(const TargetModel &target,
+                            std::vector<ProgramGemm> &gemms,
+                            unsigned finalistCount, unsigned rerank,
+                            bool allowSerial) {
+  // The caps the standing plans were made with (none: empty).
+  std::vector<uint64_t> standingCaps;
+  // Re-ranking runs once, on the standing attempt, in program order: each
+  // matmul's choice is then what the next one's budget sees.
+  auto finish = [&] {
+    if (!rerank)
+      return;
+    std::vector<ProgramGemm> ranked = gemms;
+    for (size_t position = 0; position < ranked.size(); ++position) {
+      ProgramGemm &gemm = ranked[position];
+      if (gemm.error || gemm.given)
+        continue;
+      auto start = std::chrono::steady_clock::now();
+      // Next to the choices re-ranking made before it: the finalists that
+      // still fit, re-ranked.
+      MemoryBudget budget = budgetFor(target, ranked, position, standingCaps);
+      std::vector<GemmPlanChoice> &finalists = gemm.search.finalists;
+      finalists.erase(std::remove_if(finalists.begin(), finalists.end(),
+                                     [&](const GemmPlanChoice &choice) {
+                                       return !fitsMemory(target, choice.cost, budget);
+                                     }),
+                      finalists.end());
+      if (finalists.empty())
+        return; // An earlier choice that moved left it none: keep the first.
+      TargetModel batchTarget = target;
+      tilesPerBatch(target, gemm.problem, batchTarget.tiles);
+      rerankFinalists(batchTarget, gemm.problem, budget, rerank, gemm.search);
+      gemm.seconds += std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    }
+    gemms = std::move(ranked);
+  };
+  planInOrder(target, gemms, finalistCount, {}, allowSerial);
+  uint64_t totalWeights = 0;
+  std::vector<uint64_t> weights(gemms.size(), 0);
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    const GemmProblem &p = gemms[i].problem;
+    if (p.rhsIsWeight && !gemms[i].given)
+      weights[i] = uint64_t(p.k) * p.n * elementBytes(p.inType);
+    totalWeights += weights[i];
+  }
+  // Capping weights cannot help a matmul whose activations alone overflow
+  // standard memory (serial splits may).
+  auto hopeless = [&](const ProgramGemm &gemm) {
+    if (!gemm.error || gemm.error->find("no plan fits") == std::string::npos)
+      return true;
+    if (!gemm.search.smallest)
+      return false;
+    const GemmCost &cost = gemm.search.smallest->cost;
+    return cost.peakBytes[0] - std::min(cost.peakBytes[0], cost.weightBytes[0]) >
+           target.allocatableBytes(MemoryClass::Standard);
+  };
+  if (!outOfMemory(gemms) || totalWeights == 0 ||
+      std::all_of(gemms.begin(), gemms.end(), hopeless))
+    return finish();
+  // If no share makes the program fit, the best attempt stands (its errors
+  // name what still does not fit).
+  std::vector<ProgramGemm> best = gemms;
+  std::vector<uint64_t> bestCaps;
+  const uint64_t memory = target.allocatableBytes(MemoryClass::Standard) +
+                          target.allocatableBytes(MemoryClass::Interleaved);
+  for (unsigned percent : {70u, 55u, 40u, 30u, 20u}) {
+    std::vector<uint64_t> caps(gemms.size(), UINT64_MAX);
+    for (size_t i = 0; i < gemms.size(); ++i)
+      if (weights[i])
+        caps[i] = static_cast<uint64_t>(
+            static_cast<long double>(memory) * percent / 100 * weights[i] / totalWeights);
+    planInOrder(target, gemms, finalistCount, caps, allowSerial);
+    if (!outOfMemory(gemms)) {
+      standingCaps = caps;
+      return finish();
+    }
+    if (standing(gemms) > standing(best)) {
+      best = gemms;
+      bestCaps = caps;
+    }
+  }
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    double seconds = gemms[i].seconds;
+    gemms[i] = best[i];
+    gemms[i].seconds = seconds;
+  }
+  standingCaps = bestCaps;
+  finish();
+}
