@@ -44,7 +44,7 @@ MLIRContext &context() {
     mlir::ipu_tile::registerTileLoweringModels(registry);
     auto *ctx = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
     ctx->loadAllAvailableDialects();
-    mlir::ipu::registerAllPasses();
+    mlir::ipu_compiler::registerAllPasses();
     return ctx;
   }();
   return *instance;
@@ -63,24 +63,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
   // ipu-opt refuses what the parser cannot take (nesting that overflows
   // its stack, lists LLVM 22's linalg parsers crash on); so does this target.
-  if (::ipu::checkTextualIr(text))
+  if (ipu::checkTextualIr(text))
     return 0;
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   if (!module)
     return 0;
   PassManager pm(&ctx);
-  mlir::ipu::CompilePipelineOptions options;
+  mlir::ipu_compiler::CompilePipelineOptions options;
   options.target = "ipu21-4";
-  mlir::ipu::buildCompilePipeline(pm, options);
+  mlir::ipu_compiler::buildCompilePipeline(pm, options);
   if (failed(pm.run(*module)))
     return 0;
-  FailureOr<::ipu::Package> package = mlir::ipu::buildPackage(*module);
+  FailureOr<ipu::Package> package = mlir::ipu_compiler::buildPackage(*module);
   if (failed(package))
     return 0;
-  std::optional<::ipu::TargetModel> target =
-      ::ipu::TargetModel::byName(package->target);
+  std::optional<ipu::TargetModel> target =
+      ipu::TargetModel::byName(package->target);
   std::optional<std::string> error =
-      target ? ::ipu::validatePackage(*package, *target)
+      target ? ipu::validatePackage(*package, *target)
              : std::optional<std::string>("unknown target " + package->target);
   if (error) {
     std::fprintf(stderr, "compiled program gives an invalid package: %s\n",

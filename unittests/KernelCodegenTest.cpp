@@ -46,12 +46,12 @@ using namespace mlir;
 
 namespace {
 
-uint32_t bitsOf(float value) { return ::ipu::floatBits(value); }
-float floatOf(uint32_t bits) { return ::ipu::bitsFloat(bits); }
+uint32_t bitsOf(float value) { return ipu::floatBits(value); }
+float floatOf(uint32_t bits) { return ipu::bitsFloat(bits); }
 
 /// Row pitch of a block: rows padded to 32-bit words.
-size_t pitch(int64_t cols, ::ipu::ElementType type) {
-  return (static_cast<size_t>(cols) * ::ipu::elementBytes(type) + 3) / 4 * 4;
+size_t pitch(int64_t cols, ipu::ElementType type) {
+  return (static_cast<size_t>(cols) * ipu::elementBytes(type) + 3) / 4 * 4;
 }
 
 /// A module of kernels compiled into one kernel object and loaded.
@@ -78,28 +78,28 @@ public:
     SmallVector<ipu_tile::KernelOp> kernels;
     module->walk([&](ipu_tile::KernelOp kernel) { kernels.push_back(kernel); });
     for (ipu_tile::KernelOp kernel : kernels) {
-      FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built =
+      FailureOr<std::unique_ptr<ipu::ElementwiseKernel>> built =
           kernel.buildKernel();
       if (failed(built)) {
         error = "buildKernel failed:\n" + error;
         return;
       }
       package.kernels.push_back(
-          std::shared_ptr<::ipu::ElementwiseKernel>(std::move(*built)));
+          std::shared_ptr<ipu::ElementwiseKernel>(std::move(*built)));
     }
-    std::vector<const ::ipu::ElementwiseBody *> bodies;
+    std::vector<const ipu::ElementwiseBody *> bodies;
     for (const auto &kernel : package.kernels)
       bodies.push_back(&kernel->body());
-    ::ipu::KernelCompileStats stats;
+    ipu::KernelCompileStats stats;
     if (std::optional<std::string> failure =
-            ::ipu::compileKernelObject(bodies, object, stats)) {
+            ipu::compileKernelObject(bodies, object, stats)) {
       error = "compileKernelObject failed: " + *failure;
       return;
     }
-    package.kernelAbiVersion = ::ipu::kKernelAbiVersion;
+    package.kernelAbiVersion = ipu::kKernelAbiVersion;
     kernelCount = stats.kernels;
     if (load) {
-      loaded = std::make_unique<::ipu::CompiledKernels>();
+      loaded = std::make_unique<ipu::CompiledKernels>();
       if (std::optional<std::string> failure = loaded->load(package, "", stats)) {
         error = "load failed: " + *failure;
         return;
@@ -110,7 +110,7 @@ public:
 
   bool ok() const { return good; }
 
-  const ::ipu::ElementwiseKernel &kernel(const std::string &name) const {
+  const ipu::ElementwiseKernel &kernel(const std::string &name) const {
     for (const auto &kernel : package.kernels)
       if (kernel->name() == name)
         return *kernel;
@@ -120,9 +120,9 @@ public:
 
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
-  ::ipu::Package package;
+  ipu::Package package;
   std::vector<uint8_t> object; ///< What compileKernelObject made.
-  std::unique_ptr<::ipu::CompiledKernels> loaded;
+  std::unique_ptr<ipu::CompiledKernels> loaded;
   std::string error;
   unsigned kernelCount = 0;
 
@@ -139,7 +139,7 @@ private:
 
 /// Runs `kernel` on a rows x cols block: `inputs[i]` is input i's block (as
 /// its broadcast sizes it, rows padded), `output` the output block.
-void run(const ::ipu::ElementwiseKernel &kernel, int64_t rows, int64_t cols,
+void run(const ipu::ElementwiseKernel &kernel, int64_t rows, int64_t cols,
          std::vector<std::vector<uint8_t>> &inputs,
          std::vector<uint8_t> &output) {
   ASSERT_NE(kernel.entry, nullptr) << kernel.name() << " is not loaded";
@@ -153,9 +153,9 @@ void run(const ::ipu::ElementwiseKernel &kernel, int64_t rows, int64_t cols,
 
 /// The bytes of `kernel`'s output block (1 x cols of `outType`, filled with
 /// 0xA5 before) on a one-input block holding `inputBytes`.
-std::vector<uint8_t> runRow(const ::ipu::ElementwiseKernel &kernel,
+std::vector<uint8_t> runRow(const ipu::ElementwiseKernel &kernel,
                             const std::vector<uint8_t> &inputBytes,
-                            int64_t cols, ::ipu::ElementType outType) {
+                            int64_t cols, ipu::ElementType outType) {
   std::vector<std::vector<uint8_t>> inputs = {inputBytes};
   inputs[0].resize(
       std::max(inputs[0].size(), pitch(cols, kernel.body().inputs[0].type)));
@@ -240,15 +240,15 @@ TEST_F(KernelCodegenTest, DecodeF8AllCodes) {
     const char *kernel;
     float (*reference)(uint8_t);
   };
-  for (const Case &c : {Case{"dec_e4m3", ::ipu::f8E4M3FNToFloat},
-                        Case{"dec_e5m2", ::ipu::f8E5M2ToFloat}}) {
+  for (const Case &c : {Case{"dec_e4m3", ipu::f8E4M3FNToFloat},
+                        Case{"dec_e5m2", ipu::f8E5M2ToFloat}}) {
     SCOPED_TRACE(c.kernel);
     std::vector<uint8_t> out = runRow(conversions->kernel(c.kernel), codes, 256,
-                                      ::ipu::ElementType::F32);
+                                      ipu::ElementType::F32);
     int mismatches = 0;
     for (unsigned code = 0; code < 256; ++code) {
       float actual =
-          ::ipu::loadElement(::ipu::ElementType::F32, &out[4 * code]);
+          ipu::loadElement(ipu::ElementType::F32, &out[4 * code]);
       float expected = c.reference(static_cast<uint8_t>(code));
       if (bitsOf(expected) != bitsOf(actual) && ++mismatches <= 10)
         ADD_FAILURE() << "code 0x" << std::hex << code << ": expected bits 0x"
@@ -268,17 +268,17 @@ TEST_F(KernelCodegenTest, DecodeF8ToF16AllCodes) {
     const char *kernel;
     float (*reference)(uint8_t);
   };
-  for (const Case &c : {Case{"dec_e4m3_f16", ::ipu::f8E4M3FNToFloat},
-                        Case{"dec_e5m2_f16", ::ipu::f8E5M2ToFloat}}) {
+  for (const Case &c : {Case{"dec_e4m3_f16", ipu::f8E4M3FNToFloat},
+                        Case{"dec_e5m2_f16", ipu::f8E5M2ToFloat}}) {
     SCOPED_TRACE(c.kernel);
     std::vector<uint8_t> out = runRow(conversions->kernel(c.kernel), codes, 256,
-                                      ::ipu::ElementType::F16);
+                                      ipu::ElementType::F16);
     int mismatches = 0;
     for (unsigned code = 0; code < 256; ++code) {
       uint16_t actual =
           static_cast<uint16_t>(out[2 * code] | (out[2 * code + 1] << 8));
       float reference = c.reference(static_cast<uint8_t>(code));
-      uint16_t expected = ::ipu::floatToHalf(reference);
+      uint16_t expected = ipu::floatToHalf(reference);
       bool same = std::isnan(reference)
                       ? (actual & 0x7C00) == 0x7C00 && (actual & 0x3FF) != 0 &&
                             (actual >> 15) == (expected >> 15)
@@ -302,7 +302,7 @@ TEST_F(KernelCodegenTest, DecodeF8ToF16AllCodes) {
 std::vector<float> encodeInputs() {
   std::vector<float> values;
   for (uint32_t h = 0; h < 65536; ++h)
-    values.push_back(::ipu::halfToFloat(static_cast<uint16_t>(h)));
+    values.push_back(ipu::halfToFloat(static_cast<uint16_t>(h)));
   std::mt19937 rng(20240613);
   for (int i = 0; i < 100000; ++i)
     values.push_back(floatOf(static_cast<uint32_t>(rng())));
@@ -344,7 +344,7 @@ std::vector<float> encodeInputs() {
                         floatOf(0x7FA00000u)})
     values.push_back(special);
   for (float (*decode)(uint8_t) :
-       {::ipu::f8E4M3FNToFloat, ::ipu::f8E5M2ToFloat}) {
+       {ipu::f8E4M3FNToFloat, ipu::f8E5M2ToFloat}) {
     std::vector<float> finite;
     for (unsigned code = 0; code < 0x80; ++code) {
       float value = decode(static_cast<uint8_t>(code));
@@ -380,11 +380,11 @@ TEST_F(KernelCodegenTest, EncodeF32ToF8) {
   struct Case {
     const char *kernel;
     uint8_t (*reference)(float);
-    ::ipu::ElementType type;
+    ipu::ElementType type;
   };
   for (const Case &c :
-       {Case{"enc_e4m3", ::ipu::floatToF8E4M3FN, ::ipu::ElementType::F8E4M3FN},
-        Case{"enc_e5m2", ::ipu::floatToF8E5M2, ::ipu::ElementType::F8E5M2}}) {
+       {Case{"enc_e4m3", ipu::floatToF8E4M3FN, ipu::ElementType::F8E4M3FN},
+        Case{"enc_e5m2", ipu::floatToF8E5M2, ipu::ElementType::F8E5M2}}) {
     SCOPED_TRACE(c.kernel);
     std::vector<uint8_t> out =
         runRow(conversions->kernel(c.kernel), f32Bytes(values), cols, c.type);
@@ -422,11 +422,11 @@ TEST_F(KernelCodegenTest, EncodeF32JustBelowHalfTheSmallestSubnormal) {
   struct Case {
     const char *kernel;
     uint8_t (*reference)(float);
-    ::ipu::ElementType type;
+    ipu::ElementType type;
   };
   for (const Case &c :
-       {Case{"enc_e4m3", ::ipu::floatToF8E4M3FN, ::ipu::ElementType::F8E4M3FN},
-        Case{"enc_e5m2", ::ipu::floatToF8E5M2, ::ipu::ElementType::F8E5M2}}) {
+       {Case{"enc_e4m3", ipu::floatToF8E4M3FN, ipu::ElementType::F8E4M3FN},
+        Case{"enc_e5m2", ipu::floatToF8E5M2, ipu::ElementType::F8E5M2}}) {
     std::vector<uint8_t> out =
         runRow(conversions->kernel(c.kernel), f32Bytes(values), 4, c.type);
     for (size_t i = 0; i < values.size(); ++i)
@@ -444,19 +444,19 @@ TEST_F(KernelCodegenTest, EncodeF16ToF8AllCodes) {
   struct Case {
     const char *kernel;
     uint8_t (*reference)(float);
-    ::ipu::ElementType type;
+    ipu::ElementType type;
   };
-  for (const Case &c : {Case{"enc_e4m3_f16", ::ipu::floatToF8E4M3FN,
-                             ::ipu::ElementType::F8E4M3FN},
-                        Case{"enc_e5m2_f16", ::ipu::floatToF8E5M2,
-                             ::ipu::ElementType::F8E5M2}}) {
+  for (const Case &c : {Case{"enc_e4m3_f16", ipu::floatToF8E4M3FN,
+                             ipu::ElementType::F8E4M3FN},
+                        Case{"enc_e5m2_f16", ipu::floatToF8E5M2,
+                             ipu::ElementType::F8E5M2}}) {
     SCOPED_TRACE(c.kernel);
     std::vector<uint8_t> out =
         runRow(conversions->kernel(c.kernel), halves, 65536, c.type);
     int mismatches = 0;
     for (uint32_t h = 0; h < 65536; ++h) {
       uint8_t expected =
-          c.reference(::ipu::halfToFloat(static_cast<uint16_t>(h)));
+          c.reference(ipu::halfToFloat(static_cast<uint16_t>(h)));
       if (out[h] != expected && ++mismatches <= 10)
         ADD_FAILURE() << "f16 0x" << std::hex << h << ": expected 0x"
                       << int(expected) << ", kernel 0x" << int(out[h]);
@@ -481,16 +481,16 @@ uint16_t halfAt(const std::vector<uint8_t> &bytes, size_t offset) {
 }
 
 void putHalf(std::vector<uint8_t> &bytes, size_t offset, float value) {
-  ::ipu::storeElement(::ipu::ElementType::F16, value, &bytes[offset]);
+  ipu::storeElement(ipu::ElementType::F16, value, &bytes[offset]);
 }
 
 TEST_F(KernelCodegenTest, GeluTanhF16RowBiasPaddedRows) {
   constexpr int64_t rows = 3, cols = 5;
   constexpr size_t rowPitch = 12; // 5 f16 = 10 bytes, padded to 12.
-  ASSERT_EQ(pitch(cols, ::ipu::ElementType::F16), rowPitch);
+  ASSERT_EQ(pitch(cols, ipu::ElementType::F16), rowPitch);
   constexpr uint8_t canary = 0xA5;
   constexpr size_t guard = 16;
-  const ::ipu::ElementwiseKernel &kernel = gelu->kernel("gelu");
+  const ipu::ElementwiseKernel &kernel = gelu->kernel("gelu");
   // x from -3.5 to 3.5 with a bias of -0.25 .. 0.25: y spans GELU's bend.
   std::vector<std::vector<uint8_t>> inputs(2);
   inputs[0].assign(rows * rowPitch, 0x7E); // Padding holds f16 NaN bits.
@@ -506,17 +506,17 @@ TEST_F(KernelCodegenTest, GeluTanhF16RowBiasPaddedRows) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
       const float in[] = {
-          ::ipu::loadElement(::ipu::ElementType::F16,
+          ipu::loadElement(ipu::ElementType::F16,
                              &inputs[0][r * rowPitch + 2 * c]),
-          ::ipu::loadElement(::ipu::ElementType::F16, &inputs[1][2 * c])};
+          ipu::loadElement(ipu::ElementType::F16, &inputs[1][2 * c])};
       const uint16_t expected =
-          ::ipu::floatToHalf(::ipu::evaluateBody(kernel.body(), in));
+          ipu::floatToHalf(ipu::evaluateBody(kernel.body(), in));
       const uint16_t actual = halfAt(output, r * rowPitch + 2 * c);
       EXPECT_LE(std::abs(orderedHalf(expected) - orderedHalf(actual)), 1)
           << "element (" << r << ", " << c << "), x = " << in[0]
           << ", b = " << in[1] << ": evaluateBody "
-          << ::ipu::halfToFloat(expected) << ", kernel "
-          << ::ipu::halfToFloat(actual);
+          << ipu::halfToFloat(expected) << ", kernel "
+          << ipu::halfToFloat(actual);
     }
     for (size_t byte = 2 * cols; byte < rowPitch; ++byte)
       EXPECT_EQ(output[r * rowPitch + byte], canary)
@@ -532,33 +532,33 @@ TEST_F(KernelCodegenTest, GeluTanhF16SweepStaysNearTheReference) {
   // library's tanh). Where 1 + tanh cancels (large negative y) an error of
   // one f32 ulp of tanh is many f16 ulps of the result, so the bound here
   // is on the absolute error, relative to the largest of |y| and 1.
-  const ::ipu::ElementwiseKernel &kernel = gelu->kernel("gelu");
+  const ipu::ElementwiseKernel &kernel = gelu->kernel("gelu");
   std::vector<float> xs;
   for (uint32_t h = 0; h < 65536; ++h) {
-    float x = ::ipu::halfToFloat(static_cast<uint16_t>(h));
+    float x = ipu::halfToFloat(static_cast<uint16_t>(h));
     if (std::isfinite(x))
       xs.push_back(x);
   }
   const int64_t cols = static_cast<int64_t>(xs.size());
   std::vector<std::vector<uint8_t>> inputs(2);
-  inputs[0].assign(pitch(cols, ::ipu::ElementType::F16), 0);
-  inputs[1].assign(pitch(cols, ::ipu::ElementType::F16), 0);
+  inputs[0].assign(pitch(cols, ipu::ElementType::F16), 0);
+  inputs[1].assign(pitch(cols, ipu::ElementType::F16), 0);
   for (size_t i = 0; i < xs.size(); ++i)
     putHalf(inputs[0], 2 * i, xs[i]);
-  std::vector<uint8_t> output(pitch(cols, ::ipu::ElementType::F16), 0xA5);
+  std::vector<uint8_t> output(pitch(cols, ipu::ElementType::F16), 0xA5);
   run(kernel, 1, cols, inputs, output);
   int far = 0, offByMoreThanOneUlp = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
     const float in[] = {xs[i], 0.0f};
-    float expected = ::ipu::evaluateBody(kernel.body(), in);
+    float expected = ipu::evaluateBody(kernel.body(), in);
     uint16_t actualBits = halfAt(output, 2 * i);
-    float actual = ::ipu::halfToFloat(actualBits);
+    float actual = ipu::halfToFloat(actualBits);
     if (std::isnan(expected) || std::isnan(actual)) {
       // Past the f16 range y^3 overflows: inf * 0 style NaNs must agree.
       EXPECT_EQ(std::isnan(expected), std::isnan(actual)) << "x = " << xs[i];
       continue;
     }
-    if (std::abs(orderedHalf(::ipu::floatToHalf(expected)) -
+    if (std::abs(orderedHalf(ipu::floatToHalf(expected)) -
                  orderedHalf(actualBits)) > 1)
       ++offByMoreThanOneUlp;
     double scale = std::max(1.0, std::fabs(static_cast<double>(xs[i])));
@@ -638,7 +638,7 @@ TEST(KernelCodegenExactTest, CorrectlyRoundedOpsMatchBitForBit) {
   pairs.push_back({0x3C00, 0x4200}); // 1 / 3.
   const int64_t cols = static_cast<int64_t>(pairs.size());
   std::vector<std::vector<uint8_t>> inputs(
-      2, std::vector<uint8_t>(pitch(cols, ::ipu::ElementType::F16)));
+      2, std::vector<uint8_t>(pitch(cols, ipu::ElementType::F16)));
   for (size_t i = 0; i < pairs.size(); ++i) {
     inputs[0][2 * i] = static_cast<uint8_t>(pairs[i].first);
     inputs[0][2 * i + 1] = static_cast<uint8_t>(pairs[i].first >> 8);
@@ -647,13 +647,13 @@ TEST(KernelCodegenExactTest, CorrectlyRoundedOpsMatchBitForBit) {
   }
   for (const auto &kernel : exact.package.kernels) {
     SCOPED_TRACE(kernel->name());
-    std::vector<uint8_t> output(pitch(cols, ::ipu::ElementType::F16));
+    std::vector<uint8_t> output(pitch(cols, ipu::ElementType::F16));
     run(*kernel, 1, cols, inputs, output);
     int mismatches = 0;
     for (size_t i = 0; i < pairs.size(); ++i) {
-      const float in[] = {::ipu::halfToFloat(pairs[i].first),
-                          ::ipu::halfToFloat(pairs[i].second)};
-      float expected = ::ipu::evaluateBody(kernel->body(), in);
+      const float in[] = {ipu::halfToFloat(pairs[i].first),
+                          ipu::halfToFloat(pairs[i].second)};
+      float expected = ipu::evaluateBody(kernel->body(), in);
       uint16_t actual = halfAt(output, 2 * i);
       bool same;
       if (std::isnan(expected))
@@ -661,7 +661,7 @@ TEST(KernelCodegenExactTest, CorrectlyRoundedOpsMatchBitForBit) {
       else if (expected == 0.0f)
         same = (actual & 0x7FFF) == 0; // Zero signs: see the test below.
       else
-        same = actual == ::ipu::floatToHalf(expected);
+        same = actual == ipu::floatToHalf(expected);
       if (!same && ++mismatches <= 10)
         ADD_FAILURE() << "a 0x" << std::hex << pairs[i].first << ", b 0x"
                       << pairs[i].second << ": evaluateBody " << expected
@@ -676,7 +676,7 @@ const std::string kMinMaxKernels =
     singleOpKernel("minimum32", "arith.minimumf", 2, "f32");
 
 /// Runs a two-input f32 kernel on (a, b) pairs.
-std::vector<float> runPairs(const ::ipu::ElementwiseKernel &kernel,
+std::vector<float> runPairs(const ipu::ElementwiseKernel &kernel,
                             const std::vector<std::pair<float, float>> &pairs) {
   const int64_t cols = static_cast<int64_t>(pairs.size());
   std::vector<std::vector<uint8_t>> inputs(
@@ -718,11 +718,11 @@ TEST(KernelCodegenExactTest,
   TestKernels kernels(kMinMaxKernels);
   ASSERT_TRUE(kernels.ok()) << kernels.error;
   for (const char *name : {"maximum32", "minimum32"}) {
-    const ::ipu::ElementwiseKernel &kernel = kernels.kernel(name);
+    const ipu::ElementwiseKernel &kernel = kernels.kernel(name);
     std::vector<float> results = runPairs(kernel, kSignedZeros);
     for (size_t i = 0; i < kSignedZeros.size(); ++i) {
       const float in[] = {kSignedZeros[i].first, kSignedZeros[i].second};
-      EXPECT_EQ(bitsOf(::ipu::evaluateBody(kernel.body(), in)),
+      EXPECT_EQ(bitsOf(ipu::evaluateBody(kernel.body(), in)),
                 bitsOf(results[i]))
           << name << " pair " << i;
     }
@@ -819,8 +819,8 @@ TEST_F(KernelCodegenTest, ObjectExportsEverySymbolAndImportsNothing) {
   EXPECT_EQ(conversions->kernelCount, conversions->package.kernels.size());
   for (size_t i = 0; i < conversions->package.kernels.size(); ++i) {
     const auto &kernel = conversions->package.kernels[i];
-    EXPECT_TRUE(exported.count(::ipu::compiledKernelSymbol(i)))
-        << kernel->name() << ": " << ::ipu::compiledKernelSymbol(i)
+    EXPECT_TRUE(exported.count(ipu::compiledKernelSymbol(i)))
+        << kernel->name() << ": " << ipu::compiledKernelSymbol(i)
         << " is not exported";
     EXPECT_NE(kernel->entry, nullptr) << kernel->name();
   }
@@ -837,46 +837,46 @@ TEST_F(KernelCodegenTest, ObjectExportsEverySymbolAndImportsNothing) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(KernelCodegenTest, CacheKeyChangesWithEveryFieldOfABody) {
-  const ::ipu::ElementwiseBody &gelu16 = gelu->kernel("gelu").body();
-  const std::string key = ::ipu::kernelCacheKey({&gelu16});
+  const ipu::ElementwiseBody &gelu16 = gelu->kernel("gelu").body();
+  const std::string key = ipu::kernelCacheKey({&gelu16});
   EXPECT_EQ(key.size(), 64u);
-  ::ipu::ElementwiseBody same = gelu16;
-  EXPECT_EQ(::ipu::kernelCacheKey({&same}), key);
+  ipu::ElementwiseBody same = gelu16;
+  EXPECT_EQ(ipu::kernelCacheKey({&same}), key);
   // One change to any field, op or operand makes another key.
-  std::vector<std::function<void(::ipu::ElementwiseBody &)>> changes = {
-      [](auto &b) { b.inputs[1].broadcast = ::ipu::Broadcast::Scalar; },
-      [](auto &b) { b.inputs[0].type = ::ipu::ElementType::F32; },
+  std::vector<std::function<void(ipu::ElementwiseBody &)>> changes = {
+      [](auto &b) { b.inputs[1].broadcast = ipu::Broadcast::Scalar; },
+      [](auto &b) { b.inputs[0].type = ipu::ElementType::F32; },
       [](auto &b) { b.ops[0].constant = 0.5; },
-      [](auto &b) { b.ops[4].kind = ::ipu::BodyOpKind::SubF; },
+      [](auto &b) { b.ops[4].kind = ipu::BodyOpKind::SubF; },
       [](auto &b) { b.ops[5].operands[1] = 2; },
-      [](auto &b) { b.ops[5].type = ::ipu::ElementType::F32; },
+      [](auto &b) { b.ops[5].type = ipu::ElementType::F32; },
       [](auto &b) { b.ops[5].predicate = 1; },
       [](auto &b) { b.result = 3; },
-      [](auto &b) { b.resultType = ::ipu::ElementType::F32; },
-      [](auto &b) { b.reduction = ::ipu::RowReduction::Add; },
+      [](auto &b) { b.resultType = ipu::ElementType::F32; },
+      [](auto &b) { b.reduction = ipu::RowReduction::Add; },
       [](auto &b) { b.init = 1.0; },
   };
   std::set<std::string> keys = {key};
   for (size_t c = 0; c < changes.size(); ++c) {
-    ::ipu::ElementwiseBody changed = gelu16;
+    ipu::ElementwiseBody changed = gelu16;
     changes[c](changed);
-    EXPECT_TRUE(keys.insert(::ipu::kernelCacheKey({&changed})).second)
+    EXPECT_TRUE(keys.insert(ipu::kernelCacheKey({&changed})).second)
         << "change " << c << " keeps a key seen before";
   }
   // Order and count matter too.
-  const ::ipu::ElementwiseBody &other = conversions->kernel("dec_e4m3").body();
-  EXPECT_NE(::ipu::kernelCacheKey({&gelu16, &other}),
-            ::ipu::kernelCacheKey({&other, &gelu16}));
-  EXPECT_NE(::ipu::kernelCacheKey({&gelu16, &gelu16}), key);
+  const ipu::ElementwiseBody &other = conversions->kernel("dec_e4m3").body();
+  EXPECT_NE(ipu::kernelCacheKey({&gelu16, &other}),
+            ipu::kernelCacheKey({&other, &gelu16}));
+  EXPECT_NE(ipu::kernelCacheKey({&gelu16, &gelu16}), key);
 }
 
 /// The GELU kernel's output blocks on a 3 x 5 block (padded rows, the
 /// scalar loop) and a 4 x 100 block (the vectorised loop and its remainder).
 using GeluBlockOutputs = std::vector<std::vector<uint8_t>>;
-GeluBlockOutputs geluOutputs(const ::ipu::ElementwiseKernel &kernel) {
+GeluBlockOutputs geluOutputs(const ipu::ElementwiseKernel &kernel) {
   GeluBlockOutputs outputs;
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 5}, {4, 100}}) {
-    const size_t rowPitch = pitch(cols, ::ipu::ElementType::F16);
+    const size_t rowPitch = pitch(cols, ipu::ElementType::F16);
     std::vector<std::vector<uint8_t>> inputs(2);
     inputs[0].assign(rows * rowPitch, 0);
     inputs[1].assign(rowPitch, 0);
@@ -903,20 +903,20 @@ std::string scratchDirectory(const std::string &name) {
 }
 
 /// A package of the GELU kernel alone, as ipu-run would read it.
-::ipu::Package geluPackage(const TestKernels &gelu) {
-  ::ipu::Package package;
-  package.kernelAbiVersion = ::ipu::kKernelAbiVersion;
-  const ::ipu::ElementwiseKernel &kernel = gelu.kernel("gelu");
-  package.kernels.push_back(std::make_shared<::ipu::ElementwiseKernel>(
+ipu::Package geluPackage(const TestKernels &gelu) {
+  ipu::Package package;
+  package.kernelAbiVersion = ipu::kKernelAbiVersion;
+  const ipu::ElementwiseKernel &kernel = gelu.kernel("gelu");
+  package.kernels.push_back(std::make_shared<ipu::ElementwiseKernel>(
       kernel.name(), kernel.symbol(), kernel.body()));
   return package;
 }
 
 TEST_F(KernelCodegenTest, CacheEntryIsReusedAndHoldsTheCompiledBodies) {
   const std::string directory = scratchDirectory("reuse");
-  ::ipu::KernelCompileStats stats;
-  ::ipu::Package first = geluPackage(*gelu);
-  ::ipu::CompiledKernels compiled;
+  ipu::KernelCompileStats stats;
+  ipu::Package first = geluPackage(*gelu);
+  ipu::CompiledKernels compiled;
   ASSERT_EQ(compiled.load(first, directory, stats), std::nullopt);
   EXPECT_FALSE(stats.cached);
   EXPECT_EQ(stats.cacheWarning, "");
@@ -926,7 +926,7 @@ TEST_F(KernelCodegenTest, CacheEntryIsReusedAndHoldsTheCompiledBodies) {
   EXPECT_EQ(info.st_mode & 077, 0u);
   // The entry is the object compileKernelObject makes for the same body.
   const std::string entry =
-      directory + "/" + ::ipu::kernelCacheKey({&first.kernels[0]->body()}) + ".so";
+      directory + "/" + ipu::kernelCacheKey({&first.kernels[0]->body()}) + ".so";
   std::vector<uint8_t> cachedBytes, fresh;
   {
     FILE *file = std::fopen(entry.c_str(), "rb");
@@ -936,13 +936,13 @@ TEST_F(KernelCodegenTest, CacheEntryIsReusedAndHoldsTheCompiledBodies) {
       cachedBytes.push_back(static_cast<uint8_t>(c));
     std::fclose(file);
   }
-  ::ipu::KernelCompileStats freshStats;
-  ASSERT_EQ(::ipu::compileKernelObject({&first.kernels[0]->body()}, fresh, freshStats),
+  ipu::KernelCompileStats freshStats;
+  ASSERT_EQ(ipu::compileKernelObject({&first.kernels[0]->body()}, fresh, freshStats),
             std::nullopt);
   EXPECT_TRUE(cachedBytes == fresh);
   // Loaded again: from the cache, and it computes what the first did.
-  ::ipu::Package second = geluPackage(*gelu);
-  ::ipu::CompiledKernels again;
+  ipu::Package second = geluPackage(*gelu);
+  ipu::CompiledKernels again;
   ASSERT_EQ(again.load(second, directory, stats), std::nullopt);
   EXPECT_TRUE(stats.cached);
   for (GeluBlockOutputs outputs : {geluOutputs(*first.kernels[0]),
@@ -955,9 +955,9 @@ TEST_F(KernelCodegenTest, CacheThatOthersMayWriteIsNeverUsed) {
   const std::string open = scratchDirectory("open");
   ASSERT_EQ(mkdir(open.c_str(), 0777), 0);
   ASSERT_EQ(chmod(open.c_str(), 0777), 0);
-  ::ipu::Package package = geluPackage(*gelu);
-  ::ipu::KernelCompileStats stats;
-  ::ipu::CompiledKernels compiled;
+  ipu::Package package = geluPackage(*gelu);
+  ipu::KernelCompileStats stats;
+  ipu::CompiledKernels compiled;
   ASSERT_EQ(compiled.load(package, open, stats), std::nullopt);
   EXPECT_FALSE(stats.cached);
   EXPECT_NE(stats.cacheWarning.find("not a directory of this user's"), std::string::npos)
@@ -971,7 +971,7 @@ TEST_F(KernelCodegenTest, CacheThatOthersMayWriteIsNeverUsed) {
   const std::string directory = scratchDirectory("planted");
   ASSERT_EQ(mkdir(directory.c_str(), 0700), 0);
   const std::string entry =
-      directory + "/" + ::ipu::kernelCacheKey({&package.kernels[0]->body()}) + ".so";
+      directory + "/" + ipu::kernelCacheKey({&package.kernels[0]->body()}) + ".so";
   {
     FILE *file = std::fopen(entry.c_str(), "wb");
     ASSERT_NE(file, nullptr);
@@ -979,8 +979,8 @@ TEST_F(KernelCodegenTest, CacheThatOthersMayWriteIsNeverUsed) {
     std::fclose(file);
   }
   ASSERT_EQ(chmod(entry.c_str(), 0666), 0);
-  ::ipu::Package planted = geluPackage(*gelu);
-  ::ipu::CompiledKernels again;
+  ipu::Package planted = geluPackage(*gelu);
+  ipu::CompiledKernels again;
   ASSERT_EQ(again.load(planted, directory, stats), std::nullopt);
   EXPECT_FALSE(stats.cached);
   EXPECT_TRUE(geluOutputs(*planted.kernels[0]) == geluOutputs(gelu->kernel("gelu")));
@@ -1016,19 +1016,19 @@ TEST(KernelCodegenConstantsTest, EveryConstantFormCompilesLinksAndFills) {
     TestKernels compiled("    ipu_tile.kernel @k broadcasts [\"full\"] {\n    ^bb0(%x: " +
                          type + "):\n      " + c.body + "\n    }\n");
     ASSERT_TRUE(compiled.ok()) << c.body << "\n" << compiled.error;
-    const ::ipu::ElementType elementType =
-        type == "f32" ? ::ipu::ElementType::F32 : ::ipu::ElementType::F16;
+    const ipu::ElementType elementType =
+        type == "f32" ? ipu::ElementType::F32 : ipu::ElementType::F16;
     // 3 rows of 37 (odd: padded rows) and 2 rows of 1000 (long fills).
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 37}, {2, 1000}}) {
       const size_t rowPitch = pitch(cols, elementType);
       std::vector<std::vector<uint8_t>> inputs = {std::vector<uint8_t>(rows * rowPitch, 0x3C)};
       std::vector<uint8_t> output(rows * rowPitch, 0xA5);
       run(compiled.kernel("k"), rows, cols, inputs, output);
-      const size_t bytes = ::ipu::elementBytes(elementType);
+      const size_t bytes = ipu::elementBytes(elementType);
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t col = 0; col < cols; ++col) {
-          float value = ::ipu::loadElement(elementType, &output[r * rowPitch + col * bytes]);
-          ASSERT_EQ(::ipu::floatBits(value), ::ipu::floatBits(c.expected))
+          float value = ipu::loadElement(elementType, &output[r * rowPitch + col * bytes]);
+          ASSERT_EQ(ipu::floatBits(value), ipu::floatBits(c.expected))
               << c.body << " at " << r << "," << col;
         }
         // Row padding is left alone.
@@ -1113,24 +1113,24 @@ TEST(KernelCodegenOpsTest, MaxNumMinNumLinkInF16) {
 /// input i of element j.
 std::vector<float> runElements(const TestKernels &compiled,
                                const std::vector<std::vector<float>> &inputs) {
-  const ::ipu::ElementwiseKernel &kernel = *compiled.package.kernels.front();
-  const ::ipu::ElementType type = kernel.body().resultType;
-  const unsigned bytes = ::ipu::elementBytes(type);
+  const ipu::ElementwiseKernel &kernel = *compiled.package.kernels.front();
+  const ipu::ElementType type = kernel.body().resultType;
+  const unsigned bytes = ipu::elementBytes(type);
   const int64_t cols = static_cast<int64_t>(inputs.front().size());
   std::vector<std::vector<uint8_t>> blocks;
   for (size_t i = 0; i < inputs.size(); ++i) {
     blocks.emplace_back(pitch(cols, kernel.body().inputs[i].type));
     for (int64_t j = 0; j < cols; ++j)
-      ::ipu::storeElement(
+      ipu::storeElement(
           kernel.body().inputs[i].type, inputs[i][j],
           &blocks
-               .back()[j * ::ipu::elementBytes(kernel.body().inputs[i].type)]);
+               .back()[j * ipu::elementBytes(kernel.body().inputs[i].type)]);
   }
   std::vector<uint8_t> output(pitch(cols, type));
   run(kernel, 1, cols, blocks, output);
   std::vector<float> results(cols);
   for (int64_t j = 0; j < cols; ++j)
-    results[j] = ::ipu::loadElement(type, &output[j * bytes]);
+    results[j] = ipu::loadElement(type, &output[j * bytes]);
   return results;
 }
 
@@ -1140,7 +1140,7 @@ float reference(const TestKernels &compiled,
   float element[3] = {0, 0, 0};
   for (size_t i = 0; i < inputs.size(); ++i)
     element[i] = inputs[i][j];
-  return ::ipu::evaluateBody(compiled.package.kernels.front()->body(), element);
+  return ipu::evaluateBody(compiled.package.kernels.front()->body(), element);
 }
 
 // math.fma is one rounding (evaluateBody: a * b + c exact, then rounded),
@@ -1276,7 +1276,7 @@ const char *const kReductionKernels = R"mlir(
     }
 )mlir";
 
-using ::ipu::ElementType;
+using ipu::ElementType;
 constexpr ElementType kF32 = ElementType::F32;
 constexpr ElementType kF16 = ElementType::F16;
 constexpr double kU = 0x1p-24; // Unit roundoff of f32.
@@ -1302,7 +1302,7 @@ struct ReductionInput {
 /// with kPadGarbage; the output block (rows x 1 f32) sits between two
 /// guards of kCanary bytes, which must be left alone. Returns each row's
 /// value.
-std::vector<float> runReduction(const ::ipu::ElementwiseKernel &kernel,
+std::vector<float> runReduction(const ipu::ElementwiseKernel &kernel,
                                 int64_t rows, int64_t cols,
                                 const std::vector<ReductionInput> &in) {
   std::vector<std::vector<uint8_t>> inputs;
@@ -1313,8 +1313,8 @@ std::vector<float> runReduction(const ::ipu::ElementwiseKernel &kernel,
     EXPECT_EQ(input.values.size(), static_cast<size_t>(rows * width));
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < width; ++c)
-        ::ipu::storeElement(input.type, input.values[r * width + c],
-                            &bytes[r * rowPitch + c * ::ipu::elementBytes(input.type)]);
+        ipu::storeElement(input.type, input.values[r * width + c],
+                            &bytes[r * rowPitch + c * ipu::elementBytes(input.type)]);
     inputs.push_back(std::move(bytes));
   }
   // Output: guard, rows words, guard. run() passes output.data(), so the
@@ -1428,7 +1428,7 @@ void expectMax(float actual, double expected, bool bits, const std::string &what
   }
 }
 
-float f16(float value) { return ::ipu::halfToFloat(::ipu::floatToHalf(value)); }
+float f16(float value) { return ipu::halfToFloat(ipu::floatToHalf(value)); }
 
 const int64_t kLengths[] = {1, 3, 7, 729, 1152};
 constexpr int64_t kRows = 5;
@@ -1443,7 +1443,7 @@ protected:
     kernels = nullptr;
   }
   void SetUp() override { ASSERT_TRUE(kernels->ok()) << kernels->error; }
-  const ::ipu::ElementwiseKernel &kernel(const std::string &name) {
+  const ipu::ElementwiseKernel &kernel(const std::string &name) {
     return kernels->kernel(name);
   }
   static TestKernels *kernels;
@@ -1452,13 +1452,13 @@ TestKernels *KernelCodegenReductionTest::kernels = nullptr;
 
 TEST_F(KernelCodegenReductionTest, KernelsCarryTheirReduction) {
   EXPECT_EQ(kernels->kernelCount, 10u);
-  EXPECT_EQ(kernel("sum32").body().reduction, ::ipu::RowReduction::Add);
+  EXPECT_EQ(kernel("sum32").body().reduction, ipu::RowReduction::Add);
   EXPECT_EQ(kernel("sum32_init").body().init, 1.5);
-  EXPECT_EQ(kernel("max32").body().reduction, ::ipu::RowReduction::Max);
+  EXPECT_EQ(kernel("max32").body().reduction, ipu::RowReduction::Max);
   EXPECT_EQ(kernel("max32").body().init, -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(kernel("maxnum32").body().reduction, ::ipu::RowReduction::MaxNum);
+  EXPECT_EQ(kernel("maxnum32").body().reduction, ipu::RowReduction::MaxNum);
   EXPECT_EQ(kernel("softmax_sum").body().inputs[1].broadcast,
-            ::ipu::Broadcast::Column);
+            ipu::Broadcast::Column);
   EXPECT_EQ(kernel("max16").body().inputs[0].type, kF16);
 }
 
@@ -1522,8 +1522,8 @@ TEST_F(KernelCodegenReductionTest, MaxAndMaxNumOfF32Rows) {
     x[4 * cols + cols - 1] = 2e3f;
     x[0] = 3e3f;
     for (const char *name : {"max32", "max32_init", "maxnum32"}) {
-      const ::ipu::ElementwiseBody &body = kernel(name).body();
-      const bool nanWins = body.reduction == ::ipu::RowReduction::Max;
+      const ipu::ElementwiseBody &body = kernel(name).body();
+      const bool nanWins = body.reduction == ipu::RowReduction::Max;
       std::vector<float> out = runReduction(kernel(name), kRows, cols, {{kF32, false, x}});
       std::vector<double> ref = maxReference(x, kRows, cols, body.init, nanWins);
       for (int64_t r = 0; r < kRows; ++r)
@@ -1597,8 +1597,8 @@ TEST_F(KernelCodegenReductionTest, VeryNegativeRowsAndInfinities) {
   for (const Row &row : cases) {
     const int64_t cols = static_cast<int64_t>(row.values.size());
     for (const char *name : {"max32", "maxnum32"}) {
-      const ::ipu::ElementwiseBody &body = kernel(name).body();
-      const bool nanWins = body.reduction == ::ipu::RowReduction::Max;
+      const ipu::ElementwiseBody &body = kernel(name).body();
+      const bool nanWins = body.reduction == ipu::RowReduction::Max;
       std::vector<float> out =
           runReduction(kernel(name), 1, cols, {{kF32, false, row.values}});
       expectMax(out[0], maxReference(row.values, 1, cols, body.init, nanWins)[0],
@@ -1628,8 +1628,8 @@ TEST_F(KernelCodegenReductionTest, NaNWinsMaxAndLosesMaxNum) {
     for (int64_t c = 0; c < cols; ++c)
       x[3 * cols + c] = kNaNF;
     for (const char *name : {"max32", "maxnum32"}) {
-      const ::ipu::ElementwiseBody &body = kernel(name).body();
-      const bool nanWins = body.reduction == ::ipu::RowReduction::Max;
+      const ipu::ElementwiseBody &body = kernel(name).body();
+      const bool nanWins = body.reduction == ipu::RowReduction::Max;
       std::vector<float> out = runReduction(kernel(name), kRows, cols, {{kF32, false, x}});
       std::vector<double> ref = maxReference(x, kRows, cols, body.init, nanWins);
       for (int64_t r = 0; r < kRows; ++r)

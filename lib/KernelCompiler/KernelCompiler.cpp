@@ -278,12 +278,12 @@ private:
 };
 
 /// The MLIR type of element type `type`.
-Type mlirType(MLIRContext *context, ::ipu::ElementType type) {
+Type mlirType(MLIRContext *context, ipu::ElementType type) {
   switch (type) {
-  case ::ipu::ElementType::F32: return Float32Type::get(context);
-  case ::ipu::ElementType::F16: return Float16Type::get(context);
-  case ::ipu::ElementType::F8E4M3FN: return Float8E4M3FNType::get(context);
-  case ::ipu::ElementType::F8E5M2: return Float8E5M2Type::get(context);
+  case ipu::ElementType::F32: return Float32Type::get(context);
+  case ipu::ElementType::F16: return Float16Type::get(context);
+  case ipu::ElementType::F8E4M3FN: return Float8E4M3FNType::get(context);
+  case ipu::ElementType::F8E5M2: return Float8E5M2Type::get(context);
   }
   return Float32Type::get(context);
 }
@@ -291,7 +291,7 @@ Type mlirType(MLIRContext *context, ::ipu::ElementType type) {
 /// The kernel function `symbol` for `plain` (which verifyBody accepted) in
 /// `module`: body op by body op, each the arith or math op it is named
 /// after, f8 conversions and comparisons as integer code.
-LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
+LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
                                   StringRef symbol, ModuleOp module) {
   MLIRContext *context = module.getContext();
   Location loc = UnknownLoc::get(context);
@@ -315,12 +315,12 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
   Value cols = loadAt(i64, params, 1, i64);
 
   const size_t inputs = plain.inputs.size();
-  auto typeOf = [&](::ipu::ElementType type) { return mlirType(context, type); };
+  auto typeOf = [&](ipu::ElementType type) { return mlirType(context, type); };
   Type resultType = typeOf(plain.resultType);
 
   // Each operand's block and row pitch (rows padded to 32-bit words; a
   // column input's and a reduction's output rows hold one element).
-  const bool reduces = plain.reduction != ::ipu::RowReduction::None;
+  const bool reduces = plain.reduction != ipu::RowReduction::None;
   SmallVector<Value> bases, pitches;
   SmallVector<Type> elementTypes;
   for (size_t o = 0; o <= inputs; ++o) {
@@ -329,7 +329,7 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
     elementTypes.push_back(type);
     const int64_t bytes = (type.getIntOrFloatBitWidth() + 7) / 8;
     const bool oneColumn = o < inputs
-                               ? plain.inputs[o].broadcast == ::ipu::Broadcast::Column
+                               ? plain.inputs[o].broadcast == ipu::Broadcast::Column
                                : reduces;
     Value rowBytes = arith::MulIOp::create(
         b, loc, oneColumn ? arith::ConstantIntOp::create(b, loc, 1, 64).getResult() : cols,
@@ -357,14 +357,14 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
   b.setInsertionPointToStart(colLoop.getBody());
   Value col = arith::IndexCastOp::create(b, loc, i64, colLoop.getInductionVar());
 
-  auto address = [&](size_t o, ::ipu::Broadcast broadcast) -> Value {
+  auto address = [&](size_t o, ipu::Broadcast broadcast) -> Value {
     Type type = elementTypes[o];
     const int64_t bytes = (type.getIntOrFloatBitWidth() + 7) / 8;
     Value offset = arith::ConstantIntOp::create(b, loc, 0, 64);
-    if (broadcast == ::ipu::Broadcast::Full || broadcast == ::ipu::Broadcast::Row)
+    if (broadcast == ipu::Broadcast::Full || broadcast == ipu::Broadcast::Row)
       offset = arith::MulIOp::create(b, loc, col,
                                      arith::ConstantIntOp::create(b, loc, bytes, 64));
-    if (broadcast == ::ipu::Broadcast::Full || broadcast == ::ipu::Broadcast::Column)
+    if (broadcast == ipu::Broadcast::Full || broadcast == ipu::Broadcast::Column)
       offset = arith::AddIOp::create(
           b, loc, offset, arith::MulIOp::create(b, loc, row, pitches[o]));
     return LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), bases[o],
@@ -378,15 +378,15 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
     values.push_back(LLVM::LoadOp::create(b, loc, k.storageType(elementTypes[o]),
                                           address(o, plain.inputs[o].broadcast)));
   Type f32 = b.getF32Type();
-  for (const ::ipu::BodyOp &op : plain.ops) {
+  for (const ipu::BodyOp &op : plain.ops) {
     Type type = typeOf(op.type);
     auto operand = [&](unsigned i) { return values[op.operands[i]]; };
     Value result;
     switch (op.kind) {
-    case ::ipu::BodyOpKind::Constant:
+    case ipu::BodyOpKind::Constant:
       if (isF8Type(type)) {
         uint8_t code = 0;
-        ::ipu::storeElement(op.type, static_cast<float>(op.constant), &code);
+        ipu::storeElement(op.type, static_cast<float>(op.constant), &code);
         result = arith::ConstantIntOp::create(b, loc, code, 8);
       } else {
         bool losesInfo = false;
@@ -396,26 +396,26 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
         result = arith::ConstantFloatOp::create(b, loc, cast<FloatType>(type), value);
       }
       break;
-    case ::ipu::BodyOpKind::AddF: result = arith::AddFOp::create(b, loc, operand(0), operand(1)); break;
-    case ::ipu::BodyOpKind::SubF: result = arith::SubFOp::create(b, loc, operand(0), operand(1)); break;
-    case ::ipu::BodyOpKind::MulF: result = arith::MulFOp::create(b, loc, operand(0), operand(1)); break;
-    case ::ipu::BodyOpKind::DivF: result = arith::DivFOp::create(b, loc, operand(0), operand(1)); break;
-    case ::ipu::BodyOpKind::NegF: result = arith::NegFOp::create(b, loc, operand(0)); break;
-    case ::ipu::BodyOpKind::MaximumF: result = arith::MaximumFOp::create(b, loc, operand(0), operand(1)); break;
-    case ::ipu::BodyOpKind::MinimumF: result = arith::MinimumFOp::create(b, loc, operand(0), operand(1)); break;
+    case ipu::BodyOpKind::AddF: result = arith::AddFOp::create(b, loc, operand(0), operand(1)); break;
+    case ipu::BodyOpKind::SubF: result = arith::SubFOp::create(b, loc, operand(0), operand(1)); break;
+    case ipu::BodyOpKind::MulF: result = arith::MulFOp::create(b, loc, operand(0), operand(1)); break;
+    case ipu::BodyOpKind::DivF: result = arith::DivFOp::create(b, loc, operand(0), operand(1)); break;
+    case ipu::BodyOpKind::NegF: result = arith::NegFOp::create(b, loc, operand(0)); break;
+    case ipu::BodyOpKind::MaximumF: result = arith::MaximumFOp::create(b, loc, operand(0), operand(1)); break;
+    case ipu::BodyOpKind::MinimumF: result = arith::MinimumFOp::create(b, loc, operand(0), operand(1)); break;
     // maxnum / minnum as compare and select: LLVM would call libm's fmaxf
     // for f16, which the object must not import.
-    case ::ipu::BodyOpKind::MaxNumF: result = k.maxNum(operand(0), operand(1), true); break;
-    case ::ipu::BodyOpKind::MinNumF: result = k.maxNum(operand(0), operand(1), false); break;
-    case ::ipu::BodyOpKind::AbsF: result = math::AbsFOp::create(b, loc, operand(0)); break;
-    case ::ipu::BodyOpKind::Exp: result = math::ExpOp::create(b, loc, operand(0)); break;
-    case ::ipu::BodyOpKind::Log: result = k.log(operand(0)); break;
-    case ::ipu::BodyOpKind::Tanh: result = math::TanhOp::create(b, loc, operand(0)); break;
-    case ::ipu::BodyOpKind::Erf: result = math::ErfOp::create(b, loc, operand(0)); break;
-    case ::ipu::BodyOpKind::Sqrt: result = math::SqrtOp::create(b, loc, operand(0)); break;
-    case ::ipu::BodyOpKind::Rsqrt: result = math::RsqrtOp::create(b, loc, operand(0)); break;
-    case ::ipu::BodyOpKind::PowF: result = k.pow(operand(0), operand(1)); break;
-    case ::ipu::BodyOpKind::Fma:
+    case ipu::BodyOpKind::MaxNumF: result = k.maxNum(operand(0), operand(1), true); break;
+    case ipu::BodyOpKind::MinNumF: result = k.maxNum(operand(0), operand(1), false); break;
+    case ipu::BodyOpKind::AbsF: result = math::AbsFOp::create(b, loc, operand(0)); break;
+    case ipu::BodyOpKind::Exp: result = math::ExpOp::create(b, loc, operand(0)); break;
+    case ipu::BodyOpKind::Log: result = k.log(operand(0)); break;
+    case ipu::BodyOpKind::Tanh: result = math::TanhOp::create(b, loc, operand(0)); break;
+    case ipu::BodyOpKind::Erf: result = math::ErfOp::create(b, loc, operand(0)); break;
+    case ipu::BodyOpKind::Sqrt: result = math::SqrtOp::create(b, loc, operand(0)); break;
+    case ipu::BodyOpKind::Rsqrt: result = math::RsqrtOp::create(b, loc, operand(0)); break;
+    case ipu::BodyOpKind::PowF: result = k.pow(operand(0), operand(1)); break;
+    case ipu::BodyOpKind::Fma:
       if (type.isF16()) {
         // LLVM computes an f16 fma in f64 and rounds it with a libcall; in
         // f64 then through f32 (each rounding innocuous: 53 >= 2 * 24 + 2
@@ -429,13 +429,13 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
         result = math::FmaOp::create(b, loc, operand(0), operand(1), operand(2));
       }
       break;
-    case ::ipu::BodyOpKind::ExtF:
-    case ::ipu::BodyOpKind::TruncF: {
+    case ipu::BodyOpKind::ExtF:
+    case ipu::BodyOpKind::TruncF: {
       // Conversions to or from f8 are integer code (ElementType.cpp's).
       result = k.convert(operand(0), typeOf(*plain.valueType(op.operands[0])), type);
       break;
     }
-    case ::ipu::BodyOpKind::CmpF: {
+    case ipu::BodyOpKind::CmpF: {
       // f8 operands compare as the f32 values they encode (exactly).
       Value lhs = operand(0), rhs = operand(1);
       if (isF8Type(type)) {
@@ -446,7 +446,7 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
           b, loc, static_cast<arith::CmpFPredicate>(op.predicate), lhs, rhs);
       break;
     }
-    case ::ipu::BodyOpKind::Select:
+    case ipu::BodyOpKind::Select:
       result = arith::SelectOp::create(b, loc, operand(0), operand(1), operand(2));
       break;
     }
@@ -454,15 +454,15 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
   }
   Value result = values[plain.result];
   if (!reduces) {
-    LLVM::StoreOp::create(b, loc, result, address(inputs, ::ipu::Broadcast::Full));
+    LLVM::StoreOp::create(b, loc, result, address(inputs, ipu::Broadcast::Full));
   } else {
     Value acc = colLoop.getRegionIterArgs().front();
     Value combined;
     switch (plain.reduction) {
-    case ::ipu::RowReduction::Add:
+    case ipu::RowReduction::Add:
       combined = arith::AddFOp::create(b, loc, acc, result);
       break;
-    case ::ipu::RowReduction::Max:
+    case ipu::RowReduction::Max:
       combined = arith::MaximumFOp::create(b, loc, acc, result);
       break;
     default:
@@ -473,7 +473,7 @@ LogicalResult buildKernelFunction(const ::ipu::ElementwiseBody &plain,
     // The row's value, after its loop.
     b.setInsertionPointAfter(colLoop);
     LLVM::StoreOp::create(b, loc, colLoop.getResult(0),
-                          address(inputs, ::ipu::Broadcast::Column));
+                          address(inputs, ipu::Broadcast::Column));
   }
   b.setInsertionPointAfter(rowLoop);
   func::ReturnOp::create(b, loc);

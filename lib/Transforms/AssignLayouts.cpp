@@ -16,13 +16,13 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUASSIGNLAYOUTS
 #include "IPU/Transforms/Passes.h.inc"
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 using namespace mlir;
-using ::ipu::BlockLayout;
+using ipu::BlockLayout;
 using ipu_tile::OperandLayout;
 
 namespace {
@@ -55,7 +55,7 @@ struct LayoutKey {
 
 class FunctionLayouts {
 public:
-  FunctionLayouts(func::FuncOp func, const ::ipu::TargetModel &target)
+  FunctionLayouts(func::FuncOp func, const ipu::TargetModel &target)
       : func(func), target(target), builder(func.getContext()) {}
 
   LogicalResult run() {
@@ -88,7 +88,7 @@ private:
   void assignOp(ipu_tile::TileLowerableOpInterface op);
 
   func::FuncOp func;
-  const ::ipu::TargetModel &target;
+  const ipu::TargetModel &target;
   OpBuilder builder;
   /// The relayout of a value into a layout and class, once made.
   DenseMap<std::pair<Value, Attribute>, SmallVector<ipu_tile::RelayoutOp>> relayoutsOf;
@@ -147,7 +147,7 @@ LogicalResult FunctionLayouts::assignArguments() {
                << " tiles it would arrive on";
       int64_t cols = type.getDimSize(rank - 1);
       int64_t rows = type.getNumElements() / (cols * batches);
-      BlockLayout layout = ::ipu::arrivalLayout(
+      BlockLayout layout = ipu::arrivalLayout(
           rows, cols, *ipu_tile::toElementType(type.getElementType()), target,
           batches);
       auto arrived = ipu_tile::FromHostOp::create(
@@ -217,10 +217,10 @@ void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
     made.push_back(relayout);
     use.set(relayout);
     // What the relayout costs, as the lowering will emit it.
-    ::ipu::RelayoutCost cost;
+    ipu::RelayoutCost cost;
     std::optional<BlockLayout> from = ipu_tile::toBlockLayout(type);
     std::optional<std::string> why =
-        from ? ::ipu::relayoutCost(*from, wanted.layout, target, cost)
+        from ? ipu::relayoutCost(*from, wanted.layout, target, cost)
              : std::optional<std::string>("the source has no layout");
     if (why)
       relayout.emitRemark("relayout of operand ")
@@ -242,7 +242,7 @@ void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
 }
 
 struct AssignLayoutsPass
-    : public mlir::ipu::impl::IPUAssignLayoutsBase<AssignLayoutsPass> {
+    : public mlir::ipu_compiler::impl::IPUAssignLayoutsBase<AssignLayoutsPass> {
   void getDependentDialects(DialectRegistry &registry) const override {
     IPUAssignLayoutsBase::getDependentDialects(registry);
     ipu_tile::registerTileLoweringModels(registry);
@@ -250,7 +250,7 @@ struct AssignLayoutsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+    FailureOr<ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
     FailureOr<SmallVector<func::FuncOp>> funcs = ipu_tile::functionsToCompile(module);

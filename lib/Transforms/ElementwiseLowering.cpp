@@ -18,23 +18,23 @@
 
 using namespace mlir;
 using namespace mlir::ipu_tile;
-using ::ipu::BlockLayout;
+using ipu::BlockLayout;
 
 namespace {
 
 /// Where `value` is or will be: its encoding; for a function argument the
 /// layout it arrives in; for an op result the layout its op says.
 std::optional<BlockLayout> producerLayout(Value value,
-                                          const ::ipu::TargetModel &target) {
+                                          const ipu::TargetModel &target) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getEncoding())
     return toBlockLayout(type);
-  std::optional<::ipu::ElementType> element = toElementType(type.getElementType());
+  std::optional<ipu::ElementType> element = toElementType(type.getElementType());
   if (!element || !type.hasStaticShape() || type.getRank() < 1)
     return std::nullopt;
   if (isa<BlockArgument>(value)) {
     const int64_t cols = type.getShape().back();
-    return ::ipu::arrivalLayout(type.getNumElements() / cols, cols, *element,
+    return ipu::arrivalLayout(type.getNumElements() / cols, cols, *element,
                                 target);
   }
   auto producer = value.getDefiningOp<TileLowerableOpInterface>();
@@ -47,8 +47,8 @@ std::optional<BlockLayout> producerLayout(Value value,
 
 /// The layout the op iterates in: its first full input's, retyped to
 /// `type`.
-std::optional<BlockLayout> iterationLayout(ElementwiseOp op, ::ipu::ElementType type) {
-  std::optional<::ipu::TargetModel> target = lookupTarget(op);
+std::optional<BlockLayout> iterationLayout(ElementwiseOp op, ipu::ElementType type) {
+  std::optional<ipu::TargetModel> target = lookupTarget(op);
   std::optional<unsigned> first = op.getFirstFullInput();
   if (!target || !first)
     return std::nullopt;
@@ -63,7 +63,7 @@ std::optional<BlockLayout> iterationLayout(ElementwiseOp op, ::ipu::ElementType 
 /// on each tile that holds a part of it (the first replica's tiles, one
 /// replica per column block): where a row statistic (cols 1) or a row's
 /// partials (cols = in's column blocks) are on every tile that needs them.
-BlockLayout rowGroupLayout(const BlockLayout &in, int64_t cols, ::ipu::ElementType type) {
+BlockLayout rowGroupLayout(const BlockLayout &in, int64_t cols, ipu::ElementType type) {
   BlockLayout out;
   out.rows = in.rows;
   out.cols = cols;
@@ -91,7 +91,7 @@ BlockLayout rowGroupLayout(const BlockLayout &in, int64_t cols, ::ipu::ElementTy
 /// The layout of the op's result: the iteration layout, or for a reduction
 /// one value per row on every tile of the row.
 std::optional<BlockLayout> resultLayout(ElementwiseOp op) {
-  ::ipu::ElementType type = *toElementType(op.getResult().getType().getElementType());
+  ipu::ElementType type = *toElementType(op.getResult().getType().getElementType());
   std::optional<BlockLayout> layout = iterationLayout(op, type);
   if (layout && op.getReduce())
     return rowGroupLayout(*layout, 1, type);
@@ -100,7 +100,7 @@ std::optional<BlockLayout> resultLayout(ElementwiseOp op) {
 
 /// `out` with its rows folded to one: column block j on every tile that
 /// holds a block (b, i, j) of `out`, for a row input of `type`.
-BlockLayout rowLayout(const BlockLayout &out, ::ipu::ElementType type) {
+BlockLayout rowLayout(const BlockLayout &out, ipu::ElementType type) {
   BlockLayout row;
   row.rows = 1;
   row.cols = out.cols;
@@ -119,7 +119,7 @@ BlockLayout rowLayout(const BlockLayout &out, ::ipu::ElementType type) {
 }
 
 /// A single element on every tile of `out`.
-BlockLayout scalarLayout(const BlockLayout &out, ::ipu::ElementType type) {
+BlockLayout scalarLayout(const BlockLayout &out, ipu::ElementType type) {
   BlockLayout scalar;
   scalar.rows = scalar.cols = 1;
   scalar.type = type;
@@ -142,23 +142,23 @@ struct ElementwiseLowering
   bool getOperandLayout(Operation *operation, unsigned operand,
                         OperandLayout &layout) const {
     auto op = cast<ElementwiseOp>(operation);
-    ::ipu::ElementType type =
+    ipu::ElementType type =
         *toElementType(cast<ShapedType>(op.getInputs()[operand].getType()).getElementType());
     std::optional<BlockLayout> iteration = iterationLayout(op, type);
-    std::optional<::ipu::Broadcast> broadcast = op.getBroadcast(operand);
+    std::optional<ipu::Broadcast> broadcast = op.getBroadcast(operand);
     if (!iteration || !broadcast)
       return false;
     switch (*broadcast) {
-    case ::ipu::Broadcast::Full:
+    case ipu::Broadcast::Full:
       layout.layout = *iteration;
       break;
-    case ::ipu::Broadcast::Row:
+    case ipu::Broadcast::Row:
       layout.layout = rowLayout(*iteration, type);
       break;
-    case ::ipu::Broadcast::Scalar:
+    case ipu::Broadcast::Scalar:
       layout.layout = scalarLayout(*iteration, type);
       break;
-    case ::ipu::Broadcast::Column:
+    case ipu::Broadcast::Column:
       layout.layout = rowGroupLayout(*iteration, 1, type);
       break;
     }
@@ -167,19 +167,19 @@ struct ElementwiseLowering
     // which the weights share, so that standard memory (the only class
     // that holds code and the AMP's partials) keeps its room.
     layout.memoryClass = isResidentArgument(op, operand)
-                             ? ::ipu::MemoryClass::Interleaved
-                             : ::ipu::MemoryClass::Standard;
+                             ? ipu::MemoryClass::Interleaved
+                             : ipu::MemoryClass::Standard;
     return true;
   }
 
   static bool isResidentArgument(ElementwiseOp op, unsigned operand) {
-    std::optional<::ipu::Broadcast> broadcast = op.getBroadcast(operand);
+    std::optional<ipu::Broadcast> broadcast = op.getBroadcast(operand);
     // An argument, or once --ipu-assign-layouts ran, its stream.
     Value input = op.getInputs()[operand];
     return (isa<BlockArgument>(input) || input.getDefiningOp<FromHostOp>()) &&
            broadcast &&
-           (*broadcast == ::ipu::Broadcast::Row ||
-            *broadcast == ::ipu::Broadcast::Scalar);
+           (*broadcast == ipu::Broadcast::Row ||
+            *broadcast == ipu::Broadcast::Scalar);
   }
 
   bool getResultLayout(Operation *operation, unsigned, BlockLayout &layout) const {
@@ -208,13 +208,13 @@ struct ElementwiseLowering
 
 /// The largest estimate of `kernel`'s vertices over the blocks of `layout`
 /// (the block the vertex iterates over): the compute set's time.
-uint64_t slowestVertex(const ::ipu::TargetModel &target, const ::ipu::ElementwiseBody &body,
+uint64_t slowestVertex(const ipu::TargetModel &target, const ipu::ElementwiseBody &body,
                        const BlockLayout &layout) {
   uint64_t cycles = 0;
   for (uint32_t b = 0; b < layout.gridBatches; ++b)
     for (uint32_t i = 0; i < layout.gridRows; ++i)
       for (uint32_t j = 0; j < layout.gridCols; ++j)
-        cycles = std::max(cycles, ::ipu::estimateElementwise(
+        cycles = std::max(cycles, ipu::estimateElementwise(
                                       target, body, layout.blockBatches(b) * layout.blockRows(i),
                                       layout.blockCols(j))
                                       .total);
@@ -230,7 +230,7 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
     return op.emitError("the layout of the result cannot be derived from its "
                         "first full input: run --ipu-assign-layouts first");
   SmallVector<BufferOp> operands;
-  SmallVector<::ipu::Broadcast> broadcasts;
+  SmallVector<ipu::Broadcast> broadcasts;
   for (auto [index, input] : llvm::enumerate(op.getInputs())) {
     OperandLayout wanted;
     getOperandLayout(op, index, wanted);
@@ -245,21 +245,21 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
   auto resultType = op.getResult().getType();
   BufferOp result = program.createBuffer(
       op.getLoc(), name.str() + ".out", resultType.getElementType(),
-      bufferShape(resultType, *out), *out, ::ipu::MemoryClass::Standard);
-  const ::ipu::RowReduction reduction = op.getRowReduction();
-  const ::ipu::TargetModel &target = program.getTarget();
+      bufferShape(resultType, *out), *out, ipu::MemoryClass::Standard);
+  const ipu::RowReduction reduction = op.getRowReduction();
+  const ipu::TargetModel &target = program.getTarget();
   // A reduction of rows split over column blocks first reduces each tile's
   // part, from the identity (the op's init is applied once, at the end).
-  BlockLayout iteration = *iterationLayout(op, ::ipu::ElementType::F32);
-  const bool split = reduction != ::ipu::RowReduction::None && iteration.gridCols > 1;
-  const double partialInit = split && reduction == ::ipu::RowReduction::Add
-                                 ? ::ipu::reductionIdentity(reduction)
+  BlockLayout iteration = *iterationLayout(op, ipu::ElementType::F32);
+  const bool split = reduction != ipu::RowReduction::None && iteration.gridCols > 1;
+  const double partialInit = split && reduction == ipu::RowReduction::Add
+                                 ? ipu::reductionIdentity(reduction)
                                  : op.getInitValue();
   FailureOr<KernelOp> kernel = program.getOrCreateKernel(
       op.getLoc(), name, op.getBody().front(), broadcasts, reduction, partialInit);
   if (failed(kernel))
     return failure();
-  FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel->buildKernel();
+  FailureOr<std::unique_ptr<ipu::ElementwiseKernel>> built = kernel->buildKernel();
   if (failed(built))
     return failure();
   std::vector<uint32_t> tiles = iteration.tileList();
@@ -282,21 +282,21 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
     for (uint32_t j = 0; j <= iteration.gridCols; ++j)
       partials.colSplits.push_back(j);
     BlockLayout gathered = rowGroupLayout(iteration, iteration.gridCols,
-                                          ::ipu::ElementType::F32);
+                                          ipu::ElementType::F32);
     Type f32 = Float32Type::get(op.getContext());
     BufferOp partialBuffer = program.createBuffer(
         op.getLoc(), name.str() + ".partials", f32, bufferShape(partialsType, partials),
-        partials, ::ipu::MemoryClass::Standard);
+        partials, ipu::MemoryClass::Standard);
     BufferOp gatheredBuffer = program.createBuffer(
         op.getLoc(), name.str() + ".gathered", f32, bufferShape(partialsType, gathered),
-        gathered, ::ipu::MemoryClass::Standard);
+        gathered, ipu::MemoryClass::Standard);
     operands.push_back(partialBuffer);
     program.createComputeSet(op.getLoc(), name, kernel->getSymName(),
                              operands, SmallVector<int32_t>(tiles.begin(), tiles.end()));
     program.createPhase(op.getLoc(), name.str() + ".gather", {{partialBuffer, gatheredBuffer}});
-    ::ipu::RelayoutCost phase;
+    ipu::RelayoutCost phase;
     if (std::optional<std::string> error =
-            ::ipu::relayoutCost(partials, gathered, target, phase))
+            ipu::relayoutCost(partials, gathered, target, phase))
       return op.emitError("the partials of a split row reduction cannot be "
                           "gathered: ") << *error;
     // The second half: the partials' reduction, from the op's init.
@@ -309,11 +309,11 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
     scratchBuilder.setInsertionPointToStart(&block);
     YieldOp::create(scratchBuilder, op.getLoc(), block.getArgument(0));
     FailureOr<KernelOp> combine = program.getOrCreateKernel(
-        op.getLoc(), name, block, {::ipu::Broadcast::Full}, reduction, op.getInitValue());
+        op.getLoc(), name, block, {ipu::Broadcast::Full}, reduction, op.getInitValue());
     scratch.erase();
     if (failed(combine))
       return failure();
-    FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> combineBuilt = combine->buildKernel();
+    FailureOr<std::unique_ptr<ipu::ElementwiseKernel>> combineBuilt = combine->buildKernel();
     if (failed(combineBuilt))
       return failure();
     std::vector<uint32_t> combineTiles = out->tileList();

@@ -31,10 +31,10 @@ namespace {
 /// the result, or nothing when it is another broadcast: identity (full),
 /// only the last loop dim (a row, as torch-mlir's bias map (d0, d1, d2) ->
 /// (d2) reads it) or no dim (a scalar: constant indices into unit dims).
-std::optional<::ipu::Broadcast> broadcastOf(AffineMap map, RankedTensorType type,
+std::optional<ipu::Broadcast> broadcastOf(AffineMap map, RankedTensorType type,
                                             unsigned loops) {
   if (map.isIdentity())
-    return ::ipu::Broadcast::Full;
+    return ipu::Broadcast::Full;
   // A row: the last loop dim last, and before it only unit dims of the
   // input (StableHLO's bias, reshaped to [1, 1, N], reads (d0, 0, d2) with
   // d0 over one element).
@@ -47,11 +47,11 @@ std::optional<::ipu::Broadcast> broadcastOf(AffineMap map, RankedTensorType type
                   !(isa<AffineDimExpr>(expr) &&
                     cast<AffineDimExpr>(expr).getPosition() == loops - 1);
     if (unitDims)
-      return ::ipu::Broadcast::Row;
+      return ipu::Broadcast::Row;
   }
   if (type.hasStaticShape() && type.getNumElements() == 1 &&
       llvm::all_of(map.getResults(), [](AffineExpr e) { return isa<AffineConstantExpr>(e); }))
-    return ::ipu::Broadcast::Scalar;
+    return ipu::Broadcast::Scalar;
   // A column: every loop dim but the last, in order, and then either
   // nothing (a reduction's result without its reduced dim) or a 0 into a
   // unit dim (torch-mlir's keepdim broadcast (d0, d1, d2) -> (d0, d1, 0)).
@@ -67,7 +67,7 @@ std::optional<::ipu::Broadcast> broadcastOf(AffineMap map, RankedTensorType type
           auto dim = dyn_cast<AffineDimExpr>(entry.value());
           return dim && dim.getPosition() == entry.index();
         }))
-      return ::ipu::Broadcast::Column;
+      return ipu::Broadcast::Column;
   }
   return std::nullopt;
 }
@@ -76,23 +76,23 @@ std::optional<::ipu::Broadcast> broadcastOf(AffineMap map, RankedTensorType type
 /// result's last dimension, which it does not broadcast), one element, or
 /// one value per row (StableHLO's broadcast_in_dim of a row statistic),
 /// and which of them; null otherwise.
-std::pair<Value, ::ipu::Broadcast> lookThroughBroadcastOp(Value value) {
+std::pair<Value, ipu::Broadcast> lookThroughBroadcastOp(Value value) {
   auto broadcast = value.getDefiningOp<linalg::BroadcastOp>();
   if (!broadcast)
-    return {Value(), ::ipu::Broadcast::Full};
+    return {Value(), ipu::Broadcast::Full};
   auto source = cast<RankedTensorType>(broadcast.getInput().getType());
   auto result = cast<RankedTensorType>(broadcast.getInit().getType());
   if (!source.hasStaticShape() || !result.hasStaticShape() || result.getRank() < 1)
-    return {Value(), ::ipu::Broadcast::Full};
+    return {Value(), ipu::Broadcast::Full};
   if (source.getNumElements() == 1)
-    return {broadcast.getInput(), ::ipu::Broadcast::Scalar};
+    return {broadcast.getInput(), ipu::Broadcast::Scalar};
   if (source.getNumElements() == result.getShape().back() &&
       !llvm::is_contained(broadcast.getDimensions(), result.getRank() - 1))
-    return {broadcast.getInput(), ::ipu::Broadcast::Row};
+    return {broadcast.getInput(), ipu::Broadcast::Row};
   if (broadcast.getDimensions() == ArrayRef<int64_t>{result.getRank() - 1} &&
       source.getShape() == result.getShape().drop_back())
-    return {broadcast.getInput(), ::ipu::Broadcast::Column};
-  return {Value(), ::ipu::Broadcast::Full};
+    return {broadcast.getInput(), ipu::Broadcast::Column};
+  return {Value(), ipu::Broadcast::Full};
 }
 
 /// A vector or a single element read through reshapes is the same values:
@@ -123,7 +123,7 @@ Value columnSource(Value value, ArrayRef<int64_t> iteration) {
 /// how: through a linalg.broadcast and reshapes for a row, a scalar or a
 /// column, which must be a row statistic [..., R, 1]. Fails naming the
 /// operand.
-FailureOr<std::pair<Value, ::ipu::Broadcast>>
+FailureOr<std::pair<Value, ipu::Broadcast>>
 inputOf(linalg::LinalgOp op, OpOperand *operand, ArrayRef<int64_t> iteration) {
   Value value = operand->get();
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -131,33 +131,33 @@ inputOf(linalg::LinalgOp op, OpOperand *operand, ArrayRef<int64_t> iteration) {
     return op.emitError("input ") << operand->getOperandNumber()
                                   << " is not a ranked tensor";
   AffineMap map = op.getMatchingIndexingMap(operand);
-  std::optional<::ipu::Broadcast> broadcast =
+  std::optional<ipu::Broadcast> broadcast =
       broadcastOf(map, type, op.getNumLoops());
   // A splat constant stays what it is: the caller makes it a body constant.
   DenseElementsAttr splat;
   if (matchPattern(value, m_Constant(&splat)) && splat.isSplat())
-    return std::make_pair(value, broadcast.value_or(::ipu::Broadcast::Scalar));
+    return std::make_pair(value, broadcast.value_or(ipu::Broadcast::Scalar));
   if (!broadcast)
     return op.emitError("input ")
            << operand->getOperandNumber() << " is read through "
            << AffineMapAttr::get(map)
            << "; only the whole tensor, a vector of the last dimension, a "
               "single element or one value per row broadcast onto the result";
-  if (*broadcast == ::ipu::Broadcast::Full) {
+  if (*broadcast == ipu::Broadcast::Full) {
     auto [source, through] = lookThroughBroadcastOp(value);
     if (source) {
       value = source;
       broadcast = through;
     }
   }
-  if (*broadcast == ::ipu::Broadcast::Column) {
+  if (*broadcast == ipu::Broadcast::Column) {
     Value column = columnSource(value, iteration);
     if (!column)
       return op.emitError("input ")
              << operand->getOperandNumber() << " is one value per row, but "
              << "not the [..., R, 1] value of a row reduction";
     value = column;
-  } else if (*broadcast != ::ipu::Broadcast::Full) {
+  } else if (*broadcast != ipu::Broadcast::Full) {
     value = stripReshapes(value);
   }
   return std::make_pair(value, *broadcast);
@@ -351,7 +351,7 @@ LogicalResult importOne(linalg::LinalgOp op) {
   SmallVector<Value> inputs;
   SmallVector<std::pair<unsigned, DenseElementsAttr>> constants;
   for (OpOperand *operand : op.getDpsInputOperands()) {
-    FailureOr<std::pair<Value, ::ipu::Broadcast>> input =
+    FailureOr<std::pair<Value, ipu::Broadcast>> input =
         inputOf(op, operand, resultType.getShape());
     if (failed(input))
       return failure();
@@ -478,9 +478,9 @@ LogicalResult importReduction(linalg::LinalgOp op) {
   auto resultType = cast<RankedTensorType>(op->getResult(kept).getType());
   AffineMap outMap = op.getMatchingIndexingMap(initOperand);
   // The output map names every parallel dim in order (kept unit dims as 0).
-  std::optional<::ipu::Broadcast> outForm =
+  std::optional<ipu::Broadcast> outForm =
       broadcastOf(outMap, resultType, loops);
-  if (outForm != ::ipu::Broadcast::Column)
+  if (outForm != ipu::Broadcast::Column)
     return op.emitError("reduces a dimension other than the last: only row "
                         "reductions (along the last dimension) compile, got "
                         "the output map ")
@@ -489,17 +489,17 @@ LogicalResult importReduction(linalg::LinalgOp op) {
   BlockArgument acc = op.getMatchingBlockArgument(initOperand);
   auto yield = block->getTerminator();
   Operation *combiner = yield->getOperand(kept).getDefiningOp();
-  ::ipu::RowReduction kind = ::ipu::RowReduction::None;
+  ipu::RowReduction kind = ipu::RowReduction::None;
   if (combiner && combiner->getBlock() == block && combiner->getNumOperands() == 2 &&
       llvm::is_contained(combiner->getOperands(), Value(acc))) {
     if (isa<arith::AddFOp>(combiner))
-      kind = ::ipu::RowReduction::Add;
+      kind = ipu::RowReduction::Add;
     else if (isa<arith::MaximumFOp>(combiner))
-      kind = ::ipu::RowReduction::Max;
+      kind = ipu::RowReduction::Max;
     else if (isa<arith::MaxNumFOp>(combiner))
-      kind = ::ipu::RowReduction::MaxNum;
+      kind = ipu::RowReduction::MaxNum;
   }
-  if (kind == ::ipu::RowReduction::None)
+  if (kind == ipu::RowReduction::None)
     return op.emitError("a row reduction's body must fold one value into its "
                         "accumulator with arith.addf, arith.maximumf or "
                         "arith.maxnumf");
@@ -530,7 +530,7 @@ LogicalResult importReduction(linalg::LinalgOp op) {
   SmallVector<int64_t> iteration = op.getStaticLoopRanges();
   SmallVector<Value> inputs;
   for (OpOperand *operand : op.getDpsInputOperands()) {
-    FailureOr<std::pair<Value, ::ipu::Broadcast>> input =
+    FailureOr<std::pair<Value, ipu::Broadcast>> input =
         inputOf(op, operand, iteration);
     if (failed(input))
       return failure();
@@ -648,7 +648,7 @@ ipu_tile::ElementwiseOp fuse(ipu_tile::ElementwiseOp producer,
 
 } // namespace
 
-LogicalResult mlir::ipu::importElementwise(ModuleOp module) {
+LogicalResult mlir::ipu_compiler::importElementwise(ModuleOp module) {
   // linalg.softmax as MLIR decomposes it: a max, exp(x - max), a sum and a
   // division, which import like an exporter's.
   SmallVector<linalg::SoftmaxOp> softmaxes;
@@ -699,7 +699,7 @@ LogicalResult mlir::ipu::importElementwise(ModuleOp module) {
         // their one reader.
         if (!producer || producer.getReduce() ||
             (!producer->hasOneUse() && producer.getFirstFullInput()) ||
-            op.getBroadcast(index) != ::ipu::Broadcast::Full ||
+            op.getBroadcast(index) != ipu::Broadcast::Full ||
             producer.getResult().getType().getShape() !=
                 ArrayRef<int64_t>(op.getIterationShape()))
           continue;

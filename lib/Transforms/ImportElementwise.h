@@ -5,13 +5,13 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 
 /// Turns every elementwise linalg.generic and linalg.map of `module` into an
 /// ipu_tile.elementwise and fuses chains of them; fails (with errors on the
 /// ops) when a body holds something no tile kernel runs.
 LogicalResult importElementwise(ModuleOp module);
 
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 #endif // IPU_LIB_TRANSFORMS_IMPORTELEMENTWISE_H

@@ -21,10 +21,10 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUIMPORTLINALG
 #include "IPU/Transforms/Passes.h.inc"
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 using namespace mlir;
 
@@ -257,7 +257,7 @@ struct Contraction {
 };
 
 struct ImportLinalgPass
-    : public mlir::ipu::impl::IPUImportLinalgBase<ImportLinalgPass> {
+    : public mlir::ipu_compiler::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
@@ -283,7 +283,7 @@ struct ImportLinalgPass
     // What the contractions looked through goes first: their operands'
     // broadcasts are elementwise generics too.
     eraseDeadOps(module);
-    if (failed(mlir::ipu::importElementwise(module)))
+    if (failed(mlir::ipu_compiler::importElementwise(module)))
       return signalPassFailure();
     eraseDeadOps(module);
     // What is left from linalg or the shape ops is not compiled: say which.

@@ -13,16 +13,16 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringMap.h"
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPULOWERTOTILE
 #include "IPU/Transforms/Passes.h.inc"
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 using namespace mlir;
 
 namespace {
 
-LogicalResult lowerFunction(func::FuncOp func, const ::ipu::TargetModel &target) {
+LogicalResult lowerFunction(func::FuncOp func, const ipu::TargetModel &target) {
   Block &body = func.getBody().front();
   // Names: ops by prefix and program order; a relayout's buffer after the
   // operand of its first user, its phase after that user; streams after
@@ -109,7 +109,7 @@ LogicalResult lowerFunction(func::FuncOp func, const ::ipu::TargetModel &target)
   return success();
 }
 
-struct LowerToTilePass : public mlir::ipu::impl::IPULowerToTileBase<LowerToTilePass> {
+struct LowerToTilePass : public mlir::ipu_compiler::impl::IPULowerToTileBase<LowerToTilePass> {
   void getDependentDialects(DialectRegistry &registry) const override {
     IPULowerToTileBase::getDependentDialects(registry);
     ipu_tile::registerTileLoweringModels(registry);
@@ -117,7 +117,7 @@ struct LowerToTilePass : public mlir::ipu::impl::IPULowerToTileBase<LowerToTileP
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+    FailureOr<ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
     FailureOr<SmallVector<func::FuncOp>> compiled = ipu_tile::functionsToCompile(module);

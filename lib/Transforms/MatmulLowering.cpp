@@ -18,12 +18,12 @@
 
 using namespace mlir;
 using namespace mlir::ipu_tile;
-using ::ipu::BlockLayout;
+using ipu::BlockLayout;
 
 namespace {
 
-::ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
-  ::ipu::GemmProblem problem;
+ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
+  ipu::GemmProblem problem;
   problem.m = op.getGemmM();
   problem.k = op.getGemmK();
   problem.n = op.getGemmN();
@@ -39,23 +39,23 @@ namespace {
 
 /// Batch b of a batched matmul runs on the tiles of batch 0 shifted by
 /// b * tilesPerBatch (the tiles the planner gave one batch).
-uint32_t tilesPerBatch(ipu_gemm::MatmulOp op, const ::ipu::TargetModel &target) {
+uint32_t tilesPerBatch(ipu_gemm::MatmulOp op, const ipu::TargetModel &target) {
   return static_cast<uint32_t>(target.tiles / op.getBatches());
 }
 
-::ipu::GemmLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan,
-                               const ::ipu::TargetModel &target) {
+ipu::GemmLayouts planLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan,
+                               const ipu::TargetModel &target) {
   // A serial split's steps work on one chunk (and it has no batches).
   if (plan.getSerial() > 1)
-    return ::ipu::serialGemmLayouts(toGemmProblem(op), plan.toGemmPlan(), target).chunk;
-  return ::ipu::batchGemmLayouts(
-      ::ipu::gemmLayouts(toGemmProblem(op), plan.toGemmPlan()), op.getBatches(),
+    return ipu::serialGemmLayouts(toGemmProblem(op), plan.toGemmPlan(), target).chunk;
+  return ipu::batchGemmLayouts(
+      ipu::gemmLayouts(toGemmProblem(op), plan.toGemmPlan()), op.getBatches(),
       tilesPerBatch(op, target));
 }
 
-::ipu::SerialGemmLayouts serialLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan,
-                                       const ::ipu::TargetModel &target) {
-  return ::ipu::serialGemmLayouts(toGemmProblem(op), plan.toGemmPlan(), target);
+ipu::SerialGemmLayouts serialLayouts(ipu_gemm::MatmulOp op, ipu_gemm::PlanAttr plan,
+                                       const ipu::TargetModel &target) {
+  return ipu::serialGemmLayouts(toGemmProblem(op), plan.toGemmPlan(), target);
 }
 
 /// One vertex per block of `layout` (first replica).
@@ -91,7 +91,7 @@ struct MatmulLowering
                         OperandLayout &layout) const {
     auto matmul = cast<ipu_gemm::MatmulOp>(op);
     ipu_gemm::PlanAttr plan = matmul.getPlanAttr();
-    std::optional<::ipu::TargetModel> target = lookupTarget(op);
+    std::optional<ipu::TargetModel> target = lookupTarget(op);
     if (!plan || !target)
       return false;
     // No layout of B as given is the B^T the plan wants, or the other way:
@@ -100,22 +100,22 @@ struct MatmulLowering
         (plan.getOrientation() == ipu_gemm::Orientation::swapped) !=
             matmul.getTransposeRhs())
       return false;
-    ::ipu::GemmLayouts layouts = planLayouts(matmul, plan, *target);
+    ipu::GemmLayouts layouts = planLayouts(matmul, plan, *target);
     layout.layout = operand == 0 ? layouts.lhs : layouts.rhs;
     // A serial split slices its chunks of A from where A lives whole.
     if (operand == 0 && plan.getSerial() > 1)
       layout.layout = serialLayouts(matmul, plan, *target).lhsHome;
     if (operand == 0 && matmul.getTransposeLhs())
-      layout.layout = ::ipu::transposedLayout(layouts.lhs);
+      layout.layout = ipu::transposedLayout(layouts.lhs);
     layout.memoryClass = operand == 0
-                             ? ::ipu::MemoryClass::Standard
+                             ? ipu::MemoryClass::Standard
                              : toMachineClass(plan.getWeights());
     return true;
   }
 
   bool getResultLayout(Operation *op, unsigned, BlockLayout &layout) const {
     auto matmul = cast<ipu_gemm::MatmulOp>(op);
-    std::optional<::ipu::TargetModel> target = lookupTarget(op);
+    std::optional<ipu::TargetModel> target = lookupTarget(op);
     if (!matmul.getPlanAttr() || !target)
       return false;
     layout = matmul.getPlanAttr().getSerial() > 1
@@ -138,11 +138,11 @@ struct MatmulLowering
                          OperandLayout &resident) const {
     auto matmul = cast<ipu_gemm::MatmulOp>(op);
     ipu_gemm::PlanAttr plan = matmul.getPlanAttr();
-    std::optional<::ipu::TargetModel> target = lookupTarget(op);
+    std::optional<ipu::TargetModel> target = lookupTarget(op);
     if (!plan || !target)
       return false;
     if (operand == 0 && matmul.getTransposeLhs()) {
-      resident.layout = ::ipu::arrivalLayout(
+      resident.layout = ipu::arrivalLayout(
           matmul.getGemmM(), matmul.getGemmK(),
           *toElementType(matmul.getLhs().getType().getElementType()), *target,
           matmul.getBatches());
@@ -161,7 +161,7 @@ struct MatmulLowering
       return false;
     resident.layout = planLayouts(matmul, plan, *target).rhs;
     if (plan.getGathered())
-      resident.layout = ::ipu::gatheredWeightHome(resident.layout);
+      resident.layout = ipu::gatheredWeightHome(resident.layout);
     resident.memoryClass = toMachineClass(plan.getWeights());
     // The stream transposes when the plan's operand is not B as given.
     resident.transpose =
@@ -184,8 +184,8 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   OpBuilder &builder = program.getBuilder();
   const bool swapped = plan.getOrientation() == ipu_gemm::Orientation::swapped;
   Location loc = op.getLoc();
-  const ::ipu::TargetModel &target = program.getTarget();
-  ::ipu::GemmLayouts layouts = planLayouts(op, plan, target);
+  const ipu::TargetModel &target = program.getTarget();
+  ipu::GemmLayouts layouts = planLayouts(op, plan, target);
   std::string prefix = name.str();
   const uint32_t inner = plan.getInner();
   const int64_t batches = op.getBatches();
@@ -213,7 +213,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
     BufferOp transposed = program.createBuffer(
         loc, prefix + ".lhs.transposed", lhsType.getElementType(),
         bufferShape(lhsType, layouts.lhs), layouts.lhs,
-        ::ipu::MemoryClass::Standard);
+        ipu::MemoryClass::Standard);
     std::vector<uint32_t> tileList = layouts.lhs.tileList();
     program.createComputeSet(loc, prefix + ".transpose", "transpose",
                              {*lhsBuffer, transposed},
@@ -230,16 +230,16 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   std::optional<OpBuilder::InsertionGuard> inLoop;
   BufferOp resultHome;
   if (serial > 1) {
-    ::ipu::SerialGemmLayouts homes = serialLayouts(op, plan, target);
+    ipu::SerialGemmLayouts homes = serialLayouts(op, plan, target);
     Type lhsElement = op.getLhs().getType().getElementType();
     BufferOp chunk = program.createBuffer(
         loc, prefix + ".lhs.chunk", lhsElement,
         {homes.lhsChunk.rows, homes.lhsChunk.cols}, homes.lhsChunk,
-        ::ipu::MemoryClass::Standard);
+        ipu::MemoryClass::Standard);
     resultHome = program.createBuffer(
         loc, prefix + ".out.home", outType.getElementType(),
         {serial, homes.outHome.rows, homes.outHome.cols}, homes.outHome,
-        ::ipu::MemoryClass::Standard);
+        ipu::MemoryClass::Standard);
     loop = ipu_tile::LoopOp::create(builder, loc, prefix + ".serial", serial);
     inLoop.emplace(builder);
     builder.setInsertionPointToStart(&loop.getBody().front());
@@ -257,7 +257,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
       // (".lhs" names the relayout of the operand into its home.)
       lhs = program.createBuffer(loc, prefix + ".lhs.gathered", lhsElement,
                                  {layouts.lhs.rows, layouts.lhs.cols},
-                                 layouts.lhs, ::ipu::MemoryClass::Standard);
+                                 layouts.lhs, ipu::MemoryClass::Standard);
       program.createPhase(loc, prefix + ".chunk.gather", {{chunk, lhs}});
     }
   }
@@ -268,7 +268,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
     weights = program.createBuffer(loc, prefix + ".rhs.staged",
                                    rhs.getTensorType().getElementType(),
                                    rhs.getTensorType().getShape(), layouts.rhs,
-                                   ::ipu::MemoryClass::Interleaved);
+                                   ipu::MemoryClass::Interleaved);
     // Replicas hold the same block: copy on every tile that has one.
     SmallVector<int32_t> allTiles;
     for (uint32_t b = 0; b < layouts.rhs.gridBatches; ++b)
@@ -291,7 +291,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   BufferOp partial = program.createBuffer(
       loc, prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
       bufferShape(outType, partialLayout), partialLayout,
-      ::ipu::MemoryClass::Standard);
+      ipu::MemoryClass::Standard);
   // The vertex shapes, types and the AMP operand's class follow from the
   // blocks on each tile.
   SmallVector<int32_t> tiles;
@@ -311,11 +311,11 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
     BufferOp gathered = program.createBuffer(
         loc, prefix + ".gathered", partialElement,
         bufferShape(outType, layouts.gathered), layouts.gathered,
-        ::ipu::MemoryClass::Standard);
+        ipu::MemoryClass::Standard);
     program.createPhase(loc, prefix + ".reduce", {{partial, gathered}});
     result = program.createBuffer(loc, prefix + ".out", outType.getElementType(),
                                   bufferShape(outType, layouts.out), layouts.out,
-                                  ::ipu::MemoryClass::Standard);
+                                  ipu::MemoryClass::Standard);
     program.createComputeSet(loc, prefix + ".sum", "reduce", {gathered, result},
                              blockTiles(layouts.out));
   }

@@ -25,12 +25,12 @@ std::string locationString(Location loc) {
 }
 } // namespace
 
-void mlir::ipu::writeMemoryProfile(
+void mlir::ipu_compiler::writeMemoryProfile(
     llvm::raw_ostream &os, ipu_tile::ProgramOp program,
     const ipu_tile::ProgramLiveness &liveness,
-    const std::vector<::ipu::BufferRequest> &requests,
-    const ::ipu::Placement &placement, uint32_t reservedBytes,
-    const ::ipu::TargetModel &target) {
+    const std::vector<ipu::BufferRequest> &requests,
+    const ipu::Placement &placement, uint32_t reservedBytes,
+    const ipu::TargetModel &target) {
   const uint32_t steps = static_cast<uint32_t>(liveness.steps.size()) + 1;
   const uint32_t groups = std::min(target.tiles, kProfileTileGroups);
   // Live bytes per (class, tile, step), from a difference array per tile.
@@ -40,7 +40,7 @@ void mlir::ipu::writeMemoryProfile(
   for (size_t b = 0; b < requests.size(); ++b) {
     if (!liveness.used[b])
       continue;
-    const ::ipu::BufferRequest &request = requests[b];
+    const ipu::BufferRequest &request = requests[b];
     std::vector<int64_t> &table = live[static_cast<int>(request.memoryClass)];
     for (uint32_t tile : request.tiles) {
       table[size_t(tile) * (steps + 1) + request.firstUse] += request.bytes;
@@ -60,9 +60,9 @@ void mlir::ipu::writeMemoryProfile(
     });
     json.attributeArray("classes", [&] {
       for (int c = 0; c < 2; ++c) {
-        auto memoryClass = static_cast<::ipu::MemoryClass>(c);
+        auto memoryClass = static_cast<ipu::MemoryClass>(c);
         json.object([&] {
-          json.attribute("class", std::string(::ipu::memoryClassName(memoryClass)));
+          json.attribute("class", std::string(ipu::memoryClassName(memoryClass)));
           json.attribute("allocatableBytes", target.allocatableBytes(memoryClass) -
                                                  (c == 0 ? reservedBytes : 0));
           json.attribute("peakBytes", placement.peakBytes[c]);
@@ -93,15 +93,15 @@ void mlir::ipu::writeMemoryProfile(
           json.object([&] {
             json.attribute("firstTile", first);
             json.attribute("lastTile", last);
-            json.attribute("class", std::string(::ipu::memoryClassName(
-                                        static_cast<::ipu::MemoryClass>(c))));
+            json.attribute("class", std::string(ipu::memoryClassName(
+                                        static_cast<ipu::MemoryClass>(c))));
             json.attribute("peakTile", peakTile);
             json.attribute("peakStep", peakStep);
             json.attribute("liveBytes", most);
             json.attributeArray("buffers", [&] {
               std::vector<size_t> there;
               for (size_t b = 0; b < requests.size(); ++b) {
-                const ::ipu::BufferRequest &r = requests[b];
+                const ipu::BufferRequest &r = requests[b];
                 if (static_cast<int>(r.memoryClass) == c && liveness.used[b] &&
                     r.firstUse <= peakStep && peakStep <= r.lastUse &&
                     std::binary_search(r.tiles.begin(), r.tiles.end(), peakTile))

@@ -17,16 +17,16 @@
 
 using namespace mlir;
 using namespace mlir::ipu_tile;
-using ::ipu::BlockLayout;
+using ipu::BlockLayout;
 
 namespace {
 
 /// The arrival layout of the permute's result: batched when its leading
 /// dims hold several matrices, else its rows folded.
 std::optional<BlockLayout> permuteResultLayout(PermuteOp op) {
-  std::optional<::ipu::TargetModel> target = lookupTarget(op);
+  std::optional<ipu::TargetModel> target = lookupTarget(op);
   RankedTensorType type = op.getResult().getType();
-  std::optional<::ipu::ElementType> element = toElementType(type.getElementType());
+  std::optional<ipu::ElementType> element = toElementType(type.getElementType());
   if (!target || !element || type.getRank() < 2)
     return std::nullopt;
   int64_t batches = 1;
@@ -35,8 +35,8 @@ std::optional<BlockLayout> permuteResultLayout(PermuteOp op) {
   const int64_t rows = type.getShape()[type.getRank() - 2];
   const int64_t cols = type.getShape().back();
   if (batches > 1)
-    return ::ipu::arrivalLayout(rows, cols, *element, *target, batches);
-  return ::ipu::arrivalLayout(rows, cols, *element, *target);
+    return ipu::arrivalLayout(rows, cols, *element, *target, batches);
+  return ipu::arrivalLayout(rows, cols, *element, *target);
 }
 
 struct PermuteLowering
@@ -69,26 +69,26 @@ struct PermuteLowering
     if (!from || !to)
       return op.emitError("the source has no buffer with a layout, or the "
                           "result no arrival layout: run --ipu-assign-layouts first");
-    ::ipu::Permutation permutation = op.getPlainPermutation();
-    const ::ipu::TargetModel &target = program.getTarget();
-    ::ipu::Rearrangement moves;
+    ipu::Permutation permutation = op.getPlainPermutation();
+    const ipu::TargetModel &target = program.getTarget();
+    ipu::Rearrangement moves;
     if (std::optional<std::string> error =
-            ::ipu::planPermutation(*from, *to, permutation, target.tiles, moves))
+            ipu::planPermutation(*from, *to, permutation, target.tiles, moves))
       return op.emitError("cannot permute: ") << *error;
     RankedTensorType type = op.getResult().getType();
     BufferOp result = program.createBuffer(op.getLoc(), name.str() + ".out",
                                            type.getElementType(), bufferShape(type, *to),
-                                           *to, ::ipu::MemoryClass::Standard);
+                                           *to, ipu::MemoryClass::Standard);
     program.createPhase(op.getLoc(), name, {{source, result}}, &permutation);
     // The phase timed as the compiler will schedule it (on buffer-like
     // addresses: placement comes later) and a sync on each side.
-    ::ipu::ExchangePhase timed;
+    ipu::ExchangePhase timed;
     timed.tiles = target.tiles;
-    ::ipu::TransferAddresses addresses;
-    uint32_t next = target.allocatableBase(::ipu::MemoryClass::Standard);
-    ::ipu::appendMove(target, moves, timed, addresses, next);
+    ipu::TransferAddresses addresses;
+    uint32_t next = target.allocatableBase(ipu::MemoryClass::Standard);
+    ipu::appendMove(target, moves, timed, addresses, next);
     program.addEstimatedCycles(static_cast<int64_t>(
-        ::ipu::plannedPhaseCost(target, timed, addresses).cycles +
+        ipu::plannedPhaseCost(target, timed, addresses).cycles +
         2 * uint64_t(target.syncCycles)));
     program.setResultBuffer(op.getResult(), result);
     OpBuilder &builder = program.getBuilder();

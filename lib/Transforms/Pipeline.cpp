@@ -7,7 +7,7 @@
 
 using namespace mlir;
 
-void mlir::ipu::buildCompilePipeline(OpPassManager &pm,
+void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
                                const CompilePipelineOptions &options) {
   IPUSetTargetOptions target;
   target.target = options.target;
@@ -31,7 +31,7 @@ void mlir::ipu::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createIPUScheduleExchange(schedule));
 }
 
-void mlir::ipu::registerAllPasses() {
+void mlir::ipu_compiler::registerAllPasses() {
   registerIPUPasses();
   PassPipelineRegistration<CompilePipelineOptions>(
       "ipu-compile",

@@ -19,43 +19,43 @@
 
 #include <algorithm>
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUPLACESTORAGE
 #include "IPU/Transforms/Passes.h.inc"
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 using namespace mlir;
 
 namespace {
 struct PlaceStoragePass
-    : public mlir::ipu::impl::IPUPlaceStorageBase<PlaceStoragePass> {
+    : public mlir::ipu_compiler::impl::IPUPlaceStorageBase<PlaceStoragePass> {
   using IPUPlaceStorageBase::IPUPlaceStorageBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+    FailureOr<ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
     for (auto program : module.getOps<ipu_tile::ProgramOp>())
-      if (failed(mlir::ipu::placeProgram(program, *target, memoryProfile)))
+      if (failed(mlir::ipu_compiler::placeProgram(program, *target, memoryProfile)))
         return signalPassFailure();
   }
 };
 } // namespace
 
-LogicalResult mlir::ipu::placeProgram(ipu_tile::ProgramOp program,
-                                      const ::ipu::TargetModel &target,
+LogicalResult mlir::ipu_compiler::placeProgram(ipu_tile::ProgramOp program,
+                                      const ipu::TargetModel &target,
                                       StringRef memoryProfile,
                                       uint32_t leastReservedBytes) {
   {
-    FailureOr<mlir::ipu::ProgramStorage> storage =
-        mlir::ipu::planProgramStorage(program, target, leastReservedBytes);
+    FailureOr<mlir::ipu_compiler::ProgramStorage> storage =
+        mlir::ipu_compiler::planProgramStorage(program, target, leastReservedBytes);
     if (failed(storage))
       return failure();
     SmallVector<ipu_tile::BufferOp> &buffers = storage->buffers;
-    std::vector<::ipu::BufferRequest> &requests = storage->requests;
-    ::ipu::Placement &placement = storage->placement;
-    ::ipu::MemoryOverflow &overflow = storage->overflow;
+    std::vector<ipu::BufferRequest> &requests = storage->requests;
+    ipu::Placement &placement = storage->placement;
+    ipu::MemoryOverflow &overflow = storage->overflow;
     ipu_tile::ProgramLiveness &liveness = storage->liveness;
     const uint32_t reserved = storage->reservedBytes;
     if (std::optional<std::string> &error = storage->error) {
@@ -63,13 +63,13 @@ LogicalResult mlir::ipu::placeProgram(ipu_tile::ProgramOp program,
       // live beside it, each at its own op (the matmul that made it).
       InFlightDiagnostic diag = program.emitError("storage does not fit on '")
                                 << target.name << "': " << *error;
-      const ::ipu::BufferRequest &failing = requests[overflow.request];
+      const ipu::BufferRequest &failing = requests[overflow.request];
       uint64_t taken = 0;
       for (auto [index, address] : overflow.live)
         taken += requests[index].bytes;
       diag.attachNote(buffers[overflow.request].getLoc())
           << "'" << failing.name << "' needs " << overflow.bytesNeeded << " "
-          << ::ipu::memoryClassName(overflow.memoryClass) << " bytes on tile "
+          << ipu::memoryClassName(overflow.memoryClass) << " bytes on tile "
           << overflow.tile << " at step " << overflow.step << ", of "
           << overflow.bytesAvailable << " allocatable there; the "
           << overflow.live.size() << " buffers live beside it take " << taken;
@@ -96,7 +96,7 @@ LogicalResult mlir::ipu::placeProgram(ipu_tile::ProgramOp program,
       if (error)
         return program.emitError("cannot write the memory profile '")
                << memoryProfile << "': " << error.message();
-      mlir::ipu::writeMemoryProfile(os, program, liveness, requests, placement,
+      mlir::ipu_compiler::writeMemoryProfile(os, program, liveness, requests, placement,
                                     reserved, target);
     }
 
@@ -115,9 +115,9 @@ LogicalResult mlir::ipu::placeProgram(ipu_tile::ProgramOp program,
         "interleavedBytesAvailable={7}",
         buffers.size(), reserved, placement.peakBytes[0],
         placement.boundBytes[0], placement.peakBytes[1], placement.boundBytes[1],
-        target.allocatableBytes(::ipu::MemoryClass::Standard),
-        target.allocatableBytes(::ipu::MemoryClass::Interleaved));
-    ::ipu::logInfo("ipu-place-storage: placed storage program=" +
+        target.allocatableBytes(ipu::MemoryClass::Standard),
+        target.allocatableBytes(ipu::MemoryClass::Interleaved));
+    ipu::logInfo("ipu-place-storage: placed storage program=" +
                    program.getSymName().str() + " " + line);
     // Remarks carry the location only: printing a full-scale program with
     // every diagnostic would bury the explanation.
@@ -126,15 +126,15 @@ LogicalResult mlir::ipu::placeProgram(ipu_tile::ProgramOp program,
   }
 }
 FailureOr<uint32_t>
-mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
-                             const ::ipu::TargetModel &target, bool placed) {
+mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
+                             const ipu::TargetModel &target, bool placed) {
   // Each phase's exchange code comes from a timed schedule: read from the IR
   // here, then scheduled (before placement) and timed in parallel, as plain
   // data; the results do not depend on the threads.
   struct PhaseWork {
-    ::ipu::ExchangePhase phase;
-    ::ipu::TransferAddresses addresses;
-    ::ipu::ExchangeSchedule schedule;
+    ipu::ExchangePhase phase;
+    ipu::TransferAddresses addresses;
+    ipu::ExchangeSchedule schedule;
     std::vector<uint32_t> codeBytesPerTile;
   };
   std::vector<PhaseWork> work;
@@ -153,15 +153,15 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
       // from an SRAM conflict unit of its own as placement will keep the
       // phase's sources and destinations, its transfers at their offsets.
       llvm::DenseMap<Operation *, uint32_t> baseOf;
-      uint32_t next = target.allocatableBase(::ipu::MemoryClass::Standard);
+      uint32_t next = target.allocatableBase(ipu::MemoryClass::Standard);
       auto base = [&](ipu_tile::BufferOp buffer) -> uint32_t {
         auto [it, inserted] = baseOf.try_emplace(buffer.getOperation(), 0);
         if (inserted) {
           uint64_t bytes = 0;
-          if (std::optional<::ipu::BlockLayout> layout =
+          if (std::optional<ipu::BlockLayout> layout =
                   ipu_tile::toBlockLayout(buffer.getTensorType()))
             bytes = layout->maxBlockBytes();
-          it->second = ::ipu::provisionalBufferBase(target, bytes, next);
+          it->second = ipu::provisionalBufferBase(target, bytes, next);
         }
         return it->second;
       };
@@ -182,7 +182,7 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
       if (!phase.getScheduleAttr())
         return phase.emitError("phase is not scheduled: run "
                                "--ipu-schedule-exchange");
-      FailureOr<::ipu::TransferAddresses> addresses =
+      FailureOr<ipu::TransferAddresses> addresses =
           ipu_exchange::transferAddresses(phase, *transfers);
       if (failed(addresses))
         return failure();
@@ -196,14 +196,14 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
   llvm::parallelFor(0, work.size(), [&](size_t i) {
     PhaseWork &item = work[i];
     if (!placed)
-      item.schedule = ::ipu::scheduleTimedPhase(target, item.phase, item.addresses);
+      item.schedule = ipu::scheduleTimedPhase(target, item.phase, item.addresses);
     item.codeBytesPerTile =
-        ::ipu::timePhase(target.exchange,
-                         ::ipu::timedMessages(item.phase, item.schedule, item.addresses))
+        ipu::timePhase(target.exchange,
+                         ipu::timedMessages(item.phase, item.schedule, item.addresses))
             .codeBytesPerTile;
   });
 
-  ::ipu::ReservedArea area(target);
+  ipu::ReservedArea area(target);
   // What each step adds to tile 0, for the debug log.
   std::vector<std::pair<uint64_t, std::string>> onFirstTile;
   // A loop body's steps once: one copy of their code serves every iteration.
@@ -222,8 +222,8 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
     if (isa<ipu_exchange::PhaseOp>(op)) {
       area.addExchangeCode(work[workOf.lookup(stepOp)].codeBytesPerTile);
     } else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op)) {
-      std::unique_ptr<::ipu::ElementwiseKernel> generated;
-      const ::ipu::KernelSpec *kernel =
+      std::unique_ptr<ipu::ElementwiseKernel> generated;
+      const ipu::KernelSpec *kernel =
           ipu_tile::lookupComputeSetKernel(computeSet, generated);
       std::vector<uint32_t> tiles(computeSet.getTiles().begin(),
                                   computeSet.getTiles().end());
@@ -231,19 +231,19 @@ mlir::ipu::reservedAreaBytes(ArrayRef<Operation *> steps,
       // A generated kernel's code, once on every tile that runs it.
       if (generated)
         area.addKernelCode(tiles, computeSet.getKernel().str(),
-                           ::ipu::elementwiseCodeBytes(target, generated->body()));
+                           ipu::elementwiseCodeBytes(target, generated->body()));
     }
   }
-  if (::ipu::debugEnabled())
+  if (ipu::debugEnabled())
     for (const auto &[bytes, what] : onFirstTile)
-      ::ipu::logDebug("ipu-place-storage: reserved on tile 0 bytes=" +
+      ipu::logDebug("ipu-place-storage: reserved on tile 0 bytes=" +
                       std::to_string(bytes) + " step=\"" + what + "\"");
   return static_cast<uint32_t>(area.bytes());
 }
 
-FailureOr<mlir::ipu::ProgramStorage>
-mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
-                              const ::ipu::TargetModel &target,
+FailureOr<mlir::ipu_compiler::ProgramStorage>
+mlir::ipu_compiler::planProgramStorage(ipu_tile::ProgramOp program,
+                              const ipu::TargetModel &target,
                               uint32_t leastReservedBytes) {
   ProgramStorage storage;
   // Liveness in program steps (buffers are not steps), as the program's
@@ -252,9 +252,9 @@ mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
   storage.buffers = storage.liveness.buffers;
   for (unsigned index = 0; index < storage.buffers.size(); ++index) {
     ipu_tile::BufferOp buffer = storage.buffers[index];
-    std::optional<::ipu::BlockLayout> layout =
+    std::optional<ipu::BlockLayout> layout =
         ipu_tile::toBlockLayout(buffer.getTensorType());
-    ::ipu::BufferRequest request;
+    ipu::BufferRequest request;
     request.name = buffer.getSymName().str();
     request.memoryClass = ipu_tile::toMachineClass(buffer.getMemoryClass());
     request.bytes = layout->maxBlockBytes();
@@ -289,8 +289,8 @@ mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
     }
     for (uint32_t a : sources)
       for (uint32_t b : dests) {
-        ::ipu::BufferRequest &source = storage.requests[a];
-        ::ipu::BufferRequest &dest = storage.requests[b];
+        ipu::BufferRequest &source = storage.requests[a];
+        ipu::BufferRequest &dest = storage.requests[b];
         if (a == b || source.memoryClass != dest.memoryClass)
           continue;
         if (llvm::is_contained(source.apartFrom, b))
@@ -305,7 +305,7 @@ mlir::ipu::planProgramStorage(ipu_tile::ProgramOp program,
   if (failed(reserved))
     return failure();
   storage.reservedBytes = std::max(*reserved, leastReservedBytes);
-  storage.error = ::ipu::placeBuffers(target, storage.requests, storage.reservedBytes,
+  storage.error = ipu::placeBuffers(target, storage.requests, storage.reservedBytes,
                                       storage.placement, &storage.overflow);
   return storage;
 }

@@ -15,18 +15,18 @@
 #include <optional>
 #include <string>
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 
 struct ProgramStorage {
   ipu_tile::ProgramLiveness liveness;
   SmallVector<ipu_tile::BufferOp> buffers;
-  std::vector<::ipu::BufferRequest> requests; ///< One per buffer.
+  std::vector<ipu::BufferRequest> requests; ///< One per buffer.
   /// Exchange code, vertex state and kernel code on the busiest tile.
   uint32_t reservedBytes = 0;
-  ::ipu::Placement placement;
+  ipu::Placement placement;
   /// Set when the buffers do not fit, with `overflow` filled.
   std::optional<std::string> error;
-  ::ipu::MemoryOverflow overflow;
+  ipu::MemoryOverflow overflow;
 };
 
 /// The most bytes of exchange code, vertex state and generated kernel code
@@ -34,7 +34,7 @@ struct ProgramStorage {
 /// its own #ipu_exchange.schedule on its buffers' addresses when `placed`,
 /// else one made here on provisional packed addresses (before placement).
 FailureOr<uint32_t> reservedAreaBytes(ArrayRef<Operation *> steps,
-                                      const ::ipu::TargetModel &target,
+                                      const ipu::TargetModel &target,
                                       bool placed);
 
 /// Sizes the reserved area and places every buffer of a lowered program.
@@ -43,7 +43,7 @@ FailureOr<uint32_t> reservedAreaBytes(ArrayRef<Operation *> steps,
 /// `leastReservedBytes` raises the reserved area (ScheduleExchange asks for
 /// it when the real schedules' code needs more than provisional ones did).
 FailureOr<ProgramStorage> planProgramStorage(ipu_tile::ProgramOp program,
-                                             const ::ipu::TargetModel &target,
+                                             const ipu::TargetModel &target,
                                              uint32_t leastReservedBytes = 0);
 
 /// What --ipu-place-storage does to one program: plans its storage, sets
@@ -51,10 +51,10 @@ FailureOr<ProgramStorage> planProgramStorage(ipu_tile::ProgramOp program,
 /// bounds, logs and remarks; an overflow is an error naming the tile and
 /// buffers. With `memoryProfile`, writes the placed memory there.
 LogicalResult placeProgram(ipu_tile::ProgramOp program,
-                           const ::ipu::TargetModel &target,
+                           const ipu::TargetModel &target,
                            StringRef memoryProfile = "",
                            uint32_t leastReservedBytes = 0);
 
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 #endif // IPU_LIB_TRANSFORMS_PLACESTORAGE_H

@@ -12,31 +12,31 @@
 #include "mlir/IR/Threading.h"
 #include "llvm/Support/FormatVariadic.h"
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUPLANGEMM
 #include "IPU/Transforms/Passes.h.inc"
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 using namespace mlir;
 
 /// How a `partials` constraint ("f32", "f16", "any" or "") narrows the plans
 /// and whether it allows f16 partials for an f32 accumulation.
 static void applyPartials(StringRef partials,
-                          ::ipu::GemmPlanConstraints &constraints,
+                          ipu::GemmPlanConstraints &constraints,
                           bool &allowHalf) {
   if (partials == "f16" || partials == "any")
     allowHalf = true;
   if (partials == "f16")
-    constraints.partials = ::ipu::ElementType::F16;
+    constraints.partials = ipu::ElementType::F16;
   else if (partials == "f32")
-    constraints.partials = ::ipu::ElementType::F32;
+    constraints.partials = ipu::ElementType::F32;
 }
 
 /// Constraints from the op's attribute, narrowed by the pass options.
-static FailureOr<::ipu::GemmPlanConstraints>
-collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &options,
+static FailureOr<ipu::GemmPlanConstraints>
+collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &options,
                    StringRef partialsOption, bool &allowHalf) {
-  ::ipu::GemmPlanConstraints constraints;
+  ipu::GemmPlanConstraints constraints;
   allowHalf = false;
   if (ipu_gemm::ConstraintsAttr attr = op.getConstraintsAttr()) {
     if (attr.getRows())
@@ -51,8 +51,8 @@ collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &opti
       constraints.weights = ipu_tile::toMachineClass(*attr.getWeights());
     if (attr.getReduction())
       constraints.reduction = *attr.getReduction() == ipu_gemm::Reduction::staged
-                                  ? ::ipu::Reduction::Staged
-                                  : ::ipu::Reduction::Complete;
+                                  ? ipu::Reduction::Staged
+                                  : ipu::Reduction::Complete;
     if (attr.getStaging())
       constraints.localStaging = *attr.getStaging();
     if (attr.getGathered())
@@ -77,16 +77,16 @@ collectConstraints(ipu_gemm::MatmulOp op, const ::ipu::GemmPlanConstraints &opti
 }
 
 namespace {
-struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
+struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmPass> {
   using IPUPlanGemmBase::IPUPlanGemmBase;
 
   struct Job {
     ipu_gemm::MatmulOp op;
-    ::ipu::GemmProblem problem;
-    ::ipu::GemmPlanConstraints constraints;
+    ipu::GemmProblem problem;
+    ipu::GemmPlanConstraints constraints;
     /// The plan the op already carries: kept if it can be lowered.
-    std::optional<::ipu::GemmPlan> given;
-    ::ipu::GemmPlanSearch search;
+    std::optional<ipu::GemmPlan> given;
+    ipu::GemmPlanSearch search;
     std::optional<std::string> error;
     double seconds = 0;
     /// Matmuls of one function share tile memory; `group` numbers them.
@@ -106,9 +106,9 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
   /// quietly. Returns the bytes per tile that did not fit, in the class that
   /// overflowed, with a sentence for the remark; nothing when it fits or the
   /// copy cannot be lowered (the pipeline then reports why itself).
-  std::optional<std::pair<::ipu::MemoryClass, uint64_t>>
+  std::optional<std::pair<ipu::MemoryClass, uint64_t>>
   storageOverflow(ModuleOp module, const std::vector<Job> &jobs,
-                  const ::ipu::TargetModel &target, std::string &why) {
+                  const ipu::TargetModel &target, std::string &why) {
     OwningOpRef<ModuleOp> copy = module.clone();
     size_t next = 0;
     bool matched = true;
@@ -117,30 +117,30 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         matched = false;
         return;
       }
-      const ::ipu::GemmPlanChoice &best = jobs[next++].search.finalists.front();
+      const ipu::GemmPlanChoice &best = jobs[next++].search.finalists.front();
       op.setPlanAttr(ipu_gemm::PlanAttr::fromGemmPlan(op.getContext(), best.plan,
                                                       best.cost.totalCycles));
     });
     if (!matched || next != jobs.size())
       return std::nullopt;
     PassManager pm(module.getContext(), ModuleOp::getOperationName());
-    pm.addPass(mlir::ipu::createIPUAssignLayouts());
-    pm.addPass(mlir::ipu::createIPULowerToTile());
+    pm.addPass(mlir::ipu_compiler::createIPUAssignLayouts());
+    pm.addPass(mlir::ipu_compiler::createIPULowerToTile());
     ScopedDiagnosticHandler quiet(module.getContext(),
                                   [](Diagnostic &) { return success(); });
-    ::ipu::QuietLog quietLog;
+    ipu::QuietLog quietLog;
     if (failed(pm.run(*copy)))
       return std::nullopt;
     for (auto program : copy->getOps<ipu_tile::ProgramOp>()) {
-      FailureOr<mlir::ipu::ProgramStorage> storage =
-          mlir::ipu::planProgramStorage(program, target);
+      FailureOr<mlir::ipu_compiler::ProgramStorage> storage =
+          mlir::ipu_compiler::planProgramStorage(program, target);
       if (failed(storage) || !storage->error)
         continue;
-      const ::ipu::MemoryOverflow &overflow = storage->overflow;
-      const ::ipu::MemoryClass c = overflow.memoryClass;
+      const ipu::MemoryOverflow &overflow = storage->overflow;
+      const ipu::MemoryClass c = overflow.memoryClass;
       const uint64_t available =
           target.allocatableBytes(c) -
-          (c == ::ipu::MemoryClass::Standard ? storage->reservedBytes : 0);
+          (c == ipu::MemoryClass::Standard ? storage->reservedBytes : 0);
       const uint64_t live = storage->placement.boundBytes[static_cast<int>(c)];
       // More live than there is: the excess; else first fit fragmented the
       // class: room for the buffer that did not fit.
@@ -149,7 +149,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       why = llvm::formatv("placing its storage overflowed {0} memory: {1} "
                           "bytes live at once on tile {2}, {3} allocatable "
                           "beside {4} of code and vertex state",
-                          ::ipu::memoryClassName(c), live,
+                          ipu::memoryClassName(c), live,
                           storage->placement.peakTile[static_cast<int>(c)],
                           available, storage->reservedBytes)
                 .str();
@@ -160,11 +160,11 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+    FailureOr<ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
 
-    FailureOr<::ipu::GemmPlanConstraints> options = parseOptions(module);
+    FailureOr<ipu::GemmPlanConstraints> options = parseOptions(module);
     if (failed(options))
       return signalPassFailure();
 
@@ -204,7 +204,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       job.problem.resultExchanged =
           !llvm::all_of(leaving.getUsers(),
                         [](Operation *user) { return isa<func::ReturnOp>(user); });
-      FailureOr<::ipu::GemmPlanConstraints> constraints = collectConstraints(
+      FailureOr<ipu::GemmPlanConstraints> constraints = collectConstraints(
           op, *options, partials, job.problem.allowHalfPartials);
       if (failed(constraints)) {
         failedAny = true;
@@ -214,7 +214,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       if (ipu_gemm::PlanAttr plan = op.getPlanAttr()) {
         job.given = plan.toGemmPlan();
         // Writing partials = "f16" is the user allowing them.
-        if (job.given->partials == ::ipu::ElementType::F16)
+        if (job.given->partials == ipu::ElementType::F16)
           job.problem.allowHalfPartials = true;
       }
       jobs.push_back(std::move(job));
@@ -237,15 +237,15 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     module.walk([&](ipu_tile::ElementwiseOp op) {
       // Its kernel's code once per distinct body (on every tile, at most),
       // and its vertices' state (two compute sets for a split reduction).
-      SmallVector<::ipu::Broadcast> broadcasts;
+      SmallVector<ipu::Broadcast> broadcasts;
       for (unsigned i = 0; i < op.getInputs().size(); ++i)
-        broadcasts.push_back(op.getBroadcast(i).value_or(::ipu::Broadcast::Full));
-      FailureOr<::ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
+        broadcasts.push_back(op.getBroadcast(i).value_or(ipu::Broadcast::Full));
+      FailureOr<ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
           op, op.getBody().front(), broadcasts, op.getRowReduction(), op.getInitValue());
       uint64_t &kept = resident[op->getParentOp()];
       if (succeeded(body) &&
-          bodies[op->getParentOp()].insert(::ipu::bodyHash(*body)).second)
-        kept += ::ipu::elementwiseCodeBytes(*target, *body);
+          bodies[op->getParentOp()].insert(ipu::bodyHash(*body)).second)
+        kept += ipu::elementwiseCodeBytes(*target, *body);
       kept += (op.getReduce() ? 2 : 1) *
               target->vertexStateBytes(op.getInputs().size() + 1, 2);
       // A matmul's epilogue (its result's only reader) is in that plan's
@@ -258,17 +258,17 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       // resident in interleaved memory, its column blocks on the tiles of
       // theirs: at most the whole row a tile.
       for (auto [i, input] : llvm::enumerate(op.getInputs()))
-        if (isa<BlockArgument>(input) && broadcasts[i] == ::ipu::Broadcast::Row) {
+        if (isa<BlockArgument>(input) && broadcasts[i] == ipu::Broadcast::Row) {
           auto type = cast<RankedTensorType>(input.getType());
           residentRows[op->getParentOp()] += (uint64_t(type.getNumElements()) *
-                       ::ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
+                       ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
                    3) / 4 * 4;
         }
       uint64_t bytes = 0;
       for (Value value : llvm::concat<Value>(op.getInputs(), op->getResults())) {
         auto type = cast<RankedTensorType>(value.getType());
         bytes += uint64_t(type.getNumElements()) *
-                 ::ipu::elementBytes(*ipu_tile::toElementType(type.getElementType()));
+                 ipu::elementBytes(*ipu_tile::toElementType(type.getElementType()));
       }
       uint64_t &largest = coexisting[op->getParentOp()];
       largest = std::max(largest, (bytes + target->tiles - 1) / target->tiles);
@@ -278,7 +278,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     uint64_t holdBack[2] = {0, 0};
     auto planAll = [&] {
     parallelForEach(&getContext(), groups, [&](const std::vector<size_t> &group) {
-      std::vector<::ipu::ProgramGemm> program;
+      std::vector<ipu::ProgramGemm> program;
       for (size_t index : group) {
         program.emplace_back();
         program.back().problem = jobs[index].problem;
@@ -292,7 +292,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
             residentRows.lookup(jobs[index].op->getParentOp()) + holdBack[1];
         program.back().residentStandardBytes += holdBack[0];
       }
-      ::ipu::planGemmProgram(*target, program, finalists, rerank);
+      ipu::planGemmProgram(*target, program, finalists, rerank);
       for (size_t position = 0; position < group.size(); ++position) {
         Job &job = jobs[group[position]];
         job.search = std::move(program[position].search);
@@ -311,7 +311,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     };
     for (unsigned round = 0; validateStorage && planned() && round < 4; ++round) {
       std::string why;
-      std::optional<std::pair<::ipu::MemoryClass, uint64_t>> overflow =
+      std::optional<std::pair<ipu::MemoryClass, uint64_t>> overflow =
           storageOverflow(module, jobs, *target, why);
       if (!overflow)
         break;
@@ -321,7 +321,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           << holdBack[0] << " standard and " << holdBack[1]
           << " interleaved bytes per tile";
       for (Job &job : jobs) {
-        job.search = ::ipu::GemmPlanSearch();
+        job.search = ipu::GemmPlanSearch();
         job.error.reset();
       }
       planAll();
@@ -350,7 +350,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
               ++count;
               if (other.problem.rhsIsWeight)
                 weights += size_t(other.problem.k) * other.problem.n *
-                           ::ipu::elementBytes(other.problem.inType);
+                           ipu::elementBytes(other.problem.inType);
             }
           error.attachNote()
               << "the function's first " << before << " of " << count
@@ -358,8 +358,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
               << weights << " bytes, " << (weights + target->tiles - 1) / target->tiles
               << " per tile unreplicated, and every matmul's plan, exchange code "
               << "and the elementwise ops' values share the tiles' "
-              << target->allocatableBytes(::ipu::MemoryClass::Standard) << " standard and "
-              << target->allocatableBytes(::ipu::MemoryClass::Interleaved)
+              << target->allocatableBytes(ipu::MemoryClass::Standard) << " standard and "
+              << target->allocatableBytes(ipu::MemoryClass::Interleaved)
               << " interleaved bytes";
           if (std::optional<std::pair<size_t, size_t>> blocks =
                   repeatsThatFit(jobs, job))
@@ -373,12 +373,12 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
         continue;
       }
       report(index, job, *target);
-      const ::ipu::GemmPlanChoice &best = job.search.finalists.front();
+      const ipu::GemmPlanChoice &best = job.search.finalists.front();
       // Re-ranked finalists go with the op to the package's report.
       if (best.scheduled) {
         SmallVector<Attribute> finalists;
         OpBuilder b(&getContext());
-        for (const ::ipu::GemmPlanChoice &choice : job.search.finalists) {
+        for (const ipu::GemmPlanChoice &choice : job.search.finalists) {
           if (!choice.scheduled)
             continue;
           finalists.push_back(b.getDictionaryAttr(
@@ -414,7 +414,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       if (other.group == failed.group)
         group.push_back(&other);
     auto same = [](const JobType *a, const JobType *b) {
-      const ::ipu::GemmProblem &x = a->problem, &y = b->problem;
+      const ipu::GemmProblem &x = a->problem, &y = b->problem;
       return std::make_tuple(x.m, x.k, x.n, x.batches, x.rhsIsWeight,
                              x.rhsTransposed, x.inType) ==
              std::make_tuple(y.m, y.k, y.n, y.batches, y.rhsIsWeight,
@@ -439,8 +439,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
 
   /// The pass options as constraints; a malformed value is an error naming
   /// the option.
-  FailureOr<::ipu::GemmPlanConstraints> parseOptions(ModuleOp module) {
-    ::ipu::GemmPlanConstraints options;
+  FailureOr<ipu::GemmPlanConstraints> parseOptions(ModuleOp module) {
+    ipu::GemmPlanConstraints options;
     auto bad = [&](StringRef option, StringRef value, StringRef expected) {
       return module.emitError("pass option ")
              << option << "='" << value << "' is not " << expected;
@@ -464,12 +464,12 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
       options.swapped = orientation == "swapped";
     }
     if (!weights.empty()) {
-      options.weights = ::ipu::parseMemoryClass(weights);
+      options.weights = ipu::parseMemoryClass(weights);
       if (!options.weights)
         return bad("weights", weights, "standard or interleaved");
     }
     if (!reduction.empty()) {
-      options.reduction = ::ipu::parseReduction(reduction);
+      options.reduction = ipu::parseReduction(reduction);
       if (!options.reduction)
         return bad("reduction", reduction, "complete or staged");
     }
@@ -492,7 +492,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
   /// The elementwise op that runs on the matmul's result in its layout (its
   /// only user, reading it whole as its first full input), as the planner
   /// costs it.
-  static std::shared_ptr<const ::ipu::ElementwiseBody>
+  static std::shared_ptr<const ipu::ElementwiseBody>
   epilogueOf(ipu_gemm::MatmulOp op) {
     if (!op->hasOneUse())
       return nullptr;
@@ -502,22 +502,22 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     std::optional<unsigned> first = elementwise.getFirstFullInput();
     if (!first || elementwise.getInputs()[*first] != op.getResult())
       return nullptr;
-    SmallVector<::ipu::Broadcast> broadcasts;
+    SmallVector<ipu::Broadcast> broadcasts;
     for (unsigned i = 0; i < elementwise.getInputs().size(); ++i)
       broadcasts.push_back(*elementwise.getBroadcast(i));
-    FailureOr<::ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
+    FailureOr<ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
         elementwise, elementwise.getBody().front(), broadcasts);
     if (failed(body))
       return nullptr;
-    return std::make_shared<const ::ipu::ElementwiseBody>(std::move(*body));
+    return std::make_shared<const ipu::ElementwiseBody>(std::move(*body));
   }
 
   /// The row reductions that run in the matmul's result layout: those whose
   /// first full input is the result, or an elementwise op computed in it
   /// (whose own first full input is, in turn).
-  static std::vector<std::shared_ptr<const ::ipu::ElementwiseBody>>
+  static std::vector<std::shared_ptr<const ipu::ElementwiseBody>>
   rowReductionsOf(ipu_gemm::MatmulOp op) {
-    std::vector<std::shared_ptr<const ::ipu::ElementwiseBody>> reductions;
+    std::vector<std::shared_ptr<const ipu::ElementwiseBody>> reductions;
     SmallVector<Value> inLayout{op.getResult()};
     llvm::SmallPtrSet<Operation *, 8> seen;
     while (!inLayout.empty()) {
@@ -533,24 +533,24 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           inLayout.push_back(elementwise.getResult());
           continue;
         }
-        SmallVector<::ipu::Broadcast> broadcasts;
+        SmallVector<ipu::Broadcast> broadcasts;
         for (unsigned i = 0; i < elementwise.getInputs().size(); ++i)
           broadcasts.push_back(*elementwise.getBroadcast(i));
-        FailureOr<::ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
+        FailureOr<ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
             elementwise, elementwise.getBody().front(), broadcasts,
             elementwise.getRowReduction(), elementwise.getInitValue());
         if (succeeded(body))
           reductions.push_back(
-              std::make_shared<const ::ipu::ElementwiseBody>(std::move(*body)));
+              std::make_shared<const ipu::ElementwiseBody>(std::move(*body)));
       }
     }
     return reductions;
   }
 
-  void report(size_t index, Job &job, const ::ipu::TargetModel &target) {
-    const ::ipu::GemmPlanSearch &search = job.search;
+  void report(size_t index, Job &job, const ipu::TargetModel &target) {
+    const ipu::GemmPlanSearch &search = job.search;
     if (job.given) {
-      const ::ipu::GemmPlanChoice &kept = search.finalists.front();
+      const ipu::GemmPlanChoice &kept = search.finalists.front();
       std::string line = llvm::formatv(
           "{0} estimatedCycles={1} computeCycles={2} exchangeCycles={3} "
           "reductionCycles={4} syncCycles={5} peakStandardBytes={6} "
@@ -559,7 +559,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           kept.cost.exchangeCycles, kept.cost.reductionCycles,
           kept.cost.syncCycles, kept.cost.peakBytes[0], kept.cost.peakBytes[1],
           search.fitting ? "true" : "false");
-      ::ipu::logInfo(llvm::formatv("ipu-plan-gemm: kept the given gemm plan "
+      ipu::logInfo(llvm::formatv("ipu-plan-gemm: kept the given gemm plan "
                                    "operation={0} shape={1}x{2}x{3} {4}",
                                    index, job.problem.m, job.problem.k,
                                    job.problem.n, line));
@@ -570,7 +570,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
     }
     std::string constraintText =
         job.constraints.empty() ? "none" : job.constraints.str();
-    ::ipu::logInfo(llvm::formatv(
+    ipu::logInfo(llvm::formatv(
         "ipu-plan-gemm: searched gemm plans operation={0} shape={1}x{2}x{3} "
         "candidates={4} matchingPlans={5} costedPlans={6} prunedPlans={7} "
         "fittingPlans={8} constraint=\"{9}\" seconds={10:F4}",
@@ -589,8 +589,8 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
           choice.cost.peakBytes[0], choice.cost.peakBytes[1],
           choice.cost.activeTiles,
           target.ampMacsPerCycle(job.problem.inType,
-                                 job.problem.inType == ::ipu::ElementType::F32
-                                     ? ::ipu::ElementType::F32
+                                 job.problem.inType == ipu::ElementType::F32
+                                     ? ipu::ElementType::F32
                                      : choice.plan.partials),
           (job.problem.epilogue
                ? " epilogueCycles=" + std::to_string(choice.cost.epilogueCycles)
@@ -605,11 +605,11 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
                          " scheduledCycles=" + std::to_string(choice.scheduledCycles) +
                          " scheduledFits=" + (choice.scheduledFits ? "true" : "false")
                    : std::string()));
-      ::ipu::logInfo("ipu-plan-gemm: retained gemm plan finalist operation=" +
+      ipu::logInfo("ipu-plan-gemm: retained gemm plan finalist operation=" +
                      std::to_string(index) + " " + line);
       mlir::emitRemark(job.op.getLoc()) << line;
     }
-    const ::ipu::GemmPlanChoice &best = search.finalists.front();
+    const ipu::GemmPlanChoice &best = search.finalists.front();
     mlir::emitRemark(job.op.getLoc()) << "chose plan " << best.plan.str() << " of "
                         << search.matching << " matching plans ("
                         << search.candidates << " in the space, "
@@ -622,7 +622,7 @@ struct PlanGemmPass : public mlir::ipu::impl::IPUPlanGemmBase<PlanGemmPass> {
                                       " scheduled (the fewest of the " +
                                       std::to_string(llvm::count_if(
                                           search.finalists,
-                                          [](const ::ipu::GemmPlanChoice &c) {
+                                          [](const ipu::GemmPlanChoice &c) {
                                             return c.scheduled;
                                           })) +
                                       " finalists lowered, scheduled and placed)"

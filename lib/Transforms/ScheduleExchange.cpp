@@ -13,25 +13,25 @@
 #include <chrono>
 #include <fstream>
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUSCHEDULEEXCHANGE
 #include "IPU/Transforms/Passes.h.inc"
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 using namespace mlir;
 
 namespace {
 struct ScheduleExchangePass
-    : public mlir::ipu::impl::IPUScheduleExchangeBase<ScheduleExchangePass> {
+    : public mlir::ipu_compiler::impl::IPUScheduleExchangeBase<ScheduleExchangePass> {
   using IPUScheduleExchangeBase::IPUScheduleExchangeBase;
 
   struct Job {
     ipu_exchange::PhaseOp op;
     ipu_exchange::PhaseTransfers transfers;
-    ::ipu::TransferAddresses addresses;
-    ::ipu::ExchangeSchedule schedule;
-    ::ipu::ScheduleReport report;
-    ::ipu::TimedPhaseCost cost;
+    ipu::TransferAddresses addresses;
+    ipu::ExchangeSchedule schedule;
+    ipu::ScheduleReport report;
+    ipu::TimedPhaseCost cost;
     std::optional<std::string> illegal;
     double seconds = 0;
     std::string line; ///< Its report, as logged and remarked.
@@ -43,7 +43,7 @@ struct ScheduleExchangePass
     std::string path = dumpDir + "/" + op.getSymName().str() + ".phase";
     std::ofstream out(path);
     if (out)
-      ::ipu::writePhaseText(out, job.transfers.phase, &job.addresses);
+      ipu::writePhaseText(out, job.transfers.phase, &job.addresses);
     if (!out)
       return op.emitError("cannot write phase to '") << path << "'";
     return success();
@@ -51,7 +51,7 @@ struct ScheduleExchangePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+    FailureOr<ipu::TargetModel> target = ipu_tile::requireTarget(module);
     if (failed(target))
       return signalPassFailure();
     // The code of the real schedules must fit where placement left room for
@@ -69,7 +69,7 @@ struct ScheduleExchangePass
         if (!reserved)
           continue;
         ipu_tile::ProgramLiveness liveness = ipu_tile::computeLiveness(program);
-        FailureOr<uint32_t> needed = mlir::ipu::reservedAreaBytes(
+        FailureOr<uint32_t> needed = mlir::ipu_compiler::reservedAreaBytes(
             liveness.steps, *target, /*placed=*/true);
         if (failed(needed))
           return signalPassFailure();
@@ -82,7 +82,7 @@ struct ScheduleExchangePass
               << " rounds of placing and scheduling";
           return signalPassFailure();
         }
-        ::ipu::logInfo(llvm::formatv(
+        ipu::logInfo(llvm::formatv(
             "ipu-schedule-exchange: program={0} exchange code needs "
             "reservedBytes={1} (placed with {2}): placing it again",
             program.getSymName(), *needed, *reserved));
@@ -90,7 +90,7 @@ struct ScheduleExchangePass
         // and each round should settle it rather than chase it.
         const uint32_t align = std::max<uint32_t>(target->bufferAlignmentBytes, 1);
         const uint32_t ask = (*needed + *needed / 64 + align) / align * align;
-        if (failed(mlir::ipu::placeProgram(program, *target, "", ask)))
+        if (failed(mlir::ipu_compiler::placeProgram(program, *target, "", ask)))
           return signalPassFailure();
         replaced = true;
       }
@@ -100,7 +100,7 @@ struct ScheduleExchangePass
     // Each phase's line, from the last round.
     bool failedAny = false;
     for (Job &job : jobs) {
-      ::ipu::logInfo(llvm::formatv("ipu-schedule-exchange: scheduled exchange "
+      ipu::logInfo(llvm::formatv("ipu-schedule-exchange: scheduled exchange "
                                    "phase phase={0} {1} seconds={2:F4}",
                                    job.op.getSymName(), job.line, job.seconds));
       mlir::emitRemark(job.op.getLoc()) << "scheduled " << job.line;
@@ -116,8 +116,8 @@ struct ScheduleExchangePass
 
   /// Schedules every phase on its buffers' addresses and stores the
   /// schedules, keeping each phase's report line in `jobs`.
-  LogicalResult scheduleAll(ModuleOp module, const ::ipu::TargetModel &targetModel) {
-    const ::ipu::TargetModel *target = &targetModel;
+  LogicalResult scheduleAll(ModuleOp module, const ipu::TargetModel &targetModel) {
+    const ipu::TargetModel *target = &targetModel;
     jobs.clear();
     bool failedAny = false;
     module.walk([&](ipu_exchange::PhaseOp op) {
@@ -127,7 +127,7 @@ struct ScheduleExchangePass
         failedAny = true;
         return;
       }
-      FailureOr<::ipu::TransferAddresses> addresses =
+      FailureOr<ipu::TransferAddresses> addresses =
           ipu_exchange::transferAddresses(op, *transfers);
       if (failed(addresses)) {
         failedAny = true;
@@ -146,12 +146,12 @@ struct ScheduleExchangePass
     // the results in program order.
     parallelForEach(&getContext(), jobs, [&](Job &job) {
       auto start = std::chrono::steady_clock::now();
-      job.schedule = ::ipu::scheduleTimedPhase(*target, job.transfers.phase,
+      job.schedule = ipu::scheduleTimedPhase(*target, job.transfers.phase,
                                                job.addresses, &job.report);
-      job.illegal = ::ipu::checkTimedSchedule(*target, job.transfers.phase,
+      job.illegal = ipu::checkTimedSchedule(*target, job.transfers.phase,
                                               job.schedule, job.addresses);
       if (!job.illegal)
-        job.cost = ::ipu::timedPhaseCost(*target, job.transfers.phase,
+        job.cost = ipu::timedPhaseCost(*target, job.transfers.phase,
                                          job.schedule, job.addresses);
       job.seconds = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
@@ -168,12 +168,12 @@ struct ScheduleExchangePass
       }
       SmallVector<int32_t> runs;
       runs.reserve(job.schedule.runs.size() * ipu_exchange::kScheduleRunFields);
-      for (const ::ipu::ExchangeRun &run : job.schedule.runs)
+      for (const ipu::ExchangeRun &run : job.schedule.runs)
         runs.append({static_cast<int32_t>(run.transfer),
                      static_cast<int32_t>(run.wordOffset),
                      static_cast<int32_t>(run.words),
                      static_cast<int32_t>(run.start), run.paired ? 1 : 0});
-      const ::ipu::ScheduleReport &report = job.report;
+      const ipu::ScheduleReport &report = job.report;
       job.op.setScheduleAttr(ipu_exchange::ScheduleAttr::get(
           &getContext(), ipu_exchange::Strategy::timed, report.transfers,
           report.bound, report.horizon,

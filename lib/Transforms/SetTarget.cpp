@@ -3,15 +3,15 @@
 #include "IPU/Transforms/Passes.h"
 #include "IPU/Target/TargetModel.h"
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUSETTARGET
 #include "IPU/Transforms/Passes.h.inc"
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 using namespace mlir;
 
 namespace {
-struct SetTargetPass : public mlir::ipu::impl::IPUSetTargetBase<SetTargetPass> {
+struct SetTargetPass : public mlir::ipu_compiler::impl::IPUSetTargetBase<SetTargetPass> {
   using IPUSetTargetBase::IPUSetTargetBase;
 
   void runOnOperation() override {
@@ -26,9 +26,9 @@ struct SetTargetPass : public mlir::ipu::impl::IPUSetTargetBase<SetTargetPass> {
       }
       return;
     }
-    if (!::ipu::TargetModel::byName(target)) {
+    if (!ipu::TargetModel::byName(target)) {
       module.emitError("unknown target '")
-          << target << "'; known: " << ::ipu::TargetModel::knownNames();
+          << target << "'; known: " << ipu::TargetModel::knownNames();
       signalPassFailure();
       return;
     }

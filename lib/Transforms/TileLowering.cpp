@@ -8,10 +8,10 @@
 
 using namespace mlir;
 using namespace mlir::ipu_tile;
-using ::ipu::BlockLayout;
+using ipu::BlockLayout;
 
 ProgramBuilder::ProgramBuilder(func::FuncOp func, ProgramOp program,
-                               const ::ipu::TargetModel &target)
+                               const ipu::TargetModel &target)
     : func(func), program(program), target(target), builder(func.getContext()) {
   Block &body = program.getBody().front();
   builder.setInsertionPointToEnd(&body);
@@ -27,7 +27,7 @@ ProgramBuilder::ProgramBuilder(func::FuncOp func, ProgramOp program,
 BufferOp ProgramBuilder::createBuffer(Location loc, StringRef name,
                                       Type elementType, ArrayRef<int64_t> shape,
                                       const BlockLayout &layout,
-                                      ::ipu::MemoryClass memoryClass) {
+                                      ipu::MemoryClass memoryClass) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(&program.getBody().front(), bufferInsertPoint);
   auto type = RankedTensorType::get(shape, elementType,
@@ -79,7 +79,7 @@ BufferOp ProgramBuilder::bufferIn(BufferOp current, RankedTensorType type,
                                   Location loc, const BlockLayout &layout,
                                   StringRef name,
                                   SmallVectorImpl<BufferCopy> &copies,
-                                  ::ipu::MemoryClass memoryClass) {
+                                  ipu::MemoryClass memoryClass) {
   SmallVector<int64_t> shape = bufferShape(type, layout);
   auto wanted = RankedTensorType::get(shape, type.getElementType(),
                                       toLayoutAttr(getContext(), layout));
@@ -111,13 +111,13 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
 
 FailureOr<KernelOp>
 ProgramBuilder::getOrCreateKernel(Location loc, StringRef name, Block &body,
-                                  ArrayRef<::ipu::Broadcast> broadcasts,
-                                  ::ipu::RowReduction reduction, double init) {
-  FailureOr<::ipu::ElementwiseBody> plain =
+                                  ArrayRef<ipu::Broadcast> broadcasts,
+                                  ipu::RowReduction reduction, double init) {
+  FailureOr<ipu::ElementwiseBody> plain =
       buildElementwiseBody(body.getParentOp(), body, broadcasts, reduction, init);
   if (failed(plain))
     return failure();
-  uint64_t hash = ::ipu::bodyHash(*plain);
+  uint64_t hash = ipu::bodyHash(*plain);
   if (KernelOp existing = kernels.lookup(hash))
     return existing;
   OpBuilder::InsertionGuard guard(builder);
@@ -126,8 +126,8 @@ ProgramBuilder::getOrCreateKernel(Location loc, StringRef name, Block &body,
   auto firstOther = llvm::find_if(programBody, [](Operation &op) { return !isa<KernelOp>(op); });
   builder.setInsertionPoint(&programBody, firstOther);
   SmallVector<StringRef> names;
-  for (::ipu::Broadcast broadcast : broadcasts)
-    names.push_back(::ipu::broadcastName(broadcast));
+  for (ipu::Broadcast broadcast : broadcasts)
+    names.push_back(ipu::broadcastName(broadcast));
   // Names are unique in the program: a second kernel for one op (the two
   // halves of a split reduction) takes a suffix.
   std::string symbol = name.str() + ".kernel";
@@ -135,7 +135,7 @@ ProgramBuilder::getOrCreateKernel(Location loc, StringRef name, Block &body,
     symbol = name.str() + ".kernel" + std::to_string(n);
   RowReductionAttr reduce;
   FloatAttr initAttr;
-  if (reduction != ::ipu::RowReduction::None) {
+  if (reduction != ipu::RowReduction::None) {
     reduce = RowReductionAttr::get(getContext(), static_cast<RowReduction>(reduction));
     initAttr = builder.getF64FloatAttr(init);
   }
@@ -159,14 +159,14 @@ FailureOr<BufferOp> ProgramBuilder::operandBuffer(Operation *op, unsigned operan
       buffer.getMemoryClass() != toIRClass(wanted.memoryClass))
     return op->emitError("operand ")
            << operand << " is not in the layout and memory class the op needs ("
-           << wantedType << " in " << ::ipu::memoryClassName(wanted.memoryClass)
+           << wantedType << " in " << ipu::memoryClassName(wanted.memoryClass)
            << "): run --ipu-assign-layouts first";
   return buffer;
 }
 
 void ProgramBuilder::createPhase(Location loc, StringRef name,
                                  ArrayRef<BufferCopy> copies,
-                                 const ::ipu::Permutation *permutation) {
+                                 const ipu::Permutation *permutation) {
   ipu_exchange::SyncOp::create(builder, loc);
   auto phase = ipu_exchange::PhaseOp::create(builder, loc, name);
   {
@@ -230,7 +230,7 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   std::optional<BlockLayout> layout = toBlockLayout(type);
   if (!layout)
     return op.emitError("cannot lower a stream of ") << type;
-  ::ipu::MemoryClass memoryClass = toMachineClass(op.getMemoryClass());
+  ipu::MemoryClass memoryClass = toMachineClass(op.getMemoryClass());
   // Buffers go before the first stream: the first one sets the point.
   BufferOp buffer = createBuffer(op.getLoc(), name, type.getElementType(),
                                  bufferShape(type, *layout), *layout, memoryClass);

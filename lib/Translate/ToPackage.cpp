@@ -33,10 +33,10 @@ std::string sourceLocation(Location loc) {
 
 class PackageBuilder {
 public:
-  PackageBuilder(ipu_tile::ProgramOp program, const ::ipu::TargetModel &target)
+  PackageBuilder(ipu_tile::ProgramOp program, const ipu::TargetModel &target)
       : program(program), target(target) {}
 
-  FailureOr<::ipu::Package> build();
+  FailureOr<ipu::Package> build();
 
 private:
   FailureOr<uint32_t> addressOf(ipu_tile::BufferOp buffer, Operation *user);
@@ -50,8 +50,8 @@ private:
   }
 
   ipu_tile::ProgramOp program;
-  const ::ipu::TargetModel &target;
-  ::ipu::Package package;
+  const ipu::TargetModel &target;
+  ipu::Package package;
 };
 } // namespace
 
@@ -74,8 +74,8 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   if (failed(address))
     return failure();
   RankedTensorType type = buffer.getTensorType();
-  ::ipu::BlockLayout layout = *ipu_tile::toBlockLayout(type);
-  ::ipu::HostStream stream;
+  ipu::BlockLayout layout = *ipu_tile::toBlockLayout(type);
+  ipu::HostStream stream;
   stream.name = buffer.getSymName().str();
   stream.toDevice = toDevice;
   stream.weight = weight;
@@ -92,19 +92,19 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   if (hostShape)
     stream.shape.assign(hostShape->begin(), hostShape->end());
   // Results are read from the first replica only.
-  if (std::optional<std::string> error = ::ipu::layoutStreamPieces(
+  if (std::optional<std::string> error = ipu::layoutStreamPieces(
           layout, *address, /*allReplicas=*/toDevice, transpose, stream.pieces))
     return user->emitError("cannot stream @")
            << buffer.getSymName() << ": " << *error;
-  package.program.push_back({toDevice ? ::ipu::StepKind::StreamIn
-                                      : ::ipu::StepKind::StreamOut,
+  package.program.push_back({toDevice ? ipu::StepKind::StreamIn
+                                      : ipu::StepKind::StreamOut,
                              static_cast<uint32_t>(package.streams.size())});
   package.streams.push_back(std::move(stream));
   return success();
 }
 
 LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
-  ::ipu::ComputeSet computeSet;
+  ipu::ComputeSet computeSet;
   computeSet.name = op.getSymName().str();
   computeSet.kernel = op.getKernel().str();
   computeSet.location = sourceLocation(op.getLoc());
@@ -134,7 +134,7 @@ LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
     for (auto [o, ref] : llvm::enumerate(op.getOperands().getAsRange<FlatSymbolRefAttr>())) {
       if (!op.isSerialOperand(o))
         continue;
-      ::ipu::BlockLayout layout = *ipu_tile::toBlockLayout(lookup(op, ref).getTensorType());
+      ipu::BlockLayout layout = *ipu_tile::toBlockLayout(lookup(op, ref).getTensorType());
       for (auto [t, tile] : llvm::enumerate(computeSet.tiles)) {
         // The verifier put a block of the operand on every vertex's tile.
         for (uint32_t i = 0; i < layout.gridRows; ++i)
@@ -146,7 +146,7 @@ LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
       }
     }
   }
-  package.program.push_back({::ipu::StepKind::Compute,
+  package.program.push_back({ipu::StepKind::Compute,
                              static_cast<uint32_t>(package.computeSets.size())});
   package.computeSets.push_back(std::move(computeSet));
   return success();
@@ -165,24 +165,24 @@ LogicalResult PackageBuilder::addPhase(ipu_exchange::PhaseOp op) {
     return op.emitError("schedule was made for ")
            << op.getScheduleAttr().getTransfers() << " transfers, the phase has "
            << transfers->phase.size() << ": reschedule it";
-  ::ipu::PackagePhase phase;
+  ipu::PackagePhase phase;
   phase.name = op.getSymName().str();
   phase.location = sourceLocation(op.getLoc());
   phase.schedule = ipu_exchange::toExchangeSchedule(op.getScheduleAttr());
-  FailureOr<::ipu::TransferAddresses> addresses =
+  FailureOr<ipu::TransferAddresses> addresses =
       ipu_exchange::transferAddresses(op, *transfers);
   if (failed(addresses))
     return failure();
   phase.sourceAddress = std::move(addresses->source);
   phase.destAddress = std::move(addresses->dest);
   phase.phase = std::move(transfers->phase);
-  package.program.push_back({::ipu::StepKind::Exchange,
+  package.program.push_back({ipu::StepKind::Exchange,
                              static_cast<uint32_t>(package.phases.size())});
   package.phases.push_back(std::move(phase));
   return success();
 }
 
-FailureOr<::ipu::Package> PackageBuilder::build() {
+FailureOr<ipu::Package> PackageBuilder::build() {
   package.compiler = "ipu-compiler 0.1.0";
   package.target = target.name;
   package.tiles = target.tiles;
@@ -193,20 +193,20 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
   SmallVector<ipu_tile::KernelOp> kernels(program.getBody().getOps<ipu_tile::KernelOp>());
   llvm::StringMap<uint32_t> kernelIndex;
   for (ipu_tile::KernelOp kernel : kernels) {
-    FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel.buildKernel();
+    FailureOr<std::unique_ptr<ipu::ElementwiseKernel>> built = kernel.buildKernel();
     if (failed(built))
       return failure();
     kernelIndex[kernel.getSymName()] = static_cast<uint32_t>(package.kernels.size());
-    package.kernels.push_back(std::shared_ptr<::ipu::ElementwiseKernel>(std::move(*built)));
+    package.kernels.push_back(std::shared_ptr<ipu::ElementwiseKernel>(std::move(*built)));
   }
   if (!kernels.empty())
-    package.kernelAbiVersion = ::ipu::kKernelAbiVersion;
+    package.kernelAbiVersion = ipu::kKernelAbiVersion;
   // Steps in the order they first run: a loop step, then its body.
   for (Operation *stepOp : ipu_tile::computeLiveness(program).steps) {
     Operation &op = *stepOp;
     LogicalResult result = success();
     if (auto loop = dyn_cast<ipu_tile::LoopOp>(op)) {
-      ::ipu::PackageLoop entry;
+      ipu::PackageLoop entry;
       entry.name = loop.getSymName().str();
       entry.count = static_cast<uint32_t>(loop.getCount());
       entry.steps = 0;
@@ -214,7 +214,7 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
         entry.steps += isa<ipu_tile::ProgramStepOpInterface>(inner) ? 1 : 0;
       entry.location = sourceLocation(loop.getLoc());
       package.program.push_back(
-          {::ipu::StepKind::Loop, static_cast<uint32_t>(package.loops.size())});
+          {ipu::StepKind::Loop, static_cast<uint32_t>(package.loops.size())});
       package.loops.push_back(std::move(entry));
       continue;
     }
@@ -229,7 +229,7 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
     else if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op))
       result = addPhase(phase);
     else if (isa<ipu_exchange::SyncOp>(op))
-      package.program.push_back({::ipu::StepKind::Sync, 0});
+      package.program.push_back({ipu::StepKind::Sync, 0});
     else
       result = op.emitError("cannot be packaged");
     if (failed(result))
@@ -237,18 +237,18 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
   }
   if (std::optional<ArrayAttr> reference = program.getReference()) {
     for (auto entry : reference->getAsRange<DictionaryAttr>()) {
-      ::ipu::ReferenceOp op;
+      ipu::ReferenceOp op;
       op.op = entry.getAs<StringAttr>("op").str();
       // Negative operands name earlier reference ops (-1 - r).
       for (int32_t argument : entry.getAs<DenseI32ArrayAttr>("arguments").asArrayRef())
         op.arguments.push_back(argument >= 0
                                    ? static_cast<uint32_t>(argument)
-                                   : ::ipu::ReferenceOp::kReferenceValue +
+                                   : ipu::ReferenceOp::kReferenceValue +
                                          static_cast<uint32_t>(-1 - argument));
       // Range-checked by the program's verifier.
       int64_t result = *ipu_tile::toInt64(entry.getAs<IntegerAttr>("result"));
       op.result = result >= 0 ? static_cast<uint32_t>(result)
-                              : ::ipu::ReferenceOp::kNoResult;
+                              : ipu::ReferenceOp::kNoResult;
       op.type = *ipu_tile::toElementType(entry.getAs<TypeAttr>("type").getValue());
       if (auto partials = entry.getAs<TypeAttr>("partials"))
         op.partials = *ipu_tile::toElementType(partials.getValue());
@@ -295,13 +295,13 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
   ipu_tile::ProgramLiveness liveness = ipu_tile::computeLiveness(program);
   for (auto [index, buffer] : llvm::enumerate(liveness.buffers)) {
     std::optional<int64_t> address = buffer.getAddress();
-    std::optional<::ipu::BlockLayout> layout =
+    std::optional<ipu::BlockLayout> layout =
         ipu_tile::toBlockLayout(buffer.getTensorType());
     if (!liveness.used[index] || !address || !layout)
       continue;
     std::vector<uint32_t> tiles = layout->tileList();
     std::sort(tiles.begin(), tiles.end());
-    ::ipu::PackageBuffer entry;
+    ipu::PackageBuffer entry;
     entry.name = buffer.getSymName().str();
     entry.memoryClass = ipu_tile::toMachineClass(buffer.getMemoryClass());
     entry.address = static_cast<uint32_t>(*address);
@@ -335,13 +335,13 @@ FailureOr<::ipu::Package> PackageBuilder::build() {
                 .str());
       }
     }
-  if (std::optional<std::string> error = ::ipu::validatePackage(package, target))
+  if (std::optional<std::string> error = ipu::validatePackage(package, target))
     return program.emitError("package fails validation: ") << *error;
   return std::move(package);
 }
 
-FailureOr<::ipu::Package> mlir::ipu::buildPackage(ModuleOp module) {
-  FailureOr<::ipu::TargetModel> target = ipu_tile::requireTarget(module);
+FailureOr<ipu::Package> mlir::ipu_compiler::buildPackage(ModuleOp module) {
+  FailureOr<ipu::TargetModel> target = ipu_tile::requireTarget(module);
   if (failed(target))
     return failure();
   auto programs = llvm::to_vector(module.getOps<ipu_tile::ProgramOp>());
@@ -351,17 +351,17 @@ FailureOr<::ipu::Package> mlir::ipu::buildPackage(ModuleOp module) {
   return PackageBuilder(programs.front(), *target).build();
 }
 
-void mlir::ipu::registerToPackageTranslation() {
+void mlir::ipu_compiler::registerToPackageTranslation() {
   TranslateFromMLIRRegistration registration(
       "ipu-to-package", "Emit a Cap'n Proto package from a placed program",
       [](Operation *op, raw_ostream &output) -> LogicalResult {
         auto module = dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError("expected a builtin.module");
-        FailureOr<::ipu::Package> package = buildPackage(module);
+        FailureOr<ipu::Package> package = buildPackage(module);
         if (failed(package))
           return failure();
-        std::vector<uint8_t> bytes = ::ipu::serializePackage(*package);
+        std::vector<uint8_t> bytes = ipu::serializePackage(*package);
         output.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
         return success();
       },

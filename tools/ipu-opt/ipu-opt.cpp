@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect>();
   mlir::ipu_tile::registerTileLoweringModels(registry);
-  mlir::ipu::registerAllPasses();
+  mlir::ipu_compiler::registerAllPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
 

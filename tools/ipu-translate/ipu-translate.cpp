@@ -5,7 +5,7 @@
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
 int main(int argc, char **argv) {
-  mlir::ipu::registerToPackageTranslation();
+  mlir::ipu_compiler::registerToPackageTranslation();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "IPU translation driver\n"));
 }

@@ -13,7 +13,7 @@
 
 #include <string>
 
-namespace mlir::ipu {
+namespace mlir::ipu_compiler {
 
 #define GEN_PASS_DECL
 #include "IPU/Transforms/Passes.h.inc"
@@ -56,6 +56,6 @@ void buildCompilePipeline(OpPassManager &pm,
 /// Registers every pass and the `ipu-compile` pipeline.
 void registerAllPasses();
 
-} // namespace mlir::ipu
+} // namespace mlir::ipu_compiler
 
 #endif // IPU_TRANSFORMS_PASSES_H

@@ -31,8 +31,8 @@ namespace mlir::ipu_tile {
 /// resident for the whole program (else it is an input, live from its
 /// stream to its last use).
 struct OperandLayout {
-  ::ipu::BlockLayout layout;
-  ::ipu::MemoryClass memoryClass = ::ipu::MemoryClass::Standard;
+  ipu::BlockLayout layout;
+  ipu::MemoryClass memoryClass = ipu::MemoryClass::Standard;
   bool transpose = false;
   bool weight = true;
 };
@@ -41,7 +41,7 @@ struct OperandLayout {
 /// leading dims and the layout's matrix when the layout has batches, else
 /// the layout's matrix alone (leading dims folded into its rows).
 SmallVector<int64_t> bufferShape(RankedTensorType type,
-                                 const ::ipu::BlockLayout &layout);
+                                 const ipu::BlockLayout &layout);
 
 /// A source and a destination buffer of one exchange phase.
 using BufferCopy = std::pair<BufferOp, BufferOp>;
@@ -49,9 +49,9 @@ using BufferCopy = std::pair<BufferOp, BufferOp>;
 class ProgramBuilder {
 public:
   ProgramBuilder(func::FuncOp func, ProgramOp program,
-                 const ::ipu::TargetModel &target);
+                 const ipu::TargetModel &target);
 
-  const ::ipu::TargetModel &getTarget() const { return target; }
+  const ipu::TargetModel &getTarget() const { return target; }
   OpBuilder &getBuilder() { return builder; }
   MLIRContext *getContext() { return builder.getContext(); }
 
@@ -59,16 +59,16 @@ public:
   /// diagnostics about it (a memory map) point at the source. Buffers go
   /// before the program's first step.
   BufferOp createBuffer(Location loc, StringRef name, Type elementType,
-                        ArrayRef<int64_t> shape, const ::ipu::BlockLayout &layout,
-                        ::ipu::MemoryClass memoryClass);
+                        ArrayRef<int64_t> shape, const ipu::BlockLayout &layout,
+                        ipu::MemoryClass memoryClass);
   /// The buffer holding the value of type `type` that `current` holds, in
   /// `layout` and `memoryClass`: `current` when it matches, else a new
   /// buffer `name` with a copy into it appended to `copies` (for a phase
   /// the caller creates).
   BufferOp bufferIn(BufferOp current, RankedTensorType type, Location loc,
-                    const ::ipu::BlockLayout &layout, StringRef name,
+                    const ipu::BlockLayout &layout, StringRef name,
                     SmallVectorImpl<BufferCopy> &copies,
-                    ::ipu::MemoryClass memoryClass);
+                    ipu::MemoryClass memoryClass);
   /// One kernel on `tiles`, its parameters derived from the operands'
   /// blocks on each tile and `accType` (for kernels that accumulate).
   ComputeSetOp createComputeSet(Location loc, StringRef name, StringRef kernel,
@@ -80,13 +80,13 @@ public:
   /// first op (`name`.kernel) that needs it.
   FailureOr<KernelOp> getOrCreateKernel(
       Location loc, StringRef name, Block &body,
-      ArrayRef<::ipu::Broadcast> broadcasts,
-      ::ipu::RowReduction reduction = ::ipu::RowReduction::None, double init = 0);
+      ArrayRef<ipu::Broadcast> broadcasts,
+      ipu::RowReduction reduction = ipu::RowReduction::None, double init = 0);
   /// A sync, one exchange phase running `copies`, and a sync: BSP, the
   /// compute that uses the phase's result starts after a sync too. With
   /// `permutation`, each copy permutes (an ipu_tile.permute).
   void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies,
-                   const ::ipu::Permutation *permutation = nullptr);
+                   const ipu::Permutation *permutation = nullptr);
 
   /// The buffer holding operand `operand` of `op` where `wanted` says it
   /// must be (its layout and memory class), or an error on the op saying
@@ -141,7 +141,7 @@ public:
 private:
   func::FuncOp func;
   ProgramOp program;
-  const ::ipu::TargetModel &target;
+  const ipu::TargetModel &target;
   OpBuilder builder;
   Block::iterator bufferInsertPoint;
   DenseMap<Value, BufferOp> bufferOf;

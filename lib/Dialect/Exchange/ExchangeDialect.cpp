@@ -304,8 +304,8 @@ static bool sameMatrixInChunks(RankedTensorType a, RankedTensorType b) {
   if (a.getRank() < 2 || b.getRank() < 2 || a.getShape().back() != b.getShape().back() ||
       a.getNumElements() != b.getNumElements())
     return false;
-  std::optional<::ipu::BlockLayout> from = ipu_tile::toBlockLayout(a);
-  std::optional<::ipu::BlockLayout> to = ipu_tile::toBlockLayout(b);
+  std::optional<ipu::BlockLayout> from = ipu_tile::toBlockLayout(a);
+  std::optional<ipu::BlockLayout> to = ipu_tile::toBlockLayout(b);
   return from && to && from->batches != to->batches && from->gridBatches == 1 &&
          to->gridBatches == 1;
 }
@@ -321,7 +321,7 @@ LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getView().has_value() != getPermutation().has_value())
     return emitOpError("takes `view` and `permutation` together");
   if (getView()) {
-    ::ipu::Permutation permutation{
+    ipu::Permutation permutation{
         std::vector<int64_t>(getView()->begin(), getView()->end()),
         std::vector<int64_t>(getPermutation()->begin(), getPermutation()->end())};
     if (std::optional<std::string> error = permutation.validate())
@@ -346,8 +346,8 @@ LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
   // both span: the phase would read words it has already replaced.
   std::optional<uint64_t> sourceAt = source->getAddress();
   std::optional<uint64_t> destAt = dest->getAddress();
-  std::optional<::ipu::BlockLayout> fromLayout = ipu_tile::toBlockLayout(from);
-  std::optional<::ipu::BlockLayout> toLayout = ipu_tile::toBlockLayout(to);
+  std::optional<ipu::BlockLayout> fromLayout = ipu_tile::toBlockLayout(from);
+  std::optional<ipu::BlockLayout> toLayout = ipu_tile::toBlockLayout(to);
   if (!sourceAt || !destAt || !fromLayout || !toLayout)
     return success();
   uint64_t sourceEnd = *sourceAt + fromLayout->maxBlockBytes();

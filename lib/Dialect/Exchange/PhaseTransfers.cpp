@@ -9,7 +9,7 @@ using namespace mlir::ipu_exchange;
 
 FailureOr<PhaseTransfers>
 mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
-                                        const ::ipu::TargetModel &target) {
+                                        const ipu::TargetModel &target) {
   PhaseTransfers result;
   result.phase.tiles = target.tiles;
   for (auto copy : phase.getBody().getOps<CopyOp>()) {
@@ -17,23 +17,23 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
     auto dest = ipu_tile::lookupBuffer(copy, copy.getDestAttr());
     if (!source || !dest)
       return copy.emitOpError("source and dest must be ipu_tile.buffer symbols");
-    std::optional<::ipu::BlockLayout> from =
+    std::optional<ipu::BlockLayout> from =
         ipu_tile::toBlockLayout(source.getTensorType());
-    std::optional<::ipu::BlockLayout> to =
+    std::optional<ipu::BlockLayout> to =
         ipu_tile::toBlockLayout(dest.getTensorType());
     if (!from || !to)
       return copy.emitOpError("buffers need #ipu_tile.layout encodings");
-    ::ipu::Rearrangement rearrangement;
+    ipu::Rearrangement rearrangement;
     if (copy.getView().has_value() != copy.getPermutation().has_value())
       return copy.emitOpError("takes `view` and `permutation` together");
     std::optional<std::string> error;
     if (copy.getView()) {
-      ::ipu::Permutation permutation{std::vector<int64_t>(copy.getView()->begin(), copy.getView()->end()),
+      ipu::Permutation permutation{std::vector<int64_t>(copy.getView()->begin(), copy.getView()->end()),
                                      std::vector<int64_t>(copy.getPermutation()->begin(),
                                                           copy.getPermutation()->end())};
-      error = ::ipu::planPermutation(*from, *to, permutation, target.tiles, rearrangement);
+      error = ipu::planPermutation(*from, *to, permutation, target.tiles, rearrangement);
     } else {
-      error = ::ipu::planRearrangement(*from, *to, target.tiles, rearrangement);
+      error = ipu::planRearrangement(*from, *to, target.tiles, rearrangement);
     }
     if (error)
       return copy.emitOpError("cannot rearrange ")
@@ -42,7 +42,7 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
     PhaseTransfers::Copy entry{source, dest,
                                static_cast<uint32_t>(result.phase.size())};
     result.copies.push_back(entry);
-    const ::ipu::ExchangePhase &part = rearrangement.phase;
+    const ipu::ExchangePhase &part = rearrangement.phase;
     for (size_t t = 0, e = part.size(); t < e; ++t) {
       result.phase.addTransfer(part.source[t], part.words[t],
                                part.destinationsBegin(t),
@@ -58,8 +58,8 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
   return result;
 }
 
-::ipu::ExchangeSchedule mlir::ipu_exchange::toExchangeSchedule(ScheduleAttr attr) {
-  ::ipu::ExchangeSchedule schedule;
+ipu::ExchangeSchedule mlir::ipu_exchange::toExchangeSchedule(ScheduleAttr attr) {
+  ipu::ExchangeSchedule schedule;
   schedule.strategy = stringifyStrategy(attr.getStrategy()).str();
   auto values = attr.getRuns().getValues<int32_t>();
   SmallVector<int32_t> runs(values.begin(), values.end());
@@ -72,9 +72,9 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
   return schedule;
 }
 
-FailureOr<::ipu::TransferAddresses>
+FailureOr<ipu::TransferAddresses>
 mlir::ipu_exchange::transferAddresses(PhaseOp op, const PhaseTransfers &transfers) {
-  ::ipu::TransferAddresses addresses;
+  ipu::TransferAddresses addresses;
   addresses.source.resize(transfers.phase.size());
   addresses.dest.resize(transfers.phase.size());
   const auto &copies = transfers.copies;

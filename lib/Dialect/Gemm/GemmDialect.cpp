@@ -82,33 +82,33 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-::ipu::GemmPlan PlanAttr::toGemmPlan() const {
+ipu::GemmPlan PlanAttr::toGemmPlan() const {
   // The verifier keeps every field in range.
-  ::ipu::GemmPlan plan;
+  ipu::GemmPlan plan;
   plan.rows = static_cast<uint32_t>(getRows());
   plan.cols = static_cast<uint32_t>(getCols());
   plan.inner = static_cast<uint32_t>(getInner());
   plan.swapped = getOrientation() == Orientation::swapped;
   plan.weights = ipu_tile::toMachineClass(getWeights());
-  plan.reduction = getReduction() == Reduction::staged ? ::ipu::Reduction::Staged
-                                                      : ::ipu::Reduction::Complete;
+  plan.reduction = getReduction() == Reduction::staged ? ipu::Reduction::Staged
+                                                      : ipu::Reduction::Complete;
   plan.localStaging = getStaging();
-  plan.partials = getPartials() == "f16" ? ::ipu::ElementType::F16
-                                         : ::ipu::ElementType::F32;
+  plan.partials = getPartials() == "f16" ? ipu::ElementType::F16
+                                         : ipu::ElementType::F32;
   plan.gatheredWeights = getGathered();
   plan.serial = static_cast<uint32_t>(getSerial());
   return plan;
 }
 
-PlanAttr PlanAttr::fromGemmPlan(MLIRContext *context, const ::ipu::GemmPlan &plan,
+PlanAttr PlanAttr::fromGemmPlan(MLIRContext *context, const ipu::GemmPlan &plan,
                                 int64_t cycles) {
   return PlanAttr::get(
       context, plan.rows, plan.cols, plan.inner,
       plan.swapped ? Orientation::swapped : Orientation::normal,
       ipu_tile::toIRClass(plan.weights),
-      plan.reduction == ::ipu::Reduction::Staged ? Reduction::staged
+      plan.reduction == ipu::Reduction::Staged ? Reduction::staged
                                                  : Reduction::complete,
-      plan.localStaging, ::ipu::elementTypeName(plan.partials), cycles,
+      plan.localStaging, ipu::elementTypeName(plan.partials), cycles,
       plan.gatheredWeights, plan.serial);
 }
 
@@ -221,7 +221,7 @@ LogicalResult MatmulOp::verify() {
     if (plan.getInner() > k)
       return emitOpError("plan splits the inner dimension ")
              << k << " into " << plan.getInner() << " parts";
-    if (std::optional<::ipu::TargetModel> target =
+    if (std::optional<ipu::TargetModel> target =
             ipu_tile::lookupTarget(getOperation())) {
       int64_t tiles =
           plan.getRows() * plan.getCols() * plan.getInner() * getBatches();

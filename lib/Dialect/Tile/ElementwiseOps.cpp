@@ -21,23 +21,23 @@ namespace {
 /// The ops a body may hold, for the error that refuses another.
 std::string supportedOps() {
   std::string text;
-  for (unsigned k = 0; k < ::ipu::kBodyOpKinds; ++k)
+  for (unsigned k = 0; k < ipu::kBodyOpKinds; ++k)
     text += (k ? ", " : "") +
-            std::string(::ipu::bodyOpName(static_cast<::ipu::BodyOpKind>(k)));
+            std::string(ipu::bodyOpName(static_cast<ipu::BodyOpKind>(k)));
   return text;
 }
 
 } // namespace
 
-::ipu::RowReduction mlir::ipu_tile::toRowReduction(std::optional<RowReduction> reduce) {
-  return reduce ? static_cast<::ipu::RowReduction>(*reduce) : ::ipu::RowReduction::None;
+ipu::RowReduction mlir::ipu_tile::toRowReduction(std::optional<RowReduction> reduce) {
+  return reduce ? static_cast<ipu::RowReduction>(*reduce) : ipu::RowReduction::None;
 }
 
-FailureOr<::ipu::ElementwiseBody>
+FailureOr<ipu::ElementwiseBody>
 mlir::ipu_tile::buildElementwiseBody(Operation *owner, Block &block,
-                                     ArrayRef<::ipu::Broadcast> broadcasts,
-                                     ::ipu::RowReduction reduction, double init) {
-  ::ipu::ElementwiseBody body;
+                                     ArrayRef<ipu::Broadcast> broadcasts,
+                                     ipu::RowReduction reduction, double init) {
+  ipu::ElementwiseBody body;
   body.reduction = reduction;
   body.init = init;
   DenseMap<Value, uint32_t> index;
@@ -46,7 +46,7 @@ mlir::ipu_tile::buildElementwiseBody(Operation *owner, Block &block,
            << block.getNumArguments() << " values but there are "
            << broadcasts.size() << " inputs";
   for (auto [arg, broadcast] : llvm::zip(block.getArguments(), broadcasts)) {
-    std::optional<::ipu::ElementType> type = toElementType(arg.getType());
+    std::optional<ipu::ElementType> type = toElementType(arg.getType());
     if (!type)
       return owner->emitOpError("body argument ")
              << arg.getArgNumber() << " is " << arg.getType()
@@ -63,7 +63,7 @@ mlir::ipu_tile::buildElementwiseBody(Operation *owner, Block &block,
   for (Operation &op : block) {
     if (auto yield = dyn_cast<YieldOp>(op)) {
       std::optional<uint32_t> result = valueOf(yield.getValue());
-      std::optional<::ipu::ElementType> type = toElementType(yield.getValue().getType());
+      std::optional<ipu::ElementType> type = toElementType(yield.getValue().getType());
       if (!result || !type)
         return yield.emitOpError("yields a value the body does not compute "
                                  "as f32, f16 or f8");
@@ -72,18 +72,18 @@ mlir::ipu_tile::buildElementwiseBody(Operation *owner, Block &block,
       break;
     }
     StringRef name = op.getName().getStringRef();
-    std::optional<::ipu::BodyOpKind> kind = ::ipu::parseBodyOpName(name.str());
+    std::optional<ipu::BodyOpKind> kind = ipu::parseBodyOpName(name.str());
     if (!kind || op.getNumResults() != 1 || op.getNumRegions() != 0)
       return op.emitOpError("cannot run in a tile kernel: a body of '")
              << owner->getName() << "' holds only " << supportedOps();
-    ::ipu::BodyOp bodyOp;
+    ipu::BodyOp bodyOp;
     bodyOp.kind = *kind;
     Type resultType = op.getResult(0).getType();
     if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
       bodyOp.predicate = static_cast<uint8_t>(cmp.getPredicate());
       resultType = cmp.getLhs().getType();
     }
-    std::optional<::ipu::ElementType> type = toElementType(resultType);
+    std::optional<ipu::ElementType> type = toElementType(resultType);
     if (!type)
       return op.emitOpError("computes in ")
              << resultType << "; a tile kernel computes in f32 or f16 (and "
@@ -100,7 +100,7 @@ mlir::ipu_tile::buildElementwiseBody(Operation *owner, Block &block,
           *truncf.getRoundingmode() != arith::RoundingMode::to_nearest_even)
         return op.emitOpError("rounds other than to nearest even, which no "
                               "tile kernel does");
-    if (op.getNumOperands() != ::ipu::bodyOpArity(*kind))
+    if (op.getNumOperands() != ipu::bodyOpArity(*kind))
       return op.emitOpError("has ") << op.getNumOperands() << " operands";
     for (auto [o, operand] : llvm::enumerate(op.getOperands())) {
       std::optional<uint32_t> value = valueOf(operand);
@@ -114,7 +114,7 @@ mlir::ipu_tile::buildElementwiseBody(Operation *owner, Block &block,
         static_cast<uint32_t>(body.inputs.size() + body.ops.size());
     body.ops.push_back(bodyOp);
   }
-  if (std::optional<std::string> error = ::ipu::verifyBody(body))
+  if (std::optional<std::string> error = ipu::verifyBody(body))
     return owner->emitOpError("body: ") << *error;
   return body;
 }
@@ -135,7 +135,7 @@ void ElementwiseOp::build(OpBuilder &builder, OperationState &state,
                        state.location);
 }
 
-::ipu::RowReduction ElementwiseOp::getRowReduction() {
+ipu::RowReduction ElementwiseOp::getRowReduction() {
   return toRowReduction(getReduce());
 }
 
@@ -157,28 +157,28 @@ SmallVector<int64_t> ElementwiseOp::getIterationShape() {
   return shape;
 }
 
-std::optional<::ipu::Broadcast> ElementwiseOp::getBroadcast(unsigned index) {
+std::optional<ipu::Broadcast> ElementwiseOp::getBroadcast(unsigned index) {
   auto result = cast<RankedTensorType>(getResult().getType());
   auto input = cast<RankedTensorType>(getInputs()[index].getType());
   if (!result.hasStaticShape() || !input.hasStaticShape() || result.getRank() < 1)
     return std::nullopt;
   SmallVector<int64_t> shape = getIterationShape();
   if (input.getShape() == ArrayRef<int64_t>(shape))
-    return ::ipu::Broadcast::Full;
+    return ipu::Broadcast::Full;
   if (input.getRank() >= 1 && input.getShape().back() == shape.back() &&
       input.getNumElements() == shape.back())
-    return ::ipu::Broadcast::Row;
+    return ipu::Broadcast::Row;
   if (input.getNumElements() == 1)
-    return ::ipu::Broadcast::Scalar;
+    return ipu::Broadcast::Scalar;
   if (input.getRank() == result.getRank() && input.getShape().back() == 1 &&
       input.getShape().drop_back() == ArrayRef<int64_t>(shape).drop_back())
-    return ::ipu::Broadcast::Column;
+    return ipu::Broadcast::Column;
   return std::nullopt;
 }
 
 std::optional<unsigned> ElementwiseOp::getFirstFullInput() {
   for (unsigned i = 0; i < getInputs().size(); ++i)
-    if (getBroadcast(i) == ::ipu::Broadcast::Full)
+    if (getBroadcast(i) == ipu::Broadcast::Full)
       return i;
   return std::nullopt;
 }
@@ -233,7 +233,7 @@ LogicalResult ElementwiseOp::verifyRegions() {
   if (yield.getValue().getType() != element)
     return emitOpError("body yields ")
            << yield.getValue().getType() << " for a result of " << element;
-  SmallVector<::ipu::Broadcast> broadcasts;
+  SmallVector<ipu::Broadcast> broadcasts;
   for (unsigned i = 0; i < getInputs().size(); ++i)
     broadcasts.push_back(*getBroadcast(i));
   return buildElementwiseBody(getOperation(), block, broadcasts, getRowReduction(),
@@ -244,11 +244,11 @@ LogicalResult ElementwiseOp::verifyRegions() {
 // KernelOp
 //===----------------------------------------------------------------------===//
 
-static FailureOr<SmallVector<::ipu::Broadcast>> kernelBroadcasts(KernelOp op) {
-  SmallVector<::ipu::Broadcast> broadcasts;
+static FailureOr<SmallVector<ipu::Broadcast>> kernelBroadcasts(KernelOp op) {
+  SmallVector<ipu::Broadcast> broadcasts;
   for (Attribute attr : op.getBroadcasts()) {
     StringRef name = cast<StringAttr>(attr).getValue();
-    std::optional<::ipu::Broadcast> broadcast = ::ipu::parseBroadcastName(name.str());
+    std::optional<ipu::Broadcast> broadcast = ipu::parseBroadcastName(name.str());
     if (!broadcast)
       return op.emitOpError("broadcast '")
              << name << "' is not \"full\", \"row\", \"scalar\" or \"column\"";
@@ -257,8 +257,8 @@ static FailureOr<SmallVector<::ipu::Broadcast>> kernelBroadcasts(KernelOp op) {
   return broadcasts;
 }
 
-static FailureOr<::ipu::ElementwiseBody> kernelBody(KernelOp op) {
-  FailureOr<SmallVector<::ipu::Broadcast>> broadcasts = kernelBroadcasts(op);
+static FailureOr<ipu::ElementwiseBody> kernelBody(KernelOp op) {
+  FailureOr<SmallVector<ipu::Broadcast>> broadcasts = kernelBroadcasts(op);
   if (failed(broadcasts))
     return failure();
   if (op.getReduce().has_value() != op.getInit().has_value())
@@ -272,27 +272,27 @@ LogicalResult KernelOp::verifyRegions() {
   Block &block = getBody().front();
   if (block.empty() || !isa<YieldOp>(block.back()))
     return emitOpError("body must end with ipu_tile.yield");
-  FailureOr<SmallVector<::ipu::Broadcast>> broadcasts = kernelBroadcasts(*this);
+  FailureOr<SmallVector<ipu::Broadcast>> broadcasts = kernelBroadcasts(*this);
   if (failed(broadcasts))
     return failure();
-  if (!llvm::is_contained(*broadcasts, ::ipu::Broadcast::Full))
+  if (!llvm::is_contained(*broadcasts, ipu::Broadcast::Full))
     return emitOpError("needs a \"full\" input: the block a vertex iterates over is its");
   return kernelBody(*this);
 }
 
-FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> KernelOp::buildKernel() {
-  FailureOr<::ipu::ElementwiseBody> body = kernelBody(*this);
+FailureOr<std::unique_ptr<ipu::ElementwiseKernel>> KernelOp::buildKernel() {
+  FailureOr<ipu::ElementwiseBody> body = kernelBody(*this);
   if (failed(body))
     return failure();
-  std::string symbol = ::ipu::elementwiseSymbol(*body);
-  return std::make_unique<::ipu::ElementwiseKernel>(getSymName().str(), symbol,
+  std::string symbol = ipu::elementwiseSymbol(*body);
+  return std::make_unique<ipu::ElementwiseKernel>(getSymName().str(), symbol,
                                                     std::move(*body));
 }
 
-const ::ipu::KernelSpec *
+const ipu::KernelSpec *
 mlir::ipu_tile::lookupComputeSetKernel(ComputeSetOp computeSet,
-                                       std::unique_ptr<::ipu::ElementwiseKernel> &holder) {
-  if (const ::ipu::KernelSpec *spec = ::ipu::lookupKernel(computeSet.getKernel().str()))
+                                       std::unique_ptr<ipu::ElementwiseKernel> &holder) {
+  if (const ipu::KernelSpec *spec = ipu::lookupKernel(computeSet.getKernel().str()))
     return spec;
   auto program = computeSet->getParentOfType<ProgramOp>();
   if (!program)
@@ -301,7 +301,7 @@ mlir::ipu_tile::lookupComputeSetKernel(ComputeSetOp computeSet,
       SymbolTable::lookupSymbolIn(program, computeSet.getKernelAttr()));
   if (!kernel)
     return nullptr;
-  FailureOr<std::unique_ptr<::ipu::ElementwiseKernel>> built = kernel.buildKernel();
+  FailureOr<std::unique_ptr<ipu::ElementwiseKernel>> built = kernel.buildKernel();
   if (failed(built))
     return nullptr;
   holder = std::move(*built);

@@ -49,7 +49,7 @@ LogicalResult RelayoutOp::verify() {
 // PermuteOp
 //===----------------------------------------------------------------------===//
 
-::ipu::Permutation PermuteOp::getPlainPermutation() {
+ipu::Permutation PermuteOp::getPlainPermutation() {
   return {std::vector<int64_t>(getView().begin(), getView().end()),
           std::vector<int64_t>(getPermutation().begin(), getPermutation().end())};
 }
@@ -62,7 +62,7 @@ LogicalResult PermuteOp::verify() {
   if (source.getElementType() != result.getElementType())
     return emitOpError("source and result hold different element types: ")
            << source.getElementType() << " and " << result.getElementType();
-  ::ipu::Permutation permutation = getPlainPermutation();
+  ipu::Permutation permutation = getPlainPermutation();
   if (std::optional<std::string> error = permutation.validate())
     return emitOpError(*error);
   int64_t elements = 1;

@@ -37,7 +37,7 @@ static std::string describe(Operation *op) {
 /// every tile in one ordered map: a buffer entering the sweep meets only
 /// its neighbours there, since the live ranges of a tile are disjoint.
 static LogicalResult verifyStorage(const ProgramLiveness &liveness,
-                                   const ::ipu::TargetModel &target) {
+                                   const ipu::TargetModel &target) {
   struct Placed {
     unsigned buffer;
     uint64_t begin, end;
@@ -47,7 +47,7 @@ static LogicalResult verifyStorage(const ProgramLiveness &liveness,
   for (unsigned index = 0; index < liveness.buffers.size(); ++index) {
     BufferOp buffer = liveness.buffers[index];
     std::optional<uint64_t> address = buffer.getAddress();
-    std::optional<::ipu::BlockLayout> layout =
+    std::optional<ipu::BlockLayout> layout =
         toBlockLayout(buffer.getTensorType());
     if (!address || !layout)
       continue;
@@ -188,7 +188,7 @@ LogicalResult ProgramOp::verifyRegions() {
     return failure();
   // Tile sets are only known to be sane once the target has checked the
   // layouts (BufferOp::verify).
-  std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
+  std::optional<ipu::TargetModel> target = lookupTarget(getOperation());
   if (target && failed(verifyStorage(liveness, *target)))
     return failure();
   return success();

@@ -20,40 +20,40 @@ using namespace mlir::ipu_tile;
 // Integer lists: ranges and repeats (IPU/Support/IntegerList.h)
 //===----------------------------------------------------------------------===//
 
-static ParseResult parseIntegerTerms(AsmParser &parser, ::ipu::IntegerTerms &terms);
+static ParseResult parseIntegerTerms(AsmParser &parser, ipu::IntegerTerms &terms);
 
 /// `INT [to INT [step INT]]` or `( terms ) x INT step INT`.
-static ParseResult parseIntegerTerm(AsmParser &parser, ::ipu::IntegerTerm &term) {
+static ParseResult parseIntegerTerm(AsmParser &parser, ipu::IntegerTerm &term) {
   SMLoc loc = parser.getCurrentLocation();
   std::optional<std::string> why;
   if (succeeded(parser.parseOptionalLParen())) {
-    ::ipu::IntegerTerms body;
+    ipu::IntegerTerms body;
     int64_t count = 0, step = 0;
     if (parseIntegerTerms(parser, body) || parser.parseRParen() ||
         parser.parseKeyword("x") || parser.parseInteger(count) ||
         parser.parseKeyword("step") || parser.parseInteger(step))
       return failure();
-    why = ::ipu::makeRepeatTerm(std::move(body), count, step, term);
+    why = ipu::makeRepeatTerm(std::move(body), count, step, term);
   } else {
     int64_t from = 0, to = 0, step = 1;
     if (parser.parseInteger(from))
       return failure();
     if (failed(parser.parseOptionalKeyword("to"))) {
-      term = ::ipu::IntegerTerm();
+      term = ipu::IntegerTerm();
       term.start = from;
       return success();
     }
     if (parser.parseInteger(to) ||
         (succeeded(parser.parseOptionalKeyword("step")) && parser.parseInteger(step)))
       return failure();
-    why = ::ipu::makeRangeTerm(from, to, step, term);
+    why = ipu::makeRangeTerm(from, to, step, term);
   }
   if (why)
     return parser.emitError(loc, *why);
   return success();
 }
 
-static ParseResult parseIntegerTerms(AsmParser &parser, ::ipu::IntegerTerms &terms) {
+static ParseResult parseIntegerTerms(AsmParser &parser, ipu::IntegerTerms &terms) {
   return parser.parseCommaSeparatedList(
       [&] { return parseIntegerTerm(parser, terms.emplace_back()); });
 }
@@ -62,20 +62,20 @@ static ParseResult parseIntegerTerms(AsmParser &parser, ::ipu::IntegerTerms &ter
 static ParseResult parseIntegerList(AsmParser &parser,
                                     SmallVectorImpl<int64_t> &values) {
   SMLoc loc = parser.getCurrentLocation();
-  ::ipu::IntegerTerms terms;
+  ipu::IntegerTerms terms;
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
         return parseIntegerTerm(parser, terms.emplace_back());
       }))
     return failure();
   std::vector<int64_t> expanded;
-  if (std::optional<std::string> why = ::ipu::expandIntegerList(terms, expanded))
+  if (std::optional<std::string> why = ipu::expandIntegerList(terms, expanded))
     return parser.emitError(loc, *why);
   values.assign(expanded.begin(), expanded.end());
   return success();
 }
 
 static void printIntegerList(AsmPrinter &printer, ArrayRef<int64_t> values) {
-  printer << "[" << ::ipu::printIntegerTerms(::ipu::compressIntegerList(values.vec()))
+  printer << "[" << ipu::printIntegerTerms(ipu::compressIntegerList(values.vec()))
           << "]";
 }
 
@@ -139,10 +139,10 @@ LogicalResult IPUTileDialect::verifyOperationAttribute(Operation *op,
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef name) {
-  if (::ipu::TargetModel::byName(name.str()))
+  if (ipu::TargetModel::byName(name.str()))
     return success();
   return emitError() << "unknown target '" << name << "'; known: "
-                     << ::ipu::TargetModel::knownNames();
+                     << ipu::TargetModel::knownNames();
 }
 
 LogicalResult LayoutAttr::verify(
@@ -445,8 +445,8 @@ LogicalResult ProgramOp::verify() {
   if (IntegerAttr flops = getFlopsAttr(); flops && flops.getInt() < 0)
     return emitOpError("'flops' = ") << flops.getInt() << " must not be negative";
   if (IntegerAttr bytes = getReservedBytesAttr()) {
-    std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
-    int64_t most = target ? target->allocatableBytes(::ipu::MemoryClass::Standard)
+    std::optional<ipu::TargetModel> target = lookupTarget(getOperation());
+    int64_t most = target ? target->allocatableBytes(ipu::MemoryClass::Standard)
                           : UINT32_MAX;
     std::optional<int64_t> value = toInt64(bytes);
     if (!value || *value < 0 || *value > most)
@@ -510,14 +510,14 @@ LogicalResult ProgramOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult BufferOp::verify() {
-  std::optional<::ipu::MemoryClass> memoryClass = toMachineClass(getMemoryClass());
+  std::optional<ipu::MemoryClass> memoryClass = toMachineClass(getMemoryClass());
   StringRef className = stringifyMemoryClass(getMemoryClass());
-  std::optional<::ipu::BlockLayout> layout = toBlockLayout(getTensorType());
+  std::optional<ipu::BlockLayout> layout = toBlockLayout(getTensorType());
   if (!layout)
     return emitOpError("type must be a static tensor of rank 1 or more "
                        "with a #ipu_tile.layout encoding, got ")
            << getType();
-  std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
+  std::optional<ipu::TargetModel> target = lookupTarget(getOperation());
   if (!target)
     return success();
   if (std::optional<std::string> error = layout->validate(target->tiles))
@@ -528,7 +528,7 @@ LogicalResult BufferOp::verify() {
   // first, or a product wrapped past 2^64 would look small.
   uint64_t pitch, tensorBytes;
   if (__builtin_mul_overflow(uint64_t(layout->cols),
-                             uint64_t(::ipu::elementBytes(layout->type)),
+                             uint64_t(ipu::elementBytes(layout->type)),
                              &pitch) ||
       __builtin_add_overflow(pitch, uint64_t(3), &pitch) ||
       __builtin_mul_overflow(uint64_t(layout->batches), uint64_t(layout->rows),
@@ -543,7 +543,7 @@ LogicalResult BufferOp::verify() {
            << bytes << " bytes per tile, " << className
            << " memory has " << target->allocatableBytes(*memoryClass);
   if (std::optional<int64_t> address = getAddress()) {
-    const ::ipu::MemoryRegion &region = target->region(*memoryClass);
+    const ipu::MemoryRegion &region = target->region(*memoryClass);
     if (*address < target->allocatableBase(*memoryClass) ||
         static_cast<uint64_t>(*address) + bytes > region.end())
       return emitOpError("address ")
@@ -560,7 +560,7 @@ LogicalResult BufferOp::verify() {
     if (IntegerAttr attr = cast<ProgramOp>((*this)->getParentOp()).getReservedBytesAttr())
       reserved = toInt64(attr).value_or(0);
     int64_t first = target->allocatableBase(*memoryClass) + reserved;
-    if (*memoryClass == ::ipu::MemoryClass::Standard && *address < first)
+    if (*memoryClass == ipu::MemoryClass::Standard && *address < first)
       return emitOpError("address ")
              << *address << " lies over the program's reserved bytes: "
              << target->reservedStandardBytes << " of runtime image and "
@@ -577,8 +577,8 @@ LogicalResult BufferOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ComputeSetOp::verify() {
-  std::unique_ptr<::ipu::ElementwiseKernel> generated;
-  const ::ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
+  std::unique_ptr<ipu::ElementwiseKernel> generated;
+  const ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
   if (!kernel)
     return emitOpError("unknown kernel '")
            << getKernel() << "': neither a device kernel nor an "
@@ -622,7 +622,7 @@ LogicalResult ComputeSetOp::verify() {
         return emitOpError("serial operand ") << operand << " is listed twice";
       auto ref = cast<FlatSymbolRefAttr>(getOperands()[operand]);
       auto buffer = lookupBuffer(*this, ref);
-      std::optional<::ipu::BlockLayout> layout =
+      std::optional<ipu::BlockLayout> layout =
           buffer ? toBlockLayout(buffer.getTensorType()) : std::nullopt;
       if (!layout)
         continue; // verifySymbolUses names it.
@@ -636,14 +636,14 @@ LogicalResult ComputeSetOp::verify() {
     }
   }
   llvm::DenseSet<int32_t> seen;
-  std::optional<::ipu::TargetModel> target = lookupTarget(getOperation());
+  std::optional<ipu::TargetModel> target = lookupTarget(getOperation());
   for (auto [index, tile] : llvm::enumerate(tiles)) {
     if (tile < 0 || (target && static_cast<uint32_t>(tile) >= target->tiles))
       return emitOpError("tile ") << tile << " is outside the target";
     if (!seen.insert(tile).second)
       return emitOpError("tile ") << tile << " has two vertices";
     if (getParams())
-      if (std::optional<std::string> error = ::ipu::checkKernelParams(
+      if (std::optional<std::string> error = ipu::checkKernelParams(
               *kernel, getParams()->data() + index * paramCount))
         return emitOpError("vertex on tile ") << tile << ": " << *error;
   }
@@ -655,7 +655,7 @@ LogicalResult ComputeSetOp::verify() {
 struct TileBlock {
   uint32_t b, i, j;
 };
-static llvm::DenseMap<uint32_t, TileBlock> blocksByTile(const ::ipu::BlockLayout &layout) {
+static llvm::DenseMap<uint32_t, TileBlock> blocksByTile(const ipu::BlockLayout &layout) {
   llvm::DenseMap<uint32_t, TileBlock> blockOn;
   for (uint32_t b = 0; b < layout.gridBatches; ++b)
     for (uint32_t i = 0; i < layout.gridRows; ++i)
@@ -670,19 +670,19 @@ FailureOr<SmallVector<int64_t>>
 ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
   if (getParams())
     return SmallVector<int64_t>(getParams()->begin(), getParams()->end());
-  std::unique_ptr<::ipu::ElementwiseKernel> generated;
-  const ::ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
+  std::unique_ptr<ipu::ElementwiseKernel> generated;
+  const ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
   if (!kernel || getOperands().size() != kernel->operandNames.size())
     return emitOpError("has no parameters to derive"); // See verify().
   struct Operand {
     BufferOp buffer;
-    ::ipu::BlockLayout layout;
+    ipu::BlockLayout layout;
     llvm::DenseMap<uint32_t, TileBlock> blockOn;
   };
   SmallVector<Operand> operands;
   for (auto ref : getOperands().getAsRange<FlatSymbolRefAttr>()) {
     auto buffer = lookupBuffer(getOperation(), ref);
-    std::optional<::ipu::BlockLayout> layout =
+    std::optional<ipu::BlockLayout> layout =
         buffer ? getVertexLayout(operands.size(), buffer) : std::nullopt;
     if (!layout)
       return emitOpError("operand ")
@@ -707,7 +707,7 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
                << "' buffer @" << operand.buffer.getSymName()
                << " has no block on that tile";
       const TileBlock at = block->second;
-      const ::ipu::BlockLayout &layout = operand.layout;
+      const ipu::BlockLayout &layout = operand.layout;
       shapes.push_back(
           {layout.blockBatches(at.b) * layout.blockRows(at.i), layout.blockCols(at.j),
            static_cast<int64_t>(layout.type),
@@ -719,11 +719,11 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
     if (kernel->elementwise) {
       // The output block's shape (a reduction's columns: its first full
       // input's); inputs follow from their broadcasts.
-      const ::ipu::ElementwiseBody &body = kernel->elementwise->body();
+      const ipu::ElementwiseBody &body = kernel->elementwise->body();
       int64_t cols = shapes.back().cols;
-      if (body.reduction != ::ipu::RowReduction::None)
+      if (body.reduction != ipu::RowReduction::None)
         for (auto [i, input] : llvm::enumerate(body.inputs))
-          if (input.broadcast == ::ipu::Broadcast::Full) {
+          if (input.broadcast == ipu::Broadcast::Full) {
             cols = shapes[i].cols;
             break;
           }
@@ -770,9 +770,9 @@ bool ComputeSetOp::isSerialOperand(unsigned operand) {
   return serial && llvm::is_contained(*serial, static_cast<int32_t>(operand));
 }
 
-std::optional<::ipu::BlockLayout> ComputeSetOp::getVertexLayout(unsigned operand,
+std::optional<ipu::BlockLayout> ComputeSetOp::getVertexLayout(unsigned operand,
                                                                 BufferOp buffer) {
-  std::optional<::ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
+  std::optional<ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
   // A chunk of a batch-local buffer (verify() holds it to that form).
   if (layout && isSerialOperand(operand) && layout->gridBatches == 1 &&
       layout->batchSplits.empty())
@@ -818,8 +818,8 @@ void LoopOp::getBufferAccesses(SmallVectorImpl<BufferAccess> &) {}
 
 LogicalResult
 ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  std::unique_ptr<::ipu::ElementwiseKernel> generated;
-  const ::ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
+  std::unique_ptr<ipu::ElementwiseKernel> generated;
+  const ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
   if (!kernel)
     return success(); // Reported by verify().
   size_t paramCount = kernel->paramNames.size();
@@ -830,7 +830,7 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return failure();
   if (!getParams())
     for (auto [index, tile] : llvm::enumerate(getTiles()))
-      if (std::optional<std::string> error = ::ipu::checkKernelParams(
+      if (std::optional<std::string> error = ipu::checkKernelParams(
               *kernel, vertexParams->data() + index * paramCount))
         return emitOpError("vertex on tile ") << tile << ": " << *error;
   for (auto [operandIndex, ref] :
@@ -838,7 +838,7 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     auto buffer = lookupBuffer(getOperation(), ref);
     if (!buffer)
       return emitOpError("operand ") << ref << " is not an ipu_tile.buffer";
-    std::optional<::ipu::BlockLayout> layout = getVertexLayout(operandIndex, buffer);
+    std::optional<ipu::BlockLayout> layout = getVertexLayout(operandIndex, buffer);
     // Without a target the buffer's verifier has not checked its tiles.
     if (!layout || !lookupTarget(getOperation()))
       return success(); // Reported by the buffer's verifier.
@@ -852,7 +852,7 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       const int64_t *params = vertexParams->data() + index * paramCount;
       if (kernel->classOperand == static_cast<int>(operandIndex)) {
         int64_t wanted = params[kernel->classParam];
-        std::optional<::ipu::MemoryClass> actual =
+        std::optional<ipu::MemoryClass> actual =
             toMachineClass(buffer.getMemoryClass());
         if (actual && static_cast<int64_t>(*actual) != wanted)
           return emitOpError("vertex on tile ")
@@ -863,7 +863,7 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                  << stringifyMemoryClass(buffer.getMemoryClass())
                  << " memory";
       }
-      uint64_t need = ::ipu::kernelOperandBytes(*kernel, params, operandIndex);
+      uint64_t need = ipu::kernelOperandBytes(*kernel, params, operandIndex);
       if (need > layout->maxBlockBytes())
         return emitOpError("vertex on tile ")
                << tile << ": operand '" << kernel->operandNames[operandIndex]
@@ -875,15 +875,15 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       // as one matrix of all their rows.
       const TileBlock at = block->second;
       const int64_t batches = layout->blockBatches(at.b);
-      ::ipu::KernelOperandShape shape =
-          ::ipu::kernelOperandShape(*kernel, params, operandIndex);
+      ipu::KernelOperandShape shape =
+          ipu::kernelOperandShape(*kernel, params, operandIndex);
       auto blockText = [&] {
         std::string text;
         if (layout->batches != 1)
           text += std::to_string(batches) + "x";
         text += std::to_string(layout->blockRows(at.i)) + "x" +
                 std::to_string(layout->blockCols(at.j)) + " " +
-                std::string(::ipu::elementTypeName(layout->type)) + " block (";
+                std::string(ipu::elementTypeName(layout->type)) + " block (";
         if (layout->gridBatches != 1)
           text += std::to_string(at.b) + ", ";
         return text + std::to_string(at.i) + ", " + std::to_string(at.j) + ")";
@@ -902,7 +902,7 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
         return emitOpError("vertex on tile ")
                << tile << ": operand '" << kernel->operandNames[operandIndex]
                << "' is a " << shape.rows << "x" << shape.cols << " "
-               << ::ipu::elementTypeName(*shape.type)
+               << ipu::elementTypeName(*shape.type)
                << " block by its parameters, but buffer " << ref
                << " holds its " << blockText() << " there";
       }

@@ -7,17 +7,17 @@
 using namespace mlir;
 using namespace mlir::ipu_tile;
 
-std::optional<::ipu::TargetModel> mlir::ipu_tile::lookupTarget(Operation *op) {
+std::optional<ipu::TargetModel> mlir::ipu_tile::lookupTarget(Operation *op) {
   for (Operation *current = op; current; current = current->getParentOp()) {
     if (auto target = current->getAttrOfType<TargetAttr>(
             IPUTileDialect::getTargetAttrName()))
-      return ::ipu::TargetModel::byName(target.getName().str());
+      return ipu::TargetModel::byName(target.getName().str());
   }
   return std::nullopt;
 }
 
-FailureOr<::ipu::TargetModel> mlir::ipu_tile::requireTarget(Operation *op) {
-  if (std::optional<::ipu::TargetModel> target = lookupTarget(op))
+FailureOr<ipu::TargetModel> mlir::ipu_tile::requireTarget(Operation *op) {
+  if (std::optional<ipu::TargetModel> target = lookupTarget(op))
     return *target;
   return op->emitError("no target: set the module attribute '")
          << IPUTileDialect::getTargetAttrName()
@@ -36,32 +36,32 @@ std::optional<int64_t> mlir::ipu_tile::toInt64(IntegerAttr attr) {
   return value.getSExtValue();
 }
 
-std::optional<::ipu::ElementType> mlir::ipu_tile::toElementType(Type type) {
+std::optional<ipu::ElementType> mlir::ipu_tile::toElementType(Type type) {
   // The parser verifies an encoding even after the element type failed to
   // parse, with a null type (found by the compile fuzzer).
   if (!type)
     return std::nullopt;
   if (type.isF32())
-    return ::ipu::ElementType::F32;
+    return ipu::ElementType::F32;
   if (type.isF16())
-    return ::ipu::ElementType::F16;
+    return ipu::ElementType::F16;
   if (isa<Float8E4M3FNType>(type))
-    return ::ipu::ElementType::F8E4M3FN;
+    return ipu::ElementType::F8E4M3FN;
   if (isa<Float8E5M2Type>(type))
-    return ::ipu::ElementType::F8E5M2;
+    return ipu::ElementType::F8E5M2;
   return std::nullopt;
 }
 
 Type mlir::ipu_tile::fromElementType(MLIRContext *context,
-                                     ::ipu::ElementType type) {
+                                     ipu::ElementType type) {
   switch (type) {
-  case ::ipu::ElementType::F32:
+  case ipu::ElementType::F32:
     return Float32Type::get(context);
-  case ::ipu::ElementType::F16:
+  case ipu::ElementType::F16:
     return Float16Type::get(context);
-  case ::ipu::ElementType::F8E4M3FN:
+  case ipu::ElementType::F8E4M3FN:
     return Float8E4M3FNType::get(context);
-  case ::ipu::ElementType::F8E5M2:
+  case ipu::ElementType::F8E5M2:
     return Float8E5M2Type::get(context);
   }
   return {};
@@ -158,17 +158,17 @@ std::optional<int64_t> mlir::ipu_tile::layoutBatches(ArrayRef<int64_t> shape) {
   return batches;
 }
 
-std::optional<::ipu::BlockLayout>
+std::optional<ipu::BlockLayout>
 mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
   auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding());
-  std::optional<::ipu::ElementType> element = toElementType(type.getElementType());
+  std::optional<ipu::ElementType> element = toElementType(type.getElementType());
   if (!layout || !element || type.getRank() < 1 || !type.hasStaticShape() ||
       layout.getGrid().size() != 2 || layout.getStrides().size() != 2)
     return std::nullopt;
   std::optional<int64_t> batches = layoutBatches(type.getShape());
   if (!batches)
     return std::nullopt;
-  ::ipu::BlockLayout result;
+  ipu::BlockLayout result;
   result.batches = *batches;
   // A vector is one row.
   result.rows = type.getRank() == 1 ? 1 : type.getDimSize(type.getRank() - 2);
@@ -207,7 +207,7 @@ mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
 }
 
 LayoutAttr mlir::ipu_tile::toLayoutAttr(MLIRContext *context,
-                                        const ::ipu::BlockLayout &layout) {
+                                        const ipu::BlockLayout &layout) {
   int64_t grid[] = {layout.gridRows, layout.gridCols};
   // A stride over a dimension of one block never applies: print it as 0 so
   // that equal layouts have equal attributes.
@@ -226,7 +226,7 @@ LayoutAttr mlir::ipu_tile::toLayoutAttr(MLIRContext *context,
 }
 
 LayoutAttr mlir::ipu_tile::toLayoutAttr(RankedTensorType type,
-                                        const ::ipu::BlockLayout &layout) {
+                                        const ipu::BlockLayout &layout) {
   LayoutAttr attr = toLayoutAttr(type.getContext(), layout);
   // The tensor's own batches (its leading dims), or its matrix folded,
   // perhaps cut in serial chunks (batch-local batches of a matrix).

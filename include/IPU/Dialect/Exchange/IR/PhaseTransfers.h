@@ -21,7 +21,7 @@
 namespace mlir::ipu_exchange {
 
 struct PhaseTransfers {
-  ::ipu::ExchangePhase phase;
+  ipu::ExchangePhase phase;
   std::vector<uint32_t> sourceOffset; ///< Bytes within the source buffer.
   std::vector<uint32_t> destOffset;   ///< Bytes within the dest buffer.
   /// Per copy op, in order: its buffers and its first transfer.
@@ -36,14 +36,14 @@ struct PhaseTransfers {
 /// offending copy when a buffer is missing or the layouts cannot be
 /// rearranged into one another.
 FailureOr<PhaseTransfers> buildPhaseTransfers(PhaseOp phase,
-                                              const ::ipu::TargetModel &target);
+                                              const ipu::TargetModel &target);
 
 /// The schedule stored in `attr` as a plain C++ schedule.
-::ipu::ExchangeSchedule toExchangeSchedule(ScheduleAttr attr);
+ipu::ExchangeSchedule toExchangeSchedule(ScheduleAttr attr);
 
 /// Each transfer's byte addresses, from its buffers' placed addresses.
 /// Emits an error when a buffer has not been placed.
-FailureOr<::ipu::TransferAddresses>
+FailureOr<ipu::TransferAddresses>
 transferAddresses(PhaseOp op, const PhaseTransfers &transfers);
 
 } // namespace mlir::ipu_exchange

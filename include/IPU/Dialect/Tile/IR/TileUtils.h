@@ -16,27 +16,27 @@
 namespace mlir::ipu_tile {
 
 /// The machine's memory class of the IR's, and back (the same numbering).
-inline ::ipu::MemoryClass toMachineClass(MemoryClass memoryClass) {
-  return static_cast<::ipu::MemoryClass>(memoryClass);
+inline ipu::MemoryClass toMachineClass(MemoryClass memoryClass) {
+  return static_cast<ipu::MemoryClass>(memoryClass);
 }
-inline MemoryClass toIRClass(::ipu::MemoryClass memoryClass) {
+inline MemoryClass toIRClass(ipu::MemoryClass memoryClass) {
   return static_cast<MemoryClass>(memoryClass);
 }
 static_assert(static_cast<int>(MemoryClass::interleaved) ==
-              static_cast<int>(::ipu::MemoryClass::Interleaved));
+              static_cast<int>(ipu::MemoryClass::Interleaved));
 
 /// The target named by the nearest enclosing `ipu_tile.target` attribute.
-std::optional<::ipu::TargetModel> lookupTarget(Operation *op);
+std::optional<ipu::TargetModel> lookupTarget(Operation *op);
 /// Like lookupTarget, but emits an error on `op` when there is none.
-FailureOr<::ipu::TargetModel> requireTarget(Operation *op);
+FailureOr<ipu::TargetModel> requireTarget(Operation *op);
 
 /// The value of an integer attribute as int64_t, honouring its signedness,
 /// or nothing when it does not fit.
 std::optional<int64_t> toInt64(IntegerAttr attr);
 
 /// The element type of an MLIR type, if the machine handles it.
-std::optional<::ipu::ElementType> toElementType(Type type);
-Type fromElementType(MLIRContext *context, ::ipu::ElementType type);
+std::optional<ipu::ElementType> toElementType(Type type);
+Type fromElementType(MLIRContext *context, ipu::ElementType type);
 
 /// The buffer `ref` names in the program `user` is in (buffers are symbols
 /// of the ipu_tile.program, also for steps inside a loop, which is a symbol
@@ -69,30 +69,30 @@ ProgramLiveness computeLiveness(ProgramOp program);
 std::optional<int64_t> layoutBatches(ArrayRef<int64_t> shape);
 /// The block layout of a static tensor type of rank 2 or more with a
 /// `#ipu_tile.layout` encoding; its leading dimensions become the batches.
-std::optional<::ipu::BlockLayout> toBlockLayout(RankedTensorType type);
+std::optional<ipu::BlockLayout> toBlockLayout(RankedTensorType type);
 /// The encoding that describes `layout` (shape and type come from the
 /// tensor, whose leading dimensions must multiply to layout.batches).
-LayoutAttr toLayoutAttr(MLIRContext *context, const ::ipu::BlockLayout &layout);
+LayoutAttr toLayoutAttr(MLIRContext *context, const ipu::BlockLayout &layout);
 /// The encoding of `layout` on a tensor of `type`: a 2-D layout on a tensor
 /// of rank above 2 folds its leading dimensions into the rows.
-LayoutAttr toLayoutAttr(RankedTensorType type, const ::ipu::BlockLayout &layout);
+LayoutAttr toLayoutAttr(RankedTensorType type, const ipu::BlockLayout &layout);
 
 /// The plain C++ form of an elementwise body `block` of `owner` (an
 /// ipu_tile.elementwise or ipu_tile.kernel), its inputs broadcast as given;
 /// emits an error naming the first op no tile kernel can run.
-FailureOr<::ipu::ElementwiseBody>
+FailureOr<ipu::ElementwiseBody>
 buildElementwiseBody(Operation *owner, Block &block,
-                     ArrayRef<::ipu::Broadcast> broadcasts,
-                     ::ipu::RowReduction reduction = ::ipu::RowReduction::None,
+                     ArrayRef<ipu::Broadcast> broadcasts,
+                     ipu::RowReduction reduction = ipu::RowReduction::None,
                      double init = 0);
 /// The plain C++ reduction of an op's optional `reduce` attribute.
-::ipu::RowReduction toRowReduction(std::optional<RowReduction> reduce);
+ipu::RowReduction toRowReduction(std::optional<RowReduction> reduce);
 
 /// The kernel a compute set runs: a device/ kernel, or the ipu_tile.kernel
 /// of its program it names (built into `holder`). Null when there is none.
-const ::ipu::KernelSpec *
+const ipu::KernelSpec *
 lookupComputeSetKernel(ComputeSetOp computeSet,
-                       std::unique_ptr<::ipu::ElementwiseKernel> &holder);
+                       std::unique_ptr<ipu::ElementwiseKernel> &holder);
 
 } // namespace mlir::ipu_tile
 
