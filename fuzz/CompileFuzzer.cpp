@@ -37,11 +37,7 @@ namespace {
 MLIRContext &context() {
   static MLIRContext *instance = [] {
     DialectRegistry registry;
-    registry.insert<ipu_gemm::IPUGemmDialect, ipu_tile::IPUTileDialect,
-                    ipu_exchange::IPUExchangeDialect, func::FuncDialect,
-                    arith::ArithDialect, math::MathDialect, tensor::TensorDialect,
-                    linalg::LinalgDialect>();
-    mlir::ipu_tile::registerTileLoweringModels(registry);
+    mlir::ipu_compiler::registerCompilerDialects(registry);
     auto *ctx = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
     ctx->loadAllAvailableDialects();
     mlir::ipu_compiler::registerAllPasses();

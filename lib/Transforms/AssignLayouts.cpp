@@ -243,11 +243,6 @@ void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
 
 struct AssignLayoutsPass
     : public mlir::ipu_compiler::impl::IPUAssignLayoutsBase<AssignLayoutsPass> {
-  void getDependentDialects(DialectRegistry &registry) const override {
-    IPUAssignLayoutsBase::getDependentDialects(registry);
-    ipu_tile::registerTileLoweringModels(registry);
-  }
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<ipu::TargetModel> target = ipu_tile::requireTarget(module);

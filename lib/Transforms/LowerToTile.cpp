@@ -110,11 +110,6 @@ LogicalResult lowerFunction(func::FuncOp func, const ipu::TargetModel &target) {
 }
 
 struct LowerToTilePass : public mlir::ipu_compiler::impl::IPULowerToTileBase<LowerToTilePass> {
-  void getDependentDialects(DialectRegistry &registry) const override {
-    IPULowerToTileBase::getDependentDialects(registry);
-    ipu_tile::registerTileLoweringModels(registry);
-  }
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<ipu::TargetModel> target = ipu_tile::requireTarget(module);

@@ -1,6 +1,11 @@
 //===- Pipeline.cpp - The ipu-compile pipeline ----------------------------===//
 
 #include "IPU/Transforms/Passes.h"
+#include "IPU/Transforms/TileLowering.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -38,4 +43,11 @@ void mlir::ipu_compiler::registerAllPasses() {
       "Import, plan, lower, place and schedule: linalg on tensors to a "
       "placed ipu_tile program",
       buildCompilePipeline);
+}
+
+void mlir::ipu_compiler::registerCompilerDialects(DialectRegistry &registry) {
+  registry.insert<ipu_gemm::IPUGemmDialect, ipu_tile::IPUTileDialect,
+                  ipu_exchange::IPUExchangeDialect, func::FuncDialect, arith::ArithDialect,
+                  math::MathDialect, tensor::TensorDialect, linalg::LinalgDialect>();
+  ipu_tile::registerTileLoweringModels(registry);
 }

@@ -99,7 +99,6 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     IPUPlanGemmBase::getDependentDialects(registry);
     // What the storage check's lowering of a copy loads.
     registry.insert<ipu_exchange::IPUExchangeDialect>();
-    ipu_tile::registerTileLoweringModels(registry);
   }
 
   /// Lowers and places a copy of `module` with the jobs' plans,

@@ -27,11 +27,7 @@
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::DialectRegistry registry;
-  registry.insert<mlir::ipu_gemm::IPUGemmDialect, mlir::ipu_tile::IPUTileDialect,
-                  mlir::ipu_exchange::IPUExchangeDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect, mlir::math::MathDialect,
-                  mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect>();
-  mlir::ipu_tile::registerTileLoweringModels(registry);
+  mlir::ipu_compiler::registerCompilerDialects(registry);
   mlir::ipu_compiler::registerAllPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

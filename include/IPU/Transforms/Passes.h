@@ -56,6 +56,11 @@ void buildCompilePipeline(OpPassManager &pm,
 /// Registers every pass and the `ipu-compile` pipeline.
 void registerAllPasses();
 
+/// The dialects the compiler reads and writes, and the ops' lowering models
+/// (TileLowerableOpInterface): a tool calls this once on its registry. The
+/// dialects promise those models, so a context without them fails loudly.
+void registerCompilerDialects(DialectRegistry &registry);
+
 } // namespace mlir::ipu_compiler
 
 #endif // IPU_TRANSFORMS_PASSES_H

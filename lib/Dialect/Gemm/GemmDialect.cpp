@@ -28,6 +28,8 @@ void IPUGemmDialect::initialize() {
 #define GET_OP_LIST
 #include "IPU/Dialect/Gemm/IR/GemmOps.cpp.inc"
       >();
+  // Attached by registerTileLoweringModels (lib/Transforms).
+  declarePromisedInterface<ipu_tile::TileLowerableOpInterface, MatmulOp>();
 }
 
 static LogicalResult checkPartitions(function_ref<InFlightDiagnostic()> emitError,

@@ -122,6 +122,8 @@ void IPUTileDialect::initialize() {
 #define GET_OP_LIST
 #include "IPU/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
+  // Attached by registerTileLoweringModels (lib/Transforms).
+  declarePromisedInterfaces<TileLowerableOpInterface, PermuteOp, ElementwiseOp>();
 }
 
 LogicalResult IPUTileDialect::verifyOperationAttribute(Operation *op,

@@ -38,8 +38,9 @@ def IPUTile_TileLowerableOpInterface : OpInterface<"TileLowerableOpInterface"> {
     `ProgramBuilder`: it takes its operands' buffers, creates its buffers,
     exchange phases and compute sets, records its result's buffer and the
     host reference computation that checks it. Neither pass knows any op.
-    Upstream ops take part through external models
-    (`registerTileLoweringModels`).
+    Ops take part through external models, registered once per tool by
+    `registerCompilerDialects` (which calls `registerTileLoweringModels`);
+    the dialects promise them, so a context without them fails loudly.
   }];
   let methods = [
     InterfaceMethod<[{
