@@ -97,7 +97,7 @@ Package makePackage() {
                      {StepKind::Compute, 0},  {StepKind::Sync, 0},
                      {StepKind::Exchange, 0}, {StepKind::Sync, 0},
                      {StepKind::StreamOut, 2}};
-  package.reference = {{"matmul", {0, 1}, 0}};
+  package.reference = {{ReferenceKind::Matmul, {0, 1}, 0}};
   package.metadata = {{"planner.estimateCycles", "1234"},
                       {"storage.peakBytes.standard", "2048"},
                       {"test.empty", ""}};
@@ -191,7 +191,7 @@ void expectEqual(const Package &a, const Package &b) {
   }
   ASSERT_EQ(a.reference.size(), b.reference.size());
   for (size_t i = 0; i < a.reference.size(); ++i) {
-    EXPECT_EQ(a.reference[i].op, b.reference[i].op);
+    EXPECT_EQ(a.reference[i].kind, b.reference[i].kind);
     EXPECT_EQ(a.reference[i].arguments, b.reference[i].arguments);
     EXPECT_EQ(a.reference[i].result, b.reference[i].result);
     EXPECT_EQ(a.reference[i].type, b.reference[i].type);
@@ -425,7 +425,7 @@ TEST(Package, MagicAndVersionAreChecked) {
   bytes = serializePackage(package);
   error = deserializePackage(bytes.data(), bytes.size(), loaded);
   EXPECT_TRUE(contains(error, "unsupported format version 0 (this build reads "
-                              "versions 4 to 4)"))
+                              "versions 5 to 5)"))
       << error.value_or("");
   // Versions 1 to 3 had untimed exchange schedules: refused, saying why.
   for (uint32_t old : {1u, 2u, 3u}) {
@@ -436,6 +436,12 @@ TEST(Package, MagicAndVersionAreChecked) {
                                     " predates timed exchange schedules (version 4)"))
         << error.value_or("accepted");
   }
+  // Version 4 named its reference ops and carried every kind's fields.
+  package.formatVersion = 4;
+  bytes = serializePackage(package);
+  error = deserializePackage(bytes.data(), bytes.size(), loaded);
+  EXPECT_TRUE(contains(error, "format version 4 predates typed reference ops (version 5)"))
+      << error.value_or("accepted");
 
   // The magic number is the first data word of the root struct (after the
   // segment table and the root pointer).
@@ -615,7 +621,7 @@ TEST(PackageValidate, WrongTarget) {
                 TargetModel::ipu21WithTiles(16));
   expectInvalid([](Package &p) { p.tiles = 5; },
                 {"package has 5 tiles", "'ipu21-4' has 4"});
-  expectInvalid([](Package &p) { p.formatVersion = 5; }, {"format version 5"});
+  expectInvalid([](Package &p) { p.formatVersion = 6; }, {"format version 6"});
 }
 
 TEST(PackageValidate, Streams) {
@@ -743,8 +749,8 @@ TEST(PackageValidate, Program) {
 }
 
 TEST(PackageValidate, Reference) {
-  expectInvalid([](Package &p) { p.reference[0].op = "conv"; },
-                {"reference op 0 ('conv'): unknown op"});
+  expectInvalid([](Package &p) { p.reference[0].kind = ReferenceKind(9); },
+                {"reference op 0 ('unknown'): unknown kind 9"});
   expectInvalid([](Package &p) { p.reference[0].arguments = {0}; },
                 {"expected 2 arguments, got 1"});
   expectInvalid(
@@ -775,7 +781,7 @@ TEST(PackageValidate, Reference) {
         p.program.insert(p.program.begin() + 3, {StepKind::Compute, 0});
         p.flops *= 2;
         p.reference[0].result = ReferenceOp::kNoResult;
-        p.reference.push_back({"matmul",
+        p.reference.push_back({ReferenceKind::Matmul,
                                {ReferenceOp::kReferenceValue + 0, 1},
                                0,
                                ElementType::F32});
@@ -1076,7 +1082,7 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
       [&](Package &p) {
         addTinyGemm(p);
         p.reference.push_back(
-            {"matmul", {0, 1}, ReferenceOp::kNoResult, ElementType::F32});
+            {ReferenceKind::Matmul, {0, 1}, ReferenceOp::kNoResult, ElementType::F32});
       },
       {"reference ops compute 4096 FLOPs (2*m*k*n), more than the 2050 the "
        "program performs"});
@@ -1098,7 +1104,7 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
           p.streams.push_back(column);
         }
         p.reference.push_back(
-            {"matmul", {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
+            {ReferenceKind::Matmul, {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
       },
       {"reference op 1 ('matmul'): value 1048576x1048576xf32 is larger than "
        "the device (4 tiles x 638976 bytes = 2555904 bytes)"});
@@ -1128,7 +1134,7 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
         }
         for (unsigned i = 0; i < 2; ++i)
           p.reference.push_back(
-              {"matmul", {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
+              {ReferenceKind::Matmul, {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
       },
       {"reference op 2 ('matmul'): intermediate values come to 2880000 bytes "
        "with this one, more than the device (4 tiles x 638976 bytes = "
@@ -2231,7 +2237,7 @@ TEST(PackageValidate, ElementwiseReferences) {
     p.computeSets.push_back(set);
     p.program.insert(p.program.begin() + 3, {StepKind::Compute, 1});
     ReferenceOp op;
-    op.op = "elementwise";
+    op.kind = ReferenceKind::Elementwise;
     op.arguments = {ReferenceOp::kReferenceValue + 0};
     op.result = ReferenceOp::kNoResult;
     op.kernel = 0;

@@ -120,7 +120,7 @@ TEST(ReferenceTolerance, RowSumOfASmallRowAmongLargeRows) {
         "sum", elementwiseSymbol(body), body));
     package.streams.push_back(outputStream(0, {rows, 1}));
     ReferenceOp op;
-    op.op = "elementwise";
+    op.kind = ReferenceKind::Elementwise;
     op.arguments = {0};
     op.result = 0;
     op.kernel = 0;
@@ -146,7 +146,7 @@ TEST(ReferenceTolerance, MatmulOfASmallDotProductAmongLargeOnes) {
     Package package;
     package.streams.push_back(outputStream(0, {m, n}));
     ReferenceOp op;
-    op.op = "matmul";
+    op.kind = ReferenceKind::Matmul;
     op.arguments = {0, 1};
     op.result = 0;
     package.reference.push_back(op);
@@ -184,7 +184,7 @@ TEST(ReferenceTolerance, ElementwiseProductOfSmallOperandsAmongLargeOnes) {
         "fma", elementwiseSymbol(body), body));
     package.streams.push_back(outputStream(0, {rows, cols}));
     ReferenceOp op;
-    op.op = "elementwise";
+    op.kind = ReferenceKind::Elementwise;
     op.arguments = {0, 1};
     op.result = 0;
     op.kernel = 0;
@@ -217,7 +217,7 @@ TEST(ReferencePermute, MovesEveryElementExactly) {
     Package package;
     package.streams.push_back(outputStream(0, shape));
     ReferenceOp op;
-    op.op = "permute";
+    op.kind = ReferenceKind::Permute;
     op.arguments = {0};
     op.result = 0;
     op.view = view;
@@ -288,7 +288,7 @@ Package transposeChain() {
   package.streams.push_back(outputStream(0, {3, 2}));
   package.streams.push_back(outputStream(1, {2, 3}));
   ReferenceOp first;
-  first.op = "permute";
+  first.kind = ReferenceKind::Permute;
   first.arguments = {0};
   first.result = 0;
   first.view = {2, 3};

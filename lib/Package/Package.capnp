@@ -14,7 +14,9 @@
 # kernel machine code (retiredKernelObject): a version 2 reader would refuse
 # the package for lacking it; a version 3 reader ignores it. Version 4 made
 # schedules timed (Phase.runStart in events of the hardware's exchange,
-# runPaired): an untimed schedule of versions 1 to 3 is refused.
+# runPaired): an untimed schedule of versions 1 to 3 is refused. Version 5
+# made each reference op a union of its kind's fields instead of a name and
+# the fields of every kind: a version 4 package is refused.
 
 @0xd1e3a5b7c9f10203;
 
@@ -101,18 +103,32 @@ struct Step {
 }
 
 struct ReferenceOp {
-  op @0 :Text;
-  arguments @1 :List(UInt32);
-  result @2 :UInt32;
-  type @3 :UInt8;
-  partials @4 :UInt8;  # ElementType of the device's accumulation; f32 when absent.
-  innerBlocks @5 :UInt32 = 1;  # Balanced blocks of K accumulated apart.
-  transposeLhs @6 :Bool;  # lhs given as [..., K, M].
-  transposeRhs @7 :Bool;  # rhs given as [..., N, K].
-  kernel @8 :UInt32;  # "elementwise": index into Package.kernels.
-  view @9 :List(Int64);         # "permute": the operand read as this shape,
-  permutation @10 :List(Int64); # its dims permuted so,
-  shape @11 :List(Int64);       # read row-major as this shape.
+  arguments @0 :List(UInt32);
+  result @1 :UInt32;
+  type @2 :UInt8;
+  # What the op computes, with the fields of its kind only.
+  union {
+    matmul @3 :MatmulReference;
+    elementwise @4 :ElementwiseReference;
+    permute @5 :PermuteReference;
+  }
+}
+
+struct MatmulReference {
+  partials @0 :UInt8;  # ElementType of the device's accumulation; f32 when absent.
+  innerBlocks @1 :UInt32 = 1;  # Balanced blocks of K accumulated apart.
+  transposeLhs @2 :Bool;  # lhs given as [..., K, M].
+  transposeRhs @3 :Bool;  # rhs given as [..., N, K].
+}
+
+struct ElementwiseReference {
+  kernel @0 :UInt32;  # Index into Package.kernels.
+}
+
+struct PermuteReference {
+  view @0 :List(Int64);         # The operand read as this shape,
+  permutation @1 :List(Int64);  # its dims permuted so,
+  shape @2 :List(Int64);        # read row-major as this shape.
 }
 
 # A generated kernel: its body (ElementwiseBody, ops as parallel lists),

@@ -179,22 +179,29 @@ void writePackage(const Package &package, wire::Package::Builder out) {
   auto reference = out.initReference(package.reference.size());
   for (size_t i = 0; i < package.reference.size(); ++i) {
     const ReferenceOp &op = package.reference[i];
-    reference[i].setOp(toText(op.op));
     fill(reference[i].initArguments(op.arguments.size()), op.arguments);
     reference[i].setResult(op.result);
     reference[i].setType(static_cast<uint8_t>(op.type));
-    reference[i].setPartials(static_cast<uint8_t>(op.partials));
-    reference[i].setInnerBlocks(op.innerBlocks);
-    reference[i].setTransposeLhs(op.transposeLhs);
-    reference[i].setTransposeRhs(op.transposeRhs);
-    reference[i].setKernel(op.kernel);
-    // Only a permute carries these: other packages encode as before.
-    if (!op.view.empty())
-      fill(reference[i].initView(op.view.size()), op.view);
-    if (!op.permutation.empty())
-      fill(reference[i].initPermutation(op.permutation.size()), op.permutation);
-    if (!op.shape.empty())
-      fill(reference[i].initShape(op.shape.size()), op.shape);
+    switch (op.kind) {
+    case ReferenceKind::Matmul: {
+      auto matmul = reference[i].initMatmul();
+      matmul.setPartials(static_cast<uint8_t>(op.partials));
+      matmul.setInnerBlocks(op.innerBlocks);
+      matmul.setTransposeLhs(op.transposeLhs);
+      matmul.setTransposeRhs(op.transposeRhs);
+      break;
+    }
+    case ReferenceKind::Elementwise:
+      reference[i].initElementwise().setKernel(op.kernel);
+      break;
+    case ReferenceKind::Permute: {
+      auto permute = reference[i].initPermute();
+      fill(permute.initView(op.view.size()), op.view);
+      fill(permute.initPermutation(op.permutation.size()), op.permutation);
+      fill(permute.initShape(op.shape.size()), op.shape);
+      break;
+    }
+    }
   }
   auto metadata = out.initMetadata(package.metadata.size());
   for (size_t i = 0; i < package.metadata.size(); ++i) {
@@ -363,13 +370,14 @@ void readPackage(wire::Package::Reader in, Package &package) {
   if (in.getMagic() != wire::PACKAGE_MAGIC)
     throw FormatError{"not an IPU package (bad magic number)"};
   package.formatVersion = in.getFormatVersion();
-  if (package.formatVersion < Package::kOldestFormatVersion &&
-      package.formatVersion >= 1)
+  if (package.formatVersion >= 1 && package.formatVersion < 4)
     throw FormatError{"format version " + std::to_string(package.formatVersion) +
-                      " predates timed exchange schedules (version " +
-                      std::to_string(Package::kOldestFormatVersion) +
-                      "): its phases cannot be checked against the hardware's "
-                      "rules; compile the model again"};
+                      " predates timed exchange schedules (version 4): its "
+                      "phases cannot be checked against the hardware's rules; "
+                      "compile the model again"};
+  if (package.formatVersion == 4)
+    throw FormatError{"format version 4 predates typed reference ops (version 5): "
+                      "compile the model again"};
   if (package.formatVersion < Package::kOldestFormatVersion ||
       package.formatVersion > Package::kFormatVersion)
     throw FormatError{"unsupported format version " +
@@ -409,7 +417,6 @@ void readPackage(wire::Package::Reader in, Package &package) {
   auto reference = in.getReference();
   package.reference.resize(reference.size());
   for (size_t i = 0; i < reference.size(); ++i) {
-    package.reference[i].op = fromText(reference[i].getOp());
     package.reference[i].arguments =
         toVector<uint32_t>(reference[i].getArguments());
     package.reference[i].result = reference[i].getResult();
@@ -418,20 +425,39 @@ void readPackage(wire::Package::Reader in, Package &package) {
       throw FormatError{"reference op " + std::to_string(i) +
                         ": unknown element type " + std::to_string(type)};
     package.reference[i].type = static_cast<ElementType>(type);
-    uint8_t partials = reference[i].getPartials();
-    if (partials != static_cast<uint8_t>(ElementType::F32) &&
-        partials != static_cast<uint8_t>(ElementType::F16))
-      throw FormatError{"reference op " + std::to_string(i) +
-                        ": partials type " + std::to_string(partials) +
-                        " is not f32 (0) or f16 (1)"};
-    package.reference[i].partials = static_cast<ElementType>(partials);
-    package.reference[i].innerBlocks = reference[i].getInnerBlocks();
-    package.reference[i].transposeLhs = reference[i].getTransposeLhs();
-    package.reference[i].transposeRhs = reference[i].getTransposeRhs();
-    package.reference[i].kernel = reference[i].getKernel();
-    package.reference[i].view = toVector<int64_t>(reference[i].getView());
-    package.reference[i].permutation = toVector<int64_t>(reference[i].getPermutation());
-    package.reference[i].shape = toVector<int64_t>(reference[i].getShape());
+    ReferenceOp &op = package.reference[i];
+    switch (reference[i].which()) {
+    case wire::ReferenceOp::MATMUL: {
+      auto matmul = reference[i].getMatmul();
+      op.kind = ReferenceKind::Matmul;
+      uint8_t partials = matmul.getPartials();
+      if (partials != static_cast<uint8_t>(ElementType::F32) &&
+          partials != static_cast<uint8_t>(ElementType::F16))
+        throw FormatError{"reference op " + std::to_string(i) + ": partials type " +
+                          std::to_string(partials) + " is not f32 (0) or f16 (1)"};
+      op.partials = static_cast<ElementType>(partials);
+      op.innerBlocks = matmul.getInnerBlocks();
+      op.transposeLhs = matmul.getTransposeLhs();
+      op.transposeRhs = matmul.getTransposeRhs();
+      break;
+    }
+    case wire::ReferenceOp::ELEMENTWISE:
+      op.kind = ReferenceKind::Elementwise;
+      op.kernel = reference[i].getElementwise().getKernel();
+      break;
+    case wire::ReferenceOp::PERMUTE: {
+      auto permute = reference[i].getPermute();
+      op.kind = ReferenceKind::Permute;
+      op.view = toVector<int64_t>(permute.getView());
+      op.permutation = toVector<int64_t>(permute.getPermutation());
+      op.shape = toVector<int64_t>(permute.getShape());
+      break;
+    }
+    default:
+      // A union member this reader does not know (a newer writer's).
+      throw FormatError{"reference op " + std::to_string(i) + ": unknown kind " +
+                        std::to_string(unsigned(reference[i].which()))};
+    }
   }
   auto kernels = in.getKernels();
   package.kernels.clear();
@@ -654,5 +680,25 @@ std::optional<std::string> ipu::readPackageFile(const std::string &path,
     return error;
   if (auto error = deserializePackage(bytes.data(), bytes.size(), package))
     return "package '" + path + "': " + *error;
+  return std::nullopt;
+}
+
+std::string_view ipu::referenceKindName(ReferenceKind kind) {
+  switch (kind) {
+  case ReferenceKind::Matmul:
+    return "matmul";
+  case ReferenceKind::Elementwise:
+    return "elementwise";
+  case ReferenceKind::Permute:
+    return "permute";
+  }
+  return "unknown";
+}
+
+std::optional<ReferenceKind> ipu::parseReferenceKind(std::string_view name) {
+  for (ReferenceKind kind :
+       {ReferenceKind::Matmul, ReferenceKind::Elementwise, ReferenceKind::Permute})
+    if (referenceKindName(kind) == name)
+      return kind;
   return std::nullopt;
 }

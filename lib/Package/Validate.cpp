@@ -145,7 +145,7 @@ public:
     // A permute checks an exchange phase.
     const uint64_t permutes = static_cast<uint64_t>(std::count_if(
         package.reference.begin(), package.reference.end(),
-        [](const ReferenceOp &op) { return op.op == "permute"; }));
+        [](const ReferenceOp &op) { return op.kind == ReferenceKind::Permute; }));
     if (package.reference.size() - permutes > gemmSteps + generatedSteps)
       return "package has " + to_string(package.reference.size() - permutes) +
              " reference ops, more than its program's " +
@@ -1457,30 +1457,36 @@ private:
 
   std::optional<std::string> checkReference(size_t i) {
     const ReferenceOp &op = package.reference[i];
-    std::string where = "reference op " + to_string(i) + " ('" + op.op + "')";
+    std::string where =
+        "reference op " + to_string(i) + " ('" + std::string(referenceKindName(op.kind)) + "')";
     if (op.type > ElementType::F8E5M2)
       return where + ": value type " + to_string(unsigned(op.type)) +
              " is not an element type";
+    if (op.kind > ReferenceKind::Permute)
+      return where + ": unknown kind " + to_string(unsigned(op.kind)) +
+             " (known: matmul, elementwise, permute)";
     std::vector<int64_t> shape;
     std::string operandsText;
     uint64_t opFlops = 0;
     std::string form, resultForm;
-    if (op.op == "elementwise") {
+    switch (op.kind) {
+    case ReferenceKind::Elementwise:
       if (auto error = checkElementwiseReference(i, where, shape, operandsText))
         return error;
       form = "their elementwise value";
       resultForm = shapeString(shape);
-    } else if (op.op == "permute") {
+      break;
+    case ReferenceKind::Permute:
       if (auto error = checkPermuteReference(i, where, shape, operandsText))
         return error;
       form = "its permutation";
       resultForm = shapeString(shape);
-    } else if (op.op == "matmul") {
+      break;
+    case ReferenceKind::Matmul:
       if (auto error = checkMatmulReference(i, where, shape, opFlops, operandsText,
                                             form, resultForm))
         return error;
-    } else {
-      return where + ": unknown op (known: matmul, elementwise, permute)";
+      break;
     }
     // ipu-run holds the value: it must be one the device could (extents
     // are positive: stream shapes were checked, and so were earlier ops).

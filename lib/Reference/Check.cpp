@@ -23,10 +23,14 @@ namespace {
 /// nothing, so it names the kernel that ran; a permute moves elements
 /// exactly; a matmul names its partials.
 std::string comparisonDetail(const Package &package, const ReferenceOp &op) {
-  if (op.op == "elementwise")
+  switch (op.kind) {
+  case ReferenceKind::Elementwise:
     return "kernel=" + reportValue(package.kernels[op.kernel]->name());
-  if (op.op == "permute")
+  case ReferenceKind::Permute:
     return "exact";
+  case ReferenceKind::Matmul:
+    break;
+  }
   return "partials=" + std::string(elementTypeName(op.partials));
 }
 
@@ -61,7 +65,7 @@ std::optional<std::string> ipu::checkPackage(const Package &package,
       return error;
     CheckpointReport checkpoint;
     checkpoint.index = index;
-    checkpoint.operation = package.reference[index].op;
+    checkpoint.operation = std::string(referenceKindName(package.reference[index].kind));
     checkpoint.result = reference.result;
     checkpoint.detail = comparisonDetail(package, package.reference[index]);
     const uint64_t samples = consumed[index] ? checkpointSamples : 0;

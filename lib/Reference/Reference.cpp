@@ -214,10 +214,10 @@ ipu::evaluateReference(const Package &package, const TargetModel &target,
                   const std::vector<Reference> &done,
                   const std::vector<HostTensor> &outputs, Reference &reference) {
   const ReferenceOp &op = package.reference[index];
-  std::string what = "reference op '" + op.op + "'";
-  if (op.op != "matmul" && op.op != "elementwise" && op.op != "permute")
-    return what + " is not supported (supported: matmul, elementwise, permute)";
-  const size_t arity = op.op == "matmul" ? 2 : op.op == "permute" ? 1 : op.arguments.size();
+  std::string what = "reference op '" + std::string(referenceKindName(op.kind)) + "'";
+  const size_t arity = op.kind == ReferenceKind::Matmul    ? 2
+                       : op.kind == ReferenceKind::Permute ? 1
+                                                           : op.arguments.size();
   if (op.arguments.size() != arity)
     return what + " expects " + std::to_string(arity) + " arguments, has " +
            std::to_string(op.arguments.size());
@@ -252,9 +252,9 @@ ipu::evaluateReference(const Package &package, const TargetModel &target,
     shape[a] = inputs[argument].shape;
     inType = inputs[argument].type;
   }
-  if (op.op == "elementwise")
+  if (op.kind == ReferenceKind::Elementwise)
     return evaluateElementwise(package, op, what, operand, shape, reference);
-  if (op.op == "permute")
+  if (op.kind == ReferenceKind::Permute)
     return evaluatePermute(op, what, operand[0], reference);
   // The operand ranks say which product: a shared rhs [K, N], or one
   // matrix per batch of lhs (matmulShape, as the validator read it).

@@ -238,7 +238,14 @@ FailureOr<ipu::Package> PackageBuilder::build() {
   if (std::optional<ArrayAttr> reference = program.getReference()) {
     for (auto entry : reference->getAsRange<DictionaryAttr>()) {
       ipu::ReferenceOp op;
-      op.op = entry.getAs<StringAttr>("op").str();
+      StringRef kindName = entry.getAs<StringAttr>("op").getValue();
+      std::optional<ipu::ReferenceKind> kind =
+          ipu::parseReferenceKind(std::string_view(kindName.data(), kindName.size()));
+      if (!kind)
+        return program.emitError("reference op '")
+               << kindName << "' is not a kind the package holds (matmul, "
+               << "elementwise, permute)";
+      op.kind = *kind;
       // Negative operands name earlier reference ops (-1 - r).
       for (int32_t argument : entry.getAs<DenseI32ArrayAttr>("arguments").asArrayRef())
         op.arguments.push_back(argument >= 0

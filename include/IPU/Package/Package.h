@@ -111,7 +111,13 @@ struct PackageLoop {
   std::string location; ///< As ComputeSet::location.
 };
 
-/// A host reference computation, for `ipu-run --check`. "matmul": value =
+/// What a reference op computes.
+enum class ReferenceKind : uint8_t { Matmul, Elementwise, Permute };
+/// "matmul", "elementwise", "permute": the name reports use.
+std::string_view referenceKindName(ReferenceKind kind);
+std::optional<ReferenceKind> parseReferenceKind(std::string_view name);
+
+/// A host reference computation, for `ipu-run --check`. A matmul: value =
 /// arguments[0] x arguments[1], operands decoded to f32, accumulated in f32
 /// and rounded to `type`. Ops run in order, so a chain (an MLP) is checked
 /// with its intermediates rounded as the device stores them. The operand
@@ -124,11 +130,12 @@ struct ReferenceOp {
   static constexpr uint32_t kReferenceValue = 0x80000000u;
   /// The result of an op that is only an intermediate value.
   static constexpr uint32_t kNoResult = 0xFFFFFFFFu;
-  std::string op;
+  ReferenceKind kind = ReferenceKind::Matmul;
   std::vector<uint32_t> arguments;
   uint32_t result = 0; ///< Function result index, or kNoResult.
   ElementType type = ElementType::F32; ///< Element type of the value.
-  /// What the device accumulated in (f32 or f16): the check's tolerance
+  /// A matmul's fields. What the device accumulated in (f32 or f16): the
+  /// check's tolerance
   /// follows the roundings it implies.
   ElementType partials = ElementType::F32;
   /// The device sums K in this many balanced blocks (the plan's inner
@@ -139,11 +146,11 @@ struct ReferenceOp {
   /// transpose of the last two dimensions of each matrix.
   bool transposeLhs = false;
   bool transposeRhs = false;
-  /// "elementwise": the index in Package::kernels of the body the value
+  /// An elementwise op's field: the index in Package::kernels of the body the value
   /// is, element by element, of its arguments (broadcast as the body's
   /// inputs say, over the shape of the first full input).
   uint32_t kernel = 0;
-  /// "permute": the operand read as `view` with its dims permuted, read
+  /// A permute's fields: the operand read as `view` with its dims permuted, read
   /// row-major as the value's shape (`shape`).
   std::vector<int64_t> view, permutation, shape;
 };
@@ -193,9 +200,11 @@ struct Package {
   /// is never read (ipu-run compiles the bodies itself). 4: exchange
   /// schedules are timed (run starts in events of the hardware's exchange,
   /// 64-bit runs); the untimed schedules of versions 1 to 3 cannot be
-  /// checked against the hardware's rules, so they are refused.
-  static constexpr uint32_t kFormatVersion = 4;
-  static constexpr uint32_t kOldestFormatVersion = 4;
+  /// checked against the hardware's rules, so they are refused. 5: a
+  /// reference op is a union of its kind's fields (ReferenceKind), not a
+  /// name beside every kind's fields.
+  static constexpr uint32_t kFormatVersion = 5;
+  static constexpr uint32_t kOldestFormatVersion = 5;
   uint32_t formatVersion = kFormatVersion;
   std::string compiler;
   std::string target; ///< TargetModel::byName name.
