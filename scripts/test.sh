@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every GoogleTest suite (through ctest), every lit test and a slice of
-# each fuzz target (FUZZ_SECONDS, default 60; 0 skips it), then prints one
+# each fuzz target (FUZZ_SECONDS, default 30; 0 skips it), then prints one
 # closing line counting all: "tests: N passed, M failed".
 set -uo pipefail
 build=${1:-build}
@@ -30,7 +30,7 @@ lit_failed=$(grep -Eo '^ *Failed *: *[0-9]+' "$lit_log" | grep -Eo '[0-9]+$' || 
 
 # A slice of each libFuzzer target (ASan + UBSan build in build-sanitize/):
 # FUZZ_SECONDS per target, 0 to skip.
-fuzz_seconds=${FUZZ_SECONDS:-60}
+fuzz_seconds=${FUZZ_SECONDS:-30}
 fuzz_passed=0 fuzz_failed=0
 if [ "$fuzz_seconds" -gt 0 ]; then
   echo "== fuzz (${fuzz_seconds} s per target)"

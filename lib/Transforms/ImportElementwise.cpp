@@ -4,8 +4,8 @@
 // linalg.generic (or linalg.map) whose body is arith and math on scalars,
 // with scalar constants often defined outside it and a bias broadcast by
 // an indexing map (torch-mlir) or a linalg.broadcast (StableHLO). Each
-// becomes an ipu_tile.elementwise with the body in it; then chains fuse
-// into one op (one kernel per tile), a producer into its only consumer.
+// becomes an ipu_tile.elementwise with the body in it; --ipu-fuse-elementwise
+// (FuseElementwise.cpp) then fuses chains into one op each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +24,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
+using mlir::ipu_compiler::copiedInput;
+using mlir::ipu_compiler::simplifyElementwiseBody;
 
 namespace {
 
@@ -271,9 +273,9 @@ struct FoldConstantTruncation : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
-/// x^3 as x * x * x, and the like: the kernel then computes what the body
-/// says at the cost the estimator counts.
-void simplifyBody(ipu_tile::ElementwiseOp op) {
+} // namespace
+
+void mlir::ipu_compiler::simplifyElementwiseBody(ipu_tile::ElementwiseOp op) {
   RewritePatternSet patterns(op.getContext());
   populateMathAlgebraicSimplificationPatterns(patterns);
   patterns.add<FoldConstantTruncation>(op.getContext());
@@ -284,9 +286,7 @@ void simplifyBody(ipu_tile::ElementwiseOp op) {
       inner.erase();
 }
 
-/// The input an op only copies (StableHLO's keepdims broadcast of [..., R]
-/// to [..., R, 1]; max(x, -inf) once simplified), or null.
-Value copiedValue(ipu_tile::ElementwiseOp op) {
+Value mlir::ipu_compiler::copiedInput(ipu_tile::ElementwiseOp op) {
   Block &body = op.getBody().front();
   if (op.getReduce() || body.getOperations().size() != 1)
     return Value();
@@ -296,6 +296,8 @@ Value copiedValue(ipu_tile::ElementwiseOp op) {
   Value input = op.getInputs()[arg.getArgNumber()];
   return input.getType() == op.getResult().getType() ? input : Value();
 }
+
+namespace {
 
 /// A row statistic without its unit dim: the [..., R, 1] value of an
 /// ipu_tile.elementwise that `value` collapses to `shape`; null otherwise.
@@ -400,7 +402,7 @@ LogicalResult importOne(linalg::LinalgOp op) {
     return failure();
   }
   ipu_tile::YieldOp::create(builder, op.getLoc(), *yielded);
-  simplifyBody(elementwise);
+  simplifyElementwiseBody(elementwise);
   // A pure broadcast (StableHLO's constants and biases) has no full input:
   // it only lives until it fuses into the ops that read it.
   if (elementwise.getFirstFullInput() && failed(mlir::verify(elementwise))) {
@@ -408,7 +410,7 @@ LogicalResult importOne(linalg::LinalgOp op) {
     return failure();
   }
   Value result = elementwise.getResult();
-  if (Value copied = copiedValue(elementwise)) {
+  if (Value copied = copiedInput(elementwise)) {
     result = copied;
     elementwise.erase();
   }
@@ -564,7 +566,7 @@ LogicalResult importReduction(linalg::LinalgOp op) {
   if (!yielded.getType().isF32())
     yielded = arith::ExtFOp::create(builder, loc, f32, yielded);
   ipu_tile::YieldOp::create(builder, loc, yielded);
-  simplifyBody(reduced);
+  simplifyElementwiseBody(reduced);
   if (failed(mlir::verify(reduced))) {
     reduced.erase();
     return failure();
@@ -595,55 +597,6 @@ LogicalResult importReduction(linalg::LinalgOp op) {
   op->getResult(kept).replaceAllUsesWith(result);
   op->erase();
   return success();
-}
-
-/// Fuses `producer` (whose only use is input `index` of `consumer`, read
-/// whole) into `consumer`: one op whose inputs are the consumer's others
-/// and the producer's, and whose body computes the producer's value where
-/// the consumer read it.
-ipu_tile::ElementwiseOp fuse(ipu_tile::ElementwiseOp producer,
-                             ipu_tile::ElementwiseOp consumer, unsigned index) {
-  SmallVector<Value> inputs;
-  auto slotOf = [&](Value value) {
-    auto it = llvm::find(inputs, value);
-    if (it != inputs.end())
-      return static_cast<unsigned>(it - inputs.begin());
-    inputs.push_back(value);
-    return static_cast<unsigned>(inputs.size() - 1);
-  };
-  SmallVector<unsigned> consumerSlot(consumer.getInputs().size());
-  for (auto [i, input] : llvm::enumerate(consumer.getInputs()))
-    if (i != index)
-      consumerSlot[i] = slotOf(input);
-  SmallVector<unsigned> producerSlot;
-  for (Value input : producer.getInputs())
-    producerSlot.push_back(slotOf(input));
-
-  OpBuilder builder(consumer);
-  auto fused = ipu_tile::ElementwiseOp::create(builder, consumer.getLoc(),
-                                               consumer.getResult().getType(), inputs);
-  fused.setReduceAttr(consumer.getReduceAttr());
-  fused.setInitAttr(consumer.getInitAttr());
-  Block &block = fused.getBody().front();
-  builder.setInsertionPointToStart(&block);
-  IRMapping mapping;
-  Block &producerBody = producer.getBody().front();
-  for (auto [i, arg] : llvm::enumerate(producerBody.getArguments()))
-    mapping.map(arg, block.getArgument(producerSlot[i]));
-  for (Operation &op : producerBody.without_terminator())
-    builder.clone(op, mapping);
-  Value produced = mapping.lookup(
-      cast<ipu_tile::YieldOp>(producerBody.back()).getValue());
-  Block &consumerBody = consumer.getBody().front();
-  for (auto [i, arg] : llvm::enumerate(consumerBody.getArguments()))
-    mapping.map(arg, i == index ? produced : block.getArgument(consumerSlot[i]));
-  for (Operation &op : consumerBody)
-    builder.clone(op, mapping);
-  consumer.getResult().replaceAllUsesWith(fused.getResult());
-  consumer.erase();
-  if (producer->use_empty())
-    producer.erase();
-  return fused;
 }
 
 } // namespace
@@ -686,34 +639,17 @@ LogicalResult mlir::ipu_compiler::importElementwise(ModuleOp module) {
     });
   }
 
-  // Fuse in program order: a consumer's producers have already taken in
-  // theirs, so one pass fuses whole chains.
-  SmallVector<ipu_tile::ElementwiseOp> chain;
-  module.walk([&](ipu_tile::ElementwiseOp op) { chain.push_back(op); });
-  for (ipu_tile::ElementwiseOp op : chain) {
-    for (bool fusedOne = true; fusedOne;) {
-      fusedOne = false;
-      for (auto [index, input] : llvm::enumerate(op.getInputs())) {
-        auto producer = input.getDefiningOp<ipu_tile::ElementwiseOp>();
-        // A broadcast fuses into every reader; computed values only into
-        // their one reader.
-        if (!producer || producer.getReduce() ||
-            (!producer->hasOneUse() && producer.getFirstFullInput()) ||
-            op.getBroadcast(index) != ipu::Broadcast::Full ||
-            producer.getResult().getType().getShape() !=
-                ArrayRef<int64_t>(op.getIterationShape()))
-          continue;
-        op = fuse(producer, op, static_cast<unsigned>(index));
-        fusedOne = true;
-        break;
-      }
-    }
-    simplifyBody(op);
-    if (Value copied = copiedValue(op)) {
-      op.getResult().replaceAllUsesWith(copied);
-      op.erase();
-    }
-  }
+  // A broadcast (an op with no full input: a splat, a bias broadcast to the
+  // result's shape) computes nothing: it folds into every reader, where it
+  // becomes a row, column or scalar input. In program order, so that a
+  // reader that became a broadcast folds into its own readers.
+  SmallVector<ipu_tile::ElementwiseOp> imported;
+  module.walk([&](ipu_tile::ElementwiseOp op) { imported.push_back(op); });
+  for (ipu_tile::ElementwiseOp op : imported)
+    if (!op->use_empty() || op.getFirstFullInput())
+      fuseProducers(op, [](ipu_tile::ElementwiseOp producer) {
+        return !producer.getFirstFullInput();
+      });
   bool failedAny2 = false;
   module.walk([&](ipu_tile::ElementwiseOp op) {
     if (!op.getFirstFullInput()) {

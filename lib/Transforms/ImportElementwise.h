@@ -1,16 +1,35 @@
-//===- ImportElementwise.h - Part of --ipu-import-linalg --------*- C++ -*-===//
+//===- ImportElementwise.h - Part of --ipu-import-linalg and fusion -*- C++ -*-===//
 
 #ifndef IPU_LIB_TRANSFORMS_IMPORTELEMENTWISE_H
 #define IPU_LIB_TRANSFORMS_IMPORTELEMENTWISE_H
+
+#include "IPU/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::ipu_compiler {
 
 /// Turns every elementwise linalg.generic and linalg.map of `module` into an
-/// ipu_tile.elementwise and fuses chains of them; fails (with errors on the
-/// ops) when a body holds something no tile kernel runs.
+/// ipu_tile.elementwise (--ipu-fuse-elementwise then fuses chains of them);
+/// fails (with errors on the ops) when a body holds something no tile
+/// kernel runs.
 LogicalResult importElementwise(ModuleOp module);
+
+/// x^3 as x * x * x, and the like, and constant truncations folded: the
+/// kernel then computes what the body says at the cost the estimator
+/// counts.
+void simplifyElementwiseBody(ipu_tile::ElementwiseOp op);
+
+/// Fuses into `op`, until none is left, each elementwise producer of an input
+/// it reads in full (of its iteration shape, no reduction) that `accept`
+/// takes: the fused op computes the producer's value where `op` read it.
+/// Returns the op that results (`op` itself when nothing fused).
+ipu_tile::ElementwiseOp fuseProducers(ipu_tile::ElementwiseOp op,
+                                      function_ref<bool(ipu_tile::ElementwiseOp)> accept);
+
+/// The input an op only copies (StableHLO's keepdims broadcast of [..., R]
+/// to [..., R, 1]; max(x, -inf) once simplified), or null.
+Value copiedInput(ipu_tile::ElementwiseOp op);
 
 } // namespace mlir::ipu_compiler
 

@@ -18,6 +18,7 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   target.target = options.target;
   pm.addPass(createIPUSetTarget(target));
   pm.addPass(createIPUImportLinalg());
+  pm.addPass(createIPUFuseElementwise());
   IPUPlanGemmOptions plan;
   plan.finalists = options.finalists;
   plan.rerank = options.rerank;

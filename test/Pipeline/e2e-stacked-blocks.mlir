@@ -7,7 +7,7 @@
 // model by placing a copy of the program.
 //
 // RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --blocks 3 --tokens 256 --dim 128 --hidden 1024 --heads 2 -o %t.three.mlir
-// RUN: ipu-opt %t.three.mlir --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-plan-gemm="partials=any validate-storage=true" --ipu-assign-layouts 2> /dev/null | FileCheck %s --check-prefix=LAYOUT
+// RUN: ipu-opt %t.three.mlir --ipu-set-target="target=ipu21-16" --ipu-import-linalg --ipu-fuse-elementwise --ipu-plan-gemm="partials=any validate-storage=true" --ipu-assign-layouts 2> /dev/null | FileCheck %s --check-prefix=LAYOUT
 // RUN: ipu-opt %t.three.mlir --ipu-compile="target=ipu21-16 partials=any" 2> /dev/null | ipu-translate --ipu-to-package -o %t.three.ipuexe
 // RUN: ipu-run %t.three.ipuexe --check | FileCheck %s --check-prefix=CHECKED
 //

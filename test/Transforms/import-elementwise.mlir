@@ -1,4 +1,4 @@
-// RUN: ipu-opt %s -split-input-file -ipu-import-linalg -verify-diagnostics | FileCheck %s
+// RUN: ipu-opt %s -split-input-file -ipu-import-linalg -ipu-fuse-elementwise -verify-diagnostics | FileCheck %s
 //
 // Elementwise linalg ops become ipu_tile.elementwise with their scalar body;
 // chains fuse into one op. Exporter forms are in examples/exporters/ (and

@@ -2,12 +2,12 @@
 // (examples/exporters/, whose headers cite each form's source) import to
 // ipu_tile.elementwise ops with `reduce`, their statistics read back as
 // column inputs; the errors below name the op and what is at fault.
-// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-torch-f32.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=TORCH
-// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-torch-f16.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=TORCH16
-// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-stablehlo.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=HLO
-// RUN: ipu-opt %ipu_src_root/examples/exporters/layernorm-torch-f32.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=LN
-// RUN: ipu-opt %ipu_src_root/examples/exporters/layernorm-stablehlo.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg | FileCheck %s --check-prefix=LNHLO
-// RUN: ipu-opt %s -split-input-file --ipu-set-target=target=ipu21-16 --ipu-import-linalg -verify-diagnostics | FileCheck %s
+// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-torch-f32.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg --ipu-fuse-elementwise | FileCheck %s --check-prefix=TORCH
+// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-torch-f16.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg --ipu-fuse-elementwise | FileCheck %s --check-prefix=TORCH16
+// RUN: ipu-opt %ipu_src_root/examples/exporters/softmax-stablehlo.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg --ipu-fuse-elementwise | FileCheck %s --check-prefix=HLO
+// RUN: ipu-opt %ipu_src_root/examples/exporters/layernorm-torch-f32.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg --ipu-fuse-elementwise | FileCheck %s --check-prefix=LN
+// RUN: ipu-opt %ipu_src_root/examples/exporters/layernorm-stablehlo.mlir --ipu-set-target=target=ipu21-16 --ipu-import-linalg --ipu-fuse-elementwise | FileCheck %s --check-prefix=LNHLO
+// RUN: ipu-opt %s -split-input-file --ipu-set-target=target=ipu21-16 --ipu-import-linalg -ipu-fuse-elementwise -verify-diagnostics | FileCheck %s
 
 // torch-mlir: max.dim (its argmax unused) with -inf, exp(x - max) fused,
 // the sum, the division; nothing else is left.

@@ -31,10 +31,9 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
     they capture cloned in, a bias read by a map of the last dimension
     (torch-mlir) or through a `linalg.broadcast` and reshapes (StableHLO)
     as a row input, splat constants as body constants. Bodies are
-    simplified (`x^3` as `x * x * x`, constant truncations folded) and a
-    chain fuses into one op, a producer into its only reader (a broadcast
-    into every reader). A body op no tile kernel runs is an error naming
-    it.
+    simplified (`x^3` as `x * x * x`, constant truncations folded);
+    `--ipu-fuse-elementwise` then fuses chains. A body op no tile kernel
+    runs is an error naming it.
 
 
     Recognises every contraction by its indexing maps, whatever op spells
@@ -100,6 +99,53 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::ipu_gemm::IPUGemmDialect",
                            "::mlir::ipu_tile::IPUTileDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def IPUFuseElementwise : Pass<"ipu-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Fuses chains of ipu_tile.elementwise into one op each";
+  let description = [{
+    In program order, each `ipu_tile.elementwise` takes in the elementwise
+    ops that produce its full inputs: a computed value fuses into its only
+    reader, a broadcast (an op with no full input of its own) into every
+    reader. The fused body computes the producer's value where the consumer
+    read it, so a chain becomes one kernel per tile and its intermediates
+    never reach memory. Each fused body is then simplified (`x^3` as `x *
+    x * x`, constant truncations folded), and an op that only copies an
+    input is replaced by it. A broadcast that no op reads in full is an
+    error: only elementwise ops on a tensor of the result's shape compile.
+
+    Before (a bias add, then GELU's tanh, as `--ipu-import-linalg` leaves
+    them):
+
+    ```mlir
+    %0 = ipu_tile.elementwise %x, %b : tensor<16x64xf32>, tensor<64xf32>
+           -> tensor<16x64xf32> {
+    ^bb0(%a: f32, %c: f32):
+      %s = arith.addf %a, %c : f32
+      ipu_tile.yield %s : f32
+    }
+    %1 = ipu_tile.elementwise %0 : tensor<16x64xf32> -> tensor<16x64xf32> {
+    ^bb0(%a: f32):
+      %t = math.tanh %a : f32
+      ipu_tile.yield %t : f32
+    }
+    ```
+
+    After: one op, one kernel.
+
+    ```mlir
+    %1 = ipu_tile.elementwise %x, %b : tensor<16x64xf32>, tensor<64xf32>
+           -> tensor<16x64xf32> {
+    ^bb0(%a: f32, %c: f32):
+      %s = arith.addf %a, %c : f32
+      %t = math.tanh %s : f32
+      ipu_tile.yield %t : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
 }
 
