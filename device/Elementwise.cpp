@@ -20,38 +20,47 @@ namespace ipu {
 
 namespace {
 
-struct KindInfo {
-  BodyOpKind kind;
-  std::string_view name;
-  unsigned arity;
+/// What cost a body op's row asks about: the op in its body, the vector it
+/// runs on (`lanes` elements, `share` vectors of its own type).
+struct CostContext {
+  const TargetModel &t;
+  const ElementwiseBody &body;
+  const BodyOp &op;
+  unsigned lanes;
+  double share;
+  bool half;
+  /// `share` vectors at the f16 or f32 rate.
+  double pick(uint32_t f16, uint32_t f32) const {
+    return share * static_cast<double>(half ? f16 : f32);
+  }
 };
 
-constexpr KindInfo kKinds[] = {
-    {BodyOpKind::Constant, "arith.constant", 0},
-    {BodyOpKind::AddF, "arith.addf", 2},
-    {BodyOpKind::SubF, "arith.subf", 2},
-    {BodyOpKind::MulF, "arith.mulf", 2},
-    {BodyOpKind::DivF, "arith.divf", 2},
-    {BodyOpKind::NegF, "arith.negf", 1},
-    {BodyOpKind::MaximumF, "arith.maximumf", 2},
-    {BodyOpKind::MinimumF, "arith.minimumf", 2},
-    {BodyOpKind::MaxNumF, "arith.maxnumf", 2},
-    {BodyOpKind::MinNumF, "arith.minnumf", 2},
-    {BodyOpKind::AbsF, "math.absf", 1},
-    {BodyOpKind::Exp, "math.exp", 1},
-    {BodyOpKind::Log, "math.log", 1},
-    {BodyOpKind::Tanh, "math.tanh", 1},
-    {BodyOpKind::Erf, "math.erf", 1},
-    {BodyOpKind::Sqrt, "math.sqrt", 1},
-    {BodyOpKind::Rsqrt, "math.rsqrt", 1},
-    {BodyOpKind::Fma, "math.fma", 3},
-    {BodyOpKind::PowF, "math.powf", 2},
-    {BodyOpKind::ExtF, "arith.extf", 1},
-    {BodyOpKind::TruncF, "arith.truncf", 1},
-    {BodyOpKind::CmpF, "arith.cmpf", 2},
-    {BodyOpKind::Select, "arith.select", 3},
+/// Everything this file knows of one kind of body op, in one row of
+/// kBodyOps: a new scalar op is a row there (and its MLIR emission in
+/// lib/KernelCompiler, which runs on the host).
+struct BodyOpModel {
+  BodyOpKind kind;
+  std::string_view name; ///< Its arith/math spelling.
+  unsigned arity;
+  /// Its exact value on operands a, b, c (before rounding to its type).
+  double (*value)(const BodyOp &op, double a, double b, double c);
+  /// How far that value can move when the operands move by their bounds
+  /// ea, eb, ec: the op's own conditioning, over the whole interval where
+  /// that is cheap.
+  double (*propagated)(double a, double b, double c, double value, double ea, double eb,
+                       double ec);
+  /// For an op the device approximates (a transcendental): |x f'(x)| +
+  /// |f(x)| at its operands, what an f32 approximation's error scales with
+  /// (the result's last place, and the argument's carried through the
+  /// function). Null for an exactly rounded op.
+  double (*approximationScale)(double a, double b, double value);
+  /// Worker instructions on one vector of `lanes` elements (TargetModel
+  /// fields, poplibs' rates).
+  double (*instructions)(const CostContext &c);
 };
-static_assert(sizeof(kKinds) / sizeof(kKinds[0]) == kBodyOpKinds);
+
+const BodyOpModel &modelOf(BodyOpKind kind);
+
 
 /// arith::CmpFPredicate: false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt,
 /// uge, ult, ule, une, uno, true.
@@ -101,20 +110,16 @@ unsigned bits(ElementType type) { return elementBytes(type) * 8; }
 
 } // namespace
 
-std::string_view bodyOpName(BodyOpKind kind) {
-  return kKinds[static_cast<unsigned>(kind)].name;
-}
+std::string_view bodyOpName(BodyOpKind kind) { return modelOf(kind).name; }
 
 std::optional<BodyOpKind> parseBodyOpName(std::string_view name) {
-  for (const KindInfo &info : kKinds)
-    if (info.name == name)
-      return info.kind;
+  for (unsigned k = 0; k < kBodyOpKinds; ++k)
+    if (modelOf(BodyOpKind(k)).name == name)
+      return BodyOpKind(k);
   return std::nullopt;
 }
 
-unsigned bodyOpArity(BodyOpKind kind) {
-  return kKinds[static_cast<unsigned>(kind)].arity;
-}
+unsigned bodyOpArity(BodyOpKind kind) { return modelOf(kind).arity; }
 
 std::string_view broadcastName(Broadcast broadcast) {
   switch (broadcast) {
@@ -289,80 +294,6 @@ float evaluateBody(const ElementwiseBody &body, const float *inputs) {
   return evaluateBodyWithBound(body, inputs, nullptr);
 }
 
-namespace {
-
-/// How far the op's exact value can move when its operands move by their
-/// bounds (ea, eb, ec): the op's own conditioning, taken over the whole
-/// interval where that is cheap.
-double propagatedBound(const BodyOp &op, double a, double b, double c, double value,
-                       double ea, double eb, double ec) {
-  const double inf = HUGE_VAL;
-  switch (op.kind) {
-  case BodyOpKind::Constant: return 0;
-  case BodyOpKind::AddF:
-  case BodyOpKind::SubF: return ea + eb;
-  case BodyOpKind::MulF: return std::fabs(a) * eb + std::fabs(b) * ea + ea * eb;
-  case BodyOpKind::DivF:
-    if (ea == 0 && eb == 0)
-      return 0;
-    return std::fabs(b) > eb ? (ea + std::fabs(value) * eb) / (std::fabs(b) - eb) : inf;
-  case BodyOpKind::NegF:
-  case BodyOpKind::AbsF:
-  case BodyOpKind::ExtF:
-  case BodyOpKind::TruncF: return ea;
-  case BodyOpKind::MaximumF:
-  case BodyOpKind::MinimumF:
-  case BodyOpKind::MaxNumF:
-  case BodyOpKind::MinNumF: return std::max(ea, eb);
-  case BodyOpKind::Exp: return ea == 0 ? 0 : std::fabs(value) * std::expm1(ea);
-  case BodyOpKind::Log:
-    if (ea == 0)
-      return 0;
-    return a > ea ? -std::log1p(-ea / a) : inf;
-  case BodyOpKind::Tanh: return std::min(ea, 2.0); // |tanh'| <= 1.
-  case BodyOpKind::Erf: return std::min(ea * 1.1283791670955126, 2.0); // 2/sqrt(pi).
-  case BodyOpKind::Sqrt:
-    if (ea == 0)
-      return 0;
-    return std::sqrt(std::max(a, 0.0)) - std::sqrt(std::max(a - ea, 0.0));
-  case BodyOpKind::Rsqrt:
-    if (ea == 0)
-      return 0;
-    return a > ea ? 1.0 / std::sqrt(a - ea) - 1.0 / std::sqrt(a) : inf;
-  case BodyOpKind::Fma: return std::fabs(a) * eb + std::fabs(b) * ea + ea * eb + ec;
-  case BodyOpKind::PowF:
-    if (ea == 0 && eb == 0)
-      return 0;
-    if (a <= ea)
-      return inf;
-    // x^y = exp(y log x): the exponent moves by at most this much.
-    return std::fabs(value) *
-           std::expm1(eb * std::fabs(std::log(a)) + (std::fabs(b) + eb) * -std::log1p(-ea / a));
-  case BodyOpKind::CmpF: return 0; // Select reads whether it can flip.
-  case BodyOpKind::Select: return 0;
-  }
-  return inf;
-}
-
-/// |x f'(x)| + |f(x)| of a transcendental op at its operands: what an f32
-/// approximation's error scales with (the result's last place, and the
-/// argument's last place carried through the function).
-double approximationScale(const BodyOp &op, double a, double b, double value) {
-  switch (op.kind) {
-  case BodyOpKind::Exp: return std::fabs(value) * (1 + std::fabs(a));
-  case BodyOpKind::Log: return std::fabs(value) + 1;
-  case BodyOpKind::Tanh: return std::fabs(value) + std::fabs(a) * (1 - value * value);
-  case BodyOpKind::Erf:
-    return std::fabs(value) + std::fabs(a) * 1.1283791670955126 * std::exp(-a * a);
-  case BodyOpKind::Rsqrt: return 1.5 * std::fabs(value);
-  case BodyOpKind::PowF:
-    return std::fabs(value) * (1 + std::fabs(b) + std::fabs(b * std::log(std::fabs(a))));
-  default: return -1; // Not a transcendental: computed exactly rounded.
-  }
-}
-
-} // namespace
-
 float evaluateBodyWithBound(const ElementwiseBody &body, const float *inputs,
                             double *bound) {
   std::vector<double> values(body.inputs.size() + body.ops.size());
@@ -373,38 +304,8 @@ float evaluateBodyWithBound(const ElementwiseBody &body, const float *inputs,
     const BodyOp &op = body.ops[i];
     const double a = values[op.operands[0]], b = values[op.operands[1]],
                  c = values[op.operands[2]];
-    double value = 0;
-    switch (op.kind) {
-    case BodyOpKind::Constant: value = op.constant; break;
-    case BodyOpKind::AddF: value = a + b; break;
-    case BodyOpKind::SubF: value = a - b; break;
-    case BodyOpKind::MulF: value = a * b; break;
-    case BodyOpKind::DivF: value = a / b; break;
-    case BodyOpKind::NegF: value = -a; break;
-    case BodyOpKind::MaximumF: value = combineReduction(RowReduction::Max, a, b); break;
-    case BodyOpKind::MinimumF:
-      value = std::isnan(a) || std::isnan(b) ? NAN
-              : a == b                      ? (std::signbit(a) ? a : b)
-                                            : std::min(a, b);
-      break;
-    case BodyOpKind::MaxNumF:
-      value = combineReduction(RowReduction::MaxNum, a, b);
-      break;
-    case BodyOpKind::MinNumF: value = std::fmin(a, b); break;
-    case BodyOpKind::AbsF: value = std::fabs(a); break;
-    case BodyOpKind::Exp: value = std::exp(a); break;
-    case BodyOpKind::Log: value = std::log(a); break;
-    case BodyOpKind::Tanh: value = std::tanh(a); break;
-    case BodyOpKind::Erf: value = std::erf(a); break;
-    case BodyOpKind::Sqrt: value = std::sqrt(a); break;
-    case BodyOpKind::Rsqrt: value = 1.0 / std::sqrt(a); break;
-    case BodyOpKind::Fma: value = a * b + c; break;
-    case BodyOpKind::PowF: value = std::pow(a, b); break;
-    case BodyOpKind::ExtF: value = a; break;
-    case BodyOpKind::TruncF: value = a; break;
-    case BodyOpKind::CmpF: value = compare(op.predicate, a, b) ? 1 : 0; break;
-    case BodyOpKind::Select: value = a != 0 ? b : c; break;
-    }
+    const BodyOpModel &model = modelOf(op.kind);
+    const double value = model.value(op, a, b, c);
     const size_t index = body.inputs.size() + i;
     values[index] = op.kind == BodyOpKind::CmpF ? value : roundTo(op.type, value);
     if (!bound)
@@ -421,8 +322,8 @@ float evaluateBodyWithBound(const ElementwiseBody &body, const float *inputs,
       bounds[index] = ea > 0 ? std::fabs(b - c) + std::max(eb, ec) : (a != 0 ? eb : ec);
       continue;
     }
-    double e = propagatedBound(op, a, b, c, rounded, ea, eb, ec);
-    const double scale = approximationScale(op, a, b, rounded);
+    double e = model.propagated(a, b, c, rounded, ea, eb, ec);
+    const double scale = model.approximationScale ? model.approximationScale(a, b, rounded) : -1;
     // An f32 approximation is relative down to the smallest normal f32;
     // below it, it may flush to zero.
     if (scale >= 0)
@@ -503,6 +404,210 @@ static double castInstructions(const TargetModel &t, ElementType from,
   return step(from, to);
 }
 
+namespace {
+
+// Shared rows' pieces.
+double exactlyMoves(double, double, double, double, double ea, double, double) {
+  return ea;
+}
+double eitherMoves(double, double, double, double, double ea, double eb, double) {
+  return std::max(ea, eb);
+}
+double sumMoves(double, double, double, double, double ea, double eb, double) {
+  return ea + eb;
+}
+double nothingMoves(double, double, double, double, double, double, double) { return 0; }
+double arithmetic(const CostContext &c) {
+  return c.pick(c.t.ewArithInstructionsF16, c.t.ewArithInstructionsF32);
+}
+/// Per 4 elements at the cast codelet's rates; between f32 and f8 the
+/// value goes through f16.
+double cast(const CostContext &c) {
+  std::optional<ElementType> from = c.body.valueType(c.op.operands[0]);
+  return c.lanes / 4.0 * castInstructions(c.t, from.value_or(c.op.type), c.op.type);
+}
+constexpr double kTwoOverSqrtPi = 1.1283791670955126;
+constexpr double kInf = HUGE_VAL;
+
+constexpr BodyOpModel kBodyOps[] = {
+    {BodyOpKind::Constant, "arith.constant", 0,
+     [](const BodyOp &op, double, double, double) { return op.constant; }, nothingMoves,
+     nullptr, [](const CostContext &) { return 0.0; }}, // Hoisted out of the loop.
+    {BodyOpKind::AddF, "arith.addf", 2,
+     [](const BodyOp &, double a, double b, double) { return a + b; }, sumMoves, nullptr,
+     arithmetic},
+    {BodyOpKind::SubF, "arith.subf", 2,
+     [](const BodyOp &, double a, double b, double) { return a - b; }, sumMoves, nullptr,
+     arithmetic},
+    {BodyOpKind::MulF, "arith.mulf", 2,
+     [](const BodyOp &, double a, double b, double) { return a * b; },
+     [](double a, double b, double, double, double ea, double eb, double) {
+       return std::fabs(a) * eb + std::fabs(b) * ea + ea * eb;
+     },
+     nullptr, arithmetic},
+    {BodyOpKind::DivF, "arith.divf", 2,
+     [](const BodyOp &, double a, double b, double) { return a / b; },
+     [](double, double b, double, double value, double ea, double eb, double) {
+       if (ea == 0 && eb == 0)
+         return 0.0;
+       return std::fabs(b) > eb ? (ea + std::fabs(value) * eb) / (std::fabs(b) - eb) : kInf;
+     },
+     nullptr,
+     [](const CostContext &c) {
+       return c.pick(c.t.ewDivideInstructionsF16, c.t.ewDivideInstructionsF32);
+     }},
+    {BodyOpKind::NegF, "arith.negf", 1,
+     [](const BodyOp &, double a, double, double) { return -a; }, exactlyMoves, nullptr,
+     arithmetic},
+    {BodyOpKind::MaximumF, "arith.maximumf", 2,
+     [](const BodyOp &, double a, double b, double) {
+       return combineReduction(RowReduction::Max, a, b);
+     },
+     eitherMoves, nullptr, arithmetic},
+    {BodyOpKind::MinimumF, "arith.minimumf", 2,
+     [](const BodyOp &, double a, double b, double) {
+       return std::isnan(a) || std::isnan(b) ? NAN
+              : a == b                      ? (std::signbit(a) ? a : b)
+                                            : std::min(a, b);
+     },
+     eitherMoves, nullptr, arithmetic},
+    {BodyOpKind::MaxNumF, "arith.maxnumf", 2,
+     [](const BodyOp &, double a, double b, double) {
+       return combineReduction(RowReduction::MaxNum, a, b);
+     },
+     eitherMoves, nullptr, arithmetic},
+    {BodyOpKind::MinNumF, "arith.minnumf", 2,
+     [](const BodyOp &, double a, double b, double) { return std::fmin(a, b); },
+     eitherMoves, nullptr, arithmetic},
+    {BodyOpKind::AbsF, "math.absf", 1,
+     [](const BodyOp &, double a, double, double) { return std::fabs(a); }, exactlyMoves,
+     nullptr, arithmetic},
+    {BodyOpKind::Exp, "math.exp", 1,
+     [](const BodyOp &, double a, double, double) { return std::exp(a); },
+     [](double, double, double, double value, double ea, double, double) {
+       return ea == 0 ? 0 : std::fabs(value) * std::expm1(ea);
+     },
+     [](double a, double, double value) { return std::fabs(value) * (1 + std::fabs(a)); },
+     [](const CostContext &c) {
+       return c.pick(c.t.ewExpInstructionsF16, c.t.ewExpInstructionsF32);
+     }},
+    {BodyOpKind::Log, "math.log", 1,
+     [](const BodyOp &, double a, double, double) { return std::log(a); },
+     [](double a, double, double, double, double ea, double, double) {
+       if (ea == 0)
+         return 0.0;
+       return a > ea ? -std::log1p(-ea / a) : kInf;
+     },
+     [](double, double, double value) { return std::fabs(value) + 1; },
+     [](const CostContext &c) {
+       return c.pick(c.t.ewLogInstructionsF16, c.t.ewLogInstructionsF32);
+     }},
+    {BodyOpKind::Tanh, "math.tanh", 1,
+     [](const BodyOp &, double a, double, double) { return std::tanh(a); },
+     [](double, double, double, double, double ea, double, double) {
+       return std::min(ea, 2.0); // |tanh'| <= 1.
+     },
+     [](double a, double, double value) {
+       return std::fabs(value) + std::fabs(a) * (1 - value * value);
+     },
+     [](const CostContext &c) {
+       return c.pick(c.t.ewTanhInstructionsF16, c.t.ewTanhInstructionsF32);
+     }},
+    {BodyOpKind::Erf, "math.erf", 1,
+     [](const BodyOp &, double a, double, double) { return std::erf(a); },
+     [](double, double, double, double, double ea, double, double) {
+       return std::min(ea * kTwoOverSqrtPi, 2.0);
+     },
+     [](double a, double, double value) {
+       return std::fabs(value) + std::fabs(a) * kTwoOverSqrtPi * std::exp(-a * a);
+     },
+     [](const CostContext &c) {
+       return c.pick(c.t.ewErfInstructionsF16, c.t.ewErfInstructionsF32);
+     }},
+    {BodyOpKind::Sqrt, "math.sqrt", 1,
+     [](const BodyOp &, double a, double, double) { return std::sqrt(a); },
+     [](double a, double, double, double, double ea, double, double) {
+       if (ea == 0)
+         return 0.0;
+       return std::sqrt(std::max(a, 0.0)) - std::sqrt(std::max(a - ea, 0.0));
+     },
+     nullptr,
+     [](const CostContext &c) {
+       return c.pick(c.t.ewSqrtInstructionsF16, c.t.ewSqrtInstructionsF32);
+     }},
+    {BodyOpKind::Rsqrt, "math.rsqrt", 1,
+     [](const BodyOp &, double a, double, double) { return 1.0 / std::sqrt(a); },
+     [](double a, double, double, double, double ea, double, double) {
+       if (ea == 0)
+         return 0.0;
+       return a > ea ? 1.0 / std::sqrt(a - ea) - 1.0 / std::sqrt(a) : kInf;
+     },
+     [](double, double, double value) { return 1.5 * std::fabs(value); },
+     [](const CostContext &c) {
+       return c.pick(c.t.ewRsqrtInstructionsF16, c.t.ewRsqrtInstructionsF32);
+     }},
+    {BodyOpKind::Fma, "math.fma", 3,
+     [](const BodyOp &, double a, double b, double c) { return a * b + c; },
+     [](double a, double b, double, double, double ea, double eb, double ec) {
+       return std::fabs(a) * eb + std::fabs(b) * ea + ea * eb + ec;
+     },
+     nullptr,
+     [](const CostContext &c) {
+       return c.pick(c.t.ewFmaInstructionsF16, c.t.ewFmaInstructionsF32);
+     }},
+    {BodyOpKind::PowF, "math.powf", 2,
+     [](const BodyOp &, double a, double b, double) { return std::pow(a, b); },
+     [](double a, double b, double, double value, double ea, double eb, double) {
+       if (ea == 0 && eb == 0)
+         return 0.0;
+       if (a <= ea)
+         return kInf;
+       // x^y = exp(y log x): the exponent moves by at most this much.
+       return std::fabs(value) * std::expm1(eb * std::fabs(std::log(a)) +
+                                           (std::fabs(b) + eb) * -std::log1p(-ea / a));
+     },
+     [](double a, double b, double value) {
+       return std::fabs(value) * (1 + std::fabs(b) + std::fabs(b * std::log(std::fabs(a))));
+     },
+     [](const CostContext &c) { // exp(b * log(a)).
+       return c.pick(c.t.ewLogInstructionsF16 + c.t.ewArithInstructionsF16 +
+                         c.t.ewExpInstructionsF16,
+                     c.t.ewLogInstructionsF32 + c.t.ewArithInstructionsF32 +
+                         c.t.ewExpInstructionsF32);
+     }},
+    {BodyOpKind::ExtF, "arith.extf", 1,
+     [](const BodyOp &, double a, double, double) { return a; }, exactlyMoves, nullptr,
+     cast},
+    {BodyOpKind::TruncF, "arith.truncf", 1,
+     [](const BodyOp &, double a, double, double) { return a; }, exactlyMoves, nullptr,
+     cast},
+    // 1 or 0; whether it can flip is the bound evaluateBodyWithBound gives
+    // it, which Select reads.
+    {BodyOpKind::CmpF, "arith.cmpf", 2,
+     [](const BodyOp &op, double a, double b, double) {
+       return compare(op.predicate, a, b) ? 1.0 : 0.0;
+     },
+     nothingMoves, nullptr, arithmetic},
+    {BodyOpKind::Select, "arith.select", 3,
+     [](const BodyOp &, double a, double b, double c) { return a != 0 ? b : c; },
+     nothingMoves, nullptr, arithmetic},
+};
+static_assert(sizeof(kBodyOps) / sizeof(kBodyOps[0]) == kBodyOpKinds,
+              "a row per BodyOpKind");
+constexpr bool rowsInKindOrder() {
+  for (unsigned k = 0; k < kBodyOpKinds; ++k)
+    if (kBodyOps[k].kind != static_cast<BodyOpKind>(k))
+      return false;
+  return true;
+}
+static_assert(rowsInKindOrder(), "kBodyOps rows follow BodyOpKind's order");
+
+const BodyOpModel &modelOf(BodyOpKind kind) {
+  return kBodyOps[static_cast<unsigned>(kind)];
+}
+
+} // namespace
+
 double bodyOpInstructions(const TargetModel &t, const ElementwiseBody &body,
                           size_t index, unsigned lanes) {
   const BodyOp &op = body.ops[index];
@@ -511,55 +616,7 @@ double bodyOpInstructions(const TargetModel &t, const ElementwiseBody &body,
   const bool half = op.type == ElementType::F16;
   const double perOwnVector = half ? 4.0 : 2.0;
   const double share = lanes / perOwnVector;
-  auto pick = [&](uint32_t f16, uint32_t f32) {
-    return share * static_cast<double>(half ? f16 : f32);
-  };
-  switch (op.kind) {
-  case BodyOpKind::Constant:
-    return 0; // Hoisted out of the loop.
-  case BodyOpKind::AddF:
-  case BodyOpKind::SubF:
-  case BodyOpKind::MulF:
-  case BodyOpKind::NegF:
-  case BodyOpKind::MaximumF:
-  case BodyOpKind::MinimumF:
-  case BodyOpKind::MaxNumF:
-  case BodyOpKind::MinNumF:
-  case BodyOpKind::AbsF:
-  case BodyOpKind::CmpF:
-  case BodyOpKind::Select:
-    return pick(t.ewArithInstructionsF16, t.ewArithInstructionsF32);
-  case BodyOpKind::Fma:
-    return pick(t.ewFmaInstructionsF16, t.ewFmaInstructionsF32);
-  case BodyOpKind::DivF:
-    return pick(t.ewDivideInstructionsF16, t.ewDivideInstructionsF32);
-  case BodyOpKind::Exp:
-    return pick(t.ewExpInstructionsF16, t.ewExpInstructionsF32);
-  case BodyOpKind::Log:
-    return pick(t.ewLogInstructionsF16, t.ewLogInstructionsF32);
-  case BodyOpKind::Tanh:
-    return pick(t.ewTanhInstructionsF16, t.ewTanhInstructionsF32);
-  case BodyOpKind::Erf:
-    return pick(t.ewErfInstructionsF16, t.ewErfInstructionsF32);
-  case BodyOpKind::Sqrt:
-    return pick(t.ewSqrtInstructionsF16, t.ewSqrtInstructionsF32);
-  case BodyOpKind::Rsqrt:
-    return pick(t.ewRsqrtInstructionsF16, t.ewRsqrtInstructionsF32);
-  case BodyOpKind::PowF:
-    // exp(b * log(a)).
-    return pick(t.ewLogInstructionsF16 + t.ewArithInstructionsF16 +
-                    t.ewExpInstructionsF16,
-                t.ewLogInstructionsF32 + t.ewArithInstructionsF32 +
-                    t.ewExpInstructionsF32);
-  case BodyOpKind::ExtF:
-  case BodyOpKind::TruncF: {
-    // Per 4 elements at the cast codelet's rates; between f32 and f8 the
-    // value goes through f16.
-    std::optional<ElementType> from = body.valueType(op.operands[0]);
-    return lanes / 4.0 * castInstructions(t, from.value_or(op.type), op.type);
-  }
-  }
-  return 0;
+  return modelOf(op.kind).instructions({t, body, op, lanes, share, half});
 }
 
 ElementwiseCycles estimateElementwise(const TargetModel &target,
