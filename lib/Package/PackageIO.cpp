@@ -426,7 +426,8 @@ void readPackage(wire::Package::Reader in, Package &package) {
                         ": unknown element type " + std::to_string(type)};
     package.reference[i].type = static_cast<ElementType>(type);
     ReferenceOp &op = package.reference[i];
-    switch (reference[i].which()) {
+    // As a number: a newer writer may use a member this reader does not know.
+    switch (static_cast<unsigned>(reference[i].which())) {
     case wire::ReferenceOp::MATMUL: {
       auto matmul = reference[i].getMatmul();
       op.kind = ReferenceKind::Matmul;
