@@ -608,6 +608,15 @@ const BodyOpModel &modelOf(BodyOpKind kind) {
 
 } // namespace
 
+double bodyOpValue(const BodyOp &op, double a, double b, double c) {
+  return modelOf(op.kind).value(op, a, b, c);
+}
+
+double bodyOpPropagatedBound(BodyOpKind kind, double a, double b, double c, double value,
+                             double ea, double eb, double ec) {
+  return modelOf(kind).propagated(a, b, c, value, ea, eb, ec);
+}
+
 double bodyOpInstructions(const TargetModel &t, const ElementwiseBody &body,
                           size_t index, unsigned lanes) {
   const BodyOp &op = body.ops[index];

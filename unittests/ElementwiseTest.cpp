@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <limits>
+#include <random>
 #include <regex>
 #include <string>
 
@@ -897,6 +898,66 @@ TEST(EvaluateBodyTest, F8TruncationSaturates) {
   EXPECT_EQ(eval1(e5m2, 65504.0f), 57344.0f);
   EXPECT_EQ(eval1(e5m2, kInf), 57344.0f);
   EXPECT_EQ(eval1(e5m2, -kInf), -57344.0f);
+}
+
+TEST(EvaluateBodyTest, EveryOpsBoundCoversWhereItsOperandsCanMove) {
+  // Property of each row of the body-op table: when the operands move by
+  // at most ea, eb, ec, the exact value moves by at most the propagated
+  // bound. Sampled on a grid over the whole box of operands (its corners
+  // included), on each op's own domain, for small and large moves.
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const std::vector<double> moves = {1e-7, 1e-3, 0.05};
+  unsigned checked = 0;
+  for (unsigned k = 0; k < kBodyOpKinds; ++k) {
+    const BodyOpKind kind = BodyOpKind(k);
+    // Constants carry nothing; a comparison and a select are bounded by
+    // whether the comparison can flip (evaluateBodyWithBound).
+    if (kind == BodyOpKind::Constant || kind == BodyOpKind::CmpF ||
+        kind == BodyOpKind::Select)
+      continue;
+    const bool positiveA = kind == BodyOpKind::Log || kind == BodyOpKind::Sqrt ||
+                           kind == BodyOpKind::Rsqrt || kind == BodyOpKind::PowF;
+    const unsigned arity = bodyOpArity(kind);
+    for (int trial = 0; trial < 40; ++trial) {
+      const double relative = moves[trial % moves.size()];
+      double x[3], e[3];
+      for (unsigned i = 0; i < 3; ++i) {
+        x[i] = -4 + 8 * unit(random);
+        e[i] = i < arity ? relative * (1 + std::fabs(x[i])) * unit(random) : 0;
+      }
+      if (positiveA) {
+        x[0] = 0.25 + 4 * unit(random);
+        e[0] = std::min(e[0], x[0] / 2);
+      }
+      if (kind == BodyOpKind::PowF)
+        x[1] = -3 + 6 * unit(random);
+      if (kind == BodyOpKind::DivF) { // A divisor kept away from zero.
+        x[1] = (unit(random) < 0.5 ? -1 : 1) * (0.5 + 3.5 * unit(random));
+        e[1] = std::min(e[1], std::fabs(x[1]) / 2);
+      }
+      BodyOp op{kind, ElementType::F32, 0, {0, 1, 2}, 0};
+      const double value = bodyOpValue(op, x[0], x[1], x[2]);
+      const double bound =
+          bodyOpPropagatedBound(kind, x[0], x[1], x[2], value, e[0], e[1], e[2]);
+      const int steps = 8;
+      double worst = 0;
+      for (int i = 0; i <= steps; ++i)
+        for (int j = 0; j <= (arity > 1 ? steps : 0); ++j)
+          for (int l = 0; l <= (arity > 2 ? steps : 0); ++l) {
+            const double a = x[0] - e[0] + 2 * e[0] * i / steps;
+            const double b = x[1] - e[1] + 2 * e[1] * j / steps;
+            const double c = x[2] - e[2] + 2 * e[2] * l / steps;
+            worst = std::max(worst, std::fabs(bodyOpValue(op, a, b, c) - value));
+          }
+      // Slack for the double arithmetic of the check itself.
+      EXPECT_LE(worst, bound + 1e-14 * (1 + std::fabs(value)))
+          << bodyOpName(kind) << " at (" << x[0] << ", " << x[1] << ", " << x[2]
+          << ") moved by (" << e[0] << ", " << e[1] << ", " << e[2] << ")";
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 40u * (kBodyOpKinds - 3));
 }
 
 TEST(EvaluateBodyTest, GeluTanhValues) {

@@ -152,6 +152,14 @@ constexpr double kTranscendentalUlps = 8;
 float evaluateBodyWithBound(const ElementwiseBody &body, const float *inputs,
                             double *bound);
 
+/// The exact value of one op of `kind` (with `op`'s constant or predicate)
+/// on operands a, b, c, and how far it can move when they move by at most
+/// ea, eb, ec: the conditioning evaluateBodyWithBound carries through each
+/// op (its row of the body-op table).
+double bodyOpValue(const BodyOp &op, double a, double b, double c);
+double bodyOpPropagatedBound(BodyOpKind kind, double a, double b, double c, double value,
+                             double ea, double eb, double ec);
+
 /// A stable 64-bit hash of the body (FNV-1a of a canonical encoding):
 /// equal bodies share one kernel, and the kernel's symbol carries it.
 uint64_t bodyHash(const ElementwiseBody &body);
