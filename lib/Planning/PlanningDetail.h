@@ -8,7 +8,7 @@
 #ifndef IPU_PLANNING_PLANNINGDETAIL_H
 #define IPU_PLANNING_PLANNINGDETAIL_H
 
-#include "IPU/Planning/GemmCost.h"
+#include "IPU/Planning/GemmPlan.h"
 
 #include <cstdint>
 #include <vector>
