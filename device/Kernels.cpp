@@ -73,39 +73,35 @@ KernelOperandShape gemmOperandShape(const int64_t *params, unsigned operand,
   return {};
 }
 
-const KernelFunctions gemmFunctions = {
-    [](const KernelSpec &, const int64_t *params) { return checkGemmParams(params); },
-    [](const KernelSpec &, const int64_t *params, unsigned operand) {
-      return gemmOperandShape(params, operand, false);
-    },
-    [](const KernelSpec &, const int64_t *params, unsigned operand) {
-      return gemmOperandBytes(params, operand);
-    },
-    gemmFlops,
-    [](const KernelSpec &, const int64_t *params, const TargetModel &target,
-       const uint32_t *addresses) {
-      return estimateGemmCycles(target, gemmCostShape(target, params, false, addresses));
-    },
-    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
-      executeGemm(params, operands);
-    }};
-
-const KernelFunctions gemmTFunctions = {
-    [](const KernelSpec &, const int64_t *params) { return checkGemmTParams(params); },
-    [](const KernelSpec &, const int64_t *params, unsigned operand) {
-      return gemmOperandShape(params, operand, true);
-    },
-    [](const KernelSpec &, const int64_t *params, unsigned operand) {
-      return gemmTOperandBytes(params, operand);
-    },
-    gemmFlops,
-    [](const KernelSpec &, const int64_t *params, const TargetModel &target,
-       const uint32_t *addresses) {
-      return estimateGemmCycles(target, gemmCostShape(target, params, true, addresses));
-    },
-    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
-      executeGemmT(params, operands);
-    }};
+/// gemm and gemm_t: one table, by orientation (gemm_t holds lhs and streams
+/// the rows of rhsT).
+template <bool Transposed> constexpr KernelFunctions gemmFunctionsOf() {
+  return {
+      [](const KernelSpec &, const int64_t *params) {
+        return Transposed ? checkGemmTParams(params) : checkGemmParams(params);
+      },
+      [](const KernelSpec &, const int64_t *params, unsigned operand) {
+        return gemmOperandShape(params, operand, Transposed);
+      },
+      [](const KernelSpec &, const int64_t *params, unsigned operand) {
+        return Transposed ? gemmTOperandBytes(params, operand)
+                          : gemmOperandBytes(params, operand);
+      },
+      gemmFlops,
+      [](const KernelSpec &, const int64_t *params, const TargetModel &target,
+         const uint32_t *addresses) {
+        return estimateGemmCycles(target,
+                                  gemmCostShape(target, params, Transposed, addresses));
+      },
+      [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+        if (Transposed)
+          executeGemmT(params, operands);
+        else
+          executeGemm(params, operands);
+      }};
+}
+constexpr KernelFunctions gemmFunctions = gemmFunctionsOf<false>();
+constexpr KernelFunctions gemmTFunctions = gemmFunctionsOf<true>();
 
 const KernelFunctions reduceFunctions = {
     [](const KernelSpec &, const int64_t *params) { return checkReduceParams(params); },
