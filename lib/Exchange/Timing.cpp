@@ -949,130 +949,126 @@ private:
   std::vector<std::vector<std::unique_ptr<uint8_t[]>>> pages;
 };
 
-/// Free time of one resource: disjoint gaps sorted by start, the last one
-/// open-ended. Each gap names what bounds it on either side (a placed
-/// stream's index, or kNone), so that the mux timeline of a receiver also
-/// answers who its neighbours are. Gaps live in blocks of up to 16 taken
-/// from a pool; each block's end and longest gap sit in flat arrays in time
-/// order, so that a search binary-searches those and skips whole blocks of
-/// gaps too short for it. Times are below 2^31 (rule encoding).
+/// Free time of one resource: disjoint gaps sorted by start in one flat
+/// array, the last one open-ended. A named timeline (a receiver's mux) also
+/// keeps, per gap, what bounds it on either side (a placed stream's index,
+/// or kNone), so that it answers who a stream's neighbours are. Why flat:
+/// placement is bound by memory latency, since every message touches the
+/// timelines of tiles at random. 8-byte gaps in one array per timeline are
+/// a quarter of the memory of the 16-gap blocks with a summary index that
+/// this replaced, and a search reads a few neighbouring cache lines; an
+/// insertion moves a few hundred bytes. uniform-500k: 4.6 s -> 3.3 s,
+/// broadcast-groups-100k: 27 s -> 9 s (bench/run exchange). Times are below
+/// 2^31 (rule encoding).
 class GapTimeline {
 public:
   static constexpr int32_t kOpenEnd = std::numeric_limits<int32_t>::max();
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   struct Gap {
     int32_t start, end;
-    uint32_t before, after; ///< What ends at start, starts at end.
+  };
+  /// A gap with what ends at its start and what starts at its end.
+  struct NamedGap {
+    int64_t start, end;
+    uint32_t before, after;
   };
   /// A free window: [start, start + length) fits, and so does any later
   /// start up to freeUntil - length.
   struct Fit {
     int64_t start, freeUntil;
   };
+  /// Where a search stopped: a gap's position. A caller asking for later
+  /// and later t of an unchanged timeline resumes there.
+  using Cursor = size_t;
+  static constexpr Cursor kNoCursor = ~size_t(0);
 
-  GapTimeline() : index{{kOpenEnd, kOpenEnd, 0}}, pool(1) {
-    pool[0].count = 1;
-    pool[0].gaps[0] = {0, kOpenEnd, kNone, kNone};
+  explicit GapTimeline(bool named = false) : gaps{{0, kOpenEnd}} {
+    if (named)
+      names.push_back({kNone, kNone});
   }
 
-  /// The earliest s >= t with [s, s + length) free. `hint` is a block
-  /// position to search from, updated to the block of the answer: a caller
-  /// asking for later and later t saves the binary search.
-  Fit earliest(int64_t t, int64_t length, size_t &hint) const {
-    if (t >= tailStart)
+  /// The earliest s >= t with [s, s + length) free, resuming at `at` when
+  /// it lies at or before the gap of t; `at` is left at the answer's gap.
+  Fit earliest(int64_t t, int64_t length, Cursor &at) const {
+    if (t >= tailStart) {
+      at = gaps.size() - 1;
       return {t, kOpenEnd};
+    }
     assert(t + length < kOpenEnd && "event beyond 2^31");
-    size_t b = hint;
-    if (b >= index.size() || (b > 0 && index[b - 1].end > t)) {
-      b = blockEndingAfter(t);
+    size_t i = at;
+    if (i >= gaps.size() || (i > 0 && gaps[i - 1].end > t)) {
+      i = gapEndingAfter(t);
     } else {
-      for (int steps = 0; index[b].end <= t; ++b)
-        if (++steps == 4) {
-          b = blockEndingAfter(t);
+      for (int steps = 0; gaps[i].end <= t; ++i)
+        if (++steps == 8) {
+          i = gapEndingAfter(t);
           break;
         }
     }
-    hint = b;
-    if (index[b].longest >= length) {
-      const Block &block = pool[index[b].block];
-      const Gap *g = gapEndingAfter(block, t), *end = block.gaps + block.count;
-      int64_t s = std::max<int64_t>(g->start, t);
-      if (g->end - s >= length)
-        return {s, g->end};
-      for (++g; g != end; ++g)
-        if (g->end - g->start >= length)
-          return {g->start, g->end};
+    int64_t s = std::max<int64_t>(gaps[i].start, t);
+    if (gaps[i].end - s < length) {
+      // The open-ended gap always fits, so this ends.
+      for (++i; gaps[i].end - gaps[i].start < length; ++i) {
+      }
+      s = gaps[i].start;
     }
-    for (++b;; ++b) {
-      if (index[b].longest < length)
-        continue;
-      hint = b;
-      const Block &block = pool[index[b].block];
-      for (const Gap *g = block.gaps, *end = g + block.count; g != end; ++g)
-        if (g->end - g->start >= length)
-          return {g->start, g->end};
-    }
+    at = i;
+    return {s, gaps[i].end};
   }
 
-  /// The first gap ending after t; it holds t unless t is busy.
-  const Gap &gapAround(int64_t t) const {
-    return *gapEndingAfter(pool[index[blockEndingAfter(t)].block], t);
+  /// The first gap ending after t, which holds t unless t is busy, with its
+  /// neighbours (kNone in an unnamed timeline). `hint`: a gap that may hold
+  /// t, such as the cursor of the search that found t.
+  NamedGap gapAround(int64_t t, Cursor hint = kNoCursor) const {
+    size_t i = gapHolding(t, hint);
+    NamedGap g{gaps[i].start, gaps[i].end, kNone, kNone};
+    if (!names.empty()) {
+      g.before = names[i].before;
+      g.after = names[i].after;
+    }
+    return g;
   }
 
-  /// Marks [s, s + length) busy by `id`; it must lie in one gap.
-  void reserve(int64_t s, int64_t length, uint32_t id = kNone) {
+  /// Marks [s, s + length) busy by `id`; it must lie in one gap. `hint` as
+  /// for gapAround.
+  void reserve(int64_t s, int64_t length, uint32_t id = kNone,
+               Cursor hint = kNoCursor) {
     assert(s >= 0 && s + length < kOpenEnd && "event beyond 2^31");
-    size_t b = blockEndingAfter(s);
-    Block &block = pool[index[b].block];
-    Gap *g = const_cast<Gap *>(gapEndingAfter(block, s));
-    Gap old = *g;
+    size_t i = gapHolding(s, hint);
+    Gap old = gaps[i];
     int32_t from = int32_t(s), to = int32_t(s + length);
     assert(old.start <= from && to <= old.end && "reserving busy time");
-    Gap *end = block.gaps + block.count;
+    bool named = !names.empty();
+    if (old.end == kOpenEnd)
+      tailStart = std::max(tailStart, to);
     if (old.start == from && to == old.end) {
-      std::copy(g + 1, end, g);
-      --block.count;
+      gaps.erase(gaps.begin() + i);
+      if (named)
+        names.erase(names.begin() + i);
     } else if (old.start == from) {
-      g->start = to;
-      g->before = id;
+      gaps[i].start = to;
+      if (named)
+        names[i].before = id;
     } else if (to == old.end) {
-      g->end = from;
-      g->after = id;
+      gaps[i].end = from;
+      if (named)
+        names[i].after = id;
     } else {
-      std::copy_backward(g + 1, end, end + 1);
-      g->end = from;
-      g->after = id;
-      g[1] = {to, old.end, id, old.after};
-      ++block.count;
+      gaps[i].end = from;
+      gaps.insert(gaps.begin() + i + 1, Gap{to, old.end});
+      if (named) {
+        Names upper{id, names[i].after};
+        names[i].after = id;
+        names.insert(names.begin() + i + 1, upper);
+      }
     }
-    if (old.end == kOpenEnd) {
-      const Block &last = pool[index.back().block];
-      tailStart = last.gaps[last.count - 1].start;
-    }
-    // The open-ended gap is never used up, so only an inner block empties.
-    if (block.count == 0) {
-      spare.push_back(index[b].block);
-      index.erase(index.begin() + b);
-      return;
-    }
-    if (block.count == kCapacity) {
-      uint32_t id = newBlock();
-      Block &full = pool[index[b].block], &upper = pool[id];
-      uint32_t half = kCapacity / 2;
-      upper.count = kCapacity - half;
-      std::copy(full.gaps + half, full.gaps + kCapacity, upper.gaps);
-      full.count = half;
-      index.insert(index.begin() + b + 1, {0, 0, id});
-      summarise(b + 1);
-    }
-    summarise(b);
   }
 
   /// Marks [s, s + length) busy, whatever of it is busy already.
   void reserveUnion(int64_t s, int64_t length) {
     int64_t e = s + length;
     while (s < e) {
-      const Gap &g = gapAround(s);
+      NamedGap g = gapAround(s);
       if (g.start >= e)
         return;
       int64_t from = std::max<int64_t>(g.start, s),
@@ -1083,57 +1079,41 @@ public:
   }
 
 private:
-  static constexpr uint32_t kCapacity = 16;
-  struct Block {
-    uint32_t count = 0;
-    Gap gaps[kCapacity];
+  struct Names {
+    uint32_t before, after;
   };
-  struct Summary {
-    int32_t end;     ///< The block's last gap's end.
-    int32_t longest; ///< Its longest gap.
-    uint32_t block;  ///< Its index in pool.
-  };
-  int64_t tailStart = 0;        ///< Start of the open-ended gap.
-  std::vector<Summary> index;   ///< The blocks in time order.
-  std::vector<Block> pool;
-  std::vector<uint32_t> spare;   ///< Unused pool entries.
+  /// The open-ended gap's start, beside the arrays' headers: most searches
+  /// of a filling timeline end there without reading the array.
+  int32_t tailStart = 0;
+  std::vector<Gap> gaps;
+  std::vector<Names> names; ///< Parallel to gaps when named, else empty.
 
-  uint32_t newBlock() {
-    if (!spare.empty()) {
-      uint32_t id = spare.back();
-      spare.pop_back();
-      return id;
+  /// `hint` if that gap holds t, else gapEndingAfter(t).
+  size_t gapHolding(int64_t t, Cursor hint) const {
+    if (hint < gaps.size() && gaps[hint].start <= t && t < gaps[hint].end)
+      return hint;
+    return gapEndingAfter(t);
+  }
+  /// Branch-free: the compare outcomes are random, so a conditional move
+  /// beats a mispredicted branch per step.
+  size_t gapEndingAfter(int64_t t) const {
+    const Gap *base = gaps.data();
+    for (size_t n = gaps.size(); n > 1;) {
+      size_t half = n / 2;
+      base = base[half - 1].end <= t ? base + half : base;
+      n -= half;
     }
-    pool.emplace_back();
-    return uint32_t(pool.size() - 1);
-  }
-  void summarise(size_t b) {
-    const Block &block = pool[index[b].block];
-    index[b].end = block.gaps[block.count - 1].end;
-    int32_t most = 0;
-    for (uint32_t i = 0; i < block.count; ++i)
-      most = std::max(most, block.gaps[i].end - block.gaps[i].start);
-    index[b].longest = most;
-  }
-  static const Gap *gapEndingAfter(const Block &block, int64_t t) {
-    return std::upper_bound(block.gaps, block.gaps + block.count, t,
-                            [](int64_t v, const Gap &g) { return v < g.end; });
-  }
-  size_t blockEndingAfter(int64_t t) const {
-    return std::upper_bound(index.begin(), index.end(), t,
-                            [](int64_t v, const Summary &b) {
-                              return v < b.end;
-                            }) -
-           index.begin();
+    return size_t(base - gaps.data()) + (base->end <= t);
   }
 };
 
 /// A stream placed on a receiver, for its neighbours' cutover, pointer and
 /// write-time rules.
+/// 16 bytes: one per receiver of every message, read at random.
 struct PlacedStream {
-  int64_t events;
-  int64_t lead; ///< P - X.
-  uint64_t address, bytes;
+  uint32_t address, bytes; ///< Below 2^20 (rule encoding).
+  int32_t events;          ///< At most maxMessageWords.
+  int16_t lead;            ///< P - X.
   bool paired, pointerOmitted;
 };
 
@@ -1147,11 +1127,12 @@ struct PlacedStream {
 /// starts in an EventTable.
 ///
 /// Cost: each constraint is asked again only when the candidate start leaves
-/// the free window it last reported, a question costs O(log gaps) plus the
-/// blocks of too-short gaps it skips, and the event, neighbour and unit
-/// checks are O(1) per receiver. Measured (see ExchangeTimingTest): 500k
-/// single-destination messages on 1472 tiles take about 2.4-2.8 s on a busy
-/// 2-core machine where scheduleGreedy takes 0.8-1.0 s on the same phase.
+/// the free window it last reported; a question resumes at the gap where
+/// the last one stopped (O(log gaps) on a message's first question), then
+/// steps over too-short gaps; the event, neighbour and unit checks are O(1)
+/// per receiver, and the final reservations reuse the questions' gaps.
+/// Measured: one order of uniform-500k (500k single-destination messages on
+/// 1472 tiles) takes about 2.0-2.3 s on a busy 2-core machine.
 class TimedScheduler {
 public:
   /// `sharedUnits`: per tile, the SRAM units (bit u) that the phase both
@@ -1161,7 +1142,7 @@ public:
       : model(model), anyPaired(anyPaired),
         units(memoryUnit(model, (uint64_t(1) << model.addressBits) - 1) + 1),
         sharedUnits(std::move(sharedUnits)), events(model.tiles),
-        send(model.tiles), mux(model.tiles),
+        send(model.tiles), mux(model.tiles, GapTimeline(/*named=*/true)),
         unitIndex(size_t(model.tiles) * units * 2, -1),
         activity(anyPaired ? model.tiles : 0),
         reservations(anyPaired ? model.tiles : 0) {
@@ -1193,6 +1174,7 @@ private:
   struct Receiver {
     uint32_t tile;
     ReceiveTiming at; ///< Relative to S = 0.
+    size_t muxConstraint = 0; ///< Its mux time's place in `primary`.
   };
   /// A receiver's stream at one X: its neighbours in X order and which of
   /// its controls exist.
@@ -1240,9 +1222,9 @@ private:
 
   /// Neighbours of a stream at x whose mux window [x, x + length) is free.
   Slot slotOf(uint32_t tile, int64_t x, int64_t length, uint64_t address,
-              bool paired) const {
+              bool paired, GapTimeline::Cursor hint) const {
     Slot slot;
-    const GapTimeline::Gap &gap = mux[tile].gapAround(x);
+    GapTimeline::NamedGap gap = mux[tile].gapAround(x, hint);
     assert(gap.start <= x && gap.end - x >= length && "slot of busy time");
     int64_t gapStart = gap.start, gapEnd = gap.end;
     if (gap.before != GapTimeline::kNone) {
@@ -1257,7 +1239,7 @@ private:
       return slot;
     const PlacedStream *prev = slot.prev, *next = slot.next;
     slot.pointer =
-        !prev || prev->paired || prev->address + prev->bytes != address;
+        !prev || prev->paired || uint64_t(prev->address) + prev->bytes != address;
     slot.cutover = prev && !prev->paired && gapStart == x;
     slot.neutral = !next || next->paired || gapEnd != x + length;
     return slot;
@@ -1300,7 +1282,7 @@ private:
   struct Constraint {
     const GapTimeline *time;
     int64_t offset, length, lo, hi;
-    size_t hint;
+    GapTimeline::Cursor at;
   };
   /// Scratch: the sender's and receivers' mux time, which move the start
   /// most often, and the rest, asked only at starts the first allow.
@@ -1310,7 +1292,7 @@ private:
                             const GapTimeline *time, int64_t offset,
                             int64_t length) {
     if (time)
-      to.push_back({time, offset, length, 0, -1, ~size_t(0)});
+      to.push_back({time, offset, length, 0, -1, GapTimeline::kNoCursor});
   }
   /// The least start >= `start` that every constraint of `list` allows.
   static int64_t fitConstraints(std::vector<Constraint> &list, int64_t start);
@@ -1332,7 +1314,7 @@ int64_t TimedScheduler::fitConstraints(std::vector<Constraint> &list,
       if (c.lo <= start && start <= c.hi)
         continue;
       GapTimeline::Fit fit =
-          c.time->earliest(start + c.offset, c.length, c.hint);
+          c.time->earliest(start + c.offset, c.length, c.at);
       c.lo = fit.start - c.offset;
       c.hi = fit.freeUntil == GapTimeline::kOpenEnd
                  ? GapTimeline::kOpenEnd
@@ -1354,7 +1336,8 @@ int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
   Control controls[5];
   for (const Receiver &r : receivers) {
     int64_t x = start + r.at.sourceSelect;
-    Slot slot = slotOf(r.tile, x, length, destAddress, paired);
+    Slot slot = slotOf(r.tile, x, length, destAddress, paired,
+                       primary[r.muxConstraint].at);
     slots.push_back(slot);
     // receive-write-overlap: write windows [X + lead, X + events + lead)
     // are disjoint when each stream's ends before the next one's in X order
@@ -1418,8 +1401,9 @@ TimedMessage TimedScheduler::place(uint32_t source,
     addConstraint(secondary, self->unitTime(source, u, true), 0, length);
   uint32_t writeFirst = memoryUnit(model, destAddress),
            writeLast = memoryUnit(model, destAddress + bytes - 1);
-  for (const Receiver &r : receivers) {
+  for (Receiver &r : receivers) {
     int64_t x = r.at.sourceSelect, p = r.at.pointer, end = r.at.end;
+    r.muxConstraint = primary.size();
     addConstraint(primary, &mux[r.tile], x, length);
     for (uint32_t u = writeFirst; u <= writeLast; ++u)
       addConstraint(secondary, self->unitTime(r.tile, u, false), p, end - p);
@@ -1450,16 +1434,17 @@ TimedMessage TimedScheduler::place(uint32_t source,
     size_t n = controlsOf(r.at, slot, start, paired, controls);
     for (size_t k = 0; k < n; ++k)
       events.add(r.tile, controls[k].cycle, controls[k].bits);
-    mux[r.tile].reserve(x, length, uint32_t(streams.size()));
-    streams.push_back(
-        {length, p - x, destAddress, bytes, paired, !slot.pointer});
+    mux[r.tile].reserve(x, length, uint32_t(streams.size()),
+                        primary[r.muxConstraint].at);
+    streams.push_back({uint32_t(destAddress), uint32_t(bytes), int32_t(length),
+                       int16_t(p - x), paired, !slot.pointer});
     for (uint32_t u = writeFirst; u <= writeLast; ++u)
       if (GapTimeline *writes = unitTime(r.tile, u, true))
         writes->reserveUnion(p, end - p);
     if (anyPaired)
       activity[r.tile].reserveUnion(x, end - x);
   }
-  send[source].reserve(start, length);
+  send[source].reserve(start, length, GapTimeline::kNone, primary[0].at);
   for (uint32_t k = 0; k < model.sendStartEvents; ++k)
     events.add(source, start + k, kSendStartBit);
   for (uint32_t u = memoryUnit(model, sourceAddress),
