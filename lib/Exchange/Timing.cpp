@@ -1166,9 +1166,14 @@ public:
     return true;
   }
 
-  TimedMessage place(uint32_t source, const std::vector<uint32_t> &dests,
-                     uint32_t words, uint32_t sourceAddress,
-                     uint32_t destAddress, bool paired);
+  /// Places one message; returns its start S.
+  int64_t place(uint32_t source, const std::vector<uint32_t> &dests,
+                uint32_t words, uint32_t sourceAddress, uint32_t destAddress,
+                bool paired);
+
+  /// The last event of any message placed so far: a send's end or a
+  /// receiver row's end.
+  int64_t horizon() const { return lastEvent; }
 
 private:
   struct Receiver {
@@ -1190,6 +1195,7 @@ private:
 
   const ExchangeTimingModel &model;
   bool anyPaired;
+  int64_t lastEvent = 0;
   uint32_t units;
   std::vector<uint64_t> sharedUnits;
   EventTable events;
@@ -1367,7 +1373,7 @@ int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
   return next;
 }
 
-TimedMessage TimedScheduler::place(uint32_t source,
+int64_t TimedScheduler::place(uint32_t source,
                                    const std::vector<uint32_t> &dests,
                                    uint32_t words, uint32_t sourceAddress,
                                    uint32_t destAddress, bool paired) {
@@ -1456,7 +1462,10 @@ TimedMessage TimedScheduler::place(uint32_t source,
     send[partner].reserve(start, length);
     reservations[partner].reserve(start, length);
   }
-  return {source, dests, words, start, sourceAddress, destAddress, paired};
+  lastEvent = std::max(lastEvent, start + length);
+  for (const Receiver &r : receivers)
+    lastEvent = std::max(lastEvent, start + r.at.end);
+  return start;
 }
 
 /// Whether a transfer may use paired messages at all (memo 4): requested,
@@ -1541,12 +1550,22 @@ void sortIntoWaves(const std::vector<TimedTransfer> &transfers, uint32_t tiles,
   order = std::move(sorted);
 }
 
-} // namespace
+/// A message as placeTimed places it: words [offset, offset + words) of
+/// transfer `transfer`, sent from event `start`. A quarter of a
+/// TimedMessage, with no list of its own: at 500k messages the compact form
+/// keeps two candidate schedules in flight without their copies of every
+/// destination list.
+struct PlacedMessage {
+  int64_t start;
+  uint32_t transfer, offset, words;
+  bool paired;
+};
 
-std::vector<TimedMessage>
-ipu::scheduleTimed(const ExchangeTimingModel &model,
-                   const std::vector<TimedTransfer> &transfers,
-                   std::vector<uint32_t> *messageTransfers, TimedOrder placement) {
+/// scheduleTimed's work: the placed messages in placement order, and the
+/// phase's last event (the horizon timePhase reports).
+std::vector<PlacedMessage> placeTimed(const ExchangeTimingModel &model,
+                                      const std::vector<TimedTransfer> &transfers,
+                                      TimedOrder placement, int64_t &horizon) {
   size_t n = transfers.size();
   uint32_t tiles = model.tiles;
   std::vector<uint8_t> paired(n);
@@ -1642,14 +1661,35 @@ ipu::scheduleTimed(const ExchangeTimingModel &model,
   });
   if (placement == TimedOrder::MatchingWaves)
     sortIntoWaves(transfers, tiles, order);
-  std::vector<TimedMessage> messages;
-  messages.reserve(order.size());
+  std::vector<PlacedMessage> placed;
+  placed.reserve(order.size());
   for (const PendingMessage &m : order) {
     const TimedTransfer &t = transfers[m.transfer];
     uint32_t bytes = m.offset * model.wordBytes;
-    messages.push_back(scheduler.place(t.source, t.dests, m.words,
-                                       t.sourceAddress + bytes,
-                                       t.destAddress + bytes, m.paired));
+    int64_t start = scheduler.place(t.source, t.dests, m.words,
+                                    t.sourceAddress + bytes,
+                                    t.destAddress + bytes, m.paired);
+    placed.push_back({start, m.transfer, m.offset, m.words, m.paired});
+  }
+  horizon = scheduler.horizon();
+  return placed;
+}
+
+} // namespace
+
+std::vector<TimedMessage>
+ipu::scheduleTimed(const ExchangeTimingModel &model,
+                   const std::vector<TimedTransfer> &transfers,
+                   std::vector<uint32_t> *messageTransfers, TimedOrder placement) {
+  int64_t horizon = 0;
+  std::vector<PlacedMessage> placed = placeTimed(model, transfers, placement, horizon);
+  std::vector<TimedMessage> messages;
+  messages.reserve(placed.size());
+  for (const PlacedMessage &m : placed) {
+    const TimedTransfer &t = transfers[m.transfer];
+    uint32_t bytes = m.offset * model.wordBytes;
+    messages.push_back({t.source, t.dests, m.words, m.start, t.sourceAddress + bytes,
+                        t.destAddress + bytes, m.paired});
     if (messageTransfers)
       messageTransfers->push_back(m.transfer);
   }
@@ -1850,19 +1890,17 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
   struct Candidate {
     const std::vector<TimedTransfer> *transfers;
     TimedOrder order;
-    std::vector<TimedMessage> messages;
-    std::vector<uint32_t> messageTransfers;
+    std::vector<PlacedMessage> messages;
     int64_t horizon = 0;
   };
   std::vector<Candidate> candidates;
   for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
-    candidates.push_back({&plain, order, {}, {}, 0});
+    candidates.push_back({&plain, order, {}, 0});
     if (anyEligible)
-      candidates.push_back({&pairedTransfers, order, {}, {}, 0});
+      candidates.push_back({&pairedTransfers, order, {}, 0});
   }
   auto run = [&](Candidate &c) {
-    c.messages = scheduleTimed(model, *c.transfers, &c.messageTransfers, c.order);
-    c.horizon = phaseHorizon(model, c.messages);
+    c.messages = placeTimed(model, *c.transfers, c.order, c.horizon);
   };
   std::vector<std::thread> threads;
   for (size_t i = 1; i < candidates.size(); ++i)
@@ -1874,19 +1912,14 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
   for (Candidate &c : candidates)
     if (c.horizon < best->horizon)
       best = &c;
-  std::vector<TimedMessage> messages = std::move(best->messages);
-  std::vector<uint32_t> messageTransfers = std::move(best->messageTransfers);
-
   ExchangeSchedule schedule;
   schedule.strategy = "timed";
+  schedule.runs.reserve(best->messages.size());
   std::vector<bool> sent(phase.size(), false);
-  for (size_t i = 0; i < messages.size(); ++i) {
-    const TimedMessage &m = messages[i];
-    const uint32_t t = transferOf[messageTransfers[i]];
+  for (const PlacedMessage &m : best->messages) {
+    const uint32_t t = transferOf[m.transfer];
     sent[t] = true;
-    schedule.runs.push_back(
-        {t, (m.sourceAddress - addresses.source[t]) / model.wordBytes, m.words,
-         uint32_t(m.start), m.paired});
+    schedule.runs.push_back({t, m.offset, m.words, uint32_t(m.start), m.paired});
   }
   // Copies to the sender alone: one run each, at the phase entry.
   for (uint32_t t = 0; t < phase.size(); ++t)
