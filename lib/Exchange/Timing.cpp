@@ -1186,11 +1186,16 @@ private:
   struct Slot {
     const PlacedStream *prev = nullptr, *next = nullptr;
     int64_t prevEnd = 0, nextX = 0; ///< Mux end of prev, X of next.
+    int64_t gapEnd = 0;             ///< End of the free mux time around X.
     bool pointer = true, neutral = true, cutover = false;
   };
   struct Control {
     int64_t cycle;
     uint8_t bits;
+    /// Whether the control is there, with these bits, at every start whose
+    /// X lies later in the same free mux time (a neutral is not: it merges
+    /// into the next stream's source where the two meet).
+    bool fixed;
   };
 
   const ExchangeTimingModel &model;
@@ -1233,6 +1238,7 @@ private:
     GapTimeline::NamedGap gap = mux[tile].gapAround(x, hint);
     assert(gap.start <= x && gap.end - x >= length && "slot of busy time");
     int64_t gapStart = gap.start, gapEnd = gap.end;
+    slot.gapEnd = gapEnd;
     if (gap.before != GapTimeline::kNone) {
       slot.prev = &streams[gap.before];
       slot.prevEnd = gapStart;
@@ -1262,23 +1268,23 @@ private:
       uint8_t select = kSelectBit | kPairedBit,
               pointer = kPointerBit | kPairedBit;
       if (at.early) {
-        out[n++] = {x, select};
-        out[n++] = {x + length, select};
+        out[n++] = {x, select, true};
+        out[n++] = {x + length, select, true};
       }
-      out[n++] = {f, pointer};
-      out[n++] = {p, pointer};
-      out[n++] = {f + length, pointer};
+      out[n++] = {f, pointer, true};
+      out[n++] = {p, pointer, true};
+      out[n++] = {f + length, pointer, true};
       return n;
     }
-    out[n++] = {x, kSelectBit};
+    out[n++] = {x, kSelectBit, true};
     if (slot.neutral && slot.pointer && p == x + length) {
-      out[n++] = {p, kSelectBit | kPointerBit};
+      out[n++] = {p, kSelectBit | kPointerBit, false};
       return n;
     }
     if (slot.neutral)
-      out[n++] = {x + length, kSelectBit};
+      out[n++] = {x + length, kSelectBit, false};
     if (slot.pointer)
-      out[n++] = {p, kPointerBit};
+      out[n++] = {p, kPointerBit, true};
     return n;
   }
 
@@ -1337,6 +1343,22 @@ int64_t TimedScheduler::fitConstraints(std::vector<Constraint> &list,
 int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
                                       int64_t length, uint64_t destAddress,
                                       uint64_t bytes, bool paired) {
+  // send-start first: the message's first events free of receive
+  // controls. It is the cheapest check, and the one that fails most often
+  // where tiles both send and receive many short messages.
+  for (uint32_t k = 0; k < model.sendStartEvents; ++k)
+    if (clashes(events.get(source, start + k), kSendStartBit)) {
+      int64_t step = k + 1;
+      for (bool clear = false; !clear; ) {
+        clear = true;
+        for (uint32_t j = 0; j < model.sendStartEvents && clear; ++j)
+          if (clashes(events.get(source, start + step + j), kSendStartBit)) {
+            step += j + 1;
+            clear = false;
+          }
+      }
+      return start + step;
+    }
   int64_t next = start;
   slots.clear();
   Control controls[5];
@@ -1359,17 +1381,26 @@ int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
         (paired || destAddress + bytes != slot.next->address))
       next = std::max(next, start + slot.nextX + slot.next->events - x);
     size_t n = controlsOf(r.at, slot, start, paired, controls);
+    // A later start that keeps X in this free mux time moves every control
+    // with it; past `lastX` the mux window leaves it and fitConstraints
+    // takes over. A control that clashes skips every start whose copy of
+    // it would clash too: there is no cutover once X is past the gap's
+    // start, and a neutral is there at every X but lastX.
+    int64_t lastX = slot.gapEnd - length;
     for (size_t k = 0; k < n; ++k) {
-      uint8_t have = events.get(r.tile, controls[k].cycle);
-      if (slot.cutover && controls[k].cycle == x)
+      const Control &c = controls[k];
+      uint8_t have = events.get(r.tile, c.cycle);
+      if (slot.cutover && c.cycle == x)
         have &= ~kSelectBit; // The new source replaces the neutral.
-      if (clashes(have, controls[k].bits))
-        next = std::max(next, start + 1);
+      if (!clashes(have, c.bits))
+        continue;
+      int64_t step = 1, limit = c.fixed ? lastX : lastX - 1;
+      while (x + step <= limit &&
+             clashes(events.get(r.tile, c.cycle + step), c.bits))
+        ++step;
+      next = std::max(next, start + step);
     }
   }
-  for (uint32_t k = 0; k < model.sendStartEvents; ++k)
-    if (clashes(events.get(source, start + k), kSendStartBit))
-      next = std::max(next, start + k + 1);
   return next;
 }
 
