@@ -15,8 +15,10 @@
 // The same phase as the compiler schedules it, under the hardware's rules
 // (IPU/Exchange/Timing.h, scheduleTimedPhase), follows on the same line:
 // timedHorizon (the last receiver's or sender's end, latency included),
-// timedBound (timedLowerBound: the busiest tile's events plus route
-// latency and receive tails), timedHorizonOverBound, timedEndpointEvents,
+// timedBound (timedScheduleReport's: timedLowerBound, the busiest tile's
+// events plus route latency and receive tails, or where pairable transfers
+// hold their partners' paths pairingLowerBound), timedHorizonOverBound,
+// timedEndpointEvents,
 // timedLatency (what the bound adds to those events),
 // timedHorizonLessLatencyOverEndpoint (the target: at most 1.5),
 // timedCycles (with the 600-cycle phase cost and local copies), timedRuns,

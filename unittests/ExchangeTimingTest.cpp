@@ -590,6 +590,8 @@ TEST(TimedSchedulerTest, RandomPhasesScheduleLegallyAboveTheBound) {
       PhaseTiming t = timePhase(model, messages);
       EXPECT_GE(uint64_t(t.horizon), timedLowerBound(model, transfers))
           << "round " << round << " order " << int(order);
+      EXPECT_GE(uint64_t(t.horizon), pairingLowerBound(model, transfers).bound)
+          << "round " << round << " order " << int(order);
       EXPECT_EQ(t.cycles, t.horizon + 600);
       for (const TimedMessage &m : messages)
         pairedMessages += m.paired;
@@ -743,6 +745,41 @@ TEST(TimedPhaseTest, RemembersSchedulesOnlyForTheSameModelPhaseAndAddresses) {
   moved.dest[1] += 0x4000;
   ExchangeSchedule elsewhere = scheduleTimedPhase(target, phase, moved);
   EXPECT_FALSE(checkTimedSchedule(target, phase, elsewhere, moved));
+}
+
+// Two partner pairs exchanging crosswise: tiles 0 and 1 each send 256
+// words to the pair {2, 3}, and 2 and 3 to {0, 1}, every transfer pairable.
+// Paired, a tile receives two transfers at 128 events each but its partner's
+// paired send holds its receive path 128 more: 384. Unpaired, it receives
+// 512. Summing the four receive constraints, 4 H >= 2048 - 128 (p0 + ...
+// + p3) >= 1536 for any pairing, so 384 path events is the relaxation's
+// optimum; every-transfer-paired counts only 256.
+TEST(TimedLowerBoundTest, PairingHoldsThePartnersPaths) {
+  ExchangeTimingModel model = ipu21ExchangeTimingWithTiles(4);
+  std::vector<TimedTransfer> transfers = {
+      {0, {2, 3}, 256, 0, 4096, true}, {1, {2, 3}, 256, 0, 4096, true},
+      {2, {0, 1}, 256, 0, 4096, true}, {3, {0, 1}, 256, 0, 4096, true}};
+  PairingBound pairing = pairingLowerBound(model, transfers);
+  EXPECT_GE(pairing.events, 380u);
+  EXPECT_LE(pairing.events, 384u);
+  EXPECT_EQ(pairing.bound, pairing.events + pairing.latency);
+  EXPECT_GT(pairing.bound, timedLowerBound(model, transfers));
+  // It holds for whatever the scheduler chooses, paired or not.
+  for (bool paired : {false, true}) {
+    std::vector<TimedTransfer> asked = transfers;
+    for (TimedTransfer &t : asked)
+      t.paired = paired;
+    for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
+      std::vector<TimedMessage> messages = scheduleTimed(model, asked, nullptr, order);
+      ASSERT_EQ(check(model, messages), "");
+      EXPECT_GE(uint64_t(timePhase(model, messages).horizon), pairing.bound)
+          << "paired " << paired << " order " << int(order);
+    }
+  }
+  // Without a pairable transfer it has nothing to add.
+  for (TimedTransfer &t : transfers)
+    t.paired = false;
+  EXPECT_EQ(pairingLowerBound(model, transfers).bound, 0u);
 }
 
 } // namespace

@@ -175,6 +175,18 @@ scheduleTimed(const ExchangeTimingModel &model,
 uint64_t timedLowerBound(const ExchangeTimingModel &model,
                          const std::vector<TimedTransfer> &transfers);
 
+/// A lower bound that holds whichever pairable transfers (`paired` set and
+/// pairedEligible) are sent paired, where a paired send also holds its
+/// sender's partner's paths: its send path, and its receive path, which
+/// may carry no stream meanwhile (rule paired-partner). A weighted sum of
+/// per-tile constraints, minimised over every pairing choice (see
+/// Timing.cpp); `events` is what it charges the paths, `latency` the rest.
+struct PairingBound {
+  uint64_t bound = 0, events = 0, latency = 0;
+};
+PairingBound pairingLowerBound(const ExchangeTimingModel &model,
+                               const std::vector<TimedTransfer> &transfers);
+
 //===----------------------------------------------------------------------===//
 // The compiler's phases (ExchangePhase) under the timing model
 //===----------------------------------------------------------------------===//
@@ -221,9 +233,10 @@ std::optional<std::string> checkScheduleCoverage(const ExchangePhase &phase,
                                                  const ExchangeSchedule &schedule);
 
 /// The report of a timed schedule: `bound` is the lower of timedLowerBound
-/// of its messages (paired as it sends them) and of the phase with every
-/// pairable transfer paired, so that it holds for any schedule the
-/// scheduler could choose; `horizon` is its last receiver end.
+/// of its messages (paired as it sends them) and of what holds for every
+/// pairing of the phase's pairable transfers (the higher of timedLowerBound
+/// with all of them paired and pairingLowerBound), so that it holds for any
+/// schedule the scheduler could choose; `horizon` is its last receiver end.
 ScheduleReport timedScheduleReport(const TargetModel &target,
                                    const ExchangePhase &phase,
                                    const ExchangeSchedule &schedule,
