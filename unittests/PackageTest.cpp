@@ -97,7 +97,7 @@ Package makePackage() {
                      {StepKind::Compute, 0},  {StepKind::Sync, 0},
                      {StepKind::Exchange, 0}, {StepKind::Sync, 0},
                      {StepKind::StreamOut, 2}};
-  package.reference = {{ReferenceKind::Matmul, {0, 1}, 0}};
+  package.reference = {ReferenceOp::matmul({0, 1}, 0)};
   package.metadata = {{"planner.estimateCycles", "1234"},
                       {"storage.peakBytes.standard", "2048"},
                       {"test.empty", ""}};
@@ -781,10 +781,8 @@ TEST(PackageValidate, Reference) {
         p.program.insert(p.program.begin() + 3, {StepKind::Compute, 0});
         p.flops *= 2;
         p.reference[0].result = ReferenceOp::kNoResult;
-        p.reference.push_back({ReferenceKind::Matmul,
-                               {ReferenceOp::kReferenceValue + 0, 1},
-                               0,
-                               ElementType::F32});
+        p.reference.push_back(
+            ReferenceOp::matmul({ReferenceOp::kReferenceValue + 0, 1}, 0));
       },
       {"reference op 1 ('matmul'): shapes 8x8 (reference op 0) x 16x8"});
 }
@@ -1082,7 +1080,7 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
       [&](Package &p) {
         addTinyGemm(p);
         p.reference.push_back(
-            {ReferenceKind::Matmul, {0, 1}, ReferenceOp::kNoResult, ElementType::F32});
+            ReferenceOp::matmul({0, 1}, ReferenceOp::kNoResult));
       },
       {"reference ops compute 4096 FLOPs (2*m*k*n), more than the 2050 the "
        "program performs"});
@@ -1104,7 +1102,7 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
           p.streams.push_back(column);
         }
         p.reference.push_back(
-            {ReferenceKind::Matmul, {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
+            ReferenceOp::matmul({2, 3}, ReferenceOp::kNoResult));
       },
       {"reference op 1 ('matmul'): value 1048576x1048576xf32 is larger than "
        "the device (4 tiles x 638976 bytes = 2555904 bytes)"});
@@ -1134,7 +1132,7 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
         }
         for (unsigned i = 0; i < 2; ++i)
           p.reference.push_back(
-              {ReferenceKind::Matmul, {2, 3}, ReferenceOp::kNoResult, ElementType::F32});
+              ReferenceOp::matmul({2, 3}, ReferenceOp::kNoResult));
       },
       {"reference op 2 ('matmul'): intermediate values come to 2880000 bytes "
        "with this one, more than the device (4 tiles x 638976 bytes = "

@@ -123,7 +123,7 @@ MatmulCase makeMatmulCase() {
                {StepKind::Sync, 0},     {StepKind::Exchange, 0},
                {StepKind::Sync, 0},     {StepKind::Compute, 0},
                {StepKind::Sync, 0},     {StepKind::StreamOut, 2}};
-  p.reference = {{ReferenceKind::Matmul, {0, 1}, 0}};
+  p.reference = {ReferenceOp::matmul({0, 1}, 0)};
 
   // Small integers: every product and sum is exact in f16 inputs and f32
   // accumulation, so the reference is exact whatever the summation order.

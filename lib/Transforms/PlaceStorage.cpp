@@ -210,7 +210,7 @@ mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
   for (Operation *stepOp : steps) {
     Operation &op = *stepOp;
     const uint64_t before = area.perTile()[0];
-    auto note = llvm::make_scope_exit([&] {
+    llvm::scope_exit note([&] {
       if (area.perTile()[0] != before)
         onFirstTile.push_back(
             {area.perTile()[0] - before,

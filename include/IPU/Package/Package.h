@@ -153,6 +153,14 @@ struct ReferenceOp {
   /// A permute's fields: the operand read as `view` with its dims permuted, read
   /// row-major as the value's shape (`shape`).
   std::vector<int64_t> view, permutation, shape;
+
+  /// A plain f32 matmul of `arguments` giving function result `result`.
+  static ReferenceOp matmul(std::vector<uint32_t> arguments, uint32_t result) {
+    ReferenceOp op;
+    op.arguments = std::move(arguments);
+    op.result = result;
+    return op;
+  }
 };
 
 /// The product a "matmul" reference op computes, from its operand shapes.
