@@ -1758,10 +1758,6 @@ PairingBound ipu::pairingLowerBound(const ExchangeTimingModel &model,
   std::vector<Term> terms;
   std::vector<size_t> termBegin{0}; ///< Per pairable transfer.
   for (const TimedTransfer &t : transfers) {
-    uint32_t s = c600PhysicalTile(t.source);
-    for (uint32_t d : t.dests)
-      latency = std::min(latency,
-                         receiveOffsets(model, s, c600PhysicalTile(d), 1, false).end - 1);
     double w = t.words;
     if (!pairedEligible(model, t)) {
       fixed[tiles + t.source] += w;
@@ -1777,9 +1773,16 @@ PairingBound ipu::pairingLowerBound(const ExchangeTimingModel &model,
     terms.push_back({tiles + partner, 0, w / 2});
     termBegin.push_back(terms.size());
   }
-  // Without a pairable transfer, timedLowerBound says all there is.
+  // Without a pairable transfer, timedLowerBound says all there is: the
+  // compiler's phases mostly end here, before any route is looked at.
   if (terms.empty())
     return result;
+  for (const TimedTransfer &t : transfers) {
+    uint32_t s = c600PhysicalTile(t.source);
+    for (uint32_t d : t.dests)
+      latency = std::min(latency,
+                         receiveOffsets(model, s, c600PhysicalTile(d), 1, false).end - 1);
+  }
   latency = std::max<int64_t>(latency, 0);
   std::vector<double> constant(2 * size_t(tiles));
   for (uint32_t v = 0; v < tiles; ++v) {
