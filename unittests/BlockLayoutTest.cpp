@@ -1281,13 +1281,15 @@ TEST(PermutationTest, HeadSplitAndMerge) {
   Rearrangement plan;
   ASSERT_FALSE(planPermutation(rows, heads, split, tiles, plan))
       << *planPermutation(rows, heads, split, tiles, plan);
-  // Each destination row is one head's 8 f16 (4 words) of one source row.
-  ASSERT_EQ(plan.phase.size(), 2u * 8u);
+  // Each destination row is one head's 8 f16 (4 words) of one source row;
+  // a source block holds one head of two rows, which follow each other in
+  // both blocks: one transfer of 8 words per source block.
+  ASSERT_EQ(plan.phase.size(), 2u * 4u);
   for (uint32_t t = 0; t < plan.phase.size(); ++t) {
-    uint32_t h = t / 8, x = t % 8;
-    EXPECT_EQ(plan.phase.words[t], 4u) << t;
+    uint32_t h = t / 4, x = 2 * (t % 4);
+    EXPECT_EQ(plan.phase.words[t], 8u) << t;
     EXPECT_EQ(plan.phase.source[t], rows.tileOf(x / 2, h, 0)) << t;
-    EXPECT_EQ(plan.sourceOffset[t], (x % 2) * 16u) << t;
+    EXPECT_EQ(plan.sourceOffset[t], 0u) << t;
     EXPECT_EQ(plan.destOffset[t], (x % 4) * 16u) << t;
     ASSERT_EQ(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t), 2);
     EXPECT_EQ(plan.phase.destinationsBegin(t)[0], heads.tileOf(h, x / 4, 0, 0));
@@ -1298,7 +1300,8 @@ TEST(PermutationTest, HeadSplitAndMerge) {
   // Batch-local arrival: every head on each of 4 row-block tiles.
   BlockLayout local = batchLayout(2, 8, 8, ElementType::F16, 1, 4, 1, 1, 8);
   ASSERT_FALSE(planPermutation(rows, local, split, tiles, plan));
-  EXPECT_EQ(plan.phase.size(), 16u);
+  // Again one transfer per source block: its two rows of one head.
+  EXPECT_EQ(plan.phase.size(), 8u);
   simulatePermutation(rows, local, split, tiles, plan);
 
   // The merge back: [H, T, Dh] -> [T, H, Dh] -> [8, 16].
@@ -1306,7 +1309,7 @@ TEST(PermutationTest, HeadSplitAndMerge) {
   BlockLayout back = gridLayout(8, 16, ElementType::F16, 2, 1, 1, 0);
   for (const BlockLayout *source : {&heads, &local}) {
     ASSERT_FALSE(planPermutation(*source, rows, merge, tiles, plan));
-    EXPECT_EQ(plan.phase.size(), 16u);
+    EXPECT_EQ(plan.phase.size(), 8u);
     simulatePermutation(*source, rows, merge, tiles, plan);
     ASSERT_FALSE(planPermutation(*source, back, merge, tiles, plan));
     simulatePermutation(*source, back, merge, tiles, plan);
@@ -1318,6 +1321,29 @@ TEST(PermutationTest, HeadSplitAndMerge) {
   Permutation split7{{1, 8, 2, 7}, {0, 2, 1, 3}};
   ASSERT_FALSE(planPermutation(rows32, heads32, split7, tiles, plan));
   simulatePermutation(rows32, heads32, split7, tiles, plan);
+}
+
+TEST(PermutationTest, ColumnIntoRowIsOneTransfer) {
+  // A [7, 3] f32 tensor, one column per tile in row blocks of 4 and 3, to
+  // its transpose [3, 7] with rows whole and columns split 4 + 3 (the view
+  // [7, 3, 1] permuted to [3, 7, 1]): each source block's column lands in
+  // a row segment of a destination block, contiguous on both sides, so it
+  // is one transfer of its rows, however many one-element runs it holds.
+  const uint32_t tiles = 16;
+  BlockLayout columns = gridLayout(7, 3, ElementType::F32, 2, 3);
+  BlockLayout rowsOf = gridLayout(3, 7, ElementType::F32, 1, 2, 1, 8);
+  Permutation transpose{{7, 3, 1}, {1, 0, 2}};
+  Rearrangement plan;
+  ASSERT_FALSE(planPermutation(columns, rowsOf, transpose, tiles, plan))
+      << *planPermutation(columns, rowsOf, transpose, tiles, plan);
+  ASSERT_EQ(plan.phase.size(), 6u);
+  uint64_t words = 0;
+  for (uint32_t t = 0; t < plan.phase.size(); ++t) {
+    EXPECT_EQ(plan.sourceOffset[t], 0u) << t;
+    words += plan.phase.words[t];
+  }
+  EXPECT_EQ(words, 21u);
+  simulatePermutation(columns, rowsOf, transpose, tiles, plan);
 }
 
 TEST(PermutationTest, OddHeadSizeInF16IsRefused) {

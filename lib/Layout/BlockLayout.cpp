@@ -486,6 +486,9 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
               -> std::optional<std::string> {
         const uint32_t db = d.b, di = d.i, dj = d.j;
         const uint64_t dPitch = to.rowPitchBytes(dj);
+        // The block's last transfer, which a run continuing it on both
+        // sides extends: a column gathered into a row moves as one message.
+        std::optional<size_t> last;
         const uint64_t dMatrix = uint64_t(d.r1 - d.r0) * dPitch;
         for (int64_t t = d.t0; t < d.t1; ++t)
           for (int64_t x = d.r0; x < d.r1; ++x)
@@ -519,11 +522,19 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
                             to_string(sOffset) + " of source " +
                             blockName(from, bb, bi, bj) + " and byte " + to_string(dOffset) +
                             " of destination " + blockName(to, db, di, dj));
-              result.phase.addTransfer(
-                  static_cast<uint32_t>(from.tileOf(bb, bi, bj, 0)),
-                  static_cast<uint32_t>(bytes / kWord), replicaTiles);
-              result.sourceOffset.push_back(static_cast<uint32_t>(sOffset));
-              result.destOffset.push_back(static_cast<uint32_t>(dOffset));
+              const auto sourceTile = static_cast<uint32_t>(from.tileOf(bb, bi, bj, 0));
+              if (last && result.phase.source[*last] == sourceTile &&
+                  result.sourceOffset[*last] + uint64_t(result.phase.words[*last]) * kWord ==
+                      sOffset &&
+                  result.destOffset[*last] + uint64_t(result.phase.words[*last]) * kWord ==
+                      dOffset) {
+                result.phase.words[*last] += static_cast<uint32_t>(bytes / kWord);
+              } else {
+                last = result.phase.addTransfer(sourceTile, static_cast<uint32_t>(bytes / kWord),
+                                                replicaTiles);
+                result.sourceOffset.push_back(static_cast<uint32_t>(sOffset));
+                result.destOffset.push_back(static_cast<uint32_t>(dOffset));
+              }
               c += length;
             }
         return std::nullopt;

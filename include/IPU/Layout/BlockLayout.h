@@ -147,7 +147,9 @@ struct Permutation {
 /// Moves every element of `from` to its permuted position in every replica
 /// of `to` (the two layouts' batches x rows x cols each the view's element
 /// count): runs along the last view dim that stay in one source and one
-/// destination block are one transfer. Fails (with a message) when the
+/// destination block are one transfer, and consecutive runs that continue
+/// each other in both blocks' memory join it (a column of one-element rows
+/// gathered into a row is one transfer). Fails (with a message) when the
 /// element counts or types differ or a run is not a whole number of 32-bit
 /// words at word offsets.
 std::optional<std::string> planPermutation(const BlockLayout &from,
