@@ -155,6 +155,30 @@ std::optional<RowReduction> parseRowReductionName(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<std::string> columnReductionKernel(RowReduction reduction) {
+  if (reduction == RowReduction::None)
+    return std::nullopt;
+  return "reduce_columns_" + std::string(rowReductionName(reduction));
+}
+
+bool combinesByColumns(RowReduction reduction, double init) {
+  return reduction != RowReduction::None &&
+         (reduction != RowReduction::Add || init == reductionIdentity(reduction));
+}
+
+uint64_t estimateSplitRowCombine(const TargetModel &target, RowReduction reduction,
+                                 double init, int64_t batches, int64_t rows,
+                                 int64_t parts, ElementType resultType) {
+  if (combinesByColumns(reduction, init))
+    return estimateReduceCycles(target, batches, rows, parts, ElementType::F32, resultType);
+  ElementwiseBody combine;
+  combine.inputs = {{ElementType::F32, Broadcast::Full}};
+  combine.resultType = resultType;
+  combine.reduction = reduction;
+  combine.init = init;
+  return estimateElementwise(target, combine, batches * rows, parts).total;
+}
+
 double reductionIdentity(RowReduction reduction) {
   return reduction == RowReduction::Add ? 0.0 : -INFINITY;
 }

@@ -55,6 +55,18 @@ uint64_t reduceOperandBytes(const int64_t *params, unsigned operand);
 uint64_t estimateReduceCycles(const int64_t *params, const TargetModel &target);
 void executeReduce(const int64_t *params, uint8_t *const *operands);
 
+/// reduce_columns_<add|max|maxnum>: in holds `batches` matrices of `count`
+/// rows of n f32; out[t * n + c] (one value per row of out) is row c of
+/// matrix t reduced over its `count` rows.
+enum ColumnReduceParam : unsigned { ColumnBatches, ColumnCount, ColumnN, ColumnOut };
+enum ColumnReduceOperand : unsigned { ColumnInput, ColumnOutput };
+std::optional<std::string> checkColumnReduceParams(std::string_view kernel,
+                                                   const int64_t *params);
+KernelOperandShape columnReduceOperandShape(const int64_t *params, unsigned operand);
+uint64_t estimateColumnReduceCycles(const int64_t *params, const TargetModel &target);
+void executeColumnReduce(RowReduction reduction, const int64_t *params,
+                         uint8_t *const *operands);
+
 /// transpose: dst[cols x rows] = src[rows x cols]^T.
 enum TransposeParam : unsigned { TransposeRows, TransposeCols, TransposeType };
 enum TransposeOperand : unsigned { TransposeSource, TransposeDest };

@@ -123,6 +123,33 @@ const KernelFunctions reduceFunctions = {
       executeReduce(params, operands);
     }};
 
+/// reduce_columns_<reduction>: one table per reduction, which the kernel's
+/// name carries (vertices hold integer parameters only).
+template <RowReduction Reduction> constexpr KernelFunctions columnReduceFunctionsOf() {
+  return {
+      [](const KernelSpec &kernel, const int64_t *params) {
+        return checkColumnReduceParams(kernel.name, params);
+      },
+      [](const KernelSpec &, const int64_t *params, unsigned operand) {
+        return columnReduceOperandShape(params, operand);
+      },
+      [](const KernelSpec &, const int64_t *params, unsigned operand) -> uint64_t {
+        KernelOperandShape shape = columnReduceOperandShape(params, operand);
+        return shape.type ? static_cast<uint64_t>(shape.rows) * rowPitch(shape.cols, *shape.type)
+                          : 0;
+      },
+      noFlops,
+      [](const KernelSpec &, const int64_t *params, const TargetModel &target,
+         const uint32_t *) { return estimateColumnReduceCycles(params, target); },
+      [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+        executeColumnReduce(Reduction, params, operands);
+      }};
+}
+constexpr KernelFunctions columnAddFunctions = columnReduceFunctionsOf<RowReduction::Add>();
+constexpr KernelFunctions columnMaxFunctions = columnReduceFunctionsOf<RowReduction::Max>();
+constexpr KernelFunctions columnMaxNumFunctions =
+    columnReduceFunctionsOf<RowReduction::MaxNum>();
+
 const KernelFunctions copyFunctions = {
     [](const KernelSpec &, const int64_t *params) { return checkCopyParams(params); },
     [](const KernelSpec &, const int64_t *params, unsigned operand) -> KernelOperandShape {
@@ -199,6 +226,12 @@ const std::vector<KernelSpec> &allKernels() {
        GemmLhs,
        GemmWeightClass},
       {"reduce", {"in", "out"}, {"m", "n", "count", "inType", "outType"}, &reduceFunctions},
+      {"reduce_columns_add", {"in", "out"}, {"batches", "count", "n", "outType"},
+       &columnAddFunctions},
+      {"reduce_columns_max", {"in", "out"}, {"batches", "count", "n", "outType"},
+       &columnMaxFunctions},
+      {"reduce_columns_maxnum", {"in", "out"}, {"batches", "count", "n", "outType"},
+       &columnMaxNumFunctions},
       {"copy", {"src", "dst"}, {"bytes"}, &copyFunctions},
       {"transpose", {"src", "dst"}, {"rows", "cols", "type"}, &transposeFunctions},
   };

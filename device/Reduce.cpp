@@ -5,6 +5,10 @@
 // accumulated in f32 and stored as outType. This finishes a matmul whose
 // inner dimension was split over tiles.
 //
+// reduce_columns_<add|max|maxnum>: each of the n columns of a [count x n]
+// f32 matrix reduced over its rows into one value per output row: a split
+// row reduction's partials, gathered one contiguous row per source, combined.
+//
 // copy: moves `bytes` from src to dst (local weight staging).
 //
 // Estimators follow shared/machine-model.md for worker kernels: vectors of
@@ -97,6 +101,57 @@ void executeReduce(const int64_t *params, uint8_t *const *operands) {
     for (int64_t c = 0; c < n; ++c)
       storeElement(outType, sum[c], out + c * outBytes);
   }
+}
+
+std::optional<std::string> checkColumnReduceParams(std::string_view kernel,
+                                                   const int64_t *params) {
+  static const char *const names[] = {"batches", "count", "n"};
+  const std::string name(kernel);
+  for (unsigned i = ColumnBatches; i <= ColumnN; ++i)
+    if (params[i] < 1 || params[i] >= kMaxExtent)
+      return prefix(name.c_str(), names[i], params[i]) + "not in [1, 2^24)";
+  if (params[ColumnOut] != static_cast<int64_t>(ElementType::F32) &&
+      params[ColumnOut] != static_cast<int64_t>(ElementType::F16))
+    return prefix(name.c_str(), "outType", params[ColumnOut]) + "not f32 or f16";
+  return std::nullopt;
+}
+
+KernelOperandShape columnReduceOperandShape(const int64_t *params, unsigned operand) {
+  const int64_t batches = params[ColumnBatches], n = params[ColumnN];
+  if (operand == ColumnInput)
+    return {batches * params[ColumnCount], n, ElementType::F32};
+  if (operand == ColumnOutput)
+    return {batches * n, 1, static_cast<ElementType>(params[ColumnOut])};
+  return {};
+}
+
+uint64_t estimateColumnReduceCycles(const int64_t *params, const TargetModel &target) {
+  // The reduce kernel's work on the same data: per output vector, count
+  // loads, count - 1 combines (an f32 max issues like an add), a conversion
+  // for f16, a store; and no faster than the measured output rate.
+  return ipu::estimateReduceCycles(target, params[ColumnBatches], params[ColumnN],
+                                   params[ColumnCount], ElementType::F32,
+                                   static_cast<ElementType>(params[ColumnOut]));
+}
+
+void executeColumnReduce(RowReduction reduction, const int64_t *params,
+                         uint8_t *const *operands) {
+  const int64_t batches = params[ColumnBatches], count = params[ColumnCount];
+  const int64_t n = params[ColumnN];
+  const auto outType = static_cast<ElementType>(params[ColumnOut]);
+  const uint64_t inPitch = rowPitch(n, ElementType::F32);
+  const uint64_t outPitch = rowPitch(1, outType);
+  for (int64_t t = 0; t < batches; ++t)
+    for (int64_t c = 0; c < n; ++c) {
+      // Rows in order, each step rounded to f32 as the device accumulates.
+      float acc = static_cast<float>(reductionIdentity(reduction));
+      for (int64_t b = 0; b < count; ++b)
+        acc = static_cast<float>(combineReduction(
+            reduction, acc,
+            loadElement(ElementType::F32,
+                        operands[ColumnInput] + (t * count + b) * inPitch + c * 4)));
+      storeElement(outType, acc, operands[ColumnOutput] + (t * n + c) * outPitch);
+    }
 }
 
 std::optional<std::string> checkCopyParams(const int64_t *params) {

@@ -101,7 +101,7 @@ const ElementType kAccTypes[] = {ElementType::F32, ElementType::F16};
 } // namespace
 
 TEST(KernelsTest, Registry) {
-  ASSERT_EQ(allKernels().size(), 5u);
+  ASSERT_EQ(allKernels().size(), 8u);
   for (const KernelSpec &kernel : allKernels())
     EXPECT_EQ(lookupKernel(kernel.name), &kernel);
   const KernelSpec *spec = lookupKernel("gemm");
@@ -586,6 +586,73 @@ TEST(KernelsTest, ReduceAndCopyEstimators) {
   EXPECT_EQ(estimateCopyCycles(t, 100), 288u + 13);
   EXPECT_EQ(estimateCopyCycles(t, 8192), 288u + 1024);
   EXPECT_EQ(estimateCopyCycles(t, 0), 0u);
+}
+
+TEST(KernelsTest, ColumnReductionsCombinePartsRowByRow) {
+  // 2 matrices of 3 parts (rows) of 4 f32 values: out holds one value per
+  // (matrix, column), its rows padded to words (an f16 value per 4 bytes).
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float in[2][3][4] = {{{1, -2, 0.5f, 7}, {3, 5, nan, -1}, {-4, 1, 2, 6}},
+                             {{0, 0, 0, -0.0f}, {1e30f, 1e30f, -1, -8}, {-1e30f, 2, -3, -9}}};
+  std::vector<uint8_t> inBytes(sizeof in);
+  std::memcpy(inBytes.data(), in, sizeof in);
+  for (ElementType outType : {ElementType::F32, ElementType::F16}) {
+    int64_t params[] = {2, 3, 4, static_cast<int64_t>(outType)};
+    for (const std::string name :
+         {"reduce_columns_add", "reduce_columns_max", "reduce_columns_maxnum"}) {
+      SCOPED_TRACE(name + " " + std::string(elementTypeName(outType)));
+      const KernelSpec *kernel = lookupKernel(name);
+      ASSERT_NE(kernel, nullptr);
+      ASSERT_FALSE(checkKernelParams(*kernel, params));
+      EXPECT_EQ(kernelOperandBytes(*kernel, params, 0), sizeof in);
+      EXPECT_EQ(kernelOperandBytes(*kernel, params, 1), 8u * 4);
+      KernelOperandShape shape = kernelOperandShape(*kernel, params, 1);
+      EXPECT_EQ(shape.rows, 8);
+      EXPECT_EQ(shape.cols, 1);
+      std::vector<uint8_t> out(32 + kGuardBytes, kSentinel);
+      uint8_t *operands[] = {inBytes.data(), out.data()};
+      executeKernel(*kernel, params, operands);
+      const bool sum = name == "reduce_columns_add";
+      const bool maxNum = name == "reduce_columns_maxnum";
+      for (int t = 0; t < 2; ++t)
+        for (int c = 0; c < 4; ++c) {
+          // From the identity, each step rounded to f32, rows in order.
+          float expected = sum ? 0.0f : -INFINITY;
+          for (int b = 0; b < 3; ++b) {
+            const float v = in[t][b][c];
+            if (sum)
+              expected += v;
+            else if (maxNum)
+              expected = std::fmax(expected, v);
+            else
+              expected = std::isnan(v) || std::isnan(expected) ? nan : std::max(expected, v);
+          }
+          const float got = loadElement(outType, &out[(t * 4 + c) * 4]);
+          const float want = outType == ElementType::F16
+                                 ? halfToFloat(floatToHalf(expected))
+                                 : expected;
+          if (std::isnan(want))
+            EXPECT_TRUE(std::isnan(got)) << t << "," << c;
+          else
+            EXPECT_EQ(got, want) << t << "," << c;
+        }
+      EXPECT_EQ(out[32], kSentinel);
+      if (outType == ElementType::F16)
+        EXPECT_EQ(out[2], kSentinel); // the padding of out's first row
+    }
+  }
+  const KernelSpec *add = lookupKernel("reduce_columns_add");
+  int64_t bad[] = {2, 0, 4, 0};
+  EXPECT_EQ(checkKernelParams(*add, bad),
+            "reduce_columns_add: parameter 'count' = 0 is not in [1, 2^24)");
+  int64_t badType[] = {2, 3, 4, 2};
+  EXPECT_EQ(checkKernelParams(*lookupKernel("reduce_columns_max"), badType),
+            "reduce_columns_max: parameter 'outType' = 2 is not f32 or f16");
+  // The reduce kernel's cost for the same data.
+  const TargetModel target = TargetModel::ipu21();
+  int64_t params[] = {16, 5, 46, 0};
+  EXPECT_EQ(estimateKernelCycles(*add, params, target),
+            estimateReduceCycles(target, 16, 46, 5, ElementType::F32, ElementType::F32));
 }
 
 TEST(KernelsTest, ReduceSumsBlocksAndCopyMoves) {

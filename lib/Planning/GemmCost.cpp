@@ -336,16 +336,12 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
             .total;
     if (plan.cols > 1) {
       // Every tile of a row block receives the row's partials (a word per
-      // row per column block) in one phase between syncs, and reduces them.
-      ElementwiseBody combine;
-      combine.inputs = {{ElementType::F32, Broadcast::Full}};
-      combine.resultType = ElementType::F32;
-      combine.reduction = body->reduction;
-      combine.init = body->init;
+      // row per column block) in one phase between syncs, and combines them.
       cost.rowReductionCycles +=
           target.plannedExchangeCycles(static_cast<uint64_t>(outRows) * plan.cols) +
           2 * uint64_t(target.syncCycles) +
-          estimateElementwise(target, combine, outRows, plan.cols).total;
+          estimateSplitRowCombine(target, body->reduction, body->init, 1, outRows,
+                                  plan.cols, body->resultType);
     }
   }
   cost.syncCycles = uint64_t(syncCount(plan, gather)) * target.syncCycles;

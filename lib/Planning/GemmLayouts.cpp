@@ -252,10 +252,12 @@ void ipu::appendMove(const TargetModel &target, const Rearrangement &move,
 std::optional<std::string> ipu::relayoutCost(const BlockLayout &from,
                                              const BlockLayout &to,
                                              const TargetModel &target,
-                                             RelayoutCost &cost) {
+                                             RelayoutCost &cost,
+                                             const Permutation *permutation) {
   Rearrangement rearrangement;
   if (std::optional<std::string> why =
-          planRearrangement(from, to, target.tiles, rearrangement))
+          permutation ? planPermutation(from, to, *permutation, target.tiles, rearrangement)
+                      : planRearrangement(from, to, target.tiles, rearrangement))
     return why;
   cost.transfers = rearrangement.phase.size();
   cost.boundCycles = endpointLowerBound(rearrangement.phase);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Device/Elementwise.h"
+#include "IPU/Device/Kernels.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Planning/GemmLayouts.h"
 #include "IPU/Transforms/TileLowering.h"
@@ -80,6 +81,31 @@ BlockLayout rowGroupLayout(const BlockLayout &in, int64_t cols, ipu::ElementType
     out.tileMap = in.tileMap;
     return out;
   }
+  out.replicas = in.gridCols;
+  for (uint32_t b = 0; b < in.gridBatches; ++b)
+    for (uint32_t i = 0; i < in.gridRows; ++i)
+      for (uint32_t j = 0; j < in.gridCols; ++j)
+        out.tileMap.push_back(static_cast<uint32_t>(in.tileOf(b, i, j, 0)));
+  return out;
+}
+
+/// The f32 partials of a row reduction split over `in`'s column blocks,
+/// gathered transposed, as [..., column blocks, R]: on every tile of row
+/// group (b, i), a block of one row per column block holding that part's
+/// values for the group's rows. Each part's values arrive as one contiguous
+/// row, one message per source, where the untransposed [R, column blocks]
+/// would scatter them one word apart.
+BlockLayout gatheredPartialsLayout(const BlockLayout &in) {
+  BlockLayout out;
+  out.rows = in.gridCols;
+  out.cols = in.rows;
+  out.type = ipu::ElementType::F32;
+  out.gridCols = in.gridRows;
+  for (uint32_t i = 0; i <= in.gridRows; ++i)
+    out.colSplits.push_back(i < in.gridRows ? in.blockRowBegin(i) : in.rows);
+  out.batches = in.batches;
+  out.gridBatches = in.gridBatches;
+  out.batchSplits = in.batchSplits;
   out.replicas = in.gridCols;
   for (uint32_t b = 0; b < in.gridBatches; ++b)
     for (uint32_t i = 0; i < in.gridRows; ++i)
@@ -272,7 +298,7 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
   } else {
     // Each tile's partials, one per row of its block, as column j of a
     // [..., R, column blocks] tensor; one phase gives every tile of a row
-    // all of them; each reduces them to the row's value.
+    // group all of them, and each combines them into the row's value.
     SmallVector<int64_t> shape(resultType.getShape());
     shape.back() = iteration.gridCols;
     auto partialsType = RankedTensorType::get(shape, resultType.getElementType());
@@ -281,46 +307,70 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
     partials.colSplits.clear();
     for (uint32_t j = 0; j <= iteration.gridCols; ++j)
       partials.colSplits.push_back(j);
-    BlockLayout gathered = rowGroupLayout(iteration, iteration.gridCols,
-                                          ipu::ElementType::F32);
     Type f32 = Float32Type::get(op.getContext());
     BufferOp partialBuffer = program.createBuffer(
         op.getLoc(), name.str() + ".partials", f32, bufferShape(partialsType, partials),
         partials, ipu::MemoryClass::Standard);
-    BufferOp gatheredBuffer = program.createBuffer(
-        op.getLoc(), name.str() + ".gathered", f32, bufferShape(partialsType, gathered),
-        gathered, ipu::MemoryClass::Standard);
     operands.push_back(partialBuffer);
     program.createComputeSet(op.getLoc(), name, kernel->getSymName(),
                              operands, SmallVector<int32_t>(tiles.begin(), tiles.end()));
-    program.createPhase(op.getLoc(), name.str() + ".gather", {{partialBuffer, gatheredBuffer}});
+    // They arrive transposed, a row per part ([..., column blocks, R]), for
+    // a column reduction from the identity; a sum from another init keeps
+    // them [..., R, column blocks] for a generated kernel that adds it.
+    const bool byColumns = ipu::combinesByColumns(reduction, op.getInitValue());
+    BlockLayout gathered = byColumns ? gatheredPartialsLayout(iteration)
+                                     : rowGroupLayout(iteration, iteration.gridCols,
+                                                      ipu::ElementType::F32);
+    ipu::Permutation transpose{{iteration.batches, iteration.rows, iteration.gridCols, 1},
+                               {0, 2, 1, 3}};
+    const ipu::Permutation *permutation = byColumns ? &transpose : nullptr;
+    BufferOp gatheredBuffer = program.createBuffer(
+        op.getLoc(), name.str() + ".gathered", f32, bufferShape(partialsType, gathered),
+        gathered, ipu::MemoryClass::Standard);
+    program.createPhase(op.getLoc(), name.str() + ".gather", {{partialBuffer, gatheredBuffer}},
+                        permutation);
     ipu::RelayoutCost phase;
     if (std::optional<std::string> error =
-            ipu::relayoutCost(partials, gathered, target, phase))
+            ipu::relayoutCost(partials, gathered, target, phase, permutation))
       return op.emitError("the partials of a split row reduction cannot be "
                           "gathered: ") << *error;
-    // The second half: the partials' reduction, from the op's init.
-    // Its body is the identity, held by a scratch op for as long as the
-    // kernel takes to copy it.
-    OpBuilder scratchBuilder(op);
-    auto scratch = ElementwiseOp::create(scratchBuilder, op.getLoc(), op.getResult().getType(),
-                                         ValueRange{op.getResult()});
-    Block &block = scratch.getBody().front();
-    scratchBuilder.setInsertionPointToStart(&block);
-    YieldOp::create(scratchBuilder, op.getLoc(), block.getArgument(0));
-    FailureOr<KernelOp> combine = program.getOrCreateKernel(
-        op.getLoc(), name, block, {ipu::Broadcast::Full}, reduction, op.getInitValue());
-    scratch.erase();
-    if (failed(combine))
-      return failure();
-    FailureOr<std::unique_ptr<ipu::ElementwiseKernel>> combineBuilt = combine->buildKernel();
-    if (failed(combineBuilt))
-      return failure();
     std::vector<uint32_t> combineTiles = out->tileList();
-    program.createComputeSet(op.getLoc(), name.str() + ".combine", combine->getSymName(),
-                             {gatheredBuffer, result},
-                             SmallVector<int32_t>(combineTiles.begin(), combineTiles.end()));
-    cycles += phase.cycles + slowestVertex(target, (*combineBuilt)->body(), gathered);
+    cycles += phase.cycles;
+    uint64_t combineCycles = 0;
+    for (uint32_t b = 0; b < iteration.gridBatches; ++b)
+      for (uint32_t i = 0; i < iteration.gridRows; ++i)
+        combineCycles = std::max(
+            combineCycles, ipu::estimateSplitRowCombine(
+                               target, reduction, op.getInitValue(), iteration.blockBatches(b),
+                               iteration.blockRows(i), iteration.gridCols, out->type));
+    cycles += combineCycles;
+    if (byColumns) {
+      program.createComputeSet(op.getLoc(), name.str() + ".combine",
+                               *ipu::columnReductionKernel(reduction), {gatheredBuffer, result},
+                               SmallVector<int32_t>(combineTiles.begin(), combineTiles.end()));
+    } else {
+      // The partials' reduction, from the op's init. Its body is the
+      // identity, held by a scratch op for as long as the kernel takes to
+      // copy it.
+      OpBuilder scratchBuilder(op);
+      auto scratch = ElementwiseOp::create(scratchBuilder, op.getLoc(),
+                                           op.getResult().getType(),
+                                           ValueRange{op.getResult()});
+      Block &block = scratch.getBody().front();
+      scratchBuilder.setInsertionPointToStart(&block);
+      YieldOp::create(scratchBuilder, op.getLoc(), block.getArgument(0));
+      FailureOr<KernelOp> combine = program.getOrCreateKernel(
+          op.getLoc(), name, block, {ipu::Broadcast::Full}, reduction, op.getInitValue());
+      scratch.erase();
+      if (failed(combine))
+        return failure();
+      FailureOr<std::unique_ptr<ipu::ElementwiseKernel>> combineBuilt = combine->buildKernel();
+      if (failed(combineBuilt))
+        return failure();
+      program.createComputeSet(op.getLoc(), name.str() + ".combine", combine->getSymName(),
+                               {gatheredBuffer, result},
+                               SmallVector<int32_t>(combineTiles.begin(), combineTiles.end()));
+    }
     // The reference evaluates the op as the graph states it.
     if (partialInit != op.getInitValue()) {
       FailureOr<KernelOp> whole = program.getOrCreateKernel(

@@ -74,6 +74,21 @@ enum class RowReduction : uint8_t { None = 0, Add = 1, Max = 2, MaxNum = 3 };
 constexpr unsigned kRowReductions = 4;
 std::string_view rowReductionName(RowReduction reduction);
 std::optional<RowReduction> parseRowReductionName(std::string_view name);
+/// The built-in kernel (Kernels.h) that combines a split row reduction's
+/// gathered partials, a row per part: "reduce_columns_" and the reduction's
+/// name; nothing for None.
+std::optional<std::string> columnReductionKernel(RowReduction reduction);
+/// Whether a split row reduction (`reduction` from `init`) combines its
+/// gathered partials with columnReductionKernel, which starts from the
+/// identity: every max, and a sum from 0. A sum from another init combines
+/// them with its body's combiner, which adds the init.
+bool combinesByColumns(RowReduction reduction, double init);
+/// Cycles of one tile's combine of a split row reduction: `parts` f32
+/// partials for each of `batches` x `rows` rows into a `resultType` value,
+/// by the kernel combinesByColumns chooses.
+uint64_t estimateSplitRowCombine(const TargetModel &target, RowReduction reduction,
+                                 double init, int64_t batches, int64_t rows,
+                                 int64_t parts, ElementType resultType);
 /// The value that leaves any other unchanged under `reduction`: 0 for a
 /// sum, -inf for a max.
 double reductionIdentity(RowReduction reduction);

@@ -70,6 +70,11 @@ struct KernelSpec {
 /// - "reduce": operands in [m x (count * n)] (count blocks side by side in
 ///   each row) and out [m x n]; params m, n, count, inType, outType;
 ///   out = the sum of the count blocks, accumulated in f32.
+/// - "reduce_columns_add", "reduce_columns_max", "reduce_columns_maxnum":
+///   operands in [(batches * count) x n] f32 and out [(batches * n) x 1];
+///   params batches, count, n, outType; out[t * n + c] = the reduction
+///   (Elementwise.h's RowReduction of the name) of column c of matrix t's
+///   count rows, from its identity, in f32.
 /// - "copy": operands src, dst; params bytes.
 /// - "transpose": operands src [rows x cols], dst [cols x rows]; params
 ///   rows, cols, type (ElementType).

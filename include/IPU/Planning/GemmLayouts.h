@@ -100,11 +100,13 @@ struct RelayoutCost {
   uint64_t boundCycles = 0; ///< Endpoint lower bound of the phase.
   uint64_t cycles = 0;      ///< The phase timed, and syncs.
 };
-/// Fails with planRearrangement's message when the move cannot be made.
+/// With `permutation`, the move permutes (planPermutation). Fails with the
+/// planner's message when the move cannot be made.
 std::optional<std::string> relayoutCost(const BlockLayout &from,
                                         const BlockLayout &to,
                                         const TargetModel &target,
-                                        RelayoutCost &cost);
+                                        RelayoutCost &cost,
+                                        const Permutation *permutation = nullptr);
 
 /// A plan lowered as --ipu-lower-to-tile lowers it, its phases scheduled
 /// and its buffers placed: what re-ranking the planner's finalists

@@ -744,6 +744,17 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
                << " elements are not a whole number of " << out.cols
                << "-element output rows";
       params.append({out.rows, out.cols, in.cols / out.cols, in.type, out.type});
+    } else if (name.starts_with("reduce_columns_")) {
+      // in: batches matrices of count rows of n; out: one value per row.
+      const Shape &in = shapes[0], &out = shapes[1];
+      if (out.cols != 1 || in.cols == 0 || out.rows % in.cols != 0 ||
+          out.rows == 0 || in.rows % (out.rows / in.cols) != 0)
+        return emitOpError("vertex on tile ")
+               << tile << ": output " << out.rows << "x" << out.cols
+               << " is not one value for each of the " << in.cols
+               << " columns of every matrix of the " << in.rows << "-row input";
+      const int64_t batches = out.rows / in.cols;
+      params.append({batches, in.rows / batches, in.cols, out.type});
     } else if (name == "copy") {
       params.push_back(static_cast<int64_t>(shapes[0].bytes));
     } else if (name == "transpose") {
