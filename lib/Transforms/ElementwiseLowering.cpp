@@ -60,6 +60,17 @@ std::optional<BlockLayout> iterationLayout(ElementwiseOp op, ipu::ElementType ty
   return layout;
 }
 
+/// The tiles of every row block (b, i) of `in`, one per column block (the
+/// first replica's), in (b, i, j) order: a row group's replicas.
+std::vector<uint32_t> rowGroupTiles(const BlockLayout &in) {
+  std::vector<uint32_t> tiles;
+  for (uint32_t b = 0; b < in.gridBatches; ++b)
+    for (uint32_t i = 0; i < in.gridRows; ++i)
+      for (uint32_t j = 0; j < in.gridCols; ++j)
+        tiles.push_back(static_cast<uint32_t>(in.tileOf(b, i, j, 0)));
+  return tiles;
+}
+
 /// Every row block (b, i) of `in` as one block of `cols` columns of `type`
 /// on each tile that holds a part of it (the first replica's tiles, one
 /// replica per column block): where a row statistic (cols 1) or a row's
@@ -82,10 +93,7 @@ BlockLayout rowGroupLayout(const BlockLayout &in, int64_t cols, ipu::ElementType
     return out;
   }
   out.replicas = in.gridCols;
-  for (uint32_t b = 0; b < in.gridBatches; ++b)
-    for (uint32_t i = 0; i < in.gridRows; ++i)
-      for (uint32_t j = 0; j < in.gridCols; ++j)
-        out.tileMap.push_back(static_cast<uint32_t>(in.tileOf(b, i, j, 0)));
+  out.tileMap = rowGroupTiles(in);
   return out;
 }
 
@@ -107,10 +115,7 @@ BlockLayout gatheredPartialsLayout(const BlockLayout &in) {
   out.gridBatches = in.gridBatches;
   out.batchSplits = in.batchSplits;
   out.replicas = in.gridCols;
-  for (uint32_t b = 0; b < in.gridBatches; ++b)
-    for (uint32_t i = 0; i < in.gridRows; ++i)
-      for (uint32_t j = 0; j < in.gridCols; ++j)
-        out.tileMap.push_back(static_cast<uint32_t>(in.tileOf(b, i, j, 0)));
+  out.tileMap = rowGroupTiles(in);
   return out;
 }
 
