@@ -178,9 +178,11 @@ uint64_t timedLowerBound(const ExchangeTimingModel &model,
 /// A lower bound that holds whichever pairable transfers (`paired` set and
 /// pairedEligible) are sent paired, where a paired send also holds its
 /// sender's partner's paths: its send path, and its receive path, which
-/// may carry no stream meanwhile (rule paired-partner). A weighted sum of
-/// per-tile constraints, minimised over every pairing choice (see
-/// Timing.cpp); `events` is what it charges the paths, `latency` the rest.
+/// may carry no stream meanwhile (rule paired-partner). So a tile pair's
+/// paired streams in, and both members' paired sends, never overlap. A
+/// weighted sum of per-tile and per-pair constraints, minimised over every
+/// pairing choice (see Timing.cpp); `events` is what it charges the paths,
+/// `latency` the rest.
 struct PairingBound {
   uint64_t bound = 0, events = 0, latency = 0;
 };
