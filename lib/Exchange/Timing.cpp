@@ -1693,6 +1693,10 @@ std::vector<PlacedMessage> placeTimed(const ExchangeTimingModel &model,
   });
   if (placement == TimedOrder::MatchingWaves)
     sortIntoWaves(transfers, tiles, order);
+  if (placement == TimedOrder::AsGiven)
+    std::sort(order.begin(), order.end(), [](const PendingMessage &a, const PendingMessage &b) {
+      return std::tie(a.transfer, a.offset) < std::tie(b.transfer, b.offset);
+    });
   std::vector<PlacedMessage> placed;
   placed.reserve(order.size());
   for (const PendingMessage &m : order) {
@@ -2061,15 +2065,16 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
   }
   struct Candidate {
     const std::vector<TimedTransfer> *transfers;
+    const std::vector<uint32_t> *transferOf; ///< Its transfers' in the phase.
     TimedOrder order;
     std::vector<PlacedMessage> messages;
     int64_t horizon = 0;
   };
   std::vector<Candidate> candidates;
   for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
-    candidates.push_back({&plain, order, {}, 0});
+    candidates.push_back({&plain, &transferOf, order, {}, 0});
     if (anyEligible)
-      candidates.push_back({&pairedTransfers, order, {}, 0});
+      candidates.push_back({&pairedTransfers, &transferOf, order, {}, 0});
   }
   auto run = [&](Candidate &c) {
     c.messages = placeTimed(model, *c.transfers, c.order, c.horizon);
@@ -2080,16 +2085,51 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
   run(candidates.front());
   for (std::thread &thread : threads)
     thread.join();
-  Candidate *best = &candidates.front();
-  for (Candidate &c : candidates)
-    if (c.horizon < best->horizon)
-      best = &c;
+  auto bestOf = [&] {
+    Candidate *best = &candidates.front();
+    for (Candidate &c : candidates)
+      if (c.horizon < best->horizon)
+        best = &c;
+    return best;
+  };
+  // Then, where the greedy orders end more than 5% above the bound of the
+  // phase sent unpaired, the transfers in the order an untimed edge
+  // colouring starts them, placed in that order: many equal messages
+  // between the same tiles fall into waves that greedy orders leave holes
+  // in. It costs the colouring and a placement, so phases already close to
+  // their bound, and the largest, go without it.
+  constexpr size_t kColouringOrderTransfers = 200'000;
+  std::vector<TimedTransfer> coloured;
+  std::vector<uint32_t> colouredTransferOf;
+  const uint64_t plainBound = timedLowerBound(model, plain);
+  if (plain.size() <= kColouringOrderTransfers &&
+      uint64_t(bestOf()->horizon) > plainBound + plainBound / 20) {
+    ExchangeSchedule untimed = scheduleExact(phase);
+    std::vector<uint32_t> firstStart(phase.size(), UINT32_MAX);
+    for (const ExchangeRun &run : untimed.runs)
+      firstStart[run.transfer] = std::min(firstStart[run.transfer], run.start);
+    std::vector<uint32_t> rank(plain.size());
+    for (uint32_t i = 0; i < rank.size(); ++i)
+      rank[i] = i;
+    std::sort(rank.begin(), rank.end(), [&](uint32_t a, uint32_t b) {
+      return std::tie(firstStart[transferOf[a]], a) < std::tie(firstStart[transferOf[b]], b);
+    });
+    coloured.reserve(plain.size());
+    colouredTransferOf.reserve(plain.size());
+    for (uint32_t i : rank) {
+      coloured.push_back(plain[i]);
+      colouredTransferOf.push_back(transferOf[i]);
+    }
+    candidates.push_back({&coloured, &colouredTransferOf, TimedOrder::AsGiven, {}, 0});
+    run(candidates.back());
+  }
+  Candidate *best = bestOf();
   ExchangeSchedule schedule;
   schedule.strategy = "timed";
   schedule.runs.reserve(best->messages.size());
   std::vector<bool> sent(phase.size(), false);
   for (const PlacedMessage &m : best->messages) {
-    const uint32_t t = transferOf[m.transfer];
+    const uint32_t t = (*best->transferOf)[m.transfer];
     sent[t] = true;
     schedule.runs.push_back({t, m.offset, m.words, uint32_t(m.start), m.paired});
   }
