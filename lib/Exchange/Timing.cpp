@@ -2101,9 +2101,11 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
   constexpr size_t kColouringOrderTransfers = 200'000;
   std::vector<TimedTransfer> coloured;
   std::vector<uint32_t> colouredTransferOf;
-  const uint64_t plainBound = timedLowerBound(model, plain);
-  if (plain.size() <= kColouringOrderTransfers &&
-      uint64_t(bestOf()->horizon) > plainBound + plainBound / 20) {
+  auto farAboveBound = [&] {
+    const uint64_t bound = timedLowerBound(model, plain);
+    return uint64_t(bestOf()->horizon) > bound + bound / 20;
+  };
+  if (plain.size() <= kColouringOrderTransfers && farAboveBound()) {
     ExchangeSchedule untimed = scheduleExact(phase);
     std::vector<uint32_t> firstStart(phase.size(), UINT32_MAX);
     for (const ExchangeRun &run : untimed.runs)

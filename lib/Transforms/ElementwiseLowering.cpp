@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Device/Elementwise.h"
-#include "IPU/Device/Kernels.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Planning/GemmLayouts.h"
 #include "IPU/Transforms/TileLowering.h"
