@@ -348,7 +348,7 @@ liftedColumnInputs(OpBuilder &builder, ArrayRef<Value> inputs,
   return lifted;
 }
 
-LogicalResult importOne(linalg::LinalgOp op) {
+LogicalResult importOne(linalg::LinalgOp op, PatternRewriter &builder) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<Value> inputs;
   SmallVector<std::pair<unsigned, DenseElementsAttr>> constants;
@@ -367,7 +367,7 @@ LogicalResult importOne(linalg::LinalgOp op) {
     }
     inputs.push_back(value);
   }
-  OpBuilder builder(op);
+  builder.setInsertionPoint(op);
   // An op on row statistics without their unit dim ([..., R], StableHLO's
   // max(reduce, -inf)) runs on them as [..., R, 1], and is collapsed after.
   RankedTensorType opType = resultType;
@@ -398,7 +398,7 @@ LogicalResult importOne(linalg::LinalgOp op) {
   }
   FailureOr<Value> yielded = cloneBody(op, *op.getBlock(), args, builder, mapping);
   if (failed(yielded)) {
-    elementwise.erase();
+    builder.eraseOp(elementwise);
     return failure();
   }
   ipu_tile::YieldOp::create(builder, op.getLoc(), *yielded);
@@ -406,13 +406,13 @@ LogicalResult importOne(linalg::LinalgOp op) {
   // A pure broadcast (StableHLO's constants and biases) has no full input:
   // it only lives until it fuses into the ops that read it.
   if (elementwise.getFirstFullInput() && failed(mlir::verify(elementwise))) {
-    elementwise.erase();
+    builder.eraseOp(elementwise);
     return failure();
   }
   Value result = elementwise.getResult();
   if (Value copied = copiedInput(elementwise)) {
     result = copied;
-    elementwise.erase();
+    builder.eraseOp(elementwise);
   }
   if (opType != resultType) {
     builder.setInsertionPoint(op);
@@ -422,8 +422,7 @@ LogicalResult importOne(linalg::LinalgOp op) {
     groups.push_back({resultType.getRank() - 1, resultType.getRank()});
     result = tensor::CollapseShapeOp::create(builder, op.getLoc(), resultType, result, groups);
   }
-  op->getResult(0).replaceAllUsesWith(result);
-  op->erase();
+  builder.replaceOp(op, result);
   return success();
 }
 
@@ -473,7 +472,7 @@ bool isRowReduction(linalg::LinalgOp op) {
 /// the reduction). A reduction in f16 accumulates in f32 and is truncated
 /// after; the result keeps its reduced dim as a unit dim and is collapsed
 /// for the linalg ops that read it without.
-LogicalResult importReduction(linalg::LinalgOp op) {
+LogicalResult importReduction(linalg::LinalgOp op, PatternRewriter &builder) {
   const unsigned loops = op.getNumLoops();
   const unsigned kept = reducedResult(op);
   OpOperand *initOperand = op.getDpsInitOperand(kept);
@@ -542,7 +541,7 @@ LogicalResult importReduction(linalg::LinalgOp op) {
              << operand->getOperandNumber() << " is a constant";
     inputs.push_back(input->first);
   }
-  OpBuilder builder(op);
+  builder.setInsertionPoint(op);
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   SmallVector<int64_t> columnShape(iteration);
@@ -559,7 +558,7 @@ LogicalResult importReduction(linalg::LinalgOp op) {
   FailureOr<Value> value =
       cloneBody(op, *block, body.getArguments(), builder, mapping, folded);
   if (failed(value)) {
-    reduced.erase();
+    builder.eraseOp(reduced);
     return failure();
   }
   Value yielded = *value;
@@ -568,7 +567,7 @@ LogicalResult importReduction(linalg::LinalgOp op) {
   ipu_tile::YieldOp::create(builder, loc, yielded);
   simplifyElementwiseBody(reduced);
   if (failed(mlir::verify(reduced))) {
-    reduced.erase();
+    builder.eraseOp(reduced);
     return failure();
   }
   Value result = reduced.getResult();
@@ -578,9 +577,11 @@ LogicalResult importReduction(linalg::LinalgOp op) {
     auto narrowed = ipu_tile::ElementwiseOp::create(
         builder, loc, RankedTensorType::get(columnShape, accType), ValueRange{result});
     Block &narrowBody = narrowed.getBody().front();
-    OpBuilder inner = OpBuilder::atBlockBegin(&narrowBody);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&narrowBody);
     ipu_tile::YieldOp::create(
-        inner, loc, arith::TruncFOp::create(inner, loc, accType, narrowBody.getArgument(0)));
+        builder, loc,
+        arith::TruncFOp::create(builder, loc, accType, narrowBody.getArgument(0)));
     result = narrowed.getResult();
   }
   if (resultType.getRank() != static_cast<int64_t>(columnShape.size())) {
@@ -594,36 +595,78 @@ LogicalResult importReduction(linalg::LinalgOp op) {
     return op.emitError("a row reduction's result ")
            << resultType << " is not its rows' values";
   }
-  op->getResult(kept).replaceAllUsesWith(result);
-  op->erase();
+  builder.replaceAllUsesWith(op->getResult(kept), result);
+  builder.eraseOp(op);
   return success();
 }
 
+/// linalg.softmax as MLIR decomposes it: a max, exp(x - max), a sum and a
+/// division, which import like an exporter's.
+struct DecomposeSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
+  DecomposeSoftmax(MLIRContext *context, llvm::SmallPtrSet<Operation *, 4> &refused)
+      : OpRewritePattern(context), refused(refused) {}
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    if (refused.contains(op))
+      return failure();
+    FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
+    if (failed(values)) {
+      refused.insert(op);
+      return op.emitError("linalg.softmax could not be decomposed");
+    }
+    rewriter.replaceOp(op, *values);
+    return success();
+  }
+  llvm::SmallPtrSet<Operation *, 4> &refused;
+};
+
+/// An elementwise generic or map as an ipu_tile.elementwise (importOne), a
+/// row reduction as a reducing one (importReduction); what does not fit is
+/// refused with its error.
+struct ImportElementwiseOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  ImportElementwiseOp(MLIRContext *context, llvm::SmallPtrSet<Operation *, 4> &refused)
+      : OpInterfaceRewritePattern(context), refused(refused) {}
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (refused.contains(op))
+      return failure();
+    bool reduction = isRowReduction(op);
+    if (!reduction && !isElementwise(op))
+      return failure();
+    if (succeeded(reduction ? importReduction(op, rewriter) : importOne(op, rewriter)))
+      return success();
+    refused.insert(op);
+    return failure();
+  }
+  llvm::SmallPtrSet<Operation *, 4> &refused;
+};
+
 } // namespace
 
-LogicalResult mlir::ipu_compiler::importElementwise(ModuleOp module) {
-  // linalg.softmax as MLIR decomposes it: a max, exp(x - max), a sum and a
-  // division, which import like an exporter's.
-  SmallVector<linalg::SoftmaxOp> softmaxes;
-  module.walk([&](linalg::SoftmaxOp op) { softmaxes.push_back(op); });
-  for (linalg::SoftmaxOp op : softmaxes) {
-    OpBuilder builder(op);
-    FailureOr<SmallVector<Value>> values = op.decomposeOperation(builder);
-    if (failed(values))
-      return op.emitError("linalg.softmax could not be decomposed");
-    op->replaceAllUsesWith(*values);
-    op->erase();
-  }
+void mlir::ipu_compiler::applyImportPatterns(ModuleOp module,
+                                             RewritePatternSet &&patterns) {
+  GreedyRewriteConfig config;
+  config.setUseTopDownTraversal(true)
+      .enableFolding(false)
+      .enableConstantCSE(false)
+      .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  // Every stage reaches its fixpoint in a few rounds; an op an unconverged
+  // one left is named by the import's final check.
+  (void)applyPatternsGreedily(module, std::move(patterns), config);
+}
 
-  SmallVector<linalg::LinalgOp> ops;
-  module.walk([&](linalg::LinalgOp op) {
-    if (isElementwise(op) || isRowReduction(op))
-      ops.push_back(op);
-  });
-  bool failedAny = false;
-  for (linalg::LinalgOp op : ops)
-    failedAny |= failed(isRowReduction(op) ? importReduction(op) : importOne(op));
-  if (failedAny)
+LogicalResult mlir::ipu_compiler::importElementwise(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  llvm::SmallPtrSet<Operation *, 4> refused;
+  RewritePatternSet softmaxes(context);
+  softmaxes.add<DecomposeSoftmax>(context, refused);
+  applyImportPatterns(module, std::move(softmaxes));
+  if (!refused.empty())
+    return failure();
+  RewritePatternSet elementwise(context);
+  elementwise.add<ImportElementwiseOp>(context, refused);
+  applyImportPatterns(module, std::move(elementwise));
+  if (!refused.empty())
     return failure();
   // Reshapes the column inputs looked through, and the reductions' inits,
   // are dead now; a dead user would stop a fusion.

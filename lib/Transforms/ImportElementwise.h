@@ -6,6 +6,7 @@
 #include "IPU/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::ipu_compiler {
 
@@ -14,6 +15,11 @@ namespace mlir::ipu_compiler {
 /// fails (with errors on the ops) when a body holds something no tile
 /// kernel runs.
 LogicalResult importElementwise(ModuleOp module);
+
+/// Applies one import stage's patterns to `module` in program order until
+/// none applies, without folding or constant merging: the IR changes only
+/// where a pattern says.
+void applyImportPatterns(ModuleOp module, RewritePatternSet &&patterns);
 
 /// x^3 as x * x * x, and the like, and constant truncations folded: the
 /// kernel then computes what the body says at the cost the estimator

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Verifier.h"
 
 namespace mlir::ipu_compiler {
@@ -141,7 +142,8 @@ static FailureOr<Value> convolutionBias(Value init) {
 /// (the im2col as expand_shape, transpose and collapse_shape, which
 /// importPermutes makes one ipu_tile.permute); any other convolution is an
 /// error naming what does not fit.
-static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv) {
+static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv,
+                                       PatternRewriter &builder) {
   auto fail = [&](const Twine &why) {
     return conv.emitError("linalg.conv_2d_nchw_fchw is imported only as a patch "
                           "embedding (stride equal to the kernel, no padding or "
@@ -201,7 +203,7 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv) {
     return fail("its result is not flattened and transposed to [N, patches, "
                 "channels] (an NCHW result is not supported yet)");
 
-  OpBuilder builder(transpose);
+  builder.setInsertionPoint(transpose);
   Location loc = conv.getLoc();
   const int64_t patches = ho * wo, patchSize = c * kh * kw;
   // im2col: the rows of each patch move as runs of kw elements.
@@ -241,10 +243,9 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv) {
                  })
                  ->getResult(0);
   }
-  transpose->getResult(0).replaceAllUsesWith(result);
-  transpose->erase();
-  flatten->erase();
-  conv->erase();
+  builder.replaceOp(transpose, result);
+  builder.eraseOp(flatten);
+  builder.eraseOp(conv);
   return success();
 }
 
@@ -255,31 +256,468 @@ struct Contraction {
   Value lhs, rhs;
   bool transposeLhs = false, transposeRhs = false;
 };
+} // namespace
+
+/// The contraction's operands as ipu_gemm.matmul takes them, or an error
+/// naming what does not fit: one K, one N, M dims leading or one M
+/// beside batch dims, the result in (batch, M, N) order.
+static FailureOr<Contraction> analyse(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return op.emitError("contraction must have two inputs and one output");
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.size() != 1 || dims->n.size() != 1 ||
+      dims->m.empty())
+    return op.emitError("contraction must have one reduction (K), one "
+                        "parallel dim of B only (N) and parallel dims of A "
+                        "(M); this one does not");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!map.isProjectedPermutation())
+      return op.emitError("contraction indexing maps must be projected "
+                          "permutations");
+  SmallVector<unsigned> lhsDims = positions(maps[0]), rhsDims = positions(maps[1]),
+                        outDims = positions(maps[2]);
+  const unsigned k = dims->k[0], n = dims->n[0];
+  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+  SmallVector<unsigned> m(dims->m.begin(), dims->m.end());
+  // The result's order names the batch and M dims' order.
+  SmallVector<unsigned> outBatch, outM;
+  for (unsigned d : outDims)
+    (llvm::is_contained(batch, d) ? outBatch : outM).push_back(d);
+  if (outM.empty() || outM.back() != n)
+    return op.emitError("contraction result must end in N; it is a "
+                        "transposed product, not supported");
+  outM.pop_back();
+  SmallVector<unsigned> expectedOut(outBatch);
+  llvm::append_range(expectedOut, outM);
+  expectedOut.push_back(n);
+  if (outDims != expectedOut)
+    return op.emitError("contraction result dims must be ordered batch, M, "
+                        "N; batch dims after M dims are not supported");
+
+  Contraction contraction;
+  // A: [batch..., M..., K], or [batch..., K, M] transposed.
+  SmallVector<unsigned> lhsWanted(outBatch);
+  llvm::append_range(lhsWanted, outM);
+  lhsWanted.push_back(k);
+  if (lhsDims != lhsWanted) {
+    SmallVector<unsigned> lhsTransposed(outBatch);
+    if (outM.size() == 1)
+      lhsTransposed.append({k, outM[0]});
+    if (outM.size() != 1 || lhsDims != lhsTransposed)
+      return op.emitError("A's dims must be batch..., M..., K or batch..., "
+                          "K, M in the result's order");
+    contraction.transposeLhs = true;
+  }
+  // B: [batch..., K, N] or [batch..., N, K]; without batch dims, the
+  // batch dims of A and C fold into M.
+  SmallVector<unsigned> rhsLead(rhsDims.begin(), rhsDims.end() - std::min<size_t>(2, rhsDims.size()));
+  if (rhsDims.size() < 2 || (rhsLead != outBatch && !rhsLead.empty()))
+    return op.emitError("B's dims must be batch..., K, N (or N, K) with A's "
+                        "batch dims, or K, N alone");
+  ArrayRef<unsigned> rhsLast = ArrayRef<unsigned>(rhsDims).take_back(2);
+  if (rhsLast[0] == n && rhsLast[1] == k)
+    contraction.transposeRhs = true;
+  else if (rhsLast[0] != k || rhsLast[1] != n)
+    return op.emitError("B's last two dims must be K, N or N, K");
+  const bool batched = !rhsLead.empty();
+  if (batched && outM.size() != 1)
+    return op.emitError("a batched contraction must have one M dim, has ")
+           << outM.size();
+  if (!batched && contraction.transposeLhs && !outBatch.empty())
+    return op.emitError("a transposed A with batch dims needs a batched B");
+  contraction.lhs = op.getDpsInputs()[0];
+  contraction.rhs = op.getDpsInputs()[1];
+  return contraction;
+}
+
+
+/// Looks through producers that only transpose the last two dims of an
+/// operand or broadcast B along the batch dims.
+static void lookThrough(Contraction &contraction) {
+  for (auto [value, transposed] :
+       {std::pair(&contraction.lhs, &contraction.transposeLhs),
+        std::pair(&contraction.rhs, &contraction.transposeRhs)})
+    while (Value input = lookThroughTranspose(*value)) {
+      *value = input;
+      *transposed = !*transposed;
+    }
+  if (Value input = lookThroughLeadingBroadcast(contraction.rhs)) {
+    // B is the same for every batch: the batches fold into M (which a
+    // transposed A cannot).
+    if (!contraction.transposeLhs)
+      contraction.rhs = input;
+  }
+  while (Value input = lookThroughTranspose(contraction.rhs)) {
+    contraction.rhs = input;
+    contraction.transposeRhs = !contraction.transposeRhs;
+  }
+}
+
+
+/// The attributes of `op` the imported op honours: `ipu_gemm.constraints`
+/// (a #ipu_gemm.constraints) and `ipu_gemm.plan` (a #ipu_gemm.plan, kept by
+/// the planner when it can be lowered): on another dialect's op they
+/// carry our prefix. An ipu_gemm attribute under another
+/// name, or one of those names holding something else, is an error; any
+/// other discardable attribute but linalg's own is dropped with a warning.
+static FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>>
+carriedAttributes(Operation *op) {
+  ipu_gemm::PlanAttr plan;
+  ipu_gemm::ConstraintsAttr constraints;
+  for (NamedAttribute attr : op->getDiscardableAttrs()) {
+    StringRef name = attr.getName().strref();
+    Attribute value = attr.getValue();
+    if (name == "ipu_gemm.constraints") {
+      constraints = dyn_cast<ipu_gemm::ConstraintsAttr>(value);
+      if (!constraints)
+        return op->emitError("attribute 'ipu_gemm.constraints' must be a "
+                             "#ipu_gemm.constraints, got ")
+               << value;
+      continue;
+    }
+    if (name == "ipu_gemm.plan") {
+      plan = dyn_cast<ipu_gemm::PlanAttr>(value);
+      if (!plan)
+        return op->emitError("attribute 'ipu_gemm.plan' must be a "
+                             "#ipu_gemm.plan, got ")
+               << value;
+      continue;
+    }
+    if (isa<ipu_gemm::IPUGemmDialect>(value.getDialect()))
+      return op->emitError("attribute '")
+             << name << "' holds " << value
+             << ", which the import honours only as 'ipu_gemm.constraints' "
+                "or 'ipu_gemm.plan'";
+    if (!name.starts_with("linalg."))
+      op->emitWarning("attribute '")
+          << name << "' is dropped by the import to ipu_gemm.matmul";
+  }
+  return std::make_pair(plan, constraints);
+}
+
+
+/// The contraction `op` as an ipu_gemm.matmul, or an error naming what does
+/// not fit.
+static LogicalResult importContraction(linalg::LinalgOp op,
+                                       PatternRewriter &rewriter) {
+  if (!op.hasPureTensorSemantics())
+    return op.emitError("contraction must work on tensors, not buffers");
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+      matmul && matmul.getCast() != linalg::TypeFn::cast_signed)
+    return op.emitError("linalg.matmul with an unsigned cast is not supported");
+  Value init = op.getDpsInits()[0];
+  if (!isZeroAccumulator(init))
+    return op.emitError(
+        "contraction accumulates into non-zero data; only a zero fill or "
+        "tensor.empty accumulator is supported");
+  FailureOr<Contraction> contraction = analyse(op);
+  if (failed(contraction))
+    return failure();
+  lookThrough(*contraction);
+  FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>> carried =
+      carriedAttributes(op);
+  if (failed(carried))
+    return failure();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  rewriter.setInsertionPoint(op);
+  auto imported = ipu_gemm::MatmulOp::create(
+      rewriter, op.getLoc(), resultType, contraction->lhs, contraction->rhs,
+      TypeAttr::get(resultType.getElementType()), contraction->transposeLhs,
+      contraction->transposeRhs, carried->first, carried->second);
+  if (failed(mlir::verify(imported))) {
+    rewriter.eraseOp(imported);
+    return op.emitError("contraction does not form an ipu_gemm.matmul (see "
+                        "the error above)");
+  }
+  rewriter.replaceOp(op, imported.getResult());
+  return success();
+}
+
+
+/// The input of a truncation to f16 or f32 of a whole tensor, as
+/// `arith.truncf` on the tensor or an all-parallel identity generic.
+static Value truncatedInput(Operation *op) {
+  if (auto truncation = dyn_cast<arith::TruncFOp>(op))
+    return truncation.getRoundingmodeAttr() ? Value() : truncation.getIn();
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return Value();
+  Block *body = generic.getBody();
+  if (body->getOperations().size() != 2)
+    return Value();
+  auto truncation = dyn_cast<arith::TruncFOp>(body->front());
+  if (!truncation || truncation.getRoundingmodeAttr() ||
+      truncation.getIn() != body->getArgument(0) ||
+      body->getTerminator()->getOperand(0) != truncation.getResult())
+    return Value();
+  return generic.getDpsInputs()[0];
+}
+
+
+/// Removes the linalg, tensor and arith ops left without users (the
+/// look-through producers, fills, empties and constants), to a fixpoint.
+static void eraseDeadOps(ModuleOp module) {
+  module.walk([&](func::FuncOp func) {
+    for (bool erased = true; erased;) {
+      erased = false;
+      SmallVector<Operation *> dead;
+      func.walk([&](Operation *op) {
+        if (op != func && op->getDialect() &&
+            isa<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect>(
+                op->getDialect()) &&
+            isOpTriviallyDead(op))
+          dead.push_back(op);
+      });
+      for (Operation *op : llvm::reverse(dead))
+        if (op->use_empty()) {
+          op->erase();
+          erased = true;
+        }
+    }
+  });
+}
+
+
+namespace {
+
+/// The refusals of one import stage: each op an import pattern could not
+/// take, with its error emitted once (the greedy driver may offer an op to
+/// a pattern again after its neighbours change).
+struct Refusals {
+  llvm::SmallPtrSet<Operation *, 4> ops;
+};
+
+/// A patch-embedding convolution as a permute, a matmul and its bias
+/// (importConvolution); any other convolution is refused.
+struct ImportConvolution : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  ImportConvolution(MLIRContext *context, Refusals &refusals)
+      : OpRewritePattern(context), refusals(refusals) {}
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
+                                PatternRewriter &rewriter) const override {
+    if (refusals.ops.contains(conv))
+      return failure();
+    // importConvolution checks every condition before it changes the IR.
+    if (succeeded(importConvolution(conv, rewriter)))
+      return success();
+    refusals.ops.insert(conv);
+    return failure();
+  }
+  Refusals &refusals;
+};
+
+/// Attention's head split and merge: a linalg.transpose that permutes
+/// leading dims of a tensor of rank 3 or more, read through an expand_shape
+/// splitting its last dim (the heads) and into a collapse_shape merging its
+/// last dims, is an ipu_tile.permute. A transpose that also swaps the last
+/// two dims (torch-mlir's K^T, [0, 2, 3, 1]) is the permute and that swap,
+/// which the matmul takes as B^T.
+struct ImportPermute : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getInit().getType());
+    ArrayRef<int64_t> perm = op.getPermutation();
+    const int64_t rank = static_cast<int64_t>(perm.size());
+    if (!op.hasPureTensorSemantics() || !type || !type.hasStaticShape() ||
+        rank < 3 || swapsLastTwo(perm))
+      return failure();
+    SmallVector<int64_t> keep(perm);
+    bool swapLastTwo = false;
+    if (perm.back() != rank - 1) {
+      if (perm[rank - 2] != rank - 1)
+        return failure();
+      std::swap(keep[rank - 2], keep[rank - 1]);
+      swapLastTwo = true;
+    }
+    Value source = op.getInput();
+    auto view = cast<RankedTensorType>(source.getType());
+    if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>())
+      if (expand.getReassociationIndices().back().size() > 1)
+        source = expand.getSrc();
+    SmallVector<int64_t> permutedShape;
+    for (int64_t d : keep)
+      permutedShape.push_back(view.getDimSize(d));
+    auto resultType = RankedTensorType::get(permutedShape, type.getElementType());
+    Operation *replaced = op;
+    if (!swapLastTwo && op->hasOneUse())
+      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(*op->getUsers().begin()))
+        if (collapse.getReassociationIndices().back().size() > 1) {
+          resultType = collapse.getResultType();
+          replaced = collapse;
+        }
+    rewriter.setInsertionPoint(replaced);
+    Value result = ipu_tile::PermuteOp::create(
+        rewriter, op.getLoc(), resultType, source,
+        rewriter.getDenseI64ArrayAttr(view.getShape()),
+        rewriter.getDenseI64ArrayAttr(keep));
+    if (swapLastTwo) {
+      SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      std::swap(swap[rank - 2], swap[rank - 1]);
+      Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+                                           type.getElementType());
+      result = linalg::TransposeOp::create(rewriter, op.getLoc(), result, init, swap)
+                   ->getResult(0);
+    }
+    rewriter.replaceOp(replaced, result);
+    if (replaced != op.getOperation())
+      rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Any contraction (named or generic, recognised by its indexing maps) as
+/// an ipu_gemm.matmul (importContraction); one that does not fit is
+/// refused with what does not.
+struct ImportContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  ImportContraction(MLIRContext *context, Refusals &refusals)
+      : OpInterfaceRewritePattern(context), refusals(refusals) {}
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if ((!linalg::isaContractionOpInterface(op) && !isa<linalg::ContractOp>(op)) ||
+        refusals.ops.contains(op))
+      return failure();
+    // importContraction checks every condition before it changes the IR.
+    if (succeeded(importContraction(op, rewriter)))
+      return success();
+    refusals.ops.insert(op);
+    return failure();
+  }
+  Refusals &refusals;
+};
+
+/// A matmul accumulating in f32 whose only use narrows the result stores
+/// the narrow type directly: the AMP accumulates in f32 and rounds once on
+/// the way out.
+struct FoldTruncation : OpRewritePattern<ipu_gemm::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ipu_gemm::MatmulOp matmul,
+                                PatternRewriter &rewriter) const override {
+    if (!matmul->hasOneUse())
+      return failure();
+    Operation *truncation = *matmul->getUsers().begin();
+    if (truncatedInput(truncation) != matmul.getResult())
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(truncation->getResult(0).getType());
+    if (!type || (!type.getElementType().isF16() && !type.getElementType().isF32()))
+      return failure();
+    rewriter.setInsertionPoint(matmul);
+    auto narrowed = ipu_gemm::MatmulOp::create(
+        rewriter, matmul.getLoc(), type, matmul.getLhs(), matmul.getRhs(),
+        matmul.getAccTypeAttr(), matmul.getTransposeLhs(),
+        matmul.getTransposeRhs(), matmul.getPlanAttr(), matmul.getConstraintsAttr());
+    rewriter.replaceOp(truncation, narrowed.getResult());
+    rewriter.eraseOp(matmul);
+    return success();
+  }
+};
+
+/// torch-mlir collapses leading dims for a batch_matmul (or into M for a
+/// matmul) and expands the result back: a matmul whose operands are
+/// collapses and whose only use is the inverse expand is the matmul of the
+/// uncollapsed operands, as long as only leading dims (batch dims, or M's
+/// when B is 2-D) are regrouped.
+struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ipu_gemm::MatmulOp matmul,
+                                PatternRewriter &rewriter) const override {
+    if (!matmul->hasOneUse())
+      return failure();
+    auto expand = dyn_cast<tensor::ExpandShapeOp>(*matmul->getUsers().begin());
+    if (!expand)
+      return failure();
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+    // Only the dims before the last two of the batched operands regroup;
+    // with a 2-D B, A's rows may take the merged dims too.
+    const bool batched = matmul.isBatched();
+    auto keepsLastDims = [&](ArrayRef<ReassociationIndices> reassociation,
+                             unsigned untouched) {
+      if (reassociation.size() < untouched)
+        return false;
+      for (const ReassociationIndices &group : reassociation.take_back(untouched))
+        if (group.size() != 1)
+          return false;
+      return true;
+    };
+    if (!keepsLastDims(groups, batched ? 2 : 1))
+      return failure();
+    auto uncollapsed = [&](Value operand) -> Value {
+      auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>();
+      if (!collapse || collapse.getReassociationIndices() != groups)
+        return Value();
+      return collapse.getSrc();
+    };
+    Value lhs = uncollapsed(matmul.getLhs());
+    Value rhs = batched ? uncollapsed(matmul.getRhs()) : matmul.getRhs();
+    if (!lhs || !rhs)
+      return failure();
+    // The expanded result's leading dims must be A's.
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto resultType = expand.getResultType();
+    const unsigned matrixDims = batched ? 2 : 1;
+    if (lhsType.getShape().drop_back(matrixDims) !=
+        resultType.getShape().drop_back(matrixDims))
+      return failure();
+    // The uncollapsed operands may be transposes in turn.
+    Contraction contraction{lhs, rhs, matmul.getTransposeLhs(),
+                            matmul.getTransposeRhs()};
+    lookThrough(contraction);
+    rewriter.setInsertionPoint(matmul);
+    auto regrouped = ipu_gemm::MatmulOp::create(
+        rewriter, matmul.getLoc(), resultType, contraction.lhs, contraction.rhs,
+        matmul.getAccTypeAttr(), contraction.transposeLhs, contraction.transposeRhs,
+        matmul.getPlanAttr(), matmul.getConstraintsAttr());
+    if (failed(mlir::verify(regrouped))) {
+      rewriter.eraseOp(regrouped);
+      return failure();
+    }
+    rewriter.replaceOp(expand, regrouped.getResult());
+    rewriter.eraseOp(matmul);
+    return success();
+  }
+};
+
+/// Applies one stage's patterns (applyImportPatterns); fails when a
+/// pattern refused an op (its error is emitted).
+static LogicalResult applyStage(ModuleOp module, RewritePatternSet &&patterns,
+                                const Refusals &refusals) {
+  mlir::ipu_compiler::applyImportPatterns(module, std::move(patterns));
+  return failure(!refusals.ops.empty());
+}
 
 struct ImportLinalgPass
     : public mlir::ipu_compiler::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
-    module.walk([&](linalg::Conv2DNchwFchwOp op) { convolutions.push_back(op); });
-    bool convolutionFailed = false;
-    for (linalg::Conv2DNchwFchwOp op : convolutions)
-      convolutionFailed |= failed(importConvolution(op));
-    if (convolutionFailed)
+    MLIRContext *context = &getContext();
+    // Stages, in order: each looks through what the one before left.
+    // Convolutions become the permute and matmul forms the next stages take.
+    Refusals refusals;
+    RewritePatternSet convolutions(context);
+    convolutions.add<ImportConvolution>(context, refusals);
+    if (failed(applyStage(module, std::move(convolutions), refusals)))
       return signalPassFailure();
-    importPermutes(module);
-    SmallVector<linalg::LinalgOp> contractions;
-    module.walk([&](linalg::LinalgOp op) {
-      if (linalg::isaContractionOpInterface(op) || isa<linalg::ContractOp>(op))
-        contractions.push_back(op);
-    });
-    bool failedAny = false;
-    for (linalg::LinalgOp op : contractions)
-      failedAny |= failed(importContraction(op));
-    if (failedAny)
+    // Permutes first, so that a transpose left only swapping the last two
+    // dims is one a contraction looks through.
+    RewritePatternSet permutes(context);
+    permutes.add<ImportPermute>(context);
+    (void)applyStage(module, std::move(permutes), refusals);
+    RewritePatternSet contractions(context);
+    contractions.add<ImportContraction>(context, refusals);
+    if (failed(applyStage(module, std::move(contractions), refusals)))
       return signalPassFailure();
-    foldTruncations(module);
-    foldRegroupedBatches(module);
+    // Then what the matmuls' results went through, in this order: a
+    // truncation right after a matmul narrows it before a regrouping moves
+    // the matmul past its expand.
+    RewritePatternSet truncations(context);
+    truncations.add<FoldTruncation>(context);
+    (void)applyStage(module, std::move(truncations), refusals);
+    RewritePatternSet regroupings(context);
+    regroupings.add<FoldRegroupedBatches>(context);
+    (void)applyStage(module, std::move(regroupings), refusals);
     // What the contractions looked through goes first: their operands'
     // broadcasts are elementwise generics too.
     eraseDeadOps(module);
@@ -287,6 +725,7 @@ struct ImportLinalgPass
       return signalPassFailure();
     eraseDeadOps(module);
     // What is left from linalg or the shape ops is not compiled: say which.
+    bool unsupported = false;
     module.walk([&](Operation *op) {
       if (!op->getDialect() || !isa<linalg::LinalgDialect, tensor::TensorDialect>(
                                    op->getDialect()))
@@ -299,378 +738,10 @@ struct ImportLinalgPass
              "batch_matmul, contract, multiply-add generics), patch-embedding "
              "convolutions, elementwise generics and maps, and the transposes, "
              "broadcasts, fills, collapses and truncations that fold into them";
-      failedAny = true;
+      unsupported = true;
     });
-    if (failedAny)
+    if (unsupported)
       signalPassFailure();
-  }
-
-  /// Removes the linalg, tensor and arith ops left without users (the
-  /// look-through producers, fills, empties and constants), to a fixpoint.
-  void eraseDeadOps(ModuleOp module) {
-    module.walk([&](func::FuncOp func) {
-      for (bool erased = true; erased;) {
-        erased = false;
-        SmallVector<Operation *> dead;
-        func.walk([&](Operation *op) {
-          if (op != func && op->getDialect() &&
-              isa<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect>(
-                  op->getDialect()) &&
-              isOpTriviallyDead(op))
-            dead.push_back(op);
-        });
-        for (Operation *op : llvm::reverse(dead))
-          if (op->use_empty()) {
-            op->erase();
-            erased = true;
-          }
-      }
-    });
-  }
-
-  /// The contraction's operands as ipu_gemm.matmul takes them, or an error
-  /// naming what does not fit: one K, one N, M dims leading or one M
-  /// beside batch dims, the result in (batch, M, N) order.
-  FailureOr<Contraction> analyse(linalg::LinalgOp op) {
-    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-      return op.emitError("contraction must have two inputs and one output");
-    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-    if (failed(dims) || dims->k.size() != 1 || dims->n.size() != 1 ||
-        dims->m.empty())
-      return op.emitError("contraction must have one reduction (K), one "
-                          "parallel dim of B only (N) and parallel dims of A "
-                          "(M); this one does not");
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    for (AffineMap map : maps)
-      if (!map.isProjectedPermutation())
-        return op.emitError("contraction indexing maps must be projected "
-                            "permutations");
-    SmallVector<unsigned> lhsDims = positions(maps[0]), rhsDims = positions(maps[1]),
-                          outDims = positions(maps[2]);
-    const unsigned k = dims->k[0], n = dims->n[0];
-    SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
-    SmallVector<unsigned> m(dims->m.begin(), dims->m.end());
-    // The result's order names the batch and M dims' order.
-    SmallVector<unsigned> outBatch, outM;
-    for (unsigned d : outDims)
-      (llvm::is_contained(batch, d) ? outBatch : outM).push_back(d);
-    if (outM.empty() || outM.back() != n)
-      return op.emitError("contraction result must end in N; it is a "
-                          "transposed product, not supported");
-    outM.pop_back();
-    SmallVector<unsigned> expectedOut(outBatch);
-    llvm::append_range(expectedOut, outM);
-    expectedOut.push_back(n);
-    if (outDims != expectedOut)
-      return op.emitError("contraction result dims must be ordered batch, M, "
-                          "N; batch dims after M dims are not supported");
-
-    Contraction contraction;
-    // A: [batch..., M..., K], or [batch..., K, M] transposed.
-    SmallVector<unsigned> lhsWanted(outBatch);
-    llvm::append_range(lhsWanted, outM);
-    lhsWanted.push_back(k);
-    if (lhsDims != lhsWanted) {
-      SmallVector<unsigned> lhsTransposed(outBatch);
-      if (outM.size() == 1)
-        lhsTransposed.append({k, outM[0]});
-      if (outM.size() != 1 || lhsDims != lhsTransposed)
-        return op.emitError("A's dims must be batch..., M..., K or batch..., "
-                            "K, M in the result's order");
-      contraction.transposeLhs = true;
-    }
-    // B: [batch..., K, N] or [batch..., N, K]; without batch dims, the
-    // batch dims of A and C fold into M.
-    SmallVector<unsigned> rhsLead(rhsDims.begin(), rhsDims.end() - std::min<size_t>(2, rhsDims.size()));
-    if (rhsDims.size() < 2 || (rhsLead != outBatch && !rhsLead.empty()))
-      return op.emitError("B's dims must be batch..., K, N (or N, K) with A's "
-                          "batch dims, or K, N alone");
-    ArrayRef<unsigned> rhsLast = ArrayRef<unsigned>(rhsDims).take_back(2);
-    if (rhsLast[0] == n && rhsLast[1] == k)
-      contraction.transposeRhs = true;
-    else if (rhsLast[0] != k || rhsLast[1] != n)
-      return op.emitError("B's last two dims must be K, N or N, K");
-    const bool batched = !rhsLead.empty();
-    if (batched && outM.size() != 1)
-      return op.emitError("a batched contraction must have one M dim, has ")
-             << outM.size();
-    if (!batched && contraction.transposeLhs && !outBatch.empty())
-      return op.emitError("a transposed A with batch dims needs a batched B");
-    contraction.lhs = op.getDpsInputs()[0];
-    contraction.rhs = op.getDpsInputs()[1];
-    return contraction;
-  }
-
-  /// Looks through producers that only transpose the last two dims of an
-  /// operand or broadcast B along the batch dims.
-  void lookThrough(Contraction &contraction) {
-    for (auto [value, transposed] :
-         {std::pair(&contraction.lhs, &contraction.transposeLhs),
-          std::pair(&contraction.rhs, &contraction.transposeRhs)})
-      while (Value input = lookThroughTranspose(*value)) {
-        *value = input;
-        *transposed = !*transposed;
-      }
-    if (Value input = lookThroughLeadingBroadcast(contraction.rhs)) {
-      // B is the same for every batch: the batches fold into M (which a
-      // transposed A cannot).
-      if (!contraction.transposeLhs)
-        contraction.rhs = input;
-    }
-    while (Value input = lookThroughTranspose(contraction.rhs)) {
-      contraction.rhs = input;
-      contraction.transposeRhs = !contraction.transposeRhs;
-    }
-  }
-
-  /// The attributes of `op` the imported op honours: `ipu_gemm.constraints`
-  /// (a #ipu_gemm.constraints) and `ipu_gemm.plan` (a #ipu_gemm.plan, kept by
-  /// the planner when it can be lowered): on another dialect's op they
-  /// carry our prefix. An ipu_gemm attribute under another
-  /// name, or one of those names holding something else, is an error; any
-  /// other discardable attribute but linalg's own is dropped with a warning.
-  FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>>
-  carriedAttributes(Operation *op) {
-    ipu_gemm::PlanAttr plan;
-    ipu_gemm::ConstraintsAttr constraints;
-    for (NamedAttribute attr : op->getDiscardableAttrs()) {
-      StringRef name = attr.getName().strref();
-      Attribute value = attr.getValue();
-      if (name == "ipu_gemm.constraints") {
-        constraints = dyn_cast<ipu_gemm::ConstraintsAttr>(value);
-        if (!constraints)
-          return op->emitError("attribute 'ipu_gemm.constraints' must be a "
-                               "#ipu_gemm.constraints, got ")
-                 << value;
-        continue;
-      }
-      if (name == "ipu_gemm.plan") {
-        plan = dyn_cast<ipu_gemm::PlanAttr>(value);
-        if (!plan)
-          return op->emitError("attribute 'ipu_gemm.plan' must be a "
-                               "#ipu_gemm.plan, got ")
-                 << value;
-        continue;
-      }
-      if (isa<ipu_gemm::IPUGemmDialect>(value.getDialect()))
-        return op->emitError("attribute '")
-               << name << "' holds " << value
-               << ", which the import honours only as 'ipu_gemm.constraints' "
-                  "or 'ipu_gemm.plan'";
-      if (!name.starts_with("linalg."))
-        op->emitWarning("attribute '")
-            << name << "' is dropped by the import to ipu_gemm.matmul";
-    }
-    return std::make_pair(plan, constraints);
-  }
-
-  LogicalResult importContraction(linalg::LinalgOp op) {
-    if (!op.hasPureTensorSemantics())
-      return op.emitError("contraction must work on tensors, not buffers");
-    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
-        matmul && matmul.getCast() != linalg::TypeFn::cast_signed)
-      return op.emitError("linalg.matmul with an unsigned cast is not supported");
-    Value init = op.getDpsInits()[0];
-    if (!isZeroAccumulator(init))
-      return op.emitError(
-          "contraction accumulates into non-zero data; only a zero fill or "
-          "tensor.empty accumulator is supported");
-    FailureOr<Contraction> contraction = analyse(op);
-    if (failed(contraction))
-      return failure();
-    lookThrough(*contraction);
-    FailureOr<std::pair<ipu_gemm::PlanAttr, ipu_gemm::ConstraintsAttr>> carried =
-        carriedAttributes(op);
-    if (failed(carried))
-      return failure();
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    OpBuilder builder(op);
-    auto imported = ipu_gemm::MatmulOp::create(
-        builder, op.getLoc(), resultType, contraction->lhs, contraction->rhs,
-        TypeAttr::get(resultType.getElementType()), contraction->transposeLhs,
-        contraction->transposeRhs, carried->first, carried->second);
-    if (failed(mlir::verify(imported))) {
-      imported.erase();
-      return op.emitError("contraction does not form an ipu_gemm.matmul (see "
-                          "the error above)");
-    }
-    op->getResult(0).replaceAllUsesWith(imported.getResult());
-    op->erase();
-    return success();
-  }
-
-  /// The input of a truncation to f16 or f32 of a whole tensor, as
-  /// `arith.truncf` on the tensor or an all-parallel identity generic.
-  static Value truncatedInput(Operation *op) {
-    if (auto truncation = dyn_cast<arith::TruncFOp>(op))
-      return truncation.getRoundingmodeAttr() ? Value() : truncation.getIn();
-    auto generic = dyn_cast<linalg::GenericOp>(op);
-    if (!generic || generic.getNumDpsInputs() != 1 ||
-        generic.getNumReductionLoops() != 0 ||
-        !llvm::all_of(generic.getIndexingMapsArray(),
-                      [](AffineMap map) { return map.isIdentity(); }))
-      return Value();
-    Block *body = generic.getBody();
-    if (body->getOperations().size() != 2)
-      return Value();
-    auto truncation = dyn_cast<arith::TruncFOp>(body->front());
-    if (!truncation || truncation.getRoundingmodeAttr() ||
-        truncation.getIn() != body->getArgument(0) ||
-        body->getTerminator()->getOperand(0) != truncation.getResult())
-      return Value();
-    return generic.getDpsInputs()[0];
-  }
-
-  /// A matmul accumulating in f32 whose only use narrows the result stores
-  /// the narrow type directly: the AMP accumulates in f32 and rounds once
-  /// on the way out.
-  void foldTruncations(ModuleOp module) {
-    SmallVector<Operation *> truncations;
-    module.walk([&](Operation *op) {
-      if (truncatedInput(op))
-        truncations.push_back(op);
-    });
-    for (Operation *truncation : truncations) {
-      auto matmul = truncatedInput(truncation).getDefiningOp<ipu_gemm::MatmulOp>();
-      auto type = dyn_cast<RankedTensorType>(truncation->getResult(0).getType());
-      if (!matmul || !matmul->hasOneUse() || !type ||
-          (!type.getElementType().isF16() && !type.getElementType().isF32()))
-        continue;
-      OpBuilder builder(matmul);
-      auto narrowed = ipu_gemm::MatmulOp::create(
-          builder, matmul.getLoc(), type, matmul.getLhs(), matmul.getRhs(),
-          matmul.getAccTypeAttr(), matmul.getTransposeLhs(),
-          matmul.getTransposeRhs(), matmul.getPlanAttr(),
-          matmul.getConstraintsAttr());
-      truncation->getResult(0).replaceAllUsesWith(narrowed.getResult());
-      truncation->erase();
-      matmul.erase();
-    }
-  }
-
-  /// Attention's head split and merge: a linalg.transpose that permutes
-  /// leading dims of a tensor of rank 3 or more, read through an
-  /// expand_shape splitting its last dim (the heads) and into a
-  /// collapse_shape merging its last dims, is an ipu_tile.permute. A
-  /// transpose that also swaps the last two dims (torch-mlir's K^T, [0, 2,
-  /// 3, 1]) is the permute and that swap, which the matmul takes as B^T.
-  void importPermutes(ModuleOp module) {
-    SmallVector<linalg::TransposeOp> transposes;
-    module.walk([&](linalg::TransposeOp op) { transposes.push_back(op); });
-    for (linalg::TransposeOp op : transposes) {
-      auto type = dyn_cast<RankedTensorType>(op.getInit().getType());
-      ArrayRef<int64_t> perm = op.getPermutation();
-      const int64_t rank = static_cast<int64_t>(perm.size());
-      if (!op.hasPureTensorSemantics() || !type || !type.hasStaticShape() || rank < 3 ||
-          swapsLastTwo(perm))
-        continue;
-      SmallVector<int64_t> keep(perm);
-      bool swapLastTwo = false;
-      if (perm.back() != rank - 1) {
-        if (perm[rank - 2] != rank - 1)
-          continue;
-        std::swap(keep[rank - 2], keep[rank - 1]);
-        swapLastTwo = true;
-      }
-      Value source = op.getInput();
-      auto view = cast<RankedTensorType>(source.getType());
-      if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>())
-        if (expand.getReassociationIndices().back().size() > 1)
-          source = expand.getSrc();
-      SmallVector<int64_t> permutedShape;
-      for (int64_t d : keep)
-        permutedShape.push_back(view.getDimSize(d));
-      auto resultType = RankedTensorType::get(permutedShape, type.getElementType());
-      Operation *replaced = op;
-      if (!swapLastTwo && op->hasOneUse())
-        if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(*op->getUsers().begin()))
-          if (collapse.getReassociationIndices().back().size() > 1) {
-            resultType = collapse.getResultType();
-            replaced = collapse;
-          }
-      OpBuilder builder(replaced);
-      Value result = ipu_tile::PermuteOp::create(builder, op.getLoc(), resultType, source,
-                                                 builder.getDenseI64ArrayAttr(view.getShape()),
-                                                 builder.getDenseI64ArrayAttr(keep));
-      if (swapLastTwo) {
-        SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-        std::swap(swap[rank - 2], swap[rank - 1]);
-        Value init = tensor::EmptyOp::create(builder, op.getLoc(), type.getShape(),
-                                             type.getElementType());
-        result = linalg::TransposeOp::create(builder, op.getLoc(), result, init, swap)
-                     ->getResult(0);
-      }
-      replaced->getResult(0).replaceAllUsesWith(result);
-      if (replaced != op.getOperation())
-        replaced->erase();
-      op->erase();
-    }
-  }
-
-  /// torch-mlir collapses leading dims for a batch_matmul (or into M for a
-  /// matmul) and expands the result back: a matmul whose operands are
-  /// collapses and whose only use is the inverse expand is the matmul of
-  /// the uncollapsed operands, as long as only leading dims (batch dims, or
-  /// M's when B is 2-D) are regrouped.
-  void foldRegroupedBatches(ModuleOp module) {
-    SmallVector<ipu_gemm::MatmulOp> matmuls;
-    module.walk([&](ipu_gemm::MatmulOp op) { matmuls.push_back(op); });
-    for (ipu_gemm::MatmulOp matmul : matmuls) {
-      if (!matmul->hasOneUse())
-        continue;
-      auto expand = dyn_cast<tensor::ExpandShapeOp>(*matmul->getUsers().begin());
-      if (!expand)
-        continue;
-      SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
-      // Only the dims before the last two of the batched operands regroup;
-      // with a 2-D B, A's rows may take the merged dims too.
-      const bool batched = matmul.isBatched();
-      auto keepsLastDims = [&](ArrayRef<ReassociationIndices> reassociation,
-                               unsigned untouched) {
-        if (reassociation.size() < untouched)
-          return false;
-        for (const ReassociationIndices &group : reassociation.take_back(untouched))
-          if (group.size() != 1)
-            return false;
-        return true;
-      };
-      if (!keepsLastDims(groups, batched ? 2 : 1))
-        continue;
-      auto uncollapsed = [&](Value operand) -> Value {
-        auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>();
-        if (!collapse || collapse.getReassociationIndices() != groups)
-          return Value();
-        return collapse.getSrc();
-      };
-      Value lhs = uncollapsed(matmul.getLhs());
-      Value rhs = batched ? uncollapsed(matmul.getRhs()) : matmul.getRhs();
-      if (!lhs || !rhs)
-        continue;
-      // The expanded result's leading dims must be A's.
-      auto lhsType = cast<RankedTensorType>(lhs.getType());
-      auto resultType = expand.getResultType();
-      const unsigned matrixDims = batched ? 2 : 1;
-      if (lhsType.getShape().drop_back(matrixDims) !=
-          resultType.getShape().drop_back(matrixDims))
-        continue;
-      // The uncollapsed operands may be transposes in turn.
-      Contraction contraction{lhs, rhs, matmul.getTransposeLhs(),
-                              matmul.getTransposeRhs()};
-      lookThrough(contraction);
-      OpBuilder builder(matmul);
-      auto regrouped = ipu_gemm::MatmulOp::create(
-          builder, matmul.getLoc(), resultType, contraction.lhs, contraction.rhs,
-          matmul.getAccTypeAttr(), contraction.transposeLhs,
-          contraction.transposeRhs, matmul.getPlanAttr(),
-          matmul.getConstraintsAttr());
-      if (failed(mlir::verify(regrouped))) {
-        regrouped.erase();
-        continue;
-      }
-      expand.getResult().replaceAllUsesWith(regrouped.getResult());
-      expand.erase();
-      matmul.erase();
-    }
   }
 };
 } // namespace

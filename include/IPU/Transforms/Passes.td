@@ -70,7 +70,15 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
     ```
 
     Any other convolution is an error saying which condition it misses.
-    Anything else from linalg or tensor is an error naming the op. `constraints` and `plan` attributes
+    Anything else from linalg or tensor is an error naming the op.
+
+    The import runs as rewrite-pattern stages, each in program order to its
+    fixpoint and without folding: convolutions, permutes, contractions,
+    truncations, regrouped batches, softmax decomposition, then elementwise
+    ops and row reductions. Each stage looks through what the ones before
+    it left.
+
+    `constraints` and `plan` attributes
     carry over; either name holding anything else, or an `ipu_gemm`
     attribute under another name, is an error, and other attributes (but
     linalg's own) are dropped with a warning.
