@@ -893,14 +893,21 @@ GeluBlockOutputs geluOutputs(const ipu::ElementwiseKernel &kernel) {
   return outputs;
 }
 
-/// A fresh directory under the test's temporary directory.
-std::string scratchDirectory(const std::string &name) {
-  std::string path = ::testing::TempDir() + "ipu-kernel-cache-" +
-                     std::to_string(getpid()) + "-" + name;
-  std::string command = "rm -rf '" + path + "'";
-  EXPECT_EQ(std::system(command.c_str()), 0);
-  return path;
-}
+/// A fresh directory under the test's temporary directory, removed with
+/// everything in it when the test ends.
+struct ScratchDirectory {
+  explicit ScratchDirectory(const std::string &name)
+      : path(::testing::TempDir() + "ipu-kernel-cache-" + std::to_string(getpid()) +
+             "-" + name) {
+    remove();
+  }
+  ~ScratchDirectory() { remove(); }
+  void remove() const {
+    std::string command = "rm -rf '" + path + "'";
+    EXPECT_EQ(std::system(command.c_str()), 0);
+  }
+  const std::string path;
+};
 
 /// A package of the GELU kernel alone, as ipu-run would read it.
 ipu::Package geluPackage(const TestKernels &gelu) {
@@ -913,7 +920,8 @@ ipu::Package geluPackage(const TestKernels &gelu) {
 }
 
 TEST_F(KernelCodegenTest, CacheEntryIsReusedAndHoldsTheCompiledBodies) {
-  const std::string directory = scratchDirectory("reuse");
+  const ScratchDirectory scratch("reuse");
+  const std::string &directory = scratch.path;
   ipu::KernelCompileStats stats;
   ipu::Package first = geluPackage(*gelu);
   ipu::CompiledKernels compiled;
@@ -952,7 +960,8 @@ TEST_F(KernelCodegenTest, CacheEntryIsReusedAndHoldsTheCompiledBodies) {
 
 TEST_F(KernelCodegenTest, CacheThatOthersMayWriteIsNeverUsed) {
   // A directory others may write: compiled without it, nothing written.
-  const std::string open = scratchDirectory("open");
+  const ScratchDirectory openScratch("open");
+  const std::string &open = openScratch.path;
   ASSERT_EQ(mkdir(open.c_str(), 0777), 0);
   ASSERT_EQ(chmod(open.c_str(), 0777), 0);
   ipu::Package package = geluPackage(*gelu);
@@ -968,7 +977,8 @@ TEST_F(KernelCodegenTest, CacheThatOthersMayWriteIsNeverUsed) {
 
   // An entry others may write is not trusted: planted garbage is compiled
   // over, never mapped.
-  const std::string directory = scratchDirectory("planted");
+  const ScratchDirectory plantedScratch("planted");
+  const std::string &directory = plantedScratch.path;
   ASSERT_EQ(mkdir(directory.c_str(), 0700), 0);
   const std::string entry =
       directory + "/" + ipu::kernelCacheKey({&package.kernels[0]->body()}) + ".so";
