@@ -396,24 +396,11 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
         result = arith::ConstantFloatOp::create(b, loc, cast<FloatType>(type), value);
       }
       break;
-    case ipu::BodyOpKind::AddF: result = arith::AddFOp::create(b, loc, operand(0), operand(1)); break;
-    case ipu::BodyOpKind::SubF: result = arith::SubFOp::create(b, loc, operand(0), operand(1)); break;
-    case ipu::BodyOpKind::MulF: result = arith::MulFOp::create(b, loc, operand(0), operand(1)); break;
-    case ipu::BodyOpKind::DivF: result = arith::DivFOp::create(b, loc, operand(0), operand(1)); break;
-    case ipu::BodyOpKind::NegF: result = arith::NegFOp::create(b, loc, operand(0)); break;
-    case ipu::BodyOpKind::MaximumF: result = arith::MaximumFOp::create(b, loc, operand(0), operand(1)); break;
-    case ipu::BodyOpKind::MinimumF: result = arith::MinimumFOp::create(b, loc, operand(0), operand(1)); break;
     // maxnum / minnum as compare and select: LLVM would call libm's fmaxf
     // for f16, which the object must not import.
     case ipu::BodyOpKind::MaxNumF: result = k.maxNum(operand(0), operand(1), true); break;
     case ipu::BodyOpKind::MinNumF: result = k.maxNum(operand(0), operand(1), false); break;
-    case ipu::BodyOpKind::AbsF: result = math::AbsFOp::create(b, loc, operand(0)); break;
-    case ipu::BodyOpKind::Exp: result = math::ExpOp::create(b, loc, operand(0)); break;
     case ipu::BodyOpKind::Log: result = k.log(operand(0)); break;
-    case ipu::BodyOpKind::Tanh: result = math::TanhOp::create(b, loc, operand(0)); break;
-    case ipu::BodyOpKind::Erf: result = math::ErfOp::create(b, loc, operand(0)); break;
-    case ipu::BodyOpKind::Sqrt: result = math::SqrtOp::create(b, loc, operand(0)); break;
-    case ipu::BodyOpKind::Rsqrt: result = math::RsqrtOp::create(b, loc, operand(0)); break;
     case ipu::BodyOpKind::PowF: result = k.pow(operand(0), operand(1)); break;
     case ipu::BodyOpKind::Fma:
       if (type.isF16()) {
@@ -449,6 +436,18 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
     case ipu::BodyOpKind::Select:
       result = arith::SelectOp::create(b, loc, operand(0), operand(1), operand(2));
       break;
+    default: {
+      // Every other kind is its arith or math op (bodyOpName, the body op
+      // table's spelling) on the same operands and of the same type, which
+      // the math expansion and the LLVM lowering below take as they come:
+      // a new such op is a row of that table.
+      OperationState state(loc, ipu::bodyOpName(op.kind));
+      for (unsigned i = 0; i < ipu::bodyOpArity(op.kind); ++i)
+        state.addOperands(operand(i));
+      state.addTypes(type);
+      result = b.create(state)->getResult(0);
+      break;
+    }
     }
     values.push_back(result);
   }
