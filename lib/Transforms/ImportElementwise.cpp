@@ -602,49 +602,29 @@ LogicalResult importReduction(linalg::LinalgOp op, PatternRewriter &builder) {
 
 /// linalg.softmax as MLIR decomposes it: a max, exp(x - max), a sum and a
 /// division, which import like an exporter's.
-struct DecomposeSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
-  DecomposeSoftmax(MLIRContext *context, llvm::SmallPtrSet<Operation *, 4> &refused)
-      : OpRewritePattern(context), refused(refused) {}
-  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
-                                PatternRewriter &rewriter) const override {
-    if (refused.contains(op))
-      return failure();
-    FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
-    if (failed(values)) {
-      refused.insert(op);
-      return op.emitError("linalg.softmax could not be decomposed");
-    }
-    rewriter.replaceOp(op, *values);
-    return success();
-  }
-  llvm::SmallPtrSet<Operation *, 4> &refused;
-};
+LogicalResult decomposeSoftmax(linalg::SoftmaxOp op, PatternRewriter &rewriter) {
+  FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
+  if (failed(values))
+    return op.emitError("linalg.softmax could not be decomposed");
+  rewriter.replaceOp(op, *values);
+  return success();
+}
 
-/// An elementwise generic or map as an ipu_tile.elementwise (importOne), a
-/// row reduction as a reducing one (importReduction); what does not fit is
-/// refused with its error.
-struct ImportElementwiseOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
-  ImportElementwiseOp(MLIRContext *context, llvm::SmallPtrSet<Operation *, 4> &refused)
-      : OpInterfaceRewritePattern(context), refused(refused) {}
-  LogicalResult matchAndRewrite(linalg::LinalgOp op,
-                                PatternRewriter &rewriter) const override {
-    if (refused.contains(op))
-      return failure();
-    bool reduction = isRowReduction(op);
-    if (!reduction && !isElementwise(op))
-      return failure();
-    if (succeeded(reduction ? importReduction(op, rewriter) : importOne(op, rewriter)))
-      return success();
-    refused.insert(op);
-    return failure();
-  }
-  llvm::SmallPtrSet<Operation *, 4> &refused;
-};
+/// An elementwise generic or map (importOne) or a row reduction
+/// (importReduction).
+bool isElementwiseOrRowReduction(linalg::LinalgOp op) {
+  return isRowReduction(op) || isElementwise(op);
+}
+LogicalResult importElementwiseOrRowReduction(linalg::LinalgOp op,
+                                              PatternRewriter &rewriter) {
+  return isRowReduction(op) ? importReduction(op, rewriter) : importOne(op, rewriter);
+}
 
 } // namespace
 
-void mlir::ipu_compiler::applyImportPatterns(ModuleOp module,
-                                             RewritePatternSet &&patterns) {
+LogicalResult mlir::ipu_compiler::applyImportStage(ModuleOp module,
+                                                  RewritePatternSet &&patterns,
+                                                  const ImportRefusals &refusals) {
   GreedyRewriteConfig config;
   config.setUseTopDownTraversal(true)
       .enableFolding(false)
@@ -653,20 +633,21 @@ void mlir::ipu_compiler::applyImportPatterns(ModuleOp module,
   // Every stage reaches its fixpoint in a few rounds; an op an unconverged
   // one left is named by the import's final check.
   (void)applyPatternsGreedily(module, std::move(patterns), config);
+  return failure(!refusals.ops.empty());
 }
 
 LogicalResult mlir::ipu_compiler::importElementwise(ModuleOp module) {
   MLIRContext *context = module.getContext();
-  llvm::SmallPtrSet<Operation *, 4> refused;
+  ImportRefusals refusals;
   RewritePatternSet softmaxes(context);
-  softmaxes.add<DecomposeSoftmax>(context, refused);
-  applyImportPatterns(module, std::move(softmaxes));
-  if (!refused.empty())
+  softmaxes.add<ImportOrRefuse<linalg::SoftmaxOp, OpRewritePattern>>(
+      context, nullptr, decomposeSoftmax, refusals);
+  if (failed(applyImportStage(module, std::move(softmaxes), refusals)))
     return failure();
   RewritePatternSet elementwise(context);
-  elementwise.add<ImportElementwiseOp>(context, refused);
-  applyImportPatterns(module, std::move(elementwise));
-  if (!refused.empty())
+  elementwise.add<ImportOrRefuse<linalg::LinalgOp, OpInterfaceRewritePattern>>(
+      context, isElementwiseOrRowReduction, importElementwiseOrRowReduction, refusals);
+  if (failed(applyImportStage(module, std::move(elementwise), refusals)))
     return failure();
   // Reshapes the column inputs looked through, and the reductions' inits,
   // are dead now; a dead user would stop a fusion.

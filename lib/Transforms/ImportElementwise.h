@@ -16,10 +16,42 @@ namespace mlir::ipu_compiler {
 /// kernel runs.
 LogicalResult importElementwise(ModuleOp module);
 
+/// The ops an import stage refused, each with its error emitted once.
+struct ImportRefusals {
+  llvm::SmallPtrSet<Operation *, 4> ops;
+};
+
 /// Applies one import stage's patterns to `module` in program order until
 /// none applies, without folding or constant merging: the IR changes only
-/// where a pattern says.
-void applyImportPatterns(ModuleOp module, RewritePatternSet &&patterns);
+/// where a pattern says. Fails when `refusals` holds an op (its error is
+/// emitted).
+LogicalResult applyImportStage(ModuleOp module, RewritePatternSet &&patterns,
+                               const ImportRefusals &refusals);
+
+/// A pattern that imports the ops `takes` accepts (all, when null) with
+/// `import`, which checks every condition (emitting its error) before it
+/// changes the IR; an op it refuses is recorded and, offered again after
+/// its neighbours change, skipped. `Base` is OpRewritePattern or
+/// OpInterfaceRewritePattern.
+template <typename OpTy, template <typename> class Base>
+struct ImportOrRefuse : Base<OpTy> {
+  using Takes = bool (*)(OpTy);
+  using Import = LogicalResult (*)(OpTy, PatternRewriter &);
+  ImportOrRefuse(MLIRContext *context, Takes takes, Import import,
+                 ImportRefusals &refusals)
+      : Base<OpTy>(context), takes(takes), import(import), refusals(refusals) {}
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    if ((takes && !takes(op)) || refusals.ops.contains(op))
+      return failure();
+    if (succeeded(import(op, rewriter)))
+      return success();
+    refusals.ops.insert(op);
+    return failure();
+  }
+  Takes takes;
+  Import import;
+  ImportRefusals &refusals;
+};
 
 /// x^3 as x * x * x, and the like, and constant truncations folded: the
 /// kernel then computes what the body says at the cost the estimator

@@ -28,6 +28,9 @@ namespace mlir::ipu_compiler {
 } // namespace mlir::ipu_compiler
 
 using namespace mlir;
+using mlir::ipu_compiler::applyImportStage;
+using mlir::ipu_compiler::ImportOrRefuse;
+using mlir::ipu_compiler::ImportRefusals;
 
 /// Whether `init` is known to hold zeros: a tensor.empty (a contraction then
 /// accumulates into undefined data, which we read as zero) or a fill of 0,
@@ -484,31 +487,6 @@ static void eraseDeadOps(ModuleOp module) {
 
 namespace {
 
-/// The refusals of one import stage: each op an import pattern could not
-/// take, with its error emitted once (the greedy driver may offer an op to
-/// a pattern again after its neighbours change).
-struct Refusals {
-  llvm::SmallPtrSet<Operation *, 4> ops;
-};
-
-/// A patch-embedding convolution as a permute, a matmul and its bias
-/// (importConvolution); any other convolution is refused.
-struct ImportConvolution : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  ImportConvolution(MLIRContext *context, Refusals &refusals)
-      : OpRewritePattern(context), refusals(refusals) {}
-  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
-                                PatternRewriter &rewriter) const override {
-    if (refusals.ops.contains(conv))
-      return failure();
-    // importConvolution checks every condition before it changes the IR.
-    if (succeeded(importConvolution(conv, rewriter)))
-      return success();
-    refusals.ops.insert(conv);
-    return failure();
-  }
-  Refusals &refusals;
-};
-
 /// Attention's head split and merge: a linalg.transpose that permutes
 /// leading dims of a tensor of rank 3 or more, read through an expand_shape
 /// splitting its last dim (the heads) and into a collapse_shape merging its
@@ -569,25 +547,11 @@ struct ImportPermute : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
-/// Any contraction (named or generic, recognised by its indexing maps) as
-/// an ipu_gemm.matmul (importContraction); one that does not fit is
-/// refused with what does not.
-struct ImportContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
-  ImportContraction(MLIRContext *context, Refusals &refusals)
-      : OpInterfaceRewritePattern(context), refusals(refusals) {}
-  LogicalResult matchAndRewrite(linalg::LinalgOp op,
-                                PatternRewriter &rewriter) const override {
-    if ((!linalg::isaContractionOpInterface(op) && !isa<linalg::ContractOp>(op)) ||
-        refusals.ops.contains(op))
-      return failure();
-    // importContraction checks every condition before it changes the IR.
-    if (succeeded(importContraction(op, rewriter)))
-      return success();
-    refusals.ops.insert(op);
-    return failure();
-  }
-  Refusals &refusals;
-};
+/// Whether `op` is a contraction (named or generic, recognised by its
+/// indexing maps), which importContraction takes or refuses.
+static bool isContraction(linalg::LinalgOp op) {
+  return linalg::isaContractionOpInterface(op) || isa<linalg::ContractOp>(op);
+}
 
 /// A matmul accumulating in f32 whose only use narrows the result stores
 /// the narrow type directly: the AMP accumulates in f32 and rounds once on
@@ -680,14 +644,6 @@ struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
   }
 };
 
-/// Applies one stage's patterns (applyImportPatterns); fails when a
-/// pattern refused an op (its error is emitted).
-static LogicalResult applyStage(ModuleOp module, RewritePatternSet &&patterns,
-                                const Refusals &refusals) {
-  mlir::ipu_compiler::applyImportPatterns(module, std::move(patterns));
-  return failure(!refusals.ops.empty());
-}
-
 struct ImportLinalgPass
     : public mlir::ipu_compiler::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
@@ -695,29 +651,33 @@ struct ImportLinalgPass
     MLIRContext *context = &getContext();
     // Stages, in order: each looks through what the one before left.
     // Convolutions become the permute and matmul forms the next stages take.
-    Refusals refusals;
+    ImportRefusals refusals;
     RewritePatternSet convolutions(context);
-    convolutions.add<ImportConvolution>(context, refusals);
-    if (failed(applyStage(module, std::move(convolutions), refusals)))
+    // A patch-embedding convolution becomes a permute, a matmul and its
+    // bias (importConvolution); any other convolution is refused.
+    convolutions.add<ImportOrRefuse<linalg::Conv2DNchwFchwOp, OpRewritePattern>>(
+        context, nullptr, importConvolution, refusals);
+    if (failed(applyImportStage(module, std::move(convolutions), refusals)))
       return signalPassFailure();
     // Permutes first, so that a transpose left only swapping the last two
     // dims is one a contraction looks through.
     RewritePatternSet permutes(context);
     permutes.add<ImportPermute>(context);
-    (void)applyStage(module, std::move(permutes), refusals);
+    (void)applyImportStage(module, std::move(permutes), refusals);
     RewritePatternSet contractions(context);
-    contractions.add<ImportContraction>(context, refusals);
-    if (failed(applyStage(module, std::move(contractions), refusals)))
+    contractions.add<ImportOrRefuse<linalg::LinalgOp, OpInterfaceRewritePattern>>(
+        context, isContraction, importContraction, refusals);
+    if (failed(applyImportStage(module, std::move(contractions), refusals)))
       return signalPassFailure();
     // Then what the matmuls' results went through, in this order: a
     // truncation right after a matmul narrows it before a regrouping moves
     // the matmul past its expand.
     RewritePatternSet truncations(context);
     truncations.add<FoldTruncation>(context);
-    (void)applyStage(module, std::move(truncations), refusals);
+    (void)applyImportStage(module, std::move(truncations), refusals);
     RewritePatternSet regroupings(context);
     regroupings.add<FoldRegroupedBatches>(context);
-    (void)applyStage(module, std::move(regroupings), refusals);
+    (void)applyImportStage(module, std::move(regroupings), refusals);
     // What the contractions looked through goes first: their operands'
     // broadcasts are elementwise generics too.
     eraseDeadOps(module);
