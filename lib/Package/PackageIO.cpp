@@ -684,22 +684,36 @@ std::optional<std::string> ipu::readPackageFile(const std::string &path,
   return std::nullopt;
 }
 
+namespace {
+struct ReferenceKindRow {
+  std::string_view name;
+  unsigned arity;
+};
+constexpr ReferenceKindRow kReferenceKindRows[] = {
+#define IPU_REFERENCE_KIND(Kind, name, arity) {name, arity},
+#include "IPU/Package/ReferenceKinds.def"
+};
+} // namespace
+
 std::string_view ipu::referenceKindName(ReferenceKind kind) {
-  switch (kind) {
-  case ReferenceKind::Matmul:
-    return "matmul";
-  case ReferenceKind::Elementwise:
-    return "elementwise";
-  case ReferenceKind::Permute:
-    return "permute";
-  }
-  return "unknown";
+  return unsigned(kind) < kReferenceKinds ? kReferenceKindRows[unsigned(kind)].name
+                                          : "unknown";
+}
+
+unsigned ipu::referenceKindArity(ReferenceKind kind) {
+  return unsigned(kind) < kReferenceKinds ? kReferenceKindRows[unsigned(kind)].arity : 0;
+}
+
+std::string ipu::referenceKindNames() {
+  std::string names;
+  for (const ReferenceKindRow &row : kReferenceKindRows)
+    names += (names.empty() ? "" : ", ") + std::string(row.name);
+  return names;
 }
 
 std::optional<ReferenceKind> ipu::parseReferenceKind(std::string_view name) {
-  for (ReferenceKind kind :
-       {ReferenceKind::Matmul, ReferenceKind::Elementwise, ReferenceKind::Permute})
-    if (referenceKindName(kind) == name)
-      return kind;
+  for (unsigned kind = 0; kind < kReferenceKinds; ++kind)
+    if (kReferenceKindRows[kind].name == name)
+      return ReferenceKind(kind);
   return std::nullopt;
 }

@@ -1462,9 +1462,9 @@ private:
     if (op.type > ElementType::F8E5M2)
       return where + ": value type " + to_string(unsigned(op.type)) +
              " is not an element type";
-    if (op.kind > ReferenceKind::Permute)
+    if (unsigned(op.kind) >= kReferenceKinds)
       return where + ": unknown kind " + to_string(unsigned(op.kind)) +
-             " (known: matmul, elementwise, permute)";
+             " (known: " + referenceKindNames() + ")";
     std::vector<int64_t> shape;
     std::string operandsText;
     uint64_t opFlops = 0;

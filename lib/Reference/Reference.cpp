@@ -215,9 +215,8 @@ ipu::evaluateReference(const Package &package, const TargetModel &target,
                   const std::vector<HostTensor> &outputs, Reference &reference) {
   const ReferenceOp &op = package.reference[index];
   std::string what = "reference op '" + std::string(referenceKindName(op.kind)) + "'";
-  const size_t arity = op.kind == ReferenceKind::Matmul    ? 2
-                       : op.kind == ReferenceKind::Permute ? 1
-                                                           : op.arguments.size();
+  const size_t arity =
+      referenceKindArity(op.kind) ? referenceKindArity(op.kind) : op.arguments.size();
   if (op.arguments.size() != arity)
     return what + " expects " + std::to_string(arity) + " arguments, has " +
            std::to_string(op.arguments.size());

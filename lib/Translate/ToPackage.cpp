@@ -243,8 +243,8 @@ FailureOr<ipu::Package> PackageBuilder::build() {
           ipu::parseReferenceKind(std::string_view(kindName.data(), kindName.size()));
       if (!kind)
         return program.emitError("reference op '")
-               << kindName << "' is not a kind the package holds (matmul, "
-               << "elementwise, permute)";
+               << kindName << "' is not a kind the package holds ("
+               << ipu::referenceKindNames() << ")";
       op.kind = *kind;
       // Negative operands name earlier reference ops (-1 - r).
       for (int32_t argument : entry.getAs<DenseI32ArrayAttr>("arguments").asArrayRef())

@@ -111,11 +111,23 @@ struct PackageLoop {
   std::string location; ///< As ComputeSet::location.
 };
 
-/// What a reference op computes.
-enum class ReferenceKind : uint8_t { Matmul, Elementwise, Permute };
-/// "matmul", "elementwise", "permute": the name reports use.
+/// What a reference op computes: one per row of ReferenceKinds.def.
+enum class ReferenceKind : uint8_t {
+#define IPU_REFERENCE_KIND(Kind, name, arity) Kind,
+#include "IPU/Package/ReferenceKinds.def"
+};
+constexpr unsigned kReferenceKinds = 0
+#define IPU_REFERENCE_KIND(Kind, name, arity) +1
+#include "IPU/Package/ReferenceKinds.def"
+    ;
+/// "matmul", "elementwise", "permute": the name reports use ("unknown"
+/// for a value that is no kind).
 std::string_view referenceKindName(ReferenceKind kind);
 std::optional<ReferenceKind> parseReferenceKind(std::string_view name);
+/// Operands a kind takes, 0 where its kernel's inputs say.
+unsigned referenceKindArity(ReferenceKind kind);
+/// Every kind's name, ", " between them: for errors that list them.
+std::string referenceKindNames();
 
 /// A host reference computation, for `ipu-run --check`. A matmul: value =
 /// arguments[0] x arguments[1], operands decoded to f32, accumulated in f32
