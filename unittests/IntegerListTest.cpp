@@ -154,3 +154,80 @@ TEST(IntegerListTest, RefusesWhatCannotBeExpanded) {
   EXPECT_EQ(*expandIntegerList({repeat}, values),
             "a value of the list leaves the 64-bit integer range");
 }
+
+namespace {
+
+/// Balanced splits as BlockLayout computes them, one level at a time.
+std::vector<int64_t> splitsByHand(int64_t extent, const std::vector<int64_t> &levels) {
+  std::vector<std::pair<int64_t, int64_t>> blocks = {{0, extent}};
+  for (int64_t parts : levels) {
+    std::vector<std::pair<int64_t, int64_t>> next;
+    for (auto [begin, size] : blocks)
+      for (int64_t p = 0, at = begin; p < parts; ++p) {
+        int64_t part = size / parts + (p < size % parts ? 1 : 0);
+        next.push_back({at, part});
+        at += part;
+      }
+    blocks = next;
+  }
+  std::vector<int64_t> points;
+  for (auto [begin, size] : blocks)
+    points.push_back(begin);
+  points.push_back(extent);
+  return points;
+}
+
+TEST(BalancedSplitsTest, NestedSplitsAreFoundAgainAndExpandBack) {
+  // A staged reduction's rows: 729 into 46 blocks, each into 4.
+  std::vector<int64_t> rows;
+  ASSERT_FALSE(balancedSplits(729, {46, 4}, rows));
+  EXPECT_EQ(rows, splitsByHand(729, {46, 4}));
+  EXPECT_EQ(rows.size(), 185u);
+  EXPECT_EQ(nestedBalancedLevels(rows), (std::vector<int64_t>{46, 4}));
+  // Random extents and levels: whatever levels are found give the same
+  // points back (another factorisation may give the same points).
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<int64_t> levels;
+    for (int depth = 2 + int(rng() % 2); depth > 0; --depth)
+      levels.push_back(2 + int64_t(rng() % 9));
+    int64_t product = 1;
+    for (int64_t parts : levels)
+      product *= parts;
+    const int64_t extent = product + int64_t(rng() % uint64_t(5 * product));
+    std::vector<int64_t> points;
+    ASSERT_FALSE(balancedSplits(extent, levels, points));
+    ASSERT_EQ(points, splitsByHand(extent, levels));
+    std::optional<std::vector<int64_t>> found = nestedBalancedLevels(points);
+    if (compressIntegerList(points).size() == 1) {
+      // One range says it as well: printed as the range.
+      EXPECT_FALSE(found);
+      continue;
+    }
+    ASSERT_TRUE(found) << "extent " << extent;
+    std::vector<int64_t> again;
+    ASSERT_FALSE(balancedSplits(extent, *found, again));
+    EXPECT_EQ(again, points);
+  }
+}
+
+TEST(BalancedSplitsTest, OtherListsAreNotBalancedSplits) {
+  EXPECT_FALSE(nestedBalancedLevels({0, 4, 8}));
+  EXPECT_FALSE(nestedBalancedLevels({0, 1, 2, 3, 4, 5, 6, 7, 8}));   // one range
+  EXPECT_FALSE(nestedBalancedLevels({0, 3, 5, 8, 9, 12, 14, 17, 18})); // irregular
+  EXPECT_FALSE(nestedBalancedLevels({1, 3, 5, 7, 9}));                // not from 0
+}
+
+TEST(BalancedSplitsTest, RefusesSplitsWithEmptyPartsOrNoParts) {
+  std::vector<int64_t> points;
+  EXPECT_EQ(balancedSplits(3, {2, 2}, points),
+            "a block of 1 cannot be split into 2 non-empty parts");
+  EXPECT_EQ(balancedSplits(10, {0}, points),
+            "a balanced split needs at least 1 part per level, got 0");
+  EXPECT_EQ(balancedSplits(0, {1}, points),
+            "balanced splits need an extent of at least 1, got 0");
+  EXPECT_EQ(balancedSplits(5, {}, points), "balanced splits need at least one level");
+  EXPECT_TRUE(balancedSplits(1 << 20, {1 << 10, 1 << 10}, points, 1000).has_value());
+}
+
+} // namespace

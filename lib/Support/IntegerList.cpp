@@ -211,3 +211,76 @@ std::optional<std::string> ipu::makeRepeatTerm(IntegerTerms body, int64_t count,
   term.body = std::move(body);
   return std::nullopt;
 }
+
+namespace {
+/// Appends the split points of [begin, begin + extent) at `levels`,
+/// without the final one.
+std::optional<std::string> appendBalanced(int64_t begin, int64_t extent,
+                                          const int64_t *levels, size_t depth,
+                                          std::vector<int64_t> &out, size_t limit) {
+  if (depth == 0) {
+    if (out.size() >= limit)
+      return "balanced splits of more than " + std::to_string(limit) + " points";
+    out.push_back(begin);
+    return std::nullopt;
+  }
+  const int64_t parts = levels[0];
+  const int64_t base = extent / parts, extra = extent % parts;
+  if (base == 0)
+    return "a block of " + std::to_string(extent) + " cannot be split into " +
+           std::to_string(parts) + " non-empty parts";
+  for (int64_t part = 0, at = begin; part < parts; ++part) {
+    const int64_t size = base + (part < extra ? 1 : 0);
+    if (auto why = appendBalanced(at, size, levels + 1, depth - 1, out, limit))
+      return why;
+    at += size;
+  }
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<std::string> ipu::balancedSplits(int64_t extent,
+                                               const std::vector<int64_t> &levels,
+                                               std::vector<int64_t> &out, size_t limit) {
+  if (extent < 1)
+    return "balanced splits need an extent of at least 1, got " + std::to_string(extent);
+  if (levels.empty())
+    return std::string("balanced splits need at least one level");
+  for (int64_t parts : levels)
+    if (parts < 1)
+      return "a balanced split needs at least 1 part per level, got " +
+             std::to_string(parts);
+  out.clear();
+  if (auto why = appendBalanced(0, extent, levels.data(), levels.size(), out, limit))
+    return why;
+  if (out.size() >= limit)
+    return "balanced splits of more than " + std::to_string(limit) + " points";
+  out.push_back(extent);
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>>
+ipu::nestedBalancedLevels(const std::vector<int64_t> &points) {
+  if (points.size() < 5 || points.front() != 0 || compressIntegerList(points).size() == 1)
+    return std::nullopt;
+  const int64_t parts = int64_t(points.size()) - 1, extent = points.back();
+  std::vector<int64_t> expanded;
+  auto matches = [&](const std::vector<int64_t> &levels) {
+    return !balancedSplits(extent, levels, expanded, points.size()) && expanded == points;
+  };
+  // Outermost level first, fewest levels first.
+  for (int64_t outer = 2; outer * 2 <= parts; ++outer) {
+    if (parts % outer)
+      continue;
+    if (matches({outer, parts / outer}))
+      return std::vector<int64_t>{outer, parts / outer};
+  }
+  for (int64_t outer = 2; outer * 4 <= parts; ++outer)
+    for (int64_t middle = 2; outer * middle * 2 <= parts; ++middle) {
+      if (parts % (outer * middle))
+        continue;
+      if (matches({outer, middle, parts / (outer * middle)}))
+        return std::vector<int64_t>{outer, middle, parts / (outer * middle)};
+    }
+  return std::nullopt;
+}

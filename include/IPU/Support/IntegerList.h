@@ -16,7 +16,8 @@
 // compressIntegerList finds short terms for a list, expandIntegerList gives
 // the values back, and printIntegerTerms writes the terms in the syntax
 // above; the dialects' parsers read that syntax into terms (a plain list of
-// integers is a list of one-value terms).
+// integers is a list of one-value terms). Split points may also be written
+// as balanced splits (below).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +70,32 @@ std::optional<std::string> makeRangeTerm(int64_t from, int64_t to, int64_t step,
 /// is empty.
 std::optional<std::string> makeRepeatTerm(IntegerTerms body, int64_t count,
                                           int64_t step, IntegerTerm &term);
+
+//===----------------------------------------------------------------------===//
+// Balanced splits
+//===----------------------------------------------------------------------===//
+//
+// A layout's explicit split points are often balanced splits of balanced
+// splits: a staged reduction splits each of a GEMM's 46 balanced row blocks
+// of 729 rows into 4 balanced parts again. Written as a list, that is
+// `0 to 640 step 4, (639, 643, 647, 651) x 6 step 15, 729`; written as what
+// it is, `balanced 729 into [46, 4]`. At each level a block of n values
+// split into p parts gives its first n mod p parts one value more.
+
+/// The split points (parts + 1 offsets from 0 to `extent`) of `extent`
+/// split into `levels[0]` balanced blocks, each of those into `levels[1]`,
+/// and so on. Fails, saying why, when a level is below 1, a part would be
+/// empty, or the points would be more than `limit`.
+std::optional<std::string>
+balancedSplits(int64_t extent, const std::vector<int64_t> &levels,
+               std::vector<int64_t> &out, size_t limit = kMaxIntegerListValues);
+
+/// The levels of `points` when they are a balanced split of balanced splits
+/// (two or three levels, each of at least 2 parts, the outermost first) and
+/// not one arithmetic range, which the list form says as well: nothing
+/// otherwise.
+std::optional<std::vector<int64_t>>
+nestedBalancedLevels(const std::vector<int64_t> &points);
 
 } // namespace ipu
 

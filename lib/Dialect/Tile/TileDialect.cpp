@@ -79,6 +79,24 @@ static void printIntegerList(AsmPrinter &printer, ArrayRef<int64_t> values) {
           << "]";
 }
 
+/// `balanced EXTENT into [levels]` (after the keyword), expanded into the
+/// split points (IntegerList.h).
+static ParseResult parseBalancedSplits(AsmParser &parser,
+                                       SmallVectorImpl<int64_t> &points) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t extent = 0;
+  SmallVector<int64_t> levels;
+  if (parser.parseInteger(extent) || parser.parseKeyword("into") ||
+      parseIntegerList(parser, levels))
+    return failure();
+  std::vector<int64_t> expanded;
+  if (std::optional<std::string> why = ipu::balancedSplits(
+          extent, std::vector<int64_t>(levels.begin(), levels.end()), expanded))
+    return parser.emitError(loc, *why);
+  points.assign(expanded.begin(), expanded.end());
+  return success();
+}
+
 /// A compute set's tiles: an integer list of 32-bit values.
 static ParseResult parseTileList(OpAsmParser &parser, DenseI32ArrayAttr &tiles) {
   SMLoc loc = parser.getCurrentLocation();
@@ -318,6 +336,11 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
       parser.emitError(loc, "'") << key << "' given twice";
       return {};
     }
+    if (target != &tileMap && succeeded(parser.parseOptionalKeyword("balanced"))) {
+      if (parseBalancedSplits(parser, *target))
+        return {};
+      continue;
+    }
     if (parseIntegerList(parser, *target))
       return {};
   }
@@ -331,6 +354,16 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
 
 void LayoutAttr::print(AsmPrinter &printer) const {
   auto list = [&](ArrayRef<int64_t> values) { printIntegerList(printer, values); };
+  // Split points: as balanced splits of balanced splits where they are.
+  auto splits = [&](ArrayRef<int64_t> points) {
+    std::vector<int64_t> values(points.begin(), points.end());
+    if (std::optional<std::vector<int64_t>> levels = ipu::nestedBalancedLevels(values)) {
+      printer << "balanced " << values.back() << " into ";
+      list(*levels);
+    } else {
+      list(points);
+    }
+  };
   printer << "<grid = ";
   list(getGrid());
   printer << ", base = " << getBase() << ", strides = ";
@@ -344,15 +377,15 @@ void LayoutAttr::print(AsmPrinter &printer) const {
     printer << ", batch_stride = " << getBatchStride();
   if (!getBatchSplits().empty()) {
     printer << ", batch_splits = ";
-    list(getBatchSplits());
+    splits(getBatchSplits());
   }
   if (!getRowSplits().empty()) {
     printer << ", row_splits = ";
-    list(getRowSplits());
+    splits(getRowSplits());
   }
   if (!getColSplits().empty()) {
     printer << ", col_splits = ";
-    list(getColSplits());
+    splits(getColSplits());
   }
   if (!getTileMap().empty()) {
     printer << ", tile_map = ";

@@ -29,3 +29,19 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
 // CHECK-LABEL: func.func private @irregular
 // CHECK-SAME: row_splits = [0, 5 to 65 step 4, 64], tile_map = [5, 4, 3, 2, 1, 0, 0 to 10]>
 func.func private @irregular(tensor<64x8xf32, #ipu_tile.layout<grid = [16, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 5 to 65 step 4, 64], tile_map = [5 to -1 step -1, 0 to 10]>>)
+
+// Split points that are balanced splits of balanced splits print as such
+// (a staged reduction's rows: 729 into 46 blocks, each into 4), and read
+// back either way, with the fewest levels that give the same points; one
+// range prints as a list.
+// CHECK-LABEL: func.func private @balanced
+// CHECK-SAME: row_splits = balanced 729 into [46, 4], tile_map = [0 to 184]>
+// CHECK-SAME: row_splits = balanced 10 into [2, 4]>
+// CHECK-SAME: row_splits = [0, 3, 6, 9, 12]>
+func.func private @balanced() attributes {
+  a = #ipu_tile.layout<grid = [184, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0,
+      row_splits = [0 to 640 step 4, (639, 643, 647, 651) x 6 step 15, 729], tile_map = [0 to 184]>,
+  b = #ipu_tile.layout<grid = [8, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0,
+      row_splits = balanced 10 into [2, 2, 2]>,
+  c = #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0,
+      row_splits = balanced 12 into [2, 2]>}

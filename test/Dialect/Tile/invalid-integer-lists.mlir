@@ -37,3 +37,13 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // expected-error @+1 {{expected 'x'}}
 func.func private @no_count() attributes {l = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, tile_map = [(0, 1)]>}
+
+// -----
+
+// expected-error @+1 {{a block of 1 cannot be split into 2 non-empty parts}}
+func.func private @balanced_empty() attributes {l = #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, row_splits = balanced 3 into [2, 2]>}
+
+// -----
+
+// expected-error @+1 {{expected 'into'}}
+func.func private @balanced_syntax() attributes {l = #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, row_splits = balanced 8 [2, 2]>}

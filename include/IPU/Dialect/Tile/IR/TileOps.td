@@ -92,6 +92,14 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
     reduce on ipu21, 8 tiles from each quarter of the chip in turn:
     `[((0 to 8) x 4 step 368) x 46 step 8]`.
 
+    Split points that are balanced splits of balanced splits (two or three
+    levels, not one plain range) print as such: `balanced E into [p, q]`
+    splits E into p balanced blocks (the first E mod p one longer) and each
+    of those into q. A staged reduction's rows of a 729-row GEMM with 46
+    row blocks, each split in 4, are `row_splits = balanced 729 into
+    [46, 4]`, the list `[0 to 640 step 4, (639, 643, 647, 651) x 6 step 15,
+    729]`. Either form parses.
+
     Tensors of rank above 2: the leading dimensions collapse into `batches`
     (their product), a third, outermost dimension of the grid. `batch_grid`
     (default 1) splits the batches into that many balanced parts (or at the
