@@ -4,8 +4,11 @@
 #   bench/run exchange                    synthetic cases, then compiler phases
 #   bench/run exchange --case NAME        one synthetic case
 #   bench/run exchange --phase FILE       a phase in text form (PhaseText.h)
-# Compiler phases: every *.phase file in $BENCH_PHASE_DIR, and every phase of
-# the SigLIP MLP examples compiled for ipu21 (named example/phase).
+# Compiler phases: every *.phase file in $BENCH_PHASE_DIR, every phase of
+# the SigLIP MLP examples compiled for ipu21 (named example/phase), and
+# every phase of the headline SigLIP workloads (scripts/siglip-workload.py:
+# the MLP and attention with partials=any, the MLP also with f8 weights;
+# named siglip-PART-WEIGHTS-pany/phase).
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 root=${BENCH_ROOT:?run through bench/run}
@@ -59,5 +62,22 @@ for example in siglip-mlp-fc1 siglip-mlp-fc2 siglip-mlp; do
     continue
   fi
   bench_dir "$example/" "$dir"
+done
+
+for spec in "mlp f16" "mlp f8E4M3FN" "attention f16"; do
+  read -r part weights <<< "$spec"
+  name="siglip-$part-$weights-pany"
+  dir="$work/$name"
+  mkdir -p "$dir"
+  if ! python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" \
+         -o "$work/$name.mlir" 2> "$work/$name.log" ||
+     ! "$bin/ipu-opt" "$work/$name.mlir" \
+         --ipu-compile="target=ipu21 partials=any dump-phases=$dir" -o /dev/null \
+         2>> "$work/$name.log"; then
+    echo "bench=exchange case=$name status=compile-error error=\"$(grep -m1 error "$work/$name.log" | sed 's/.*error: //')\""
+    status=1
+    continue
+  fi
+  bench_dir "$name/" "$dir"
 done
 exit $status
