@@ -73,14 +73,27 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 /// and host may round the same f32 value on opposite sides of a midpoint.
 double resultRtol(ElementType type) { return 2 * unitRoundoff(type); }
 
+/// What a kind's evaluator works on: the op, its operands decoded to f32
+/// with their shapes, and the type the device held them in.
+struct Evaluation {
+  const Package &package;
+  const TargetModel &target;
+  const ReferenceOp &op;
+  const std::string &what; ///< "reference op 'KIND'", for errors.
+  std::vector<std::vector<float>> operand;
+  std::vector<std::vector<int64_t>> shape;
+  ElementType inType = ElementType::F32;
+};
+
 /// An "elementwise" reference op: the kernel's body on every element of
 /// its first full input's shape, each op exact and rounded to its type.
-std::optional<std::string>
-evaluateElementwise(const Package &package, const ReferenceOp &op,
-                    const std::string &what,
-                    const std::vector<std::vector<float>> &operand,
-                    const std::vector<std::vector<int64_t>> &shape,
-                    Reference &reference) {
+std::optional<std::string> evaluateElementwise(const Evaluation &evaluation,
+                                               Reference &reference) {
+  const Package &package = evaluation.package;
+  const ReferenceOp &op = evaluation.op;
+  const std::string &what = evaluation.what;
+  const std::vector<std::vector<float>> &operand = evaluation.operand;
+  const std::vector<std::vector<int64_t>> &shape = evaluation.shape;
   if (op.kernel >= package.kernels.size())
     return what + ": kernel " + std::to_string(op.kernel) + " does not exist";
   const ElementwiseBody &body = package.kernels[op.kernel]->body();
@@ -173,9 +186,11 @@ evaluateElementwise(const Package &package, const ReferenceOp &op,
 
 /// A "permute" reference op: the operand's elements moved, exactly (the
 /// validator checked the view, the permutation and the element counts).
-std::optional<std::string> evaluatePermute(const ReferenceOp &op, const std::string &what,
-                                           const std::vector<float> &operand,
+std::optional<std::string> evaluatePermute(const Evaluation &evaluation,
                                            Reference &reference) {
+  const ReferenceOp &op = evaluation.op;
+  const std::string &what = evaluation.what;
+  const std::vector<float> &operand = evaluation.operand[0];
   const size_t rank = op.view.size();
   std::vector<int64_t> stride(rank, 1), permuted(rank);
   for (size_t d = rank - 1; d > 0; --d)
@@ -201,60 +216,18 @@ std::optional<std::string> evaluatePermute(const ReferenceOp &op, const std::str
   return std::nullopt;
 }
 
-/// Evaluates reference op `index`. Its operands are inputs as given,
-/// or earlier ops' values: the device's own value when that op is a
-/// checkpoint (streamed out), so that each op is checked on exactly the
-/// operands the device used; the reference value otherwise.
-} // namespace
-
-std::optional<std::string>
-ipu::evaluateReference(const Package &package, const TargetModel &target,
-                  size_t index, const std::vector<HostTensor> &inputs,
-                  const std::vector<bool> &generated,
-                  const std::vector<Reference> &done,
-                  const std::vector<HostTensor> &outputs, Reference &reference) {
-  const ReferenceOp &op = package.reference[index];
-  std::string what = "reference op '" + std::string(referenceKindName(op.kind)) + "'";
-  const size_t arity =
-      referenceKindArity(op.kind) ? referenceKindArity(op.kind) : op.arguments.size();
-  if (op.arguments.size() != arity)
-    return what + " expects " + std::to_string(arity) + " arguments, has " +
-           std::to_string(op.arguments.size());
-  std::vector<std::vector<float>> operand(arity);
-  std::vector<std::vector<int64_t>> shape(arity);
-  ElementType inType = ElementType::F32; ///< Of the device's operands.
-  for (unsigned a = 0; a < arity; ++a) {
-    uint32_t argument = op.arguments[a];
-    if (argument >= ReferenceOp::kReferenceValue) {
-      uint32_t producer = argument - ReferenceOp::kReferenceValue;
-      if (producer >= done.size())
-        return what + ": operand " + std::to_string(a) +
-               " names a later reference op";
-      // A checkpoint's reference value is released once compared: its
-      // consumers read what the device streamed out (validated to exist).
-      uint32_t checkpoint = done[producer].result;
-      if (checkpoint == ReferenceOp::kNoResult)
-        operand[a] = done[producer].values;
-      else if (checkpoint < outputs.size() && !outputs[checkpoint].bytes.empty())
-        operand[a] = decodeTensor(outputs[checkpoint]);
-      else
-        return what + ": operand " + std::to_string(a) + " is result " +
-               std::to_string(checkpoint) + ", which was never streamed out";
-      shape[a] = done[producer].shape;
-      inType = package.reference[producer].type;
-      continue;
-    }
-    if (argument >= generated.size() || !generated[argument])
-      return what + ": argument " + std::to_string(argument) +
-             " is not streamed to the device";
-    operand[a] = decodeTensor(inputs[argument]);
-    shape[a] = inputs[argument].shape;
-    inType = inputs[argument].type;
-  }
-  if (op.kind == ReferenceKind::Elementwise)
-    return evaluateElementwise(package, op, what, operand, shape, reference);
-  if (op.kind == ReferenceKind::Permute)
-    return evaluatePermute(op, what, operand[0], reference);
+/// A "matmul" reference op: OpenBLAS sgemm in f32, rounded to the op's
+/// type, each element allowed the summation bound of its own dot product
+/// (and, with f16 partials, the roundings of the device's partial sums).
+std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
+                                          Reference &reference) {
+  const Package &package = evaluation.package;
+  const TargetModel &target = evaluation.target;
+  const ReferenceOp &op = evaluation.op;
+  const std::string &what = evaluation.what;
+  const std::vector<std::vector<float>> &operand = evaluation.operand;
+  const std::vector<std::vector<int64_t>> &shape = evaluation.shape;
+  const ElementType inType = evaluation.inType;
   // The operand ranks say which product: a shared rhs [K, N], or one
   // matrix per batch of lhs (matmulShape, as the validator read it).
   MatmulShape product;
@@ -363,6 +336,69 @@ ipu::evaluateReference(const Package &package, const TargetModel &target,
   return std::nullopt;
 }
 
+} // namespace
+
+/// Each operand is an input as given, or an earlier op's value: the
+/// device's own value when that op is a checkpoint (streamed out), so that
+/// each op is checked on exactly the operands the device used; the
+/// reference value otherwise. Then the kind's evaluator runs.
+
+std::optional<std::string>
+ipu::evaluateReference(const Package &package, const TargetModel &target,
+                  size_t index, const std::vector<HostTensor> &inputs,
+                  const std::vector<bool> &generated,
+                  const std::vector<Reference> &done,
+                  const std::vector<HostTensor> &outputs, Reference &reference) {
+  const ReferenceOp &op = package.reference[index];
+  std::string what = "reference op '" + std::string(referenceKindName(op.kind)) + "'";
+  const size_t arity =
+      referenceKindArity(op.kind) ? referenceKindArity(op.kind) : op.arguments.size();
+  if (op.arguments.size() != arity)
+    return what + " expects " + std::to_string(arity) + " arguments, has " +
+           std::to_string(op.arguments.size());
+  std::vector<std::vector<float>> operand(arity);
+  std::vector<std::vector<int64_t>> shape(arity);
+  ElementType inType = ElementType::F32; ///< Of the device's operands.
+  for (unsigned a = 0; a < arity; ++a) {
+    uint32_t argument = op.arguments[a];
+    if (argument >= ReferenceOp::kReferenceValue) {
+      uint32_t producer = argument - ReferenceOp::kReferenceValue;
+      if (producer >= done.size())
+        return what + ": operand " + std::to_string(a) +
+               " names a later reference op";
+      // A checkpoint's reference value is released once compared: its
+      // consumers read what the device streamed out (validated to exist).
+      uint32_t checkpoint = done[producer].result;
+      if (checkpoint == ReferenceOp::kNoResult)
+        operand[a] = done[producer].values;
+      else if (checkpoint < outputs.size() && !outputs[checkpoint].bytes.empty())
+        operand[a] = decodeTensor(outputs[checkpoint]);
+      else
+        return what + ": operand " + std::to_string(a) + " is result " +
+               std::to_string(checkpoint) + ", which was never streamed out";
+      shape[a] = done[producer].shape;
+      inType = package.reference[producer].type;
+      continue;
+    }
+    if (argument >= generated.size() || !generated[argument])
+      return what + ": argument " + std::to_string(argument) +
+             " is not streamed to the device";
+    operand[a] = decodeTensor(inputs[argument]);
+    shape[a] = inputs[argument].shape;
+    inType = inputs[argument].type;
+  }
+  const Evaluation evaluation{package, target, op, what,
+                              std::move(operand), std::move(shape), inType};
+  // Each kind's evaluator, in ReferenceKinds.def's order.
+  static constexpr std::optional<std::string> (*kEvaluators[])(const Evaluation &,
+                                                               Reference &) = {
+#define IPU_REFERENCE_KIND(Kind, name, arity) evaluate##Kind,
+#include "IPU/Package/ReferenceKinds.def"
+  };
+  if (unsigned(op.kind) >= kReferenceKinds)
+    return what + ": unknown kind " + std::to_string(unsigned(op.kind));
+  return kEvaluators[unsigned(op.kind)](evaluation, reference);
+}
 
 namespace {
 /// "[i,j]" for flat index `flat` of a row-major tensor of `shape`.
