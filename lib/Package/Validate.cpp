@@ -1274,13 +1274,22 @@ private:
     return std::nullopt;
   }
 
+  /// What a reference op's kind check gives: the value's shape and the
+  /// flops computing it takes, and for a result that does not match its
+  /// stream, the operands and what the value is of them.
+  struct ReferenceSignature {
+    std::vector<int64_t> shape;
+    uint64_t flops = 0;
+    std::string operands, form, resultForm;
+  };
+
+  /// A "matmul" op: two operands whose shapes form a product
+  /// (matmulShape), f32 or f16 partials, inner blocks in [1, K].
   std::optional<std::string> checkMatmulReference(size_t i, const std::string &where,
-                                                  std::vector<int64_t> &shape,
-                                                  uint64_t &opFlops,
-                                                  std::string &operands,
-                                                  std::string &form,
-                                                  std::string &resultForm) {
+                                                  ReferenceSignature &signature) {
     const ReferenceOp &op = package.reference[i];
+    std::vector<int64_t> &shape = signature.shape;
+    uint64_t &opFlops = signature.flops;
     if (op.arguments.size() != 2)
       return where + ": expected 2 arguments, got " +
              to_string(op.arguments.size());
@@ -1309,9 +1318,9 @@ private:
     for (int64_t extent : {product.batches, product.m, product.k, product.n})
       if (!multiply(opFlops, uint64_t(extent), opFlops))
         opFlops = UINT64_MAX;
-    operands = operandsText();
-    form = matmulForm(op, lhs.size(), rhs.size());
-    resultForm = matmulForm(op, lhs.size(), rhs.size(), /*result=*/true);
+    signature.operands = operandsText();
+    signature.form = matmulForm(op, lhs.size(), rhs.size());
+    signature.resultForm = matmulForm(op, lhs.size(), rhs.size(), /*result=*/true);
     return std::nullopt;
   }
 
@@ -1350,9 +1359,10 @@ private:
   /// permutation keeping the last dim, a value of as many elements whose
   /// rows are whole runs of the view's last dim.
   std::optional<std::string> checkPermuteReference(size_t i, const std::string &where,
-                                                   std::vector<int64_t> &shape,
-                                                   std::string &operands) {
+                                                   ReferenceSignature &signature) {
     const ReferenceOp &op = package.reference[i];
+    std::string &operands = signature.operands;
+    signature.form = "its permutation";
     if (op.arguments.size() != 1)
       return where + ": takes 1 operand, got " + to_string(op.arguments.size());
     std::vector<int64_t> operandShape;
@@ -1385,7 +1395,8 @@ private:
       return where + ": value rows of " + to_string(op.shape.back()) +
              " are not whole runs of the view's last dim (" +
              to_string(op.view.back()) + ")";
-    shape = op.shape;
+    signature.shape = op.shape;
+    signature.resultForm = shapeString(op.shape);
     return std::nullopt;
   }
 
@@ -1393,9 +1404,11 @@ private:
   /// first full input, every input of the shape its broadcast says.
   std::optional<std::string> checkElementwiseReference(size_t i,
                                                        const std::string &where,
-                                                       std::vector<int64_t> &shape,
-                                                       std::string &operands) {
+                                                       ReferenceSignature &signature) {
     const ReferenceOp &op = package.reference[i];
+    std::vector<int64_t> &shape = signature.shape;
+    std::string &operands = signature.operands;
+    signature.form = "their elementwise value";
     if (op.kernel >= package.kernels.size())
       return where + ": kernel " + to_string(op.kernel) + " is not one of the " +
              to_string(package.kernels.size()) + " kernels";
@@ -1452,6 +1465,7 @@ private:
     // A row reduction's value: one element per row.
     if (body.reduction != RowReduction::None)
       shape.back() = 1;
+    signature.resultForm = shapeString(shape);
     return std::nullopt;
   }
 
@@ -1465,29 +1479,20 @@ private:
     if (unsigned(op.kind) >= kReferenceKinds)
       return where + ": unknown kind " + to_string(unsigned(op.kind)) +
              " (known: " + referenceKindNames() + ")";
-    std::vector<int64_t> shape;
-    std::string operandsText;
-    uint64_t opFlops = 0;
-    std::string form, resultForm;
-    switch (op.kind) {
-    case ReferenceKind::Elementwise:
-      if (auto error = checkElementwiseReference(i, where, shape, operandsText))
-        return error;
-      form = "their elementwise value";
-      resultForm = shapeString(shape);
-      break;
-    case ReferenceKind::Permute:
-      if (auto error = checkPermuteReference(i, where, shape, operandsText))
-        return error;
-      form = "its permutation";
-      resultForm = shapeString(shape);
-      break;
-    case ReferenceKind::Matmul:
-      if (auto error = checkMatmulReference(i, where, shape, opFlops, operandsText,
-                                            form, resultForm))
-        return error;
-      break;
-    }
+    // Each kind's check, in ReferenceKinds.def's order.
+    using KindCheck = std::optional<std::string> (Validator::*)(
+        size_t, const std::string &, ReferenceSignature &);
+    static constexpr KindCheck kKindChecks[] = {
+#define IPU_REFERENCE_KIND(Kind, name, arity) &Validator::check##Kind##Reference,
+#include "IPU/Package/ReferenceKinds.def"
+    };
+    ReferenceSignature signature;
+    if (auto error = (this->*kKindChecks[unsigned(op.kind)])(i, where, signature))
+      return error;
+    const std::vector<int64_t> &shape = signature.shape;
+    const std::string &operandsText = signature.operands;
+    const uint64_t opFlops = signature.flops;
+    const std::string &form = signature.form, &resultForm = signature.resultForm;
     // ipu-run holds the value: it must be one the device could (extents
     // are positive: stream shapes were checked, and so were earlier ops).
     uint64_t valueBytes = elementBytes(op.type);
