@@ -114,6 +114,61 @@ void writeComputeSet(const ComputeSet &computeSet,
          computeSet.operandAdvance);
 }
 
+/// Each kind's fields, written into and read from its member of the
+/// ReferenceOp union (Package.capnp), in ReferenceKinds.def's order.
+void writeMatmulReference(const ReferenceOp &op, wire::ReferenceOp::Builder out) {
+  auto matmul = out.initMatmul();
+  matmul.setPartials(static_cast<uint8_t>(op.partials));
+  matmul.setInnerBlocks(op.innerBlocks);
+  matmul.setTransposeLhs(op.transposeLhs);
+  matmul.setTransposeRhs(op.transposeRhs);
+}
+void readMatmulReference(wire::ReferenceOp::Reader in, size_t i, ReferenceOp &op) {
+  auto matmul = in.getMatmul();
+  uint8_t partials = matmul.getPartials();
+  if (partials != static_cast<uint8_t>(ElementType::F32) &&
+      partials != static_cast<uint8_t>(ElementType::F16))
+    throw FormatError{"reference op " + std::to_string(i) + ": partials type " +
+                      std::to_string(partials) + " is not f32 (0) or f16 (1)"};
+  op.partials = static_cast<ElementType>(partials);
+  op.innerBlocks = matmul.getInnerBlocks();
+  op.transposeLhs = matmul.getTransposeLhs();
+  op.transposeRhs = matmul.getTransposeRhs();
+}
+void writeElementwiseReference(const ReferenceOp &op, wire::ReferenceOp::Builder out) {
+  out.initElementwise().setKernel(op.kernel);
+}
+void readElementwiseReference(wire::ReferenceOp::Reader in, size_t, ReferenceOp &op) {
+  op.kernel = in.getElementwise().getKernel();
+}
+void writePermuteReference(const ReferenceOp &op, wire::ReferenceOp::Builder out) {
+  auto permute = out.initPermute();
+  fill(permute.initView(op.view.size()), op.view);
+  fill(permute.initPermutation(op.permutation.size()), op.permutation);
+  fill(permute.initShape(op.shape.size()), op.shape);
+}
+void readPermuteReference(wire::ReferenceOp::Reader in, size_t, ReferenceOp &op) {
+  auto permute = in.getPermute();
+  op.view = toVector<int64_t>(permute.getView());
+  op.permutation = toVector<int64_t>(permute.getPermutation());
+  op.shape = toVector<int64_t>(permute.getShape());
+}
+constexpr void (*kReferenceWriters[])(const ReferenceOp &, wire::ReferenceOp::Builder) = {
+#define IPU_REFERENCE_KIND(Kind, name, arity) write##Kind##Reference,
+#include "IPU/Package/ReferenceKinds.def"
+};
+constexpr void (*kReferenceReaders[])(wire::ReferenceOp::Reader, size_t, ReferenceOp &) = {
+#define IPU_REFERENCE_KIND(Kind, name, arity) read##Kind##Reference,
+#include "IPU/Package/ReferenceKinds.def"
+};
+// The union's members are the kinds, in order.
+static_assert(unsigned(wire::ReferenceOp::MATMUL) == unsigned(ReferenceKind::Matmul) &&
+                  unsigned(wire::ReferenceOp::ELEMENTWISE) ==
+                      unsigned(ReferenceKind::Elementwise) &&
+                  unsigned(wire::ReferenceOp::PERMUTE) == unsigned(ReferenceKind::Permute),
+              "Package.capnp's ReferenceOp union must list the kinds in "
+              "ReferenceKinds.def's order");
+
 void writePhase(const PackagePhase &phase, wire::Phase::Builder out) {
   out.setName(toText(phase.name));
   const ExchangePhase &transfers = phase.phase;
@@ -182,26 +237,10 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     fill(reference[i].initArguments(op.arguments.size()), op.arguments);
     reference[i].setResult(op.result);
     reference[i].setType(static_cast<uint8_t>(op.type));
-    switch (op.kind) {
-    case ReferenceKind::Matmul: {
-      auto matmul = reference[i].initMatmul();
-      matmul.setPartials(static_cast<uint8_t>(op.partials));
-      matmul.setInnerBlocks(op.innerBlocks);
-      matmul.setTransposeLhs(op.transposeLhs);
-      matmul.setTransposeRhs(op.transposeRhs);
-      break;
-    }
-    case ReferenceKind::Elementwise:
-      reference[i].initElementwise().setKernel(op.kernel);
-      break;
-    case ReferenceKind::Permute: {
-      auto permute = reference[i].initPermute();
-      fill(permute.initView(op.view.size()), op.view);
-      fill(permute.initPermutation(op.permutation.size()), op.permutation);
-      fill(permute.initShape(op.shape.size()), op.shape);
-      break;
-    }
-    }
+    // A kind that is none (an in-memory package under test) leaves the
+    // union at its first member's defaults.
+    if (unsigned(op.kind) < kReferenceKinds)
+      kReferenceWriters[unsigned(op.kind)](op, reference[i]);
   }
   auto metadata = out.initMetadata(package.metadata.size());
   for (size_t i = 0; i < package.metadata.size(); ++i) {
@@ -426,39 +465,14 @@ void readPackage(wire::Package::Reader in, Package &package) {
                         ": unknown element type " + std::to_string(type)};
     package.reference[i].type = static_cast<ElementType>(type);
     ReferenceOp &op = package.reference[i];
-    // As a number: a newer writer may use a member this reader does not know.
-    switch (static_cast<unsigned>(reference[i].which())) {
-    case wire::ReferenceOp::MATMUL: {
-      auto matmul = reference[i].getMatmul();
-      op.kind = ReferenceKind::Matmul;
-      uint8_t partials = matmul.getPartials();
-      if (partials != static_cast<uint8_t>(ElementType::F32) &&
-          partials != static_cast<uint8_t>(ElementType::F16))
-        throw FormatError{"reference op " + std::to_string(i) + ": partials type " +
-                          std::to_string(partials) + " is not f32 (0) or f16 (1)"};
-      op.partials = static_cast<ElementType>(partials);
-      op.innerBlocks = matmul.getInnerBlocks();
-      op.transposeLhs = matmul.getTransposeLhs();
-      op.transposeRhs = matmul.getTransposeRhs();
-      break;
-    }
-    case wire::ReferenceOp::ELEMENTWISE:
-      op.kind = ReferenceKind::Elementwise;
-      op.kernel = reference[i].getElementwise().getKernel();
-      break;
-    case wire::ReferenceOp::PERMUTE: {
-      auto permute = reference[i].getPermute();
-      op.kind = ReferenceKind::Permute;
-      op.view = toVector<int64_t>(permute.getView());
-      op.permutation = toVector<int64_t>(permute.getPermutation());
-      op.shape = toVector<int64_t>(permute.getShape());
-      break;
-    }
-    default:
-      // A union member this reader does not know (a newer writer's).
+    // As a number: a newer writer may use a member this reader does not
+    // know. Members are in ReferenceKinds.def's order.
+    const unsigned member = static_cast<unsigned>(reference[i].which());
+    if (member >= kReferenceKinds)
       throw FormatError{"reference op " + std::to_string(i) + ": unknown kind " +
-                        std::to_string(unsigned(reference[i].which()))};
-    }
+                        std::to_string(member)};
+    op.kind = ReferenceKind(member);
+    kReferenceReaders[member](reference[i], i, op);
   }
   auto kernels = in.getKernels();
   package.kernels.clear();
