@@ -2040,7 +2040,6 @@ std::vector<TimedTransfer> timedTransfersOf(const ExchangePhase &phase,
 
 namespace {
 
-/// The schedule of a valid phase, every candidate tried.
 /// Phases up to this many transfers may be tried as waves of paired
 /// messages: colouring costs about the square of the transfers per tile pair.
 constexpr size_t kPairWaveTransfers = 20'000;
@@ -2105,6 +2104,7 @@ pairWaveOrders(const ExchangeTimingModel &model,
   return orders;
 }
 
+/// The schedule of a valid phase, every candidate tried.
 ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
                                          const ExchangePhase &phase,
                                          const TransferAddresses &addresses) {

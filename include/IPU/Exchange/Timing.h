@@ -226,12 +226,15 @@ std::vector<TimedMessage> timedMessages(const ExchangePhase &phase,
                                         const TransferAddresses &addresses);
 
 /// Schedules `phase` with scheduleTimed in LongestFirst and MatchingWaves,
-/// with and without paired messages, and (up to 200k transfers) unpaired
-/// AsGiven in the order scheduleExact starts the transfers; keeps the
-/// schedule whose phase ends first (ties: the first of LongestFirst,
-/// MatchingWaves, AsGiven; unpaired first). Fills `report` (strategy "timed"): `bound` is
-/// timedLowerBound, `horizon` the phase's last receiver end, both in events
-/// from the phase-entry sync. Expects a phase that passed validate().
+/// with and without paired messages; (up to 200k transfers, more than 5%
+/// above the unpaired bound) unpaired AsGiven in the order scheduleExact
+/// starts the transfers; and (up to 20k transfers, more than 25% above the
+/// bound with every pairable transfer paired) paired AsGiven in waves of a
+/// colouring in which transfers sharing a tile pair never share a colour,
+/// in eight colour orders. Keeps the schedule whose phase ends first (ties:
+/// the first tried). Fills `report` as timedScheduleReport does (strategy
+/// "timed"), in events from the phase-entry sync. Expects a phase that
+/// passed validate().
 ExchangeSchedule scheduleTimedPhase(const TargetModel &target,
                                     const ExchangePhase &phase,
                                     const TransferAddresses &addresses,
@@ -242,8 +245,9 @@ ExchangeSchedule scheduleTimedPhase(const TargetModel &target,
 std::optional<std::string> checkScheduleCoverage(const ExchangePhase &phase,
                                                  const ExchangeSchedule &schedule);
 
-/// The report of a timed schedule: `bound` is the lower of timedLowerBound
-/// of its messages (paired as it sends them) and of what holds for every
+/// The report of a timed schedule: `bound` is the lower of the bound of its
+/// messages (paired as it sends them: timedLowerBound, and with any paired,
+/// pairingLowerBound too) and of what holds for every
 /// pairing of the phase's pairable transfers (the higher of timedLowerBound
 /// with all of them paired and pairingLowerBound), so that it holds for any
 /// schedule the scheduler could choose; `horizon` is its last receiver end.
