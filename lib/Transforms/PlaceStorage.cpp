@@ -225,8 +225,9 @@ mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
       std::unique_ptr<ipu::ElementwiseKernel> generated;
       const ipu::KernelSpec *kernel =
           ipu_tile::lookupComputeSetKernel(computeSet, generated);
-      std::vector<uint32_t> tiles(computeSet.getTiles().begin(),
-                                  computeSet.getTiles().end());
+      // The verifier has resolved every compute set's tiles.
+      SmallVector<int32_t> list = *computeSet.getTileList();
+      std::vector<uint32_t> tiles(list.begin(), list.end());
       area.addVertices(tiles, kernel->operandNames.size(), kernel->paramNames.size());
       // A generated kernel's code, once on every tile that runs it.
       if (generated)

@@ -100,11 +100,24 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
   SmallVector<Attribute> refs;
   for (BufferOp buffer : operands)
     refs.push_back(FlatSymbolRefAttr::get(buffer.getSymNameAttr()));
+  // The vertices usually run on the tiles of an operand, the output first:
+  // then the set is written as that buffer's (`tiles of @out`).
+  FlatSymbolRefAttr tilesOf;
+  for (BufferOp buffer : llvm::reverse(operands)) {
+    std::optional<ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
+    if (!layout)
+      continue;
+    std::vector<uint32_t> held = layout->tileList();
+    if (llvm::equal(held, tiles, [](uint32_t a, int32_t b) { return int64_t(a) == b; })) {
+      tilesOf = FlatSymbolRefAttr::get(buffer.getSymNameAttr());
+      break;
+    }
+  }
   return ComputeSetOp::create(builder, loc, builder.getStringAttr(name),
                               builder.getStringAttr(kernel),
                               builder.getArrayAttr(refs),
-                              builder.getDenseI32ArrayAttr(tiles),
-                              DenseI64ArrayAttr(),
+                              tilesOf ? DenseI32ArrayAttr() : builder.getDenseI32ArrayAttr(tiles),
+                              tilesOf, DenseI64ArrayAttr(),
                               accType ? TypeAttr::get(accType) : TypeAttr(),
                               /*serial_operands=*/DenseI32ArrayAttr());
 }

@@ -108,7 +108,11 @@ LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
   computeSet.name = op.getSymName().str();
   computeSet.kernel = op.getKernel().str();
   computeSet.location = sourceLocation(op.getLoc());
-  computeSet.tiles.assign(op.getTiles().begin(), op.getTiles().end());
+  std::optional<SmallVector<int32_t>> tiles = op.getTileList();
+  if (!tiles)
+    return op.emitOpError("has no tiles: ")
+           << op.getTilesOfAttr() << " is not an ipu_tile.buffer with a layout";
+  computeSet.tiles.assign(tiles->begin(), tiles->end());
   SymbolTableCollection symbolTable;
   FailureOr<SmallVector<int64_t>> params = op.getVertexParams(symbolTable);
   if (failed(params))

@@ -18,7 +18,7 @@
 
 // The 4 batches run side by side, each on 4 tiles of its own.
 // BMM-IR: ipu_tile.buffer @mm0.out : tensor<4x8x32xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, batch_grid = 4, batch_stride = 4>>
-// BMM-IR: compute_set @mm0.partials kernel "gemm_t" operands [@arg0, @arg1, @mm0.out] tiles [0 to 16]
+// BMM-IR: compute_set @mm0.partials kernel "gemm_t" operands [@arg0, @arg1, @mm0.out] tiles of @mm0.out {acc_type = f32}
 // BMM: numericalTest=PASS elementsCompared=1024
 // TRANSPOSED_B: numericalTest=PASS elementsCompared=256
 // RANK3_LINEAR: numericalTest=PASS elementsCompared=1024

@@ -16,7 +16,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-NEXT:   ipu_exchange.copy @arg0 to @mm0.lhs
   // CHECK-NEXT: }
   // CHECK-NEXT: ipu_exchange.sync
-  // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @arg1, @mm0.out] tiles [0 to 4] {acc_type = f32}
+  // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @arg1, @mm0.out] tiles of @mm0.out {acc_type = f32}
   // CHECK-NEXT: ipu_exchange.sync
   // CHECK-NEXT: ipu_exchange.stream_out @mm0.out to 0
   // CHECK-NOT: func.func
@@ -39,7 +39,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-NEXT: ipu_exchange.stream_out @mm0.out to 1
   // CHECK: ipu_exchange.phase @mm1.gather {
   // CHECK-NEXT: ipu_exchange.copy @mm0.out to @mm1.lhs
-  // CHECK: ipu_tile.compute_set @mm1.partials kernel "gemm" operands [@mm1.lhs, @arg2, @mm1.out] tiles [0 to 4]
+  // CHECK: ipu_tile.compute_set @mm1.partials kernel "gemm" operands [@mm1.lhs, @arg2, @mm1.out] tiles of @mm1.out
   // CHECK: ipu_exchange.stream_out @mm1.out to 0
   func.func @chain(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %d: tensor<8x4xf32>) -> tensor<8x4xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=64 cycles=996}}
@@ -76,14 +76,14 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK: ipu_tile.buffer @mm0.gathered : tensor<8x16xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, col_splits = [0, 16]>> in standard
   // CHECK: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
   // CHECK: ipu_exchange.phase @mm0.gather
-  // CHECK: ipu_tile.compute_set @mm0.stage kernel "copy" operands [@arg1, @mm0.rhs.staged] tiles [0 to 4]{{$}}
-  // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @mm0.rhs.staged, @mm0.psums] tiles [0 to 4] {acc_type = f32}
+  // CHECK: ipu_tile.compute_set @mm0.stage kernel "copy" operands [@arg1, @mm0.rhs.staged] tiles of @mm0.rhs.staged{{$}}
+  // CHECK-NEXT: ipu_tile.compute_set @mm0.partials kernel "gemm" operands [@mm0.lhs, @mm0.rhs.staged, @mm0.psums] tiles of @mm0.rhs.staged {acc_type = f32}
   // CHECK-NEXT: ipu_exchange.sync
   // CHECK-NEXT: ipu_exchange.phase @mm0.reduce {
   // CHECK-NEXT:   ipu_exchange.copy @mm0.psums to @mm0.gathered
   // CHECK-NEXT: }
   // CHECK-NEXT: ipu_exchange.sync
-  // CHECK-NEXT: ipu_tile.compute_set @mm0.sum kernel "reduce" operands [@mm0.gathered, @mm0.out] tiles [0, 1]{{$}}
+  // CHECK-NEXT: ipu_tile.compute_set @mm0.sum kernel "reduce" operands [@mm0.gathered, @mm0.out] tiles of @mm0.out{{$}}
   func.func @complete(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=16 boundCycles=16 cycles=968}}
     %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = normal, weights = standard, reduction = complete, staging = true, cycles = 100>}
@@ -100,7 +100,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @staged
   // CHECK: ipu_tile.buffer @mm0.gathered : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 4, 6, 8], col_splits = [0, 16], tile_map = [0, 2, 1, 3]>> in standard
   // CHECK: ipu_tile.buffer @mm0.out : tensor<8x8xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, row_splits = [0, 2, 4, 6, 8], tile_map = [0, 2, 1, 3]>> in standard
-  // CHECK: ipu_tile.compute_set @mm0.sum kernel "reduce" operands [@mm0.gathered, @mm0.out] tiles [0, 2, 1, 3]{{$}}
+  // CHECK: ipu_tile.compute_set @mm0.sum kernel "reduce" operands [@mm0.gathered, @mm0.out] tiles of @mm0.out{{$}}
   func.func @staged(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=16 boundCycles=16 cycles=968}}
     %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 1, inner = 2, orientation = normal, weights = interleaved, reduction = staged, staging = false, cycles = 100>}
@@ -117,7 +117,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @swapped
   // CHECK: ipu_tile.buffer @arg1 : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [1, 0], replicas = 2, replica_stride = 2>> in standard
   // CHECK: ipu_exchange.stream_in @arg1 from 1 {transpose, weight}
-  // CHECK: ipu_tile.compute_set @mm0.partials kernel "gemm_t" operands [@mm0.lhs, @arg1, @mm0.out] tiles [0 to 4] {acc_type = f32}
+  // CHECK: ipu_tile.compute_set @mm0.partials kernel "gemm_t" operands [@mm0.lhs, @arg1, @mm0.out] tiles of @mm0.out {acc_type = f32}
   func.func @swapped(%a: tensor<8x16xf16>, %b: tensor<16x8xf16>) -> tensor<8x8xf32> {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=32 cycles=972}}
     %c = ipu_gemm.matmul %a, %b {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = swapped, weights = standard, reduction = complete, staging = false, cycles = 10>}
@@ -212,7 +212,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-NOT: @mm2.lhs
   // CHECK: compute_set @mm2.partials kernel "gemm" operands [@mm0.lhs, @arg1, @mm2.out]
   // CHECK: ipu_exchange.copy @mm2.out to @mm3.rhs
-  // CHECK: compute_set @mm3.partials kernel "gemm" operands [@mm1.out, @mm3.rhs, @mm3.out] tiles [0 to 4] {acc_type = f32}
+  // CHECK: compute_set @mm3.partials kernel "gemm" operands [@mm1.out, @mm3.rhs, @mm3.out] tiles of @mm3.out {acc_type = f32}
   func.func @shared(%a: tensor<8x16xf16>, %w: tensor<16x8xf16>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
     // expected-remark @+1 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=4 boundCycles=32 cycles=972}}
     %c = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}

@@ -121,6 +121,30 @@ static void printTileList(OpAsmPrinter &printer, Operation *,
   printIntegerList(printer, values);
 }
 
+/// A compute set's tiles after `tiles`: `of @buffer`, or a tile list.
+static ParseResult parseComputeSetTiles(OpAsmParser &parser, DenseI32ArrayAttr &tiles,
+                                        FlatSymbolRefAttr &tilesOf) {
+  if (succeeded(parser.parseOptionalKeyword("of"))) {
+    StringAttr name;
+    if (parser.parseSymbolName(name))
+      return failure();
+    tilesOf = FlatSymbolRefAttr::get(name);
+    return success();
+  }
+  return parseTileList(parser, tiles);
+}
+
+static void printComputeSetTiles(OpAsmPrinter &printer, Operation *op,
+                                 DenseI32ArrayAttr tiles, FlatSymbolRefAttr tilesOf) {
+  if (tilesOf) {
+    printer << "of ";
+    printer.printSymbolName(tilesOf.getValue());
+    return;
+  }
+  if (tiles)
+    printTileList(printer, op, tiles);
+}
+
 #include "IPU/Dialect/Tile/IR/TileEnums.cpp.inc"
 #include "IPU/Dialect/Tile/IR/TileInterfaces.cpp.inc"
 #include "IPU/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
@@ -622,7 +646,15 @@ LogicalResult ComputeSetOp::verify() {
     return emitOpError("kernel '")
            << getKernel() << "' takes " << kernel->operandNames.size()
            << " operands, got " << getOperands().size();
-  ArrayRef<int32_t> tiles = getTiles();
+  if (bool(getTiles()) == bool(getTilesOf()))
+    return emitOpError("needs its tiles either as a list or as 'of @buffer', "
+                       "not ")
+           << (getTiles() ? "both" : "neither");
+  // An unresolvable `of @buffer` is reported by verifySymbolUses.
+  std::optional<SmallVector<int32_t>> tileList = getTileList();
+  if (!tileList)
+    return success();
+  ArrayRef<int32_t> tiles = *tileList;
   size_t paramCount = kernel->paramNames.size();
   const bool accumulates = llvm::is_contained(kernel->paramNames, "accType");
   if (getParams() && getAccType())
@@ -638,10 +670,14 @@ LogicalResult ComputeSetOp::verify() {
   if (!getParams() && !accumulates && getAccType())
     return emitOpError("kernel '") << getKernel() << "' accumulates nothing: "
                                    << "'acc_type' does not apply";
-  if (getParams() && getParams()->size() != tiles.size() * paramCount)
-    return emitOpError("expected ")
-           << tiles.size() * paramCount << " params (" << tiles.size()
-           << " tiles x " << paramCount << "), got " << getParams()->size();
+  if (getParams() && getParams()->size() != tiles.size() * paramCount) {
+    InFlightDiagnostic diag = emitOpError("expected ")
+                              << tiles.size() * paramCount << " params ("
+                              << tiles.size() << " tiles";
+    if (getTilesOf())
+      diag << " of " << getTilesOfAttr();
+    return diag << " x " << paramCount << "), got " << getParams()->size();
+  }
   if (std::optional<ArrayRef<int32_t>> serial = getSerialOperands()) {
     auto loop = dyn_cast<LoopOp>((*this)->getParentOp());
     if (!loop)
@@ -683,6 +719,19 @@ LogicalResult ComputeSetOp::verify() {
         return emitOpError("vertex on tile ") << tile << ": " << *error;
   }
   return success();
+}
+
+std::optional<SmallVector<int32_t>> ComputeSetOp::getTileList() {
+  if (std::optional<ArrayRef<int32_t>> tiles = getTiles())
+    return SmallVector<int32_t>(tiles->begin(), tiles->end());
+  BufferOp buffer = getTilesOf() ? lookupBuffer(getOperation(), getTilesOfAttr())
+                                 : BufferOp();
+  std::optional<ipu::BlockLayout> layout =
+      buffer ? toBlockLayout(buffer.getTensorType()) : std::nullopt;
+  if (!layout)
+    return std::nullopt;
+  std::vector<uint32_t> tiles = layout->tileList();
+  return SmallVector<int32_t>(tiles.begin(), tiles.end());
 }
 
 /// The block (b, i, j) of `layout` each tile holds (any replica: they hold
@@ -731,8 +780,13 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
     int64_t rows, cols, type, memoryClass;
     uint64_t bytes;
   };
+  std::optional<SmallVector<int32_t>> tiles = getTileList();
+  if (!tiles)
+    return emitOpError("tiles of ") << getTilesOfAttr()
+                                    << " are not those of an ipu_tile.buffer "
+                                       "with a layout";
   SmallVector<int64_t> params;
-  for (int32_t tile : getTiles()) {
+  for (int32_t tile : *tiles) {
     SmallVector<Shape> shapes;
     for (auto [index, operand] : llvm::enumerate(operands)) {
       auto block = operand.blockOn.find(tile);
@@ -868,6 +922,10 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   const ipu::KernelSpec *kernel = lookupComputeSetKernel(*this, generated);
   if (!kernel)
     return success(); // Reported by verify().
+  std::optional<SmallVector<int32_t>> tiles = getTileList();
+  if (!tiles)
+    return emitOpError("tiles of ") << getTilesOfAttr()
+                                    << ": not an ipu_tile.buffer with a layout";
   size_t paramCount = kernel->paramNames.size();
   // Derived parameters are checked like given ones: the blocks must form a
   // vertex the kernel can run.
@@ -875,7 +933,7 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(vertexParams))
     return failure();
   if (!getParams())
-    for (auto [index, tile] : llvm::enumerate(getTiles()))
+    for (auto [index, tile] : llvm::enumerate(*tiles))
       if (std::optional<std::string> error = ipu::checkKernelParams(
               *kernel, vertexParams->data() + index * paramCount))
         return emitOpError("vertex on tile ") << tile << ": " << *error;
@@ -889,7 +947,7 @@ ComputeSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     if (!layout || !lookupTarget(getOperation()))
       return success(); // Reported by the buffer's verifier.
     llvm::DenseMap<uint32_t, TileBlock> blockOn = blocksByTile(*layout);
-    for (auto [index, tile] : llvm::enumerate(getTiles())) {
+    for (auto [index, tile] : llvm::enumerate(*tiles)) {
       auto block = blockOn.find(tile);
       if (block == blockOn.end())
         return emitOpError("vertex on tile ")

@@ -89,3 +89,42 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.compute_set @sum kernel "reduce" operands [@in, @out] tiles [0]
   }
 }
+
+// -----
+
+// `tiles of` must name a buffer.
+#one = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<4x8xf16, #one> in standard
+    ipu_tile.buffer @b : tensor<4x8xf16, #one> in standard
+    // expected-error @+1 {{tiles of @cp: not an ipu_tile.buffer with a layout}}
+    ipu_tile.compute_set @cp kernel "copy" operands [@a, @b] tiles of @cp
+  }
+}
+
+// -----
+
+// Tiles given twice, as a list and as a buffer's.
+#one = #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<4x8xf16, #one> in standard
+    ipu_tile.buffer @b : tensor<4x8xf16, #one> in standard
+    // expected-error @+1 {{needs its tiles either as a list or as 'of @buffer', not both}}
+    ipu_tile.compute_set @cp kernel "copy" operands [@a, @b] tiles of @b {tiles = array<i32: 0>}
+  }
+}
+
+// -----
+
+// Explicit parameters follow the buffer's tiles: a row for each of its 4.
+#four = #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x8xf16, #four> in standard
+    ipu_tile.buffer @b : tensor<8x8xf16, #four> in standard
+    // expected-error @+1 {{expected 4 params (4 tiles of @b x 1), got 2}}
+    ipu_tile.compute_set @cp kernel "copy" operands [@a, @b] tiles of @b params [32, 32]
+  }
+}

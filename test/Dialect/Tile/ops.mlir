@@ -13,6 +13,10 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     // CHECK: ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0 to 4] params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
         params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
+    // A compute set on the tiles of a buffer keeps that form.
+    ipu_tile.buffer @d : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
+    // CHECK: ipu_tile.compute_set @cp kernel "copy" operands [@c, @d] tiles of @d{{$}}
+    ipu_tile.compute_set @cp kernel "copy" operands [@c, @d] tiles of @d
   }
 }
 

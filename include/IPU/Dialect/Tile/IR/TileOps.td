@@ -273,11 +273,17 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
     DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "One kernel run on a set of tiles, a vertex per tile";
   let description = [{
-    Runs kernel `kernel` (from device/) once on each tile of `tiles` (an
-    integer list of ranges and repeats, as in `#ipu_tile.layout`). The
-    operands are buffers, in the kernel's operand order; each vertex works on
-    its tile's block of each operand. The compute set costs its slowest
-    tile.
+    Runs kernel `kernel` (from device/) once on each tile of `tiles`: an
+    integer list of ranges and repeats, as in `#ipu_tile.layout`, or
+    `of @buffer`, the tiles that hold a block of that buffer in the order
+    its layout lists them (batch, row, column, replica). The operands are
+    buffers, in the kernel's operand order; each vertex works on its tile's
+    block of each operand. The compute set costs its slowest tile.
+
+    The lowering writes `tiles of @buffer` when the vertices run exactly on
+    the tiles of one of their operands (usually the output), which is the
+    common case: the list is then read from that buffer's layout, and only
+    irregular sets are spelled out.
 
     The kernel's parameters follow from the operands: each vertex's block
     shapes, element types and memory classes, and `acc_type` (what a GEMM
@@ -296,6 +302,13 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
 
     ```mlir
     ipu_tile.compute_set @stage kernel "copy" operands [@a, @b] tiles [0 to 16]
+    ```
+
+    A reduction on the tiles of its output buffer `@sum`:
+
+    ```mlir
+    ipu_tile.compute_set @mm.sum kernel "reduce" operands [@gathered, @sum]
+        tiles of @sum
     ```
 
     The GEMM with its parameters written out (`gemm`: m, k, n, inType,
@@ -321,15 +334,19 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kernel,
                        FlatSymbolRefArrayAttr:$operands,
-                       DenseI32ArrayAttr:$tiles,
+                       OptionalAttr<DenseI32ArrayAttr>:$tiles,
+                       OptionalAttr<FlatSymbolRefAttr>:$tiles_of,
                        OptionalAttr<DenseI64ArrayAttr>:$params,
                        OptionalAttr<TypeAttr>:$acc_type,
                        OptionalAttr<DenseI32ArrayAttr>:$serial_operands);
   let assemblyFormat = [{
-    $sym_name `kernel` $kernel `operands` $operands `tiles` custom<TileList>($tiles)
-        (`params` $params^)? attr-dict
+    $sym_name `kernel` $kernel `operands` $operands `tiles`
+        custom<ComputeSetTiles>($tiles, $tiles_of) (`params` $params^)? attr-dict
   }];
   let extraClassDeclaration = [{
+    /// The tiles of its vertices: `tiles`, or the tiles of the buffer
+    /// `tiles_of` names (nothing when that is not a buffer with a layout).
+    std::optional<::llvm::SmallVector<int32_t>> getTileList();
     /// Every vertex's parameters, a row per tile: `params` when given, else
     /// derived from the operands' blocks on each tile and `acc_type`.
     /// Emits an error on the op and fails when they cannot be.
