@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -253,6 +254,42 @@ TEST(Allocator, PhasePartnersPackWhenKeepingThemApartDoesNotFit) {
   EXPECT_EQ(placement.peakBytes[0], 2 * half);
 }
 
+TEST(Allocator, PhasePartnersShareTheFewestBytesWhenTheyCannotBeApart) {
+  // S fills most of standard memory, so D cannot start an element of its
+  // own; of every aligned address where D fits beside S, it takes one that
+  // shares the fewest bytes with S's elements (SigLIP MLP with f16
+  // partials: the partials and their gathered copy).
+  TargetModel target = smallTarget(4);
+  const uint64_t base = target.allocatableBase(MemoryClass::Standard);
+  const uint64_t end = target.standard.end();
+  for (uint64_t dBytes : {6000u, 17216u, 20000u}) {
+    for (uint64_t slack : {0u, 1000u, 4096u, 9000u}) {
+      SCOPED_TRACE("D " + std::to_string(dBytes) + " B, slack " + std::to_string(slack));
+      const uint64_t sBytes = (end - base - dBytes - slack) / 8 * 8;
+      std::vector<BufferRequest> requests = {makeRequest("S", sBytes, 0, 1, {0}),
+                                             makeRequest("D", dBytes, 0, 1, {0})};
+      requests[0].apartFrom = {1};
+      requests[1].apartFrom = {0};
+      Placement placement;
+      ASSERT_FALSE(placeBuffers(target, requests, 0, placement));
+      checkPlacement(target, requests, 0, placement);
+      // S's elements, and the bytes an address of D shares with them.
+      const uint64_t s = placement.address[0];
+      const uint64_t sUnitsBegin = elementOf(s) * 16384;
+      const uint64_t sUnitsEnd = (elementOf(s + sBytes - 1) + 1) * 16384;
+      auto shared = [&](uint64_t at) {
+        return std::max<int64_t>(0, int64_t(std::min(sUnitsEnd, at + dBytes)) -
+                                        int64_t(std::max(sUnitsBegin, at)));
+      };
+      int64_t fewest = INT64_MAX;
+      for (uint64_t at = base; at + dBytes <= end; at += 8)
+        if (at + dBytes <= s || at >= s + sBytes)
+          fewest = std::min(fewest, shared(at));
+      EXPECT_EQ(shared(placement.address[1]), fewest);
+    }
+  }
+}
+
 TEST(Allocator, PlacesFromBaseAboveReservedBytes) {
   TargetModel target = smallTarget();
   std::vector<BufferRequest> requests = {
@@ -452,6 +489,16 @@ TEST(Allocator, RandomRequestSetsKeepEveryProperty) {
       requests.push_back(makeRequest("r" + std::to_string(i), bytes, first,
                                      last, std::move(tileSet), memoryClass,
                                      alignment));
+    }
+    // Some pairs read and written by one phase, to be kept apart.
+    for (uint32_t pair = 0; count > 1 && pair < count / 4; ++pair) {
+      uint32_t a = rng() % count, b = rng() % count;
+      if (a != b && requests[a].memoryClass == requests[b].memoryClass &&
+          std::find(requests[a].apartFrom.begin(), requests[a].apartFrom.end(), b) ==
+              requests[a].apartFrom.end()) {
+        requests[a].apartFrom.push_back(b);
+        requests[b].apartFrom.push_back(a);
+      }
     }
     Placement placement;
     auto error = placeBuffers(target, requests, reserved, placement);

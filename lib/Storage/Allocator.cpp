@@ -394,9 +394,63 @@ ipu::placeBuffers(const TargetModel &target,
           }
           return candidate;
         };
+        // Where partners cannot be kept out of each other's units, the
+        // address that shares the fewest bytes with their units: a tile
+        // still serialises the reads and writes that meet in a unit, so
+        // less shared means less the exchange has to wait.
+        auto leastSharedFit = [&] {
+          std::vector<std::pair<uint64_t, uint64_t>> partnerUnits;
+          for (uint32_t other : conflicts)
+            if (std::find(request.apartFrom.begin(), request.apartFrom.end(), other) !=
+                request.apartFrom.end())
+              partnerUnits.push_back({unitBegin(address[other]),
+                                      unitEnd(address[other] + requests[other].bytes)});
+          auto shared = [&](uint64_t at) {
+            uint64_t bytes = 0;
+            for (const auto &[unitsBegin, unitsEnd] : partnerUnits)
+              bytes += std::max<int64_t>(0, int64_t(std::min(unitsEnd, at + request.bytes)) -
+                                                int64_t(std::max(unitsBegin, at)));
+            return bytes;
+          };
+          taken.clear();
+          for (uint32_t other : conflicts)
+            taken.push_back({address[other], address[other] + requests[other].bytes});
+          std::sort(taken.begin(), taken.end());
+          uint64_t best = UINT64_MAX, bestShared = UINT64_MAX;
+          auto consider = [&](uint64_t at, uint64_t gapEnd) {
+            if (at % alignment || at < base || at + request.bytes > std::min(gapEnd, end))
+              return;
+            uint64_t bytes = shared(at);
+            if (bytes < bestShared || (bytes == bestShared && at < best)) {
+              best = at;
+              bestShared = bytes;
+            }
+          };
+          // Each gap between placed conflicting buffers: its first and last
+          // fitting address, and those that start or end on a unit boundary.
+          uint64_t gapBegin = base;
+          for (size_t k = 0; k <= taken.size(); ++k) {
+            uint64_t gapEnd = k < taken.size() ? taken[k].first : end;
+            uint64_t first = alignUp(gapBegin, alignment);
+            if (gapEnd > first && gapEnd - first >= request.bytes) {
+              uint64_t last = (gapEnd - request.bytes) / alignment * alignment;
+              consider(first, gapEnd);
+              consider(last, gapEnd);
+              for (uint64_t boundary = unitEnd(first + 1); boundary <= gapEnd;
+                   boundary = unitEnd(boundary + 1)) {
+                consider(boundary, gapEnd);
+                if (boundary >= request.bytes)
+                  consider((boundary - request.bytes) / alignment * alignment, gapEnd);
+              }
+            }
+            if (k < taken.size())
+              gapBegin = std::max(gapBegin, taken[k].second);
+          }
+          return best == UINT64_MAX ? firstFit(false) : best;
+        };
         uint64_t candidate = firstFit(apart && !request.apartFrom.empty());
         if (candidate + request.bytes > end && apart && !request.apartFrom.empty())
-          candidate = firstFit(false);
+          candidate = leastSharedFit();
         if (candidate + request.bytes > end) {
           std::sort(conflicts.begin(), conflicts.end());
           return describeOverflow(requests, address, bits, pool, index,
