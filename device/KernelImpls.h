@@ -17,9 +17,9 @@ namespace ipu::detail {
 /// Sizes are below 2^24 so every byte count fits easily in 64 bits.
 constexpr int64_t kMaxExtent = int64_t(1) << 24;
 
-/// Bytes of a stored row: tile rows are padded to 32-bit words.
+/// Bytes of a stored row: tile rows are padded to exchange words.
 inline uint64_t rowPitch(int64_t elements, ElementType type) {
-  constexpr uint64_t word = TargetModel::kExchangeWordBytes;
+  constexpr uint64_t word = kDeviceWordBytes;
   uint64_t bytes = static_cast<uint64_t>(elements) * elementBytes(type);
   return (bytes + word - 1) / word * word;
 }

@@ -188,7 +188,7 @@ TEST(ReservedArea, ExchangeCodeFromTheTimedRowsVertexStateAndKernelsOncePerTile)
   // Each tile keeps its own row of the phase, as the timing model counts
   // it; a tile without a part keeps its return word.
   PhaseTiming timing =
-      timePhase(target.exchange, timedMessages(phase, schedule, addresses));
+      timePhase(target.exchange, timedMessages(target.exchange, phase, schedule, addresses));
   for (uint32_t tile = 0; tile < 4; ++tile)
     EXPECT_EQ(area.exchangeCodeBytes(tile), timing.codeBytesPerTile[tile]) << tile;
   EXPECT_EQ(area.exchangeCodeBytes(3), target.exchange.instructionBytes);

@@ -229,10 +229,11 @@ void applyTransfers(const BlockLayout &to, const Rearrangement &plan,
                     std::vector<std::vector<uint8_t>> &writes) {
   for (size_t t = 0; t < plan.phase.size(); ++t) {
     ASSERT_GT(plan.phase.words[t], 0u) << "transfer " << t;
-    uint64_t bytes = uint64_t(plan.phase.words[t]) * 4;
+    const uint64_t word = to.wordBytes;
+    uint64_t bytes = uint64_t(plan.phase.words[t]) * word;
     const Tags &src = source[plan.phase.source[t]];
-    ASSERT_EQ(plan.sourceOffset[t] % 4, 0u) << "transfer " << t;
-    ASSERT_EQ(plan.destOffset[t] % 4, 0u) << "transfer " << t;
+    ASSERT_EQ(plan.sourceOffset[t] % word, 0u) << "transfer " << t;
+    ASSERT_EQ(plan.destOffset[t] % word, 0u) << "transfer " << t;
     ASSERT_LE(plan.sourceOffset[t] + bytes, src.size()) << "transfer " << t;
     ASSERT_EQ(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t),
               ptrdiff_t(to.replicas))
@@ -381,6 +382,49 @@ TEST(RearrangementTest, RejectsUnalignedRowSegments) {
   BlockLayout whole = gridLayout(2, 6, ElementType::F16, 1, 1);
   EXPECT_TRUE(planRearrangement(whole, wide, 3, plan));
   EXPECT_TRUE(planRearrangement(wide, whole, 3, plan));
+}
+
+TEST(RearrangementTest, WordsAreTheTargets) {
+  // A target whose exchange moves 8-byte words: rows pad to 8 bytes, and
+  // rearrangements move 8-byte words at 8-byte offsets.
+  auto eightByte = [](BlockLayout layout) {
+    layout.wordBytes = 8;
+    return layout;
+  };
+  BlockLayout l = eightByte(gridLayout(10, 3, ElementType::F16, 3, 1));
+  EXPECT_EQ(l.rowPitchBytes(0), 8u); // 6 bytes -> 8.
+  BlockLayout f32 = eightByte(gridLayout(4, 10, ElementType::F32, 1, 3));
+  EXPECT_EQ(f32.rowPitchBytes(0), 16u);
+  EXPECT_EQ(f32.rowPitchBytes(2), 16u); // 12 bytes; 12 with 4-byte words.
+  EXPECT_EQ(f32.maxBlockBytes(), 64u);
+
+  // 8 f16 columns into blocks of 4: 8-byte segments, one word each.
+  BlockLayout from = eightByte(gridLayout(4, 8, ElementType::F16, 1, 1));
+  BlockLayout to = eightByte(gridLayout(4, 8, ElementType::F16, 1, 2, 1, 1));
+  Rearrangement plan;
+  ASSERT_FALSE(planRearrangement(from, to, 4, plan));
+  for (uint32_t words : plan.phase.words)
+    EXPECT_EQ(words, 1u);
+  simulate(from, to, 4, plan);
+
+  // Into blocks of 2 columns: 4-byte segments, whole 32-bit words but not
+  // 64-bit ones.
+  BlockLayout narrow = eightByte(gridLayout(4, 8, ElementType::F16, 1, 4, 1, 1));
+  auto error = planRearrangement(from, narrow, 5, plan);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("64-bit words"), std::string::npos) << *error;
+  EXPECT_FALSE(planRearrangement(gridLayout(4, 8, ElementType::F16, 1, 1),
+                                 gridLayout(4, 8, ElementType::F16, 1, 4, 1, 1), 5,
+                                 plan));
+
+  // Layouts of two words do not mix, and a word is a power of two.
+  error = planRearrangement(from, gridLayout(4, 8, ElementType::F16, 1, 2, 1, 1), 4, plan);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("exchange words differ: 8 vs 4 bytes"), std::string::npos) << *error;
+  BlockLayout odd = gridLayout(4, 8, ElementType::F16, 1, 1);
+  odd.wordBytes = 3;
+  ASSERT_TRUE(odd.validate(4));
+  EXPECT_NE(odd.validate(4)->find("exchange word of 3 bytes"), std::string::npos);
 }
 
 TEST(RearrangementTest, RowEndSegmentsCarryPadding) {

@@ -242,6 +242,29 @@ TEST(GemmPlanCost, ExchangeMatchesTheLoweredPhases) {
   EXPECT_GT(exact, 20);
 }
 
+TEST(GemmPlanCheck, WordGrainIsTheTargets) {
+  // A target whose exchange moves 8-byte words: 100 f16 over 2 inner blocks
+  // starts the second at byte 100, a 32-bit word but no 64-bit one.
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(96, 100, 64);
+  EXPECT_FALSE(checkGemmPlan(target, p, plan(4, 2, 2)));
+  target.exchange.wordBytes = 8;
+  EXPECT_EQ(*checkGemmPlan(target, p, plan(4, 2, 2)),
+            "the problem pads rows to 4-byte words, but 'ipu21-16' moves 8-byte words");
+  p.wordBytes = 8;
+  EXPECT_EQ(*checkGemmPlan(target, p, plan(4, 2, 2)),
+            "inner=2 cuts f16 rows of A off 64-bit word boundaries");
+  GemmProblem aligned = problem(96, 128, 64);
+  aligned.wordBytes = 8;
+  EXPECT_FALSE(checkGemmPlan(target, aligned, plan(4, 2, 2)));
+  // Its layouts pad rows to 8 bytes: 33 f32 columns of C take 136, not 132.
+  GemmProblem odd = problem(96, 128, 66);
+  odd.wordBytes = 8;
+  GemmLayouts layouts = gemmLayouts(odd, plan(4, 2));
+  EXPECT_EQ(layouts.out.wordBytes, 8u);
+  EXPECT_EQ(layouts.out.rowPitchBytes(0), 136u);
+}
+
 TEST(GemmPlanCheck, RejectsWhatCannotBeLowered) {
   TargetModel target = TargetModel::ipu21WithTiles(16);
   GemmProblem p = problem(96, 128, 64);

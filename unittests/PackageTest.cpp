@@ -307,6 +307,20 @@ TEST(Package, RoundTripKeepsEveryField) {
   EXPECT_EQ(serializePackage(loaded), bytes);
 }
 
+// The device kernels are built for one exchange word: a package for a
+// target that moves other words is refused, naming both.
+TEST(Package, TargetsOfAnotherExchangeWordAreRefused) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  Package package = makePackage();
+  ASSERT_EQ(validatePackage(package, target), std::nullopt);
+  target.exchange.wordBytes = 8;
+  std::optional<std::string> error = validatePackage(package, target);
+  EXPECT_TRUE(contains(error, "target 'ipu21-4' moves 8-byte exchange words, but "
+                              "this simulator's device kernels are built for "
+                              "4-byte words"))
+      << error.value_or("accepted");
+}
+
 // The buffers the report charts are checked against the target and the
 // program, though nothing the simulator runs reads them.
 TEST(Package, BuffersAreCheckedAgainstTheTargetAndTheProgram) {

@@ -1969,17 +1969,19 @@ TransferAddresses ipu::packedAddresses(const TargetModel &target,
   return addresses;
 }
 
-std::vector<uint64_t> ipu::localCopyBytes(const ExchangePhase &phase) {
+std::vector<uint64_t> ipu::localCopyBytes(const TargetModel &target,
+                                          const ExchangePhase &phase) {
   std::vector<uint64_t> bytes(phase.tiles, 0);
   for (size_t t = 0; t < phase.size(); ++t)
     for (const uint32_t *d = phase.destinationsBegin(t), *e = phase.destinationsEnd(t);
          d != e; ++d)
       if (*d == phase.source[t])
-        bytes[*d] += uint64_t(phase.words[t]) * TargetModel::kExchangeWordBytes;
+        bytes[*d] += uint64_t(phase.words[t]) * target.exchangeWordBytes();
   return bytes;
 }
 
-std::vector<TimedMessage> ipu::timedMessages(const ExchangePhase &phase,
+std::vector<TimedMessage> ipu::timedMessages(const ExchangeTimingModel &model,
+                                             const ExchangePhase &phase,
                                              const ExchangeSchedule &schedule,
                                              const TransferAddresses &addresses) {
   std::vector<TimedMessage> messages;
@@ -1997,7 +1999,7 @@ std::vector<TimedMessage> ipu::timedMessages(const ExchangePhase &phase,
         m.dests.push_back(*d);
     if (m.dests.empty())
       continue;
-    const uint64_t offset = uint64_t(run.wordOffset) * TargetModel::kExchangeWordBytes;
+    const uint64_t offset = uint64_t(run.wordOffset) * model.wordBytes;
     m.words = run.words;
     m.start = run.start;
     m.sourceAddress = uint32_t(addresses.source[run.transfer] + offset);
@@ -2381,7 +2383,7 @@ ScheduleReport ipu::timedScheduleReport(const TargetModel &target,
                                         const ExchangeSchedule &schedule,
                                         const TransferAddresses &addresses) {
   const ExchangeTimingModel &model = target.exchange;
-  std::vector<TimedMessage> messages = timedMessages(phase, schedule, addresses);
+  std::vector<TimedMessage> messages = timedMessages(target.exchange, phase, schedule, addresses);
   ScheduleReport report;
   report.transfers = phase.size();
   report.strategy = schedule.strategy;
@@ -2455,7 +2457,7 @@ ipu::checkTimedSchedule(const TargetModel &target, const ExchangePhase &phase,
            to_string(addresses.dest.size()) + " destination addresses";
   if (std::optional<std::string> why = checkScheduleCoverage(phase, schedule))
     return why;
-  return checkTimedPhase(target.exchange, timedMessages(phase, schedule, addresses));
+  return checkTimedPhase(target.exchange, timedMessages(target.exchange, phase, schedule, addresses));
 }
 
 std::optional<std::string>
@@ -2513,8 +2515,8 @@ TimedPhaseCost ipu::timedPhaseCost(const TargetModel &target,
                                    const ExchangeSchedule &schedule,
                                    const TransferAddresses &addresses) {
   TimedPhaseCost cost;
-  cost.timing = timePhase(target.exchange, timedMessages(phase, schedule, addresses));
-  std::vector<uint64_t> local = localCopyBytes(phase);
+  cost.timing = timePhase(target.exchange, timedMessages(target.exchange, phase, schedule, addresses));
+  std::vector<uint64_t> local = localCopyBytes(target, phase);
   cost.localCopyCycles =
       target.localCopyCycles(local.empty() ? 0 : *std::max_element(local.begin(), local.end()));
   cost.cycles = cost.timing.cycles + cost.localCopyCycles;

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/KernelCompiler/KernelCompiler.h"
+#include "IPU/Device/Kernels.h"
 #include "IPU/Support/ElementType.h"
 
 #include "lld/Common/Driver.h"
@@ -318,7 +319,7 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
   auto typeOf = [&](ipu::ElementType type) { return mlirType(context, type); };
   Type resultType = typeOf(plain.resultType);
 
-  // Each operand's block and row pitch (rows padded to 32-bit words; a
+  // Each operand's block and row pitch (rows padded to exchange words; a
   // column input's and a reduction's output rows hold one element).
   const bool reduces = plain.reduction != ipu::RowReduction::None;
   SmallVector<Value> bases, pitches;
@@ -334,11 +335,13 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
     Value rowBytes = arith::MulIOp::create(
         b, loc, oneColumn ? arith::ConstantIntOp::create(b, loc, 1, 64).getResult() : cols,
         arith::ConstantIntOp::create(b, loc, bytes, 64));
+    constexpr int64_t word = ipu::kDeviceWordBytes;
+    static_assert((word & (word - 1)) == 0, "rows pad to a power of two");
     Value padded = arith::AndIOp::create(
         b, loc,
         arith::AddIOp::create(b, loc, rowBytes,
-                              arith::ConstantIntOp::create(b, loc, 3, 64)),
-        arith::ConstantIntOp::create(b, loc, ~int64_t(3), 64));
+                              arith::ConstantIntOp::create(b, loc, word - 1, 64)),
+        arith::ConstantIntOp::create(b, loc, ~(word - 1), 64));
     pitches.push_back(padded);
   }
   auto index = [&](Value value) {

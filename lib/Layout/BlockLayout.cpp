@@ -1,16 +1,15 @@
 //===- BlockLayout.cpp - Block layouts and rearrangement planning ---------===//
 
 #include "IPU/Layout/BlockLayout.h"
-#include "IPU/Target/TargetModel.h"
 
 #include <algorithm>
 
 using namespace ipu;
 
-static constexpr uint64_t kWord = TargetModel::kExchangeWordBytes;
-
-/// `bytes` rounded up to whole exchange words.
-static uint64_t toWords(uint64_t bytes) { return (bytes + kWord - 1) / kWord * kWord; }
+/// `bytes` rounded up to whole words of `word` bytes.
+static uint64_t toWords(uint64_t bytes, uint64_t word) {
+  return (bytes + word - 1) / word * word;
+}
 using std::to_string;
 
 int64_t BlockLayout::splitBegin(int64_t extent, uint32_t parts,
@@ -29,7 +28,7 @@ int64_t BlockLayout::splitSize(int64_t extent, uint32_t parts, uint32_t index) {
 }
 
 uint64_t BlockLayout::rowPitchBytes(uint32_t j) const {
-  return toWords(uint64_t(blockCols(j)) * elementBytes(type));
+  return toWords(uint64_t(blockCols(j)) * elementBytes(type), wordBytes);
 }
 
 uint64_t BlockLayout::blockBytes(uint32_t b, uint32_t i, uint32_t j) const {
@@ -96,6 +95,9 @@ uint64_t saturatingMul(uint64_t a, uint64_t b) {
 } // namespace
 
 std::optional<std::string> BlockLayout::validate(uint32_t tiles) const {
+  if (wordBytes < 1 || wordBytes > 64 || (wordBytes & (wordBytes - 1)))
+    return "exchange word of " + to_string(wordBytes) +
+           " bytes is not a power of two in [1, 64]";
   if (rows < 1 || cols < 1)
     return "tensor shape [" + to_string(rows) + ", " + to_string(cols) +
            "] is empty";
@@ -254,7 +256,7 @@ std::optional<std::string> movePiece(const BlockLayout &from,
                                      const Box &d,
                                      const std::vector<uint32_t> &destinations,
                                      Rearrangement &out) {
-  const uint64_t elem = elementBytes(from.type);
+  const uint64_t elem = elementBytes(from.type), word = from.wordBytes;
   int64_t t0 = std::max(s.t0, d.t0), t1 = std::min(s.t1, d.t1);
   int64_t r0 = std::max(s.r0, d.r0), r1 = std::min(s.r1, d.r1);
   int64_t c0 = std::max(s.c0, d.c0), c1 = std::min(s.c1, d.c1);
@@ -269,7 +271,7 @@ std::optional<std::string> movePiece(const BlockLayout &from,
   bool endsBothRows = c1 == s.c1 && c1 == d.c1;
   uint64_t bytes = uint64_t(c1 - c0) * elem;
   if (endsBothRows)
-    bytes = toWords(bytes);
+    bytes = toWords(bytes, word);
 
   // Offsets of row x of matrix t within each block.
   auto sAt = [&](int64_t t, int64_t x) {
@@ -279,7 +281,7 @@ std::optional<std::string> movePiece(const BlockLayout &from,
     return uint64_t(t - d.t0) * dMatrix + uint64_t(x - d.r0) * dPitch;
   };
   auto emit = [&](uint64_t sOff, uint64_t dOff, uint64_t n) {
-    out.phase.addTransfer(sourceTile, static_cast<uint32_t>(n / kWord),
+    out.phase.addTransfer(sourceTile, static_cast<uint32_t>(n / word),
                           destinations);
     out.sourceOffset.push_back(static_cast<uint32_t>(sOff));
     out.destOffset.push_back(static_cast<uint32_t>(dOff));
@@ -300,11 +302,11 @@ std::optional<std::string> movePiece(const BlockLayout &from,
       emit(sAt(t, r0), dAt(t, r0), n);
     return std::nullopt;
   }
-  if (bytes % kWord != 0 || sCol % kWord != 0 || dCol % kWord != 0)
+  if (bytes % word != 0 || sCol % word != 0 || dCol % word != 0)
     return "cannot move " + layoutName(from) + " " +
            blockName(from, s.b, s.i, s.j) + " to " + layoutName(to) + " " +
-           blockName(to, d.b, d.i, d.j) +
-           " in 32-bit words: " + std::string(elementTypeName(from.type)) +
+           blockName(to, d.b, d.i, d.j) + " in " + to_string(word * 8) +
+           "-bit words: " + std::string(elementTypeName(from.type)) +
            " columns [" + to_string(c0) + ", " + to_string(c1) + ") are " +
            to_string(bytes) + " bytes at byte " + to_string(sCol) +
            " of each source row and byte " + to_string(dCol) +
@@ -322,6 +324,9 @@ std::optional<std::string> checkMoveLayouts(const BlockLayout &from,
   if (from.type != to.type)
     return "element types differ: " + std::string(elementTypeName(from.type)) +
            " vs " + std::string(elementTypeName(to.type));
+  if (from.wordBytes != to.wordBytes)
+    return "exchange words differ: " + to_string(from.wordBytes) + " vs " +
+           to_string(to.wordBytes) + " bytes";
   if (auto error = from.validate(tiles))
     return "source layout: " + *error;
   if (auto error = to.validate(tiles))
@@ -463,7 +468,7 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
       to.batches * to.rows * to.cols != elements)
     return fail("element counts differ: the view holds " + to_string(elements) +
                 ", the source " + shapeName(from) + ", the destination " + shapeName(to));
-  const uint64_t elem = elementBytes(from.type);
+  const uint64_t elem = elementBytes(from.type), word = from.wordBytes;
   // Row-major strides of the view, and of the permuted view per result dim.
   std::vector<int64_t> viewStride(rank, 1), permuted(rank);
   for (size_t d = rank - 1; d > 0; --d)
@@ -514,23 +519,23 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
               // A run ending both rows carries their padding, as whole
               // rows do in planRearrangement.
               if (c + length == d.c1 && sc + length == s.c1)
-                bytes = toWords(bytes);
-              if (bytes % kWord != 0 || sOffset % kWord != 0 || dOffset % kWord != 0)
+                bytes = toWords(bytes, word);
+              if (bytes % word != 0 || sOffset % word != 0 || dOffset % word != 0)
                 return std::optional<std::string>("cannot permute " + layoutName(from) + " into " + layoutName(to) +
-                            " in 32-bit words: a run of " + to_string(length) + " " +
+                            " in " + to_string(word * 8) + "-bit words: a run of " + to_string(length) + " " +
                             std::string(elementTypeName(from.type)) + " elements at byte " +
                             to_string(sOffset) + " of source " +
                             blockName(from, bb, bi, bj) + " and byte " + to_string(dOffset) +
                             " of destination " + blockName(to, db, di, dj));
               const auto sourceTile = static_cast<uint32_t>(from.tileOf(bb, bi, bj, 0));
               if (last && result.phase.source[*last] == sourceTile &&
-                  result.sourceOffset[*last] + uint64_t(result.phase.words[*last]) * kWord ==
+                  result.sourceOffset[*last] + uint64_t(result.phase.words[*last]) * word ==
                       sOffset &&
-                  result.destOffset[*last] + uint64_t(result.phase.words[*last]) * kWord ==
+                  result.destOffset[*last] + uint64_t(result.phase.words[*last]) * word ==
                       dOffset) {
-                result.phase.words[*last] += static_cast<uint32_t>(bytes / kWord);
+                result.phase.words[*last] += static_cast<uint32_t>(bytes / word);
               } else {
-                last = result.phase.addTransfer(sourceTile, static_cast<uint32_t>(bytes / kWord),
+                last = result.phase.addTransfer(sourceTile, static_cast<uint32_t>(bytes / word),
                                                 replicaTiles);
                 result.sourceOffset.push_back(static_cast<uint32_t>(sOffset));
                 result.destOffset.push_back(static_cast<uint32_t>(dOffset));

@@ -46,8 +46,6 @@
 
 using namespace ipu;
 
-/// Exchange transfers move 32-bit words.
-static constexpr uint64_t kWord = TargetModel::kExchangeWordBytes;
 using std::to_string;
 
 namespace {
@@ -95,7 +93,8 @@ class Validator {
 public:
   Validator(const Package &package, const TargetModel &target,
             uint64_t maxSimulatedCycles)
-      : package(package), target(target), maxSimulatedCycles(maxSimulatedCycles) {
+      : package(package), target(target), wordBytes(target.exchangeWordBytes()),
+        maxSimulatedCycles(maxSimulatedCycles) {
     memoryBase = std::min(target.standard.base, target.interleaved.base);
     memoryEnd =
         std::max<uint64_t>(target.standard.end(), target.interleaved.end());
@@ -103,6 +102,10 @@ public:
   }
 
   std::optional<std::string> run() {
+    if (wordBytes != kDeviceWordBytes)
+      return "target '" + target.name + "' moves " + to_string(wordBytes) +
+             "-byte exchange words, but this simulator's device kernels are "
+             "built for " + to_string(kDeviceWordBytes) + "-byte words";
     if (auto error = checkHeader())
       return error;
     if (package.program.size() > PackageLimits::kMaxProgramSteps)
@@ -840,7 +843,7 @@ private:
     // destination), saturating: only compared with bounds below 2^64.
     uint64_t sent = 0, written = 0;
     for (size_t t = 0; t < transfers; ++t) {
-      uint64_t bytes = uint64_t(phase.words[t]) * kWord;
+      uint64_t bytes = uint64_t(phase.words[t]) * wordBytes;
       uint64_t source = packagePhase.sourceAddress[t];
       uint64_t dest = packagePhase.destAddress[t];
       if (bytes > target.tileMemoryBytes)
@@ -868,10 +871,10 @@ private:
     // Writes are disjoint on each tile (checkPhaseOverlap), so a phase
     // writes no more than the device holds; said first, since the
     // simulator stages every word sent.
-    if (written > deviceBytes / kWord)
+    if (written > deviceBytes / wordBytes)
       return prefix + ": transfers write " + to_string(written) +
              " words over their destinations, more than the device holds (" +
-             to_string(deviceBytes / kWord) + " words: " + deviceString() + ")";
+             to_string(deviceBytes / wordBytes) + " words: " + deviceString() + ")";
     // Every run sends at least one word and every word is sent once;
     // checkSchedule sorts one interval per run and destination.
     const std::vector<ExchangeRun> &runs = packagePhase.schedule.runs;
@@ -929,7 +932,7 @@ private:
     writes.reserve(phase.destTiles.size());
     for (uint32_t t = 0; t < phase.size(); ++t) {
       uint64_t dest = packagePhase.destAddress[t];
-      uint64_t end = dest + uint64_t(phase.words[t]) * kWord;
+      uint64_t end = dest + uint64_t(phase.words[t]) * wordBytes;
       for (const uint32_t *d = phase.destinationsBegin(t),
                           *last = phase.destinationsEnd(t);
            d != last; ++d)
@@ -987,7 +990,7 @@ private:
     for (uint32_t t = 0; t < phase.size(); ++t) {
       uint32_t tile = phase.source[t];
       uint64_t source = packagePhase.sourceAddress[t];
-      uint64_t sourceEnd = source + uint64_t(phase.words[t]) * kWord;
+      uint64_t sourceEnd = source + uint64_t(phase.words[t]) * wordBytes;
       // The first write on this tile ending after the source begins.
       auto write = std::partition_point(
           writes.begin(), writes.end(), [&](const Access &w) {
@@ -1001,12 +1004,12 @@ private:
         uint64_t dest = packagePhase.destAddress[write->transfer];
         // Every pair of words sharing a byte: the word sent must leave
         // before the word overwriting it is sent.
-        for (uint64_t read = (begin - source) / kWord; source + read * kWord < end;
+        for (uint64_t read = (begin - source) / wordBytes; source + read * wordBytes < end;
              ++read) {
-          uint64_t low = std::max(begin, source + read * kWord);
-          uint64_t high = std::min(end, source + read * kWord + kWord);
+          uint64_t low = std::max(begin, source + read * wordBytes);
+          uint64_t high = std::min(end, source + read * wordBytes + wordBytes);
           uint64_t readCycle = sendCycle(t, read);
-          for (uint64_t written = (low - dest) / kWord; dest + written * kWord < high;
+          for (uint64_t written = (low - dest) / wordBytes; dest + written * wordBytes < high;
                ++written) {
             uint64_t writeCycle = sendCycle(write->transfer, written);
             if (readCycle < writeCycle)
@@ -1166,7 +1169,7 @@ private:
                               *end = transfers.destinationsEnd(t);
                d != end; ++d)
             write = std::min(write, {*d, phase->destAddress[t],
-                                     uint64_t(transfers.words[t]) * kWord});
+                                     uint64_t(transfers.words[t]) * wordBytes});
         return "program steps " + stepLabel(run->second) + " and " +
                stepLabel(i) + " both touch tile " +
                to_string(std::get<0>(write)) + " bytes " +
@@ -1197,7 +1200,7 @@ private:
       } else if (step.kind == StepKind::Exchange) {
         const PackagePhase &phase = package.phases[step.index];
         for (size_t t = 0; t < phase.phase.size(); ++t) {
-          uint64_t bytes = uint64_t(phase.phase.words[t]) * kWord;
+          uint64_t bytes = uint64_t(phase.phase.words[t]) * wordBytes;
           uint64_t source = phase.sourceAddress[t];
           uint64_t dest = phase.destAddress[t];
           touches.push_back({phase.phase.source[t], index, source,
@@ -1542,6 +1545,8 @@ private:
 
   const Package &package;
   const TargetModel &target;
+  /// The target's exchange word: transfers move whole words of it.
+  const uint64_t wordBytes;
   uint64_t maxSimulatedCycles;
   uint64_t memoryBase = 0;
   uint64_t memoryEnd = 0;

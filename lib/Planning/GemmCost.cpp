@@ -30,8 +30,8 @@ WeightBlock weightBlockOf(const GemmProblem &problem, const GemmPlan &plan) {
   const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
   const uint64_t blockInner = ceilDiv(problem.k, plan.inner);
   const uint64_t in = elementBytes(problem.inType);
-  return plan.swapped ? WeightBlock{blockCols, alignToWords(blockInner * in)}
-                      : WeightBlock{blockInner, alignToWords(blockCols * in)};
+  return plan.swapped ? WeightBlock{blockCols, alignToWords(blockInner * in, problem.wordBytes)}
+                      : WeightBlock{blockInner, alignToWords(blockCols * in, problem.wordBytes)};
 }
 
 /// The largest block each step touches, as lowered.
@@ -129,8 +129,8 @@ uint64_t planning::partitionStandardBound(const GemmProblem &problem, const Gemm
     for (ElementType partials : allowedPartials(chunk))
       outBytes = std::min<uint64_t>(outBytes, elementBytes(partials));
   }
-  return shape.blockRows * alignToWords(shape.blockInner * elementBytes(chunk.inType)) +
-         shape.blockRows * alignToWords(shape.blockCols * outBytes);
+  return shape.blockRows * alignToWords(shape.blockInner * elementBytes(chunk.inType), problem.wordBytes) +
+         shape.blockRows * alignToWords(shape.blockCols * outBytes, problem.wordBytes);
 }
 
 
@@ -152,7 +152,7 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
   const uint64_t outRows = plan.inner > 1 && plan.reduction == Reduction::Staged
                                ? shape.subRows
                                : shape.blockRows;
-  const uint64_t outBlock = outRows * alignToWords(shape.blockCols * outBytes);
+  const uint64_t outBlock = outRows * alignToWords(shape.blockCols * outBytes, problem.wordBytes);
   cost.serialStepCycles = estimateCopyCycles(target, sliceBytes) +
                           estimateCopyCycles(target, outBlock) +
                           2 * uint64_t(target.dynamicOffsetCycles) +
@@ -177,10 +177,10 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
                             static_cast<int64_t>(shape.blockCols))
             .total;
     cost.peakBytes[0] +=
-        rows * alignToWords(shape.blockCols * elementBytes(problem.epilogue->resultType));
+        rows * alignToWords(shape.blockCols * elementBytes(problem.epilogue->resultType), problem.wordBytes);
     for (const ElementwiseInput &input : problem.epilogue->inputs)
       if (input.broadcast == Broadcast::Row) {
-        const uint64_t bytes = alignToWords(shape.blockCols * elementBytes(input.type));
+        const uint64_t bytes = alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
         cost.weightBytes[1] += bytes;
         cost.peakBytes[1] += bytes;
       }
@@ -191,7 +191,7 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
     const uint64_t sent =
         arrivalLayout(problem.m, problem.k, problem.inType, target).maxBlockBytes();
     const uint64_t received = serial * sliceBytes;
-    const uint64_t move = target.plannedExchangeCycles(std::max(sent, received) / kWord);
+    const uint64_t move = target.plannedExchangeCycles(std::max(sent, received) / problem.wordBytes);
     cost.exchangeCycles += move;
     cost.syncCycles += 2 * uint64_t(target.syncCycles);
     cost.serialMoveCycles = move + 2 * uint64_t(target.syncCycles);
@@ -210,7 +210,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   const uint64_t inBytes = elementBytes(problem.inType);
   const uint64_t accBytes = elementBytes(plan.partials);
   const uint64_t outBytes = elementBytes(problem.outType);
-  const uint64_t rowPitchK = alignToWords(problem.k * inBytes);
+  const uint64_t rowPitchK = alignToWords(problem.k * inBytes, problem.wordBytes);
   // Where A comes from: its largest block and that block's rows.
   const BlockLayout sourceA = lhsSourceLayout(problem, target);
   const uint64_t arrivalRows =
@@ -218,7 +218,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
                         : ceilDiv(problem.m, activationArrivalTiles(problem, target));
   const uint64_t arrivalBytes =
       problem.lhsSpread ? sourceA.maxBlockBytes() : arrivalRows * rowPitchK;
-  const uint64_t gatheredPitch = alignToWords(shape.blockInner * inBytes);
+  const uint64_t gatheredPitch = alignToWords(shape.blockInner * inBytes, problem.wordBytes);
   // Swapped plans store each block of B transposed: a row per column.
   const WeightBlock weightBlock = weightBlockOf(problem, plan);
   const uint64_t weightBytes = weightBlock.bytes();
@@ -240,7 +240,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     // A^T arrives as the transpose of each A block: blockInner rows of
     // blockRows elements.
     receiveBytes += problem.lhsTransposed
-                        ? shape.blockInner * alignToWords(shape.blockRows * inBytes)
+                        ? shape.blockInner * alignToWords(shape.blockRows * inBytes, problem.wordBytes)
                         : shape.blockRows * gatheredPitch;
     sendBytes += arrivalBytes;
   }
@@ -257,14 +257,14 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
       const uint64_t givenCols = problem.rhsTransposed ? problem.k : problem.n;
       const uint64_t sourceRows =
           ceilDiv(givenRows, std::min<uint64_t>(givenRows, target.tiles));
-      sendBytes += sourceRows * alignToWords(givenCols * inBytes);
+      sendBytes += sourceRows * alignToWords(givenCols * inBytes, problem.wordBytes);
       sendRunsB = sourceRows * (problem.rhsTransposed ? plan.inner : plan.cols);
       receiveRunsB = weightBlock.rows;
     }
   }
   if (gather)
     cost.exchangeCycles =
-        target.plannedExchangeCycles(std::max(sendBytes, receiveBytes) / kWord);
+        target.plannedExchangeCycles(std::max(sendBytes, receiveBytes) / problem.wordBytes);
 
   // Local staging copies the weight block to interleaved memory first, and
   // the AMP loads it from there.
@@ -285,24 +285,24 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   if (problem.lhsTransposed)
     standardPeak = std::max(
         standardPeak,
-        shape.blockInner * alignToWords(shape.blockRows * inBytes) + gathered);
+        shape.blockInner * alignToWords(shape.blockRows * inBytes, problem.wordBytes) + gathered);
   if (plan.inner == 1) {
-    uint64_t result = shape.blockRows * alignToWords(shape.blockCols * outBytes);
+    uint64_t result = shape.blockRows * alignToWords(shape.blockCols * outBytes, problem.wordBytes);
     standardPeak = std::max(standardPeak, gathered + result);
   } else {
-    const uint64_t partial = shape.blockRows * alignToWords(shape.blockCols * accBytes);
+    const uint64_t partial = shape.blockRows * alignToWords(shape.blockCols * accBytes, problem.wordBytes);
     const uint64_t reduceRows =
         plan.reduction == Reduction::Complete ? shape.blockRows : shape.subRows;
     const uint64_t reduceIn =
-        reduceRows * alignToWords(plan.inner * shape.blockCols * accBytes);
-    const uint64_t result = reduceRows * alignToWords(shape.blockCols * outBytes);
+        reduceRows * alignToWords(plan.inner * shape.blockCols * accBytes, problem.wordBytes);
+    const uint64_t result = reduceRows * alignToWords(shape.blockCols * outBytes, problem.wordBytes);
     standardPeak = std::max({standardPeak, gathered + partial, partial + reduceIn,
                              reduceIn + result});
     // Every tile sends its partial once; the reducing tile receives a
     // reduceIn block.
     uint64_t reduceWords =
-        std::max(shape.blockRows * alignToWords(shape.blockCols * accBytes) / kWord,
-                 reduceIn / kWord);
+        std::max(shape.blockRows * alignToWords(shape.blockCols * accBytes, problem.wordBytes) / problem.wordBytes,
+                 reduceIn / problem.wordBytes);
     cost.exchangeCycles += target.plannedExchangeCycles(reduceWords);
     cost.reductionCycles =
         estimateReduceCycles(target, static_cast<int64_t>(reduceRows),
@@ -321,10 +321,10 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
                             static_cast<int64_t>(shape.blockCols))
             .total;
     const uint64_t result =
-        batchRows * alignToWords(shape.blockCols * outBytes);
+        batchRows * alignToWords(shape.blockCols * outBytes, problem.wordBytes);
     const uint64_t epilogueResult =
         batchRows *
-        alignToWords(shape.blockCols * elementBytes(problem.epilogue->resultType));
+        alignToWords(shape.blockCols * elementBytes(problem.epilogue->resultType), problem.wordBytes);
     standardPeak = std::max(standardPeak, result + epilogueResult);
   }
   for (const std::shared_ptr<const ElementwiseBody> &body : problem.rowReductions) {
@@ -399,7 +399,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   if (problem.epilogue)
     for (const ElementwiseInput &input : problem.epilogue->inputs)
       if (input.broadcast == Broadcast::Row)
-        cost.weightBytes[1] += alignToWords(shape.blockCols * elementBytes(input.type));
+        cost.weightBytes[1] += alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
   cost.peakBytes[0] += standardPeak + cost.codeBytes + cost.weightBytes[0];
   cost.peakBytes[1] += cost.weightBytes[1];
   return cost;

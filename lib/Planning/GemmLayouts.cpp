@@ -13,6 +13,9 @@ GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
   const int64_t plane = int64_t(rows) * cols; // Tiles per inner block.
   const int64_t m = problem.m, n = problem.n;
   GemmLayouts layouts;
+  for (BlockLayout *layout : {&layouts.lhs, &layouts.rhs, &layouts.partials,
+                              &layouts.gathered, &layouts.out})
+    layout->wordBytes = problem.wordBytes;
   // A: block (i, p) on tiles p * plane + i * cols + j for every j.
   layouts.lhs.rows = m;
   layouts.lhs.cols = problem.k;
@@ -167,6 +170,7 @@ GemmLayouts ipu::batchGemmLayouts(const GemmLayouts &layouts, int64_t batches,
 BlockLayout ipu::arrivalLayout(int64_t rows, int64_t cols, ElementType type,
                                const TargetModel &target, int64_t batches) {
   BlockLayout layout;
+  layout.wordBytes = target.exchangeWordBytes();
   layout.rows = rows;
   layout.cols = cols;
   layout.type = type;
@@ -181,12 +185,14 @@ BlockLayout ipu::arrivalLayout(int64_t rows, int64_t cols, ElementType type,
 BlockLayout ipu::spreadLayout(int64_t rows, int64_t cols, ElementType type,
                               const TargetModel &target) {
   BlockLayout layout;
+  layout.wordBytes = target.exchangeWordBytes();
   layout.rows = rows;
   layout.cols = cols;
   layout.type = type;
   const int64_t tiles = static_cast<int64_t>(target.tiles);
   layout.gridRows = static_cast<uint32_t>(std::min<int64_t>(rows, tiles));
-  const int64_t perWord = std::max<int64_t>(1, 4 / int64_t(elementBytes(type)));
+  const int64_t perWord =
+      std::max<int64_t>(1, int64_t(layout.wordBytes) / int64_t(elementBytes(type)));
   const int64_t words = (cols + perWord - 1) / perWord;
   layout.gridCols = static_cast<uint32_t>(
       std::max<int64_t>(1, std::min<int64_t>(tiles / layout.gridRows, words)));
@@ -234,7 +240,7 @@ void ipu::appendMove(const TargetModel &target, const Rearrangement &move,
                      uint32_t &next) {
   uint64_t sourceSpan = 0, destSpan = 0;
   for (size_t t = 0; t < move.phase.size(); ++t) {
-    const uint64_t bytes = uint64_t(move.phase.words[t]) * TargetModel::kExchangeWordBytes;
+    const uint64_t bytes = uint64_t(move.phase.words[t]) * target.exchangeWordBytes();
     sourceSpan = std::max(sourceSpan, move.sourceOffset[t] + bytes);
     destSpan = std::max(destSpan, move.destOffset[t] + bytes);
   }

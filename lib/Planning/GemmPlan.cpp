@@ -132,12 +132,17 @@ bool ipu::activationArrivesInPlace(const GemmProblem &problem,
          plan.cols == 1 && plan.inner == 1;
 }
 
-/// Whether every inner block of K starts on a 32-bit word of an A row, so
-/// the gather moves whole words.
+/// "32-bit" for a 4-byte exchange word.
+static std::string wordBits(const GemmProblem &problem) {
+  return std::to_string(problem.wordBytes * 8) + "-bit";
+}
+
+/// Whether every inner block of K starts on an exchange word of an A row,
+/// so the gather moves whole words.
 static bool innerSplitAligned(const GemmProblem &problem, uint32_t inner) {
   const uint64_t bytes = elementBytes(problem.inType);
   for (uint32_t p = 1; p < inner; ++p)
-    if (BlockLayout::splitBegin(problem.k, inner, p) * bytes % kWord != 0)
+    if (BlockLayout::splitBegin(problem.k, inner, p) * bytes % problem.wordBytes != 0)
       return false;
   return true;
 }
@@ -160,6 +165,10 @@ std::optional<std::string> ipu::tilesPerBatch(const TargetModel &target,
 std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
                                               const GemmProblem &problem,
                                               const GemmPlan &plan) {
+  if (problem.wordBytes != target.exchangeWordBytes())
+    return "the problem pads rows to " + std::to_string(problem.wordBytes) +
+           "-byte words, but '" + target.name + "' moves " +
+           std::to_string(target.exchangeWordBytes()) + "-byte words";
   if (plan.serial < 1)
     return "serial must be at least 1";
   if (plan.serial > 1) {
@@ -203,16 +212,17 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
   if (!innerSplitAligned(problem, plan.inner))
     return "inner=" + std::to_string(plan.inner) + " cuts " +
            std::string(elementTypeName(problem.inType)) +
-           " rows of A off 32-bit word boundaries";
+           " rows of A off " + wordBits(problem) + " word boundaries";
   if (problem.lhsTransposed)
     // A^T is gathered by exchange: its column blocks (A's row blocks) must
     // start on words of its rows.
     for (uint32_t i = 1; i < plan.rows; ++i)
       if (BlockLayout::splitBegin(problem.m, plan.rows, i) *
-              elementBytes(problem.inType) % kWord != 0)
+              elementBytes(problem.inType) % problem.wordBytes != 0)
         return "rows=" + std::to_string(plan.rows) + " cuts " +
                std::string(elementTypeName(problem.inType)) +
-               " rows of A^T off 32-bit word boundaries, and A^T is an "
+               " rows of A^T off " + wordBits(problem) +
+               " word boundaries, and A^T is an "
                "activation gathered by exchange";
   if (plan.partials != ElementType::F32 && plan.partials != ElementType::F16)
     return "partials must be f32 or f16";
@@ -224,25 +234,26 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
            "partials=f16 or any, or the op's constraints)";
   if (plan.inner > 1 && elementBytes(plan.partials) == 2) {
     // Partials of f16 sit side by side in the reduction's rows: each block
-    // must be a whole number of 32-bit words.
+    // must be a whole number of exchange words.
     for (uint32_t j = 0; j < plan.cols; ++j)
       if (BlockLayout::splitSize(problem.n, plan.cols, j) % 2 != 0)
         return "inner > 1 with f16 partial sums needs even column blocks";
   }
   if (!problem.rhsIsWeight && elementBytes(problem.inType) < 4) {
     // An activation B is gathered into the plan's layout by exchange, in
-    // 32-bit words: every column block of B must start on a word of its
+    // exchange words: every column block of B must start on a word of its
     // rows. (Weights arrive by host stream, which has no such grain.)
     for (uint32_t j = 1; j < plan.cols; ++j)
       if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
-              elementBytes(problem.inType) % kWord != 0)
+              elementBytes(problem.inType) % problem.wordBytes != 0)
         return "cols=" + std::to_string(plan.cols) + " cuts " +
                std::string(elementTypeName(problem.inType)) +
-               " rows of B off 32-bit word boundaries, and B is an "
+               " rows of B off " + wordBits(problem) +
+               " word boundaries, and B is an "
                "activation gathered by exchange";
   }
   // Narrow results feed other operations: every column block of C (and of
-  // the epilogue's result, in C's layout) must start on a 32-bit word of
+  // the epilogue's result, in C's layout) must start on an exchange word of
   // its rows so that any rearrangement moves whole words.
   ElementType stored = problem.outType;
   if (problem.epilogue &&
@@ -251,11 +262,11 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
   if (elementBytes(stored) < 4 && problem.resultExchanged) {
     for (uint32_t j = 1; j < plan.cols; ++j)
       if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
-              elementBytes(stored) % kWord != 0)
+              elementBytes(stored) % problem.wordBytes != 0)
         return "cols=" + std::to_string(plan.cols) + " cuts " +
                std::string(elementTypeName(stored)) + " rows of " +
                (stored == problem.outType ? "C" : "the epilogue's result") +
-               " off 32-bit word boundaries";
+               " off " + wordBits(problem) + " word boundaries";
   }
   if (plan.inner == 1 && plan.reduction != Reduction::Complete)
     return "a staged reduction needs inner > 1";

@@ -16,9 +16,11 @@
 namespace ipu::planning {
 
 inline uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-constexpr uint64_t kWord = TargetModel::kExchangeWordBytes;
-/// `bytes` rounded up to whole exchange words, as rows are stored.
-inline uint64_t alignToWords(uint64_t bytes) { return (bytes + kWord - 1) / kWord * kWord; }
+/// `bytes` rounded up to whole exchange words of `word` bytes, as rows are
+/// stored (GemmProblem::wordBytes).
+inline uint64_t alignToWords(uint64_t bytes, uint64_t word) {
+  return (bytes + word - 1) / word * word;
+}
 
 /// The partials the op allows: what it accumulates in, and f16 for an f32
 /// accumulation when the user allows it.

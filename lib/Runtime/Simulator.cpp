@@ -550,7 +550,7 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
   // sent (hence before it lands), so no send sees a write of its own phase.
   std::vector<uint64_t> stageOffset(count + 1, 0);
   for (size_t t = 0; t < count; ++t)
-    stageOffset[t + 1] = stageOffset[t] + uint64_t(transfers.words[t]) * TargetModel::kExchangeWordBytes;
+    stageOffset[t + 1] = stageOffset[t] + uint64_t(transfers.words[t]) * target.exchangeWordBytes();
   std::vector<uint8_t> stage(stageOffset[count]);
   for (size_t t = 0; t < count; ++t) {
     uint64_t bytes = stageOffset[t + 1] - stageOffset[t];

@@ -14,7 +14,7 @@ void ReservedArea::addPhase(const ExchangePhase &phase,
                             const ExchangeSchedule &schedule,
                             const TransferAddresses &addresses) {
   addExchangeCode(
-      timePhase(target.exchange, timedMessages(phase, schedule, addresses))
+      timePhase(target.exchange, timedMessages(target.exchange, phase, schedule, addresses))
           .codeBytesPerTile);
 }
 

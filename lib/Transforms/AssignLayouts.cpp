@@ -218,7 +218,7 @@ void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {
     use.set(relayout);
     // What the relayout costs, as the lowering will emit it.
     ipu::RelayoutCost cost;
-    std::optional<BlockLayout> from = ipu_tile::toBlockLayout(type);
+    std::optional<BlockLayout> from = ipu_tile::toBlockLayout(type, target.exchangeWordBytes());
     std::optional<std::string> why =
         from ? ipu::relayoutCost(*from, wanted.layout, target, cost)
              : std::optional<std::string>("the source has no layout");

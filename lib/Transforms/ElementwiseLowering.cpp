@@ -28,7 +28,7 @@ std::optional<BlockLayout> producerLayout(Value value,
                                           const ipu::TargetModel &target) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getEncoding())
-    return toBlockLayout(type);
+    return toBlockLayout(type, target.exchangeWordBytes());
   std::optional<ipu::ElementType> element = toElementType(type.getElementType());
   if (!element || !type.hasStaticShape() || type.getRank() < 1)
     return std::nullopt;
@@ -76,6 +76,7 @@ std::vector<uint32_t> rowGroupTiles(const BlockLayout &in) {
 /// partials (cols = in's column blocks) are on every tile that needs them.
 BlockLayout rowGroupLayout(const BlockLayout &in, int64_t cols, ipu::ElementType type) {
   BlockLayout out;
+  out.wordBytes = in.wordBytes;
   out.rows = in.rows;
   out.cols = cols;
   out.type = type;
@@ -104,6 +105,7 @@ BlockLayout rowGroupLayout(const BlockLayout &in, int64_t cols, ipu::ElementType
 /// would scatter them one word apart.
 BlockLayout gatheredPartialsLayout(const BlockLayout &in) {
   BlockLayout out;
+  out.wordBytes = in.wordBytes;
   out.rows = in.gridCols;
   out.cols = in.rows;
   out.type = ipu::ElementType::F32;
@@ -132,6 +134,7 @@ std::optional<BlockLayout> resultLayout(ElementwiseOp op) {
 /// holds a block (b, i, j) of `out`, for a row input of `type`.
 BlockLayout rowLayout(const BlockLayout &out, ipu::ElementType type) {
   BlockLayout row;
+  row.wordBytes = out.wordBytes;
   row.rows = 1;
   row.cols = out.cols;
   row.type = type;
@@ -151,6 +154,7 @@ BlockLayout rowLayout(const BlockLayout &out, ipu::ElementType type) {
 /// A single element on every tile of `out`.
 BlockLayout scalarLayout(const BlockLayout &out, ipu::ElementType type) {
   BlockLayout scalar;
+  scalar.wordBytes = out.wordBytes;
   scalar.rows = scalar.cols = 1;
   scalar.type = type;
   scalar.tileMap = out.tileList();

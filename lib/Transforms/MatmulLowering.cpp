@@ -34,6 +34,7 @@ ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
   problem.inType = *toElementType(op.getLhs().getType().getElementType());
   problem.accType = *toElementType(op.getAccumulatorType());
   problem.outType = *toElementType(op.getResult().getType().getElementType());
+  problem.wordBytes = exchangeWordBytes(op);
   return problem;
 }
 

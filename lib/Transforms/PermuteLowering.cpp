@@ -64,7 +64,8 @@ struct PermuteLowering
     auto op = cast<PermuteOp>(operation);
     BufferOp source = program.lookupBuffer(op.getSource());
     std::optional<BlockLayout> from =
-        source ? toBlockLayout(source.getTensorType()) : std::nullopt;
+        source ? toBlockLayout(source.getTensorType(), program.getTarget().exchangeWordBytes())
+               : std::nullopt;
     std::optional<BlockLayout> to = permuteResultLayout(op);
     if (!from || !to)
       return op.emitError("the source has no buffer with a layout, or the "

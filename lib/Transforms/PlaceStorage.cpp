@@ -159,7 +159,7 @@ mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
         if (inserted) {
           uint64_t bytes = 0;
           if (std::optional<ipu::BlockLayout> layout =
-                  ipu_tile::toBlockLayout(buffer.getTensorType()))
+                  ipu_tile::toBlockLayout(buffer.getTensorType(), target.exchangeWordBytes()))
             bytes = layout->maxBlockBytes();
           it->second = ipu::provisionalBufferBase(target, bytes, next);
         }
@@ -199,7 +199,7 @@ mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
       item.schedule = ipu::scheduleTimedPhase(target, item.phase, item.addresses);
     item.codeBytesPerTile =
         ipu::timePhase(target.exchange,
-                         ipu::timedMessages(item.phase, item.schedule, item.addresses))
+                         ipu::timedMessages(target.exchange, item.phase, item.schedule, item.addresses))
             .codeBytesPerTile;
   });
 
@@ -254,7 +254,7 @@ mlir::ipu_compiler::planProgramStorage(ipu_tile::ProgramOp program,
   for (unsigned index = 0; index < storage.buffers.size(); ++index) {
     ipu_tile::BufferOp buffer = storage.buffers[index];
     std::optional<ipu::BlockLayout> layout =
-        ipu_tile::toBlockLayout(buffer.getTensorType());
+        ipu_tile::toBlockLayout(buffer.getTensorType(), target.exchangeWordBytes());
     ipu::BufferRequest request;
     request.name = buffer.getSymName().str();
     request.memoryClass = ipu_tile::toMachineClass(buffer.getMemoryClass());

@@ -180,6 +180,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       Operation *parent = op->getParentOp();
       job.group = groupOf.try_emplace(parent, groupOf.size()).first->second;
       auto lhs = op.getLhs().getType();
+      job.problem.wordBytes = target->exchangeWordBytes();
       job.problem.m = op.getGemmM();
       job.problem.k = op.getGemmK();
       job.problem.n = op.getGemmN();
@@ -259,9 +260,10 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       for (auto [i, input] : llvm::enumerate(op.getInputs()))
         if (isa<BlockArgument>(input) && broadcasts[i] == ipu::Broadcast::Row) {
           auto type = cast<RankedTensorType>(input.getType());
+          const uint64_t word = target->exchangeWordBytes();
           residentRows[op->getParentOp()] += (uint64_t(type.getNumElements()) *
                        ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
-                   3) / 4 * 4;
+                   word - 1) / word * word;
         }
       uint64_t bytes = 0;
       for (Value value : llvm::concat<Value>(op.getInputs(), op->getResults())) {

@@ -54,7 +54,8 @@ SmallVector<int64_t> mlir::ipu_tile::bufferShape(RankedTensorType type,
 /// Whether `buffer` holds a value of `type` cut into serial chunks (its
 /// batches are not the value's): the host then sees the value's shape.
 static bool holdsSerialChunks(BufferOp buffer, RankedTensorType type) {
-  std::optional<BlockLayout> layout = toBlockLayout(buffer.getTensorType());
+  std::optional<BlockLayout> layout =
+      toBlockLayout(buffer.getTensorType(), exchangeWordBytes(buffer));
   return layout && layout->batches > 1 &&
          layoutBatches(type.getShape()) != layout->batches;
 }
@@ -104,7 +105,8 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
   // then the set is written as that buffer's (`tiles of @out`).
   FlatSymbolRefAttr tilesOf;
   for (BufferOp buffer : llvm::reverse(operands)) {
-    std::optional<ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
+    std::optional<ipu::BlockLayout> layout =
+        toBlockLayout(buffer.getTensorType(), target.exchangeWordBytes());
     if (!layout)
       continue;
     std::vector<uint32_t> held = layout->tileList();
@@ -240,7 +242,7 @@ void ProgramBuilder::addReference(StringRef opName, ValueRange operands,
 LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   auto arg = cast<BlockArgument>(op.getSource());
   auto type = op.getResult().getType();
-  std::optional<BlockLayout> layout = toBlockLayout(type);
+  std::optional<BlockLayout> layout = toBlockLayout(type, target.exchangeWordBytes());
   if (!layout)
     return op.emitError("cannot lower a stream of ") << type;
   ipu::MemoryClass memoryClass = toMachineClass(op.getMemoryClass());
@@ -280,7 +282,7 @@ LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
     const std::string &name = bufferNames[index];
     BufferOp source = bufferOf.lookup(op.getSource());
     auto type = op.getResult().getType();
-    std::optional<BlockLayout> layout = toBlockLayout(type);
+    std::optional<BlockLayout> layout = toBlockLayout(type, target.exchangeWordBytes());
     if (!source || !layout)
       return op.emitError("cannot lower the relayout of a value without a "
                           "buffer into ")

@@ -74,7 +74,7 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   if (failed(address))
     return failure();
   RankedTensorType type = buffer.getTensorType();
-  ipu::BlockLayout layout = *ipu_tile::toBlockLayout(type);
+  ipu::BlockLayout layout = *ipu_tile::toBlockLayout(type, target.exchangeWordBytes());
   ipu::HostStream stream;
   stream.name = buffer.getSymName().str();
   stream.toDevice = toDevice;
@@ -138,7 +138,8 @@ LogicalResult PackageBuilder::addComputeSet(ipu_tile::ComputeSetOp op) {
     for (auto [o, ref] : llvm::enumerate(op.getOperands().getAsRange<FlatSymbolRefAttr>())) {
       if (!op.isSerialOperand(o))
         continue;
-      ipu::BlockLayout layout = *ipu_tile::toBlockLayout(lookup(op, ref).getTensorType());
+      ipu::BlockLayout layout =
+          *ipu_tile::toBlockLayout(lookup(op, ref).getTensorType(), target.exchangeWordBytes());
       for (auto [t, tile] : llvm::enumerate(computeSet.tiles)) {
         // The verifier put a block of the operand on every vertex's tile.
         for (uint32_t i = 0; i < layout.gridRows; ++i)
@@ -307,7 +308,7 @@ FailureOr<ipu::Package> PackageBuilder::build() {
   for (auto [index, buffer] : llvm::enumerate(liveness.buffers)) {
     std::optional<int64_t> address = buffer.getAddress();
     std::optional<ipu::BlockLayout> layout =
-        ipu_tile::toBlockLayout(buffer.getTensorType());
+        ipu_tile::toBlockLayout(buffer.getTensorType(), target.exchangeWordBytes());
     if (!liveness.used[index] || !address || !layout)
       continue;
     std::vector<uint32_t> tiles = layout->tileList();

@@ -24,9 +24,16 @@ class ElementwiseKernel;
 
 struct KernelSpec;
 
+/// The exchange word the device library is built for (ipu21's
+/// TargetModel::exchangeWordBytes): its kernels, and the kernels the
+/// KernelCompiler generates, pad their rows to it, as a target's layouts
+/// do. Like poplibs' codelets, device code is built for one architecture:
+/// validatePackage refuses a package for a target that moves other words.
+constexpr uint32_t kDeviceWordBytes = 4;
+
 /// The matrix operand `operand` holds on its tile, by the vertex's
 /// parameters: `rows` x `cols` elements of `type`, row-major with rows
-/// padded to 32-bit words, as kernelOperandBytes counts it. A "copy"
+/// padded to kDeviceWordBytes, as kernelOperandBytes counts it. A "copy"
 /// operand is untyped: one row of `cols` bytes, and no type. Parameters
 /// must have passed checkKernelParams.
 struct KernelOperandShape {

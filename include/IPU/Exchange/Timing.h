@@ -218,10 +218,12 @@ TransferAddresses packedAddresses(const TargetModel &target,
                                   const ExchangePhase &phase);
 
 /// Bytes each tile copies to itself.
-std::vector<uint64_t> localCopyBytes(const ExchangePhase &phase);
+std::vector<uint64_t> localCopyBytes(const TargetModel &target,
+                                     const ExchangePhase &phase);
 
 /// The messages of `schedule`, one per run that sends to another tile.
-std::vector<TimedMessage> timedMessages(const ExchangePhase &phase,
+std::vector<TimedMessage> timedMessages(const ExchangeTimingModel &model,
+                                        const ExchangePhase &phase,
                                         const ExchangeSchedule &schedule,
                                         const TransferAddresses &addresses);
 

@@ -8,8 +8,8 @@
 //   tileBase + b * tileBatchStride + i * tileRowStride + j * tileColStride
 //            + r * replicaStride
 // stored as blockBatches(b) consecutive row-major matrices with each row
-// padded to a multiple of 4 bytes, so that whole rows move as 32-bit
-// exchange words. gridBatches = 1 keeps every batch of a block on its tile;
+// padded to whole exchange words of the target (`wordBytes`), so that whole
+// rows move as words. gridBatches = 1 keeps every batch of a block on its tile;
 // gridBatches = batches gives each batch its own tiles.
 //
 // Two optional generalisations keep irregular layouts exact: explicit split
@@ -49,6 +49,10 @@ struct BlockLayout {
   uint32_t gridBatches = 1;
   int64_t tileBatchStride = 0;
   std::vector<int64_t> batchSplits; ///< Empty: balanced.
+  /// The target's exchange word (TargetModel::exchangeWordBytes): stored
+  /// rows are padded to whole words, and rearrangements move whole words.
+  /// A layout made for a target takes its word; 4 is ipu21's.
+  uint32_t wordBytes = 4;
 
   /// Balanced split of `extent` into `parts`: start and size of part `index`.
   static int64_t splitBegin(int64_t extent, uint32_t parts, uint32_t index);
@@ -80,7 +84,7 @@ struct BlockLayout {
   uint32_t blockBatchOf(int64_t x) const;
   uint32_t blockRowOf(int64_t x) const;
   uint32_t blockColOf(int64_t x) const;
-  /// Bytes of one stored row of block column j (padded to 4 bytes).
+  /// Bytes of one stored row of block column j (padded to whole words).
   uint64_t rowPitchBytes(uint32_t j) const;
   uint64_t blockBytes(uint32_t b, uint32_t i, uint32_t j) const;
   /// Largest block: the bytes a buffer must hold on every tile it spans.
@@ -97,8 +101,8 @@ struct BlockLayout {
   std::vector<uint32_t> tileList() const;
   /// Every tile in range [0, tiles) and no tile holding two blocks; a grid no
   /// larger than the tensor; explicit splits increasing from 0 to the extent
-  /// with no empty block; a tile map of the right size. Returns a message
-  /// naming the field at fault.
+  /// with no empty block; a tile map of the right size; a word of a power
+  /// of two bytes, at most 64. Returns a message naming the field at fault.
   std::optional<std::string> validate(uint32_t tiles) const;
 };
 
@@ -124,7 +128,7 @@ struct Rearrangement {
 /// extends into the row padding, so every byte of every destination block
 /// (padding included) is written exactly once. A block that stays on its
 /// tile is still a transfer (to the tile itself). Fails (with a message) when
-/// shapes or types differ or a row segment is not a whole number of 32-bit
+/// shapes, types or words differ or a row segment is not a whole number of
 /// words.
 std::optional<std::string> planRearrangement(const BlockLayout &from,
                                              const BlockLayout &to,
@@ -150,7 +154,7 @@ struct Permutation {
 /// destination block are one transfer, and consecutive runs that continue
 /// each other in both blocks' memory join it (a column of one-element rows
 /// gathered into a row is one transfer). Fails (with a message) when the
-/// element counts or types differ or a run is not a whole number of 32-bit
+/// element counts, types or words differ or a run is not a whole number of
 /// words at word offsets.
 std::optional<std::string> planPermutation(const BlockLayout &from,
                                            const BlockLayout &to,

@@ -62,6 +62,10 @@ struct GemmProblem {
   /// (spreadLayout), rather than split by rows as activations arrive: a
   /// serial split's chunk, sliced from where A lives whole.
   bool lhsSpread = false;
+  /// The target's exchange word (TargetModel::exchangeWordBytes): rows are
+  /// padded to it, and what the exchange moves must be whole words of it.
+  /// 4 is ipu21's; checkGemmPlan refuses a problem made for another word.
+  uint32_t wordBytes = 4;
   /// A is a function argument, streamed by the host straight into where a
   /// serial split keeps it. Otherwise an op computed it, and a serial split
   /// first moves it from there into its chunks: one exchange before the

@@ -186,10 +186,10 @@ struct TargetModel {
   /// exchange code and vertex state are rounded up to it.
   uint32_t bufferAlignmentBytes = 0;
 
-  /// The exchange moves 32-bit words: a block's rows are padded to whole
-  /// words so that they move as words. Structural, not a cost: layouts,
-  /// rearrangements and the loader rely on it without a target at hand.
-  static constexpr uint32_t kExchangeWordBytes = 4;
+  /// The exchange's word (exchange.wordBytes): every phase moves whole
+  /// words, so a block's rows are padded to whole words (a layout made for
+  /// this target carries it as BlockLayout::wordBytes).
+  uint32_t exchangeWordBytes() const { return exchange.wordBytes; }
 
   /// Vertex state of one vertex of a kernel with `operands` operands and
   /// `params` parameters.

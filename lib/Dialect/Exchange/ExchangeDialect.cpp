@@ -304,8 +304,10 @@ static bool sameMatrixInChunks(RankedTensorType a, RankedTensorType b) {
   if (a.getRank() < 2 || b.getRank() < 2 || a.getShape().back() != b.getShape().back() ||
       a.getNumElements() != b.getNumElements())
     return false;
-  std::optional<ipu::BlockLayout> from = ipu_tile::toBlockLayout(a);
-  std::optional<ipu::BlockLayout> to = ipu_tile::toBlockLayout(b);
+  // Only the batches are compared: any word will do.
+  const uint32_t word = ipu::TargetModel::ipu21().exchangeWordBytes();
+  std::optional<ipu::BlockLayout> from = ipu_tile::toBlockLayout(a, word);
+  std::optional<ipu::BlockLayout> to = ipu_tile::toBlockLayout(b, word);
   return from && to && from->batches != to->batches && from->gridBatches == 1 &&
          to->gridBatches == 1;
 }
@@ -346,8 +348,9 @@ LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
   // both span: the phase would read words it has already replaced.
   std::optional<uint64_t> sourceAt = source->getAddress();
   std::optional<uint64_t> destAt = dest->getAddress();
-  std::optional<ipu::BlockLayout> fromLayout = ipu_tile::toBlockLayout(from);
-  std::optional<ipu::BlockLayout> toLayout = ipu_tile::toBlockLayout(to);
+  const uint32_t word = ipu_tile::exchangeWordBytes(getOperation());
+  std::optional<ipu::BlockLayout> fromLayout = ipu_tile::toBlockLayout(from, word);
+  std::optional<ipu::BlockLayout> toLayout = ipu_tile::toBlockLayout(to, word);
   if (!sourceAt || !destAt || !fromLayout || !toLayout)
     return success();
   uint64_t sourceEnd = *sourceAt + fromLayout->maxBlockBytes();

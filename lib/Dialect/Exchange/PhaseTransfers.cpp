@@ -18,9 +18,9 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
     if (!source || !dest)
       return copy.emitOpError("source and dest must be ipu_tile.buffer symbols");
     std::optional<ipu::BlockLayout> from =
-        ipu_tile::toBlockLayout(source.getTensorType());
+        ipu_tile::toBlockLayout(source.getTensorType(), target.exchangeWordBytes());
     std::optional<ipu::BlockLayout> to =
-        ipu_tile::toBlockLayout(dest.getTensorType());
+        ipu_tile::toBlockLayout(dest.getTensorType(), target.exchangeWordBytes());
     if (!from || !to)
       return copy.emitOpError("buffers need #ipu_tile.layout encodings");
     ipu::Rearrangement rearrangement;

@@ -48,7 +48,7 @@ static LogicalResult verifyStorage(const ProgramLiveness &liveness,
     BufferOp buffer = liveness.buffers[index];
     std::optional<uint64_t> address = buffer.getAddress();
     std::optional<ipu::BlockLayout> layout =
-        toBlockLayout(buffer.getTensorType());
+        toBlockLayout(buffer.getTensorType(), target.exchangeWordBytes());
     if (!address || !layout)
       continue;
     placed.push_back({index, *address, *address + layout->maxBlockBytes(),

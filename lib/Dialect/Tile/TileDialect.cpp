@@ -571,7 +571,8 @@ LogicalResult ProgramOp::verify() {
 LogicalResult BufferOp::verify() {
   std::optional<ipu::MemoryClass> memoryClass = toMachineClass(getMemoryClass());
   StringRef className = stringifyMemoryClass(getMemoryClass());
-  std::optional<ipu::BlockLayout> layout = toBlockLayout(getTensorType());
+  std::optional<ipu::BlockLayout> layout =
+      toBlockLayout(getTensorType(), exchangeWordBytes(getOperation()));
   if (!layout)
     return emitOpError("type must be a static tensor of rank 1 or more "
                        "with a #ipu_tile.layout encoding, got ")
@@ -589,10 +590,11 @@ LogicalResult BufferOp::verify() {
   if (__builtin_mul_overflow(uint64_t(layout->cols),
                              uint64_t(ipu::elementBytes(layout->type)),
                              &pitch) ||
-      __builtin_add_overflow(pitch, uint64_t(3), &pitch) ||
+      __builtin_add_overflow(pitch, uint64_t(layout->wordBytes - 1), &pitch) ||
       __builtin_mul_overflow(uint64_t(layout->batches), uint64_t(layout->rows),
                              &tensorBytes) ||
-      __builtin_mul_overflow(tensorBytes, pitch & ~uint64_t(3), &tensorBytes))
+      __builtin_mul_overflow(tensorBytes, pitch / layout->wordBytes * layout->wordBytes,
+                             &tensorBytes))
     return emitOpError("holds ")
            << getTensorType() << ", more than 2^64 bytes: no "
            << className << " memory holds a block of it";
@@ -694,7 +696,7 @@ LogicalResult ComputeSetOp::verify() {
       auto ref = cast<FlatSymbolRefAttr>(getOperands()[operand]);
       auto buffer = lookupBuffer(*this, ref);
       std::optional<ipu::BlockLayout> layout =
-          buffer ? toBlockLayout(buffer.getTensorType()) : std::nullopt;
+          buffer ? toBlockLayout(buffer.getTensorType(), exchangeWordBytes(buffer)) : std::nullopt;
       if (!layout)
         continue; // verifySymbolUses names it.
       if (layout->gridBatches != 1 || layout->batches != static_cast<int64_t>(loop.getCount()))
@@ -727,7 +729,7 @@ std::optional<SmallVector<int32_t>> ComputeSetOp::getTileList() {
   BufferOp buffer = getTilesOf() ? lookupBuffer(getOperation(), getTilesOfAttr())
                                  : BufferOp();
   std::optional<ipu::BlockLayout> layout =
-      buffer ? toBlockLayout(buffer.getTensorType()) : std::nullopt;
+      buffer ? toBlockLayout(buffer.getTensorType(), exchangeWordBytes(buffer)) : std::nullopt;
   if (!layout)
     return std::nullopt;
   std::vector<uint32_t> tiles = layout->tileList();
@@ -872,7 +874,8 @@ bool ComputeSetOp::isSerialOperand(unsigned operand) {
 
 std::optional<ipu::BlockLayout> ComputeSetOp::getVertexLayout(unsigned operand,
                                                                 BufferOp buffer) {
-  std::optional<ipu::BlockLayout> layout = toBlockLayout(buffer.getTensorType());
+  std::optional<ipu::BlockLayout> layout =
+      toBlockLayout(buffer.getTensorType(), exchangeWordBytes(buffer));
   // A chunk of a batch-local buffer (verify() holds it to that form).
   if (layout && isSerialOperand(operand) && layout->gridBatches == 1 &&
       layout->batchSplits.empty())

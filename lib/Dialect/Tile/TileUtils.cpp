@@ -158,8 +158,13 @@ std::optional<int64_t> mlir::ipu_tile::layoutBatches(ArrayRef<int64_t> shape) {
   return batches;
 }
 
+uint32_t mlir::ipu_tile::exchangeWordBytes(Operation *scope) {
+  std::optional<ipu::TargetModel> target = lookupTarget(scope);
+  return (target ? *target : ipu::TargetModel::ipu21()).exchangeWordBytes();
+}
+
 std::optional<ipu::BlockLayout>
-mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
+mlir::ipu_tile::toBlockLayout(RankedTensorType type, uint32_t wordBytes) {
   auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding());
   std::optional<ipu::ElementType> element = toElementType(type.getElementType());
   if (!layout || !element || type.getRank() < 1 || !type.hasStaticShape() ||
@@ -169,6 +174,7 @@ mlir::ipu_tile::toBlockLayout(RankedTensorType type) {
   if (!batches)
     return std::nullopt;
   ipu::BlockLayout result;
+  result.wordBytes = wordBytes;
   result.batches = *batches;
   // A vector is one row.
   result.rows = type.getRank() == 1 ? 1 : type.getDimSize(type.getRank() - 2);

@@ -68,8 +68,14 @@ ProgramLiveness computeLiveness(ProgramOp program);
 /// a negative extent or a product that overflows.
 std::optional<int64_t> layoutBatches(ArrayRef<int64_t> shape);
 /// The block layout of a static tensor type of rank 2 or more with a
-/// `#ipu_tile.layout` encoding; its leading dimensions become the batches.
-std::optional<ipu::BlockLayout> toBlockLayout(RankedTensorType type);
+/// `#ipu_tile.layout` encoding, for a target whose exchange moves words of
+/// `wordBytes` (exchangeWordBytes); its leading dimensions become the
+/// batches.
+std::optional<ipu::BlockLayout> toBlockLayout(RankedTensorType type,
+                                              uint32_t wordBytes);
+/// The exchange word of the target `scope` is compiled for (lookupTarget),
+/// which every layout there pads its rows to; without a target, ipu21's.
+uint32_t exchangeWordBytes(Operation *scope);
 /// The encoding that describes `layout` (shape and type come from the
 /// tensor, whose leading dimensions must multiply to layout.batches).
 LayoutAttr toLayoutAttr(MLIRContext *context, const ipu::BlockLayout &layout);
