@@ -10,7 +10,7 @@
 #include "IPU/Package/Package.h"
 #include "IPU/Support/FileIO.h"
 
-#include "Package.capnp.h"
+#include "ReferenceKindDetail.h"
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -29,11 +29,9 @@ using namespace ipu;
 
 namespace {
 
-/// A reader-side failure that is not a Cap'n Proto one (bad magic, unknown
-/// enum value, inconsistent tables); caught with kj::Exception below.
-struct FormatError {
-  std::string message;
-};
+using package_detail::FormatError;
+using package_detail::fill;
+using package_detail::toVector;
 
 kj::StringPtr toText(const std::string &string) {
   return kj::StringPtr(string.c_str(), string.size());
@@ -43,19 +41,6 @@ std::string fromText(capnp::Text::Reader text) {
   return std::string(text.cStr(), text.size());
 }
 
-template <typename T, typename ListBuilder>
-void fill(ListBuilder list, const std::vector<T> &values) {
-  for (size_t i = 0; i < values.size(); ++i)
-    list.set(i, values[i]);
-}
-
-template <typename T, typename ListReader>
-std::vector<T> toVector(ListReader list) {
-  std::vector<T> values(list.size());
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] = list[i];
-  return values;
-}
 
 //===----------------------------------------------------------------------===//
 // Writing
@@ -115,50 +100,14 @@ void writeComputeSet(const ComputeSet &computeSet,
 }
 
 /// Each kind's fields, written into and read from its member of the
-/// ReferenceOp union (Package.capnp), in ReferenceKinds.def's order.
-void writeMatmulReference(const ReferenceOp &op, wire::ReferenceOp::Builder out) {
-  auto matmul = out.initMatmul();
-  matmul.setPartials(static_cast<uint8_t>(op.partials));
-  matmul.setInnerBlocks(op.innerBlocks);
-  matmul.setTransposeLhs(op.transposeLhs);
-  matmul.setTransposeRhs(op.transposeRhs);
-}
-void readMatmulReference(wire::ReferenceOp::Reader in, size_t i, ReferenceOp &op) {
-  auto matmul = in.getMatmul();
-  uint8_t partials = matmul.getPartials();
-  if (partials != static_cast<uint8_t>(ElementType::F32) &&
-      partials != static_cast<uint8_t>(ElementType::F16))
-    throw FormatError{"reference op " + std::to_string(i) + ": partials type " +
-                      std::to_string(partials) + " is not f32 (0) or f16 (1)"};
-  op.partials = static_cast<ElementType>(partials);
-  op.innerBlocks = matmul.getInnerBlocks();
-  op.transposeLhs = matmul.getTransposeLhs();
-  op.transposeRhs = matmul.getTransposeRhs();
-}
-void writeElementwiseReference(const ReferenceOp &op, wire::ReferenceOp::Builder out) {
-  out.initElementwise().setKernel(op.kernel);
-}
-void readElementwiseReference(wire::ReferenceOp::Reader in, size_t, ReferenceOp &op) {
-  op.kernel = in.getElementwise().getKernel();
-}
-void writePermuteReference(const ReferenceOp &op, wire::ReferenceOp::Builder out) {
-  auto permute = out.initPermute();
-  fill(permute.initView(op.view.size()), op.view);
-  fill(permute.initPermutation(op.permutation.size()), op.permutation);
-  fill(permute.initShape(op.shape.size()), op.shape);
-}
-void readPermuteReference(wire::ReferenceOp::Reader in, size_t, ReferenceOp &op) {
-  auto permute = in.getPermute();
-  op.view = toVector<int64_t>(permute.getView());
-  op.permutation = toVector<int64_t>(permute.getPermutation());
-  op.shape = toVector<int64_t>(permute.getShape());
-}
+/// ReferenceOp union (Package.capnp) by its <Kind>Reference.cpp, in
+/// ReferenceKinds.def's order.
 constexpr void (*kReferenceWriters[])(const ReferenceOp &, wire::ReferenceOp::Builder) = {
-#define IPU_REFERENCE_KIND(Kind, name, arity) write##Kind##Reference,
+#define IPU_REFERENCE_KIND(Kind, name, arity) package_detail::write##Kind##Reference,
 #include "IPU/Package/ReferenceKinds.def"
 };
 constexpr void (*kReferenceReaders[])(wire::ReferenceOp::Reader, size_t, ReferenceOp &) = {
-#define IPU_REFERENCE_KIND(Kind, name, arity) read##Kind##Reference,
+#define IPU_REFERENCE_KIND(Kind, name, arity) package_detail::read##Kind##Reference,
 #include "IPU/Package/ReferenceKinds.def"
 };
 // The union's members are the kinds, in order.

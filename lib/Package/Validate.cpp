@@ -28,6 +28,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReferenceKindDetail.h"
+
 #include "IPU/Device/Kernels.h"
 #include "IPU/Layout/BlockLayout.h"
 #include "IPU/Package/Package.h"
@@ -45,8 +47,16 @@
 #include <tuple>
 
 using namespace ipu;
+using namespace ipu::package_detail;
 
 using std::to_string;
+
+std::string ipu::package_detail::shapeString(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? "x" : "") + to_string(shape[d]);
+  return text;
+}
 
 namespace {
 
@@ -1277,55 +1287,7 @@ private:
     return std::nullopt;
   }
 
-  /// What a reference op's kind check gives: the value's shape and the
-  /// flops computing it takes, and for a result that does not match its
-  /// stream, the operands and what the value is of them.
-  struct ReferenceSignature {
-    std::vector<int64_t> shape;
-    uint64_t flops = 0;
-    std::string operands, form, resultForm;
-  };
 
-  /// A "matmul" op: two operands whose shapes form a product
-  /// (matmulShape), f32 or f16 partials, inner blocks in [1, K].
-  std::optional<std::string> checkMatmulReference(size_t i, const std::string &where,
-                                                  ReferenceSignature &signature) {
-    const ReferenceOp &op = package.reference[i];
-    std::vector<int64_t> &shape = signature.shape;
-    uint64_t &opFlops = signature.flops;
-    if (op.arguments.size() != 2)
-      return where + ": expected 2 arguments, got " +
-             to_string(op.arguments.size());
-    if (op.partials != ElementType::F32 && op.partials != ElementType::F16)
-      return where + ": partials type " + to_string(unsigned(op.partials)) +
-             " is not f32 or f16";
-    // Each operand is an input stream or the value of an earlier op.
-    std::vector<int64_t> shapes[2];
-    std::string names[2];
-    for (unsigned a = 0; a < 2; ++a)
-      if (auto error = referenceOperand(i, a, where, shapes[a], names[a]))
-        return error;
-    const std::vector<int64_t> &lhs = shapes[0], &rhs = shapes[1];
-    auto operandsText = [&] {
-      return "shapes " + shapeString(lhs) + " (" + names[0] + ") x " +
-             shapeString(rhs) + " (" + names[1] + ")";
-    };
-    MatmulShape product;
-    if (auto error = matmulShape(op, lhs, rhs, product))
-      return where + ": " + operandsText() + " " + *error;
-    if (op.innerBlocks < 1 || int64_t(op.innerBlocks) > product.k)
-      return where + ": innerBlocks " + to_string(op.innerBlocks) +
-             " is not in [1, K = " + to_string(product.k) + "]";
-    shape = product.result;
-    opFlops = 2;
-    for (int64_t extent : {product.batches, product.m, product.k, product.n})
-      if (!multiply(opFlops, uint64_t(extent), opFlops))
-        opFlops = UINT64_MAX;
-    signature.operands = operandsText();
-    signature.form = matmulForm(op, lhs.size(), rhs.size());
-    signature.resultForm = matmulForm(op, lhs.size(), rhs.size(), /*result=*/true);
-    return std::nullopt;
-  }
 
   /// The shape of operand `a` of reference op `i`, and its name.
   std::optional<std::string> referenceOperand(size_t i, unsigned a,
@@ -1351,127 +1313,6 @@ private:
     return std::nullopt;
   }
 
-  static std::string shapeString(const std::vector<int64_t> &shape) {
-    std::string text;
-    for (size_t d = 0; d < shape.size(); ++d)
-      text += (d ? "x" : "") + to_string(shape[d]);
-    return text;
-  }
-
-  /// A "permute" op: one operand of the view's elements, a valid
-  /// permutation keeping the last dim, a value of as many elements whose
-  /// rows are whole runs of the view's last dim.
-  std::optional<std::string> checkPermuteReference(size_t i, const std::string &where,
-                                                   ReferenceSignature &signature) {
-    const ReferenceOp &op = package.reference[i];
-    std::string &operands = signature.operands;
-    signature.form = "its permutation";
-    if (op.arguments.size() != 1)
-      return where + ": takes 1 operand, got " + to_string(op.arguments.size());
-    std::vector<int64_t> operandShape;
-    std::string name;
-    if (auto error = referenceOperand(i, 0, where, operandShape, name))
-      return error;
-    operands = shapeString(operandShape) + " (" + name + ")";
-    if (op.view.size() > PackageLimits::kMaxTensorRank ||
-        op.shape.empty() || op.shape.size() > PackageLimits::kMaxTensorRank)
-      return where + ": view of " + to_string(op.view.size()) + " dims and shape of " +
-             to_string(op.shape.size()) + " dims are not in [1, " +
-             to_string(PackageLimits::kMaxTensorRank) + "]";
-    Permutation permutation{op.view, op.permutation};
-    if (auto error = permutation.validate())
-      return where + ": " + *error;
-    auto elementsOf = [](const std::vector<int64_t> &dims) {
-      uint64_t count = 1;
-      for (int64_t extent : dims)
-        if (extent < 1 || !multiply(count, uint64_t(extent), count))
-          return uint64_t(0);
-      return count;
-    };
-    const uint64_t elements = elementsOf(op.view);
-    if (elements == 0 || elementsOf(operandShape) != elements ||
-        elementsOf(op.shape) != elements)
-      return where + ": view " + shapeString(op.view) + ", operand " +
-             operands + " and value " + shapeString(op.shape) +
-             " do not hold the same number of elements";
-    if (op.shape.back() % op.view.back() != 0)
-      return where + ": value rows of " + to_string(op.shape.back()) +
-             " are not whole runs of the view's last dim (" +
-             to_string(op.view.back()) + ")";
-    signature.shape = op.shape;
-    signature.resultForm = shapeString(op.shape);
-    return std::nullopt;
-  }
-
-  /// An "elementwise" op: the body of its kernel over the shape of its
-  /// first full input, every input of the shape its broadcast says.
-  std::optional<std::string> checkElementwiseReference(size_t i,
-                                                       const std::string &where,
-                                                       ReferenceSignature &signature) {
-    const ReferenceOp &op = package.reference[i];
-    std::vector<int64_t> &shape = signature.shape;
-    std::string &operands = signature.operands;
-    signature.form = "their elementwise value";
-    if (op.kernel >= package.kernels.size())
-      return where + ": kernel " + to_string(op.kernel) + " is not one of the " +
-             to_string(package.kernels.size()) + " kernels";
-    const ElementwiseKernel &kernel = *package.kernels[op.kernel];
-    const ElementwiseBody &body = kernel.body();
-    if (op.arguments.size() != body.inputs.size())
-      return where + ": kernel '" + kernel.name() + "' takes " +
-             to_string(body.inputs.size()) + " inputs, got " +
-             to_string(op.arguments.size());
-    if (op.type != body.resultType)
-      return where + ": value type " + std::string(elementTypeName(op.type)) +
-             " is not the " + std::string(elementTypeName(body.resultType)) +
-             " kernel '" + kernel.name() + "' yields";
-    std::vector<std::vector<int64_t>> shapes(body.inputs.size());
-    std::vector<std::string> names(body.inputs.size());
-    bool haveShape = false;
-    for (unsigned a = 0; a < body.inputs.size(); ++a) {
-      if (auto error = referenceOperand(i, a, where, shapes[a], names[a]))
-        return error;
-      operands += (a ? ", " : "") + shapeString(shapes[a]) + " (" + names[a] + ")";
-      if (body.inputs[a].broadcast == Broadcast::Full && !haveShape) {
-        shape = shapes[a];
-        haveShape = true;
-      }
-    }
-    if (!haveShape || shape.empty())
-      return where + ": kernel '" + kernel.name() +
-             "' has no full input of rank >= 1 to give the value its shape";
-    for (unsigned a = 0; a < body.inputs.size(); ++a) {
-      int64_t elements = 1;
-      for (int64_t extent : shapes[a])
-        elements *= extent;
-      bool fits = false;
-      switch (body.inputs[a].broadcast) {
-      case Broadcast::Full: fits = shapes[a] == shape; break;
-      case Broadcast::Row:
-        fits = !shapes[a].empty() && shapes[a].back() == shape.back() &&
-               elements == shape.back();
-        break;
-      case Broadcast::Scalar: fits = elements == 1; break;
-      case Broadcast::Column: {
-        std::vector<int64_t> column = shape;
-        column.back() = 1;
-        fits = shapes[a] == column;
-        break;
-      }
-      }
-      if (!fits)
-        return where + ": input " + to_string(a) + " " + names[a] + " of shape " +
-               shapeString(shapes[a]) + " is not a " +
-               std::string(broadcastName(body.inputs[a].broadcast)) +
-               " input of a " + shapeString(shape) + " value";
-    }
-    // A row reduction's value: one element per row.
-    if (body.reduction != RowReduction::None)
-      shape.back() = 1;
-    signature.resultForm = shapeString(shape);
-    return std::nullopt;
-  }
-
   std::optional<std::string> checkReference(size_t i) {
     const ReferenceOp &op = package.reference[i];
     std::string where =
@@ -1482,15 +1323,26 @@ private:
     if (unsigned(op.kind) >= kReferenceKinds)
       return where + ": unknown kind " + to_string(unsigned(op.kind)) +
              " (known: " + referenceKindNames() + ")";
-    // Each kind's check, in ReferenceKinds.def's order.
-    using KindCheck = std::optional<std::string> (Validator::*)(
-        size_t, const std::string &, ReferenceSignature &);
+    // Each kind's check (<Kind>Reference.cpp), in ReferenceKinds.def's order.
+    using KindCheck = std::optional<std::string> (*)(
+        const ReferenceChecking &, size_t, const std::string &, ReferenceSignature &);
     static constexpr KindCheck kKindChecks[] = {
-#define IPU_REFERENCE_KIND(Kind, name, arity) &Validator::check##Kind##Reference,
+#define IPU_REFERENCE_KIND(Kind, name, arity) &check##Kind##Reference,
 #include "IPU/Package/ReferenceKinds.def"
     };
+    /// The package and the shapes of the ops checked so far, for the kinds.
+    struct Checking : ReferenceChecking {
+      Validator &validator;
+      explicit Checking(Validator &validator) : validator(validator) {}
+      const Package &package() const override { return validator.package; }
+      std::optional<std::string> operand(size_t i, unsigned a, const std::string &where,
+                                         std::vector<int64_t> &shape,
+                                         std::string &name) const override {
+        return validator.referenceOperand(i, a, where, shape, name);
+      }
+    } checking(*this);
     ReferenceSignature signature;
-    if (auto error = (this->*kKindChecks[unsigned(op.kind)])(i, where, signature))
+    if (auto error = kKindChecks[unsigned(op.kind)](checking, i, where, signature))
       return error;
     const std::vector<int64_t> &shape = signature.shape;
     const std::string &operandsText = signature.operands;
