@@ -31,6 +31,21 @@ capnp = "%s %%s -I%s %s Package" % (config.capnp_executable,
 config.substitutions.append(("%capnp-decode", capnp % "decode"))
 config.substitutions.append(("%capnp-encode", capnp % "encode"))
 
+# The Python bridge (python/ipu_export) in the repository's .venv, made by
+# scripts/setup.sh from python/requirements.txt; without it the tests that
+# export live from PyTorch are UNSUPPORTED.
+venv_python = os.path.join(config.ipu_src_root, ".venv", "bin", "python")
+stamp = os.path.join(config.ipu_src_root, ".venv", "ipu-requirements.txt")
+requirements = os.path.join(config.ipu_src_root, "python", "requirements.txt")
+if (os.path.exists(venv_python) and os.path.exists(stamp) and
+        open(stamp).read() == open(requirements).read()):
+    config.available_features.add("torch-mlir")
+    config.substitutions.append(
+        ("%ipu_export", "env PYTHONPATH=%s %s -m ipu_export" %
+         (os.path.join(config.ipu_src_root, "python"), venv_python)))
+else:
+    lit_config.note("no .venv with python/requirements.txt: live exports are skipped")
+
 # Headless Chromium renders the --profile report (profile-chromium.test);
 # without it that test is UNSUPPORTED.
 if shutil.which("chromium"):

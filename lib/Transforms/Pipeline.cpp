@@ -3,6 +3,7 @@
 #include "IPU/Transforms/Passes.h"
 #include "IPU/Transforms/TileLowering.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -47,8 +48,10 @@ void mlir::ipu_compiler::registerAllPasses() {
 }
 
 void mlir::ipu_compiler::registerCompilerDialects(DialectRegistry &registry) {
+  // cf: torch-mlir's exports carry cf.assert (index checks of gathers).
   registry.insert<ipu_gemm::IPUGemmDialect, ipu_tile::IPUTileDialect,
                   ipu_exchange::IPUExchangeDialect, func::FuncDialect, arith::ArithDialect,
-                  math::MathDialect, tensor::TensorDialect, linalg::LinalgDialect>();
+                  math::MathDialect, tensor::TensorDialect, linalg::LinalgDialect,
+                  cf::ControlFlowDialect>();
   ipu_tile::registerTileLoweringModels(registry);
 }

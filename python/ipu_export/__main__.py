@@ -1,0 +1,52 @@
+"""python -m ipu_export MODEL --shape N,C,H,W [--shape ...] [--dtype f32|f16]
+                        [--set field=value ...] [--seed N] -o DIR
+
+MODEL is a built-in model (siglip-vision: transformers' SiglipVisionModel,
+so400m-patch14-384 unless --set says otherwise) or file.py:factory. Writes
+DIR/model.mlir (generic op form), the inputs, PyTorch's eager outputs and
+the weights as .npy files (see ipu_export's docstring).
+"""
+
+import argparse
+import sys
+import time
+
+from . import export, load_model
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ipu_export", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model")
+    parser.add_argument("--shape", action="append", required=True,
+                        help="an input's shape, comma-separated; once per input")
+    parser.add_argument("--dtype", default="f32", help="f32 or f16")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="a model config field (built-in models) or factory argument")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("-o", "--output", required=True, help="directory to write")
+    args = parser.parse_args(argv)
+
+    overrides = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--set '{item}' is not FIELD=VALUE")
+        overrides[key] = value
+    try:
+        shapes = [[int(d) for d in text.split(",")] for text in args.shape]
+    except ValueError:
+        parser.error(f"--shape takes comma-separated integers, got {args.shape}")
+
+    start = time.time()
+    model = load_model(args.model, overrides, args.seed)
+    exported = export(model, shapes, args.dtype, args.output, args.seed)
+    print(f"export=ipu_export model={args.model} dtype={args.dtype} "
+          f"inputs={len(exported.inputs)} outputs={len(exported.outputs)} "
+          f"weights={len(exported.weights)} mlirBytes={exported.mlir_bytes} "
+          f"seconds={time.time() - start:.1f} directory={args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
