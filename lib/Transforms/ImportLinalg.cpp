@@ -133,6 +133,28 @@ static FailureOr<Value> convolutionBias(Value init) {
   return failure();
 }
 
+/// The input of a truncation to f16 or f32 of a whole tensor, as
+/// `arith.truncf` on the tensor or an all-parallel identity generic.
+static Value truncatedInput(Operation *op) {
+  if (auto truncation = dyn_cast<arith::TruncFOp>(op))
+    return truncation.getRoundingmodeAttr() ? Value() : truncation.getIn();
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return Value();
+  Block *body = generic.getBody();
+  if (body->getOperations().size() != 2)
+    return Value();
+  auto truncation = dyn_cast<arith::TruncFOp>(body->front());
+  if (!truncation || truncation.getRoundingmodeAttr() ||
+      truncation.getIn() != body->getArgument(0) ||
+      body->getTerminator()->getOperand(0) != truncation.getResult())
+    return Value();
+  return generic.getDpsInputs()[0];
+}
+
 /// A vision transformer's patch embedding: `linalg.conv_2d_nchw_fchw` whose
 /// stride is its kernel, with no padding or dilation, followed by
 /// flatten(2).transpose(1, 2) (a collapse_shape of H and W and a swap of
@@ -192,9 +214,18 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv,
   if (failed(bias))
     return fail("it accumulates into something other than zeros or a bias "
                 "broadcast along N, H and W");
+  // An f16 export accumulates in f32 and narrows the result before it
+  // flattens it: the narrowing moves after the matmul (and its bias).
+  Operation *produced = conv;
+  Operation *narrowing = nullptr;
+  if (conv->hasOneUse() &&
+      truncatedInput(*conv->getUsers().begin()) == conv->getResult(0)) {
+    narrowing = *conv->getUsers().begin();
+    produced = narrowing;
+  }
   // flatten(2): [N, F, Ho*Wo]; transpose(1, 2): [N, Ho*Wo, F].
-  auto flatten = conv->hasOneUse()
-                     ? dyn_cast<tensor::CollapseShapeOp>(*conv->getUsers().begin())
+  auto flatten = produced->hasOneUse()
+                     ? dyn_cast<tensor::CollapseShapeOp>(*produced->getUsers().begin())
                      : nullptr;
   Operation *transpose =
       flatten && flatten->hasOneUse() ? *flatten->getUsers().begin() : nullptr;
@@ -246,8 +277,26 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv,
                  })
                  ->getResult(0);
   }
+  if (narrowing) {
+    auto narrowType = cast<RankedTensorType>(narrowing->getResult(0).getType());
+    auto type = RankedTensorType::get(productType.getShape(), narrowType.getElementType());
+    AffineMap identity = builder.getMultiDimIdentityMap(3);
+    Value init = tensor::EmptyOp::create(builder, loc, type.getShape(), type.getElementType());
+    result = linalg::GenericOp::create(
+                 builder, loc, type, ValueRange{result}, ValueRange{init},
+                 ArrayRef<AffineMap>{identity, identity},
+                 SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+                 [&](OpBuilder &body, Location bodyLoc, ValueRange args) {
+                   Value narrow = arith::TruncFOp::create(body, bodyLoc,
+                                                          type.getElementType(), args[0]);
+                   linalg::YieldOp::create(body, bodyLoc, narrow);
+                 })
+                 ->getResult(0);
+  }
   builder.replaceOp(transpose, result);
   builder.eraseOp(flatten);
+  if (narrowing)
+    builder.eraseOp(narrowing);
   builder.eraseOp(conv);
   return success();
 }
@@ -438,27 +487,6 @@ static LogicalResult importContraction(linalg::LinalgOp op,
 }
 
 
-/// The input of a truncation to f16 or f32 of a whole tensor, as
-/// `arith.truncf` on the tensor or an all-parallel identity generic.
-static Value truncatedInput(Operation *op) {
-  if (auto truncation = dyn_cast<arith::TruncFOp>(op))
-    return truncation.getRoundingmodeAttr() ? Value() : truncation.getIn();
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumReductionLoops() != 0 ||
-      !llvm::all_of(generic.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
-    return Value();
-  Block *body = generic.getBody();
-  if (body->getOperations().size() != 2)
-    return Value();
-  auto truncation = dyn_cast<arith::TruncFOp>(body->front());
-  if (!truncation || truncation.getRoundingmodeAttr() ||
-      truncation.getIn() != body->getArgument(0) ||
-      body->getTerminator()->getOperand(0) != truncation.getResult())
-    return Value();
-  return generic.getDpsInputs()[0];
-}
 
 
 /// Removes the linalg, tensor and arith ops left without users (the
