@@ -301,6 +301,71 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv,
   return success();
 }
 
+/// `type` with f64 (as an element type too) replaced by f32, or null when
+/// it holds no f64.
+static Type demotedType(Type type) {
+  if (type.isF64())
+    return Float32Type::get(type.getContext());
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    if (shaped.getElementType().isF64())
+      return shaped.clone(Float32Type::get(type.getContext()));
+  return Type();
+}
+
+/// torch-mlir's f32 exports compute a layer norm's mean and variance in f64
+/// (its decomposition upcasts them). The tiles have no f64: every f64 value
+/// inside a function whose signature has none is computed in f32 instead,
+/// the precision PyTorch itself computes that layer norm in; an upcast to
+/// f64 and the narrowing back become no-ops. A function whose arguments or
+/// results are f64 is left for the import to refuse.
+static void demoteDoublePrecision(ModuleOp module) {
+  module.walk([&](func::FuncOp func) {
+    auto hasF64 = [](TypeRange types) {
+      return llvm::any_of(types, [](Type type) { return bool(demotedType(type)); });
+    };
+    if (hasF64(func.getArgumentTypes()) || hasF64(func.getResultTypes()))
+      return;
+    unsigned demoted = 0;
+    SmallVector<Operation *> noOps;
+    func.walk([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument argument : block.getArguments())
+            if (Type type = demotedType(argument.getType()))
+              argument.setType(type);
+      bool changed = false;
+      for (OpResult result : op->getResults())
+        if (Type type = demotedType(result.getType())) {
+          result.setType(type);
+          changed = true;
+        }
+      if (!changed)
+        return;
+      ++demoted;
+      if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+        Type f32 = Float32Type::get(op->getContext());
+        if (auto value = dyn_cast<FloatAttr>(constant.getValue()))
+          constant.setValueAttr(FloatAttr::get(f32, value.getValueAsDouble()));
+        else if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue()))
+          constant.setValueAttr(dense.mapValues(f32, [](const APFloat &v) {
+            return APFloat(float(v.convertToDouble())).bitcastToAPInt();
+          }));
+      }
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+          op->getOperand(0).getType() == op->getResult(0).getType())
+        noOps.push_back(op);
+    });
+    for (Operation *op : noOps) {
+      op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+      op->erase();
+    }
+    // On the location alone: a remark on the op would print the function.
+    if (demoted)
+      mlir::emitRemark(func.getLoc(), "computes the f64 intermediates of ")
+          << demoted << " ops in f32: the tiles have no f64";
+  });
+}
+
 namespace {
 
 /// A contraction as ipu_gemm.matmul takes it.
@@ -680,6 +745,7 @@ struct ImportLinalgPass
     // Stages, in order: each looks through what the one before left.
     // Convolutions become the permute and matmul forms the next stages take.
     ImportRefusals refusals;
+    demoteDoublePrecision(module);
     RewritePatternSet convolutions(context);
     // A patch-embedding convolution becomes a permute, a matmul and its
     // bias (importConvolution); any other convolution is refused.
