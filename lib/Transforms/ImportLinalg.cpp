@@ -325,6 +325,16 @@ static void demoteDoublePrecision(ModuleOp module) {
     };
     if (hasF64(func.getArgumentTypes()) || hasF64(func.getResultTypes()))
       return;
+    // Only constants whose values can be rewritten (a float or dense
+    // floats; not a resource blob): otherwise the f64 stays, and is refused.
+    WalkResult convertible = func.walk([&](arith::ConstantOp constant) {
+      if (demotedType(constant.getType()) &&
+          !isa<FloatAttr, DenseFPElementsAttr>(constant.getValue()))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (convertible.wasInterrupted())
+      return;
     unsigned demoted = 0;
     SmallVector<Operation *> noOps;
     func.walk([&](Operation *op) {

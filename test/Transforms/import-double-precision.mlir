@@ -74,3 +74,29 @@ func.func @f64_argument(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
   } -> tensor<4x8xf64>
   return %y : tensor<4x8xf64>
 }
+
+// -----
+
+// An f64 constant held as a resource blob cannot be rewritten: the function
+// keeps its f64, which is refused where the tiles need another type.
+func.func @f64_blob(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %scale = arith.constant dense_resource<scale> : tensor<1x4xf64>
+  %e = tensor.empty() : tensor<1x4xf32>
+  // expected-error @+1 {{'ipu_tile.elementwise' op body argument 1 is 'f64'; inputs must be f32, f16, f8E4M3FN or f8E5M2}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<1x4xf32>, tensor<1x4xf64>) outs(%e : tensor<1x4xf32>) {
+  ^bb0(%in: f32, %s: f64, %out: f32):
+    %0 = arith.extf %in : f32 to f64
+    %1 = arith.mulf %0, %s : f64
+    %2 = arith.truncf %1 : f64 to f32
+    linalg.yield %2 : f32
+  } -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      scale: "0x08000000000000000000F03F000000000000F03F000000000000F03F000000000000F03F"
+    }
+  }
+#-}

@@ -304,8 +304,8 @@ static bool sameMatrixInChunks(RankedTensorType a, RankedTensorType b) {
   if (a.getRank() < 2 || b.getRank() < 2 || a.getShape().back() != b.getShape().back() ||
       a.getNumElements() != b.getNumElements())
     return false;
-  // Only the batches are compared: any word will do.
-  const uint32_t word = ipu::TargetModel::ipu21().exchangeWordBytes();
+  // Only the batches are compared, which no word changes: bytes (1) will do.
+  const uint32_t word = 1;
   std::optional<ipu::BlockLayout> from = ipu_tile::toBlockLayout(a, word);
   std::optional<ipu::BlockLayout> to = ipu_tile::toBlockLayout(b, word);
   return from && to && from->batches != to->batches && from->gridBatches == 1 &&
