@@ -307,6 +307,31 @@ TEST(Package, RoundTripKeepsEveryField) {
   EXPECT_EQ(serializePackage(loaded), bytes);
 }
 
+// Frozen weights travel as bytes, arrays keep the function's own shapes,
+// and the package says which output streams are the function's results.
+TEST(Package, RoundTripKeepsConstantsDeclaredShapesAndResults) {
+  Package package = makePackage();
+  package.streams[0].declaredShape = {1, 8, 16};
+  package.streams[2].declaredShape = {2, 4, 8};
+  package.results = 1;
+  ArgumentConstant weight;
+  weight.argument = 1;
+  for (int i = 0; i < 16 * 8 * 2; ++i)
+    weight.bytes.push_back(static_cast<uint8_t>(i * 7));
+  package.constants.push_back(weight);
+  Package loaded;
+  std::vector<uint8_t> bytes;
+  ASSERT_NO_FATAL_FAILURE(roundTrip(package, loaded, bytes));
+  EXPECT_EQ(loaded.streams[0].declaredShape, (std::vector<int64_t>{1, 8, 16}));
+  EXPECT_EQ(loaded.streams[1].declaredShape, std::vector<int64_t>());
+  EXPECT_EQ(loaded.streams[2].declaredShape, (std::vector<int64_t>{2, 4, 8}));
+  EXPECT_EQ(loaded.results, 1u);
+  ASSERT_EQ(loaded.constants.size(), 1u);
+  EXPECT_EQ(loaded.constants[0].argument, 1u);
+  EXPECT_EQ(loaded.constants[0].bytes, weight.bytes);
+  EXPECT_EQ(serializePackage(loaded), bytes);
+}
+
 // The device kernels are built for one exchange word: a package for a
 // target that moves other words is refused, naming both.
 TEST(Package, TargetsOfAnotherExchangeWordAreRefused) {
@@ -439,7 +464,7 @@ TEST(Package, MagicAndVersionAreChecked) {
   bytes = serializePackage(package);
   error = deserializePackage(bytes.data(), bytes.size(), loaded);
   EXPECT_TRUE(contains(error, "unsupported format version 0 (this build reads "
-                              "versions 5 to 5)"))
+                              "versions 5 to 6)"))
       << error.value_or("");
   // Versions 1 to 3 had untimed exchange schedules: refused, saying why.
   for (uint32_t old : {1u, 2u, 3u}) {
@@ -635,7 +660,7 @@ TEST(PackageValidate, WrongTarget) {
                 TargetModel::ipu21WithTiles(16));
   expectInvalid([](Package &p) { p.tiles = 5; },
                 {"package has 5 tiles", "'ipu21-4' has 4"});
-  expectInvalid([](Package &p) { p.formatVersion = 6; }, {"format version 6"});
+  expectInvalid([](Package &p) { p.formatVersion = 7; }, {"format version 7"});
 }
 
 TEST(PackageValidate, Streams) {
@@ -692,6 +717,36 @@ TEST(PackageValidate, Streams) {
       },
       {"stream 'lhs.again': argument 0 is 8x16xf32",
        "'lhs' has it as 8x16xf16"});
+}
+
+// A constant is the whole value of one argument a stream carries in; a
+// declared shape renames the same elements; results are output streams.
+TEST(PackageValidate, ConstantsDeclaredShapesAndResults) {
+  auto withConstant = [](Package &p, uint32_t argument, size_t bytes) {
+    ArgumentConstant constant;
+    constant.argument = argument;
+    constant.bytes.assign(bytes, 0);
+    p.constants.push_back(constant);
+  };
+  expectInvalid([&](Package &p) { withConstant(p, 1, 255); },
+                {"constant 0 (argument 1): holds 255 bytes",
+                 "stream 'rhs' carries 16x8xf16, 256 bytes"});
+  expectInvalid([&](Package &p) { withConstant(p, 2, 256); },
+                {"constant 0 (argument 2): no stream carries that argument"});
+  expectInvalid(
+      [&](Package &p) {
+        withConstant(p, 1, 256);
+        withConstant(p, 1, 256);
+      },
+      {"constant 1 (argument 1): the argument already has a constant"});
+  expectInvalid([](Package &p) { p.streams[0].declaredShape = {8, 8}; },
+                {"stream 'lhs': declared shape", "does not hold the elements of its shape"});
+  expectInvalid([](Package &p) { p.streams[0].declaredShape = {8, 0, 16}; },
+                {"stream 'lhs': declared shape"});
+  expectInvalid([](Package &p) { p.streams[0].declaredShape = {1LL << 40, 1LL << 40}; },
+                {"stream 'lhs': declared shape"});
+  expectInvalid([](Package &p) { p.results = 2; },
+                {"package has 2 results but 1 output stream"});
 }
 
 TEST(PackageValidate, ComputeSets) {

@@ -62,6 +62,16 @@ struct HostStream {
   type @4 :ElementType;
   shape @5 :List(Int64);
   pieces @6 :StreamPieces;
+  # The shape the compiled function declares (empty: `shape`); the same
+  # elements in the same order. What --inputs and --outputs exchange.
+  declaredShape @7 :List(Int64);
+}
+
+# An argument whose value the package carries (a frozen weight): its bytes,
+# row-major and little-endian in the type of its streams.
+struct ArgumentConstant {
+  argument @0 :UInt32;
+  data @1 :Data;
 }
 
 struct ComputeSet {
@@ -198,4 +208,8 @@ struct Package {
   retiredKernelObjectHash @16 :UInt64;
   buffers @17 :List(Buffer);
   loops @18 :List(Loop);
+  constants @19 :List(ArgumentConstant);
+  # The compiled function's result count: output streams below it carry
+  # its results, the others checkpoints (0: not recorded).
+  results @20 :UInt32;
 }

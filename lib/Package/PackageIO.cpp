@@ -53,6 +53,8 @@ void writeStream(const HostStream &stream, wire::HostStream::Builder out) {
   out.setIndex(stream.index);
   out.setType(static_cast<wire::ElementType>(stream.type));
   fill(out.initShape(stream.shape.size()), stream.shape);
+  if (!stream.declaredShape.empty())
+    fill(out.initDeclaredShape(stream.declaredShape.size()), stream.declaredShape);
 
   size_t count = stream.pieces.size();
   wire::StreamPieces::Builder pieces = out.initPieces();
@@ -217,6 +219,15 @@ void writePackage(const Package &package, wire::Package::Builder out) {
     }
   }
   // After the buffers, as its field number is.
+  out.setResults(package.results);
+  if (!package.constants.empty()) {
+    auto constants = out.initConstants(package.constants.size());
+    for (size_t i = 0; i < package.constants.size(); ++i) {
+      constants[i].setArgument(package.constants[i].argument);
+      const std::vector<uint8_t> &bytes = package.constants[i].bytes;
+      constants[i].setData(kj::arrayPtr(bytes.data(), bytes.size()));
+    }
+  }
   if (!package.loops.empty()) {
     auto loops = out.initLoops(package.loops.size());
     for (size_t i = 0; i < package.loops.size(); ++i) {
@@ -284,6 +295,7 @@ void readStream(wire::HostStream::Reader in, HostStream &stream) {
                       std::to_string(type)};
   stream.type = static_cast<ElementType>(type);
   stream.shape = toVector<int64_t>(in.getShape());
+  stream.declaredShape = toVector<int64_t>(in.getDeclaredShape());
 
   wire::StreamPieces::Reader pieces = in.getPieces();
   auto tile = pieces.getTile();
@@ -513,6 +525,14 @@ void readPackage(wire::Package::Reader in, Package &package) {
     loop.count = loops[i].getCount();
     loop.steps = loops[i].getSteps();
     loop.location = fromText(loops[i].getLocation());
+  }
+  package.results = in.getResults();
+  auto constants = in.getConstants();
+  package.constants.resize(constants.size());
+  for (size_t i = 0; i < constants.size(); ++i) {
+    package.constants[i].argument = constants[i].getArgument();
+    capnp::Data::Reader data = constants[i].getData();
+    package.constants[i].bytes.assign(data.begin(), data.end());
   }
 }
 

@@ -136,6 +136,11 @@ public:
     for (size_t i = 0; i < package.streams.size(); ++i)
       if (auto error = checkStream(package.streams[i]))
         return error;
+    if (auto error = checkConstants())
+      return error;
+    if (package.results > outputStreams)
+      return "package has " + to_string(package.results) + " results but " +
+             countOf(outputStreams, "output stream");
     for (size_t i = 0; i < package.computeSets.size(); ++i)
       if (auto error = checkComputeSet(i))
         return error;
@@ -316,6 +321,31 @@ private:
     return std::nullopt;
   }
 
+  /// Each constant is the whole value of one argument some stream carries
+  /// to the device, once.
+  std::optional<std::string> checkConstants() {
+    std::set<uint32_t> seen;
+    for (size_t i = 0; i < package.constants.size(); ++i) {
+      const ArgumentConstant &constant = package.constants[i];
+      std::string prefix = "constant " + to_string(i) + " (argument " +
+                           to_string(constant.argument) + ")";
+      auto it = argumentStream.find(constant.argument);
+      if (it == argumentStream.end())
+        return prefix + ": no stream carries that argument to the device";
+      if (!seen.insert(constant.argument).second)
+        return prefix + ": the argument already has a constant";
+      const HostStream &stream = *it->second;
+      uint64_t bytes = elementBytes(stream.type);
+      for (int64_t extent : stream.shape)
+        bytes *= uint64_t(extent); // Bounded by checkStream.
+      if (constant.bytes.size() != bytes)
+        return prefix + ": holds " + to_string(constant.bytes.size()) +
+               " bytes, but stream '" + stream.name + "' carries " +
+               typeString(stream) + ", " + to_string(bytes) + " bytes";
+    }
+    return std::nullopt;
+  }
+
   std::optional<std::string> checkStream(const HostStream &stream) {
     std::string prefix = "stream '" + stream.name + "'";
     if (stream.type > ElementType::F8E5M2)
@@ -339,6 +369,23 @@ private:
           tensorBytes > deviceBytes)
         return prefix + ": tensor " + typeString(stream) +
                " is larger than the device (" + deviceString() + ")";
+    // A declared shape only renames the same elements.
+    if (!stream.declaredShape.empty()) {
+      if (stream.declaredShape.size() > PackageLimits::kMaxTensorRank)
+        return prefix + ": declared shape has " +
+               to_string(stream.declaredShape.size()) + " dimensions, more than " +
+               to_string(PackageLimits::kMaxTensorRank);
+      uint64_t declaredBytes = elementBytes(stream.type);
+      for (int64_t extent : stream.declaredShape)
+        if (extent <= 0 || !multiply(declaredBytes, uint64_t(extent), declaredBytes) ||
+            declaredBytes > tensorBytes)
+          return prefix + ": declared shape " + shapeString(stream.declaredShape) +
+                 " does not hold the elements of its shape " +
+                 shapeString(stream.shape);
+      if (declaredBytes != tensorBytes)
+        return prefix + ": declared shape " + shapeString(stream.declaredShape) +
+               " does not hold the elements of its shape " + shapeString(stream.shape);
+    }
 
     // ipu-run and the simulator keep a table by argument and by result
     // index: indices stay dense, below the number of streams that can carry
@@ -356,7 +403,8 @@ private:
     auto &owner = stream.toDevice ? argumentStream : resultStream;
     auto [it, inserted] = owner.try_emplace(stream.index, &stream);
     if (!inserted &&
-        (it->second->type != stream.type || it->second->shape != stream.shape))
+        (it->second->type != stream.type || it->second->shape != stream.shape ||
+         it->second->declaredShape != stream.declaredShape))
       return prefix + ": " + (stream.toDevice ? "argument" : "result") + " " +
              to_string(stream.index) + " is " + typeString(stream) +
              " but stream '" + it->second->name + "' has it as " +

@@ -4,6 +4,7 @@
 
 #include "IPU/Runtime/Npy.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sys/stat.h>
 
@@ -57,6 +58,9 @@ std::optional<std::string> readInput(const std::string &dir,
                                      const HostStream &stream, uint64_t bytes,
                                      HostTensor &input) {
   const std::string stem = "arg" + std::to_string(stream.index);
+  // The file holds the argument in the function's own shape.
+  const std::vector<int64_t> &shape =
+      stream.declaredShape.empty() ? stream.shape : stream.declaredShape;
   const std::string typeName(elementTypeName(stream.type));
   const std::string wanted = joinPath(dir, npyFileName(stem, stream.type));
   std::string path = wanted;
@@ -74,7 +78,7 @@ std::optional<std::string> readInput(const std::string &dir,
              ": no such file: --inputs needs a file for every "
              "argument (argument " +
              std::to_string(stream.index) + ", stream '" + stream.name +
-             "', shape " + npyShapeText(stream.shape) + " " + typeName + ")";
+             "', shape " + npyShapeText(shape) + " " + typeName + ")";
   }
   NpyArray array;
   if (auto error = readNpy(path, array))
@@ -91,9 +95,9 @@ std::optional<std::string> readInput(const std::string &dir,
            typeName + ": name its file " + npyFileName(stem, stream.type) +
            " to say which f8 type the uint8 values are";
   bool sameType = path == wanted && array.descr == npyDescr(stream.type);
-  if (!sameType || array.shape != stream.shape) {
+  if (!sameType || array.shape != shape) {
     std::string expected =
-        "shape " + npyShapeText(stream.shape) + " " + typeName;
+        "shape " + npyShapeText(shape) + " " + typeName;
     std::string notes;
     if (isF8(stream.type) && array.descr != npyDescr(stream.type))
       notes = "its bits as uint8";
@@ -164,6 +168,18 @@ std::optional<std::string> ipu::prepareInputs(const Package &package, uint64_t s
     HostTensor &input = inputs[stream.index];
     input.type = stream.type;
     input.shape = stream.shape;
+    // A frozen weight: its value is the package's (validated to fit).
+    auto constant = std::find_if(
+        package.constants.begin(), package.constants.end(),
+        [&](const ArgumentConstant &c) { return c.argument == stream.index; });
+    if (constant != package.constants.end()) {
+      if (constant->bytes.size() != elements * bytesPerElement)
+        return "argument " + std::to_string(stream.index) + "'s constant holds " +
+               std::to_string(constant->bytes.size()) + " bytes, not " +
+               std::to_string(elements * bytesPerElement);
+      input.bytes = constant->bytes;
+      continue;
+    }
     if (!dir.empty()) {
       if (auto error =
               readInput(dir, stream, elements * bytesPerElement, input))
@@ -207,7 +223,7 @@ std::optional<std::string> ipu::writeOutputs(const std::string &dir,
     NpyArray array;
     array.descr = std::string(npyDescr(output.type));
     array.itemBytes = elementBytes(output.type);
-    array.shape = output.shape;
+    array.shape = stream->declaredShape.empty() ? output.shape : stream->declaredShape;
     array.data = output.bytes;
     std::string path = joinPath(
         dir, npyFileName("result" + std::to_string(index), output.type));

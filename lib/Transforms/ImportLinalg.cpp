@@ -12,6 +12,7 @@
 
 #include "IPU/Transforms/Passes.h"
 #include "ImportElementwise.h"
+#include "ImportFrozen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -459,16 +460,50 @@ static FailureOr<Contraction> analyse(linalg::LinalgOp op) {
 }
 
 
+/// The narrower float input of `value`'s producer when it only widens it
+/// exactly (arith.extf on the tensor, or an all-parallel identity generic
+/// whose body is one extf), or null.
+static Value lookThroughWidening(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (auto widening = dyn_cast_or_null<arith::ExtFOp>(producer))
+    return widening.getIn();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(producer);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return Value();
+  Block *body = generic.getBody();
+  auto widening = dyn_cast<arith::ExtFOp>(body->front());
+  if (body->getOperations().size() != 2 || !widening ||
+      widening.getIn() != body->getArgument(0) ||
+      body->getTerminator()->getOperand(0) != widening.getResult())
+    return Value();
+  return generic.getDpsInputs()[0];
+}
+
 /// Looks through producers that only transpose the last two dims of an
-/// operand or broadcast B along the batch dims.
+/// operand, widen both operands from one narrower type (torch-mlir's f16
+/// linear upcast to f32: the AMP multiplies f16 and accumulates in f32
+/// alike), or broadcast B along the batch dims.
 static void lookThrough(Contraction &contraction) {
-  for (auto [value, transposed] :
-       {std::pair(&contraction.lhs, &contraction.transposeLhs),
-        std::pair(&contraction.rhs, &contraction.transposeRhs)})
-    while (Value input = lookThroughTranspose(*value)) {
-      *value = input;
-      *transposed = !*transposed;
-    }
+  auto throughTransposes = [&] {
+    for (auto [value, transposed] :
+         {std::pair(&contraction.lhs, &contraction.transposeLhs),
+          std::pair(&contraction.rhs, &contraction.transposeRhs)})
+      while (Value input = lookThroughTranspose(*value)) {
+        *value = input;
+        *transposed = !*transposed;
+      }
+  };
+  throughTransposes();
+  Value narrowLhs = lookThroughWidening(contraction.lhs);
+  Value narrowRhs = lookThroughWidening(contraction.rhs);
+  if (narrowLhs && narrowRhs &&
+      getElementTypeOrSelf(narrowLhs.getType()) == getElementTypeOrSelf(narrowRhs.getType())) {
+    contraction.lhs = narrowLhs;
+    contraction.rhs = narrowRhs;
+    throughTransposes();
+  }
   if (Value input = lookThroughLeadingBroadcast(contraction.rhs)) {
     // B is the same for every batch: the batches fold into M (which a
     // transposed A cannot).
@@ -656,6 +691,64 @@ static bool isContraction(linalg::LinalgOp op) {
   return linalg::isaContractionOpInterface(op) || isa<linalg::ContractOp>(op);
 }
 
+/// torch-mlir scales K^T after transposing it (scaled_dot_product_attention
+/// splits the scale between Q and K^T): an elementwise generic of one
+/// transposed input whose every user is a contraction computes on the
+/// untransposed value, and the transpose moves after it, where the
+/// contraction looks through it.
+struct SinkTransposeBelowElementwise : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != 0 || !op.hasPureTensorSemantics() ||
+        op->use_empty() ||
+        !llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }) ||
+        !op.getBody()->getOps<linalg::IndexOp>().empty())
+      return failure();
+    // Its users are contractions, directly or through a collapse of the
+    // leading dims (torch-mlir's batch_matmul on [B*H, S, S]).
+    auto isContractionUser = [](Operation *user) {
+      auto contraction = dyn_cast<linalg::LinalgOp>(user);
+      return contraction && isContraction(contraction);
+    };
+    for (Operation *user : op->getUsers()) {
+      auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+      bool leadingOnly =
+          collapse && collapse.getReassociationIndices().size() >= 2 &&
+          llvm::all_of(ArrayRef(collapse.getReassociationIndices()).take_back(2),
+                       [](const ReassociationIndices &group) { return group.size() == 1; });
+      if (!isContractionUser(user) &&
+          !(leadingOnly && llvm::all_of(collapse->getUsers(), isContractionUser)))
+        return failure();
+    }
+    Value source = lookThroughTranspose(op.getDpsInputs()[0]);
+    if (!source)
+      return failure();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, sourceType.getShape(),
+                                         resultType.getElementType());
+    const int64_t rank = sourceType.getRank();
+    auto computed = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{source}, ValueRange{init},
+        op.getIndexingMapsArray(), op.getIteratorTypesArray());
+    rewriter.cloneRegionBefore(op.getRegion(), computed.getRegion(),
+                               computed.getRegion().end());
+    SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(swap[rank - 2], swap[rank - 1]);
+    Value transposedInit = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                                   resultType.getElementType());
+    Value transposed = linalg::TransposeOp::create(rewriter, loc, computed->getResult(0),
+                                                   transposedInit, swap)
+                           ->getResult(0);
+    rewriter.replaceOp(op, transposed);
+    return success();
+  }
+};
+
 /// A matmul accumulating in f32 whose only use narrows the result stores
 /// the narrow type directly: the AMP accumulates in f32 and rounds once on
 /// the way out.
@@ -747,6 +840,35 @@ struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
   }
 };
 
+/// A reshape nothing above folded (torch-mlir's flatten of [1, S, D] to
+/// [S, D] around a linear layer) is a permute that keeps every dim in
+/// place: when its source's layout already holds the result (only unit or
+/// leading dims regrouped), the lowering gives it the source's buffer and
+/// it moves nothing.
+static void reshapesAsPermutes(ModuleOp module) {
+  SmallVector<Operation *> reshapes;
+  module.walk([&](Operation *op) {
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) &&
+        !isa<linalg::LinalgOp>(op->getParentOp()))
+      reshapes.push_back(op);
+  });
+  for (Operation *op : reshapes) {
+    auto source = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!source.hasStaticShape() || !result.hasStaticShape() ||
+        !isa<FloatType>(source.getElementType()))
+      continue; // Left for the final check to name.
+    OpBuilder builder(op);
+    SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, source.getRank()));
+    Value permuted = ipu_tile::PermuteOp::create(
+        builder, op->getLoc(), result, op->getOperand(0),
+        builder.getDenseI64ArrayAttr(source.getShape()),
+        builder.getDenseI64ArrayAttr(identity));
+    op->getResult(0).replaceAllUsesWith(permuted);
+    op->erase();
+  }
+}
+
 struct ImportLinalgPass
     : public mlir::ipu_compiler::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
@@ -756,6 +878,8 @@ struct ImportLinalgPass
     // Convolutions become the permute and matmul forms the next stages take.
     ImportRefusals refusals;
     demoteDoublePrecision(module);
+    if (failed(mlir::ipu_compiler::importFrozenModel(module)))
+      return signalPassFailure();
     RewritePatternSet convolutions(context);
     // A patch-embedding convolution becomes a permute, a matmul and its
     // bias (importConvolution); any other convolution is refused.
@@ -766,7 +890,7 @@ struct ImportLinalgPass
     // Permutes first, so that a transpose left only swapping the last two
     // dims is one a contraction looks through.
     RewritePatternSet permutes(context);
-    permutes.add<ImportPermute>(context);
+    permutes.add<ImportPermute, SinkTransposeBelowElementwise>(context);
     (void)applyImportStage(module, std::move(permutes), refusals);
     RewritePatternSet contractions(context);
     contractions.add<ImportOrRefuse<linalg::LinalgOp, OpInterfaceRewritePattern>>(
@@ -788,6 +912,7 @@ struct ImportLinalgPass
     if (failed(mlir::ipu_compiler::importElementwise(module)))
       return signalPassFailure();
     eraseDeadOps(module);
+    reshapesAsPermutes(module);
     // What is left from linalg or the shape ops is not compiled: say which.
     bool unsupported = false;
     module.walk([&](Operation *op) {

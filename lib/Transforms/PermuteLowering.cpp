@@ -39,6 +39,59 @@ std::optional<BlockLayout> permuteResultLayout(PermuteOp op) {
   return ipu::arrivalLayout(rows, cols, *element, *target);
 }
 
+/// Whether `op` only reshapes: every dim in place, its view the source's
+/// shape.
+bool isReshape(PermuteOp op) {
+  ArrayRef<int64_t> permutation = op.getPermutation();
+  for (auto [index, dim] : llvm::enumerate(permutation))
+    if (dim != int64_t(index))
+      return false;
+  return op.getView() == op.getSource().getType().getShape();
+}
+
+/// The layout a reshape's result has in its source's buffer, when the
+/// source's layout already holds it: no batches, and the same rows of the
+/// same columns (only unit or leading dims regrouped).
+std::optional<BlockLayout> layoutInPlace(PermuteOp op, uint32_t wordBytes) {
+  if (!isReshape(op))
+    return std::nullopt;
+  std::optional<BlockLayout> from = toBlockLayout(op.getSource().getType(), wordBytes);
+  RankedTensorType type = op.getResult().getType();
+  if (!from || from->batches != 1 || type.getRank() < 2 || from->gridBatches != 1)
+    return std::nullopt;
+  const int64_t cols = type.getShape().back();
+  if (from->cols != cols || from->rows != type.getNumElements() / cols)
+    return std::nullopt;
+  return from;
+}
+
+bool sameLayout(const BlockLayout &a, const BlockLayout &b) {
+  return a.rows == b.rows && a.cols == b.cols && a.type == b.type &&
+         a.gridRows == b.gridRows && a.gridCols == b.gridCols &&
+         a.tileBase == b.tileBase && a.tileRowStride == b.tileRowStride &&
+         a.tileColStride == b.tileColStride && a.replicas == b.replicas &&
+         a.replicaStride == b.replicaStride && a.rowSplits == b.rowSplits &&
+         a.colSplits == b.colSplits && a.tileMap == b.tileMap &&
+         a.batches == b.batches && a.gridBatches == b.gridBatches &&
+         a.tileBatchStride == b.tileBatchStride && a.batchSplits == b.batchSplits &&
+         a.wordBytes == b.wordBytes;
+}
+
+} // namespace
+
+bool mlir::ipu_tile::isInPlaceReshape(PermuteOp op) {
+  if (!isReshape(op))
+    return false;
+  const uint32_t word = exchangeWordBytes(op);
+  RankedTensorType sourceType = op.getSource().getType(), resultType = op.getResult().getType();
+  std::optional<BlockLayout> from = toBlockLayout(sourceType, word);
+  std::optional<BlockLayout> to = toBlockLayout(resultType, word);
+  return from && to && sameLayout(*from, *to) &&
+         bufferShape(resultType, *to) == bufferShape(sourceType, *from);
+}
+
+namespace {
+
 struct PermuteLowering
     : public TileLowerableOpInterface::ExternalModel<PermuteLowering, PermuteOp> {
   StringRef getTileNamePrefix(Operation *) const { return "permute"; }
@@ -52,7 +105,11 @@ struct PermuteLowering
     return layout && layout->batches > 1;
   }
   bool getResultLayout(Operation *operation, unsigned, BlockLayout &layout) const {
-    std::optional<BlockLayout> result = permuteResultLayout(cast<PermuteOp>(operation));
+    auto op = cast<PermuteOp>(operation);
+    // A reshape stays where its source is when that layout holds it.
+    std::optional<BlockLayout> result = layoutInPlace(op, exchangeWordBytes(op));
+    if (!result)
+      result = permuteResultLayout(op);
     if (!result)
       return false;
     layout = *result;
@@ -66,10 +123,19 @@ struct PermuteLowering
     std::optional<BlockLayout> from =
         source ? toBlockLayout(source.getTensorType(), program.getTarget().exchangeWordBytes())
                : std::nullopt;
-    std::optional<BlockLayout> to = permuteResultLayout(op);
+    std::optional<BlockLayout> to =
+        toBlockLayout(op.getResult().getType(), program.getTarget().exchangeWordBytes());
     if (!from || !to)
       return op.emitError("the source has no buffer with a layout, or the "
                           "result no arrival layout: run --ipu-assign-layouts first");
+    // A reshape whose result its source's buffer already holds moves
+    // nothing.
+    RankedTensorType resultType = op.getResult().getType();
+    if (isInPlaceReshape(op) && ArrayRef<int64_t>(bufferShape(resultType, *to)) ==
+                                    source.getTensorType().getShape()) {
+      program.aliasResult(op.getResult(), op.getSource());
+      return success();
+    }
     ipu::Permutation permutation = op.getPlainPermutation();
     const ipu::TargetModel &target = program.getTarget();
     ipu::Rearrangement moves;

@@ -20,8 +20,19 @@ ProgramBuilder::ProgramBuilder(func::FuncOp func, ProgramOp program,
     referenceOf[arg] = static_cast<int32_t>(arg.getArgNumber());
   // A value returned several times leaves by the last of its results.
   func::ReturnOp ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (auto [index, value] : llvm::enumerate(ret.getOperands()))
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
     streamOf[value] = static_cast<int32_t>(index);
+    // A reshape that moves nothing leaves by its source's stream: the
+    // source is the result the reference computes.
+    Value source = value;
+    while (auto reshape = source.getDefiningOp<PermuteOp>()) {
+      if (!isInPlaceReshape(reshape))
+        break;
+      source = reshape.getSource();
+      if (!isa<BlockArgument>(source) && !streamOf.count(source))
+        streamOf[source] = static_cast<int32_t>(index);
+    }
+  }
 }
 
 BufferOp ProgramBuilder::createBuffer(Location loc, StringRef name,
@@ -60,13 +71,18 @@ static bool holdsSerialChunks(BufferOp buffer, RankedTensorType type) {
          layoutBatches(type.getShape()) != layout->batches;
 }
 
-/// Streams `buffer` out as result `index` in `hostShape`.
+/// Streams `buffer` out as result `index` in `hostShape`; `declaredShape`,
+/// when given, is the function's shape of the result.
 static void createStreamOut(OpBuilder &builder, Location loc, BufferOp buffer,
-                            int32_t index, ArrayRef<int64_t> hostShape) {
+                            int32_t index, ArrayRef<int64_t> hostShape,
+                            std::optional<ArrayRef<int64_t>> declaredShape = {}) {
   auto stream = ipu_exchange::StreamOutOp::create(builder, loc, buffer.getSymName(),
-                                                  index, /*host_shape=*/nullptr);
+                                                  index, /*host_shape=*/nullptr,
+                                                  /*declared_shape=*/nullptr);
   if (buffer.getTensorType().getShape() != hostShape)
     stream.setHostShapeAttr(builder.getDenseI64ArrayAttr(hostShape));
+  if (declaredShape && *declaredShape != hostShape)
+    stream.setDeclaredShapeAttr(builder.getDenseI64ArrayAttr(*declaredShape));
 }
 
 SmallVector<int64_t> ProgramBuilder::hostShapeOf(Value value) const {
@@ -225,6 +241,17 @@ void ProgramBuilder::setResultBuffer(Value value, BufferOp buffer, Value shapeLi
   createStreamOut(builder, value.getLoc(), buffer, index, host);
 }
 
+void ProgramBuilder::aliasResult(Value value, Value source) {
+  bufferOf[value] = bufferOf.lookup(source);
+  hostShapes[value] = hostShapeOf(source);
+  if (auto reference = referenceOf.find(source); reference != referenceOf.end())
+    referenceOf[value] = reference->second;
+  if (auto stream = streamOf.find(source); stream != streamOf.end())
+    streamOf[value] = stream->second;
+  if (transposedFromHost.contains(source))
+    transposedFromHost.insert(value);
+}
+
 void ProgramBuilder::addReference(StringRef opName, ValueRange operands,
                                   Value result, ArrayRef<NamedAttribute> fields) {
   SmallVector<int32_t> arguments;
@@ -251,7 +278,8 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
                                  bufferShape(type, *layout), *layout, memoryClass);
   auto stream = ipu_exchange::StreamInOp::create(
       builder, op.getLoc(), buffer.getSymName(), arg.getArgNumber(),
-      /*weight=*/false, /*transpose=*/false, /*host_shape=*/nullptr);
+      /*weight=*/false, /*transpose=*/false, /*host_shape=*/nullptr,
+      /*declared_shape=*/nullptr, /*constant=*/nullptr);
   // The host holds the argument as it is: a buffer of its rows in serial
   // chunks says so.
   if (!op.getTranspose() && holdsSerialChunks(buffer, type))
@@ -260,6 +288,13 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
       stream.getHostShape() ? SmallVector<int64_t>(*stream.getHostShape())
       : op.getTranspose()   ? SmallVector<int64_t>(cast<RankedTensorType>(arg.getType()).getShape())
                             : SmallVector<int64_t>(buffer.getTensorType().getShape());
+  // The function's own shape, in which a user's framework holds it.
+  ArrayRef<int64_t> declared = cast<RankedTensorType>(arg.getType()).getShape();
+  if (declared != ArrayRef<int64_t>(hostShapes[op.getResult()]))
+    stream.setDeclaredShapeAttr(builder.getDenseI64ArrayAttr(declared));
+  if (auto constant = func.getArgAttrOfType<ElementsAttr>(
+          arg.getArgNumber(), IPUTileDialect::getConstantAttrName()))
+    stream.setConstantAttr(constant);
   if (op.getResident())
     stream.setWeight(true);
   if (op.getTranspose()) {
@@ -310,7 +345,8 @@ LogicalResult ProgramBuilder::lowerReturn(func::ReturnOp ret) {
         hostShapes.count(value)
             ? hostShapes.lookup(value)
             : SmallVector<int64_t>(buffer.getTensorType().getShape());
-    createStreamOut(builder, ret.getLoc(), buffer, static_cast<int32_t>(index), host);
+    createStreamOut(builder, ret.getLoc(), buffer, static_cast<int32_t>(index), host,
+                    cast<RankedTensorType>(value.getType()).getShape());
     // A value returned again leaves by each of its results; the reference
     // op that computes it names one of them, and each other one is its
     // identity permute, compared exactly with that one as streamed out.
@@ -339,6 +375,7 @@ void ProgramBuilder::finish() {
   if (!reference.empty())
     program.setReferenceAttr(builder.getArrayAttr(reference));
   program.setFlopsAttr(builder.getI64IntegerAttr(flops));
+  program.setResultsAttr(builder.getI32IntegerAttr(static_cast<int32_t>(func.getNumResults())));
   program.setEstimatedCyclesAttr(builder.getI64IntegerAttr(estimatedCycles));
   if (!planFinalists.empty())
     program.setPlanFinalistsAttr(builder.getDictionaryAttr(planFinalists));

@@ -42,7 +42,9 @@ private:
   FailureOr<uint32_t> addressOf(ipu_tile::BufferOp buffer, Operation *user);
   LogicalResult addStream(ipu_tile::BufferOp buffer, bool toDevice, bool weight,
                           bool transpose, int32_t index, Operation *user,
-                          std::optional<ArrayRef<int64_t>> hostShape);
+                          std::optional<ArrayRef<int64_t>> hostShape,
+                          std::optional<ArrayRef<int64_t>> declaredShape,
+                          ElementsAttr constant = {});
   LogicalResult addComputeSet(ipu_tile::ComputeSetOp op);
   LogicalResult addPhase(ipu_exchange::PhaseOp op);
   ipu_tile::BufferOp lookup(Operation *user, FlatSymbolRefAttr ref) {
@@ -69,7 +71,9 @@ FailureOr<uint32_t> PackageBuilder::addressOf(ipu_tile::BufferOp buffer,
 LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice,
                                         bool weight, bool transpose,
                                         int32_t index, Operation *user,
-                                        std::optional<ArrayRef<int64_t>> hostShape) {
+                                        std::optional<ArrayRef<int64_t>> hostShape,
+                                        std::optional<ArrayRef<int64_t>> declaredShape,
+                                        ElementsAttr constant) {
   FailureOr<uint32_t> address = addressOf(buffer, user);
   if (failed(address))
     return failure();
@@ -91,6 +95,19 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   // the count).
   if (hostShape)
     stream.shape.assign(hostShape->begin(), hostShape->end());
+  if (declaredShape)
+    stream.declaredShape.assign(declaredShape->begin(), declaredShape->end());
+  // The argument's value, once however many streams carry it.
+  if (constant &&
+      llvm::none_of(package.constants, [&](const ipu::ArgumentConstant &known) {
+        return known.argument == static_cast<uint32_t>(index);
+      })) {
+    FailureOr<std::vector<char>> bytes = ipu_tile::constantBytes(constant);
+    if (failed(bytes))
+      return user->emitError("argument ") << index << "'s constant has no data";
+    package.constants.push_back(
+        {static_cast<uint32_t>(index), std::vector<uint8_t>(bytes->begin(), bytes->end())});
+  }
   // Results are read from the first replica only.
   if (std::optional<std::string> error = ipu::layoutStreamPieces(
           layout, *address, /*allReplicas=*/toDevice, transpose, stream.pieces))
@@ -225,10 +242,12 @@ FailureOr<ipu::Package> PackageBuilder::build() {
     }
     if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
       result = addStream(lookup(in, in.getBufferAttr()), true, in.getWeight(),
-                         in.getTranspose(), in.getIndex(), in, in.getHostShape());
+                         in.getTranspose(), in.getIndex(), in, in.getHostShape(),
+                         in.getDeclaredShape(), in.getConstantAttr());
     else if (auto out = dyn_cast<ipu_exchange::StreamOutOp>(op))
       result = addStream(lookup(out, out.getBufferAttr()), false, false,
-                         false, out.getIndex(), out, out.getHostShape());
+                         false, out.getIndex(), out, out.getHostShape(),
+                         out.getDeclaredShape());
     else if (auto computeSet = dyn_cast<ipu_tile::ComputeSetOp>(op))
       result = addComputeSet(computeSet);
     else if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(op))
@@ -291,6 +310,8 @@ FailureOr<ipu::Package> PackageBuilder::build() {
   auto metadata = [&](StringRef key, int64_t value) {
     package.metadata.emplace_back(key.str(), std::to_string(value));
   };
+  if (auto results = program.getResultsAttr())
+    package.results = static_cast<uint32_t>(results.getInt());
   if (auto cycles = program.getEstimatedCyclesAttr())
     metadata("plannedCycles", cycles.getInt());
   if (auto peak = program.getMemoryPeakAttr()) {

@@ -8,12 +8,11 @@
 // RUN: rm -rf %t && mkdir -p %t/in
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16" 2> /dev/null | FileCheck %s
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16" 2> /dev/null | ipu-translate --ipu-to-package -o %t/pe.ipuexe
-// The arguments as the package streams them today: the image and the
-// filters regrouped to 2-D, the bias as one row (the same elements in C
-// order as PyTorch's [1, 3, 56, 56], [32, 3, 14, 14] and [32]).
-// RUN: %python %S/../Run/Inputs/npy.py write %t/in/arg0.npy '<f4' 168,56 flat
-// RUN: %python %S/../Run/Inputs/npy.py write %t/in/arg1.npy '<f4' 1344,14 flat
-// RUN: %python %S/../Run/Inputs/npy.py write %t/in/arg2.npy '<f4' 1,32 flat
+// The arguments in the shapes the function declares, as PyTorch holds
+// them: [1, 3, 56, 56], [32, 3, 14, 14] and [32]; the result [1, 16, 32].
+// RUN: %python %S/../Run/Inputs/npy.py write %t/in/arg0.npy '<f4' 1,3,56,56 flat
+// RUN: %python %S/../Run/Inputs/npy.py write %t/in/arg1.npy '<f4' 32,3,14,14 flat
+// RUN: %python %S/../Run/Inputs/npy.py write %t/in/arg2.npy '<f4' 32 flat
 // RUN: ipu-run %t/pe.ipuexe --inputs %t/in --outputs %t/out --check --quiet | FileCheck %s --check-prefix=SIM
 // RUN: %python %S/../Run/Inputs/npy.py patch-embedding %t/in/arg0.npy %t/in/arg1.npy %t/in/arg2.npy %t/out/result0.npy 1,3,56,56 32,14,14 | FileCheck %s --check-prefix=CONV
 

@@ -79,6 +79,7 @@ func.func @f64_argument(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
 
 // An f64 constant held as a resource blob cannot be rewritten: the function
 // keeps its f64, which is refused where the tiles need another type.
+// expected-remark @below {{takes 1 frozen weight as an argument}}
 func.func @f64_blob(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
   %scale = arith.constant dense_resource<scale> : tensor<1x4xf64>
   %e = tensor.empty() : tensor<1x4xf32>

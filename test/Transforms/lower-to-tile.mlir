@@ -4,7 +4,7 @@
 // arrives split by rows and is gathered (broadcast along each block row)
 // into the plan's layout before the compute set.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
-  // CHECK-LABEL: ipu_tile.program @mm attributes {estimated_cycles = 100 : i64, flops = 2048 : i64, reference = [{arguments = array<i32: 0, 1>, inner = 1 : i32, op = "matmul", partials = f32, result = 0 : i32, type = f32}]}
+  // CHECK-LABEL: ipu_tile.program @mm attributes {estimated_cycles = 100 : i64, flops = 2048 : i64, reference = [{arguments = array<i32: 0, 1>, inner = 1 : i32, op = "matmul", partials = f32, result = 0 : i32, type = f32}], results = 1 : i32}
   // CHECK-NEXT: ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
   // CHECK-NEXT: ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
   // CHECK-NEXT: ipu_tile.buffer @mm0.lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard
@@ -34,7 +34,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // The reference recomputes the chain: mm1 reads the value of mm0 (-1),
   // which leaves as checkpoint stream 1, after the function's one result.
-  // CHECK-LABEL: ipu_tile.program @chain attributes {estimated_cycles = 20 : i64, flops = 2560 : i64, reference = [{arguments = array<i32: 0, 1>, inner = 1 : i32, op = "matmul", partials = f32, result = 1 : i32, type = f32}, {arguments = array<i32: -1, 2>, inner = 1 : i32, op = "matmul", partials = f32, result = 0 : i32, type = f32}]}
+  // CHECK-LABEL: ipu_tile.program @chain attributes {estimated_cycles = 20 : i64, flops = 2560 : i64, reference = [{arguments = array<i32: 0, 1>, inner = 1 : i32, op = "matmul", partials = f32, result = 1 : i32, type = f32}, {arguments = array<i32: -1, 2>, inner = 1 : i32, op = "matmul", partials = f32, result = 0 : i32, type = f32}], results = 1 : i32}
   // CHECK: ipu_tile.compute_set @mm0.partials
   // CHECK-NEXT: ipu_exchange.stream_out @mm0.out to 1
   // CHECK: ipu_exchange.phase @mm1.gather {

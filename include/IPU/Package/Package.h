@@ -51,6 +51,18 @@ struct HostStream {
   ElementType type = ElementType::F32;
   std::vector<int64_t> shape;
   std::vector<StreamPiece> pieces;
+  /// The shape the compiled function declares, when it is not `shape`: the
+  /// same elements in the same order, as a user's framework holds them
+  /// (what --inputs reads and --outputs writes).
+  std::vector<int64_t> declaredShape;
+};
+
+/// An argument whose value the package carries (a frozen weight of an
+/// exported model): the host streams these bytes in, not generated or
+/// user-given ones.
+struct ArgumentConstant {
+  uint32_t argument = 0;
+  std::vector<uint8_t> bytes; ///< Row-major, little-endian, its streams' type.
 };
 
 /// One kernel on a set of tiles: a vertex per tile.
@@ -223,7 +235,9 @@ struct Package {
   /// checked against the hardware's rules, so they are refused. 5: a
   /// reference op is a union of its kind's fields (ReferenceKind), not a
   /// name beside every kind's fields.
-  static constexpr uint32_t kFormatVersion = 5;
+  /// 6: arguments may carry their values (constants) and streams their
+  /// declared shapes; a version-5 reader would run random weights instead.
+  static constexpr uint32_t kFormatVersion = 6;
   static constexpr uint32_t kOldestFormatVersion = 5;
   uint32_t formatVersion = kFormatVersion;
   std::string compiler;
@@ -248,6 +262,10 @@ struct Package {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<PackageBuffer> buffers;
   std::vector<PackageLoop> loops; ///< Named by Loop steps.
+  std::vector<ArgumentConstant> constants; ///< At most one per argument.
+  /// The compiled function's result count: output streams of a lower index
+  /// carry its results, the others checkpoints for --check (0: unknown).
+  uint32_t results = 0;
 };
 
 /// Bounds every package is held to, before anything it sizes is allocated

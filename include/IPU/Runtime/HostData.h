@@ -32,6 +32,9 @@ std::string npyFileName(const std::string &stem, ElementType type);
 /// order; with it, read from DIR/argN.npy (npyFileName), which must hold
 /// exactly the stream's shape and dtype: a missing file, another shape or
 /// dtype is an error naming the file, what was expected and what was found.
+/// A file holds its argument in the shape the function declares
+/// (HostStream::declaredShape). An argument whose value the package
+/// carries (a frozen weight) takes it, with or without `dir`.
 /// `generated[i]` tells whether argument i is streamed in at all; both
 /// vectors are replaced.
 std::optional<std::string> prepareInputs(const Package &package, uint64_t seed,

@@ -70,6 +70,24 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
     ```
 
     Any other convolution is an error saying which condition it misses.
+
+    What a frozen export (torch-mlir's fx importer) adds comes first:
+    float tensor constants that are not splats (`dense_resource` blobs,
+    dense literals, static slices of them such as nn.MultiheadAttention's
+    packed in_proj weight) become arguments after the function's own,
+    each carrying its value as `ipu_tile.constant`, which the package
+    carries and the host streams in at load. A gather generic reading a
+    table at a constant arange (the position embedding) is the table
+    itself; `cf.assert` on constants folds away, on anything else it is
+    refused. scaled_dot_product_attention's guard of wholly masked rows
+    (`select(all(row == -inf), 0, softmax)`) is dropped with a remark, and
+    f64 intermediates are computed in f32. A contraction looks through
+    operands both widened from one type (f16 upcast to f32: the AMP takes
+    f16 and accumulates in f32), and a scale of a transposed K moves before
+    the transpose. A reshape nothing else folded becomes an
+    `ipu_tile.permute` that keeps every dim in place, which moves nothing
+    when its source's layout already holds the result.
+
     Anything else from linalg or tensor is an error naming the op.
 
     The import runs as rewrite-pattern stages, each in program order to its

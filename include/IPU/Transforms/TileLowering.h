@@ -43,6 +43,11 @@ struct OperandLayout {
 SmallVector<int64_t> bufferShape(RankedTensorType type,
                                  const ipu::BlockLayout &layout);
 
+/// Whether `op` (after --ipu-assign-layouts) only reshapes a value whose
+/// layout already holds the result: the lowering gives the result its
+/// source's buffer, and nothing moves.
+bool isInPlaceReshape(PermuteOp op);
+
 /// A source and a destination buffer of one exchange phase.
 using BufferCopy = std::pair<BufferOp, BufferOp>;
 
@@ -104,6 +109,9 @@ public:
   /// first full input) with its own last dim, as the host reference computes
   /// it; without one, as its matrix.
   void setResultBuffer(Value value, BufferOp buffer, Value shapeLike = nullptr);
+  /// Records that `value` is `source`'s elements in `source`'s buffer (a
+  /// reshape that moves nothing): the same buffer, host shape and reference.
+  void aliasResult(Value value, Value source);
   /// The shape the host sees `value` in: its stream's.
   SmallVector<int64_t> hostShapeOf(Value value) const;
   /// Whether `value` holds its function argument transposed (by the host

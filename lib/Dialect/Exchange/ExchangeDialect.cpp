@@ -257,19 +257,22 @@ void PhaseOp::getBufferAccesses(
 //===----------------------------------------------------------------------===//
 
 /// A stream's host shape holds as many elements as its buffer's tensor.
+/// A shape attribute (`name`) of a host stream: the buffer's elements.
 static LogicalResult checkHostShape(Operation *op, ipu_tile::BufferOp buffer,
-                                    std::optional<ArrayRef<int64_t>> hostShape) {
+                                    std::optional<ArrayRef<int64_t>> hostShape,
+                                    StringRef name = "host_shape") {
   if (!hostShape)
     return success();
   int64_t elements = 1;
   for (int64_t extent : *hostShape)
     if (extent < 1 || __builtin_mul_overflow(elements, extent, &elements))
-      return op->emitOpError("host_shape must have positive extents whose "
-                             "product fits in 64 bits");
+      return op->emitOpError()
+             << name << " must have positive extents whose product fits in 64 bits";
   if (hostShape->empty() || elements != buffer.getTensorType().getNumElements())
-    return op->emitOpError("host_shape holds ")
-           << elements << " elements, buffer @" << buffer.getSymName()
-           << " holds " << buffer.getTensorType().getNumElements();
+    return op->emitOpError()
+           << name << " holds " << elements << " elements, buffer @"
+           << buffer.getSymName() << " holds "
+           << buffer.getTensorType().getNumElements();
   return success();
 }
 
@@ -284,6 +287,21 @@ LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getHostShape() && getTranspose())
     return emitOpError("a transposing stream takes its host shape from its "
                        "buffer: host_shape does not apply");
+  if (std::optional<ElementsAttr> constant = getConstant()) {
+    RankedTensorType bufferType = buffer->getTensorType();
+    auto type = dyn_cast<ShapedType>(constant->getType());
+    if (!type || !type.hasStaticShape() ||
+        type.getElementType() != bufferType.getElementType() ||
+        type.getNumElements() != bufferType.getNumElements())
+      return emitOpError("constant of type ")
+             << constant->getType() << " is not the " << bufferType.getNumElements()
+             << " elements of " << bufferType.getElementType() << " buffer @"
+             << buffer->getSymName() << " holds";
+    if (failed(ipu_tile::constantBytes(*constant)))
+      return emitOpError("constant has no data (an elided or missing resource blob)");
+  }
+  if (failed(checkHostShape(*this, *buffer, getDeclaredShape(), "declared_shape")))
+    return failure();
   return checkHostShape(*this, *buffer, getHostShape());
 }
 
@@ -293,6 +311,8 @@ LogicalResult StreamOutOp::verifySymbolUses(SymbolTableCollection &table) {
   FailureOr<ipu_tile::BufferOp> buffer =
       lookupBuffer(*this, getBufferAttr(), "buffer", table);
   if (failed(buffer))
+    return failure();
+  if (failed(checkHostShape(*this, *buffer, getDeclaredShape(), "declared_shape")))
     return failure();
   return checkHostShape(*this, *buffer, getHostShape());
 }

@@ -177,6 +177,25 @@ LogicalResult IPUTileDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
+LogicalResult IPUTileDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
+                                                       unsigned argument,
+                                                       NamedAttribute attr) {
+  if (attr.getName() != getConstantAttrName())
+    return op->emitError("unknown argument attribute '") << attr.getName() << "'";
+  Type type = op->getRegion(region).getArgument(argument).getType();
+  auto value = dyn_cast<ElementsAttr>(attr.getValue());
+  if (!value || value.getType() != type)
+    return op->emitError("argument ")
+           << argument << "'s '" << getConstantAttrName()
+           << "' must be an elements attribute of its type " << type << ", got "
+           << attr.getValue();
+  if (failed(constantBytes(value)))
+    return op->emitError("argument ")
+           << argument << "'s '" << getConstantAttrName()
+           << "' has no data (an elided or missing resource blob)";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace mlir::ipu_tile;
@@ -249,4 +250,39 @@ LayoutAttr mlir::ipu_tile::toLayoutAttr(RankedTensorType type,
                          serial > 1 ? 0 : attr.getBatchStride(),
                          serial > 1 ? ArrayRef<int64_t>() : attr.getBatchSplits(),
                          folded, serial);
+}
+
+FailureOr<std::vector<char>> mlir::ipu_tile::constantBytes(ElementsAttr value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return failure();
+  const unsigned bits = type.getElementTypeBitWidth();
+  // Sub-byte elements (i1) are bit-packed in a DenseElementsAttr.
+  if (bits % 8 != 0)
+    return failure();
+  const uint64_t elementBytes = bits / 8;
+  const uint64_t bytes = uint64_t(type.getNumElements()) * elementBytes;
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != bytes)
+      return failure();
+    ArrayRef<char> data = blob->getData();
+    return std::vector<char>(data.begin(), data.end());
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return failure();
+  ArrayRef<char> raw = dense.getRawData();
+  if (dense.isSplat()) {
+    if (raw.size() != elementBytes)
+      return failure();
+    std::vector<char> repeated;
+    repeated.reserve(bytes);
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      repeated.insert(repeated.end(), raw.begin(), raw.end());
+    return repeated;
+  }
+  if (raw.size() != bytes)
+    return failure();
+  return std::vector<char>(raw.begin(), raw.end());
 }

@@ -17,6 +17,9 @@ for the lit tests of ipu-run --inputs and --outputs.
   npy.py matmul A B C
       C must be A @ B exactly (A and B from `pattern`, whose products and
       sums are exact in f32): "matmul: N elements match".
+  npy.py product A B OUT
+      Writes A @ B (2-D) to OUT as '<f4': what a framework would compute,
+      exact for `pattern` inputs.
   npy.py patch-embedding X W B Y N,C,H,W F,KH,KW [TOLERANCE]
       Y must be PyTorch's Conv2d(stride=kernel)(X) with filters W [F, C, KH,
       KW] and bias B [F], flattened and transposed to [N, patches, F], within
@@ -66,8 +69,9 @@ def fill_values(descr, shape, fill):
     return values
 
 
-def write(path, descr, shape, fill, version, fortran):
-    values = fill_values(descr, shape, fill)
+def write(path, descr, shape, fill, version, fortran, values=None):
+    if values is None:
+        values = fill_values(descr, shape, fill)
     shape_text = "(" + ", ".join(str(d) for d in shape)
     shape_text += ",)" if len(shape) == 1 else ")"
     header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
@@ -151,6 +155,14 @@ def main(argv):
         if wrong:
             sys.exit("matmul: %d of %d elements differ" % (wrong, m * n))
         print("matmul: %d elements match" % (m * n))
+    elif command == "product":
+        _, a_header, _, a = read(argv[2])
+        _, b_header, _, b = read(argv[3])
+        m, k = a_header["shape"]
+        _, n = b_header["shape"]
+        values = [sum(a[i * k + p] * b[p * n + j] for p in range(k))
+                  for i in range(m) for j in range(n)]
+        write(argv[4], "<f4", [m, n], None, 1, False, values)
     elif command == "patch-embedding":
         _, _, _, x = read(argv[2])
         _, _, _, w = read(argv[3])

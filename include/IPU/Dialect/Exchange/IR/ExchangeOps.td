@@ -89,18 +89,27 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     of the 2-D argument (weights of a swapped matmul plan). `host_shape`
     gives the argument's shape when the buffer holds the same elements in
     another shape (leading dims folded into its rows, or its rows in serial
-    chunks). Host streams cost no device cycles.
+    chunks). `declared_shape` is the shape the function declares for the
+    argument when it differs from the host's (the same elements in the same
+    order): `ipu-run --inputs` takes the array in that shape. `constant`
+    is the argument's value when the package carries it (a frozen weight of
+    an exported model): the host streams it in, and `--inputs` need not
+    give it. Host streams cost no device cycles.
 
     Example:
 
     ```mlir
     ipu_exchange.stream_in @b from 1 {weight}
     ipu_exchange.stream_in @bt from 2 {transpose, weight}
+    ipu_exchange.stream_in @x from 0 {declared_shape = array<i64: 1, 3, 56, 56>}
+    ipu_exchange.stream_in @w from 3 {constant = dense<[[1.0, 2.0]]> : tensor<1x2xf32>, weight}
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index,
                        UnitAttr:$weight, UnitAttr:$transpose,
-                       OptionalAttr<DenseI64ArrayAttr>:$host_shape);
+                       OptionalAttr<DenseI64ArrayAttr>:$host_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$declared_shape,
+                       OptionalAttr<ElementsAttr>:$constant);
   let assemblyFormat = "$buffer `from` $index attr-dict";
 }
 
@@ -110,16 +119,19 @@ def IPUExchange_StreamOutOp : IPUExchange_Op<"stream_out",
   let summary = "Copies a buffer to a result of the function on the host";
   let description = [{
     Reads result `index` from the first replica of `buffer`'s layout;
-    `host_shape` as for `stream_in`.
+    `host_shape` and `declared_shape` (the function's shape of the result,
+    which `ipu-run --outputs` writes) as for `stream_in`.
 
     Example:
 
     ```mlir
     ipu_exchange.stream_out @c to 0
+    ipu_exchange.stream_out @y to 1 {declared_shape = array<i64: 1, 16, 64>}
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index,
-                       OptionalAttr<DenseI64ArrayAttr>:$host_shape);
+                       OptionalAttr<DenseI64ArrayAttr>:$host_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$declared_shape);
   let assemblyFormat = "$buffer `to` $index attr-dict";
 }
 

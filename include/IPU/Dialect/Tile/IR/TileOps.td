@@ -28,9 +28,20 @@ def IPUTile_Dialect : Dialect {
     (`ipu_tile.buffer`) and the compute sets that run kernels on them
     (`ipu_tile.compute_set`), all inside an `ipu_tile.program` whose ops run
     in order. Exchange and synchronisation ops come from `ipu_exchange`.
+
+    A function argument may carry its value as `ipu_tile.constant` (an
+    elements attribute of the argument's type): a frozen weight of an
+    exported model, which the package carries and the host streams in at
+    load like any weight.
+
+    ```mlir
+    func.func @f(%x: tensor<16x64xf32>,
+                 %w: tensor<64x64xf32> {ipu_tile.constant = dense_resource<w> : tensor<64x64xf32>})
+    ```
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   // Elementwise bodies hold arith and math ops.
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
@@ -38,6 +49,10 @@ def IPUTile_Dialect : Dialect {
     /// Module attribute naming the target.
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
       return ::llvm::StringLiteral("ipu_tile.target");
+    }
+    /// Function argument attribute holding the argument's value.
+    static constexpr ::llvm::StringLiteral getConstantAttrName() {
+      return ::llvm::StringLiteral("ipu_tile.constant");
     }
   }];
 }
@@ -190,7 +205,9 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
     order: host streams, syncs, exchange phases and compute sets. Buffers are
     symbols of the program. `reference` lists the host computations that
     `ipu-run --check` compares against; `flops` counts the useful FLOPs of
-    one run, for the efficiency figure.
+    one run, for the efficiency figure; `results` is the compiled function's
+    result count: a `stream_out` below it is a result of the function, one
+    at or above it a checkpoint that `--check` reads.
 
     Each `reference` entry is a dictionary: `op` ("matmul"), `arguments`
     (function argument indices, or -1 - r for the value of entry r),
@@ -225,7 +242,8 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
                        OptionalAttr<DenseI64ArrayAttr>:$memory_peak,
                        OptionalAttr<DenseI64ArrayAttr>:$memory_bound,
                        OptionalAttr<I64Attr>:$reserved_bytes,
-                       OptionalAttr<DictionaryAttr>:$plan_finalists);
+                       OptionalAttr<DictionaryAttr>:$plan_finalists,
+                       OptionalAttr<I32Attr>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;

@@ -100,6 +100,11 @@ const ipu::KernelSpec *
 lookupComputeSetKernel(ComputeSetOp computeSet,
                        std::unique_ptr<ipu::ElementwiseKernel> &holder);
 
+/// The bytes of a constant's elements, row-major and little-endian as the
+/// host holds them (a splat repeated); failure for a resource whose blob is
+/// missing or of the wrong size, or elements that are not dense.
+FailureOr<std::vector<char>> constantBytes(ElementsAttr value);
+
 } // namespace mlir::ipu_tile
 
 #endif // IPU_DIALECT_TILE_IR_TILEUTILS_H
