@@ -3,13 +3,17 @@
 The model goes through torch.export and torch-mlir's fx importer, and what
 the compiler and its checks need is written to one directory:
 
-  model.mlir          the module, in MLIR's generic op form: the form that
-                      survives the version skew between torch-mlir's MLIR
-                      and the compiler's (LLVM 22); weights stay inside it
-                      as dense_resource constants
-  input<i>.npy        the example inputs, in the shapes the function takes
-  output<i>.npy       PyTorch's own eager outputs for them
-  weights/<name>.npy  the model's parameters and buffers, by state-dict name
+  model.mlir             the module, in MLIR's generic op form: the form
+                         that survives the version skew between torch-mlir's
+                         MLIR and the compiler's (LLVM 22); weights stay
+                         inside it as dense_resource constants, which the
+                         compiler carries into the package
+  inputs/arg<i>.npy      the example inputs, in the shapes the function
+                         takes: what `ipu-run --inputs DIR/inputs` reads
+  expected/result<i>.npy PyTorch's own eager outputs for them: what
+                         `ipu-run --expect DIR/expected` compares with
+  weights/<name>.npy     the model's parameters and buffers, by state-dict
+                         name
 
 Only a Python bridge: the compiler, the runtime and the checks are C++.
 """
@@ -37,6 +41,16 @@ class Exported:
     mlir_bytes: int
 
 
+def _parse_field(key: str, current, text: str):
+    """`text` as the type of the config field's current value (bool("False")
+    would be True: booleans are spelled out)."""
+    if isinstance(current, bool):
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise SystemExit(f"ipu_export: field '{key}' is a bool: give true or false, not '{text}'")
+        return text.lower() in ("true", "1")
+    return type(current)(text) if current is not None else text
+
+
 def siglip_vision(overrides: Dict[str, str], seed: int) -> torch.nn.Module:
     """transformers' SiglipVisionModel built from a config: so400m-patch14-384
     unless `overrides` (config field -> value) say otherwise, random weights
@@ -54,9 +68,7 @@ def siglip_vision(overrides: Dict[str, str], seed: int) -> torch.nn.Module:
     for key, text in overrides.items():
         if not hasattr(config, key):
             raise SystemExit(f"ipu_export: SiglipVisionConfig has no field '{key}'")
-        current = getattr(config, key)
-        value = type(current)(text) if current is not None else text
-        setattr(config, key, value)
+        setattr(config, key, _parse_field(key, getattr(config, key), text))
     torch.manual_seed(seed)
     return SiglipVisionModel(config).eval()
 
@@ -131,7 +143,8 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
         outputs = model(*inputs)
         module = fx.export_and_import(model, *inputs, output_type="linalg-on-tensors",
                                       func_name="main")
-    os.makedirs(os.path.join(directory, "weights"), exist_ok=True)
+    for sub in ("weights", "inputs", "expected"):
+        os.makedirs(os.path.join(directory, sub), exist_ok=True)
     text = module.operation.get_asm(print_generic_op_form=True)
     with open(os.path.join(directory, "model.mlir"), "w") as f:
         f.write(text)
@@ -142,9 +155,9 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
     result = Exported(directory, [numpy_of(t) for t in inputs],
                       [numpy_of(t) for t in outputs], {}, len(text))
     for i, array in enumerate(result.inputs):
-        np.save(os.path.join(directory, f"input{i}.npy"), array)
+        np.save(os.path.join(directory, "inputs", f"arg{i}.npy"), array)
     for i, array in enumerate(result.outputs):
-        np.save(os.path.join(directory, f"output{i}.npy"), array)
+        np.save(os.path.join(directory, "expected", f"result{i}.npy"), array)
     for name, tensor in model.model.state_dict().items():
         result.weights[name] = numpy_of(tensor) if tensor.is_floating_point() \
             else tensor.detach().numpy()
