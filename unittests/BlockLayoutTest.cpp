@@ -1175,13 +1175,18 @@ void simulatePermutation(const BlockLayout &from, const BlockLayout &to,
   auto sourceTag = [&](int64_t t, int64_t x, int64_t y, uint64_t b) {
     return uint32_t(((t * from.rows + x) * from.cols + y) * elem + b + 1);
   };
-  std::vector<int64_t> permuted(rank);
-  for (size_t k = 0; k < rank; ++k)
-    permuted[k] = p.view[p.permutation[k]];
+  // The extents the destination reads: the window's, else the permuted
+  // view's (written out here, not taken from Permutation).
+  std::vector<int64_t> permuted(rank), offset(rank, 0);
+  for (size_t k = 0; k < rank; ++k) {
+    permuted[k] = p.sizes.empty() ? p.view[p.permutation[k]] : p.sizes[k];
+    if (!p.offsets.empty())
+      offset[k] = p.offsets[k];
+  }
   auto expectedSource = [&](int64_t flat) {
     std::vector<int64_t> index(rank), viewIndex(rank);
     for (size_t k = rank; k-- > 0;) {
-      index[k] = flat % permuted[k];
+      index[k] = flat % permuted[k] + offset[k];
       flat /= permuted[k];
     }
     for (size_t k = 0; k < rank; ++k)
@@ -1367,6 +1372,56 @@ TEST(PermutationTest, HeadSplitAndMerge) {
   simulatePermutation(rows32, heads32, split7, tiles, plan);
 }
 
+TEST(PermutationTest, WindowsOfAPermutedView) {
+  // timm's qkv: [T = 16, 3 * H * Dh] (H = 4, Dh = 16) read as [1, 16, 3,
+  // 4, 16], permuted to [3, 1, 4, 16, 16], and q, k and v each a window of
+  // it: one of the 3 along the first permuted dim, into [4, 16, 16] with a
+  // head per batch block.
+  const uint32_t tiles = 16;
+  BlockLayout rows = gridLayout(16, 192, ElementType::F32, 4, 2);
+  BlockLayout heads = batchLayout(4, 16, 16, ElementType::F32, 4, 2, 1, 2, 0);
+  ASSERT_FALSE(rows.validate(tiles));
+  ASSERT_FALSE(heads.validate(tiles));
+  for (int64_t part = 0; part < 3; ++part) {
+    Permutation window{{1, 16, 3, 4, 16}, {2, 0, 3, 1, 4}, {part, 0, 0, 0, 0},
+                       {1, 1, 4, 16, 16}};
+    ASSERT_FALSE(window.validate());
+    Rearrangement plan;
+    ASSERT_FALSE(planPermutation(rows, heads, window, tiles, plan))
+        << *planPermutation(rows, heads, window, tiles, plan);
+    // Only that part's elements move: a third of the source.
+    uint64_t words = 0;
+    for (uint32_t t = 0; t < plan.phase.size(); ++t)
+      words += plan.phase.words[t] *
+               uint64_t(plan.phase.destinationsEnd(t) - plan.phase.destinationsBegin(t));
+    EXPECT_EQ(words, 4u * 16 * 16 * 2) << part; // Two replicas.
+    simulatePermutation(rows, heads, window, tiles, plan);
+  }
+  // A window of the last dim at whole words, and rows of it (nn.Multihead-
+  // Attention's key and value halves of [S, 2D]; [:, 0] of a sequence).
+  BlockLayout kv = gridLayout(8, 32, ElementType::F16, 2, 1);
+  BlockLayout half = gridLayout(8, 16, ElementType::F16, 4, 1);
+  Permutation value{{8, 32}, {0, 1}, {0, 16}, {8, 16}};
+  Rearrangement plan;
+  ASSERT_FALSE(planPermutation(kv, half, value, tiles, plan));
+  simulatePermutation(kv, half, value, tiles, plan);
+  BlockLayout first = gridLayout(1, 32, ElementType::F16, 1, 1);
+  Permutation row{{8, 32}, {0, 1}, {3, 0}, {1, 32}};
+  ASSERT_FALSE(planPermutation(kv, first, row, tiles, plan));
+  simulatePermutation(kv, first, row, tiles, plan);
+  // Not at whole words: 3 f16 elements from column 1.
+  BlockLayout three = gridLayout(8, 3, ElementType::F16, 1, 1);
+  auto error = planPermutation(kv, three, Permutation{{8, 32}, {0, 1}, {0, 1}, {8, 3}},
+                               tiles, plan);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("in 32-bit words"), std::string::npos) << *error;
+  // The destination must hold the window, not the view.
+  error = planPermutation(kv, kv, value, tiles, plan);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("the view holds 256 and its window 128"), std::string::npos)
+      << *error;
+}
+
 TEST(PermutationTest, ColumnIntoRowIsOneTransfer) {
   // A [7, 3] f32 tensor, one column per tile in row blocks of 4 and 3, to
   // its transpose [3, 7] with rows whole and columns split 4 + 3 (the view
@@ -1439,6 +1494,16 @@ TEST(PermutationTest, ValidateRefusals) {
             "permute");
   EXPECT_EQ(message({{2, 0, 4}, {1, 0, 2}}), "view extent 0 is not positive");
   EXPECT_EQ(message({{2, 3, -4}, {1, 0, 2}}), "view extent -4 is not positive");
+  // Windows: both lists, one entry per dim, inside the permuted view.
+  EXPECT_EQ(message({{2, 3, 4}, {1, 0, 2}, {0, 1, 0}, {3, 1, 4}}), "");
+  EXPECT_EQ(message({{2, 3, 4}, {1, 0, 2}, {0, 0}, {3, 1, 4}}),
+            "window of 2 offsets and 3 sizes for a view of 3 dims");
+  EXPECT_EQ(message({{2, 3, 4}, {1, 0, 2}, {1, 0, 0}, {3, 1, 4}}),
+            "window [1, +3) of permuted dim 0 is not inside its 3 elements");
+  EXPECT_EQ(message({{2, 3, 4}, {1, 0, 2}, {0, 0, 0}, {3, 0, 4}}),
+            "window [0, +0) of permuted dim 1 is not inside its 2 elements");
+  EXPECT_EQ(message({{2, 3, 4}, {1, 0, 2}, {0, -1, 0}, {3, 1, 4}}),
+            "window [-1, +1) of permuted dim 1 is not inside its 2 elements");
 
   // planPermutation passes the refusal on, and checks counts and types.
   const uint32_t tiles = 16;

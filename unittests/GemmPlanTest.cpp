@@ -756,6 +756,31 @@ TEST(RelayoutCost, IsThePhaseThePlannerChargesForTheGather) {
                            cost));
 }
 
+// Activations arrive with their matrices side by side; with more
+// matrices than tiles (the pooling head's [2, 16, 1, 1, 64] on 16 tiles),
+// each tile holds a balanced run of whole matrices. Every matrix is on
+// one tile, every tile holds some, and the layout is valid.
+TEST(GemmLayouts, ArrivalWithMoreMatricesThanTiles) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  for (int64_t batches : {2, 16, 17, 32, 100}) {
+    BlockLayout layout = arrivalLayout(3, 64, ElementType::F32, target, batches);
+    ASSERT_FALSE(layout.validate(target.tiles)) << batches << ": "
+                                                << *layout.validate(target.tiles);
+    EXPECT_EQ(layout.batches, batches);
+    std::vector<int64_t> held(target.tiles, 0);
+    for (uint32_t b = 0; b < layout.gridBatches; ++b)
+      for (uint32_t i = 0; i < layout.gridRows; ++i)
+        held[layout.tileOf(b, i, 0, 0)] += layout.blockBatches(b) * layout.blockRows(i);
+    int64_t total = 0;
+    for (int64_t rows : held)
+      total += rows;
+    EXPECT_EQ(total, batches * 3) << batches;
+    if (batches >= int64_t(target.tiles))
+      for (uint32_t tile = 0; tile < target.tiles; ++tile)
+        EXPECT_GT(held[tile], 0) << batches << " tile " << tile;
+  }
+}
+
 TEST(GemmPlanCheck, NarrowResultsAlignOnlyWhenExchanged) {
   TargetModel target = TargetModel::ipu21WithTiles(16);
   // 66 f16 columns over 4: blocks begin at 17, 34, 50 (bytes 34, 68, 100).

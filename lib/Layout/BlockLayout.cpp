@@ -441,7 +441,48 @@ std::optional<std::string> ipu::Permutation::validate() const {
   for (int64_t extent : view)
     if (extent < 1)
       return "view extent " + to_string(extent) + " is not positive";
+  if (offsets.empty() && sizes.empty())
+    return std::nullopt;
+  if (offsets.size() != rank || sizes.size() != rank)
+    return "window of " + to_string(offsets.size()) + " offsets and " +
+           to_string(sizes.size()) + " sizes for a view of " + to_string(rank) + " dims";
+  for (size_t k = 0; k < rank; ++k) {
+    const int64_t extent = view[permutation[k]];
+    if (offsets[k] < 0 || sizes[k] < 1 || offsets[k] > extent - sizes[k])
+      return "window [" + to_string(offsets[k]) + ", +" + to_string(sizes[k]) +
+             ") of permuted dim " + to_string(k) + " is not inside its " +
+             to_string(extent) + " elements";
+  }
   return std::nullopt;
+}
+
+std::vector<int64_t> ipu::Permutation::resultExtents() const {
+  if (!sizes.empty())
+    return sizes;
+  std::vector<int64_t> extents;
+  for (int64_t d : permutation)
+    extents.push_back(view[d]);
+  return extents;
+}
+
+ipu::PermutedIndex::PermutedIndex(const Permutation &p) {
+  const size_t rank = p.view.size();
+  std::vector<int64_t> viewStride(rank, 1);
+  for (size_t d = rank - 1; d > 0; --d)
+    viewStride[d - 1] = viewStride[d] * p.view[d];
+  extent = p.resultExtents();
+  offset = p.offsets.empty() ? std::vector<int64_t>(rank, 0) : p.offsets;
+  for (size_t k = 0; k < rank; ++k)
+    stride.push_back(viewStride[p.permutation[k]]);
+}
+
+int64_t ipu::PermutedIndex::operator()(int64_t flat) const {
+  int64_t index = 0;
+  for (size_t k = extent.size(); k-- > 0;) {
+    index += (flat % extent[k] + offset[k]) * stride[k];
+    flat /= extent[k];
+  }
+  return index;
 }
 
 std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
@@ -460,32 +501,23 @@ std::optional<std::string> ipu::planPermutation(const BlockLayout &from,
     return fail(*error);
   if (auto error = checkMoveLayouts(from, to, tiles))
     return fail(*error);
-  const size_t rank = permutation.view.size();
-  int64_t elements = 1;
+  int64_t elements = 1, windowElements = 1;
   for (int64_t extent : permutation.view)
     elements *= extent;
+  const std::vector<int64_t> extents = permutation.resultExtents();
+  for (int64_t extent : extents)
+    windowElements *= extent;
   if (from.batches * from.rows * from.cols != elements ||
-      to.batches * to.rows * to.cols != elements)
+      to.batches * to.rows * to.cols != windowElements)
     return fail("element counts differ: the view holds " + to_string(elements) +
+                (permutation.sizes.empty() ? ""
+                                           : " and its window " + to_string(windowElements)) +
                 ", the source " + shapeName(from) + ", the destination " + shapeName(to));
   const uint64_t elem = elementBytes(from.type), word = from.wordBytes;
-  // Row-major strides of the view, and of the permuted view per result dim.
-  std::vector<int64_t> viewStride(rank, 1), permuted(rank);
-  for (size_t d = rank - 1; d > 0; --d)
-    viewStride[d - 1] = viewStride[d] * permutation.view[d];
-  for (size_t k = 0; k < rank; ++k)
-    permuted[k] = permutation.view[permutation.permutation[k]];
-  const int64_t runLength = permutation.view.back();
+  const int64_t runLength = extents.back();
   // The source element of destination element `flat` (row-major index
-  // into the permuted view).
-  auto sourceOf = [&](int64_t flat) {
-    int64_t index = 0;
-    for (size_t k = rank; k-- > 0;) {
-      index += (flat % permuted[k]) * viewStride[permutation.permutation[k]];
-      flat /= permuted[k];
-    }
-    return index;
-  };
+  // into the window of the permuted view).
+  const PermutedIndex sourceOf(permutation);
   std::optional<std::string> error = forEachDestinationBlock(
       to, [&](const Box &d, const std::vector<uint32_t> &replicaTiles)
               -> std::optional<std::string> {

@@ -139,6 +139,8 @@ struct PermuteReference {
   view @0 :List(Int64);         # The operand read as this shape,
   permutation @1 :List(Int64);  # its dims permuted so,
   shape @2 :List(Int64);        # read row-major as this shape.
+  offsets @3 :List(Int64);      # A window of the permuted view (both empty:
+  sizes @4 :List(Int64);        # all of it).
 }
 
 # A generated kernel: its body (ElementwiseBody, ops as parallel lists),

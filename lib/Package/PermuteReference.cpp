@@ -21,6 +21,10 @@ void ipu::package_detail::writePermuteReference(const ReferenceOp &op,
   fill(permute.initView(op.view.size()), op.view);
   fill(permute.initPermutation(op.permutation.size()), op.permutation);
   fill(permute.initShape(op.shape.size()), op.shape);
+  if (!op.sizes.empty()) {
+    fill(permute.initOffsets(op.offsets.size()), op.offsets);
+    fill(permute.initSizes(op.sizes.size()), op.sizes);
+  }
 }
 void ipu::package_detail::readPermuteReference(wire::ReferenceOp::Reader in,
                                                size_t, ReferenceOp &op) {
@@ -28,6 +32,8 @@ void ipu::package_detail::readPermuteReference(wire::ReferenceOp::Reader in,
   op.view = toVector<int64_t>(permute.getView());
   op.permutation = toVector<int64_t>(permute.getPermutation());
   op.shape = toVector<int64_t>(permute.getShape());
+  op.offsets = toVector<int64_t>(permute.getOffsets());
+  op.sizes = toVector<int64_t>(permute.getSizes());
 }
 
 /// A "permute" op: one operand of the view's elements, a valid
@@ -52,9 +58,10 @@ ipu::package_detail::checkPermuteReference(const ReferenceChecking &checking,
     return where + ": view of " + to_string(op.view.size()) + " dims and shape of " +
            to_string(op.shape.size()) + " dims are not in [1, " +
            to_string(PackageLimits::kMaxTensorRank) + "]";
-  Permutation permutation{op.view, op.permutation};
+  Permutation permutation{op.view, op.permutation, op.offsets, op.sizes};
   if (auto error = permutation.validate())
     return where + ": " + *error;
+  const std::vector<int64_t> extents = permutation.resultExtents();
   auto elementsOf = [](const std::vector<int64_t> &dims) {
     uint64_t count = 1;
     for (int64_t extent : dims)
@@ -64,14 +71,14 @@ ipu::package_detail::checkPermuteReference(const ReferenceChecking &checking,
   };
   const uint64_t elements = elementsOf(op.view);
   if (elements == 0 || elementsOf(operandShape) != elements ||
-      elementsOf(op.shape) != elements)
-    return where + ": view " + shapeString(op.view) + ", operand " +
-           operands + " and value " + shapeString(op.shape) +
-           " do not hold the same number of elements";
-  if (op.shape.back() % op.view.back() != 0)
+      elementsOf(op.shape) != elementsOf(extents) || elementsOf(extents) == 0)
+    return where + ": view " + shapeString(op.view) + " (window " +
+           shapeString(extents) + "), operand " + operands + " and value " +
+           shapeString(op.shape) + " do not hold the same number of elements";
+  if (op.shape.back() % extents.back() != 0)
     return where + ": value rows of " + to_string(op.shape.back()) +
            " are not whole runs of the view's last dim (" +
-           to_string(op.view.back()) + ")";
+           to_string(extents.back()) + ")";
   signature.shape = op.shape;
   signature.resultForm = shapeString(op.shape);
   return std::nullopt;

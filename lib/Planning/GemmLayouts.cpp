@@ -174,9 +174,17 @@ BlockLayout ipu::arrivalLayout(int64_t rows, int64_t cols, ElementType type,
   layout.rows = rows;
   layout.cols = cols;
   layout.type = type;
+  layout.tileRowStride = 1;
+  // More matrices than tiles: each tile holds a balanced run of them whole.
+  if (batches > int64_t(target.tiles)) {
+    layout.gridRows = 1;
+    layout.batches = batches;
+    layout.gridBatches = target.tiles;
+    layout.tileBatchStride = 1;
+    return layout;
+  }
   const int64_t tiles = static_cast<int64_t>(target.tiles) / batches;
   layout.gridRows = static_cast<uint32_t>(std::min<int64_t>(rows, tiles));
-  layout.tileRowStride = 1;
   if (batches > 1)
     batchLayout(layout, batches, static_cast<uint32_t>(tiles));
   return layout;

@@ -4,6 +4,7 @@
 
 #include "IPU/Runtime/HostData.h"
 #include "IPU/Device/Elementwise.h"
+#include "IPU/Layout/BlockLayout.h"
 #include "IPU/Support/ElementType.h"
 
 #include <cblas.h>
@@ -191,19 +192,14 @@ std::optional<std::string> evaluatePermute(const Evaluation &evaluation,
   const ReferenceOp &op = evaluation.op;
   const std::string &what = evaluation.what;
   const std::vector<float> &operand = evaluation.operand[0];
-  const size_t rank = op.view.size();
-  std::vector<int64_t> stride(rank, 1), permuted(rank);
-  for (size_t d = rank - 1; d > 0; --d)
-    stride[d - 1] = stride[d] * op.view[d];
-  for (size_t k = 0; k < rank; ++k)
-    permuted[k] = op.view[op.permutation[k]];
-  std::vector<float> values(operand.size());
+  const Permutation permutation{op.view, op.permutation, op.offsets, op.sizes};
+  const PermutedIndex sourceOf(permutation);
+  uint64_t elements = 1;
+  for (int64_t extent : permutation.resultExtents())
+    elements *= uint64_t(extent);
+  std::vector<float> values(elements);
   for (size_t flat = 0; flat < values.size(); ++flat) {
-    int64_t rest = int64_t(flat), index = 0;
-    for (size_t k = rank; k-- > 0;) {
-      index += (rest % permuted[k]) * stride[op.permutation[k]];
-      rest /= permuted[k];
-    }
+    const int64_t index = sourceOf(int64_t(flat));
     if (index < 0 || size_t(index) >= operand.size())
       return what + ": element " + std::to_string(flat) + " reads outside its operand";
     values[flat] = operand[size_t(index)];

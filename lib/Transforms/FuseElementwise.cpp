@@ -80,10 +80,13 @@ ipu_tile::ElementwiseOp mlir::ipu_compiler::fuseProducers(
     fusedOne = false;
     for (auto [index, input] : llvm::enumerate(op.getInputs())) {
       auto producer = input.getDefiningOp<ipu_tile::ElementwiseOp>();
+      // A producer of one value everywhere (no inputs: a constant, such as
+      // an f16 bias of zeros widened to f32) fuses however it is read.
+      const bool uniform = producer && producer.getInputs().empty();
       if (!producer || producer.getReduce() ||
-          op.getBroadcast(index) != ipu::Broadcast::Full ||
-          producer.getResult().getType().getShape() !=
-              ArrayRef<int64_t>(op.getIterationShape()) ||
+          (!uniform && (op.getBroadcast(index) != ipu::Broadcast::Full ||
+                        producer.getResult().getType().getShape() !=
+                            ArrayRef<int64_t>(op.getIterationShape()))) ||
           !accept(producer))
         continue;
       op = fuse(producer, op, static_cast<unsigned>(index));

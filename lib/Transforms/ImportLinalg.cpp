@@ -256,7 +256,7 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv,
   // keeps every dim in place.
   Value filters = ipu_tile::PermuteOp::create(
       builder, loc, RankedTensorType::get({f, patchSize}, operand), conv.getDpsInputs()[1],
-      builder.getDenseI64ArrayAttr({f, patchSize}), builder.getDenseI64ArrayAttr({0, 1}));
+      builder.getDenseI64ArrayAttr({f, patchSize}), builder.getDenseI64ArrayAttr({0, 1}), /*offsets=*/nullptr, /*sizes=*/nullptr);
   auto productType = RankedTensorType::get({n, patches, f}, element);
   Value result = ipu_gemm::MatmulOp::create(builder, loc, productType, lhs, filters,
                                             TypeAttr::get(element), false, true,
@@ -669,7 +669,7 @@ struct ImportPermute : OpRewritePattern<linalg::TransposeOp> {
     Value result = ipu_tile::PermuteOp::create(
         rewriter, op.getLoc(), resultType, source,
         rewriter.getDenseI64ArrayAttr(view.getShape()),
-        rewriter.getDenseI64ArrayAttr(keep));
+        rewriter.getDenseI64ArrayAttr(keep), /*offsets=*/nullptr, /*sizes=*/nullptr);
     if (swapLastTwo) {
       SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
       std::swap(swap[rank - 2], swap[rank - 1]);
@@ -681,6 +681,46 @@ struct ImportPermute : OpRewritePattern<linalg::TransposeOp> {
     rewriter.replaceOp(replaced, result);
     if (replaced != op.getOperation())
       rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A static slice with unit strides of an activation (timm's q, k and v
+/// taken from its fused qkv; nn.MultiheadAttention's key and value) is a
+/// window of a permute: of the permute that made its source when that
+/// permute's result is its permuted view (one exchange phase for both),
+/// else of its source as it is.
+struct ImportSlice : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType sourceType = op.getSourceType();
+    auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
+    if (!sourceType.hasStaticShape() || !resultType || !resultType.hasStaticShape() ||
+        !isa<FloatType>(sourceType.getElementType()) || !op.hasUnitStride() ||
+        ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(op.getStaticSizes()) ||
+        op.getStaticSizes().size() != size_t(sourceType.getRank()))
+      return failure();
+    SmallVector<int64_t> view(sourceType.getShape());
+    SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, sourceType.getRank()));
+    Value source = op.getSource();
+    if (auto permute = source.getDefiningOp<ipu_tile::PermuteOp>();
+        permute && !permute.getSizes()) {
+      ipu::Permutation plain = permute.getPlainPermutation();
+      if (ArrayRef<int64_t>(plain.resultExtents()) == sourceType.getShape()) {
+        view.assign(permute.getView().begin(), permute.getView().end());
+        order.assign(permute.getPermutation().begin(), permute.getPermutation().end());
+        source = permute.getSource();
+      }
+    }
+    // The last dim stays last: a window of it must still hold whole runs,
+    // which the permute's verifier checks.
+    rewriter.replaceOpWithNewOp<ipu_tile::PermuteOp>(
+        op, resultType, source, rewriter.getDenseI64ArrayAttr(view),
+        rewriter.getDenseI64ArrayAttr(order),
+        rewriter.getDenseI64ArrayAttr(op.getStaticOffsets()),
+        rewriter.getDenseI64ArrayAttr(op.getStaticSizes()));
     return success();
   }
 };
@@ -863,7 +903,7 @@ static void reshapesAsPermutes(ModuleOp module) {
     Value permuted = ipu_tile::PermuteOp::create(
         builder, op->getLoc(), result, op->getOperand(0),
         builder.getDenseI64ArrayAttr(source.getShape()),
-        builder.getDenseI64ArrayAttr(identity));
+        builder.getDenseI64ArrayAttr(identity), /*offsets=*/nullptr, /*sizes=*/nullptr);
     op->getResult(0).replaceAllUsesWith(permuted);
     op->erase();
   }
@@ -890,7 +930,7 @@ struct ImportLinalgPass
     // Permutes first, so that a transpose left only swapping the last two
     // dims is one a contraction looks through.
     RewritePatternSet permutes(context);
-    permutes.add<ImportPermute, SinkTransposeBelowElementwise>(context);
+    permutes.add<ImportPermute, ImportSlice, SinkTransposeBelowElementwise>(context);
     (void)applyImportStage(module, std::move(permutes), refusals);
     RewritePatternSet contractions(context);
     contractions.add<ImportOrRefuse<linalg::LinalgOp, OpInterfaceRewritePattern>>(
@@ -926,7 +966,7 @@ struct ImportLinalgPass
           << "': the IPU compiler imports contractions (linalg.matmul, "
              "batch_matmul, contract, multiply-add generics), patch-embedding "
              "convolutions, elementwise generics and maps, and the transposes, "
-             "broadcasts, fills, collapses and truncations that fold into them";
+             "broadcasts, fills, reshapes, unit-stride slices and truncations that fold into them";
       unsupported = true;
     });
     if (unsupported)

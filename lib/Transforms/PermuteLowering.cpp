@@ -46,7 +46,7 @@ bool isReshape(PermuteOp op) {
   for (auto [index, dim] : llvm::enumerate(permutation))
     if (dim != int64_t(index))
       return false;
-  return op.getView() == op.getSource().getType().getShape();
+  return !op.getSizes() && op.getView() == op.getSource().getType().getShape();
 }
 
 /// The layout a reshape's result has in its source's buffer, when the
@@ -164,6 +164,11 @@ struct PermuteLowering
         {builder.getNamedAttr("type", TypeAttr::get(type.getElementType())),
          builder.getNamedAttr("view", op.getViewAttr()),
          builder.getNamedAttr("permutation", op.getPermutationAttr()),
+         builder.getNamedAttr("offsets", op.getOffsetsAttr()
+                                             ? op.getOffsetsAttr()
+                                             : builder.getDenseI64ArrayAttr({})),
+         builder.getNamedAttr("sizes", op.getSizesAttr() ? op.getSizesAttr()
+                                                         : builder.getDenseI64ArrayAttr({})),
          // The value as its buffer streams it (leading dims folded into
          // the rows when the layout has no batches).
          builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(bufferShape(type, *to)))});

@@ -204,13 +204,18 @@ void ProgramBuilder::createPhase(Location loc, StringRef name,
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&phase.getBody().front());
     for (auto [from, to] : copies) {
-      DenseI64ArrayAttr view, order;
+      DenseI64ArrayAttr view, order, offsets, sizes;
       if (permutation) {
         view = builder.getDenseI64ArrayAttr(permutation->view);
         order = builder.getDenseI64ArrayAttr(permutation->permutation);
+        if (!permutation->sizes.empty()) {
+          offsets = builder.getDenseI64ArrayAttr(permutation->offsets);
+          sizes = builder.getDenseI64ArrayAttr(permutation->sizes);
+        }
       }
       ipu_exchange::CopyOp::create(builder, loc, FlatSymbolRefAttr::get(from.getSymNameAttr()),
-                                   FlatSymbolRefAttr::get(to.getSymNameAttr()), view, order);
+                                   FlatSymbolRefAttr::get(to.getSymNameAttr()), view, order,
+                                   offsets, sizes);
     }
   }
   ipu_exchange::SyncOp::create(builder, loc);

@@ -303,6 +303,8 @@ FailureOr<ipu::Package> PackageBuilder::build() {
       };
       i64s("view", op.view);
       i64s("permutation", op.permutation);
+      i64s("offsets", op.offsets);
+      i64s("sizes", op.sizes);
       i64s("shape", op.shape);
       package.reference.push_back(std::move(op));
     }

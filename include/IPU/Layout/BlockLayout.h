@@ -139,13 +139,32 @@ std::optional<std::string> planRearrangement(const BlockLayout &from,
 /// head split [T, H, Dh] -> [H, T, Dh] and merge): the source, read as
 /// `view` (same elements, row-major), has its dims permuted by
 /// `permutation` (result dim k is view dim permutation[k]); the result is
-/// the permuted view read row-major in the destination's shape.
+/// the permuted view read row-major in the destination's shape. With a
+/// window, only a static slice of the permuted view (unit strides) is read:
+/// timm's qkv split and nn.MultiheadAttention's key/value split.
 struct Permutation {
   std::vector<int64_t> view;
   std::vector<int64_t> permutation;
+  /// The window: permuted dim k from offsets[k], sizes[k] elements. Both
+  /// empty: the whole permuted view.
+  std::vector<int64_t> offsets = {}, sizes = {};
   /// A message naming the field at fault, or nothing: a permutation of
-  /// 0..rank-1 ending with rank-1, extents at least 1.
+  /// 0..rank-1 ending with rank-1, extents at least 1, a window inside the
+  /// permuted view.
   std::optional<std::string> validate() const;
+  /// The extents read row-major: the window's, or the permuted view's.
+  std::vector<int64_t> resultExtents() const;
+};
+
+/// The view element (row-major index) that element `flat` of a valid
+/// permutation's result reads.
+class PermutedIndex {
+public:
+  explicit PermutedIndex(const Permutation &permutation);
+  int64_t operator()(int64_t flat) const;
+
+private:
+  std::vector<int64_t> extent, offset, stride; ///< Per result dim.
 };
 
 /// Moves every element of `from` to its permuted position in every replica

@@ -177,6 +177,8 @@ struct ReferenceOp {
   /// A permute's fields: the operand read as `view` with its dims permuted, read
   /// row-major as the value's shape (`shape`).
   std::vector<int64_t> view, permutation, shape;
+  /// A permute's window of the permuted view (both empty: all of it).
+  std::vector<int64_t> offsets, sizes;
 
   /// A plain f32 matmul of `arguments` giving function result `result`.
   static ReferenceOp matmul(std::vector<uint32_t> arguments, uint32_t result) {

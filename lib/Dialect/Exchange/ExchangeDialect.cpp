@@ -342,20 +342,34 @@ LogicalResult CopyOp::verifySymbolUses(SymbolTableCollection &table) {
   RankedTensorType from = source->getTensorType(), to = dest->getTensorType();
   if (getView().has_value() != getPermutation().has_value())
     return emitOpError("takes `view` and `permutation` together");
+  if (getOffsets().has_value() != getSizes().has_value() || (getOffsets() && !getView()))
+    return emitOpError("takes `offsets` and `sizes` together, with a `view`");
   if (getView()) {
     ipu::Permutation permutation{
         std::vector<int64_t>(getView()->begin(), getView()->end()),
-        std::vector<int64_t>(getPermutation()->begin(), getPermutation()->end())};
+        std::vector<int64_t>(getPermutation()->begin(), getPermutation()->end()), {}, {}};
+    if (getOffsets()) {
+      permutation.offsets.assign(getOffsets()->begin(), getOffsets()->end());
+      permutation.sizes.assign(getSizes()->begin(), getSizes()->end());
+    }
     if (std::optional<std::string> error = permutation.validate())
       return emitOpError(*error);
-    int64_t elements = 1;
+    int64_t elements = 1, windowElements = 1;
     for (int64_t extent : permutation.view)
       elements *= extent;
+    for (int64_t extent : permutation.resultExtents())
+      windowElements *= extent;
     if (from.getElementType() != to.getElementType() ||
-        from.getNumElements() != elements || to.getNumElements() != elements)
-      return emitOpError("a permuted copy moves the ")
-             << elements << " elements of its view between buffers of one "
-             << "element type, not " << from << " and " << to;
+        from.getNumElements() != elements || to.getNumElements() != windowElements) {
+      InFlightDiagnostic diagnostic = emitOpError("a permuted copy moves the ");
+      if (getOffsets())
+        diagnostic << windowElements << " elements of the window of its view of "
+                   << elements;
+      else
+        diagnostic << elements << " elements of its view";
+      return diagnostic << " between buffers of one element type, not " << from << " and "
+                        << to;
+    }
   } else if ((from.getShape() != to.getShape() &&
               !sameMatrixInChunks(from, to)) ||
              from.getElementType() != to.getElementType()) {

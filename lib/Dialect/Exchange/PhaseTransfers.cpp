@@ -26,11 +26,19 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
     ipu::Rearrangement rearrangement;
     if (copy.getView().has_value() != copy.getPermutation().has_value())
       return copy.emitOpError("takes `view` and `permutation` together");
+    if (copy.getOffsets().has_value() != copy.getSizes().has_value() ||
+        (copy.getOffsets() && !copy.getView()))
+      return copy.emitOpError("takes `offsets` and `sizes` together, with a `view`");
     std::optional<std::string> error;
     if (copy.getView()) {
       ipu::Permutation permutation{std::vector<int64_t>(copy.getView()->begin(), copy.getView()->end()),
                                      std::vector<int64_t>(copy.getPermutation()->begin(),
-                                                          copy.getPermutation()->end())};
+                                                          copy.getPermutation()->end()),
+                                     {}, {}};
+      if (copy.getOffsets()) {
+        permutation.offsets.assign(copy.getOffsets()->begin(), copy.getOffsets()->end());
+        permutation.sizes.assign(copy.getSizes()->begin(), copy.getSizes()->end());
+      }
       error = ipu::planPermutation(*from, *to, permutation, target.tiles, rearrangement);
     } else {
       error = ipu::planRearrangement(*from, *to, target.tiles, rearrangement);

@@ -50,8 +50,14 @@ LogicalResult RelayoutOp::verify() {
 //===----------------------------------------------------------------------===//
 
 ipu::Permutation PermuteOp::getPlainPermutation() {
-  return {std::vector<int64_t>(getView().begin(), getView().end()),
-          std::vector<int64_t>(getPermutation().begin(), getPermutation().end())};
+  ipu::Permutation permutation{
+      std::vector<int64_t>(getView().begin(), getView().end()),
+      std::vector<int64_t>(getPermutation().begin(), getPermutation().end()), {}, {}};
+  if (getOffsets())
+    permutation.offsets.assign(getOffsets()->begin(), getOffsets()->end());
+  if (getSizes())
+    permutation.sizes.assign(getSizes()->begin(), getSizes()->end());
+  return permutation;
 }
 
 LogicalResult PermuteOp::verify() {
@@ -62,20 +68,29 @@ LogicalResult PermuteOp::verify() {
   if (source.getElementType() != result.getElementType())
     return emitOpError("source and result hold different element types: ")
            << source.getElementType() << " and " << result.getElementType();
+  if (getOffsets().has_value() != getSizes().has_value())
+    return emitOpError("takes `offsets` and `sizes` together");
   ipu::Permutation permutation = getPlainPermutation();
   if (std::optional<std::string> error = permutation.validate())
     return emitOpError(*error);
-  int64_t elements = 1;
+  int64_t elements = 1, windowElements = 1;
   for (int64_t extent : permutation.view)
     elements *= extent;
-  if (source.getNumElements() != elements || result.getNumElements() != elements)
-    return emitOpError("view of ")
-           << elements << " elements for a source of " << source.getNumElements()
-           << " and a result of " << result.getNumElements();
-  // Runs along the last view dim must not straddle the result's rows.
-  if (result.getShape().back() % permutation.view.back() != 0)
+  const std::vector<int64_t> extents = permutation.resultExtents();
+  for (int64_t extent : extents)
+    windowElements *= extent;
+  if (source.getNumElements() != elements || result.getNumElements() != windowElements) {
+    InFlightDiagnostic diagnostic = emitOpError("view of ") << elements << " elements";
+    if (getSizes())
+      diagnostic << " (a window of " << windowElements << ")";
+    return diagnostic << " for a source of " << source.getNumElements()
+                      << " and a result of " << result.getNumElements();
+  }
+  // Runs along the last dim must not straddle the result's rows.
+  if (result.getRank() < 1 || result.getShape().back() % extents.back() != 0)
     return emitOpError("the result's rows of ")
-           << result.getShape().back() << " elements are not whole runs of the "
-           << "view's last dim (" << permutation.view.back() << ")";
+           << (result.getRank() < 1 ? 1 : result.getShape().back())
+           << " elements are not whole runs of the view's last dim (" << extents.back()
+           << ")";
   return success();
 }

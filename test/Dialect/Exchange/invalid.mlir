@@ -203,6 +203,33 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // -----
 
+// A window must fit the destination, and comes with a view.
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_exchange.phase @window {
+      // expected-error @+1 {{a permuted copy moves the 64 elements of the window of its view of 128 between buffers of one element type, not 'tensor<8x16xf32}}
+      ipu_exchange.copy @a to @b view [8, 16] permutation [0, 1] offsets [0, 8] sizes [8, 8]
+    }
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @p {
+    ipu_tile.buffer @a : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_exchange.phase @alone {
+      // expected-error @+1 {{takes `offsets` and `sizes` together, with a `view`}}
+      "ipu_exchange.copy"() <{source = @a, dest = @b, offsets = array<i64: 0, 0>, sizes = array<i64: 8, 4>}> : () -> ()
+    }
+  }
+}
+
+// -----
+
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x16xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard

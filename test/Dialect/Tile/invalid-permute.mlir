@@ -37,3 +37,27 @@ func.func @retyped(%x: tensor<8x16xf32>) -> tensor<2x8x8xf16> {
   %y = ipu_tile.permute %x view [8, 2, 8] permutation [1, 0, 2] : tensor<8x16xf32> -> tensor<2x8x8xf16>
   return %y : tensor<2x8x8xf16>
 }
+
+// -----
+
+func.func @window_outside(%x: tensor<8x16xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{window [12, +8) of permuted dim 1 is not inside its 16 elements}}
+  %y = ipu_tile.permute %x view [8, 16] permutation [0, 1] offsets [0, 12] sizes [8, 8] : tensor<8x16xf32> -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @window_of_another_size(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{view of 128 elements (a window of 64) for a source of 128 and a result of 128}}
+  %y = ipu_tile.permute %x view [8, 16] permutation [0, 1] offsets [0, 8] sizes [8, 8] : tensor<8x16xf32> -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @offsets_alone(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{takes `offsets` and `sizes` together}}
+  %y = "ipu_tile.permute"(%x) <{view = array<i64: 8, 16>, permutation = array<i64: 0, 1>, offsets = array<i64: 0, 0>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}

@@ -15,6 +15,13 @@ func.func @merge_heads(%h: tensor<1x2x8x8xf16>) -> tensor<1x8x16xf16> {
   return %x : tensor<1x8x16xf16>
 }
 
+// CHECK-LABEL: func.func @split_qkv
+// CHECK: ipu_tile.permute %arg0 view [1, 8, 3, 2, 8] permutation [2, 0, 3, 1, 4] offsets [1, 0, 0, 0, 0] sizes [1, 1, 2, 8, 8] : tensor<1x8x48xf32> -> tensor<1x2x8x8xf32>
+func.func @split_qkv(%qkv: tensor<1x8x48xf32>) -> tensor<1x2x8x8xf32> {
+  %k = ipu_tile.permute %qkv view [1, 8, 3, 2, 8] permutation [2, 0, 3, 1, 4] offsets [1, 0, 0, 0, 0] sizes [1, 1, 2, 8, 8] : tensor<1x8x48xf32> -> tensor<1x2x8x8xf32>
+  return %k : tensor<1x2x8x8xf32>
+}
+
 // CHECK-LABEL: func.func @row_sum
 // CHECK: ipu_tile.elementwise reduce add init 0.000000e+00 %arg0 : tensor<4x8xf32> -> tensor<4x1xf32>
 func.func @row_sum(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {

@@ -190,20 +190,25 @@ def IPUExchange_CopyOp : IPUExchange_Op<"copy", [HasParent<"PhaseOp">,
     With `view` and `permutation`, `dest` holds the source's elements
     permuted instead (an `ipu_tile.permute`): the source read as `view`,
     its dims permuted (the last one stays last), read row-major in the
-    destination's shape.
+    destination's shape; with `offsets` and `sizes`, only that window of the
+    permuted view.
 
     Example:
 
     ```mlir
     ipu_exchange.copy @a to @a.bcast
     ipu_exchange.copy @q to @q.heads view [8, 2, 8] permutation [1, 0, 2]
+    ipu_exchange.copy @qkv to @k view [3, 8, 16] permutation [0, 1, 2] offsets [1, 0, 0] sizes [1, 8, 16]
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$source, FlatSymbolRefAttr:$dest,
                        OptionalAttr<DenseI64ArrayAttr>:$view,
-                       OptionalAttr<DenseI64ArrayAttr>:$permutation);
+                       OptionalAttr<DenseI64ArrayAttr>:$permutation,
+                       OptionalAttr<DenseI64ArrayAttr>:$offsets,
+                       OptionalAttr<DenseI64ArrayAttr>:$sizes);
   let assemblyFormat = [{
-    $source `to` $dest (`view` $view^ `permutation` $permutation)? attr-dict
+    $source `to` $dest (`view` $view^ `permutation` $permutation)?
+    (`offsets` $offsets^ `sizes` $sizes)? attr-dict
   }];
 }
 

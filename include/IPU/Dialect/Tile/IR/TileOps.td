@@ -470,18 +470,28 @@ def IPUTile_PermuteOp : IPUTile_Op<"permute", [Pure]> {
     chains; it lowers to one exchange phase from wherever its source is into
     the layout activations arrive in (batches side by side).
 
-    Example, two heads of 8 split off a [8, 16] projection:
+    With `offsets` and `sizes`, only that window of the permuted view (a
+    static slice with unit strides) is read: timm's fused qkv, split into
+    q, k and v, and `tensor.extract_slice` of an activation.
+
+    Example, two heads of 8 split off a [8, 16] projection, and the second
+    of a [3, 8, 16] stack:
 
     ```mlir
     %h = ipu_tile.permute %q view [1, 8, 2, 8] permutation [0, 2, 1, 3]
         : tensor<1x8x16xf32> -> tensor<1x2x8x8xf32>
+    %k = ipu_tile.permute %qkv view [3, 8, 16] permutation [0, 1, 2]
+        offsets [1, 0, 0] sizes [1, 8, 16] : tensor<3x8x16xf32> -> tensor<8x16xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$source, DenseI64ArrayAttr:$view,
-                       DenseI64ArrayAttr:$permutation);
+                       DenseI64ArrayAttr:$permutation,
+                       OptionalAttr<DenseI64ArrayAttr>:$offsets,
+                       OptionalAttr<DenseI64ArrayAttr>:$sizes);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $source `view` $view `permutation` $permutation attr-dict `:` type($source)
+    $source `view` $view `permutation` $permutation
+    (`offsets` $offsets^ `sizes` $sizes)? attr-dict `:` type($source)
     `->` type($result)
   }];
   let hasVerifier = 1;
