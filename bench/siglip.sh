@@ -16,8 +16,13 @@
 # (../shared/seeds: MLP 225,672 cycles, attention 406,211). The last row
 # is a stack of four encoder blocks (f16 partials allowed), with its
 # cycles per block, then the MLP on a batch of 8 images (serial splits),
-# with its cycles per image.
-#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch]
+# with its cycles per image. `--part export` (not in the default set: it
+# needs .venv) exports one so400m encoder layer from transformers live
+# (python -m ipu_export siglip-encoder-layer, f16, [1, 729, 1152]),
+# compiles it, runs it on PyTorch's input against PyTorch's output
+# (--expect) and op by op (--check), and gives the generated block's cycles
+# beside it.
+#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export]
 #                    [--blocks N] [--batch N]
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
@@ -98,6 +103,50 @@ run_part() { # part partials weights [blocks] [batch]
        "$(theirs "$part")"
 }
 
+run_export() { # partials
+  local partials=$1 name=siglip-export-layer-f16-t729-d1152${1:+-p$1}
+  local dir="$work/export" log="$work/$name.log" report="$work/$name.report"
+  local python="$root/.venv/bin/python"
+  [ -x "$python" ] || { echo "bench=siglip case=$name status=no-venv"; return 0; }
+  local t0 t1 t2 t3 t4
+  t0=$(now)
+  if [ ! -f "$dir/model.mlir" ]; then
+    PYTHONPATH="$root/python" "$python" -m ipu_export siglip-encoder-layer \
+      --set num_hidden_layers=1 --shape 1,729,1152 --dtype f16 -o "$dir" > "$work/export.log" 2>&1
+  fi
+  t1=$(now)
+  if ! "$bin/ipu-opt" "$dir/model.mlir" --ipu-compile="target=ipu21${partials:+ partials=$partials}" \
+      -o "$work/$name.ir" 2> "$log"; then
+    echo "bench=siglip case=$name status=compile-error error=\"$(grep -m1 error: "$log" | sed 's/.*error: //')\""
+    return 0
+  fi
+  t2=$(now)
+  "$bin/ipu-translate" --ipu-to-package "$work/$name.ir" -o "$work/$name.ipuexe"
+  t3=$(now)
+  "$bin/ipu-run" "$work/$name.ipuexe" --inputs "$dir/inputs" --expect "$dir/expected" \
+    --check --checkpoints 4096 --quiet > "$report" 2>&1 || true
+  t4=$(now)
+  # The generated block (scripts/siglip-workload.py) with the same options.
+  local generated="$work/generated.mlir" generatedReport="$work/$name.generated"
+  python3 "$root/scripts/siglip-workload.py" --part block --weights f16 -o "$generated"
+  "$bin/ipu-opt" "$generated" --ipu-compile="target=ipu21${partials:+ partials=$partials}" 2> /dev/null |
+    "$bin/ipu-translate" --ipu-to-package -o "$work/generated.ipuexe"
+  "$bin/ipu-run" "$work/generated.ipuexe" --quiet > "$generatedReport" 2>&1 || true
+  local cycles generatedCycles
+  cycles=$(value cycles "$report")
+  generatedCycles=$(value cycles "$generatedReport")
+  echo "bench=siglip case=$name part=export partials=${partials:-f32}" \
+       "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$t2")" \
+       "packageSeconds=$(seconds "$t2" "$t3") simulateSeconds=$(seconds "$t3" "$t4")" \
+       "cycles=$cycles computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
+       "generatedBlockCycles=$generatedCycles" \
+       "overGenerated=$(awk -v c="$cycles" -v g="$generatedCycles" 'BEGIN { printf "%.4f", (g ? c / g : 0) }')" \
+       "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
+       "expectMaximumAbsoluteError=$(grep '^expected=' "$report" | grep -Eo 'maximumAbsoluteError=[^ ]+' | sed 's/.*=//')" \
+       "expectTest=$(grep '^expected=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')" \
+       "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')"
+}
+
 parts=(mlp attention ln-mlp block stack batch)
 stacked=4
 batch=8
@@ -113,6 +162,11 @@ done
 # allowed; f8E4M3FN weights (activations cast to f8 before each GEMM) with
 # f16 partials allowed.
 for part in "${parts[@]}"; do
+  if [ "$part" = export ]; then
+    run_export ""
+    run_export any
+    continue
+  fi
   if [ "$part" = stack ]; then
     run_part block any f16 "$stacked"
     continue

@@ -73,8 +73,28 @@ def siglip_vision(overrides: Dict[str, str], seed: int) -> torch.nn.Module:
     return SiglipVisionModel(config).eval()
 
 
+class _EncoderLayer(torch.nn.Module):
+    """One SiglipEncoderLayer on hidden states [N, tokens, width]."""
+
+    def __init__(self, layer: torch.nn.Module):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, hidden):
+        out = self.layer(hidden, attention_mask=None)
+        return out[0] if isinstance(out, tuple) else out
+
+
+def siglip_encoder_layer(overrides: Dict[str, str], seed: int) -> torch.nn.Module:
+    """The first encoder layer of siglip_vision's model (the same config and
+    overrides): what one of so400m's 27 layers computes on [N, 729, 1152]."""
+    model = siglip_vision(overrides, seed)
+    return _EncoderLayer(model.encoder.layers[0]).eval()
+
+
 BUILT_IN: Dict[str, Callable[[Dict[str, str], int], torch.nn.Module]] = {
     "siglip-vision": siglip_vision,
+    "siglip-encoder-layer": siglip_encoder_layer,
 }
 
 

@@ -2,7 +2,9 @@
                         [--set field=value ...] [--seed N] -o DIR
 
 MODEL is a built-in model (siglip-vision: transformers' SiglipVisionModel,
-so400m-patch14-384 unless --set says otherwise) or file.py:factory. Writes
+so400m-patch14-384 unless --set says otherwise; siglip-encoder-layer: its
+first encoder layer, on hidden states [N, tokens, width]) or
+file.py:factory. Writes
 DIR/model.mlir (generic op form), the inputs, PyTorch's eager outputs and
 the weights as .npy files (see ipu_export's docstring).
 """
