@@ -909,6 +909,31 @@ static void reshapesAsPermutes(ModuleOp module) {
   }
 }
 
+/// Every buffer and exchange is sized at compile time: a function whose
+/// arguments or results have dynamic dims is refused, naming the first.
+static LogicalResult refuseDynamicShapes(ModuleOp module) {
+  bool refused = false;
+  module.walk([&](func::FuncOp func) {
+    auto dynamicType = [](Type type) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      return shaped && !shaped.hasStaticShape();
+    };
+    for (auto [what, types] : {std::pair<StringRef, ArrayRef<Type>>("takes", func.getArgumentTypes()),
+                               std::pair<StringRef, ArrayRef<Type>>("returns", func.getResultTypes())})
+      for (Type type : types)
+        if (dynamicType(type)) {
+          func.emitError("function '")
+              << func.getSymName() << "' " << what << " " << type
+              << ": the IPU compiler compiles static shapes only (every tile buffer "
+                 "and exchange is sized at compile time); export with static example "
+                 "shapes (torch.export without dynamic_shapes)";
+          refused = true;
+          return;
+        }
+  });
+  return failure(refused);
+}
+
 struct ImportLinalgPass
     : public mlir::ipu_compiler::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
@@ -917,6 +942,8 @@ struct ImportLinalgPass
     // Stages, in order: each looks through what the one before left.
     // Convolutions become the permute and matmul forms the next stages take.
     ImportRefusals refusals;
+    if (failed(refuseDynamicShapes(module)))
+      return signalPassFailure();
     demoteDoublePrecision(module);
     if (failed(mlir::ipu_compiler::importFrozenModel(module)))
       return signalPassFailure();
