@@ -209,8 +209,13 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv,
   if (conv.getStrides().getValues<int64_t>()[0] != kh ||
       conv.getStrides().getValues<int64_t>()[1] != kw)
     return fail("its strides differ from its kernel " + Twine(kh) + "x" + Twine(kw));
-  if (inputType.getDimSize(2) != ho * kh || inputType.getDimSize(3) != wo * kw)
-    return fail("its input's height and width are not whole patches");
+  // Conv2d drops the rows and columns short of a whole patch (384 pixels
+  // make 27 patches of 14 and 6 pixels over); anything else is not this
+  // convolution's input.
+  const int64_t h = inputType.getDimSize(2), w = inputType.getDimSize(3);
+  if (h < ho * kh || h >= (ho + 1) * kh || w < wo * kw || w >= (wo + 1) * kw)
+    return fail("its input's height and width are not its " + Twine(ho) + "x" + Twine(wo) +
+                " patches of " + Twine(kh) + "x" + Twine(kw));
   FailureOr<Value> bias = convolutionBias(conv.getDpsInits()[0]);
   if (failed(bias))
     return fail("it accumulates into something other than zeros or a bias "
@@ -241,6 +246,14 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv,
   builder.setInsertionPoint(transpose);
   Location loc = conv.getLoc();
   const int64_t patches = ho * wo, patchSize = c * kh * kw;
+  // The pixels past the last whole patch are left behind: a window of the
+  // image.
+  if (h != ho * kh || w != wo * kw)
+    input = ipu_tile::PermuteOp::create(
+        builder, loc, RankedTensorType::get({n, c, ho * kh, wo * kw}, operand), input,
+        builder.getDenseI64ArrayAttr(inputType.getShape()),
+        builder.getDenseI64ArrayAttr({0, 1, 2, 3}), builder.getDenseI64ArrayAttr({0, 0, 0, 0}),
+        builder.getDenseI64ArrayAttr({n, c, ho * kh, wo * kw}));
   // im2col: the rows of each patch move as runs of kw elements.
   Value view = tensor::ExpandShapeOp::create(
       builder, loc, RankedTensorType::get({n, c, ho, kh, wo, kw}, operand), input,

@@ -139,3 +139,21 @@ func.func @accumulating(%x: tensor<1x3x56x56xf32>, %w: tensor<32x3x14x14xf32>, %
   %t = linalg.transpose ins(%flat : tensor<1x32x16xf32>) outs(%e1 : tensor<1x16x32xf32>) permutation = [0, 2, 1]
   return %t : tensor<1x16x32xf32>
 }
+
+// -----
+
+// so400m's 384-pixel images make 27 patches of 14 and leave 6 pixels over,
+// which Conv2d drops: the image's window of whole patches, then the im2col.
+// CHECK-LABEL: func.func @cropped
+// CHECK:       %[[C:.*]] = ipu_tile.permute %arg0 view [1, 3, 60, 60] permutation [0, 1, 2, 3] offsets [0, 0, 0, 0] sizes [1, 3, 56, 56] : tensor<1x3x60x60xf32> -> tensor<1x3x56x56xf32>
+// CHECK:       ipu_tile.permute %[[C]] view [1, 3, 4, 14, 4, 14] permutation [0, 2, 4, 1, 3, 5] : tensor<1x3x56x56xf32> -> tensor<1x16x588xf32>
+func.func @cropped(%x: tensor<1x3x60x60xf32>, %w: tensor<32x3x14x14xf32>) -> tensor<1x16x32xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x32x4x4xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e0 : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<14> : vector<2xi64>} ins(%x, %w : tensor<1x3x60x60xf32>, tensor<32x3x14x14xf32>) outs(%z : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %flat = tensor.collapse_shape %conv [[0], [1], [2, 3]] : tensor<1x32x4x4xf32> into tensor<1x32x16xf32>
+  %e1 = tensor.empty() : tensor<1x16x32xf32>
+  %t = linalg.transpose ins(%flat : tensor<1x32x16xf32>) outs(%e1 : tensor<1x16x32xf32>) permutation = [0, 2, 1]
+  return %t : tensor<1x16x32xf32>
+}
