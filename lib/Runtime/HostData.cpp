@@ -212,7 +212,11 @@ std::optional<std::string> ipu::writeOutputs(const std::string &dir,
                                         const SimulationResult &result,
                                         size_t &written) {
   written = 0;
-  for (uint32_t index = 0; index < result.outputs.size(); ++index) {
+  // The function's results; checkpoints (streamed out for --check) only
+  // when the package does not say which are which.
+  const size_t results = package.results ? std::min<size_t>(package.results, result.outputs.size())
+                                         : result.outputs.size();
+  for (uint32_t index = 0; index < results; ++index) {
     const HostStream *stream = resultStream(package, index);
     if (!stream)
       continue;

@@ -7,6 +7,14 @@
 // RUN: FileCheck %s --input-file=%t.mlir
 // RUN: ipu-translate --ipu-to-package %t.mlir -o %t.ipuexe
 // RUN: ipu-run %t.ipuexe --check --quiet | FileCheck %s --check-prefix=SIM
+// --outputs writes the function's one result, in its declared shape, and
+// none of the checkpoints --check reads.
+// RUN: rm -rf %t.out && ipu-run %t.ipuexe --outputs %t.out --quiet > /dev/null
+// RUN: ls %t.out | FileCheck %s --check-prefix=OUT
+// RUN: %python %S/../Run/Inputs/npy.py header %t.out/result0.npy | FileCheck %s --check-prefix=HEADER
+// OUT: result0.npy
+// OUT-NOT: result
+// HEADER: descr='<f2' fortran_order=False shape=(1, 16, 32)
 
 // CHECK-NOT: @permute
 // CHECK:     ipu_tile.compute_set @mm0.partials

@@ -47,8 +47,9 @@ std::optional<std::string> prepareInputs(const Package &package, uint64_t seed,
 /// made. Called before a run, so that a bad directory fails fast.
 std::optional<std::string> prepareOutputDirectory(const std::string &dir);
 
-/// Writes every result the device streamed out to `dir` as npyFileName's
-/// resultN files, by result index; counts them in `written`.
+/// Writes the function's results (Package::results; every stream out when
+/// the package does not say) to `dir` as npyFileName's resultN files, by
+/// result index, in their declared shapes; counts them in `written`.
 std::optional<std::string> writeOutputs(const std::string &dir,
                                         const Package &package,
                                         const SimulationResult &result,
