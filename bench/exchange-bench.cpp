@@ -17,7 +17,8 @@
 // timedHorizon (the last receiver's or sender's end, latency included),
 // timedBound (timedScheduleReport's: timedLowerBound, the busiest tile's
 // events plus route latency and receive tails, or where pairable transfers
-// hold their partners' paths pairingLowerBound), timedHorizonOverBound,
+// hold their partners' paths pairingLowerBound; or a tile's send starts
+// and source selects, an event each), timedHorizonOverBound,
 // timedEndpointEvents,
 // timedLatency (what the bound adds to those events),
 // timedHorizonLessLatencyOverEndpoint (the target: at most 1.5),

@@ -455,6 +455,32 @@ TEST(PhaseTimingTest, PartnersShareTheirPathsInTheBound) {
   EXPECT_GE(uint64_t(timePhase(model, messages).horizon), bound);
 }
 
+TEST(PhaseTimingTest, SendsAndSelectsOfOneTileTakeEventsOfTheirOwn) {
+  // Tiles 0 and 1 each send 100 one-word messages to the other, to
+  // scattered addresses. Each tile's busiest path carries only 100 words,
+  // but a send's first event holds no receive control and every stream
+  // selects its source on an event of its own: 200 events per tile before
+  // the last row's latency. The schedule is above the bound.
+  ExchangeTimingModel model = ipu21ExchangeTimingWithTiles(4);
+  std::vector<TimedTransfer> transfers;
+  for (uint32_t i = 0; i < 100; ++i)
+    for (uint32_t from : {0u, 1u})
+      transfers.push_back({from, {from ^ 1}, 1, 0x60000 + 8 * i, 0x70000 + 8 * i});
+  uint64_t bound = timedLowerBound(model, transfers);
+  EXPECT_GE(bound, 200u);
+  std::vector<TimedMessage> messages = scheduleTimed(model, transfers);
+  ASSERT_EQ(check(model, messages), "");
+  EXPECT_GE(uint64_t(timePhase(model, messages).horizon), bound);
+  // One way only, the bound is reached: 100 sends back to back.
+  std::vector<TimedTransfer> oneWay;
+  for (const TimedTransfer &t : transfers)
+    if (t.source == 0)
+      oneWay.push_back(t);
+  std::vector<TimedMessage> sent = scheduleTimed(model, oneWay);
+  ASSERT_EQ(check(model, sent), "");
+  EXPECT_EQ(uint64_t(timePhase(model, sent).horizon), timedLowerBound(model, oneWay));
+}
+
 //===----------------------------------------------------------------------===//
 // Scheduler
 //===----------------------------------------------------------------------===//
@@ -628,6 +654,28 @@ std::vector<TimedTransfer> permutationRounds(std::mt19937 &rng, uint32_t tiles,
     for (uint32_t r = 0; r < rounds; ++r)
       bySender.push_back(transfers[size_t(r) * tiles + t]);
   return bySender;
+}
+
+TEST(TimedSchedulerTest, RandomShortMessagesScheduleAboveTheEventBound) {
+  // Phases of many messages of a few words, where the events a tile's
+  // sends and selects take bind before its words do: every schedule, in
+  // either order, is legal and ends at or above the bound.
+  std::mt19937 rng(777);
+  for (int round = 0; round < 40; ++round) {
+    uint32_t tiles = round % 2 ? 8 : 32;
+    ExchangeTimingModel model = ipu21ExchangeTimingWithTiles(tiles);
+    std::vector<TimedTransfer> transfers =
+        randomTransfers(rng, tiles, 20 * tiles, round % 4 ? 1 : 3, 3);
+    uint64_t bound = timedLowerBound(model, transfers);
+    for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
+      std::vector<TimedMessage> messages =
+          scheduleTimed(model, transfers, nullptr, order);
+      ASSERT_EQ(check(model, messages), "") << "round " << round;
+      expectCovers(transfers, messages);
+      EXPECT_GE(uint64_t(timePhase(model, messages).horizon), bound)
+          << "round " << round << " order " << int(order);
+    }
+  }
 }
 
 TEST(TimedSchedulerTest, CutsMessagesAtUnitsOfTilesThatReadAndWriteOne) {

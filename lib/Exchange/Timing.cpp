@@ -1134,8 +1134,12 @@ struct PlacedStream {
 /// the last one stopped (O(log gaps) on a message's first question), then
 /// steps over too-short gaps; the event, neighbour and unit checks are O(1)
 /// per receiver, and the final reservations reuse the questions' gaps.
-/// Measured: one order of uniform-500k (500k single-destination messages on
-/// 1472 tiles) takes about 2.0-2.3 s on a busy 2-core machine.
+/// Measured (bench/run exchange, median of 5 on a 2-core machine):
+/// scheduleTimedPhase on uniform-500k (500k single-destination transfers
+/// of up to 64 words on 1472 tiles, one order) 1.50 s; on
+/// uniform-1word-500k, where every message is one word and a tile's
+/// receive controls, send starts and SRAM unit fill nearly every event,
+/// 2.09 s: there the search steps through the busy events a few at a time.
 class TimedScheduler {
 public:
   /// `sharedUnits`: per tile, the SRAM units (bit u) that the phase both
@@ -1311,6 +1315,11 @@ private:
   }
   /// The least start >= `start` that every constraint of `list` allows.
   static int64_t fitConstraints(std::vector<Constraint> &list, int64_t start);
+  /// The least start >= `start` whose first events (send-start) hold no
+  /// receive control on `source`. The cheapest check, and the one that
+  /// fails most often where tiles both send and receive many short
+  /// messages, so it is asked first.
+  int64_t sendStartFrom(uint32_t source, int64_t start) const;
   /// `start` if the message's receive controls, send starts and write
   /// windows fit there, else a later start to try. Leaves each receiver's
   /// slot at `start` in `slots`.
@@ -1343,25 +1352,20 @@ int64_t TimedScheduler::fitConstraints(std::vector<Constraint> &list,
   return start;
 }
 
+int64_t TimedScheduler::sendStartFrom(uint32_t source, int64_t start) const {
+  for (uint32_t k = 0; k < model.sendStartEvents; ++k)
+    if (clashes(events.get(source, start + k), kSendStartBit)) {
+      start += k + 1;
+      k = ~0u; // Again from the new start's first event.
+    }
+  return start;
+}
+
 int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
                                       int64_t length, uint64_t destAddress,
                                       uint64_t bytes, bool paired) {
-  // send-start first: the message's first events free of receive
-  // controls. It is the cheapest check, and the one that fails most often
-  // where tiles both send and receive many short messages.
-  for (uint32_t k = 0; k < model.sendStartEvents; ++k)
-    if (clashes(events.get(source, start + k), kSendStartBit)) {
-      int64_t step = k + 1;
-      for (bool clear = false; !clear; ) {
-        clear = true;
-        for (uint32_t j = 0; j < model.sendStartEvents && clear; ++j)
-          if (clashes(events.get(source, start + step + j), kSendStartBit)) {
-            step += j + 1;
-            clear = false;
-          }
-      }
-      return start + step;
-    }
+  if (int64_t next = sendStartFrom(source, start); next != start)
+    return next;
   int64_t next = start;
   slots.clear();
   Control controls[5];
@@ -1453,7 +1457,8 @@ int64_t TimedScheduler::place(uint32_t source,
 
   // Then receive-controls and send-start, which need the mux windows free.
   for (;;) {
-    int64_t next = fitConstraints(primary, start);
+    int64_t next = sendStartFrom(source, start);
+    next = fitConstraints(primary, next);
     next = fitConstraints(secondary, next);
     if (next == start)
       next = checkControls(source, start, length, destAddress, bytes, paired);
@@ -1876,7 +1881,7 @@ PairingBound ipu::pairingLowerBound(const ExchangeTimingModel &model,
 
 uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
                               const std::vector<TimedTransfer> &transfers) {
-  // Four bounds, each a floor on the last receiver's end (memo 9.1 item
+  // Five bounds, each a floor on the last receiver's end (memo 9.1 item
   // 5); events count paired-eligible transfers at two words per event.
   //  - endpoint: the busiest tile's events plus the least route latency,
   //    min over the phase's (s, d) of ttm + 58 + 2 row(d).
@@ -1892,15 +1897,32 @@ uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
   //    so between them the two paths carry both tiles' words at one word
   //    per event each whichever messages are paired: half their words plus
   //    the least latency of either.
+  //  - events of tile t: each message it sends has its first event S on
+  //    an event of its own (send-overlap), each unpaired stream it
+  //    receives its source select X on one of its own (receive-overlap in
+  //    mux time), and no receive control falls on a send's first events
+  //    (send-start). So t needs sends + selects distinct events from 0
+  //    on, the last at >= their count - 1, and a row ends at least
+  //    latency + 1 after an S, and 1 + 57 + 2 row(t) after an X. Binding
+  //    where tiles both send and receive many short messages.
+  //    Pairable transfers count as sends only: a paired stream need not
+  //    select at X.
   std::vector<uint64_t> sent(model.tiles, 0), received(model.tiles, 0);
+  std::vector<uint64_t> sends(model.tiles, 0), selects(model.tiles, 0);
   std::vector<uint64_t> sentWords(model.tiles, 0);
   std::vector<int64_t> senderLatency(model.tiles, std::numeric_limits<int64_t>::max());
   std::vector<int64_t> firstSelect(model.tiles, std::numeric_limits<int64_t>::max());
   int64_t latency = std::numeric_limits<int64_t>::max();
   for (const TimedTransfer &t : transfers) {
-    uint64_t events = transferEvents(t, pairedEligible(model, t));
+    const bool pairable = pairedEligible(model, t);
+    uint64_t events = transferEvents(t, pairable);
     sent[t.source] += events;
     sentWords[t.source] += t.words;
+    const uint64_t messages = (t.words + model.maxMessageWords - 1) / model.maxMessageWords;
+    sends[t.source] += messages;
+    if (!pairable)
+      for (uint32_t d : t.dests)
+        selects[d] += messages;
     uint32_t s = c600PhysicalTile(t.source);
     for (uint32_t d : t.dests) {
       received[d] += events;
@@ -1925,10 +1947,17 @@ uint64_t ipu::timedLowerBound(const ExchangeTimingModel &model,
     if (partner < model.tiles && (sentWords[t] || sentWords[partner]))
       bound = std::max(bound, int64_t((sentWords[t] + sentWords[partner] + 1) / 2) +
                                   std::min(senderLatency[t], senderLatency[partner]));
-    if (received[t]) {
-      int64_t tail = model.receivePointerDelay + model.receiveGuardEvents +
-                     model.rowPhaseEvents * physicalRow(c600PhysicalTile(t));
+    int64_t tail = model.receivePointerDelay + model.receiveGuardEvents +
+                   model.rowPhaseEvents * physicalRow(c600PhysicalTile(t));
+    if (received[t])
       bound = std::max(bound, firstSelect[t] + int64_t(received[t]) + tail);
+    if (sends[t] + selects[t]) {
+      int64_t after = std::numeric_limits<int64_t>::max();
+      if (sends[t])
+        after = senderLatency[t] + 1;
+      if (selects[t])
+        after = std::min(after, 1 + tail);
+      bound = std::max(bound, int64_t(sends[t] + selects[t]) - 1 + after);
     }
   }
   return std::max<uint64_t>(endpoint + uint64_t(std::max<int64_t>(latency, 0)),
@@ -2138,8 +2167,18 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
     std::vector<PlacedMessage> messages;
     int64_t horizon = 0;
   };
+  // The largest phases go without MatchingWaves: it costs more than the
+  // longest-first placement and did not beat it on any of them
+  // (bench/run exchange: uniform-500k 13,858 against 13,713 events,
+  // uniform-1word-500k 1,850 against 1,481), and placed beside it on the
+  // other core it slowed both (memory-bound): uniform-500k 1.92 -> 1.50 s,
+  // uniform-1word-500k 3.16 -> 2.09 s with the send-start check first
+  // (medians of 5).
+  constexpr size_t kMatchingWavesTransfers = 200'000;
   std::vector<Candidate> candidates;
   for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
+    if (order == TimedOrder::MatchingWaves && plain.size() > kMatchingWavesTransfers)
+      continue;
     candidates.push_back({&plain, &transferOf, order, {}, 0});
     if (anyEligible)
       candidates.push_back({&pairedTransfers, &transferOf, order, {}, 0});

@@ -177,7 +177,9 @@ scheduleTimed(const ExchangeTimingModel &model,
 /// select, max(1, min ttm + 1), plus 57 + 2 row(d) (memo 9.1 item 5); per
 /// pair of partner tiles, half the words both send (their two paths carry
 /// them at a word per event each, paired or not) plus the least latency of
-/// either.
+/// either; per tile, one event of its own for each message it sends and
+/// each unpaired stream it receives (send starts and source selects never
+/// share an event), plus the latency after the last of them.
 uint64_t timedLowerBound(const ExchangeTimingModel &model,
                          const std::vector<TimedTransfer> &transfers);
 
