@@ -59,21 +59,13 @@ std::string number(double value, const char *format = "%.9g") {
 
 } // namespace
 
-std::optional<std::string> ipu::compareExpected(const std::string &dir,
-                                                const Package &package,
-                                                const SimulationResult &result,
-                                                ExpectReport &report) {
+std::optional<std::string> ipu::compareExpectedArrays(const std::string &dir,
+                                                      const std::vector<ExpectedResult> &results,
+                                                      ExpectReport &report) {
   report = ExpectReport();
-  if (package.results == 0)
-    return std::string("the package does not say which of its streams are the "
-                       "function's results (format before 6): compile it again");
-  for (uint32_t index = 0; index < package.results; ++index) {
-    const HostStream *stream = resultStream(package, index);
-    if (!stream || index >= result.outputs.size() || result.outputs[index].bytes.empty())
-      return "result " + std::to_string(index) + " was never streamed out";
-    const HostTensor &output = result.outputs[index];
-    const std::vector<int64_t> &shape =
-        stream->declaredShape.empty() ? stream->shape : stream->declaredShape;
+  for (uint32_t index = 0; index < results.size(); ++index) {
+    const ExpectedResult &output = results[index];
+    const std::vector<int64_t> &shape = output.shape;
     const std::string path =
         joinPath(dir, npyFileName("result" + std::to_string(index), output.type));
     NpyArray array;
@@ -127,6 +119,27 @@ std::optional<std::string> ipu::compareExpected(const std::string &dir,
     report.lines.push_back(std::move(line));
   }
   return std::nullopt;
+}
+
+std::optional<std::string> ipu::compareExpected(const std::string &dir,
+                                                const Package &package,
+                                                const SimulationResult &result,
+                                                ExpectReport &report) {
+  report = ExpectReport();
+  if (package.results == 0)
+    return std::string("the package does not say which of its streams are the "
+                       "function's results (format before 6): compile it again");
+  std::vector<ExpectedResult> results;
+  for (uint32_t index = 0; index < package.results; ++index) {
+    const HostStream *stream = resultStream(package, index);
+    if (!stream || index >= result.outputs.size() || result.outputs[index].bytes.empty())
+      return "result " + std::to_string(index) + " was never streamed out";
+    const HostTensor &output = result.outputs[index];
+    results.push_back({output.type,
+                       stream->declaredShape.empty() ? stream->shape : stream->declaredShape,
+                       output.bytes});
+  }
+  return compareExpectedArrays(dir, results, report);
 }
 
 std::string ipu::expectSummaryLine(const std::string &dir, const ExpectReport &report) {

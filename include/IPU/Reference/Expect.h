@@ -38,6 +38,21 @@ struct ExpectReport {
   bool passed() const { return mismatches == 0 && elementsCompared > 0; }
 };
 
+/// A result as some implementation computed it: its type, its shape as the
+/// function declares it, and its elements in row-major order.
+struct ExpectedResult {
+  ElementType type;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+
+/// Compares result N of `results` with DIR/resultN.npy (npyFileName), which
+/// must hold its shape and type, each element within expectTolerance of its
+/// type. A missing file, another shape or dtype is an error naming it.
+std::optional<std::string> compareExpectedArrays(const std::string &dir,
+                                                 const std::vector<ExpectedResult> &results,
+                                                 ExpectReport &report);
+
 /// Compares every result of the compiled function (Package::results) with
 /// DIR/resultN.npy (npyFileName), which must hold the result's declared
 /// shape and type. A missing file, another shape or dtype, or a package

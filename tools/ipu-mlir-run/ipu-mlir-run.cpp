@@ -1,0 +1,387 @@
+//===- ipu-mlir-run.cpp - Upstream MLIR's own execution of an input -------===//
+//
+// Runs a linalg-on-tensors module (what python -m ipu_export writes, or any
+// module ipu-opt takes) on the host CPU through upstream MLIR alone:
+// one-shot bufferization, linalg to loops, lowering to the LLVM dialect,
+// and LLVM's JIT (mlir::ExecutionEngine). None of our import, planning or
+// kernels is involved, so its results are an independent reference for
+// ours: a misreading of the IR by our import shows up as a mismatch even
+// where no framework is at hand.
+//
+//   ipu-mlir-run MODEL.mlir --inputs DIR [--outputs DIR] [--expect DIR]
+//
+// Inputs are DIR/argN.npy, each in the shape and type its argument
+// declares. --outputs writes each result as DIR/resultN.npy in the shape
+// the function returns; `ipu-run PACKAGE --expect DIR` then compares the
+// device's results with them. --expect compares these results with given
+// arrays (a framework's), with ipu-run's tolerances and PASS/FAIL lines.
+// Arguments and results are ranked tensors of static shape, of f32 or f16.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Reference/Expect.h"
+#include "IPU/Runtime/HostData.h"
+#include "IPU/Runtime/Npy.h"
+#include "IPU/Support/Escape.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstring>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IPU_MLIR_RUN_LSAN 1
+#include <sanitizer/lsan_interface.h>
+#endif
+#endif
+
+using namespace mlir;
+
+namespace {
+
+llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                     llvm::cl::desc("<module.mlir>"),
+                                     llvm::cl::Required);
+llvm::cl::opt<std::string> inputsDir("inputs",
+                                     llvm::cl::desc("Read argument N from DIR/argN.npy"),
+                                     llvm::cl::value_desc("DIR"), llvm::cl::Required);
+llvm::cl::opt<std::string> outputsDir(
+    "outputs", llvm::cl::desc("Write result N to DIR/resultN.npy, creating DIR"),
+                                      llvm::cl::value_desc("DIR"));
+llvm::cl::opt<std::string> expectDir(
+    "expect", llvm::cl::desc("Compare result N with DIR/resultN.npy"),
+    llvm::cl::value_desc("DIR"));
+llvm::cl::opt<std::string> functionName(
+    "function",
+    llvm::cl::desc("The function to run (default: main, else the module's only function)"));
+
+/// Upstream MLIR's lowering of linalg on tensors to the LLVM dialect, as
+/// mlir-opt would run it; every pass is upstream's own.
+constexpr const char *kLowering =
+    "func.func(convert-elementwise-to-linalg),"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
+    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+    "convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts";
+
+int fail(const std::string &message) {
+  llvm::errs() << "ipu-mlir-run: error: " << message << "\n";
+  return 1;
+}
+
+/// Our element type of a tensor's element type, or null for another.
+std::optional<ipu::ElementType> elementTypeOf(Type type) {
+  if (type.isF32())
+    return ipu::ElementType::F32;
+  if (type.isF16())
+    return ipu::ElementType::F16;
+  return std::nullopt;
+}
+
+struct TensorValue {
+  ipu::ElementType type;
+  std::vector<int64_t> shape;
+};
+
+/// The argument or result types of the function, as our values; an error
+/// naming the first that is not a static tensor of f32 or f16.
+std::optional<std::string> valuesOf(TypeRange types, const char *what,
+                                    std::vector<TensorValue> &values) {
+  for (auto [index, type] : llvm::enumerate(types)) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    std::optional<ipu::ElementType> element =
+        tensor ? elementTypeOf(tensor.getElementType()) : std::nullopt;
+    if (!tensor || !tensor.hasStaticShape() || !element) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << what << " " << index << " is " << type
+         << ": only ranked tensors of static shape and of f32 or f16 are run";
+      return text;
+    }
+    values.push_back({*element, std::vector<int64_t>(tensor.getShape())});
+  }
+  return std::nullopt;
+}
+
+/// A memref descriptor as the LLVM lowering passes it: allocated and
+/// aligned pointers, offset, then sizes and strides, each a 64-bit word.
+struct Descriptor {
+  std::vector<int64_t> words;
+  explicit Descriptor(void *data, const std::vector<int64_t> &shape) {
+    words.push_back(int64_t(reinterpret_cast<intptr_t>(data)));
+    words.push_back(int64_t(reinterpret_cast<intptr_t>(data)));
+    words.push_back(0);
+    words.insert(words.end(), shape.begin(), shape.end());
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;)
+      strides[d - 1] = strides[d] * shape[d];
+    words.insert(words.end(), strides.begin(), strides.end());
+  }
+};
+
+/// Result `value` from the descriptor at `words` (3 + 2 rank words), copied
+/// out by its strides into row-major bytes.
+std::vector<uint8_t> readResult(const TensorValue &value, const int64_t *words) {
+  const size_t rank = value.shape.size();
+  const auto *base = reinterpret_cast<const uint8_t *>(intptr_t(words[1]));
+  const int64_t offset = words[2];
+  const int64_t *sizes = words + 3, *strides = words + 3 + rank;
+  const unsigned bytes = ipu::elementBytes(value.type);
+  uint64_t elements = 1;
+  for (size_t d = 0; d < rank; ++d)
+    elements *= uint64_t(sizes[d]);
+  std::vector<uint8_t> out(elements * bytes);
+  std::vector<int64_t> index(rank, 0);
+  for (uint64_t e = 0; e < elements; ++e) {
+    int64_t at = offset;
+    for (size_t d = 0; d < rank; ++d)
+      at += index[d] * strides[d];
+    std::memcpy(&out[e * bytes], base + at * bytes, bytes);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "Runs a linalg-on-tensors module on the host through upstream MLIR "
+      "(bufferization, lowering to LLVM, ExecutionEngine): an independent "
+      "reference for ipu-run's results\n");
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  DialectRegistry registry;
+  registry.insert<affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
+                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  cf::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerConversionPasses();
+  bufferization::registerBufferizationPasses();
+  registerLinalgPasses();
+  memref::registerMemRefPasses();
+
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  std::string error;
+  auto buffer = openInputFile(inputFile, &error);
+  if (!buffer)
+    return fail(error);
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse " + ipu::reportValue(inputFile));
+
+  func::FuncOp function;
+  if (functionName.empty()) {
+    std::vector<func::FuncOp> defined;
+    for (auto f : module->getOps<func::FuncOp>())
+      if (!f.isExternal())
+        defined.push_back(f);
+    function = module->lookupSymbol<func::FuncOp>("main");
+    if (!function && defined.size() == 1)
+      function = defined.front();
+    if (!function)
+      return fail("the module has " + std::to_string(defined.size()) +
+                  " functions with a body and none is main: --function names one");
+    functionName = function.getSymName().str();
+  } else {
+    function = module->lookupSymbol<func::FuncOp>(functionName);
+  }
+  if (!function || function.isExternal())
+    return fail("the module has no function " + ipu::reportValue(functionName) +
+                " with a body (--function names another)");
+  std::vector<TensorValue> arguments, results;
+  if (auto why = valuesOf(function.getArgumentTypes(), "argument", arguments))
+    return fail(*why);
+  if (auto why = valuesOf(function.getResultTypes(), "result", results))
+    return fail(*why);
+
+  // An op that accumulates onto tensor.empty reads undefined values, and
+  // upstream's execution of it returns whatever the memory held; ipu-opt
+  // reads them as zeros. Said, so that a mismatch there is not taken for a
+  // misreading.
+  function.walk([&](linalg::LinalgOp op) {
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (init.get().getDefiningOp<tensor::EmptyOp>() && op.payloadUsesValueFromOperand(&init)) {
+        std::string where = "unknown location";
+        if (auto at = dyn_cast<FileLineColLoc>(op->getLoc()))
+          where = at.getFilename().str() + ":" + std::to_string(at.getLine()) + ":" +
+                  std::to_string(at.getColumn());
+        llvm::errs() << "ipu-mlir-run: warning: " << ipu::escapeText(where) << ": "
+                     << op->getName().getStringRef()
+                     << " accumulates onto tensor.empty, whose values are undefined: "
+                        "so is its result here (ipu-opt takes them as zeros)\n";
+      }
+  });
+
+  // Inputs first: a missing file is found before the lowering's work.
+  std::vector<std::vector<uint8_t>> inputData;
+  for (auto [index, value] : llvm::enumerate(arguments)) {
+    const std::string path =
+        inputsDir + "/" + ipu::npyFileName("arg" + std::to_string(index), value.type);
+    ipu::NpyArray array;
+    if (auto why = ipu::readNpy(path, array))
+      return fail(*why);
+    if (array.descr != ipu::npyDescr(value.type) || array.shape != value.shape)
+      return fail(path + ": argument " + std::to_string(index) + " is " +
+                  ipu::npyShapeText(value.shape) + " " + std::string(ipu::elementTypeName(value.type)) +
+                  ", the file holds " + ipu::npyShapeText(array.shape) + " " +
+                  ipu::npyTypeName(array.descr));
+    inputData.push_back(std::move(array.data));
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  PassManager pm(&context, ModuleOp::getOperationName());
+  if (failed(parsePassPipeline(kLowering, pm, llvm::errs())))
+    return fail("the lowering pipeline does not parse");
+  if (failed(pm.run(*module)))
+    return fail("upstream MLIR's lowering of " + ipu::reportValue(inputFile) +
+                " failed (its diagnostics are above)");
+  const double lowerSeconds = secondsSince(start);
+
+  start = std::chrono::steady_clock::now();
+  // optLevel 2: the loops linalg lowers to run about as fast as plain C.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  ExecutionEngineOptions options;
+  options.transformer = optimize;
+  auto engine = ExecutionEngine::create(*module, options);
+  if (!engine) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << engine.takeError();
+    return fail("the JIT could not build the module: " + ipu::reportValue(text));
+  }
+
+  // The packed wrapper takes a pointer to each LLVM argument (every word of
+  // every descriptor) and, last, one to the result: one descriptor, or a
+  // struct of them, 64-bit words throughout.
+  std::vector<Descriptor> descriptors;
+  for (auto [index, value] : llvm::enumerate(arguments))
+    descriptors.emplace_back(inputData[index].data(), value.shape);
+  std::vector<void *> packed;
+  for (Descriptor &d : descriptors)
+    for (int64_t &word : d.words)
+      packed.push_back(&word);
+  size_t resultWords = 0;
+  for (const TensorValue &value : results)
+    resultWords += 3 + 2 * value.shape.size();
+  std::vector<int64_t> resultStorage(std::max<size_t>(resultWords, 1), 0);
+  if (!results.empty())
+    packed.push_back(resultStorage.data());
+  // The lowered code allocates its buffers with malloc and, returning some
+  // of them, never frees them all: a one-shot run, whose memory the exit
+  // returns. Under LeakSanitizer (make test-sanitize) those allocations
+  // alone are exempt from the leak check.
+#if IPU_MLIR_RUN_LSAN
+  __lsan_disable();
+#endif
+  llvm::Error invoked = (*engine)->invokePacked(functionName, packed);
+#if IPU_MLIR_RUN_LSAN
+  __lsan_enable();
+#endif
+  if (invoked) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << invoked;
+    return fail("running " + ipu::reportValue(functionName) + " failed: " +
+                ipu::reportValue(text));
+  }
+  const double runSeconds = secondsSince(start);
+
+  std::vector<ipu::ExpectedResult> computed;
+  size_t at = 0;
+  for (const TensorValue &value : results) {
+    computed.push_back({value.type, value.shape, readResult(value, &resultStorage[at])});
+    at += 3 + 2 * value.shape.size();
+  }
+  if (!outputsDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputsDir))
+      return fail("cannot create " + ipu::reportValue(outputsDir) + ": " + ec.message());
+    for (auto [index, result] : llvm::enumerate(computed)) {
+      ipu::NpyArray array;
+      array.descr = std::string(ipu::npyDescr(result.type));
+      array.itemBytes = ipu::elementBytes(result.type);
+      array.shape = result.shape;
+      array.data = result.bytes;
+      const std::string path =
+          outputsDir + "/" + ipu::npyFileName("result" + std::to_string(index), result.type);
+      if (auto why = ipu::writeNpy(path, array))
+        return fail(*why);
+    }
+  }
+  llvm::outs() << "mlirReference=" << ipu::reportValue(inputFile)
+               << " function=" << ipu::reportValue(functionName)
+               << " arguments=" << arguments.size() << " results=" << results.size()
+               << " lowerSeconds=" << llvm::format("%.3f", lowerSeconds)
+               << " jitAndRunSeconds=" << llvm::format("%.3f", runSeconds) << "\n";
+  if (expectDir.empty())
+    return 0;
+  ipu::ExpectReport report;
+  if (auto why = ipu::compareExpectedArrays(expectDir, computed, report))
+    return fail(*why);
+  for (const std::string &line : report.lines)
+    llvm::outs() << line << "\n";
+  llvm::outs() << ipu::expectSummaryLine(expectDir, report) << "\n";
+  return report.passed() ? 0 : 1;
+}
