@@ -1134,12 +1134,13 @@ struct PlacedStream {
 /// the last one stopped (O(log gaps) on a message's first question), then
 /// steps over too-short gaps; the event, neighbour and unit checks are O(1)
 /// per receiver, and the final reservations reuse the questions' gaps.
-/// Measured (bench/run exchange, median of 5 on a 2-core machine):
+/// Measured (bench/run exchange, medians of 5 on a busy 2-core machine):
 /// scheduleTimedPhase on uniform-500k (500k single-destination transfers
-/// of up to 64 words on 1472 tiles, one order) 1.50 s; on
-/// uniform-1word-500k, where every message is one word and a tile's
-/// receive controls, send starts and SRAM unit fill nearly every event,
-/// 2.09 s: there the search steps through the busy events a few at a time.
+/// of up to 64 words on 1472 tiles, two orders in parallel) 1.54 s; on
+/// uniform-1word-500k (one order), where every message is one word and a
+/// tile's receive controls, send starts and SRAM unit fill nearly every
+/// event, 2.00 s: there the search steps through the busy events a few at
+/// a time.
 class TimedScheduler {
 public:
   /// `sharedUnits`: per tile, the SRAM units (bit u) that the phase both
@@ -2167,17 +2168,34 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
     std::vector<PlacedMessage> messages;
     int64_t horizon = 0;
   };
-  // The largest phases go without MatchingWaves: it costs more than the
-  // longest-first placement and did not beat it on any of them
-  // (bench/run exchange: uniform-500k 13,858 against 13,713 events,
-  // uniform-1word-500k 1,850 against 1,481), and placed beside it on the
-  // other core it slowed both (memory-bound): uniform-500k 1.92 -> 1.50 s,
-  // uniform-1word-500k 3.16 -> 2.09 s with the send-start check first
-  // (medians of 5).
+  // MatchingWaves packs words into rounds; where a large phase is bound by
+  // its events instead (a tile's send starts and source selects, an event
+  // each, outnumber the words of its busiest path: many messages of a word
+  // or two), it measured worse and slower, and beside the longest-first
+  // placement on the other core it slows that one too (memory-bound).
+  // bench/run exchange, uniform-1word-500k: 1,850 against 1,481 events,
+  // 2.59 -> 1.69 s without it (medians of 3). On word-bound phases it can
+  // win: all-to-all-707 2,027 against 2,191.
   constexpr size_t kMatchingWavesTransfers = 200'000;
+  bool wavesPack = true;
+  if (plain.size() > kMatchingWavesTransfers) {
+    std::vector<uint64_t> words(phase.tiles * 2, 0), events(phase.tiles, 0);
+    for (const TimedTransfer &t : plain) {
+      const uint64_t messages =
+          (t.words + model.maxMessageWords - 1) / model.maxMessageWords;
+      words[t.source] += t.words;
+      events[t.source] += messages;
+      for (uint32_t d : t.dests) {
+        words[phase.tiles + d] += t.words;
+        events[d] += messages;
+      }
+    }
+    wavesPack = *std::max_element(events.begin(), events.end()) <=
+                *std::max_element(words.begin(), words.end());
+  }
   std::vector<Candidate> candidates;
   for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
-    if (order == TimedOrder::MatchingWaves && plain.size() > kMatchingWavesTransfers)
+    if (order == TimedOrder::MatchingWaves && !wavesPack)
       continue;
     candidates.push_back({&plain, &transferOf, order, {}, 0});
     if (anyEligible)
