@@ -363,6 +363,11 @@ static void demoteDoublePrecision(ModuleOp module) {
           result.setType(type);
           changed = true;
         }
+      // A narrowing of an f64 value to f32 narrows nothing once that value
+      // is f32 (its own result was f32 all along).
+      if (!changed && isa<arith::TruncFOp>(op) &&
+          op->getOperand(0).getType() == op->getResult(0).getType())
+        noOps.push_back(op);
       if (!changed)
         return;
       ++demoted;
@@ -392,10 +397,20 @@ static void demoteDoublePrecision(ModuleOp module) {
 
 namespace {
 
+/// A scalar factor: a constant, or a value defined outside the body that
+/// multiplies by it.
+struct Scale {
+  Value value;
+  TypedAttr constant;
+};
+
 /// A contraction as ipu_gemm.matmul takes it.
 struct Contraction {
   Value lhs, rhs;
   bool transposeLhs = false, transposeRhs = false;
+  /// Scalars the product is multiplied by afterwards: the operands'
+  /// scalings, looked through (lookThroughScaling).
+  SmallVector<Scale, 2> resultScales;
 };
 } // namespace
 
@@ -494,10 +509,49 @@ static Value lookThroughWidening(Value value) {
   return generic.getDpsInputs()[0];
 }
 
+/// The input of `value`'s producer and the scalar it multiplies it by,
+/// when that producer only scales in f32 (an all-parallel identity generic
+/// whose body is one mulf of its input by a constant of the body or a
+/// value from outside it), or a null input.
+static std::pair<Value, Scale> lookThroughScaling(Value value) {
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  Block *body = generic.getBody();
+  auto *terminator = body->getTerminator();
+  auto product = terminator->getOperand(0).getDefiningOp<arith::MulFOp>();
+  if (!product || product->getBlock() != body || !product.getType().isF32())
+    return {};
+  Value input = body->getArgument(0);
+  if (product.getLhs() != input && product.getRhs() != input)
+    return {};
+  Value scalar = product.getLhs() == input ? product.getRhs() : product.getLhs();
+  Scale scale;
+  auto constant = scalar.getDefiningOp<arith::ConstantOp>();
+  if (constant)
+    scale.constant = constant.getValue();
+  else if (scalar.getParentRegion() != &generic.getRegion())
+    scale.value = scalar;
+  else
+    return {};
+  // Nothing else in the body: the product, its constant, the yield.
+  const size_t expected = constant && constant->getBlock() == body ? 3 : 2;
+  if (body->getOperations().size() != expected)
+    return {};
+  return {generic.getDpsInputs()[0], scale};
+}
+
 /// Looks through producers that only transpose the last two dims of an
 /// operand, widen both operands from one narrower type (torch-mlir's f16
 /// linear upcast to f32: the AMP multiplies f16 and accumulates in f32
-/// alike), or broadcast B along the batch dims.
+/// alike), or broadcast B along the batch dims. Operands that are widened
+/// and then scaled in f32 (torch-mlir's f16 scaled_dot_product_attention,
+/// which multiplies Q and K^T each by the root of the scale) are taken
+/// before the scaling, which moves after the product: the products of the
+/// narrow values are exact in f32, so only f32 rounding tells the two
+/// apart.
 static void lookThrough(Contraction &contraction) {
   auto throughTransposes = [&] {
     for (auto [value, transposed] :
@@ -509,6 +563,33 @@ static void lookThrough(Contraction &contraction) {
       }
   };
   throughTransposes();
+  auto [scaledLhs, lhsScale] = lookThroughScaling(contraction.lhs);
+  auto [scaledRhs, rhsScale] = lookThroughScaling(contraction.rhs);
+  if (scaledLhs || scaledRhs) {
+    Value lhs = scaledLhs ? scaledLhs : contraction.lhs;
+    Value rhs = scaledRhs ? scaledRhs : contraction.rhs;
+    bool transposeLhs = contraction.transposeLhs, transposeRhs = contraction.transposeRhs;
+    while (Value input = lookThroughTranspose(lhs)) {
+      lhs = input;
+      transposeLhs = !transposeLhs;
+    }
+    while (Value input = lookThroughTranspose(rhs)) {
+      rhs = input;
+      transposeRhs = !transposeRhs;
+    }
+    Value narrowLhs = lookThroughWidening(lhs), narrowRhs = lookThroughWidening(rhs);
+    if (narrowLhs && narrowRhs &&
+        getElementTypeOrSelf(narrowLhs.getType()) == getElementTypeOrSelf(narrowRhs.getType())) {
+      contraction.lhs = lhs;
+      contraction.rhs = rhs;
+      contraction.transposeLhs = transposeLhs;
+      contraction.transposeRhs = transposeRhs;
+      if (scaledLhs)
+        contraction.resultScales.push_back(lhsScale);
+      if (scaledRhs)
+        contraction.resultScales.push_back(rhsScale);
+    }
+  }
   Value narrowLhs = lookThroughWidening(contraction.lhs);
   Value narrowRhs = lookThroughWidening(contraction.rhs);
   if (narrowLhs && narrowRhs &&
@@ -572,6 +653,30 @@ carriedAttributes(Operation *op) {
 }
 
 
+/// `product` multiplied by each of `scales` in turn, as an elementwise
+/// generic after it (which the elementwise import fuses), or `product`.
+static Value scaledResult(PatternRewriter &rewriter, Location loc, Value product,
+                          ArrayRef<Scale> scales) {
+  if (scales.empty())
+    return product;
+  auto type = cast<RankedTensorType>(product.getType());
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+  AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(), utils::IteratorType::parallel);
+  auto scaled = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ValueRange{product}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [&](OpBuilder &b, Location at, ValueRange args) {
+        Value value = args[0];
+        for (const Scale &scale : scales)
+          value = arith::MulFOp::create(
+              b, at, value,
+              scale.constant ? arith::ConstantOp::create(b, at, scale.constant) : scale.value);
+        linalg::YieldOp::create(b, at, value);
+      });
+  return scaled->getResult(0);
+}
+
 /// The contraction `op` as an ipu_gemm.matmul, or an error naming what does
 /// not fit.
 static LogicalResult importContraction(linalg::LinalgOp op,
@@ -605,7 +710,8 @@ static LogicalResult importContraction(linalg::LinalgOp op,
     return op.emitError("contraction does not form an ipu_gemm.matmul (see "
                         "the error above)");
   }
-  rewriter.replaceOp(op, imported.getResult());
+  rewriter.replaceOp(op, scaledResult(rewriter, op.getLoc(), imported.getResult(),
+                                      contraction->resultScales));
   return success();
 }
 
@@ -876,7 +982,7 @@ struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
       return failure();
     // The uncollapsed operands may be transposes in turn.
     Contraction contraction{lhs, rhs, matmul.getTransposeLhs(),
-                            matmul.getTransposeRhs()};
+                            matmul.getTransposeRhs(), {}};
     lookThrough(contraction);
     rewriter.setInsertionPoint(matmul);
     auto regrouped = ipu_gemm::MatmulOp::create(
@@ -887,7 +993,8 @@ struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
       rewriter.eraseOp(regrouped);
       return failure();
     }
-    rewriter.replaceOp(expand, regrouped.getResult());
+    rewriter.replaceOp(expand, scaledResult(rewriter, matmul.getLoc(), regrouped.getResult(),
+                                            contraction.resultScales));
     rewriter.eraseOp(matmul);
     return success();
   }

@@ -280,3 +280,55 @@ func.func @scaled_key(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>) -> tenso
   %r = tensor.expand_shape %p [[0, 1], [2], [3]] output_shape [1, 2, 4, 4] : tensor<2x4x4xf32> into tensor<1x2x4x4xf32>
   return %r : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// f16 scaled_dot_product_attention in torch-mlir's decomposition: Q and K
+// widened to f32, each multiplied by the root of the scale (an f64
+// constant narrowed in the body), K^T transposed, a batch_matmul in f32.
+// The products of f16 values are exact in f32, so the matmul takes the f16
+// operands and the two scalings follow the product, on its result.
+// CHECK-LABEL: func.func @widened_scaled_scores
+// CHECK:         %[[SCORES:.*]] = ipu_gemm.matmul %arg0, %arg1 {acc_type = f32, transpose_rhs} : tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16> -> tensor<1x2x4x4xf32>
+// CHECK:         ipu_tile.elementwise %[[SCORES]] : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32> {
+// CHECK:           arith.mulf
+// CHECK:           arith.mulf
+// CHECK-NOT:     arith.extf
+#id4c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// expected-remark @below {{computes the f64 intermediates of 1 ops in f32}}
+func.func @widened_scaled_scores(%q: tensor<1x2x4x8xf16>, %k: tensor<1x2x4x8xf16>) -> tensor<1x2x4x4xf32> {
+  %root = arith.constant 0.59460355750136051 : f64
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x4x8xf32>
+  %qw = linalg.generic {indexing_maps = [#id4c, #id4c], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%q : tensor<1x2x4x8xf16>) outs(%e : tensor<1x2x4x8xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %0 = arith.extf %in : f16 to f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x4x8xf32>
+  %kw = linalg.generic {indexing_maps = [#id4c, #id4c], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%k : tensor<1x2x4x8xf16>) outs(%e : tensor<1x2x4x8xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %0 = arith.extf %in : f16 to f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x4x8xf32>
+  %qs = linalg.generic {indexing_maps = [#id4c, #id4c], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qw : tensor<1x2x4x8xf32>) outs(%e : tensor<1x2x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.truncf %root : f64 to f32
+    %0 = arith.mulf %in, %s : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x4x8xf32>
+  %et = tensor.empty() : tensor<1x2x8x4xf32>
+  %kt = linalg.transpose ins(%kw : tensor<1x2x4x8xf32>) outs(%et : tensor<1x2x8x4xf32>) permutation = [0, 1, 3, 2]
+  %ks = linalg.generic {indexing_maps = [#id4c, #id4c], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%kt : tensor<1x2x8x4xf32>) outs(%et : tensor<1x2x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.truncf %root : f64 to f32
+    %0 = arith.mulf %in, %s : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x8x4xf32>
+  %qf = tensor.collapse_shape %qs [[0, 1], [2], [3]] : tensor<1x2x4x8xf32> into tensor<2x4x8xf32>
+  %kf = tensor.collapse_shape %ks [[0, 1], [2], [3]] : tensor<1x2x8x4xf32> into tensor<2x8x4xf32>
+  %ec = tensor.empty() : tensor<2x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%ec : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %p = linalg.batch_matmul ins(%qf, %kf : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %r = tensor.expand_shape %p [[0, 1], [2], [3]] output_shape [1, 2, 4, 4] : tensor<2x4x4xf32> into tensor<1x2x4x4xf32>
+  return %r : tensor<1x2x4x4xf32>
+}
