@@ -1134,26 +1134,80 @@ struct PlacedStream {
 /// the last one stopped (O(log gaps) on a message's first question), then
 /// steps over too-short gaps; the event, neighbour and unit checks are O(1)
 /// per receiver, and the final reservations reuse the questions' gaps.
-/// Measured (bench/run exchange, medians of 5 on a busy 2-core machine):
+/// Measured (bench/run exchange, medians of 5 on a 2-core machine):
 /// scheduleTimedPhase on uniform-500k (500k single-destination transfers
-/// of up to 64 words on 1472 tiles, two orders in parallel) 1.54 s; on
+/// of up to 64 words on 1472 tiles, two orders in parallel) 1.46 s; on
 /// uniform-1word-500k (one order), where every message is one word and a
 /// tile's receive controls, send starts and SRAM unit fill nearly every
-/// event, 2.00 s: there the search steps through the busy events a few at
-/// a time.
+/// event, 1.48 s with firstPossibleStart's busy bits (1.77 s without:
+/// the search stepped through the busy events a few at a time).
+/// Per tile, a bit per event: set once the event is busy in some sense
+/// (and never cleared: placement only adds). A tile's bits grow as far as
+/// its busy events do, up to kMaxWords; later events read as free, which
+/// is what a filter that may only rule starts out needs.
+class BusyBits {
+public:
+  explicit BusyBits(uint32_t tiles) : words(tiles) {}
+
+  void set(uint32_t tile, int64_t from, int64_t length) {
+    std::vector<uint64_t> &bits = words[tile];
+    int64_t e = std::max<int64_t>(from, 0);
+    const int64_t end = std::min<int64_t>(from + length, int64_t(kMaxWords) << 6);
+    if (e >= end)
+      return;
+    if (size_t((end - 1) >> 6) >= bits.size())
+      bits.resize(size_t((end - 1) >> 6) + 1, 0);
+    while (e < end) {
+      const unsigned first = unsigned(e & 63);
+      const int64_t count = std::min<int64_t>(64 - first, end - e);
+      const uint64_t ones = count == 64 ? ~uint64_t(0) : ((uint64_t(1) << count) - 1);
+      bits[size_t(e >> 6)] |= ones << first;
+      e += count;
+    }
+  }
+
+  /// Bit i: event from + i is busy (events before 0 read free).
+  uint64_t window(uint32_t tile, int64_t from) const {
+    const std::vector<uint64_t> &bits = words[tile];
+    auto word = [&](int64_t w) {
+      return w >= 0 && size_t(w) < bits.size() ? bits[w] : 0;
+    };
+    const int64_t w = from >> 6; // Floor, also below 0.
+    const unsigned shift = unsigned(from & 63);
+    return shift ? word(w) >> shift | word(w + 1) << (64 - shift) : word(w);
+  }
+
+  /// Bit i: some event of [from + i, from + i + length) is busy.
+  uint64_t anyIn(uint32_t tile, int64_t from, int64_t length) const {
+    uint64_t busy = 0;
+    for (int64_t k = 0; k < length; ++k)
+      busy |= window(tile, from + k);
+    return busy;
+  }
+
+private:
+  /// 2^20 events a tile: far past the phases the compiler makes.
+  static constexpr size_t kMaxWords = size_t(1) << 14;
+  std::vector<std::vector<uint64_t>> words;
+};
+
 class TimedScheduler {
 public:
   /// `sharedUnits`: per tile, the SRAM units (bit u) that the phase both
   /// reads and writes there; only those need their busy time kept.
+  /// `filter`: keep the busy bits firstPossibleStart reads (worth their
+  /// upkeep only where short messages crowd the tiles' events).
   TimedScheduler(const ExchangeTimingModel &model,
-                 std::vector<uint64_t> sharedUnits, bool anyPaired)
-      : model(model), anyPaired(anyPaired),
+                 std::vector<uint64_t> sharedUnits, bool anyPaired, bool filter)
+      : model(model), anyPaired(anyPaired), filter(filter),
         units(memoryUnit(model, (uint64_t(1) << model.addressBits) - 1) + 1),
         sharedUnits(std::move(sharedUnits)), events(model.tiles),
         send(model.tiles), mux(model.tiles, GapTimeline(/*named=*/true)),
         unitIndex(size_t(model.tiles) * units * 2, -1),
         activity(anyPaired ? model.tiles : 0),
-        reservations(anyPaired ? model.tiles : 0) {
+        reservations(anyPaired ? model.tiles : 0), sendBits(filter ? model.tiles : 0),
+        muxBits(filter ? model.tiles : 0), controlBits(filter ? model.tiles : 0),
+        sendStartBits(filter ? model.tiles : 0) {
     assert(units <= 64 && "unit masks are 64-bit");
   }
 
@@ -1207,7 +1261,7 @@ private:
   };
 
   const ExchangeTimingModel &model;
-  bool anyPaired;
+  bool anyPaired, filter;
   int64_t lastEvent = 0;
   uint32_t units;
   std::vector<uint64_t> sharedUnits;
@@ -1221,6 +1275,37 @@ private:
   /// and the [S, S + items) its partner borrows its path.
   std::vector<GapTimeline> activity, reservations;
   std::vector<Receiver> receivers; ///< Scratch.
+  /// Mirrors of the send and mux timelines and of the events that hold a
+  /// receive control or a send start, a bit per event, for
+  /// firstPossibleStart.
+  BusyBits sendBits, muxBits, controlBits, sendStartBits;
+  /// Windows of the filter: the first events of a message's send and mux
+  /// time it looks at (enough to rule out most busy starts).
+  static constexpr int64_t kFilterEvents = 8;
+
+  /// The least start >= `start` that the rules the bits mirror allow: the
+  /// sender's send time and each receiver's mux time free over their first
+  /// kFilterEvents events, the sender's first events (send-start) without
+  /// a receive control, and for an unpaired message each receiver's source
+  /// select off a send start. Every rule is also checked in full after it,
+  /// so it only skips starts that cannot be: 64 at a time, where the
+  /// one-by-one search of a dense tile steps through them.
+  int64_t firstPossibleStart(uint32_t source, int64_t start, int64_t length,
+                             bool paired) const {
+    const int64_t window = std::min(length, kFilterEvents);
+    for (;; start += 64) {
+      uint64_t busy = sendBits.anyIn(source, start, window);
+      for (uint32_t k = 0; k < model.sendStartEvents; ++k)
+        busy |= controlBits.window(source, start + k);
+      for (const Receiver &r : receivers) {
+        busy |= muxBits.anyIn(r.tile, start + r.at.sourceSelect, window);
+        if (!paired)
+          busy |= sendStartBits.window(r.tile, start + r.at.sourceSelect);
+      }
+      if (~busy)
+        return start + __builtin_ctzll(~busy);
+    }
+  }
 
   const GapTimeline *unitTime(uint32_t tile, uint32_t unit, bool write) const {
     if (!(sharedUnits[tile] >> unit & 1))
@@ -1458,7 +1543,12 @@ int64_t TimedScheduler::place(uint32_t source,
 
   // Then receive-controls and send-start, which need the mux windows free.
   for (;;) {
-    int64_t next = sendStartFrom(source, start);
+    // Long messages find their windows in few gap searches; short ones on
+    // busy tiles are what the filter is for.
+    int64_t next = filter && length <= kFilterEvents
+                       ? firstPossibleStart(source, start, length, paired)
+                       : start;
+    next = sendStartFrom(source, next);
     next = fitConstraints(primary, next);
     next = fitConstraints(secondary, next);
     if (next == start)
@@ -1478,10 +1568,15 @@ int64_t TimedScheduler::place(uint32_t source,
     int64_t x = start + r.at.sourceSelect, p = start + r.at.pointer,
             end = start + r.at.end;
     size_t n = controlsOf(r.at, slot, start, paired, controls);
-    for (size_t k = 0; k < n; ++k)
+    for (size_t k = 0; k < n; ++k) {
       events.add(r.tile, controls[k].cycle, controls[k].bits);
+      if (filter)
+        controlBits.set(r.tile, controls[k].cycle, 1);
+    }
     mux[r.tile].reserve(x, length, uint32_t(streams.size()),
                         primary[r.muxConstraint].at);
+    if (filter)
+      muxBits.set(r.tile, x, length);
     streams.push_back({uint32_t(destAddress), uint32_t(bytes), int32_t(length),
                        int16_t(p - x), paired, !slot.pointer});
     for (uint32_t u = writeFirst; u <= writeLast; ++u)
@@ -1491,8 +1586,12 @@ int64_t TimedScheduler::place(uint32_t source,
       activity[r.tile].reserveUnion(x, end - x);
   }
   send[source].reserve(start, length, GapTimeline::kNone, primary[0].at);
+  if (filter)
+    sendBits.set(source, start, length);
   for (uint32_t k = 0; k < model.sendStartEvents; ++k)
     events.add(source, start + k, kSendStartBit);
+  if (filter)
+    sendStartBits.set(source, start, model.sendStartEvents);
   for (uint32_t u = memoryUnit(model, sourceAddress),
                 last = memoryUnit(model, sourceAddress + bytes - 1);
        u <= last; ++u)
@@ -1500,6 +1599,8 @@ int64_t TimedScheduler::place(uint32_t source,
       reads->reserve(start, length);
   if (paired) {
     send[partner].reserve(start, length);
+    if (filter)
+      sendBits.set(partner, start, length);
     reservations[partner].reserve(start, length);
   }
   lastEvent = std::max(lastEvent, start + length);
@@ -1601,11 +1702,32 @@ struct PlacedMessage {
   bool paired;
 };
 
+/// Whether a tile's messages (those it sends and those it receives, each
+/// taking an event of its own: timedLowerBound's event floor) outnumber
+/// the words of the busiest path of any tile: a phase of many messages of
+/// a word or two, bound by events rather than words.
+bool boundByMessages(const ExchangeTimingModel &model,
+                     const std::vector<TimedTransfer> &transfers) {
+  std::vector<uint64_t> words(size_t(model.tiles) * 2, 0), messages(model.tiles, 0);
+  for (const TimedTransfer &t : transfers) {
+    const uint64_t parts = (t.words + model.maxMessageWords - 1) / model.maxMessageWords;
+    words[t.source] += t.words;
+    messages[t.source] += parts;
+    for (uint32_t d : t.dests) {
+      words[model.tiles + d] += t.words;
+      messages[d] += parts;
+    }
+  }
+  return *std::max_element(messages.begin(), messages.end()) >
+         *std::max_element(words.begin(), words.end());
+}
+
 /// scheduleTimed's work: the placed messages in placement order, and the
 /// phase's last event (the horizon timePhase reports).
 std::vector<PlacedMessage> placeTimed(const ExchangeTimingModel &model,
                                       const std::vector<TimedTransfer> &transfers,
-                                      TimedOrder placement, int64_t &horizon) {
+                                      TimedOrder placement, int64_t &horizon,
+                                      bool skipBusyStarts = true) {
   size_t n = transfers.size();
   uint32_t tiles = model.tiles;
   std::vector<uint8_t> paired(n);
@@ -1642,7 +1764,8 @@ std::vector<PlacedMessage> placeTimed(const ExchangeTimingModel &model,
   std::vector<PendingMessage> order;
   order.reserve(n);
   const std::vector<uint64_t> &sharedUnits = readUnits;
-  TimedScheduler scheduler(model, sharedUnits, anyPaired);
+  TimedScheduler scheduler(model, sharedUnits, anyPaired,
+                           skipBusyStarts && boundByMessages(model, transfers));
   // Words of an unpaired message from `offset` on, cut where its source or
   // destination range crosses into another SRAM unit on a tile that both
   // reads and writes some unit in this phase: a part in another unit need
@@ -1724,9 +1847,11 @@ std::vector<PlacedMessage> placeTimed(const ExchangeTimingModel &model,
 std::vector<TimedMessage>
 ipu::scheduleTimed(const ExchangeTimingModel &model,
                    const std::vector<TimedTransfer> &transfers,
-                   std::vector<uint32_t> *messageTransfers, TimedOrder placement) {
+                   std::vector<uint32_t> *messageTransfers, TimedOrder placement,
+                   bool skipBusyStarts) {
   int64_t horizon = 0;
-  std::vector<PlacedMessage> placed = placeTimed(model, transfers, placement, horizon);
+  std::vector<PlacedMessage> placed =
+      placeTimed(model, transfers, placement, horizon, skipBusyStarts);
   std::vector<TimedMessage> messages;
   messages.reserve(placed.size());
   for (const PlacedMessage &m : placed) {
@@ -2177,22 +2302,8 @@ ExchangeSchedule scheduleValidTimedPhase(const ExchangeTimingModel &model,
   // 2.59 -> 1.69 s without it (medians of 3). On word-bound phases it can
   // win: all-to-all-707 2,027 against 2,191.
   constexpr size_t kMatchingWavesTransfers = 200'000;
-  bool wavesPack = true;
-  if (plain.size() > kMatchingWavesTransfers) {
-    std::vector<uint64_t> words(phase.tiles * 2, 0), events(phase.tiles, 0);
-    for (const TimedTransfer &t : plain) {
-      const uint64_t messages =
-          (t.words + model.maxMessageWords - 1) / model.maxMessageWords;
-      words[t.source] += t.words;
-      events[t.source] += messages;
-      for (uint32_t d : t.dests) {
-        words[phase.tiles + d] += t.words;
-        events[d] += messages;
-      }
-    }
-    wavesPack = *std::max_element(events.begin(), events.end()) <=
-                *std::max_element(words.begin(), words.end());
-  }
+  const bool wavesPack =
+      plain.size() <= kMatchingWavesTransfers || !boundByMessages(model, plain);
   std::vector<Candidate> candidates;
   for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
     if (order == TimedOrder::MatchingWaves && !wavesPack)
