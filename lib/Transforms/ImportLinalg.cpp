@@ -363,11 +363,6 @@ static void demoteDoublePrecision(ModuleOp module) {
           result.setType(type);
           changed = true;
         }
-      // A narrowing of an f64 value to f32 narrows nothing once that value
-      // is f32 (its own result was f32 all along).
-      if (!changed && isa<arith::TruncFOp>(op) &&
-          op->getOperand(0).getType() == op->getResult(0).getType())
-        noOps.push_back(op);
       if (!changed)
         return;
       ++demoted;
@@ -529,15 +524,27 @@ static std::pair<Value, Scale> lookThroughScaling(Value value) {
     return {};
   Value scalar = product.getLhs() == input ? product.getRhs() : product.getLhs();
   Scale scale;
-  auto constant = scalar.getDefiningOp<arith::ConstantOp>();
-  if (constant)
+  Operation *scalarOp = scalar.getDefiningOp();
+  if (auto constant = dyn_cast_or_null<arith::ConstantOp>(scalarOp)) {
     scale.constant = constant.getValue();
-  else if (scalar.getParentRegion() != &generic.getRegion())
+  } else if (auto narrowed = dyn_cast_or_null<arith::TruncFOp>(scalarOp)) {
+    // torch-mlir's f64 scale, narrowed in the body (demoted to an f32 -> f32
+    // truncf by then, or not): the f32 constant, rounded as truncf rounds.
+    FloatAttr wide;
+    if (!matchPattern(narrowed.getIn(), m_Constant(&wide)))
+      return {};
+    APFloat value = wide.getValue();
+    bool losesInfo = false;
+    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
+    scale.constant = FloatAttr::get(Float32Type::get(generic.getContext()), value);
+  } else if (scalar.getParentRegion() != &generic.getRegion()) {
     scale.value = scalar;
-  else
+  } else {
     return {};
-  // Nothing else in the body: the product, its constant, the yield.
-  const size_t expected = constant && constant->getBlock() == body ? 3 : 2;
+  }
+  // Nothing else in the body: the product, its scalar if made there, the
+  // yield.
+  const size_t expected = scalarOp && scalarOp->getBlock() == body ? 3 : 2;
   if (body->getOperations().size() != expected)
     return {};
   return {generic.getDpsInputs()[0], scale};
