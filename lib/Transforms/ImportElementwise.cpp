@@ -275,15 +275,21 @@ struct FoldConstantTruncation : OpRewritePattern<arith::TruncFOp> {
 
 } // namespace
 
-void mlir::ipu_compiler::simplifyElementwiseBody(ipu_tile::ElementwiseOp op) {
+void mlir::ipu_compiler::simplifyElementwiseBody(ipu_tile::ElementwiseOp op,
+                                                RewriterBase *rewriter) {
+  RewriterBase::Listener *listener =
+      rewriter ? dyn_cast_or_null<RewriterBase::Listener>(rewriter->getListener()) : nullptr;
   RewritePatternSet patterns(op.getContext());
   populateMathAlgebraicSimplificationPatterns(patterns);
   patterns.add<FoldConstantTruncation>(op.getContext());
-  (void)applyPatternsGreedily(op.getBody(), std::move(patterns));
+  GreedyRewriteConfig config;
+  config.setListener(listener);
+  (void)applyPatternsGreedily(op.getBody(), std::move(patterns), config);
   // Constants left without a user (folded away) are not part of the body.
+  IRRewriter eraser(op.getContext(), listener);
   for (Operation &inner : llvm::make_early_inc_range(llvm::reverse(op.getBody().front())))
     if (isOpTriviallyDead(&inner))
-      inner.erase();
+      eraser.eraseOp(&inner);
 }
 
 Value mlir::ipu_compiler::copiedInput(ipu_tile::ElementwiseOp op) {
@@ -402,7 +408,7 @@ LogicalResult importOne(linalg::LinalgOp op, PatternRewriter &builder) {
     return failure();
   }
   ipu_tile::YieldOp::create(builder, op.getLoc(), *yielded);
-  simplifyElementwiseBody(elementwise);
+  simplifyElementwiseBody(elementwise, &builder);
   // A pure broadcast (StableHLO's constants and biases) has no full input:
   // it only lives until it fuses into the ops that read it.
   if (elementwise.getFirstFullInput() && failed(mlir::verify(elementwise))) {
@@ -565,7 +571,7 @@ LogicalResult importReduction(linalg::LinalgOp op, PatternRewriter &builder) {
   if (!yielded.getType().isF32())
     yielded = arith::ExtFOp::create(builder, loc, f32, yielded);
   ipu_tile::YieldOp::create(builder, loc, yielded);
-  simplifyElementwiseBody(reduced);
+  simplifyElementwiseBody(reduced, &builder);
   if (failed(mlir::verify(reduced))) {
     builder.eraseOp(reduced);
     return failure();

@@ -55,8 +55,10 @@ struct ImportOrRefuse : Base<OpTy> {
 
 /// x^3 as x * x * x, and the like, and constant truncations folded: the
 /// kernel then computes what the body says at the cost the estimator
-/// counts.
-void simplifyElementwiseBody(ipu_tile::ElementwiseOp op);
+/// counts. Inside a pattern, `rewriter` is the pattern's: the greedy
+/// driver that runs it hears of every op the simplification replaces or
+/// erases, which would otherwise stay on its worklist, freed.
+void simplifyElementwiseBody(ipu_tile::ElementwiseOp op, RewriterBase *rewriter = nullptr);
 
 /// Fuses into `op`, until none is left, each elementwise producer of an input
 /// it reads in full (of its iteration shape, no reduction) that `accept`
