@@ -26,6 +26,7 @@
 using namespace mlir;
 using mlir::ipu_compiler::copiedInput;
 using mlir::ipu_compiler::simplifyElementwiseBody;
+using mlir::ipu_compiler::truncatedConstant;
 
 namespace {
 
@@ -263,17 +264,19 @@ struct FoldConstantTruncation : OpRewritePattern<arith::TruncFOp> {
     auto type = dyn_cast<FloatType>(op.getType());
     if (!type)
       return failure();
-    APFloat narrowed = value.getValue();
-    bool losesInfo = false;
-    narrowed.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                     &losesInfo);
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, type, rewriter.getFloatAttr(type, narrowed));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, truncatedConstant(value, type));
     return success();
   }
 };
 
 } // namespace
+
+FloatAttr mlir::ipu_compiler::truncatedConstant(FloatAttr value, FloatType type) {
+  APFloat narrowed = value.getValue();
+  bool losesInfo = false;
+  narrowed.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+  return FloatAttr::get(type, narrowed);
+}
 
 void mlir::ipu_compiler::simplifyElementwiseBody(ipu_tile::ElementwiseOp op,
                                                 RewriterBase *rewriter) {

@@ -53,6 +53,10 @@ struct ImportOrRefuse : Base<OpTy> {
   ImportRefusals &refusals;
 };
 
+/// `value` narrowed to `type` as arith.truncf rounds (to nearest even);
+/// upstream folds only exact truncations.
+FloatAttr truncatedConstant(FloatAttr value, FloatType type);
+
 /// x^3 as x * x * x, and the like, and constant truncations folded: the
 /// kernel then computes what the body says at the cost the estimator
 /// counts. Inside a pattern, `rewriter` is the pattern's: the greedy

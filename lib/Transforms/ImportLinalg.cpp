@@ -32,6 +32,7 @@ using namespace mlir;
 using mlir::ipu_compiler::applyImportStage;
 using mlir::ipu_compiler::ImportOrRefuse;
 using mlir::ipu_compiler::ImportRefusals;
+using mlir::ipu_compiler::truncatedConstant;
 
 /// Whether `init` is known to hold zeros: a tensor.empty (a contraction then
 /// accumulates into undefined data, which we read as zero) or a fill of 0,
@@ -533,10 +534,7 @@ static std::pair<Value, Scale> lookThroughScaling(Value value) {
     FloatAttr wide;
     if (!matchPattern(narrowed.getIn(), m_Constant(&wide)))
       return {};
-    APFloat value = wide.getValue();
-    bool losesInfo = false;
-    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
-    scale.constant = FloatAttr::get(Float32Type::get(generic.getContext()), value);
+    scale.constant = truncatedConstant(wide, Float32Type::get(generic.getContext()));
   } else if (scalar.getParentRegion() != &generic.getRegion()) {
     scale.value = scalar;
   } else {
@@ -560,41 +558,32 @@ static std::pair<Value, Scale> lookThroughScaling(Value value) {
 /// narrow values are exact in f32, so only f32 rounding tells the two
 /// apart.
 static void lookThrough(Contraction &contraction) {
-  auto throughTransposes = [&] {
+  auto throughTransposes = [](Contraction &c) {
     for (auto [value, transposed] :
-         {std::pair(&contraction.lhs, &contraction.transposeLhs),
-          std::pair(&contraction.rhs, &contraction.transposeRhs)})
+         {std::pair(&c.lhs, &c.transposeLhs), std::pair(&c.rhs, &c.transposeRhs)})
       while (Value input = lookThroughTranspose(*value)) {
         *value = input;
         *transposed = !*transposed;
       }
   };
-  throughTransposes();
+  throughTransposes(contraction);
   auto [scaledLhs, lhsScale] = lookThroughScaling(contraction.lhs);
   auto [scaledRhs, rhsScale] = lookThroughScaling(contraction.rhs);
   if (scaledLhs || scaledRhs) {
-    Value lhs = scaledLhs ? scaledLhs : contraction.lhs;
-    Value rhs = scaledRhs ? scaledRhs : contraction.rhs;
-    bool transposeLhs = contraction.transposeLhs, transposeRhs = contraction.transposeRhs;
-    while (Value input = lookThroughTranspose(lhs)) {
-      lhs = input;
-      transposeLhs = !transposeLhs;
-    }
-    while (Value input = lookThroughTranspose(rhs)) {
-      rhs = input;
-      transposeRhs = !transposeRhs;
-    }
-    Value narrowLhs = lookThroughWidening(lhs), narrowRhs = lookThroughWidening(rhs);
+    // Taken only where both operands then widen from one narrow type.
+    Contraction unscaled = contraction;
+    unscaled.lhs = scaledLhs ? scaledLhs : contraction.lhs;
+    unscaled.rhs = scaledRhs ? scaledRhs : contraction.rhs;
+    throughTransposes(unscaled);
+    Value narrowLhs = lookThroughWidening(unscaled.lhs);
+    Value narrowRhs = lookThroughWidening(unscaled.rhs);
     if (narrowLhs && narrowRhs &&
         getElementTypeOrSelf(narrowLhs.getType()) == getElementTypeOrSelf(narrowRhs.getType())) {
-      contraction.lhs = lhs;
-      contraction.rhs = rhs;
-      contraction.transposeLhs = transposeLhs;
-      contraction.transposeRhs = transposeRhs;
       if (scaledLhs)
-        contraction.resultScales.push_back(lhsScale);
+        unscaled.resultScales.push_back(lhsScale);
       if (scaledRhs)
-        contraction.resultScales.push_back(rhsScale);
+        unscaled.resultScales.push_back(rhsScale);
+      contraction = std::move(unscaled);
     }
   }
   Value narrowLhs = lookThroughWidening(contraction.lhs);
@@ -603,7 +592,7 @@ static void lookThrough(Contraction &contraction) {
       getElementTypeOrSelf(narrowLhs.getType()) == getElementTypeOrSelf(narrowRhs.getType())) {
     contraction.lhs = narrowLhs;
     contraction.rhs = narrowRhs;
-    throughTransposes();
+    throughTransposes(contraction);
   }
   if (Value input = lookThroughLeadingBroadcast(contraction.rhs)) {
     // B is the same for every batch: the batches fold into M (which a
