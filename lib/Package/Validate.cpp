@@ -160,7 +160,8 @@ public:
     // Each reference op checks one matmul of the program, which at least one
     // gemm step computes: ipu-run evaluates no more ops, and no more FLOPs,
     // than the simulator runs.
-    // A permute checks an exchange phase.
+    // A permute checks an exchange phase, or a result streamed out again
+    // (the identity permute of a value returned twice).
     const uint64_t permutes = static_cast<uint64_t>(std::count_if(
         package.reference.begin(), package.reference.end(),
         [](const ReferenceOp &op) { return op.kind == ReferenceKind::Permute; }));
@@ -169,9 +170,10 @@ public:
              " reference ops, more than its program's " +
              countOf(gemmSteps + generatedSteps, "gemm or generated-kernel compute step") +
              " (each op checks an op the program computes)";
-    if (permutes > exchangeSteps)
+    if (permutes > exchangeSteps + outputStreams)
       return "package has " + countOf(permutes, "permute reference op") +
-             ", more than its program's " + countOf(exchangeSteps, "exchange step");
+             ", more than its program's " + countOf(exchangeSteps, "exchange step") +
+             " and " + countOf(outputStreams, "output stream");
     resultOwner.assign(outputStreams, UINT32_MAX);
     for (size_t i = 0; i < package.reference.size(); ++i)
       if (auto error = checkReference(i))
