@@ -10,6 +10,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -19,6 +20,10 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   target.target = options.target;
   pm.addPass(createIPUSetTarget(target));
   pm.addPass(createIPUImportLinalg());
+  // Exporters compute some values twice (a layer norm's mean, once for
+  // itself and once inside its variance); computed once, they also leave
+  // their producers one reader to fuse into.
+  pm.addPass(createCSEPass());
   pm.addPass(createIPUFuseElementwise());
   IPUPlanGemmOptions plan;
   plan.finalists = options.finalists;

@@ -20,11 +20,13 @@
 // LATER: numericalTest=PASS elementsCompared=1536
 
 // Every element is the constant (the largest error over all 1024 is 0).
-// CONSTANTS: checkpoint=0 operation=elementwise result=0 {{.*}} maximumAbsoluteError=0 mismatches=0 elementsCompared=1024 {{.*}} worstDevice=0 worstReference=0
+// %zero and %captured import as the same op: computed once, returned as
+// results 0 and 2, and result 0 is checked as an exact copy of result 2.
+// CONSTANTS: checkpoint=0 operation=elementwise result=2 {{.*}} maximumAbsoluteError=0 mismatches=0 elementsCompared=1024 {{.*}} worstDevice=0 worstReference=0
 // CONSTANTS: checkpoint=1 operation=elementwise result=1 {{.*}} maximumAbsoluteError=0 mismatches=0 elementsCompared=1024 {{.*}} worstDevice=1.5 worstReference=1.5
-// CONSTANTS: checkpoint=2 operation=elementwise result=2 {{.*}} maximumAbsoluteError=0 mismatches=0 elementsCompared=1024 {{.*}} worstDevice=0 worstReference=0
-// CONSTANTS: checkpoint=3 operation=elementwise result=3 {{.*}} maximumAbsoluteError=0 mismatches=0 elementsCompared=1024 {{.*}} worstDevice=0 worstReference=0
-// CONSTANTS: checkpoint=4 operation=elementwise result=4 {{.*}} maximumAbsoluteError=0 mismatches=0 elementsCompared=1024 {{.*}} worstDevice=-2 worstReference=-2
+// CONSTANTS: checkpoint=2 operation=elementwise result=3 {{.*}} maximumAbsoluteError=0 mismatches=0 elementsCompared=1024 {{.*}} worstDevice=0 worstReference=0
+// CONSTANTS: checkpoint=3 operation=elementwise result=4 {{.*}} maximumAbsoluteError=0 mismatches=0 elementsCompared=1024 {{.*}} worstDevice=-2 worstReference=-2
+// CONSTANTS: checkpoint=4 operation=permute result=0 exact maximumAbsoluteError=0 mismatches=0 elementsCompared=1024
 // CONSTANTS: numericalTest=PASS elementsCompared=5120
 
 //--- twice.mlir
