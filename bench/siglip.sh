@@ -21,7 +21,8 @@
 # (python -m ipu_export siglip-encoder-layer, f16, [1, 729, 1152]),
 # compiles it, runs it on PyTorch's input against PyTorch's output
 # (--expect) and op by op (--check), and gives the generated block's cycles
-# beside it.
+# beside it: with SDPA's attention (f32 and f16 partials) and with
+# transformers' eager attention.
 #   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export]
 #                    [--blocks N] [--batch N]
 set -euo pipefail
@@ -103,16 +104,19 @@ run_part() { # part partials weights [blocks] [batch]
        "$(theirs "$part")"
 }
 
-run_export() { # partials
-  local partials=$1 name=siglip-export-layer-f16-t729-d1152${1:+-p$1}
-  local dir="$work/export" log="$work/$name.log" report="$work/$name.report"
+run_export() { # partials [attention]
+  local partials=$1 attention=${2:-sdpa}
+  local name=siglip-export-layer-f16-t729-d1152${1:+-p$1}
+  [ "$attention" = sdpa ] || name+=-$attention
+  local dir="$work/export-$attention" log="$work/$name.log" report="$work/$name.report"
   local python="$root/.venv/bin/python"
   [ -x "$python" ] || { echo "bench=siglip case=$name status=no-venv"; return 0; }
   local t0 t1 t2 t3 t4
   t0=$(now)
   if [ ! -f "$dir/model.mlir" ]; then
     PYTHONPATH="$root/python" "$python" -m ipu_export siglip-encoder-layer \
-      --set num_hidden_layers=1 --shape 1,729,1152 --dtype f16 -o "$dir" > "$work/export.log" 2>&1
+      --set num_hidden_layers=1 --set _attn_implementation="$attention" \
+      --shape 1,729,1152 --dtype f16 -o "$dir" > "$work/export.log" 2>&1
   fi
   t1=$(now)
   if ! "$bin/ipu-opt" "$dir/model.mlir" --ipu-compile="target=ipu21${partials:+ partials=$partials}" \
@@ -135,7 +139,7 @@ run_export() { # partials
   local cycles generatedCycles
   cycles=$(value cycles "$report")
   generatedCycles=$(value cycles "$generatedReport")
-  echo "bench=siglip case=$name part=export partials=${partials:-f32}" \
+  echo "bench=siglip case=$name part=export partials=${partials:-f32} attention=$attention" \
        "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$t2")" \
        "packageSeconds=$(seconds "$t2" "$t3") simulateSeconds=$(seconds "$t3" "$t4")" \
        "cycles=$cycles computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
@@ -165,6 +169,10 @@ for part in "${parts[@]}"; do
   if [ "$part" = export ]; then
     run_export ""
     run_export any
+    # transformers' eager attention: the probabilities rounded to f16
+    # before P.V, as our block computes them. SDPA's decomposition (above)
+    # keeps P.V in f32, PyTorch's own choice for f16 on CPU.
+    run_export "" eager
     continue
   fi
   if [ "$part" = stack ]; then
