@@ -24,6 +24,9 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   // itself and once inside its variance); computed once, they also leave
   // their producers one reader to fuse into.
   pm.addPass(createCSEPass());
+  // Before fusion, which would merge the last layer's output into what
+  // reads it after the layers.
+  pm.addPass(createIPUFindRepeatedLayers());
   pm.addPass(createIPUFuseElementwise());
   IPUPlanGemmOptions plan;
   plan.finalists = options.finalists;

@@ -1,0 +1,121 @@
+//===- FindRepeatedLayers.cpp - The layers an exporter unrolled -----------===//
+//
+// Describes each function's ops for ipu::findRepeatedLayers (Planning/
+// RepeatedLayers.h): two ops share a signature when they compute the same
+// thing from their operands, bodies included.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IPU/Planning/RepeatedLayers.h"
+#include "IPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/OperationSupport.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::ipu_compiler {
+#define GEN_PASS_DEF_IPUFINDREPEATEDLAYERS
+#include "IPU/Transforms/Passes.h.inc"
+} // namespace mlir::ipu_compiler
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `a` and `b` compute the same thing from their operands: their
+/// names, attributes, result types and bodies (wired alike) agree.
+bool computeAlike(Operation *a, Operation *b) {
+  // Values from outside an op (its operands) may differ; inside a body,
+  // the comparison maps one op's values to the other's.
+  Region *outsideA = a->getParentRegion();
+  Region *outsideB = b->getParentRegion();
+  llvm::DenseMap<Value, Value> inside;
+  return OperationEquivalence::isEquivalentTo(
+      a, b,
+      [&](Value x, Value y) {
+        if (x.getParentRegion() == outsideA && y.getParentRegion() == outsideB)
+          return success();
+        return success(inside.lookup(x) == y);
+      },
+      [&](Value x, Value y) { inside[x] = y; }, OperationEquivalence::IgnoreLocations);
+}
+
+/// What `value` is to the search: a function argument, or a result of the
+/// op at its position.
+ipu::SequenceValue valueOf(Value value, const llvm::DenseMap<Operation *, uint32_t> &position) {
+  if (auto argument = dyn_cast<BlockArgument>(value))
+    return ipu::SequenceValue::argument(argument.getArgNumber());
+  auto result = cast<OpResult>(value);
+  auto it = position.find(result.getOwner());
+  return ipu::SequenceValue::resultOf(it == position.end() ? UINT32_MAX : it->second,
+                                      result.getResultNumber());
+}
+
+/// The function's ops as the search sees them, and the ops by position.
+ipu::Sequence describe(func::FuncOp func, SmallVectorImpl<Operation *> &ops) {
+  ipu::Sequence sequence;
+  llvm::DenseMap<Type, uint32_t> typeClass;
+  for (BlockArgument argument : func.getArguments())
+    sequence.argumentTypes.push_back(
+        typeClass.try_emplace(argument.getType(), typeClass.size()).first->second);
+
+  llvm::DenseMap<Operation *, uint32_t> position;
+  // Ops bucketed by a hash of what computeAlike compares (no operands);
+  // each bucket's classes listed by a representative.
+  llvm::DenseMap<llvm::hash_code, SmallVector<std::pair<Operation *, uint32_t>>> classes;
+  uint32_t signatures = 0;
+  Block &body = func.getBody().front();
+  for (Operation &op : body.without_terminator()) {
+    llvm::hash_code hash = OperationEquivalence::computeHash(
+        &op, OperationEquivalence::ignoreHashValue, OperationEquivalence::ignoreHashValue,
+        OperationEquivalence::IgnoreLocations);
+    for (Region &region : op.getRegions())
+      for (Block &block : region)
+        hash = llvm::hash_combine(hash, block.getOperations().size());
+    auto &bucket = classes[hash];
+    uint32_t signature = UINT32_MAX;
+    for (auto &[representative, id] : bucket)
+      if (computeAlike(representative, &op)) {
+        signature = id;
+        break;
+      }
+    if (signature == UINT32_MAX) {
+      signature = signatures++;
+      bucket.push_back({&op, signature});
+    }
+
+    ipu::SequenceOp &described = sequence.ops.emplace_back();
+    described.signature = signature;
+    for (Value operand : op.getOperands())
+      described.operands.push_back(valueOf(operand, position));
+    position[&op] = static_cast<uint32_t>(ops.size());
+    ops.push_back(&op);
+  }
+  for (Value returned : body.getTerminator()->getOperands())
+    sequence.returned.push_back(valueOf(returned, position));
+  return sequence;
+}
+
+} // namespace
+
+namespace {
+
+struct FindRepeatedLayersPass
+    : public mlir::ipu_compiler::impl::IPUFindRepeatedLayersBase<FindRepeatedLayersPass> {
+  void runOnOperation() override {
+    getOperation().walk([](func::FuncOp func) {
+      if (func.isDeclaration() || !func.getBody().hasOneBlock())
+        return;
+      SmallVector<Operation *> ops;
+      ipu::Sequence sequence = describe(func, ops);
+      std::optional<ipu::RepeatedLayers> layers = ipu::findRepeatedLayers(sequence);
+      if (!layers)
+        return;
+      func.emitRemark() << "repeats one layer: " << ipu::describe(*layers)
+                        << " (each layer compiled on its own for now)";
+    });
+  }
+};
+
+} // namespace

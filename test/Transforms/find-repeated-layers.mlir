@@ -1,0 +1,71 @@
+// RUN: ipu-opt %s -ipu-find-repeated-layers -verify-diagnostics -split-input-file
+
+// Three layers, each a matmul by its own weight and a residual add whose
+// body is the same: found, with the add (op 1 of each layer) passing the
+// value on.
+// expected-remark@+1 {{repeats one layer: layers=3 opsPerLayer=2 firstOp=0 endOp=6 weightsPerLayer=1 outputOp=1}}
+func.func @three_layers(%x: tensor<16x64xf32>, %w0: tensor<64x64xf32>, %w1: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %m0 = ipu_gemm.matmul %x, %w0 : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  %a0 = ipu_tile.elementwise %x, %m0 : tensor<16x64xf32>, tensor<16x64xf32> -> tensor<16x64xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.subf %p, %q : f32
+    ipu_tile.yield %s : f32
+  }
+  %m1 = ipu_gemm.matmul %a0, %w1 : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  %a1 = ipu_tile.elementwise %a0, %m1 : tensor<16x64xf32>, tensor<16x64xf32> -> tensor<16x64xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.subf %p, %q : f32
+    ipu_tile.yield %s : f32
+  }
+  %m2 = ipu_gemm.matmul %a1, %w2 : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  %a2 = ipu_tile.elementwise %a1, %m2 : tensor<16x64xf32>, tensor<16x64xf32> -> tensor<16x64xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.subf %p, %q : f32
+    ipu_tile.yield %s : f32
+  }
+  return %a2 : tensor<16x64xf32>
+}
+
+// -----
+
+// The third layer's body subtracts the other way round: it computes
+// something else, so only the first two repeat.
+// expected-remark@+1 {{repeats one layer: layers=2 opsPerLayer=2 firstOp=0 endOp=4}}
+func.func @bodies_wired_differently(%x: tensor<16x64xf32>, %w0: tensor<64x64xf32>, %w1: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %m0 = ipu_gemm.matmul %x, %w0 : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  %a0 = ipu_tile.elementwise %x, %m0 : tensor<16x64xf32>, tensor<16x64xf32> -> tensor<16x64xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.subf %p, %q : f32
+    ipu_tile.yield %s : f32
+  }
+  %m1 = ipu_gemm.matmul %a0, %w1 : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  %a1 = ipu_tile.elementwise %a0, %m1 : tensor<16x64xf32>, tensor<16x64xf32> -> tensor<16x64xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.subf %p, %q : f32
+    ipu_tile.yield %s : f32
+  }
+  %m2 = ipu_gemm.matmul %a1, %w2 : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  %a2 = ipu_tile.elementwise %a1, %m2 : tensor<16x64xf32>, tensor<16x64xf32> -> tensor<16x64xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.subf %q, %p : f32
+    ipu_tile.yield %s : f32
+  }
+  return %a2 : tensor<16x64xf32>
+}
+
+// -----
+
+// One weight read by every layer is not any layer's own, but a value they
+// all read alike; and nothing repeats in a single layer.
+// expected-remark@+1 {{repeats one layer: layers=3 opsPerLayer=1 firstOp=0 endOp=3 weightsPerLayer=0 outputOp=0}}
+func.func @shared_weight(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %m0 = ipu_gemm.matmul %x, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  %m1 = ipu_gemm.matmul %m0, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  %m2 = ipu_gemm.matmul %m1, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  return %m2 : tensor<16x64xf32>
+}
+
+func.func @one_layer(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %m0 = ipu_gemm.matmul %x, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  return %m0 : tensor<16x64xf32>
+}
