@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Planning/RepeatedLayers.h"
+#include "IPU/Dialect/Tile/IR/Tile.h"
 #include "IPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -101,10 +103,61 @@ ipu::Sequence describe(func::FuncOp func, SmallVectorImpl<Operation *> &ops) {
 
 namespace {
 
+/// Rewrites `layers` of `func` (whose ops by position are `ops`) as one
+/// ipu_tile.repeat with the first layer's ops as its body.
+LogicalResult outlineLayers(func::FuncOp func, ArrayRef<Operation *> ops,
+                      const ipu::RepeatedLayers &layers) {
+  auto valueOf = [&](const ipu::SequenceValue &value) -> Value {
+    if (value.kind == ipu::SequenceValue::Kind::Argument)
+      return func.getArgument(value.index);
+    return ops[value.index]->getResult(value.result);
+  };
+  Value input = valueOf(layers.input);
+  auto outputOf = [&](uint32_t layer) {
+    return ops[layers.first + layer * layers.opsPerLayer + layers.output.index]->getResult(
+        layers.output.result);
+  };
+  Value lastOutput = outputOf(layers.layers - 1);
+  if (input.getType() != lastOutput.getType()) {
+    func.emitRemark("leaves the layers as they are: each reads ")
+        << input.getType() << " but passes on " << lastOutput.getType();
+    return success();
+  }
+
+  Operation *firstOp = ops[layers.first];
+  OpBuilder builder(firstOp);
+  SmallVector<Value> weights;
+  SmallVector<Type> argumentTypes{input.getType()};
+  SmallVector<Location> argumentLocations{input.getLoc()};
+  for (const std::vector<uint32_t> &slot : layers.weights) {
+    for (uint32_t argument : slot)
+      weights.push_back(func.getArgument(argument));
+    argumentTypes.push_back(func.getArgument(slot.front()).getType());
+    argumentLocations.push_back(func.getArgument(slot.front()).getLoc());
+  }
+  auto repeat = ipu_tile::RepeatOp::create(builder, firstOp->getLoc(), input.getType(),
+                                           builder.getI64IntegerAttr(layers.layers),
+                                           input, weights);
+  Block *body = builder.createBlock(&repeat.getBody(), {}, argumentTypes, argumentLocations);
+  IRMapping mapping;
+  mapping.map(input, body->getArgument(0));
+  for (auto [slot, arguments] : llvm::enumerate(layers.weights))
+    mapping.map(func.getArgument(arguments.front()), body->getArgument(slot + 1));
+  for (uint32_t j = 0; j < layers.opsPerLayer; ++j)
+    builder.clone(*ops[layers.first + j], mapping);
+  ipu_tile::CarryOp::create(builder, repeat.getLoc(), mapping.lookup(outputOf(0)));
+
+  lastOutput.replaceAllUsesWith(repeat.getResult());
+  for (uint32_t position = layers.end(); position-- > layers.first;)
+    ops[position]->erase();
+  return success();
+}
+
 struct FindRepeatedLayersPass
     : public mlir::ipu_compiler::impl::IPUFindRepeatedLayersBase<FindRepeatedLayersPass> {
+  using IPUFindRepeatedLayersBase::IPUFindRepeatedLayersBase;
   void runOnOperation() override {
-    getOperation().walk([](func::FuncOp func) {
+    getOperation().walk([&](func::FuncOp func) {
       if (func.isDeclaration() || !func.getBody().hasOneBlock())
         return;
       SmallVector<Operation *> ops;
@@ -113,7 +166,9 @@ struct FindRepeatedLayersPass
       if (!layers)
         return;
       func.emitRemark() << "repeats one layer: " << ipu::describe(*layers)
-                        << " (each layer compiled on its own for now)";
+                        << (outline ? "" : " (each layer compiled on its own for now)");
+      if (outline && failed(outlineLayers(func, ops, *layers)))
+        signalPassFailure();
     });
   }
 };

@@ -1,4 +1,27 @@
 // RUN: ipu-opt %s -ipu-find-repeated-layers -verify-diagnostics -split-input-file
+// RUN: ipu-opt %s -ipu-find-repeated-layers=outline=true -split-input-file 2> /dev/null | FileCheck %s
+
+// Outlined: the first layer's ops are the body, the weights its operands
+// slot by slot, and what read the last layer's output reads the result.
+// CHECK-LABEL: func.func @three_layers
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x64xf32>, %[[W0:.*]]: tensor<64x64xf32>, %[[W1:.*]]: tensor<64x64xf32>, %[[W2:.*]]: tensor<64x64xf32>)
+// CHECK:         %[[Y:.*]] = ipu_tile.repeat 3 input(%[[X]] : tensor<16x64xf32>) weights(%[[W0]], %[[W1]], %[[W2]] :
+// CHECK-NEXT:    ^bb0(%[[H:.*]]: tensor<16x64xf32>, %[[W:.*]]: tensor<64x64xf32>):
+// CHECK-NEXT:      %[[M:.*]] = ipu_gemm.matmul %[[H]], %[[W]]
+// CHECK-NEXT:      %[[A:.*]] = ipu_tile.elementwise %[[H]], %[[M]]
+// CHECK:           ipu_tile.carry %[[A]] : tensor<16x64xf32>
+// CHECK-NEXT:    } -> tensor<16x64xf32>
+// CHECK-NEXT:    return %[[Y]]
+// CHECK-LABEL: func.func @bodies_wired_differently
+// CHECK:         %[[Y:.*]] = ipu_tile.repeat 2
+// CHECK:         ipu_tile.carry
+// CHECK:         ipu_gemm.matmul %[[Y]], %arg3
+// CHECK-LABEL: func.func @shared_weight
+// CHECK:         ipu_tile.repeat 3 input(%arg0 : tensor<16x64xf32>) {
+// CHECK-NEXT:    ^bb0(%[[H:.*]]: tensor<16x64xf32>):
+// CHECK-NEXT:      ipu_gemm.matmul %[[H]], %arg1
+// CHECK-LABEL: func.func @one_layer
+// CHECK-NOT:     ipu_tile.repeat
 
 // Three layers, each a matmul by its own weight and a residual add whose
 // body is the same: found, with the add (op 1 of each layer) passing the

@@ -190,7 +190,11 @@ def IPUFindRepeatedLayers : Pass<"ipu-find-repeated-layers", "::mlir::ModuleOp">
     only their layer reads, of the same types in every layer. Values from
     before the layers must be read alike by every layer, and only the last
     layer's output may be read after them. Reports what it found as a
-    remark on the function; it changes nothing yet.
+    remark on the function. With `outline=true`, it then rewrites them as
+    one `ipu_tile.repeat`: the first layer's ops become its body, each
+    layer's weights its operands slot by slot, and what read the last
+    layer's output reads the repeat's result (the rest of the pipeline does
+    not lower `ipu_tile.repeat` yet, so `--ipu-compile` leaves it off).
 
     It runs before `--ipu-fuse-elementwise`, which would merge the last
     layer's output into the op that reads it after the layers. For
@@ -202,6 +206,9 @@ def IPUFindRepeatedLayers : Pass<"ipu-find-repeated-layers", "::mlir::ModuleOp">
         weightsPerLayer=16 outputOp=72 (each layer compiled on its own for now)
     ```
   }];
+  let options = [Option<"outline", "outline", "bool", "false",
+                        "Rewrite the layers found as one ipu_tile.repeat">];
+  let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect"];
 }
 
 def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {

@@ -94,3 +94,38 @@ LogicalResult PermuteOp::verify() {
            << ")";
   return success();
 }
+
+LogicalResult RepeatOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() < 1)
+    return emitOpError("body must take the previous layer's value as its first argument");
+  Type carried = body.getArgument(0).getType();
+  if (getInput().getType() != carried)
+    return emitOpError("input has type ")
+           << getInput().getType() << ", but the body reads the previous layer's value as "
+           << carried;
+  if (getResult().getType() != carried)
+    return emitOpError("result has type ")
+           << getResult().getType() << ", but the body passes on " << carried;
+  const unsigned slots = getNumWeightSlots();
+  const int64_t count = getCount();
+  if (int64_t(getWeights().size()) != int64_t(slots) * count)
+    return emitOpError("has ") << getWeights().size() << " weights; its body takes "
+                               << slots << " weight slots, so " << count
+                               << " layers need " << int64_t(slots) * count;
+  for (unsigned slot = 0; slot < slots; ++slot)
+    for (int64_t layer = 0; layer < count; ++layer) {
+      Value weight = getWeight(slot, static_cast<unsigned>(layer));
+      if (weight.getType() != getWeightArgument(slot).getType())
+        return emitOpError("weight slot ")
+               << slot << " of layer " << layer << " has type " << weight.getType()
+               << ", but the body reads the slot as " << getWeightArgument(slot).getType();
+    }
+  auto carry = dyn_cast<CarryOp>(body.getTerminator());
+  if (!carry)
+    return emitOpError("body must end with ipu_tile.carry");
+  if (carry.getValue().getType() != carried)
+    return carry.emitOpError("passes on ")
+           << carry.getValue().getType() << ", but the next layer reads " << carried;
+  return success();
+}

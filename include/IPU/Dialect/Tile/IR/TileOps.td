@@ -531,6 +531,81 @@ def IPUTile_RelayoutOp : IPUTile_Op<"relayout", [Pure]> {
   let hasVerifier = 1;
 }
 
+def IPUTile_RepeatOp : IPUTile_Op<"repeat", [RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "Layers that compute the same ops, as one body run once per layer";
+  let description = [{
+    Runs its body `count` times: layer `i` reads the previous layer's value
+    (layer 0 reads `input`) as the body's first argument, and weights of its
+    own as the others; `ipu_tile.carry` passes the body's value on, and the
+    last layer's is the result. The body may also read values from before
+    the op, the same in every layer.
+
+    `weights` lists each weight slot's tensor for every layer, slot by slot:
+    slot `s` of layer `i` is operand `i + s * count` of `weights`, and every
+    layer's tensor of a slot has the slot's type. The weights of an exported
+    model's 27 layers are 27 tensors per slot, which the host streams into
+    consecutive blocks of one buffer per slot; the program reads layer `i`'s
+    block in iteration `i`.
+
+    `--ipu-find-repeated-layers` (with `outline=true`) makes one from the N
+    identical layers an exporter unrolled. Example, two layers of a matmul
+    by a weight of their own and a residual add:
+
+    ```mlir
+    %y = ipu_tile.repeat 2 input(%x : tensor<16x64xf32>)
+        weights(%w0, %w1 : tensor<64x64xf32>, tensor<64x64xf32>) {
+    ^bb0(%h: tensor<16x64xf32>, %w: tensor<64x64xf32>):
+      %m = ipu_gemm.matmul %h, %w : tensor<16x64xf32>, tensor<64x64xf32>
+             -> tensor<16x64xf32>
+      %a = ipu_tile.elementwise %h, %m : tensor<16x64xf32>, tensor<16x64xf32>
+             -> tensor<16x64xf32> {
+      ^bb0(%p: f32, %q: f32):
+        %s = arith.addf %p, %q : f32
+        ipu_tile.yield %s : f32
+      }
+      ipu_tile.carry %a : tensor<16x64xf32>
+    } -> tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>]>:$count,
+                       AnyRankedTensor:$input,
+                       Variadic<AnyRankedTensor>:$weights);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $count `input` `(` $input `:` type($input) `)`
+    (`weights` `(` $weights^ `:` type($weights) `)`)? $body attr-dict
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// How many weight slots each layer has.
+    unsigned getNumWeightSlots() { return getBody().getNumArguments() - 1; }
+    /// Layer `layer`'s tensor of weight slot `slot`.
+    ::mlir::Value getWeight(unsigned slot, unsigned layer) {
+      return getWeights()[slot * getCount() + layer];
+    }
+    /// The body's argument for weight slot `slot`.
+    ::mlir::BlockArgument getWeightArgument(unsigned slot) {
+      return getBody().getArgument(slot + 1);
+    }
+  }];
+}
+
+def IPUTile_CarryOp : IPUTile_Op<"carry", [Pure, Terminator, HasParent<"RepeatOp">]> {
+  let summary = "The value a layer of an ipu_tile.repeat passes to the next";
+  let description = [{
+    Ends the body of an `ipu_tile.repeat`: `value` is what the next layer
+    reads as its input, and, after the last layer, the repeat's result.
+
+    ```mlir
+    ipu_tile.carry %a : tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise work: a fused scalar body, at graph level and in a program.
 //===----------------------------------------------------------------------===//
