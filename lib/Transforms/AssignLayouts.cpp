@@ -36,6 +36,11 @@ RankedTensorType withLayout(RankedTensorType type, const BlockLayout &layout) {
 /// Where a value lives: its encoding and the memory class its producer
 /// put it in (results of ops other than the layout ops are standard).
 ipu_tile::MemoryClass memoryClassOf(Value value) {
+  // A repeated layer's weight is where its layers' streams put it.
+  if (auto argument = dyn_cast<BlockArgument>(value))
+    if (auto repeat = dyn_cast_or_null<ipu_tile::RepeatOp>(argument.getOwner()->getParentOp()))
+      if (argument.getArgNumber() > 0)
+        return memoryClassOf(repeat.getWeight(argument.getArgNumber() - 1, 0));
   if (auto fromHost = value.getDefiningOp<ipu_tile::FromHostOp>())
     return fromHost.getMemoryClass();
   if (auto relayout = value.getDefiningOp<ipu_tile::RelayoutOp>())
@@ -60,17 +65,26 @@ public:
 
   LogicalResult run() {
     // Only ops that say where their tensors live can take a layout.
-    for (Operation &op : func.getBody().front())
+    WalkResult walked = func.getBody().walk([&](Operation *op) {
+      if (op->getParentOp() != func && !isa<ipu_tile::RepeatOp>(op->getParentOp()))
+        return WalkResult::skip(); // Inside an op's own body.
       if (!isa<ipu_tile::TileLowerableOpInterface, ipu_tile::FromHostOp,
-               ipu_tile::RelayoutOp, func::ReturnOp>(op))
-        return op.emitError("cannot lower '")
-               << op.getName()
-               << "' to tiles: it implements no TileLowerableOpInterface";
-    if (failed(assignArguments()))
+               ipu_tile::RelayoutOp, ipu_tile::RepeatOp, ipu_tile::CarryOp,
+               func::ReturnOp>(op)) {
+        op->emitError("cannot lower '")
+            << op->getName() << "' to tiles: it implements no TileLowerableOpInterface";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walked.wasInterrupted() || failed(assignArguments()))
       return failure();
-    for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
       if (auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op))
         assignOp(lowerable);
+      else if (auto repeat = dyn_cast<ipu_tile::RepeatOp>(op))
+        assignRepeat(repeat);
+    }
     // The function now returns values with layouts.
     func.setType(FunctionType::get(
         func.getContext(), func.getArgumentTypes(),
@@ -86,10 +100,20 @@ private:
   /// Relayouts for the operands of `op` that are not where it needs them,
   /// and its results' layouts.
   void assignOp(ipu_tile::TileLowerableOpInterface op);
+  /// Where the body of `repeat` wants weight slot `slot` resident: where
+  /// every op of the body that reads it wants it (the same place for all).
+  FailureOr<OperandLayout> weightSlotLayout(ipu_tile::RepeatOp repeat, unsigned slot);
+  FailureOr<OperandLayout> findWeightSlotLayout(ipu_tile::RepeatOp repeat, unsigned slot);
+  /// The body's ops, with the previous layer's value where the input is,
+  /// and what the body passes on moved there when it is elsewhere: every
+  /// layer reads and writes one buffer.
+  void assignRepeat(ipu_tile::RepeatOp repeat);
 
   func::FuncOp func;
   const ipu::TargetModel &target;
   OpBuilder builder;
+  /// Each repeated layer's weight slot's layout, once found.
+  DenseMap<std::pair<Operation *, unsigned>, OperandLayout> slotLayouts;
   /// The relayout of a value into a layout and class, once made.
   DenseMap<std::pair<Value, Attribute>, SmallVector<ipu_tile::RelayoutOp>> relayoutsOf;
 };
@@ -113,6 +137,19 @@ LogicalResult FunctionLayouts::assignArguments() {
         if (use.get() != arg)
           continue;
         OperandLayout resident;
+        if (auto repeat = dyn_cast<ipu_tile::RepeatOp>(op)) {
+          const unsigned weight = use.getOperandNumber() - 1;
+          if (use.getOperandNumber() == 0) {
+            activationUses.push_back(&use);
+            continue;
+          }
+          FailureOr<OperandLayout> slot =
+              weightSlotLayout(repeat, weight / static_cast<unsigned>(repeat.getCount()));
+          if (failed(slot))
+            return failure();
+          residentUses.push_back({&use, *slot});
+          continue;
+        }
         auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op);
         if (lowerable && lowerable.getResidentLayout(use.getOperandNumber(), resident)) {
           residentUses.push_back({&use, resident});
@@ -182,11 +219,88 @@ LogicalResult FunctionLayouts::assignArguments() {
       Operation *user = use->getOwner();
       unsigned operand = use->getOperandNumber();
       use->set(stream);
+      if (auto repeat = dyn_cast<ipu_tile::RepeatOp>(user)) {
+        // The body reads the slot as each layer's stream has it.
+        BlockArgument slot = repeat.getWeightArgument(
+            (operand - 1) / static_cast<unsigned>(repeat.getCount()));
+        if (slot.getType() != stream.getType()) {
+          slot.setType(stream.getType());
+          if (wanted.transpose)
+            for (OpOperand &read : slot.getUses())
+              cast<ipu_tile::TileLowerableOpInterface>(read.getOwner())
+                  .noteOperandTransposed(read.getOperandNumber());
+        }
+        continue;
+      }
       if (wanted.transpose)
         cast<ipu_tile::TileLowerableOpInterface>(user).noteOperandTransposed(operand);
     }
   }
   return success();
+}
+
+FailureOr<OperandLayout> FunctionLayouts::weightSlotLayout(ipu_tile::RepeatOp repeat,
+                                                           unsigned slot) {
+  // Asked once per layer: the first answer stands (the body's readers of a
+  // transposed slot change once the first layer's stream is made).
+  auto known = slotLayouts.find({repeat, slot});
+  if (known != slotLayouts.end())
+    return known->second;
+  FailureOr<OperandLayout> found = findWeightSlotLayout(repeat, slot);
+  if (succeeded(found))
+    slotLayouts[{repeat, slot}] = *found;
+  return found;
+}
+
+FailureOr<OperandLayout> FunctionLayouts::findWeightSlotLayout(ipu_tile::RepeatOp repeat,
+                                                               unsigned slot) {
+  BlockArgument argument = repeat.getWeightArgument(slot);
+  std::optional<OperandLayout> wanted;
+  std::optional<LayoutKey> wantedKey;
+  for (OpOperand &use : argument.getUses()) {
+    auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(use.getOwner());
+    OperandLayout resident;
+    if (!lowerable || !lowerable.getResidentLayout(use.getOperandNumber(), resident))
+      return use.getOwner()->emitError("reads weight slot ")
+             << slot << " of a repeated layer where it is not resident (operand "
+             << use.getOperandNumber()
+             << "); a repeated layer only reads its weights where they stay";
+    auto type = cast<RankedTensorType>(argument.getType());
+    LayoutKey key{withLayout(type, resident.layout).getEncoding(),
+                  ipu_tile::toIRClass(resident.memoryClass), resident.transpose,
+                  resident.weight};
+    if (wantedKey && !(*wantedKey == key))
+      return use.getOwner()->emitError("reads weight slot ")
+             << slot << " of a repeated layer in another layout than an op before "
+                "it; a repeated layer keeps each weight in one layout";
+    wanted = resident;
+    wantedKey = key;
+  }
+  if (!wanted)
+    return repeat.emitError("weight slot ") << slot << " is read by no op of the body";
+  return *wanted;
+}
+
+void FunctionLayouts::assignRepeat(ipu_tile::RepeatOp repeat) {
+  Block &body = repeat.getBody().front();
+  BlockArgument carried = body.getArgument(0);
+  carried.setType(repeat.getInput().getType());
+  for (Operation &op : llvm::make_early_inc_range(body))
+    if (auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op))
+      assignOp(lowerable);
+  auto carry = cast<ipu_tile::CarryOp>(body.getTerminator());
+  Value passed = carry.getValue();
+  if (passed.getType() != carried.getType() ||
+      memoryClassOf(passed) != ipu_tile::MemoryClass::standard) {
+    builder.setInsertionPoint(carry);
+    auto relayout = ipu_tile::RelayoutOp::create(
+        builder, carry.getLoc(), cast<RankedTensorType>(carried.getType()), passed,
+        ipu_tile::MemoryClass::standard);
+    carry.getValueMutable().assign(relayout);
+    relayout.emitRemark("relayout of what a repeated layer passes on into the "
+                        "layout its input arrives in");
+  }
+  repeat.getResult().setType(cast<RankedTensorType>(carried.getType()));
 }
 
 void FunctionLayouts::assignOp(ipu_tile::TileLowerableOpInterface op) {

@@ -32,6 +32,10 @@ std::optional<BlockLayout> producerLayout(Value value,
   std::optional<ipu::ElementType> element = toElementType(type.getElementType());
   if (!element || !type.hasStaticShape() || type.getRank() < 1)
     return std::nullopt;
+  // A repeated layer reads the previous one's value where the first layer
+  // reads its input.
+  if (RepeatOp repeat = carriedBy(value))
+    return producerLayout(repeat.getInput(), target);
   if (isa<BlockArgument>(value)) {
     const int64_t cols = type.getShape().back();
     return ipu::arrivalLayout(type.getNumElements() / cols, cols, *element,
@@ -210,7 +214,7 @@ struct ElementwiseLowering
     std::optional<ipu::Broadcast> broadcast = op.getBroadcast(operand);
     // An argument, or once --ipu-assign-layouts ran, its stream.
     Value input = op.getInputs()[operand];
-    return (isa<BlockArgument>(input) || input.getDefiningOp<FromHostOp>()) &&
+    return (isStreamedArgument(input) || input.getDefiningOp<FromHostOp>()) &&
            broadcast &&
            (*broadcast == ipu::Broadcast::Row ||
             *broadcast == ipu::Broadcast::Scalar);

@@ -29,8 +29,8 @@ ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
   problem.n = op.getGemmN();
   problem.batches = op.getBatches();
   problem.rhsTransposed = op.getTransposeRhs();
-  problem.rhsIsWeight = isa<BlockArgument>(op.getRhs());
-  problem.lhsTransposed = op.getTransposeLhs() && !isa<BlockArgument>(op.getLhs());
+  problem.rhsIsWeight = isStreamedArgument(op.getRhs());
+  problem.lhsTransposed = op.getTransposeLhs() && !isFunctionArgument(op.getLhs());
   problem.inType = *toElementType(op.getLhs().getType().getElementType());
   problem.accType = *toElementType(op.getAccumulatorType());
   problem.outType = *toElementType(op.getResult().getType().getElementType());

@@ -64,7 +64,7 @@ collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &option
   constraints.override(options);
   // A pass option about weights says nothing of matmuls whose B is an
   // activation (gathered whatever the option says).
-  if (!isa<BlockArgument>(op.getRhs()) && options.gatheredWeights &&
+  if (!ipu_tile::isStreamedArgument(op.getRhs()) && options.gatheredWeights &&
       !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
     constraints.gatheredWeights.reset();
   // The pass option overrides the op's field, as every other option does.
@@ -77,6 +77,11 @@ collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &option
 }
 
 namespace {
+/// The function `op` is in, through any repeated layer's body.
+Operation *functionOf(Operation *op) {
+  return op->getParentOfType<FunctionOpInterface>();
+}
+
 struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmPass> {
   using IPUPlanGemmBase::IPUPlanGemmBase;
 
@@ -173,11 +178,13 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     module.walk([&](ipu_gemm::MatmulOp op) {
       Job job;
       job.op = op;
-      // Weights (a function argument) are resident for the whole program.
-      job.problem.rhsIsWeight = isa<BlockArgument>(op.getRhs());
+      // Weights (a function argument, or a repeated layer's) are resident
+      // for the whole program.
+      job.problem.rhsIsWeight = ipu_tile::isStreamedArgument(op.getRhs());
       // An argument A streams straight into a serial split's chunks.
-      job.problem.lhsFromHost = isa<BlockArgument>(op.getLhs());
-      Operation *parent = op->getParentOp();
+      job.problem.lhsFromHost = ipu_tile::isFunctionArgument(op.getLhs());
+      // Matmuls of one function share its tiles, repeated layers included.
+      Operation *parent = functionOf(op);
       job.group = groupOf.try_emplace(parent, groupOf.size()).first->second;
       auto lhs = op.getLhs().getType();
       job.problem.wordBytes = target->exchangeWordBytes();
@@ -189,7 +196,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       // An argument A^T is transposed by its host stream; a computed one
       // by a transpose on each tile, which the plan pays for.
       job.problem.lhsTransposed =
-          op.getTransposeLhs() && !isa<BlockArgument>(op.getLhs());
+          op.getTransposeLhs() && !ipu_tile::isFunctionArgument(op.getLhs());
       job.problem.inType = *ipu_tile::toElementType(lhs.getElementType());
       job.problem.accType = *ipu_tile::toElementType(op.getAccumulatorType());
       job.problem.outType =
@@ -242,9 +249,9 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         broadcasts.push_back(op.getBroadcast(i).value_or(ipu::Broadcast::Full));
       FailureOr<ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
           op, op.getBody().front(), broadcasts, op.getRowReduction(), op.getInitValue());
-      uint64_t &kept = resident[op->getParentOp()];
+      uint64_t &kept = resident[functionOf(op)];
       if (succeeded(body) &&
-          bodies[op->getParentOp()].insert(ipu::bodyHash(*body)).second)
+          bodies[functionOf(op)].insert(ipu::bodyHash(*body)).second)
         kept += ipu::elementwiseCodeBytes(*target, *body);
       kept += (op.getReduce() ? 2 : 1) *
               target->vertexStateBytes(op.getInputs().size() + 1, 2);
@@ -258,10 +265,10 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       // resident in interleaved memory, its column blocks on the tiles of
       // theirs: at most the whole row a tile.
       for (auto [i, input] : llvm::enumerate(op.getInputs()))
-        if (isa<BlockArgument>(input) && broadcasts[i] == ipu::Broadcast::Row) {
+        if (ipu_tile::isStreamedArgument(input) && broadcasts[i] == ipu::Broadcast::Row) {
           auto type = cast<RankedTensorType>(input.getType());
           const uint64_t word = target->exchangeWordBytes();
-          residentRows[op->getParentOp()] += (uint64_t(type.getNumElements()) *
+          residentRows[functionOf(op)] += (uint64_t(type.getNumElements()) *
                        ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
                    word - 1) / word * word;
         }
@@ -271,7 +278,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         bytes += uint64_t(type.getNumElements()) *
                  ipu::elementBytes(*ipu_tile::toElementType(type.getElementType()));
       }
-      uint64_t &largest = coexisting[op->getParentOp()];
+      uint64_t &largest = coexisting[functionOf(op)];
       largest = std::max(largest, (bytes + target->tiles - 1) / target->tiles);
     });
     // Bytes per tile and class the planner holds back beyond its model,
@@ -286,11 +293,11 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         program.back().constraints = jobs[index].constraints;
         program.back().given = jobs[index].given;
         program.back().coexistingStandardBytes =
-            coexisting.lookup(jobs[index].op->getParentOp());
+            coexisting.lookup(functionOf(jobs[index].op));
         program.back().residentStandardBytes =
-            resident.lookup(jobs[index].op->getParentOp());
+            resident.lookup(functionOf(jobs[index].op));
         program.back().residentInterleavedBytes =
-            residentRows.lookup(jobs[index].op->getParentOp()) + holdBack[1];
+            residentRows.lookup(functionOf(jobs[index].op)) + holdBack[1];
         program.back().residentStandardBytes += holdBack[0];
       }
       ipu::planGemmProgram(*target, program, finalists, rerank);

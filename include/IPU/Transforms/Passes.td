@@ -291,6 +291,14 @@ def IPUAssignLayouts : Pass<"ipu-assign-layouts", "::mlir::ModuleOp"> {
     one per distinct (value, layout, class), shared by the consumers that
     want it. Ops take part through `TileLowerableOpInterface`.
 
+    In an `ipu_tile.repeat`, every layer's tensor of a weight slot streams
+    from the host in the one layout every op of the body wants the slot in
+    (one layout per slot; a slot read where it is not resident is an
+    error), and the body reads the slot in it. The previous layer's value
+    is where the input arrives: a body that passes on its value elsewhere
+    moves it back with a relayout, so that every layer reads and writes
+    one buffer.
+
     Before (planned):
 
     ```mlir

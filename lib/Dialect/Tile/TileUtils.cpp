@@ -3,6 +3,7 @@
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
@@ -285,4 +286,24 @@ FailureOr<std::vector<char>> mlir::ipu_tile::constantBytes(ElementsAttr value) {
   if (raw.size() != bytes)
     return failure();
   return std::vector<char>(raw.begin(), raw.end());
+}
+
+bool mlir::ipu_tile::isFunctionArgument(Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  return argument && isa_and_nonnull<FunctionOpInterface>(argument.getOwner()->getParentOp());
+}
+
+bool mlir::ipu_tile::isStreamedArgument(Value value) {
+  if (isFunctionArgument(value))
+    return true;
+  auto argument = dyn_cast<BlockArgument>(value);
+  return argument && argument.getArgNumber() > 0 &&
+         isa_and_nonnull<RepeatOp>(argument.getOwner()->getParentOp());
+}
+
+RepeatOp mlir::ipu_tile::carriedBy(Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument || argument.getArgNumber() != 0)
+    return nullptr;
+  return dyn_cast_or_null<RepeatOp>(argument.getOwner()->getParentOp());
 }

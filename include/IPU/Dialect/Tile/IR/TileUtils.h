@@ -30,6 +30,16 @@ std::optional<ipu::TargetModel> lookupTarget(Operation *op);
 /// Like lookupTarget, but emits an error on `op` when there is none.
 FailureOr<ipu::TargetModel> requireTarget(Operation *op);
 
+/// Whether `value` is an argument of the function it is in.
+bool isFunctionArgument(Value value);
+/// Whether `value` is streamed from the host: an argument of its function,
+/// or a weight argument of an ipu_tile.repeat's body (every layer's tensor
+/// of that weight slot, streamed in at load).
+bool isStreamedArgument(Value value);
+/// The ipu_tile.repeat whose body reads `value` as the previous layer's
+/// value, or null.
+RepeatOp carriedBy(Value value);
+
 /// The value of an integer attribute as int64_t, honouring its signedness,
 /// or nothing when it does not fit.
 std::optional<int64_t> toInt64(IntegerAttr attr);
