@@ -372,3 +372,41 @@ TEST(ReferenceCheck, RefusesWhatItCannotVouchFor) {
 }
 
 } // namespace
+
+TEST(ReferenceCheck, AStreamedValueIsTheDevicesOwnAndOnlyItsReadersAreChecked) {
+  // Result 0 is the device's value as streamed out (what a repeated layer
+  // carried into its last layer); result 1 transposes it.
+  Package package;
+  package.streams.push_back(outputStream(0, {2, 3}));
+  package.streams.push_back(outputStream(1, {3, 2}));
+  ReferenceOp streamed;
+  streamed.kind = ReferenceKind::Streamed;
+  streamed.result = 0;
+  ReferenceOp transpose;
+  transpose.kind = ReferenceKind::Permute;
+  transpose.arguments = {ReferenceOp::kReferenceValue + 0};
+  transpose.result = 1;
+  transpose.view = {2, 3};
+  transpose.permutation = {1, 0};
+  transpose.shape = {3, 2};
+  package.reference = {streamed, transpose};
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  auto check = [&](std::vector<float> device0, std::vector<float> device1) {
+    CheckReport report;
+    EXPECT_EQ(checkPackage(package, target, {}, {},
+                           {tensorOf({2, 3}, device0), tensorOf({3, 2}, device1)}, 0, report),
+              std::nullopt);
+    return report;
+  };
+  // Whatever the device carried, its transpose passes: only the permute is
+  // a checkpoint.
+  CheckReport report = check({7, 8, 9, 10, 11, 12}, {7, 10, 8, 11, 9, 12});
+  EXPECT_TRUE(report.passed());
+  ASSERT_EQ(report.checkpoints.size(), 1u);
+  EXPECT_EQ(report.checkpoints[0].index, 1u);
+  EXPECT_EQ(report.total.elementsCompared, 6u);
+  // A reader that did not read what the device carried fails.
+  report = check({7, 8, 9, 10, 11, 12}, {1, 4, 2, 5, 3, 6});
+  EXPECT_FALSE(report.passed());
+  EXPECT_EQ(report.total.mismatches, 6u);
+}

@@ -8,7 +8,8 @@ using std::to_string;
 std::optional<std::string>
 ipu::layoutStreamPieces(const BlockLayout &layout, uint32_t address,
                         bool allReplicas, bool transpose,
-                        std::vector<StreamPiece> &pieces) {
+                        std::vector<StreamPiece> &pieces,
+                        std::optional<int64_t> onlyBatch) {
   const uint64_t bytes = elementBytes(layout.type);
   // The host tensor's rows: [cols, rows] when transposed.
   const uint64_t hostRowBytes =
@@ -27,7 +28,8 @@ ipu::layoutStreamPieces(const BlockLayout &layout, uint32_t address,
           // tile pitch, as the host does at its own: one piece moves them.
           // (A transposed batch starts a host matrix further on, not a row:
           // one piece per batch.)
-          const bool whole = layout.blockRows(i) == layout.rows && !transpose;
+          const bool whole =
+              layout.blockRows(i) == layout.rows && !transpose && !onlyBatch;
           const uint64_t pieceRows =
               uint64_t(layout.blockRows(i)) * (whole ? batches : 1);
           const uint64_t rowBytes = uint64_t(layout.blockCols(j)) * bytes;
@@ -39,6 +41,8 @@ ipu::layoutStreamPieces(const BlockLayout &layout, uint32_t address,
                    " bytes does not fit a stream piece's 32-bit counts";
           const uint64_t matrixTileBytes = layout.blockRows(i) * pitch;
           for (int64_t t = 0; t < (whole ? 1 : batches); ++t) {
+            if (onlyBatch && layout.batchBegin(b) + t != *onlyBatch)
+              continue;
             StreamPiece piece;
             piece.tile = static_cast<uint32_t>(layout.tileOf(b, i, j, r));
             // Offsets within the block fit: validated blocks lie in tile
@@ -48,7 +52,8 @@ ipu::layoutStreamPieces(const BlockLayout &layout, uint32_t address,
             piece.rows = static_cast<uint32_t>(pieceRows);
             piece.rowBytes = static_cast<uint32_t>(rowBytes);
             piece.tilePitch = static_cast<uint32_t>(pitch);
-            const uint64_t batch = uint64_t(layout.batchBegin(b)) + uint64_t(t);
+            const uint64_t batch =
+                onlyBatch ? 0 : uint64_t(layout.batchBegin(b)) + uint64_t(t);
             if (transpose) {
               // Tile row `row` is host column `row`; its elements go down it.
               piece.hostOffset =

@@ -121,6 +121,10 @@ struct ReferenceOp {
     matmul @3 :MatmulReference;
     elementwise @4 :ElementwiseReference;
     permute @5 :PermuteReference;
+    # The device's own value, as streamed out (`result`), which later ops
+    # read and nothing checks: what a repeated layer carried into its last
+    # layer. A reader that does not know it refuses the package.
+    streamed @6 :Void;
   }
 }
 

@@ -116,7 +116,8 @@ constexpr void (*kReferenceReaders[])(wire::ReferenceOp::Reader, size_t, Referen
 static_assert(unsigned(wire::ReferenceOp::MATMUL) == unsigned(ReferenceKind::Matmul) &&
                   unsigned(wire::ReferenceOp::ELEMENTWISE) ==
                       unsigned(ReferenceKind::Elementwise) &&
-                  unsigned(wire::ReferenceOp::PERMUTE) == unsigned(ReferenceKind::Permute),
+                  unsigned(wire::ReferenceOp::PERMUTE) == unsigned(ReferenceKind::Permute) &&
+                  unsigned(wire::ReferenceOp::STREAMED) == unsigned(ReferenceKind::Streamed),
               "Package.capnp's ReferenceOp union must list the kinds in "
               "ReferenceKinds.def's order");
 

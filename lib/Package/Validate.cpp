@@ -161,10 +161,12 @@ public:
     // gemm step computes: ipu-run evaluates no more ops, and no more FLOPs,
     // than the simulator runs.
     // A permute checks an exchange phase, or a result streamed out again
-    // (the identity permute of a value returned twice).
+    // (the identity permute of a value returned twice); a streamed value is
+    // an output stream's.
     const uint64_t permutes = static_cast<uint64_t>(std::count_if(
-        package.reference.begin(), package.reference.end(),
-        [](const ReferenceOp &op) { return op.kind == ReferenceKind::Permute; }));
+        package.reference.begin(), package.reference.end(), [](const ReferenceOp &op) {
+          return op.kind == ReferenceKind::Permute || op.kind == ReferenceKind::Streamed;
+        }));
     if (package.reference.size() - permutes > gemmSteps + generatedSteps)
       return "package has " + to_string(package.reference.size() - permutes) +
              " reference ops, more than its program's " +

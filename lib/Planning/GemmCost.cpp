@@ -384,13 +384,15 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
                    receiveRuns * target.exchange.plannerReceiveBytes +
                    phases * target.exchange.plannerPhaseBytes + vertexBytes;
 
+  // Every layer's block of a repeated layer's weights stays resident.
+  const uint64_t layers = std::max<uint32_t>(problem.weightLayers, 1);
   if (plan.gatheredWeights) {
     // Only the home share stays; the gathered block lives while the GEMM
     // runs, beside it in the same class.
-    cost.weightBytes[static_cast<int>(plan.weights)] += homeBytes;
+    cost.weightBytes[static_cast<int>(plan.weights)] += homeBytes * layers;
     cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
   } else {
-    cost.weightBytes[static_cast<int>(plan.weights)] += weightBytes;
+    cost.weightBytes[static_cast<int>(plan.weights)] += weightBytes * layers;
   }
   if (plan.localStaging)
     cost.weightBytes[static_cast<int>(MemoryClass::Interleaved)] += weightBytes;
@@ -399,7 +401,8 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   if (problem.epilogue)
     for (const ElementwiseInput &input : problem.epilogue->inputs)
       if (input.broadcast == Broadcast::Row)
-        cost.weightBytes[1] += alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
+        cost.weightBytes[1] +=
+            layers * alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
   cost.peakBytes[0] += standardPeak + cost.codeBytes + cost.weightBytes[0];
   cost.peakBytes[1] += cost.weightBytes[1];
   return cost;

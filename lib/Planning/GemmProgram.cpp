@@ -120,7 +120,8 @@ MemoryBudget budgetFor(const TargetModel &target,
                          (c == 0 ? cost.codeBytes : 0));
     } else if (other > position && peer.problem.rhsIsWeight) {
       const GemmProblem &p = peer.problem;
-      uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.inType);
+      uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.inType) *
+                       std::max<uint32_t>(p.weightLayers, 1);
       budget.anyBytes += (total + target.tiles - 1) / target.tiles;
     }
   }

@@ -212,6 +212,25 @@ std::optional<std::string> evaluatePermute(const Evaluation &evaluation,
   return std::nullopt;
 }
 
+/// A "streamed" reference op: the device's own value of its output stream,
+/// which its readers take as the device streamed it out (the validator
+/// checked that the stream exists). Nothing computes it: nothing checks it.
+std::optional<std::string> evaluateStreamed(const Evaluation &evaluation,
+                                            Reference &reference) {
+  const ReferenceOp &op = evaluation.op;
+  for (const HostStream &stream : evaluation.package.streams)
+    if (!stream.toDevice && stream.index == op.result) {
+      reference.result = op.result;
+      reference.shape = stream.shape;
+      reference.values.clear();
+      reference.allowance.clear();
+      reference.rtol = 0;
+      return std::nullopt;
+    }
+  return evaluation.what + ": result " + std::to_string(op.result) +
+         " is not an output stream";
+}
+
 /// A "matmul" reference op: OpenBLAS sgemm in f32, rounded to the op's
 /// type, each element allowed the summation bound of its own dot product
 /// (and, with f16 partials, the roundings of the device's partial sums).

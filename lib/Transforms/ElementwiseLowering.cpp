@@ -36,6 +36,9 @@ std::optional<BlockLayout> producerLayout(Value value,
   // reads its input.
   if (RepeatOp repeat = carriedBy(value))
     return producerLayout(repeat.getInput(), target);
+  // Repeated layers leave their value where their input arrived.
+  if (auto repeat = value.getDefiningOp<RepeatOp>())
+    return producerLayout(repeat.getInput(), target);
   if (isa<BlockArgument>(value)) {
     const int64_t cols = type.getShape().back();
     return ipu::arrivalLayout(type.getNumElements() / cols, cols, *element,

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
+
 namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPULOWERTOTILE
 #include "IPU/Transforms/Passes.h.inc"
@@ -29,11 +31,25 @@ LogicalResult lowerFunction(func::FuncOp func, const ipu::TargetModel &target) {
   // their argument, in order.
   DenseMap<Operation *, std::string> nameOf;
   llvm::StringMap<unsigned> opsOfPrefix;
-  for (Operation &op : body)
-    if (auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op)) {
-      StringRef prefix = lowerable.getTileNamePrefix();
-      nameOf[&op] = (prefix + Twine(opsOfPrefix[prefix]++)).str();
-    }
+  // In program order, a repeated layer's body where the layers are.
+  func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op->getParentOp() != func && !isa<ipu_tile::RepeatOp>(op->getParentOp()))
+      return WalkResult::skip();
+    StringRef prefix;
+    if (auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op))
+      prefix = lowerable.getTileNamePrefix();
+    else if (isa<ipu_tile::RepeatOp>(op))
+      prefix = "repeat";
+    if (!prefix.empty())
+      nameOf[op] = (prefix + Twine(opsOfPrefix[prefix]++)).str();
+    return WalkResult::advance();
+  });
+  // Each layer's weights stream into their block of the layers' buffer.
+  auto streamsIntoLayers = [](ipu_tile::FromHostOp op) {
+    return !op->use_empty() && llvm::all_of(op->getUses(), [](OpOperand &use) {
+      return isa<ipu_tile::RepeatOp>(use.getOwner()) && use.getOperandNumber() > 0;
+    });
+  };
   auto firstUse = [&](Value value) -> OpOperand * {
     OpOperand *first = nullptr;
     for (OpOperand &use : value.getUses())
@@ -61,8 +77,26 @@ LogicalResult lowerFunction(func::FuncOp func, const ipu::TargetModel &target) {
   ipu_tile::ProgramBuilder lowering(func, program, target);
   DenseMap<unsigned, unsigned> streamsOfArgument;
   unsigned relayouts = 0;
-  for (auto it = body.begin(), end = body.end(); it != end;) {
+  std::function<LogicalResult(Block &)> lowerBlock = [&](Block &block) -> LogicalResult {
+  for (auto it = block.begin(), end = block.end(); it != end;) {
     Operation &op = *it;
+    if (auto fromHost = dyn_cast<ipu_tile::FromHostOp>(op);
+        fromHost && streamsIntoLayers(fromHost)) {
+      ++it;
+      continue;
+    }
+    if (auto repeat = dyn_cast<ipu_tile::RepeatOp>(op)) {
+      ++it;
+      if (failed(lowering.beginRepeat(repeat, nameOf[&op])) ||
+          failed(lowerBlock(repeat.getBody().front())) ||
+          failed(lowering.endRepeat(repeat)))
+        return failure();
+      continue;
+    }
+    if (isa<ipu_tile::CarryOp>(op)) {
+      ++it;
+      continue; // endRepeat copies what it passes on.
+    }
     if (auto fromHost = dyn_cast<ipu_tile::FromHostOp>(op)) {
       unsigned arg = cast<BlockArgument>(fromHost.getSource()).getArgNumber();
       unsigned index = streamsOfArgument[arg]++;
@@ -105,6 +139,10 @@ LogicalResult lowerFunction(func::FuncOp func, const ipu::TargetModel &target) {
     if (failed(lowerable.lowerToTile(lowering, nameOf[&op])))
       return failure();
   }
+  return success();
+  };
+  if (failed(lowerBlock(body)))
+    return failure();
   lowering.finish();
   return success();
 }

@@ -26,7 +26,9 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // Before fusion, which would merge the last layer's output into what
   // reads it after the layers.
-  pm.addPass(createIPUFindRepeatedLayers());
+  IPUFindRepeatedLayersOptions repeat;
+  repeat.outline = options.repeatLayers;
+  pm.addPass(createIPUFindRepeatedLayers(repeat));
   pm.addPass(createIPUFuseElementwise());
   IPUPlanGemmOptions plan;
   plan.finalists = options.finalists;

@@ -82,6 +82,13 @@ Operation *functionOf(Operation *op) {
   return op->getParentOfType<FunctionOpInterface>();
 }
 
+/// How many times `op` runs, each on weights of its own: the layers of the
+/// repeated layer it is in.
+uint32_t layersOf(Operation *op) {
+  auto repeat = op->getParentOfType<ipu_tile::RepeatOp>();
+  return repeat ? static_cast<uint32_t>(repeat.getCount()) : 1;
+}
+
 struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmPass> {
   using IPUPlanGemmBase::IPUPlanGemmBase;
 
@@ -181,6 +188,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       // Weights (a function argument, or a repeated layer's) are resident
       // for the whole program.
       job.problem.rhsIsWeight = ipu_tile::isStreamedArgument(op.getRhs());
+      job.problem.weightLayers = layersOf(op);
       // An argument A streams straight into a serial split's chunks.
       job.problem.lhsFromHost = ipu_tile::isFunctionArgument(op.getLhs());
       // Matmuls of one function share its tiles, repeated layers included.
@@ -218,6 +226,14 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         return;
       }
       job.constraints = *constraints;
+      // A repeated layer's body reads each layer's block of its weights
+      // where it stays (no exchange can move them yet), and runs in one
+      // loop (loops do not nest).
+      if (job.problem.weightLayers > 1) {
+        if (job.problem.rhsIsWeight)
+          job.constraints.gatheredWeights = false;
+        job.constraints.serial = 1;
+      }
       if (ipu_gemm::PlanAttr plan = op.getPlanAttr()) {
         job.given = plan.toGemmPlan();
         // Writing partials = "f16" is the user allowing them.
@@ -268,7 +284,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         if (ipu_tile::isStreamedArgument(input) && broadcasts[i] == ipu::Broadcast::Row) {
           auto type = cast<RankedTensorType>(input.getType());
           const uint64_t word = target->exchangeWordBytes();
-          residentRows[functionOf(op)] += (uint64_t(type.getNumElements()) *
+          residentRows[functionOf(op)] += layersOf(op) * (uint64_t(type.getNumElements()) *
                        ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
                    word - 1) / word * word;
         }

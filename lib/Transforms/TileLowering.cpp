@@ -22,6 +22,12 @@ ProgramBuilder::ProgramBuilder(func::FuncOp func, ProgramOp program,
   func::ReturnOp ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
     streamOf[value] = static_cast<int32_t>(index);
+    // Repeated layers return what the last one passes on: the reference op
+    // of the body's value is that result's.
+    if (auto repeat = value.getDefiningOp<RepeatOp>())
+      streamOf.try_emplace(
+          cast<CarryOp>(repeat.getBody().front().getTerminator()).getValue(),
+          static_cast<int32_t>(index));
     // A reshape that moves nothing leaves by its source's stream: the
     // source is the result the reference computes.
     Value source = value;
@@ -186,6 +192,15 @@ FailureOr<BufferOp> ProgramBuilder::operandBuffer(Operation *op, unsigned operan
   auto wantedType = RankedTensorType::get(
       bufferShape(type, wanted.layout), type.getElementType(),
       toLayoutAttr(getContext(), wanted.layout));
+  // A repeated layer's weight: every layer's block in that layout.
+  if (openRepeat && buffer && openRepeat->weightBuffers.contains(buffer) &&
+      wanted.layout.batches == 1) {
+    BlockLayout layers = wanted.layout;
+    layers.batches = openRepeat->op.getCount();
+    wantedType = RankedTensorType::get(
+        {layers.batches, wanted.layout.rows, wanted.layout.cols}, type.getElementType(),
+        toLayoutAttr(getContext(), layers));
+  }
   if (!buffer || buffer.getTensorType() != wantedType ||
       buffer.getMemoryClass() != toIRClass(wanted.memoryClass))
     return op->emitError("operand ")
@@ -284,7 +299,7 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   auto stream = ipu_exchange::StreamInOp::create(
       builder, op.getLoc(), buffer.getSymName(), arg.getArgNumber(),
       /*weight=*/false, /*transpose=*/false, /*host_shape=*/nullptr,
-      /*declared_shape=*/nullptr, /*constant=*/nullptr);
+      /*declared_shape=*/nullptr, /*constant=*/nullptr, /*chunk=*/nullptr);
   // The host holds the argument as it is: a buffer of its rows in serial
   // chunks says so.
   if (!op.getTranspose() && holdsSerialChunks(buffer, type))
@@ -337,6 +352,164 @@ LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
   }
   if (!copies.empty())
     createPhase(RelayoutOp(ops.front()).getLoc(), phaseName, copies);
+  return success();
+}
+
+LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
+  if (openRepeat)
+    return repeat.emitError("a repeated layer inside another is not supported");
+  Location loc = repeat.getLoc();
+  const int64_t count = repeat.getCount();
+  const uint32_t word = target.exchangeWordBytes();
+  OpenRepeat state;
+  state.op = repeat;
+  // Each weight slot: every layer's block, one after another on the tiles
+  // of the slot's layout.
+  for (unsigned slot = 0; slot < repeat.getNumWeightSlots(); ++slot) {
+    BlockArgument argument = repeat.getWeightArgument(slot);
+    auto type = cast<RankedTensorType>(argument.getType());
+    std::optional<BlockLayout> block = toBlockLayout(type, word);
+    if (!block || block->batches != 1)
+      return repeat.emitError("weight slot ")
+             << slot << " has no layout one layer's block can take: " << type;
+    BlockLayout layers = *block;
+    layers.batches = count;
+    auto first = repeat.getWeight(slot, 0).getDefiningOp<FromHostOp>();
+    if (!first)
+      return repeat.emitError("weight slot ")
+             << slot << " is not streamed from the host (run --ipu-assign-layouts first)";
+    BufferOp buffer =
+        createBuffer(argument.getLoc(), (name + ".w" + Twine(slot)).str(),
+                     type.getElementType(), {count, block->rows, block->cols}, layers,
+                     toMachineClass(first.getMemoryClass()));
+    for (int64_t layer = 0; layer < count; ++layer) {
+      auto fromHost = repeat.getWeight(slot, static_cast<unsigned>(layer))
+                          .getDefiningOp<FromHostOp>();
+      auto source = dyn_cast_or_null<BlockArgument>(fromHost ? fromHost.getSource() : Value());
+      if (!source)
+        return repeat.emitError("layer ")
+               << layer << "'s weight slot " << slot << " is not a function argument";
+      auto stream = ipu_exchange::StreamInOp::create(
+          builder, loc, buffer.getSymName(), source.getArgNumber(),
+          /*weight=*/fromHost.getResident(), /*transpose=*/fromHost.getTranspose(),
+          /*host_shape=*/nullptr, /*declared_shape=*/nullptr, /*constant=*/nullptr,
+          builder.getI64IntegerAttr(layer));
+      SmallVector<int64_t> host{block->rows, block->cols};
+      if (fromHost.getTranspose())
+        std::swap(host[0], host[1]);
+      ArrayRef<int64_t> declared = cast<RankedTensorType>(source.getType()).getShape();
+      if (declared != ArrayRef<int64_t>(host))
+        stream.setDeclaredShapeAttr(builder.getDenseI64ArrayAttr(declared));
+      if (auto constant = func.getArgAttrOfType<ElementsAttr>(
+              source.getArgNumber(), IPUTileDialect::getConstantAttrName()))
+        stream.setConstantAttr(constant);
+      if (bufferInsertPoint == program.getBody().front().end())
+        bufferInsertPoint = stream->getIterator();
+      // The host reference checks the last layer.
+      if (layer + 1 == count) {
+        referenceOf[argument] = static_cast<int32_t>(source.getArgNumber());
+        hostShapes[argument] = host;
+        if (fromHost.getTranspose())
+          transposedFromHost.insert(argument);
+      }
+    }
+    bufferOf[argument] = buffer;
+    state.weightBuffers.insert(buffer);
+  }
+
+  // The buffer every layer reads and writes, holding the input at first.
+  Block &body = repeat.getBody().front();
+  BlockArgument carried = body.getArgument(0);
+  BufferOp input = bufferOf.lookup(repeat.getInput());
+  std::optional<BlockLayout> layout =
+      toBlockLayout(cast<RankedTensorType>(carried.getType()), word);
+  if (!input || !layout)
+    return repeat.emitError("the repeated layers' input has no buffer with a layout");
+  state.carried = createBuffer(loc, (name + ".carried").str(),
+                               input.getTensorType().getElementType(),
+                               input.getTensorType().getShape(), *layout,
+                               ipu::MemoryClass::Standard);
+  std::vector<uint32_t> tiles = layout->tileList();
+  createComputeSet(loc, (name + ".enter").str(), "copy", {input, state.carried},
+                   SmallVector<int32_t>(tiles.begin(), tiles.end()));
+  bufferOf[carried] = state.carried;
+  hostShapes[carried] = hostShapeOf(repeat.getInput());
+
+  state.loop = LoopOp::create(builder, loc, (name + ".layers").str(), count);
+  state.after = builder.saveInsertionPoint();
+  builder.setInsertionPointToStart(&state.loop.getBody().front());
+  ipu_exchange::SyncOp::create(builder, loc);
+  // The value the last layer reads, as the device carried it: the host
+  // reference checks that layer's ops on it.
+  int32_t index = static_cast<int32_t>(func.getNumResults()) + checkpoints++;
+  streamOf[carried] = index;
+  createStreamOut(builder, loc, state.carried, index, hostShapes[carried]);
+  addReference("streamed", {}, carried,
+               {builder.getNamedAttr("type", TypeAttr::get(
+                                                 input.getTensorType().getElementType()))});
+  state.flopsBefore = flops;
+  state.estimatedCyclesBefore = estimatedCycles;
+  openRepeat = std::move(state);
+  return success();
+}
+
+LogicalResult ProgramBuilder::endRepeat(RepeatOp repeat) {
+  if (!openRepeat || openRepeat->op != repeat)
+    return repeat.emitError("closes a repeated layer that is not open");
+  OpenRepeat &state = *openRepeat;
+  Location loc = repeat.getLoc();
+  auto carry = cast<CarryOp>(repeat.getBody().front().getTerminator());
+  BufferOp passed = bufferOf.lookup(carry.getValue());
+  if (!passed)
+    return carry.emitError("passes on a value without a buffer");
+  std::optional<BlockLayout> layout =
+      toBlockLayout(state.carried.getTensorType(), target.exchangeWordBytes());
+  std::vector<uint32_t> tiles = layout->tileList();
+  createComputeSet(loc, (state.loop.getSymName() + ".carry").str(), "copy",
+                   {passed, state.carried}, SmallVector<int32_t>(tiles.begin(), tiles.end()));
+  // Each layer's steps read that layer's block of every weight slot; an
+  // exchange cannot move them yet (its addresses are fixed).
+  WalkResult walked = state.loop.walk([&](Operation *op) {
+    if (auto computeSet = dyn_cast<ComputeSetOp>(op)) {
+      SmallVector<int32_t> serial;
+      for (auto [index, ref] : llvm::enumerate(computeSet.getOperands()))
+        if (BufferOp buffer = mlir::ipu_tile::lookupBuffer(op, cast<FlatSymbolRefAttr>(ref));
+            buffer && state.weightBuffers.contains(buffer))
+          serial.push_back(static_cast<int32_t>(index));
+      if (!serial.empty())
+        computeSet.setSerialOperandsAttr(builder.getDenseI32ArrayAttr(serial));
+      return WalkResult::advance();
+    }
+    if (auto copy = dyn_cast<ipu_exchange::CopyOp>(op))
+      if (BufferOp buffer = mlir::ipu_tile::lookupBuffer(op, copy.getSourceAttr());
+          buffer && state.weightBuffers.contains(buffer)) {
+        repeat.emitError("moves a repeated layer's weight @")
+            << buffer.getSymName()
+            << " by exchange in its body; only weights read where they "
+               "stay are supported";
+        return WalkResult::interrupt();
+      }
+    if (isa<LoopOp>(op) && op != state.loop.getOperation()) {
+      repeat.emitError("a repeated layer's body lowers to a loop of its own (a "
+                       "serial split); loops do not nest");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted())
+    return failure();
+  builder.restoreInsertionPoint(*state.after);
+  // The body's work runs once per layer.
+  const int64_t count = repeat.getCount();
+  flops = state.flopsBefore + (flops - state.flopsBefore) * count;
+  estimatedCycles =
+      state.estimatedCyclesBefore + (estimatedCycles - state.estimatedCyclesBefore) * count;
+  // After the last layer, the layers' buffer holds what it passed on.
+  bufferOf[repeat.getResult()] = state.carried;
+  hostShapes[repeat.getResult()] = hostShapeOf(carry.getValue());
+  if (auto reference = referenceOf.find(carry.getValue()); reference != referenceOf.end())
+    referenceOf[repeat.getResult()] = reference->second;
+  openRepeat.reset();
   return success();
 }
 

@@ -44,7 +44,8 @@ private:
                           bool transpose, int32_t index, Operation *user,
                           std::optional<ArrayRef<int64_t>> hostShape,
                           std::optional<ArrayRef<int64_t>> declaredShape,
-                          ElementsAttr constant = {});
+                          ElementsAttr constant = {},
+                          std::optional<int64_t> chunk = {});
   LogicalResult addComputeSet(ipu_tile::ComputeSetOp op);
   LogicalResult addPhase(ipu_exchange::PhaseOp op);
   ipu_tile::BufferOp lookup(Operation *user, FlatSymbolRefAttr ref) {
@@ -73,7 +74,8 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
                                         int32_t index, Operation *user,
                                         std::optional<ArrayRef<int64_t>> hostShape,
                                         std::optional<ArrayRef<int64_t>> declaredShape,
-                                        ElementsAttr constant) {
+                                        ElementsAttr constant,
+                                        std::optional<int64_t> chunk) {
   FailureOr<uint32_t> address = addressOf(buffer, user);
   if (failed(address))
     return failure();
@@ -89,6 +91,9 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   // transposing stream writes its transpose, gathering a host column into
   // each tile row.
   stream.shape.assign(type.getShape().begin(), type.getShape().end());
+  // A chunk's host tensor is one batch's matrix.
+  if (chunk)
+    stream.shape.erase(stream.shape.begin(), stream.shape.end() - 2);
   if (transpose)
     std::swap(stream.shape[stream.shape.size() - 2], stream.shape.back());
   // The host holds the same elements in its own shape (the verifier checks
@@ -110,7 +115,7 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
   }
   // Results are read from the first replica only.
   if (std::optional<std::string> error = ipu::layoutStreamPieces(
-          layout, *address, /*allReplicas=*/toDevice, transpose, stream.pieces))
+          layout, *address, /*allReplicas=*/toDevice, transpose, stream.pieces, chunk))
     return user->emitError("cannot stream @")
            << buffer.getSymName() << ": " << *error;
   package.program.push_back({toDevice ? ipu::StepKind::StreamIn
@@ -243,7 +248,7 @@ FailureOr<ipu::Package> PackageBuilder::build() {
     if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
       result = addStream(lookup(in, in.getBufferAttr()), true, in.getWeight(),
                          in.getTranspose(), in.getIndex(), in, in.getHostShape(),
-                         in.getDeclaredShape(), in.getConstantAttr());
+                         in.getDeclaredShape(), in.getConstantAttr(), in.getChunk());
     else if (auto out = dyn_cast<ipu_exchange::StreamOutOp>(op))
       result = addStream(lookup(out, out.getBufferAttr()), false, false,
                          false, out.getIndex(), out, out.getHostShape(),

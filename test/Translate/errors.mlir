@@ -60,7 +60,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // A reference op of a kind the package does not hold (the wire format has
 // one union member per kind).
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
-  // expected-error @+1 {{reference op 'conv' is not a kind the package holds (matmul, elementwise, permute)}}
+  // expected-error @+1 {{reference op 'conv' is not a kind the package holds (matmul, elementwise, permute, streamed)}}
   ipu_tile.program @p attributes {reference = [{op = "conv", arguments = array<i32: 0>, result = 0 : i32, type = f32}]} {
     ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
     ipu_exchange.stream_in @a from 0

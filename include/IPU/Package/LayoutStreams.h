@@ -29,11 +29,14 @@ namespace ipu {
 /// the first replica only (results). `transpose` makes the host tensor
 /// [..., cols, rows], each matrix transposed: each tile row gathers a host
 /// column, one piece per batch. Fails, naming what is wrong, on a piece
-/// whose counts do not fit the piece's 32-bit fields.
+/// whose counts do not fit the piece's 32-bit fields. With `onlyBatch`, the
+/// host tensor is that batch's matrix alone (a repeated layer's weights, one
+/// host tensor per layer, each into its batch of one buffer).
 std::optional<std::string> layoutStreamPieces(const BlockLayout &layout,
                                               uint32_t address,
                                               bool allReplicas, bool transpose,
-                                              std::vector<StreamPiece> &pieces);
+                                              std::vector<StreamPiece> &pieces,
+                                              std::optional<int64_t> onlyBatch = {});
 
 } // namespace ipu
 

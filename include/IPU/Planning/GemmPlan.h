@@ -51,6 +51,9 @@ struct GemmProblem {
   /// B is an inference weight, resident and stored in whatever layout the
   /// plan wants (transposed for the swapped orientation).
   bool rhsIsWeight = true;
+  /// How many layers' B (and biases) stay resident: a repeated layer's
+  /// matmul holds every layer's block on its tiles, one after another.
+  uint32_t weightLayers = 1;
   /// B is given as B^T [N x K]. An activation B^T is already the swapped
   /// orientation's operand; no plan can transpose an activation.
   bool rhsTransposed = false;

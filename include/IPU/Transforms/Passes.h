@@ -39,6 +39,11 @@ struct CompilePipelineOptions
       *this, "partials",
       llvm::cl::desc("AMP partials for f32-accumulating matmuls: f32, f16 or any"),
       llvm::cl::init("")};
+  Option<bool> repeatLayers{
+      *this, "repeat-layers",
+      llvm::cl::desc("Compile the identical layers an exporter unrolled as "
+                     "one body run once per layer (ipu_tile.repeat)"),
+      llvm::cl::init(false)};
   Option<std::string> memoryProfile{
       *this, "memory-profile",
       llvm::cl::desc("Write the placed memory as JSON to this file"),

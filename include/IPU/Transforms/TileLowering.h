@@ -141,6 +141,17 @@ public:
   LogicalResult lowerRelayouts(ArrayRef<RelayoutOp> ops,
                                ArrayRef<std::string> bufferNames,
                                StringRef phaseName);
+  /// Opens the loop of `repeat` (named `name`): a buffer per weight slot
+  /// holding every layer's block on the tiles of the slot's layout, each
+  /// layer's argument streamed into its block; the buffer every layer reads
+  /// and writes, the input copied into it; and the loop, into which the
+  /// body's ops then lower. The host reference checks the last layer (its
+  /// weights, and the value the device carried into it).
+  LogicalResult beginRepeat(RepeatOp repeat, StringRef name);
+  /// Closes it: what the body passes on is copied into the layers' buffer,
+  /// the body's compute sets read each layer's block of the weights, and
+  /// the repeat's result is that buffer.
+  LogicalResult endRepeat(RepeatOp repeat);
   /// Streams out the function's results.
   LogicalResult lowerReturn(func::ReturnOp ret);
   /// Sets the program's reference, flops and estimate attributes.
@@ -168,6 +179,17 @@ private:
   DenseMap<uint64_t, KernelOp> kernels;
   int64_t flops = 0;
   int64_t estimatedCycles = 0;
+  /// The repeated layer being lowered: its loop, the buffers of its weight
+  /// slots, the buffer it carries, and the sums before its body.
+  struct OpenRepeat {
+    RepeatOp op;
+    LoopOp loop;
+    llvm::DenseSet<Operation *> weightBuffers;
+    BufferOp carried;
+    int64_t flopsBefore = 0, estimatedCyclesBefore = 0;
+    std::optional<OpBuilder::InsertPoint> after;
+  };
+  std::optional<OpenRepeat> openRepeat;
   SmallVector<NamedAttribute> planFinalists;
 };
 

@@ -260,7 +260,8 @@ void PhaseOp::getBufferAccesses(
 /// A shape attribute (`name`) of a host stream: the buffer's elements.
 static LogicalResult checkHostShape(Operation *op, ipu_tile::BufferOp buffer,
                                     std::optional<ArrayRef<int64_t>> hostShape,
-                                    StringRef name = "host_shape") {
+                                    StringRef name = "host_shape",
+                                    int64_t batches = 1) {
   if (!hostShape)
     return success();
   int64_t elements = 1;
@@ -268,11 +269,12 @@ static LogicalResult checkHostShape(Operation *op, ipu_tile::BufferOp buffer,
     if (extent < 1 || __builtin_mul_overflow(elements, extent, &elements))
       return op->emitOpError()
              << name << " must have positive extents whose product fits in 64 bits";
-  if (hostShape->empty() || elements != buffer.getTensorType().getNumElements())
+  const int64_t held = buffer.getTensorType().getNumElements() / batches;
+  if (hostShape->empty() || elements != held)
     return op->emitOpError()
            << name << " holds " << elements << " elements, buffer @"
-           << buffer.getSymName() << " holds "
-           << buffer.getTensorType().getNumElements();
+           << buffer.getSymName() << (batches > 1 ? "'s batch" : "") << " holds "
+           << held;
   return success();
 }
 
@@ -287,22 +289,41 @@ LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getHostShape() && getTranspose())
     return emitOpError("a transposing stream takes its host shape from its "
                        "buffer: host_shape does not apply");
+  // A chunk is one batch of a buffer that holds its batches where its
+  // blocks are.
+  int64_t batches = 1;
+  if (std::optional<int64_t> chunk = getChunk()) {
+    RankedTensorType bufferType = buffer->getTensorType();
+    std::optional<ipu::BlockLayout> layout =
+        ipu_tile::toBlockLayout(bufferType, ipu_tile::exchangeWordBytes(*this));
+    if (!layout || layout->gridBatches != 1 || layout->batches < 1 ||
+        bufferType.getRank() < 3)
+      return emitOpError("chunk needs a buffer that holds its batches on the "
+                         "tiles of its blocks; @")
+             << buffer->getSymName() << " is " << bufferType;
+    if (*chunk < 0 || *chunk >= layout->batches)
+      return emitOpError("chunk ") << *chunk << " is not a batch of @"
+                                   << buffer->getSymName() << "'s "
+                                   << layout->batches;
+    batches = layout->batches;
+  }
   if (std::optional<ElementsAttr> constant = getConstant()) {
     RankedTensorType bufferType = buffer->getTensorType();
+    const int64_t held = bufferType.getNumElements() / batches;
     auto type = dyn_cast<ShapedType>(constant->getType());
     if (!type || !type.hasStaticShape() ||
         type.getElementType() != bufferType.getElementType() ||
-        type.getNumElements() != bufferType.getNumElements())
+        type.getNumElements() != held)
       return emitOpError("constant of type ")
-             << constant->getType() << " is not the " << bufferType.getNumElements()
-             << " elements of " << bufferType.getElementType() << " buffer @"
-             << buffer->getSymName() << " holds";
+             << constant->getType() << " is not the " << held << " elements of "
+             << bufferType.getElementType() << " buffer @" << buffer->getSymName()
+             << (batches > 1 ? "'s batch" : "") << " holds";
     if (failed(ipu_tile::constantBytes(*constant)))
       return emitOpError("constant has no data (an elided or missing resource blob)");
   }
-  if (failed(checkHostShape(*this, *buffer, getDeclaredShape(), "declared_shape")))
+  if (failed(checkHostShape(*this, *buffer, getDeclaredShape(), "declared_shape", batches)))
     return failure();
-  return checkHostShape(*this, *buffer, getHostShape());
+  return checkHostShape(*this, *buffer, getHostShape(), "host_shape", batches);
 }
 
 LogicalResult StreamOutOp::verifySymbolUses(SymbolTableCollection &table) {

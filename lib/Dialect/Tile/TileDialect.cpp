@@ -925,13 +925,22 @@ LogicalResult LoopOp::verify() {
     return emitOpError("body must start with an ipu_exchange.sync: it "
                        "separates one iteration's last superstep from the "
                        "next one's first");
-  for (Operation &op : body)
+  for (Operation &op : body) {
     if (isa<LoopOp>(op) || !isa<ProgramStepOpInterface>(op))
       return op.emitOpError("cannot be in a loop body: only syncs, exchange "
-                            "phases and compute sets repeat (no nested loops, "
-                            "buffers, kernels or host streams)");
-    else if (cast<ProgramStepOpInterface>(op).getStepKind() == StepKind::HostStream)
-      return op.emitOpError("cannot be in a loop body: host streams run once");
+                            "phases, compute sets and streams out repeat (no "
+                            "nested loops, buffers, kernels or streams in)");
+    auto step = cast<ProgramStepOpInterface>(op);
+    if (step.getStepKind() != StepKind::HostStream)
+      continue;
+    // A stream out leaves every iteration and the host keeps the last (a
+    // repeated layer's checkpoints: its last layer's values); a stream in
+    // would overwrite what the iterations computed.
+    SmallVector<BufferAccess> accesses;
+    step.getBufferAccesses(accesses);
+    if (llvm::any_of(accesses, [](const BufferAccess &access) { return access.writes; }))
+      return op.emitOpError("cannot be in a loop body: streams in run once");
+  }
   return success();
 }
 

@@ -86,7 +86,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @nested {
     ipu_tile.loop @outer count 2 {
       ipu_exchange.sync
-      // expected-error @+1 {{'ipu_tile.loop' op cannot be in a loop body: only syncs, exchange phases and compute sets repeat (no nested loops, buffers, kernels or host streams)}}
+      // expected-error @+1 {{'ipu_tile.loop' op cannot be in a loop body: only syncs, exchange phases, compute sets and streams out repeat (no nested loops, buffers, kernels or streams in)}}
       ipu_tile.loop @inner count 2 {
         ipu_exchange.sync
       }
@@ -101,8 +101,22 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @a : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_tile.loop @l count 2 {
       ipu_exchange.sync
-      // expected-error @+1 {{'ipu_exchange.stream_in' op cannot be in a loop body: host streams run once}}
+      // expected-error @+1 {{'ipu_exchange.stream_in' op cannot be in a loop body: streams in run once}}
       ipu_exchange.stream_in @a from 0
+    }
+  }
+}
+
+// -----
+
+// A stream out in a loop body leaves in every iteration; the host keeps the
+// last one's (a repeated layer's checkpoints).
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @stream_out {
+    ipu_tile.buffer @a : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
+    ipu_tile.loop @l count 2 {
+      ipu_exchange.sync
+      ipu_exchange.stream_out @a to 0
     }
   }
 }

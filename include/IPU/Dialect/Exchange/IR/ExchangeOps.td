@@ -94,7 +94,11 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     order): `ipu-run --inputs` takes the array in that shape. `constant`
     is the argument's value when the package carries it (a frozen weight of
     an exported model): the host streams it in, and `--inputs` need not
-    give it. Host streams cost no device cycles.
+    give it. With `chunk`, the buffer holds its batches on the tiles of its
+    blocks (as a repeated layer's weights are, one batch per layer) and the
+    argument is one batch's matrix, written into batch `chunk`: its host
+    shape is the buffer's without the leading dims. Host streams cost no
+    device cycles.
 
     Example:
 
@@ -103,13 +107,15 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     ipu_exchange.stream_in @bt from 2 {transpose, weight}
     ipu_exchange.stream_in @x from 0 {declared_shape = array<i64: 1, 3, 56, 56>}
     ipu_exchange.stream_in @w from 3 {constant = dense<[[1.0, 2.0]]> : tensor<1x2xf32>, weight}
+    ipu_exchange.stream_in @layers.w0 from 5 {chunk = 2 : i64, transpose, weight}
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index,
                        UnitAttr:$weight, UnitAttr:$transpose,
                        OptionalAttr<DenseI64ArrayAttr>:$host_shape,
                        OptionalAttr<DenseI64ArrayAttr>:$declared_shape,
-                       OptionalAttr<ElementsAttr>:$constant);
+                       OptionalAttr<ElementsAttr>:$constant,
+                       OptionalAttr<I64Attr>:$chunk);
   let assemblyFormat = "$buffer `from` $index attr-dict";
 }
 

@@ -395,7 +395,10 @@ def IPUTile_LoopOp : IPUTile_Op<"loop", [Symbol, SymbolTable, HasParent<"Program
     iteration's last steps and the next one's first are in different
     supersteps. A buffer the body shares with steps outside the loop (or
     reads by chunks) is live over the whole loop; one used only inside it is
-    rewritten in every iteration and live only over its steps there.
+    rewritten in every iteration and live only over its steps there. A
+    stream out in the body leaves in every iteration, and the host keeps
+    the last one's (a repeated layer's checkpoints); streams in run once,
+    outside loops.
 
     Example, a GEMM in 4 serial chunks of its rows:
 

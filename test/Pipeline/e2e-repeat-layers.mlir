@@ -1,0 +1,118 @@
+// Three identical layers (a linear with its bias, tanh, a residual add),
+// each with weights of its own, between a first linear and a last one:
+// compiled with repeat-layers=true as one body run three times, each layer's
+// weights streamed into their block of one buffer per weight slot and read
+// by the body's compute sets one block per iteration. Checked op by op
+// (the last layer, on the device's own operands) and, whole, against
+// upstream MLIR's execution of this module.
+//
+// RUN: ipu-opt %s --ipu-compile="target=ipu21-16 repeat-layers=true" 2> %t.remarks > %t.lowered.mlir
+// RUN: FileCheck %s --check-prefix=REMARK --input-file=%t.remarks
+// RUN: FileCheck %s --input-file=%t.lowered.mlir
+// RUN: ipu-translate --ipu-to-package %t.lowered.mlir -o %t.ipuexe
+// RUN: ipu-run %t.ipuexe --check --quiet | FileCheck %s --check-prefix=CHECKED
+// RUN: rm -rf %t.in %t.ref && mkdir -p %t.in %t.ref
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg0.npy '<f4' 16,64 pattern
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg1.npy '<f4' 64,64 pattern
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg2.npy '<f4' 64,64 pattern
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg3.npy '<f4' 64 pattern
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg4.npy '<f4' 64,64 pattern
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg5.npy '<f4' 64 pattern
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg6.npy '<f4' 64,64 pattern
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg7.npy '<f4' 64 pattern
+// RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg8.npy '<f4' 64,64 pattern
+// RUN: ipu-mlir-run %s --inputs %t.in --outputs %t.ref > /dev/null
+// RUN: ipu-run %t.ipuexe --inputs %t.in --expect %t.ref --quiet | FileCheck %s --check-prefix=UPSTREAM
+
+// REMARK: remark: repeats one layer: layers=3 opsPerLayer=4 firstOp=1 endOp=13 weightsPerLayer=2
+
+// One buffer per weight slot with every layer's block; each layer's
+// argument streams into its own block.
+// CHECK-DAG: ipu_tile.buffer @repeat0.w0 : tensor<3x
+// CHECK-DAG: ipu_tile.buffer @repeat0.w1 : tensor<3x
+// CHECK-DAG: ipu_exchange.stream_in @repeat0.w0 from 2 {chunk = 0 : i64
+// CHECK-DAG: ipu_exchange.stream_in @repeat0.w0 from 4 {chunk = 1 : i64
+// CHECK-DAG: ipu_exchange.stream_in @repeat0.w0 from 6 {chunk = 2 : i64
+// CHECK-DAG: ipu_exchange.stream_in @repeat0.w1 from 3 {chunk = 0 : i64
+// CHECK-DAG: ipu_exchange.stream_in @repeat0.w1 from 7 {chunk = 2 : i64
+// The body once, in one loop; its GEMM reads a block of the weights per
+// iteration, and what it passes on goes back where every layer reads.
+// CHECK:     ipu_tile.compute_set @repeat0.enter kernel "copy"
+// CHECK:     ipu_tile.loop @repeat0.layers count 3 {
+// CHECK-NEXT:  ipu_exchange.sync
+// CHECK:       ipu_tile.compute_set @mm1.partials kernel "gemm{{.*}}" operands [{{.*}}@repeat0.w0{{.*}}] {{.*}}serial_operands = array<i32: 1>
+// CHECK:       ipu_tile.compute_set @repeat0.layers.carry kernel "copy"
+// CHECK-NEXT: }
+// CHECK-NOT: ipu_tile.loop
+// CHECK-NOT: @mm4
+
+// CHECKED: numericalTest=PASS
+// UPSTREAM: expect result=0 {{.*}} shape=(16, 64) {{.*}} mismatches=0
+// UPSTREAM: numericalTest=PASS
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @layers(%x: tensor<16x64xf32>, %w_in: tensor<64x64xf32>,
+                  %w0: tensor<64x64xf32>, %b0: tensor<64xf32>,
+                  %w1: tensor<64x64xf32>, %b1: tensor<64xf32>,
+                  %w2: tensor<64x64xf32>, %b2: tensor<64xf32>,
+                  %w_out: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %h = linalg.matmul ins(%x, %w_in : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+
+  %m0 = linalg.matmul ins(%h, %w0 : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %a0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%m0, %b0 : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %t0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a0 : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.tanh %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %h0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%h, %t0 : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+
+  %m1 = linalg.matmul ins(%h0, %w1 : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %a1 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%m1, %b1 : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %t1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a1 : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.tanh %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %h1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%h0, %t1 : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+
+  %m2 = linalg.matmul ins(%h1, %w2 : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %a2 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%m2, %b2 : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %t2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a2 : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = math.tanh %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %h2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%h1, %t2 : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+
+  %y = linalg.matmul ins(%h2, %w_out : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
