@@ -118,6 +118,12 @@ LogicalResult outlineLayers(func::FuncOp func, ArrayRef<Operation *> ops,
         layers.output.result);
   };
   Value lastOutput = outputOf(layers.layers - 1);
+  // Without weights of their own, the layers share nothing a loop would
+  // save (their code is already one kernel per distinct body).
+  if (layers.weights.empty()) {
+    func.emitRemark("leaves the layers as they are: they have no weights of their own");
+    return success();
+  }
   if (input.getType() != lastOutput.getType()) {
     func.emitRemark("leaves the layers as they are: each reads ")
         << input.getType() << " but passes on " << lastOutput.getType();

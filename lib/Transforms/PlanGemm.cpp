@@ -226,14 +226,9 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         return;
       }
       job.constraints = *constraints;
-      // A repeated layer's body reads each layer's block of its weights
-      // where it stays (no exchange can move them yet), and runs in one
-      // loop (loops do not nest).
-      if (job.problem.weightLayers > 1) {
-        if (job.problem.rhsIsWeight)
-          job.constraints.gatheredWeights = false;
+      // A repeated layer's body runs in one loop (loops do not nest).
+      if (job.problem.weightLayers > 1)
         job.constraints.serial = 1;
-      }
       if (ipu_gemm::PlanAttr plan = op.getPlanAttr()) {
         job.given = plan.toGemmPlan();
         // Writing partials = "f16" is the user allowing them.

@@ -467,8 +467,38 @@ LogicalResult ProgramBuilder::endRepeat(RepeatOp repeat) {
   std::vector<uint32_t> tiles = layout->tileList();
   createComputeSet(loc, (state.loop.getSymName() + ".carry").str(), "copy",
                    {passed, state.carried}, SmallVector<int32_t>(tiles.begin(), tiles.end()));
-  // Each layer's steps read that layer's block of every weight slot; an
-  // exchange cannot move them yet (its addresses are fixed).
+  // An exchange's addresses are fixed: weights it moves (a gathered plan's
+  // home share) are first copied out of this layer's block, once per slot
+  // and iteration.
+  SmallVector<ipu_exchange::CopyOp> moved;
+  state.loop.walk([&](ipu_exchange::CopyOp copy) {
+    if (BufferOp buffer = mlir::ipu_tile::lookupBuffer(copy, copy.getSourceAttr());
+        buffer && state.weightBuffers.contains(buffer))
+      moved.push_back(copy);
+  });
+  DenseMap<Operation *, BufferOp> layerOf;
+  for (ipu_exchange::CopyOp copy : moved) {
+    BufferOp weights = mlir::ipu_tile::lookupBuffer(copy, copy.getSourceAttr());
+    BufferOp &layer = layerOf[weights];
+    if (!layer) {
+      std::optional<BlockLayout> block =
+          toBlockLayout(weights.getTensorType(), target.exchangeWordBytes());
+      block->batches = 1;
+      layer = createBuffer(weights.getLoc(), (weights.getSymName() + ".layer").str(),
+                           weights.getTensorType().getElementType(),
+                           {block->rows, block->cols}, *block,
+                           toMachineClass(weights.getMemoryClass()));
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointAfter(&state.loop.getBody().front().front());
+      std::vector<uint32_t> blockTiles = block->tileList();
+      ComputeSetOp slice = createComputeSet(
+          weights.getLoc(), (weights.getSymName() + ".slice").str(), "copy",
+          {weights, layer}, SmallVector<int32_t>(blockTiles.begin(), blockTiles.end()));
+      slice.setSerialOperandsAttr(builder.getDenseI32ArrayAttr({0}));
+    }
+    copy.setSourceAttr(FlatSymbolRefAttr::get(layer.getSymNameAttr()));
+  }
+  // Each layer's steps read that layer's block of every weight slot.
   WalkResult walked = state.loop.walk([&](Operation *op) {
     if (auto computeSet = dyn_cast<ComputeSetOp>(op)) {
       SmallVector<int32_t> serial;
@@ -480,15 +510,6 @@ LogicalResult ProgramBuilder::endRepeat(RepeatOp repeat) {
         computeSet.setSerialOperandsAttr(builder.getDenseI32ArrayAttr(serial));
       return WalkResult::advance();
     }
-    if (auto copy = dyn_cast<ipu_exchange::CopyOp>(op))
-      if (BufferOp buffer = mlir::ipu_tile::lookupBuffer(op, copy.getSourceAttr());
-          buffer && state.weightBuffers.contains(buffer)) {
-        repeat.emitError("moves a repeated layer's weight @")
-            << buffer.getSymName()
-            << " by exchange in its body; only weights read where they "
-               "stay are supported";
-        return WalkResult::interrupt();
-      }
     if (isa<LoopOp>(op) && op != state.loop.getOperation()) {
       repeat.emitError("a repeated layer's body lowers to a loop of its own (a "
                        "serial split); loops do not nest");
