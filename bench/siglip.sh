@@ -15,7 +15,8 @@
 # the user's current stack beside ours where its log gives it
 # (../shared/seeds: MLP 225,672 cycles, attention 406,211). The last row
 # is a stack of four encoder blocks (f16 partials allowed), with its
-# cycles per block, then the MLP on a batch of 8 images (serial splits),
+# cycles per block, unrolled and as one body run once per block
+# (repeat-layers=true, with its IR and reserved code bytes beside), then the MLP on a batch of 8 images (serial splits),
 # with its cycles per image. `--part export` (not in the default set: it
 # needs .venv) exports one so400m encoder layer from transformers live
 # (python -m ipu_export siglip-encoder-layer, f16, [1, 729, 1152]),
@@ -43,17 +44,17 @@ theirs() { # part
   esac
 }
 
-run_part() { # part partials weights [blocks] [batch]
-  local part=$1 partials=$2 weights=$3 blocks=${4:-1} batch=${5:-1}
+run_part() { # part partials weights [blocks] [batch] [repeat]
+  local part=$1 partials=$2 weights=$3 blocks=${4:-1} batch=${5:-1} repeat=${6:-}
   local name src lowered package log report
   local generate=(python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" --blocks "$blocks" --batch "$batch")
-  name=$("${generate[@]}" --name)${partials:+-p$partials}
+  name=$("${generate[@]}" --name)${partials:+-p$partials}${repeat:+-repeat}
   src="$work/$name.mlir" lowered="$work/$name.ir" package="$work/$name.ipuexe"
   log="$work/$name.log" report="$work/$name.report"
   "${generate[@]}" -o "$src"
   local t0 t1 t2 t3
   t0=$(now)
-  if ! "$bin/ipu-opt" "$src" --ipu-compile="target=ipu21${partials:+ partials=$partials}" \
+  if ! "$bin/ipu-opt" "$src" --ipu-compile="target=ipu21${partials:+ partials=$partials}${repeat:+ repeat-layers=true}" \
       --mlir-timing -o "$lowered" 2> "$log"; then
     echo "bench=siglip case=$name status=compile-error error=\"$(grep -m1 error: "$log" | sed 's/.*error: //')\""
     return 0
@@ -90,7 +91,9 @@ run_part() { # part partials weights [blocks] [batch]
   serial=$({ grep -Eo 'chose plan [^:]* of [0-9]+ matching' "$log" || true; } |
     awk '{ s = 1; if (match($0, /serial=[0-9]+/)) s = substr($0, RSTART + 7, RLENGTH - 7); print s }' | paste -sd'+')
   echo "bench=siglip case=$name part=$part blocks=$blocks batch=$batch weights=$weights partials=${partials:-f32}" \
-       "serialSplits=$serial" \
+       "repeatLayers=$([ -n "$repeat" ] && echo true || echo false) serialSplits=$serial" \
+       "irBytes=$(wc -c < "$lowered") reservedStandardBytes=$(value reservedStandardBytes "$report")" \
+       "reservedExchangeCodeBytes=$(value reservedExchangeCodeBytes "$report") reservedVertexStateBytes=$(value reservedVertexStateBytes "$report")" \
        "compileSeconds=$(seconds "$t0" "$t1")$passes packageSeconds=$(seconds "$t1" "$t2")" \
        "cycles=$cycles efficiencyPercent=$(value efficiencyPercent "$report") efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report")" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
@@ -177,6 +180,8 @@ for part in "${parts[@]}"; do
   fi
   if [ "$part" = stack ]; then
     run_part block any f16 "$stacked"
+    # The same blocks compiled as one body run once per block.
+    run_part block any f16 "$stacked" 1 repeat
     continue
   fi
   # The MLP on a batch of images (8 x 729 tokens), which only fits in
