@@ -856,6 +856,39 @@ TEST(PackageValidate, Reference) {
       {"reference op 1 ('matmul'): shapes 8x8 (reference op 0) x 16x8"});
 }
 
+TEST(PackageValidate, StreamedValues) {
+  // The device's value of an output stream: no operands, a stream that
+  // exists, and (like every checked value) one op per result.
+  auto streamedFirst = [](Package &p) {
+    ReferenceOp streamed;
+    streamed.kind = ReferenceKind::Streamed;
+    streamed.type = ElementType::F32;
+    streamed.result = 0;
+    p.reference.insert(p.reference.begin(), streamed);
+  };
+  expectInvalid(
+      [&](Package &p) {
+        streamedFirst(p);
+        p.reference[0].arguments = {0};
+      },
+      {"reference op 0 ('streamed'): takes no operands, got 1"});
+  expectInvalid(
+      [&](Package &p) {
+        streamedFirst(p);
+        p.reference[0].result = 3;
+      },
+      {"reference op 0 ('streamed'): result 3 is not an output stream"});
+  expectInvalid(
+      [&](Package &p) {
+        streamedFirst(p);
+        p.reference[0].result = ReferenceOp::kNoResult;
+      },
+      {"reference op 0 ('streamed'): is the device's value of an output stream, but names none"});
+  expectInvalid(streamedFirst,
+                {"reference op 1 ('matmul'): result 0 ('out') is already the value of "
+                 "reference op 0"});
+}
+
 // The operand ranks and the transpose flags say which product an op is;
 // operands that do not form it are refused, naming the op, the shapes and
 // the form they miss. makePackage's lhs is 8x16, rhs 16x8, out 8x8, all

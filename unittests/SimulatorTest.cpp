@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <cstring>
 #include <filesystem>
 #include <unistd.h>
@@ -1087,4 +1088,57 @@ TEST(SimulatorTest, MalformedLoopsFailWithoutCrashing) {
   p.computeSets[0].operandAddress[0] = c.target.interleaved.end() - 128;
   fails(p, "step 3 (compute set 0 'slice.gather', iteration 2): vertex 0 on "
            "tile 0: operand 'src' [");
+}
+
+/// Each element a stream's pieces write: (tile, tile address) -> host byte.
+std::map<std::pair<uint32_t, uint64_t>, uint64_t>
+elementsWritten(const std::vector<StreamPiece> &pieces, uint32_t bytes,
+                uint64_t hostShift = 0) {
+  std::map<std::pair<uint32_t, uint64_t>, uint64_t> written;
+  for (const StreamPiece &piece : pieces)
+    for (uint32_t r = 0; r < piece.rows; ++r)
+      for (uint32_t e = 0; e < piece.rowBytes / bytes; ++e) {
+        const uint64_t stride = piece.hostElementStride ? piece.hostElementStride : bytes;
+        written[{piece.tile, uint64_t(piece.address) + uint64_t(r) * piece.tilePitch +
+                                 uint64_t(e) * bytes}] =
+            hostShift + piece.hostOffset + uint64_t(r) * piece.hostPitch + e * stride;
+      }
+  return written;
+}
+
+TEST(SimulatorTest, OneBatchsStreamWritesWhatTheWholeStreamWritesThere) {
+  // A repeated layer's weights: every layer's block on the tiles of one
+  // layout, one after another, each layer's host tensor streamed into its
+  // batch alone. Over random batch-local layouts, plain and transposed,
+  // the batches' streams together write each element where the stream of
+  // all the batches (one host tensor) writes it, from the same host
+  // element, once.
+  std::mt19937 random(11);
+  const TargetModel target = *TargetModel::byName("ipu21-16");
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t batches = 1 + random() % 5, rows = 1 + random() % 9,
+                  cols = 1 + random() % 12;
+    const uint32_t gridRows = 1 + random() % std::min<int64_t>(rows, 3),
+                   gridCols = 1 + random() % std::min<int64_t>(cols, 3);
+    BlockLayout layout = ndLayout({batches, rows, cols}, /*gridBatches=*/1, gridRows,
+                                  gridCols, /*base=*/0, 0, int64_t(gridCols), 1);
+    layout.replicas = 1 + random() % 2;
+    layout.replicaStride = int64_t(gridRows * gridCols);
+    const bool transpose = random() % 2;
+    const uint32_t address = target.allocatableBase(MemoryClass::Standard);
+    std::vector<StreamPiece> whole;
+    ASSERT_EQ(layoutStreamPieces(layout, address, true, transpose, whole), std::nullopt);
+    const uint32_t bytes = elementBytes(layout.type);
+    const uint64_t matrixBytes = uint64_t(rows) * cols * bytes;
+    std::map<std::pair<uint32_t, uint64_t>, uint64_t> together;
+    for (int64_t b = 0; b < batches; ++b) {
+      std::vector<StreamPiece> one;
+      ASSERT_EQ(layoutStreamPieces(layout, address, true, transpose, one, b), std::nullopt);
+      for (const auto &[where, host] : elementsWritten(one, bytes, uint64_t(b) * matrixBytes)) {
+        EXPECT_LT(host - uint64_t(b) * matrixBytes, matrixBytes) << "trial " << trial;
+        EXPECT_TRUE(together.emplace(where, host).second) << "trial " << trial;
+      }
+    }
+    EXPECT_EQ(together, elementsWritten(whole, bytes)) << "trial " << trial;
+  }
 }
