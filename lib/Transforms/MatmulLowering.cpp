@@ -245,10 +245,8 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
     inLoop.emplace(builder);
     builder.setInsertionPointToStart(&loop.getBody().front());
     ipu_exchange::SyncOp::create(builder, loc);
-    std::vector<uint32_t> chunkTiles = homes.lhsChunk.tileList();
-    ComputeSetOp slice = program.createComputeSet(
-        loc, prefix + ".slice", "copy", {lhs, chunk},
-        SmallVector<int32_t>(chunkTiles.begin(), chunkTiles.end()));
+    ComputeSetOp slice =
+        program.createCopy(loc, prefix + ".slice", lhs, chunk, homes.lhsChunk);
     slice.setSerialOperandsAttr(builder.getDenseI32ArrayAttr({0}));
     lhs = chunk;
     // The chunk arrives where the plan wants it when the plan's A blocks
@@ -271,15 +269,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
                                    rhs.getTensorType().getShape(), layouts.rhs,
                                    ipu::MemoryClass::Interleaved);
     // Replicas hold the same block: copy on every tile that has one.
-    SmallVector<int32_t> allTiles;
-    for (uint32_t b = 0; b < layouts.rhs.gridBatches; ++b)
-      for (uint32_t p = 0; p < layouts.rhs.gridRows; ++p)
-        for (uint32_t j = 0; j < layouts.rhs.gridCols; ++j)
-          for (uint32_t r = 0; r < layouts.rhs.replicas; ++r)
-            allTiles.push_back(
-                static_cast<int32_t>(layouts.rhs.tileOf(b, p, j, r)));
-    program.createComputeSet(loc, prefix + ".stage", "copy", {rhs, weights},
-                             allTiles);
+    program.createCopy(loc, prefix + ".stage", rhs, weights, layouts.rhs);
   }
 
   // The GEMM partials: one vertex per (i, j, p).
@@ -321,10 +311,8 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
                              blockTiles(layouts.out));
   }
   if (serial > 1) {
-    std::vector<uint32_t> outTiles = layouts.out.tileList();
-    ComputeSetOp update = program.createComputeSet(
-        loc, prefix + ".update", "copy", {result, resultHome},
-        SmallVector<int32_t>(outTiles.begin(), outTiles.end()));
+    ComputeSetOp update =
+        program.createCopy(loc, prefix + ".update", result, resultHome, layouts.out);
     update.setSerialOperandsAttr(builder.getDenseI32ArrayAttr({1}));
     inLoop.reset();
     result = resultHome;

@@ -210,6 +210,13 @@ FailureOr<BufferOp> ProgramBuilder::operandBuffer(Operation *op, unsigned operan
   return buffer;
 }
 
+ComputeSetOp ProgramBuilder::createCopy(Location loc, StringRef name, BufferOp from,
+                                        BufferOp to, const BlockLayout &layout) {
+  std::vector<uint32_t> tiles = layout.tileList();
+  return createComputeSet(loc, name, "copy", {from, to},
+                          SmallVector<int32_t>(tiles.begin(), tiles.end()));
+}
+
 void ProgramBuilder::createPhase(Location loc, StringRef name,
                                  ArrayRef<BufferCopy> copies,
                                  const ipu::Permutation *permutation) {
@@ -312,20 +319,25 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   ArrayRef<int64_t> declared = cast<RankedTensorType>(arg.getType()).getShape();
   if (declared != ArrayRef<int64_t>(hostShapes[op.getResult()]))
     stream.setDeclaredShapeAttr(builder.getDenseI64ArrayAttr(declared));
-  if (auto constant = func.getArgAttrOfType<ElementsAttr>(
-          arg.getArgNumber(), IPUTileDialect::getConstantAttrName()))
-    stream.setConstantAttr(constant);
   if (op.getResident())
     stream.setWeight(true);
   if (op.getTranspose()) {
     stream.setTranspose(true);
     transposedFromHost.insert(op.getResult());
   }
-  if (bufferInsertPoint == program.getBody().front().end())
-    bufferInsertPoint = stream->getIterator();
+  finishArgumentStream(stream, arg);
   bufferOf[op.getResult()] = buffer;
   referenceOf[op.getResult()] = static_cast<int32_t>(arg.getArgNumber());
   return success();
+}
+
+void ProgramBuilder::finishArgumentStream(ipu_exchange::StreamInOp stream,
+                                          BlockArgument arg) {
+  if (auto constant = func.getArgAttrOfType<ElementsAttr>(
+          arg.getArgNumber(), IPUTileDialect::getConstantAttrName()))
+    stream.setConstantAttr(constant);
+  if (bufferInsertPoint == program.getBody().front().end())
+    bufferInsertPoint = stream->getIterator();
 }
 
 LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
@@ -400,11 +412,7 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
       ArrayRef<int64_t> declared = cast<RankedTensorType>(source.getType()).getShape();
       if (declared != ArrayRef<int64_t>(host))
         stream.setDeclaredShapeAttr(builder.getDenseI64ArrayAttr(declared));
-      if (auto constant = func.getArgAttrOfType<ElementsAttr>(
-              source.getArgNumber(), IPUTileDialect::getConstantAttrName()))
-        stream.setConstantAttr(constant);
-      if (bufferInsertPoint == program.getBody().front().end())
-        bufferInsertPoint = stream->getIterator();
+      finishArgumentStream(stream, source);
       // The host reference checks the last layer.
       if (layer + 1 == count) {
         referenceOf[argument] = static_cast<int32_t>(source.getArgNumber());
@@ -429,9 +437,7 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
                                input.getTensorType().getElementType(),
                                input.getTensorType().getShape(), *layout,
                                ipu::MemoryClass::Standard);
-  std::vector<uint32_t> tiles = layout->tileList();
-  createComputeSet(loc, (name + ".enter").str(), "copy", {input, state.carried},
-                   SmallVector<int32_t>(tiles.begin(), tiles.end()));
+  createCopy(loc, (name + ".enter").str(), input, state.carried, *layout);
   bufferOf[carried] = state.carried;
   hostShapes[carried] = hostShapeOf(repeat.getInput());
 
@@ -464,9 +470,7 @@ LogicalResult ProgramBuilder::endRepeat(RepeatOp repeat) {
     return carry.emitError("passes on a value without a buffer");
   std::optional<BlockLayout> layout =
       toBlockLayout(state.carried.getTensorType(), target.exchangeWordBytes());
-  std::vector<uint32_t> tiles = layout->tileList();
-  createComputeSet(loc, (state.loop.getSymName() + ".carry").str(), "copy",
-                   {passed, state.carried}, SmallVector<int32_t>(tiles.begin(), tiles.end()));
+  createCopy(loc, (state.loop.getSymName() + ".carry").str(), passed, state.carried, *layout);
   // An exchange's addresses are fixed: weights it moves (a gathered plan's
   // home share) are first copied out of this layer's block, once per slot
   // and iteration.
@@ -490,10 +494,9 @@ LogicalResult ProgramBuilder::endRepeat(RepeatOp repeat) {
                            toMachineClass(weights.getMemoryClass()));
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointAfter(&state.loop.getBody().front().front());
-      std::vector<uint32_t> blockTiles = block->tileList();
-      ComputeSetOp slice = createComputeSet(
-          weights.getLoc(), (weights.getSymName() + ".slice").str(), "copy",
-          {weights, layer}, SmallVector<int32_t>(blockTiles.begin(), blockTiles.end()));
+      ComputeSetOp slice = createCopy(weights.getLoc(),
+                                      (weights.getSymName() + ".slice").str(), weights,
+                                      layer, *block);
       slice.setSerialOperandsAttr(builder.getDenseI32ArrayAttr({0}));
     }
     copy.setSourceAttr(FlatSymbolRefAttr::get(layer.getSymNameAttr()));

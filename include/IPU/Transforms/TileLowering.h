@@ -21,6 +21,9 @@
 
 namespace mlir {
 class DialectRegistry;
+namespace ipu_exchange {
+class StreamInOp;
+} // namespace ipu_exchange
 } // namespace mlir
 
 namespace mlir::ipu_tile {
@@ -79,6 +82,11 @@ public:
   ComputeSetOp createComputeSet(Location loc, StringRef name, StringRef kernel,
                                 ArrayRef<BufferOp> operands, ArrayRef<int32_t> tiles,
                                 Type accType = Type());
+  /// A `copy` of `from` into `to` on every tile that holds a block of
+  /// `layout` (replicas included): a local copy between two buffers whose
+  /// blocks share those tiles.
+  ComputeSetOp createCopy(Location loc, StringRef name, BufferOp from, BufferOp to,
+                          const ipu::BlockLayout &layout);
   /// The ipu_tile.kernel running elementwise `body` with inputs broadcast
   /// as given (and its values reduced along rows from `init`, with a
   /// reduction): one per distinct body in the program, named after the
@@ -158,6 +166,11 @@ public:
   void finish();
 
 private:
+  /// What every stream of argument `arg` carries besides its buffer: the
+  /// argument's value when the package holds it; and the point before
+  /// which buffers go, set by the first stream.
+  void finishArgumentStream(ipu_exchange::StreamInOp stream, BlockArgument arg);
+
   func::FuncOp func;
   ProgramOp program;
   const ipu::TargetModel &target;
