@@ -29,6 +29,15 @@ import torch
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16}
 
+# Weight formats for --weights: the f8 format and its largest finite value.
+# f8E4M3FNUZ is the IPU's own 1-4-3 format (bias 8, no infinities, no
+# negative zero, largest 240: Graphcore's "F143"); f8E4M3FN is OCP's
+# (bias 7, largest 448).
+F8_WEIGHTS = {
+    "f8E4M3FN": (torch.float8_e4m3fn, 448.0),
+    "f8E4M3FNUZ": (torch.float8_e4m3fnuz, 240.0),
+}
+
 
 @dataclasses.dataclass
 class Exported:
@@ -115,6 +124,61 @@ def load_model(spec: str, overrides: Dict[str, str], seed: int) -> torch.nn.Modu
     return getattr(module, factory)(**overrides).eval()
 
 
+class QuantizedLinear(torch.nn.Module):
+    """A linear layer whose weight is stored in f8 with one power-of-two
+    scale per tensor, as the user's stack quantises weights: the scale is
+    2^ceil(log2(max|w| / largest)), so the largest magnitude lands at or
+    below the format's largest finite value, and the f8 values times the
+    scale are exact in f16. forward() expands the weight to the activation's
+    type and scales it before the linear, so the exported graph carries the
+    f8 tensor and the expansion, and PyTorch's eager output is what the
+    quantised model computes."""
+
+    def __init__(self, linear: torch.nn.Linear, f8_dtype: torch.dtype, largest: float):
+        super().__init__()
+        weight = linear.weight.detach().float()
+        magnitude = weight.abs().max().item()
+        exponent = int(np.ceil(np.log2(magnitude / largest))) if magnitude > 0 else 0
+        self.scale = float(2.0 ** exponent)
+        self.weight8 = torch.nn.Parameter((weight / self.scale).to(f8_dtype), requires_grad=False)
+        self.bias = linear.bias
+
+    def forward(self, x):
+        weight = self.weight8.to(x.dtype) * self.scale
+        return torch.nn.functional.linear(x, weight, self.bias)
+
+
+def quantize_linears(model: torch.nn.Module, weights: str) -> int:
+    """Replaces every torch.nn.Linear in `model` by a QuantizedLinear in the
+    f8 format `weights` (a key of F8_WEIGHTS); returns how many. Other
+    parameters (the patch embedding's convolution, layer norms, biases, and
+    torch.nn.MultiheadAttention's projections, which it reads as tensors:
+    the attention-pooling head's) keep their type."""
+    if weights not in F8_WEIGHTS:
+        raise SystemExit(f"ipu_export: weights '{weights}' is not one of {', '.join(F8_WEIGHTS)}")
+    f8_dtype, largest = F8_WEIGHTS[weights]
+    replaced = 0
+    for module in list(model.modules()):
+        if isinstance(module, torch.nn.MultiheadAttention):
+            continue
+        for name, child in list(module.named_children()):
+            if isinstance(child, torch.nn.Linear):
+                setattr(module, name, QuantizedLinear(child, f8_dtype, largest))
+                replaced += 1
+    return replaced
+
+
+def _numpy(tensor: torch.Tensor) -> np.ndarray:
+    """`tensor` as numpy, f8 through ml_dtypes' types of the same bits."""
+    tensor = tensor.detach()
+    if tensor.dtype in (torch.float8_e4m3fn, torch.float8_e4m3fnuz):
+        import ml_dtypes
+        target = ml_dtypes.float8_e4m3fn if tensor.dtype == torch.float8_e4m3fn \
+            else ml_dtypes.float8_e4m3fnuz
+        return tensor.view(torch.uint8).numpy().view(target)
+    return tensor.numpy()
+
+
 def _make_buffers_persistent(model: torch.nn.Module) -> None:
     # torch-mlir 20261001 cannot lift buffers registered with persistent=False
     # (llvm/torch-mlir#4744; SigLIP's position_ids is one): as persistent
@@ -147,16 +211,20 @@ class _Flat(torch.nn.Module):
 
 
 def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
-           directory: str, seed: int = 0) -> Exported:
+           directory: str, seed: int = 0, weights: str = None) -> Exported:
     """Exports `model` on random inputs of `shapes` in `dtype` (f32 or f16)
-    into `directory`."""
+    into `directory`; with `weights` (f8E4M3FN or f8E4M3FNUZ), every linear
+    layer's weight quantised to it first (quantize_linears)."""
     from torch_mlir import fx
 
     if dtype not in DTYPES:
         raise SystemExit(f"ipu_export: dtype '{dtype}' is not one of {', '.join(DTYPES)}")
     torch_dtype = DTYPES[dtype]
     _make_buffers_persistent(model)
-    model = _Flat(model.to(torch_dtype)).eval()
+    model = model.to(torch_dtype)
+    if weights:
+        quantize_linears(model, weights)
+    model = _Flat(model).eval()
     generator = torch.Generator().manual_seed(seed)
     inputs = [torch.randn(*shape, generator=generator).to(torch_dtype) for shape in shapes]
     with torch.no_grad():
@@ -179,7 +247,8 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
     for i, array in enumerate(result.outputs):
         np.save(os.path.join(directory, "expected", f"result{i}.npy"), array)
     for name, tensor in model.model.state_dict().items():
-        result.weights[name] = numpy_of(tensor) if tensor.is_floating_point() \
-            else tensor.detach().numpy()
+        is_f8 = tensor.dtype in (torch.float8_e4m3fn, torch.float8_e4m3fnuz)
+        result.weights[name] = numpy_of(tensor) if tensor.is_floating_point() and not is_f8 \
+            else _numpy(tensor)
         np.save(os.path.join(directory, "weights", f"{name}.npy"), result.weights[name])
     return result

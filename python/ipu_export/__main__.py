@@ -1,10 +1,13 @@
 """python -m ipu_export MODEL --shape N,C,H,W [--shape ...] [--dtype f32|f16]
-                        [--set field=value ...] [--seed N] -o DIR
+                        [--set field=value ...] [--seed N]
+                        [--weights f8E4M3FN|f8E4M3FNUZ] -o DIR
 
 MODEL is a built-in model (siglip-vision: transformers' SiglipVisionModel,
 so400m-patch14-384 unless --set says otherwise; siglip-encoder-layer: its
 first encoder layer, on hidden states [N, tokens, width]) or
-file.py:factory. Writes
+file.py:factory. --weights quantises every linear layer's weight to f8 with
+one power-of-two scale per tensor (the expected outputs are the quantised
+model's). Writes
 DIR/model.mlir (generic op form), the inputs, PyTorch's eager outputs and
 the weights as .npy files (see ipu_export's docstring).
 """
@@ -26,6 +29,9 @@ def main(argv=None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         help="a model config field (built-in models) or factory argument")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--weights", default=None,
+                        help="f8E4M3FN or f8E4M3FNUZ: linear weights in f8, one "
+                             "power-of-two scale per tensor")
     parser.add_argument("-o", "--output", required=True, help="directory to write")
     args = parser.parse_args(argv)
 
@@ -42,11 +48,12 @@ def main(argv=None) -> int:
 
     start = time.time()
     model = load_model(args.model, overrides, args.seed)
-    exported = export(model, shapes, args.dtype, args.output, args.seed)
+    exported = export(model, shapes, args.dtype, args.output, args.seed, args.weights)
     print(f"export=ipu_export model={args.model} dtype={args.dtype} "
           f"inputs={len(exported.inputs)} outputs={len(exported.outputs)} "
           f"weights={len(exported.weights)} mlirBytes={exported.mlir_bytes} "
-          f"seconds={time.time() - start:.1f} directory={args.output}")
+          f"seconds={time.time() - start:.1f} directory={args.output} "
+          f"linearWeights={args.weights or args.dtype}")
     return 0
 
 
