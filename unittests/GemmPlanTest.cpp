@@ -1328,3 +1328,38 @@ TEST(GemmPlanSearch, MemoryPruningKeepsTheExactFinalistsAndTheSmallestPlan) {
   EXPECT_GT(pruned, 20u);
   EXPECT_GT(failed, 2u);
 }
+
+TEST(ExpandedWeights, StayResidentInTheirStoredTypeAndExpandWhileTheGemmRuns) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem f16 = problem(96, 128, 64);
+  f16.weightLayers = 27;
+  GemmProblem f8 = f16;
+  f8.expandedFrom = ElementType::F8E4M3FN;
+  for (bool swapped : {false, true}) {
+    GemmPlan candidate = plan(8, 2);
+    candidate.swapped = swapped;
+    GemmCost wide = costGemmPlan(target, f16, candidate);
+    GemmCost narrow = costGemmPlan(target, f8, candidate);
+    // A tile's block of B: 128 x 32 (or its transpose), 8192 bytes in f16.
+    const uint64_t block = 8192;
+    // Every layer's block stays, in f8: half the bytes.
+    EXPECT_EQ(wide.weightBytes[1], 27 * block);
+    EXPECT_EQ(narrow.weightBytes[1], 27 * block / 2);
+    // The one expanded f16 block lives beside them while the GEMM runs.
+    EXPECT_EQ(narrow.peakBytes[1], 27 * block / 2 + block);
+    // The GEMM itself reads f16 either way.
+    EXPECT_EQ(narrow.computeCycles, wide.computeCycles);
+    uint64_t resident[2];
+    weightBytesPerTile(f8, candidate, resident);
+    EXPECT_EQ(resident[1], block / 2);
+  }
+  // Expanded where it stays: never gathered from a home, never staged.
+  GemmPlan gathered = plan(8, 2);
+  gathered.gatheredWeights = true;
+  ASSERT_TRUE(checkGemmPlan(target, f8, gathered).has_value());
+  EXPECT_NE(checkGemmPlan(target, f8, gathered)->find("expanded"), std::string::npos);
+  EXPECT_FALSE(checkGemmPlan(target, f16, gathered).has_value());
+  GemmPlan staged = plan(8, 2, 1, MemoryClass::Standard, Reduction::Complete, true);
+  EXPECT_TRUE(checkGemmPlan(target, f8, staged).has_value());
+  EXPECT_FALSE(checkGemmPlan(target, f16, staged).has_value());
+}

@@ -26,10 +26,11 @@ struct WeightBlock {
   }
 };
 
-WeightBlock weightBlockOf(const GemmProblem &problem, const GemmPlan &plan) {
+WeightBlock weightBlockOf(const GemmProblem &problem, const GemmPlan &plan,
+                          ElementType type) {
   const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
   const uint64_t blockInner = ceilDiv(problem.k, plan.inner);
-  const uint64_t in = elementBytes(problem.inType);
+  const uint64_t in = elementBytes(type);
   return plan.swapped ? WeightBlock{blockCols, alignToWords(blockInner * in, problem.wordBytes)}
                       : WeightBlock{blockInner, alignToWords(blockCols * in, problem.wordBytes)};
 }
@@ -220,8 +221,11 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
       problem.lhsSpread ? sourceA.maxBlockBytes() : arrivalRows * rowPitchK;
   const uint64_t gatheredPitch = alignToWords(shape.blockInner * inBytes, problem.wordBytes);
   // Swapped plans store each block of B transposed: a row per column.
-  const WeightBlock weightBlock = weightBlockOf(problem, plan);
+  const WeightBlock weightBlock = weightBlockOf(problem, plan, problem.inType);
   const uint64_t weightBytes = weightBlock.bytes();
+  // What stays resident: an expanded weight's block in its stored type.
+  const uint64_t storedWeightBytes =
+      weightBlockOf(problem, plan, problem.weightStorageType()).bytes();
 
   // Gather: each arrival tile sends each of its rows once (segments
   // broadcast along the block row); each plan tile receives its block. A
@@ -392,7 +396,10 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     cost.weightBytes[static_cast<int>(plan.weights)] += homeBytes * layers;
     cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
   } else {
-    cost.weightBytes[static_cast<int>(plan.weights)] += weightBytes * layers;
+    cost.weightBytes[static_cast<int>(plan.weights)] += storedWeightBytes * layers;
+    // The expansion's block lives while the GEMM runs.
+    if (problem.expandedFrom)
+      cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
   }
   if (plan.localStaging)
     cost.weightBytes[static_cast<int>(MemoryClass::Interleaved)] += weightBytes;
@@ -428,7 +435,7 @@ bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost,
 
 void ipu::weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
                              uint64_t bytes[2]) {
-  const WeightBlock block = weightBlockOf(problem, plan);
+  const WeightBlock block = weightBlockOf(problem, plan, problem.weightStorageType());
   bytes[0] = bytes[1] = 0;
   bytes[static_cast<int>(plan.weights)] +=
       plan.gatheredWeights ? block.homeBytes(plan.rows) : block.bytes();

@@ -277,6 +277,11 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
            std::to_string(plan.inner) + " parts";
   if (plan.localStaging && plan.weights != MemoryClass::Standard)
     return "local staging copies standard weights to interleaved memory";
+  if (problem.expandedFrom && (plan.gatheredWeights || plan.localStaging))
+    return "an expanded weight (stored in " +
+           std::string(elementTypeName(*problem.expandedFrom)) +
+           ") is expanded where it stays, into the block the AMP reads: not "
+           "gathered, not staged";
   if (plan.gatheredWeights) {
     if (!problem.rhsIsWeight)
       return "gathered weights need B to be a weight; an activation B is "

@@ -120,7 +120,7 @@ MemoryBudget budgetFor(const TargetModel &target,
                          (c == 0 ? cost.codeBytes : 0));
     } else if (other > position && peer.problem.rhsIsWeight) {
       const GemmProblem &p = peer.problem;
-      uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.inType) *
+      uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.weightStorageType()) *
                        std::max<uint32_t>(p.weightLayers, 1);
       budget.anyBytes += (total + target.tiles - 1) / target.tiles;
     }
@@ -259,7 +259,7 @@ static void planProgramOnce(const TargetModel &target,
   for (size_t i = 0; i < gemms.size(); ++i) {
     const GemmProblem &p = gemms[i].problem;
     if (p.rhsIsWeight && !gemms[i].given)
-      weights[i] = uint64_t(p.k) * p.n * elementBytes(p.inType);
+      weights[i] = uint64_t(p.k) * p.n * elementBytes(p.weightStorageType());
     totalWeights += weights[i];
   }
   // Capping weights cannot help a matmul whose activations alone overflow

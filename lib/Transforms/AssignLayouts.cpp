@@ -45,6 +45,9 @@ ipu_tile::MemoryClass memoryClassOf(Value value) {
     return fromHost.getMemoryClass();
   if (auto relayout = value.getDefiningOp<ipu_tile::RelayoutOp>())
     return relayout.getMemoryClass();
+  if (auto producer = value.getDefiningOp<ipu_tile::TileLowerableOpInterface>())
+    return ipu_tile::toIRClass(
+        producer.getResultMemoryClass(cast<OpResult>(value).getResultNumber()));
   return ipu_tile::MemoryClass::standard;
 }
 

@@ -169,6 +169,24 @@ BlockLayout scalarLayout(const BlockLayout &out, ipu::ElementType type) {
   return scalar;
 }
 
+/// The op that reads a weight expansion's result, and as which operand,
+/// when it takes it as a weight; the expansion runs where that op wants the
+/// weight resident (expandedWeight).
+std::optional<std::pair<TileLowerableOpInterface, unsigned>>
+expansionReader(ElementwiseOp op, OperandLayout *resident = nullptr) {
+  if (!expandedWeight(op.getResult()))
+    return std::nullopt;
+  OpOperand &use = *op.getResult().use_begin();
+  auto reader = dyn_cast<TileLowerableOpInterface>(use.getOwner());
+  OperandLayout wanted;
+  if (!reader || !reader.getResidentLayout(use.getOperandNumber(), wanted) ||
+      !wanted.weight)
+    return std::nullopt;
+  if (resident)
+    *resident = wanted;
+  return std::make_pair(reader, use.getOperandNumber());
+}
+
 struct ElementwiseLowering
     : public TileLowerableOpInterface::ExternalModel<ElementwiseLowering,
                                                      ElementwiseOp> {
@@ -178,7 +196,19 @@ struct ElementwiseLowering
                                         "in4", "in5", "in6", "in7"};
     return operand < 8 ? names[operand] : "in";
   }
-  void noteOperandTransposed(Operation *, unsigned) const {}
+  /// A weight expansion's input streamed in transposed: its result is the
+  /// transpose too, which its reader then reads.
+  void noteOperandTransposed(Operation *operation, unsigned) const {
+    auto op = cast<ElementwiseOp>(operation);
+    auto reader = expansionReader(op);
+    if (!reader)
+      return;
+    auto type = op.getResult().getType();
+    SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+    op.getResult().setType(RankedTensorType::get(shape, type.getElementType()));
+    reader->first.noteOperandTransposed(reader->second);
+  }
 
   bool getOperandLayout(Operation *operation, unsigned operand,
                         OperandLayout &layout) const {
@@ -210,7 +240,21 @@ struct ElementwiseLowering
     layout.memoryClass = isResidentArgument(op, operand)
                              ? ipu::MemoryClass::Interleaved
                              : ipu::MemoryClass::Standard;
+    // A weight expansion reads the weight where it stays.
+    OperandLayout resident;
+    if (expansionReader(op, &resident))
+      layout.memoryClass = resident.memoryClass;
     return true;
+  }
+
+  /// A weight expansion leaves the weight in the class its reader wants it
+  /// in (the AMP's weights class); other results are in standard memory.
+  ipu::MemoryClass getResultMemoryClass(Operation *operation, unsigned) const {
+    auto reader = expansionReader(cast<ElementwiseOp>(operation));
+    OperandLayout wanted;
+    if (reader && reader->first.getOperandLayout(reader->second, wanted))
+      return wanted.memoryClass;
+    return ipu::MemoryClass::Standard;
   }
 
   static bool isResidentArgument(ElementwiseOp op, unsigned operand) {
@@ -232,10 +276,17 @@ struct ElementwiseLowering
   }
 
   /// Inputs other than the first full one stream from the host straight
-  /// into the layout the op needs; a bias or scalar stays resident.
+  /// into the layout the op needs; a bias or scalar stays resident. A
+  /// weight expansion's weight streams, in its own type, into where the
+  /// expansion's reader wants the weight (transposed if it wants it so).
   bool getResidentLayout(Operation *operation, unsigned operand,
                          OperandLayout &resident) const {
     auto op = cast<ElementwiseOp>(operation);
+    if (expansionReader(op, &resident)) {
+      resident.layout.type =
+          *toElementType(cast<RankedTensorType>(op.getInputs().front().getType()).getElementType());
+      return true;
+    }
     if (op.getFirstFullInput() == operand ||
         !getOperandLayout(operation, operand, resident))
       return false;
@@ -286,7 +337,7 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
   auto resultType = op.getResult().getType();
   BufferOp result = program.createBuffer(
       op.getLoc(), name.str() + ".out", resultType.getElementType(),
-      bufferShape(resultType, *out), *out, ipu::MemoryClass::Standard);
+      bufferShape(resultType, *out), *out, getResultMemoryClass(op, 0));
   const ipu::RowReduction reduction = op.getRowReduction();
   const ipu::TargetModel &target = program.getTarget();
   // A reduction of rows split over column blocks first reduces each tile's

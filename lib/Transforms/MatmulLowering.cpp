@@ -30,6 +30,11 @@ ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
   problem.batches = op.getBatches();
   problem.rhsTransposed = op.getTransposeRhs();
   problem.rhsIsWeight = isStreamedArgument(op.getRhs());
+  if (Value stored = expandedWeight(op.getRhs())) {
+    problem.rhsIsWeight = true;
+    problem.expandedFrom =
+        toElementType(cast<RankedTensorType>(stored.getType()).getElementType());
+  }
   problem.lhsTransposed = op.getTransposeLhs() && !isFunctionArgument(op.getLhs());
   problem.inType = *toElementType(op.getLhs().getType().getElementType());
   problem.accType = *toElementType(op.getAccumulatorType());

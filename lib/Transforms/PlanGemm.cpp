@@ -67,6 +67,13 @@ collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &option
   if (!ipu_tile::isStreamedArgument(op.getRhs()) && options.gatheredWeights &&
       !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
     constraints.gatheredWeights.reset();
+  // Nor of weights expanded where they stay (neither gathered nor staged).
+  if (ipu_tile::expandedWeight(op.getRhs())) {
+    if (options.gatheredWeights && !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
+      constraints.gatheredWeights.reset();
+    if (options.localStaging && !(op.getConstraintsAttr() && op.getConstraintsAttr().getStaging()))
+      constraints.localStaging.reset();
+  }
   // The pass option overrides the op's field, as every other option does.
   if (!partialsOption.empty()) {
     allowHalf = false;
@@ -188,6 +195,12 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       // Weights (a function argument, or a repeated layer's) are resident
       // for the whole program.
       job.problem.rhsIsWeight = ipu_tile::isStreamedArgument(op.getRhs());
+      // A weight expanded (f8 to f16) where it stays is a weight too.
+      if (Value stored = ipu_tile::expandedWeight(op.getRhs())) {
+        job.problem.rhsIsWeight = true;
+        job.problem.expandedFrom = ipu_tile::toElementType(
+            cast<RankedTensorType>(stored.getType()).getElementType());
+      }
       job.problem.weightLayers = layersOf(op);
       // An argument A streams straight into a serial split's chunks.
       job.problem.lhsFromHost = ipu_tile::isFunctionArgument(op.getLhs());

@@ -54,6 +54,14 @@ struct GemmProblem {
   /// How many layers' B (and biases) stay resident: a repeated layer's
   /// matmul holds every layer's block on its tiles, one after another.
   uint32_t weightLayers = 1;
+  /// A weight stored in another type (f8) than the GEMM reads (inType): an
+  /// elementwise op expands it where it stays, into the plan's layout,
+  /// before the GEMM runs. Resident bytes are the stored type's; the
+  /// expanded block lives while the GEMM runs. Not gathered, not staged:
+  /// the expansion already writes the block the AMP reads.
+  std::optional<ElementType> expandedFrom;
+  /// The type B stays resident in.
+  ElementType weightStorageType() const { return expandedFrom.value_or(inType); }
   /// B is given as B^T [N x K]. An activation B^T is already the swapped
   /// orientation's operand; no plan can transpose an activation.
   bool rhsTransposed = false;

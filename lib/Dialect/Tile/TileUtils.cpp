@@ -301,6 +301,19 @@ bool mlir::ipu_tile::isStreamedArgument(Value value) {
          isa_and_nonnull<RepeatOp>(argument.getOwner()->getParentOp());
 }
 
+Value mlir::ipu_tile::expandedWeight(Value value) {
+  auto op = value.getDefiningOp<ElementwiseOp>();
+  if (!op || op.getReduce() || op.getInputs().size() != 1 || !value.hasOneUse())
+    return nullptr;
+  // The argument, or once --ipu-assign-layouts ran, its resident stream.
+  Value input = op.getInputs().front();
+  auto stream = input.getDefiningOp<FromHostOp>();
+  if (!(isStreamedArgument(input) || (stream && stream.getResident())) ||
+      op.getBroadcast(0) != ipu::Broadcast::Full)
+    return nullptr;
+  return input;
+}
+
 RepeatOp mlir::ipu_tile::carriedBy(Value value) {
   auto argument = dyn_cast<BlockArgument>(value);
   if (!argument || argument.getArgNumber() != 0)

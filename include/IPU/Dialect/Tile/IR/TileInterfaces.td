@@ -78,6 +78,12 @@ def IPUTile_TileLowerableOpInterface : OpInterface<"TileLowerableOpInterface"> {
       }], "bool", "getResultLayout",
       (ins "unsigned":$result, "::ipu::BlockLayout &":$layout)>,
     InterfaceMethod<[{
+        The memory class the op leaves result `result` in: standard unless
+        the op writes it where its reader needs it (a weight expansion
+        writes the weight's class).
+      }], "::ipu::MemoryClass", "getResultMemoryClass", (ins "unsigned":$result),
+      [{}], [{ return ::ipu::MemoryClass::Standard; }]>,
+    InterfaceMethod<[{
         Creates the op's program steps at the builder's insertion point.
         `name` is the op's unique prefix for the symbols it creates.
       }], "::llvm::LogicalResult", "lowerToTile",

@@ -39,6 +39,13 @@ bool isStreamedArgument(Value value);
 /// The ipu_tile.repeat whose body reads `value` as the previous layer's
 /// value, or null.
 RepeatOp carriedBy(Value value);
+/// The weight a weight expansion expands into `value`, or null. A weight
+/// expansion is an ipu_tile.elementwise of one streamed argument (a weight
+/// stored in f8, say) whose result one op reads (f8 expanded to f16 and
+/// scaled, before the matmul that reads it): it runs where its reader
+/// wants the weight resident, so the weight streams in there in its stored
+/// type and no exchange moves it.
+Value expandedWeight(Value value);
 
 /// The value of an integer attribute as int64_t, honouring its signedness,
 /// or nothing when it does not fit.
