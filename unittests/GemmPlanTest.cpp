@@ -1335,6 +1335,11 @@ TEST(ExpandedWeights, StayResidentInTheirStoredTypeAndExpandWhileTheGemmRuns) {
   f16.weightLayers = 27;
   GemmProblem f8 = f16;
   f8.expandedFrom = ElementType::F8E4M3FN;
+  // B as given ([K x N]): the normal orientation, which needs no transpose.
+  GemmPlan transposing = plan(8, 2);
+  transposing.swapped = true;
+  EXPECT_FALSE(checkGemmPlan(target, f16, transposing).has_value());
+  EXPECT_TRUE(checkGemmPlan(target, f8, transposing).has_value());
   for (bool swapped : {false, true}) {
     GemmPlan candidate = plan(8, 2);
     candidate.swapped = swapped;
@@ -1353,12 +1358,13 @@ TEST(ExpandedWeights, StayResidentInTheirStoredTypeAndExpandWhileTheGemmRuns) {
     weightBytesPerTile(f8, candidate, resident);
     EXPECT_EQ(resident[1], block / 2);
   }
-  // Expanded where it stays: never gathered from a home, never staged.
+  // Expanded where it stays: not gathered from a home (yet), not staged.
   GemmPlan gathered = plan(8, 2);
   gathered.gatheredWeights = true;
   ASSERT_TRUE(checkGemmPlan(target, f8, gathered).has_value());
   EXPECT_NE(checkGemmPlan(target, f8, gathered)->find("expanded"), std::string::npos);
   EXPECT_FALSE(checkGemmPlan(target, f16, gathered).has_value());
+  // Never staged: the expansion writes the class the AMP reads.
   GemmPlan staged = plan(8, 2, 1, MemoryClass::Standard, Reduction::Complete, true);
   EXPECT_TRUE(checkGemmPlan(target, f8, staged).has_value());
   EXPECT_FALSE(checkGemmPlan(target, f16, staged).has_value());

@@ -391,10 +391,14 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   // Every layer's block of a repeated layer's weights stays resident.
   const uint64_t layers = std::max<uint32_t>(problem.weightLayers, 1);
   if (plan.gatheredWeights) {
-    // Only the home share stays; the gathered block lives while the GEMM
-    // runs, beside it in the same class.
-    cost.weightBytes[static_cast<int>(plan.weights)] += homeBytes * layers;
+    // Only the home share stays (in its stored type); the gathered block
+    // lives while the GEMM runs, beside it in the same class, and an
+    // expanded home before it is gathered.
+    cost.weightBytes[static_cast<int>(plan.weights)] +=
+        weightBlockOf(problem, plan, problem.weightStorageType()).homeBytes(plan.rows) * layers;
     cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
+    if (problem.expandedFrom)
+      cost.peakBytes[static_cast<int>(plan.weights)] += homeBytes;
   } else {
     cost.weightBytes[static_cast<int>(plan.weights)] += storedWeightBytes * layers;
     // The expansion's block lives while the GEMM runs.

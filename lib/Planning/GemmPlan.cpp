@@ -148,7 +148,10 @@ static bool innerSplitAligned(const GemmProblem &problem, uint32_t inner) {
 }
 
 bool ipu::orientationPossible(const GemmProblem &problem, bool swapped) {
-  return problem.rhsIsWeight || swapped == problem.rhsTransposed;
+  // A weight's host stream transposes it; an expanded weight's does not
+  // (its expansion would hold the transpose), nor does anything for an
+  // activation.
+  return (problem.rhsIsWeight && !problem.expandedFrom) || swapped == problem.rhsTransposed;
 }
 
 std::optional<std::string> ipu::tilesPerBatch(const TargetModel &target,
@@ -280,8 +283,8 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
   if (problem.expandedFrom && (plan.gatheredWeights || plan.localStaging))
     return "an expanded weight (stored in " +
            std::string(elementTypeName(*problem.expandedFrom)) +
-           ") is expanded where it stays, into the block the AMP reads: not "
-           "gathered, not staged";
+           ") is expanded where it stays, into the block and class the AMP "
+           "reads: not gathered (yet), not staged";
   if (plan.gatheredWeights) {
     if (!problem.rhsIsWeight)
       return "gathered weights need B to be a weight; an activation B is "

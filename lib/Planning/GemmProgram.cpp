@@ -259,7 +259,8 @@ static void planProgramOnce(const TargetModel &target,
   for (size_t i = 0; i < gemms.size(); ++i) {
     const GemmProblem &p = gemms[i].problem;
     if (p.rhsIsWeight && !gemms[i].given)
-      weights[i] = uint64_t(p.k) * p.n * elementBytes(p.weightStorageType());
+      weights[i] = uint64_t(p.k) * p.n * elementBytes(p.weightStorageType()) *
+                   std::max<uint32_t>(p.weightLayers, 1);
     totalWeights += weights[i];
   }
   // Capping weights cannot help a matmul whose activations alone overflow

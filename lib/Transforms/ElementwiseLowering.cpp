@@ -169,6 +169,11 @@ BlockLayout scalarLayout(const BlockLayout &out, ipu::ElementType type) {
   return scalar;
 }
 
+/// Whether `value` is a weight slot of a repeated layer's body.
+bool isRepeatWeightSlot(Value value) {
+  return isStreamedArgument(value) && !isFunctionArgument(value);
+}
+
 /// The op that reads a weight expansion's result, and as which operand,
 /// when it takes it as a weight; the expansion runs where that op wants the
 /// weight resident (expandedWeight).
@@ -179,8 +184,12 @@ expansionReader(ElementwiseOp op, OperandLayout *resident = nullptr) {
   OpOperand &use = *op.getResult().use_begin();
   auto reader = dyn_cast<TileLowerableOpInterface>(use.getOwner());
   OperandLayout wanted;
+  // A weight its reader wants transposed is not expanded where it stays
+  // yet: the op-by-op check compares each result as the host holds it,
+  // and an expansion of a transposed stream would hold its result
+  // transposed. It arrives as an activation and is moved after expansion.
   if (!reader || !reader.getResidentLayout(use.getOperandNumber(), wanted) ||
-      !wanted.weight)
+      !wanted.weight || wanted.transpose)
     return std::nullopt;
   if (resident)
     *resident = wanted;
@@ -196,19 +205,7 @@ struct ElementwiseLowering
                                         "in4", "in5", "in6", "in7"};
     return operand < 8 ? names[operand] : "in";
   }
-  /// A weight expansion's input streamed in transposed: its result is the
-  /// transpose too, which its reader then reads.
-  void noteOperandTransposed(Operation *operation, unsigned) const {
-    auto op = cast<ElementwiseOp>(operation);
-    auto reader = expansionReader(op);
-    if (!reader)
-      return;
-    auto type = op.getResult().getType();
-    SmallVector<int64_t> shape(type.getShape());
-    std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
-    op.getResult().setType(RankedTensorType::get(shape, type.getElementType()));
-    reader->first.noteOperandTransposed(reader->second);
-  }
+  void noteOperandTransposed(Operation *, unsigned) const {}
 
   bool getOperandLayout(Operation *operation, unsigned operand,
                         OperandLayout &layout) const {
@@ -259,8 +256,11 @@ struct ElementwiseLowering
 
   static bool isResidentArgument(ElementwiseOp op, unsigned operand) {
     std::optional<ipu::Broadcast> broadcast = op.getBroadcast(operand);
-    // An argument, or once --ipu-assign-layouts ran, its stream.
+    // An argument, or once --ipu-assign-layouts ran, its stream (a
+    // repeated layer's row broadcast from its home: its relayout).
     Value input = op.getInputs()[operand];
+    if (auto relayout = input.getDefiningOp<RelayoutOp>())
+      input = relayout.getSource();
     return (isStreamedArgument(input) || input.getDefiningOp<FromHostOp>()) &&
            broadcast &&
            (*broadcast == ipu::Broadcast::Row ||
@@ -276,9 +276,10 @@ struct ElementwiseLowering
   }
 
   /// Inputs other than the first full one stream from the host straight
-  /// into the layout the op needs; a bias or scalar stays resident. A
+  /// into the layout the op needs; a bias or scalar stays resident (a
+  /// repeated layer's row in its home, rowHomeLayout). A
   /// weight expansion's weight streams, in its own type, into where the
-  /// expansion's reader wants the weight (transposed if it wants it so).
+  /// expansion's reader wants the weight (never transposed).
   bool getResidentLayout(Operation *operation, unsigned operand,
                          OperandLayout &resident) const {
     auto op = cast<ElementwiseOp>(operation);
@@ -291,6 +292,18 @@ struct ElementwiseLowering
         !getOperandLayout(operation, operand, resident))
       return false;
     resident.weight = isResidentArgument(op, operand);
+    Value input = op.getInputs()[operand];
+    std::optional<ipu::TargetModel> target = lookupTarget(op);
+    auto type = cast<RankedTensorType>(input.getType());
+    // A row of one home block costs every tile no more than its home would.
+    if (resident.weight && isRepeatWeightSlot(input) && target &&
+        op.getBroadcast(operand) == ipu::Broadcast::Row &&
+        uint64_t(type.getNumElements()) * ipu::elementBytes(*toElementType(type.getElementType())) >
+            rowHomeBlockBytes) {
+      resident.layout = rowHomeLayout(
+          type.getShape().back(), *toElementType(type.getElementType()),
+          cast<BlockArgument>(input).getArgNumber() - 1, *target);
+    }
     return true;
   }
 
@@ -459,6 +472,34 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
 }
 
 } // namespace
+
+ipu::BlockLayout mlir::ipu_tile::rowHomeLayout(int64_t cols, ipu::ElementType type,
+                                               unsigned slot,
+                                               const ipu::TargetModel &target) {
+  const int64_t bytes = static_cast<int64_t>(ipu::elementBytes(type));
+  const int64_t word = target.exchangeWordBytes();
+  // Blocks start on exchange words: the broadcast moves whole words.
+  const int64_t wordElements = std::max<int64_t>(1, word / bytes);
+  int64_t perBlock = std::max<int64_t>(wordElements, static_cast<int64_t>(rowHomeBlockBytes) / bytes);
+  if ((cols + perBlock - 1) / perBlock > int64_t(target.tiles))
+    perBlock = ((cols + target.tiles - 1) / target.tiles + wordElements - 1) /
+               wordElements * wordElements;
+  const int64_t blocks = (cols + perBlock - 1) / perBlock;
+  BlockLayout home;
+  home.wordBytes = static_cast<uint32_t>(word);
+  home.rows = 1;
+  home.cols = cols;
+  home.type = type;
+  home.gridRows = 1;
+  home.gridCols = static_cast<uint32_t>(blocks);
+  for (int64_t j = 0; j < blocks; ++j)
+    home.colSplits.push_back(j * perBlock);
+  home.colSplits.push_back(cols);
+  // Slots on consecutive tiles, so that no tile holds every slot's blocks.
+  for (int64_t j = 0; j < blocks; ++j)
+    home.tileMap.push_back(static_cast<uint32_t>((uint64_t(slot) * blocks + j) % target.tiles));
+  return home;
+}
 
 void mlir::ipu_tile::registerElementwiseLoweringModel(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, IPUTileDialect *) {

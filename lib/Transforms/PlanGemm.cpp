@@ -69,9 +69,11 @@ collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &option
     constraints.gatheredWeights.reset();
   // Nor of weights expanded where they stay (neither gathered nor staged).
   if (ipu_tile::expandedWeight(op.getRhs())) {
-    if (options.gatheredWeights && !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
+    if (options.gatheredWeights &&
+        !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
       constraints.gatheredWeights.reset();
-    if (options.localStaging && !(op.getConstraintsAttr() && op.getConstraintsAttr().getStaging()))
+    if (options.localStaging &&
+        !(op.getConstraintsAttr() && op.getConstraintsAttr().getStaging()))
       constraints.localStaging.reset();
   }
   // The pass option overrides the op's field, as every other option does.
@@ -292,9 +294,16 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         if (ipu_tile::isStreamedArgument(input) && broadcasts[i] == ipu::Broadcast::Row) {
           auto type = cast<RankedTensorType>(input.getType());
           const uint64_t word = target->exchangeWordBytes();
-          residentRows[functionOf(op)] += layersOf(op) * (uint64_t(type.getNumElements()) *
-                       ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
-                   word - 1) / word * word;
+          const uint64_t rowBytes =
+              (uint64_t(type.getNumElements()) *
+                   ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
+               word - 1) / word * word;
+          // A repeated layer's long row stays in its home (a block a layer
+          // on a home tile) and one layer's row is broadcast as it runs.
+          if (layersOf(op) > 1 && rowBytes > ipu_tile::rowHomeBlockBytes)
+            residentRows[functionOf(op)] += rowBytes + layersOf(op) * ipu_tile::rowHomeBlockBytes;
+          else
+            residentRows[functionOf(op)] += layersOf(op) * rowBytes;
         }
       uint64_t bytes = 0;
       for (Value value : llvm::concat<Value>(op.getInputs(), op->getResults())) {

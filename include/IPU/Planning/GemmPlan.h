@@ -56,9 +56,11 @@ struct GemmProblem {
   uint32_t weightLayers = 1;
   /// A weight stored in another type (f8) than the GEMM reads (inType): an
   /// elementwise op expands it where it stays, into the plan's layout,
-  /// before the GEMM runs. Resident bytes are the stored type's; the
-  /// expanded block lives while the GEMM runs. Not gathered, not staged:
-  /// the expansion already writes the block the AMP reads.
+  /// before the GEMM runs, in the orientation B is given in (its stream
+  /// does not transpose it). Resident bytes are the stored type's; the
+  /// expanded block lives while the GEMM runs. Not staged: the expansion
+  /// already writes the class the AMP reads. Not gathered yet (a repeated
+  /// layer's gathered home does not lower yet).
   std::optional<ElementType> expandedFrom;
   /// The type B stays resident in.
   ElementType weightStorageType() const { return expandedFrom.value_or(inType); }

@@ -51,6 +51,16 @@ SmallVector<int64_t> bufferShape(RankedTensorType type,
 /// source's buffer, and nothing moves.
 bool isInPlaceReshape(PermuteOp op);
 
+/// Where a repeated layer's row weight (a layer norm's scale: one row a
+/// layer) stays between layers: its columns in blocks of at most
+/// `rowHomeBlockBytes` on consecutive tiles from one its slot picks, each
+/// layer's block after the last. Each layer's row is broadcast from there
+/// to the tiles that read it: replicated for good, every layer's whole row
+/// would sit on every tile. Rows of one block or less stay replicated.
+constexpr uint64_t rowHomeBlockBytes = 256;
+ipu::BlockLayout rowHomeLayout(int64_t cols, ipu::ElementType type, unsigned slot,
+                               const ipu::TargetModel &target);
+
 /// A source and a destination buffer of one exchange phase.
 using BufferCopy = std::pair<BufferOp, BufferOp>;
 
