@@ -1335,11 +1335,6 @@ TEST(ExpandedWeights, StayResidentInTheirStoredTypeAndExpandWhileTheGemmRuns) {
   f16.weightLayers = 27;
   GemmProblem f8 = f16;
   f8.expandedFrom = ElementType::F8E4M3FN;
-  // B as given ([K x N]): the normal orientation, which needs no transpose.
-  GemmPlan transposing = plan(8, 2);
-  transposing.swapped = true;
-  EXPECT_FALSE(checkGemmPlan(target, f16, transposing).has_value());
-  EXPECT_TRUE(checkGemmPlan(target, f8, transposing).has_value());
   for (bool swapped : {false, true}) {
     GemmPlan candidate = plan(8, 2);
     candidate.swapped = swapped;
@@ -1358,12 +1353,19 @@ TEST(ExpandedWeights, StayResidentInTheirStoredTypeAndExpandWhileTheGemmRuns) {
     weightBytesPerTile(f8, candidate, resident);
     EXPECT_EQ(resident[1], block / 2);
   }
-  // Expanded where it stays: not gathered from a home (yet), not staged.
+  // Gathered: the home share stays in f8; the expanded home (f16) and the
+  // gathered block live while the GEMM runs.
   GemmPlan gathered = plan(8, 2);
   gathered.gatheredWeights = true;
-  ASSERT_TRUE(checkGemmPlan(target, f8, gathered).has_value());
-  EXPECT_NE(checkGemmPlan(target, f8, gathered)->find("expanded"), std::string::npos);
-  EXPECT_FALSE(checkGemmPlan(target, f16, gathered).has_value());
+  EXPECT_FALSE(checkGemmPlan(target, f8, gathered).has_value());
+  GemmCost wideHome = costGemmPlan(target, f16, gathered);
+  GemmCost narrowHome = costGemmPlan(target, f8, gathered);
+  // 128 rows of 32 f16 over 8 replicas: 16 rows of 64 bytes a home.
+  EXPECT_EQ(wideHome.weightBytes[1], 27u * 16 * 64);
+  EXPECT_EQ(narrowHome.weightBytes[1], 27u * 16 * 32);
+  EXPECT_EQ(narrowHome.peakBytes[1], 27u * 16 * 32 + 8192 + 16 * 64);
+  // The gather moves the expanded home, as many bytes as for f16.
+  EXPECT_EQ(narrowHome.exchangeCycles, wideHome.exchangeCycles);
   // Never staged: the expansion writes the class the AMP reads.
   GemmPlan staged = plan(8, 2, 1, MemoryClass::Standard, Reduction::Complete, true);
   EXPECT_TRUE(checkGemmPlan(target, f8, staged).has_value());

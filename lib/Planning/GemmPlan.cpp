@@ -148,10 +148,7 @@ static bool innerSplitAligned(const GemmProblem &problem, uint32_t inner) {
 }
 
 bool ipu::orientationPossible(const GemmProblem &problem, bool swapped) {
-  // A weight's host stream transposes it; an expanded weight's does not
-  // (its expansion would hold the transpose), nor does anything for an
-  // activation.
-  return (problem.rhsIsWeight && !problem.expandedFrom) || swapped == problem.rhsTransposed;
+  return problem.rhsIsWeight || swapped == problem.rhsTransposed;
 }
 
 std::optional<std::string> ipu::tilesPerBatch(const TargetModel &target,
@@ -280,11 +277,10 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
            std::to_string(plan.inner) + " parts";
   if (plan.localStaging && plan.weights != MemoryClass::Standard)
     return "local staging copies standard weights to interleaved memory";
-  if (problem.expandedFrom && (plan.gatheredWeights || plan.localStaging))
+  if (problem.expandedFrom && plan.localStaging)
     return "an expanded weight (stored in " +
            std::string(elementTypeName(*problem.expandedFrom)) +
-           ") is expanded where it stays, into the block and class the AMP "
-           "reads: not gathered (yet), not staged";
+           ") is expanded into the class the AMP reads: not staged";
   if (plan.gatheredWeights) {
     if (!problem.rhsIsWeight)
       return "gathered weights need B to be a weight; an activation B is "

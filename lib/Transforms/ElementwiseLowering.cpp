@@ -181,19 +181,20 @@ std::optional<std::pair<TileLowerableOpInterface, unsigned>>
 expansionReader(ElementwiseOp op, OperandLayout *resident = nullptr) {
   if (!expandedWeight(op.getResult()))
     return std::nullopt;
-  OpOperand &use = *op.getResult().use_begin();
-  auto reader = dyn_cast<TileLowerableOpInterface>(use.getOwner());
+  OpOperand *use = &*op.getResult().use_begin();
+  // A gathered weight's expansion runs in its home, and the gather (a
+  // relayout) brings the expanded blocks to the reader.
+  if (auto gather = dyn_cast<RelayoutOp>(use->getOwner()))
+    if (gather.getResult().hasOneUse())
+      use = &*gather.getResult().use_begin();
+  auto reader = dyn_cast<TileLowerableOpInterface>(use->getOwner());
   OperandLayout wanted;
-  // A weight its reader wants transposed is not expanded where it stays
-  // yet: the op-by-op check compares each result as the host holds it,
-  // and an expansion of a transposed stream would hold its result
-  // transposed. It arrives as an activation and is moved after expansion.
-  if (!reader || !reader.getResidentLayout(use.getOperandNumber(), wanted) ||
-      !wanted.weight || wanted.transpose)
+  if (!reader || !reader.getResidentLayout(use->getOperandNumber(), wanted) ||
+      !wanted.weight)
     return std::nullopt;
   if (resident)
     *resident = wanted;
-  return std::make_pair(reader, use.getOperandNumber());
+  return std::make_pair(reader, use->getOperandNumber());
 }
 
 struct ElementwiseLowering
@@ -205,7 +206,24 @@ struct ElementwiseLowering
                                         "in4", "in5", "in6", "in7"};
     return operand < 8 ? names[operand] : "in";
   }
-  void noteOperandTransposed(Operation *, unsigned) const {}
+  /// A weight expansion's input streamed in transposed: its result is the
+  /// transpose too, which its reader then reads. (Only an expansion asks
+  /// for a transposed stream; its input's shape has already changed, so it
+  /// is not recognised by shape here.)
+  void noteOperandTransposed(Operation *operation, unsigned) const {
+    auto op = cast<ElementwiseOp>(operation);
+    if (op.getInputs().size() != 1 || !op.getResult().hasOneUse())
+      return;
+    OpOperand &use = *op.getResult().use_begin();
+    auto reader = dyn_cast<TileLowerableOpInterface>(use.getOwner());
+    if (!reader)
+      return;
+    auto type = op.getResult().getType();
+    SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+    op.getResult().setType(RankedTensorType::get(shape, type.getElementType()));
+    reader.noteOperandTransposed(use.getOperandNumber());
+  }
 
   bool getOperandLayout(Operation *operation, unsigned operand,
                         OperandLayout &layout) const {
@@ -279,7 +297,7 @@ struct ElementwiseLowering
   /// into the layout the op needs; a bias or scalar stays resident (a
   /// repeated layer's row in its home, rowHomeLayout). A
   /// weight expansion's weight streams, in its own type, into where the
-  /// expansion's reader wants the weight (never transposed).
+  /// expansion's reader wants the weight (transposed if it wants it so).
   bool getResidentLayout(Operation *operation, unsigned operand,
                          OperandLayout &resident) const {
     auto op = cast<ElementwiseOp>(operation);
@@ -342,6 +360,11 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
     FailureOr<BufferOp> buffer = program.operandBuffer(op, index, wanted);
     if (failed(buffer))
       return failure();
+    // A weight expansion of a transposed stream computes the transpose of
+    // what it would on the host's value: its reference reads the stream as
+    // the device holds it.
+    if (program.isTransposedFromHost(input) && expandedWeight(op.getResult()))
+      program.referenceAsDeviceHolds(input);
     if (program.isTransposedFromHost(input))
       return op.emitError("input ") << index << " holds its argument transposed";
     operands.push_back(*buffer);

@@ -67,15 +67,10 @@ collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &option
   if (!ipu_tile::isStreamedArgument(op.getRhs()) && options.gatheredWeights &&
       !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
     constraints.gatheredWeights.reset();
-  // Nor of weights expanded where they stay (neither gathered nor staged).
-  if (ipu_tile::expandedWeight(op.getRhs())) {
-    if (options.gatheredWeights &&
-        !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
-      constraints.gatheredWeights.reset();
-    if (options.localStaging &&
-        !(op.getConstraintsAttr() && op.getConstraintsAttr().getStaging()))
-      constraints.localStaging.reset();
-  }
+  // Nor of staging weights expanded where they stay (never staged).
+  if (ipu_tile::expandedWeight(op.getRhs()) && options.localStaging &&
+      !(op.getConstraintsAttr() && op.getConstraintsAttr().getStaging()))
+    constraints.localStaging.reset();
   // The pass option overrides the op's field, as every other option does.
   if (!partialsOption.empty()) {
     allowHalf = false;

@@ -293,6 +293,30 @@ void ProgramBuilder::addReference(StringRef opName, ValueRange operands,
   reference.push_back(builder.getDictionaryAttr(entries));
 }
 
+void ProgramBuilder::referenceAsDeviceHolds(Value value) {
+  SmallVector<int64_t> host = hostShapeOf(value);
+  if (!transposedFromHost.contains(value) || host.size() != 2)
+    return;
+  SmallVector<int64_t> device{host[1], host[0]};
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<NamedAttribute> entries = {
+      builder.getNamedAttr("op", builder.getStringAttr("permute")),
+      builder.getNamedAttr("arguments",
+                           builder.getDenseI32ArrayAttr({referenceOf.lookup(value)})),
+      builder.getNamedAttr("result", builder.getI32IntegerAttr(-1)),
+      builder.getNamedAttr("type", TypeAttr::get(type.getElementType())),
+      // (The permute reference keeps the last dim in place: a unit one.)
+      builder.getNamedAttr("view", builder.getDenseI64ArrayAttr({host[0], host[1], 1})),
+      builder.getNamedAttr("permutation", builder.getDenseI64ArrayAttr({1, 0, 2})),
+      builder.getNamedAttr("offsets", builder.getDenseI64ArrayAttr({})),
+      builder.getNamedAttr("sizes", builder.getDenseI64ArrayAttr({})),
+      builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(device))};
+  referenceOf[value] = -1 - static_cast<int32_t>(reference.size());
+  reference.push_back(builder.getDictionaryAttr(entries));
+  hostShapes[value] = device;
+  transposedFromHost.erase(value);
+}
+
 LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   auto arg = cast<BlockArgument>(op.getSource());
   auto type = op.getResult().getType();

@@ -55,12 +55,12 @@ struct GemmProblem {
   /// matmul holds every layer's block on its tiles, one after another.
   uint32_t weightLayers = 1;
   /// A weight stored in another type (f8) than the GEMM reads (inType): an
-  /// elementwise op expands it where it stays, into the plan's layout,
-  /// before the GEMM runs, in the orientation B is given in (its stream
-  /// does not transpose it). Resident bytes are the stored type's; the
-  /// expanded block lives while the GEMM runs. Not staged: the expansion
-  /// already writes the class the AMP reads. Not gathered yet (a repeated
-  /// layer's gathered home does not lower yet).
+  /// elementwise op expands it where it stays, before the GEMM runs: into
+  /// the plan's layout, or into its home when gathered, the gather then
+  /// moving the expanded home (its stream transposes it as for any
+  /// weight). Resident bytes are the stored type's; the expanded block
+  /// lives while the GEMM runs. Not staged: the expansion already writes
+  /// the class the AMP reads.
   std::optional<ElementType> expandedFrom;
   /// The type B stays resident in.
   ElementType weightStorageType() const { return expandedFrom.value_or(inType); }

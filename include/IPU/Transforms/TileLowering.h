@@ -137,6 +137,11 @@ public:
   bool isTransposedFromHost(Value value) const {
     return transposedFromHost.contains(value);
   }
+  /// From here on the host reference reads `value`, a matrix its stream
+  /// transposed, as the device holds it: a transpose of the host's value
+  /// (a reference op with no result of its own), so that an op computing
+  /// on it elementwise gives its result in the device's orientation.
+  void referenceAsDeviceHolds(Value value);
 
   /// Appends a host reference op for `--check` computing `result` from
   /// `operands` (function arguments or results of earlier reference ops),
