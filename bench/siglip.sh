@@ -24,8 +24,17 @@
 # (--expect) and op by op (--check), and gives the generated block's cycles
 # beside it: with SDPA's attention (f32 and f16 partials) and with
 # transformers' eager attention.
-#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export]
-#                    [--blocks N] [--batch N]
+# `--part tower` (not in the default set: it needs .venv) exports the whole
+# so400m vision tower (384 px, --layers N of its 27, the attention-pooling
+# head) with f8 linear weights (ipu_export --weights f8E4M3FN), with SDPA's
+# and with eager attention, compiles its layers as one body, and runs it
+# against PyTorch's quantised model and op by op: compile and simulate
+# seconds, cycles in all and per layer (the loop's own count), exchange
+# cycles, host cycles (0: every weight is resident, streamed before the
+# run), images per second at the target's clock, memory peaks against
+# their bounds, the IR's bytes with and without the weights it carries.
+#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower]
+#                    [--blocks N] [--batch N] [--layers N]
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 root=${BENCH_ROOT:?run through bench/run}
@@ -154,14 +163,67 @@ run_export() { # partials [attention]
        "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')"
 }
 
+run_tower() { # layers weights attention
+  local layers=$1 weights=$2 attention=$3
+  local name=siglip-tower-so400m-384-l$layers-$weights-$attention
+  local dir="$work/tower-$layers-$weights-$attention" log="$work/$name.log" report="$work/$name.report"
+  local python="$root/.venv/bin/python"
+  [ -x "$python" ] || { echo "bench=siglip case=$name status=no-venv"; return 0; }
+  local quantise=()
+  [ "$weights" = f16 ] || quantise=(--weights "$weights")
+  local t0 t1 t2 t3 t4
+  t0=$(now)
+  PYTHONPATH="$root/python" "$python" -m ipu_export siglip-vision \
+    --set num_hidden_layers="$layers" --set _attn_implementation="$attention" \
+    --shape 1,3,384,384 --dtype f16 "${quantise[@]}" -o "$dir" > "$work/tower-export.log" 2>&1
+  t1=$(now)
+  if ! "$bin/ipu-opt" "$dir/model.mlir" --ipu-compile="target=ipu21 repeat-layers=true" \
+      -o "$work/$name.ir" 2> "$log"; then
+    echo "bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention" \
+         "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$(now)") status=compile-error" \
+         "error=\"$(grep -m1 error: "$log" | sed 's/.*error: //' | cut -c1-300)\""
+    rm -rf "$dir"
+    return 0
+  fi
+  t2=$(now)
+  "$bin/ipu-translate" --ipu-to-package "$work/$name.ir" -o "$work/$name.ipuexe"
+  t3=$(now)
+  "$bin/ipu-run" "$work/$name.ipuexe" --inputs "$dir/inputs" --expect "$dir/expected" \
+    --check --checkpoints 4096 --quiet > "$report" 2>&1 || true
+  t4=$(now)
+  # The IR without the weights it carries (dense resources, elided).
+  local structure
+  structure=$("$bin/ipu-opt" "$work/$name.ir" --mlir-elide-resource-strings-if-larger=16 | wc -c)
+  local cycles micros loopLine
+  cycles=$(value cycles "$report")
+  micros=$(value deviceMicroseconds "$report")
+  loopLine=$(grep -m1 '^loop=repeat' "$report" || true)
+  echo "bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention" \
+       "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$t2")" \
+       "packageSeconds=$(seconds "$t2" "$t3") simulateSeconds=$(seconds "$t3" "$t4")" \
+       "irBytes=$(wc -c < "$work/$name.ir") irBytesWithoutWeights=$structure" \
+       "cycles=$cycles computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
+       "hostCycles=0 layerCycles=$(echo "$loopLine" | grep -Eo 'cycles=[0-9]+' | head -1 | sed 's/.*=//')" \
+       "cyclesPerLayer=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')" \
+       "imagesPerSecond=$(awk -v m="$micros" 'BEGIN { printf "%.1f", (m ? 1e6 / m : 0) }')" \
+       "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
+       "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
+       "expectMaximumAbsoluteError=$(grep '^expected=' "$report" | grep -Eo 'maximumAbsoluteError=[^ ]+' | sed 's/.*=//')" \
+       "expectTest=$(grep '^expected=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')" \
+       "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')"
+  rm -rf "$dir"
+}
+
 parts=(mlp attention ln-mlp block stack batch)
 stacked=4
 batch=8
+layers=27
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts=("$2"); shift 2 ;;
     --blocks) stacked=$2; shift 2 ;;
     --batch) batch=$2; shift 2 ;;
+    --layers) layers=$2; shift 2 ;;
     *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
   esac
 done
@@ -176,6 +238,13 @@ for part in "${parts[@]}"; do
     # before P.V, as our block computes them. SDPA's decomposition (above)
     # keeps P.V in f32, PyTorch's own choice for f16 on CPU.
     run_export "" eager
+    continue
+  fi
+  # The whole vision tower as transformers builds it (so400m, 384 px, the
+  # attention-pooling head), its linear weights in f8, layers as one body.
+  if [ "$part" = tower ]; then
+    run_tower "$layers" f8E4M3FN sdpa
+    run_tower "$layers" f8E4M3FN eager
     continue
   fi
   if [ "$part" = stack ]; then

@@ -137,6 +137,12 @@ std::optional<std::string> ipu::summaryLines(const Package &package,
   // Memory as the program uses it: from the region bases (the runtime image
   // and reserved code included) to the highest byte touched on the busiest
   // tile. The compiler's own figures follow on the metadata line.
+  // Each loop as run: a repeated layer's cycles per layer.
+  for (const SimulationResult::LoopCycles &loop : result.loops)
+    lines.push_back("loop=" + reportValue(package.loops[loop.loop].name) +
+                    " iterations=" + number(loop.iterations) +
+                    " cycles=" + number(loop.cycles) + " cyclesPerIteration=" +
+                    number(loop.iterations ? loop.cycles / loop.iterations : 0));
   lines.push_back("touchedStandardBytes=" + number(result.touchedBytes[0]) +
                   " touchedInterleavedBytes=" + number(result.touchedBytes[1]) +
                   " touchedMemoryElements=" + number(result.touchedElements));

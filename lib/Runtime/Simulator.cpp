@@ -660,6 +660,7 @@ std::optional<std::string> Simulation::runLoop(size_t s) {
   // The control program's branch and counter update, every iteration, on
   // every tile; recorded before the body, whose records follow in program
   // order.
+  const uint64_t cyclesBefore = result.cycles;
   StepCycles control{step.kind, step.index,
                      uint64_t(loop.count) * target.loopIterationCycles, {}};
   control.groupCycles.assign(result.tileGroups, control.cycles);
@@ -695,6 +696,7 @@ std::optional<std::string> Simulation::runLoop(size_t s) {
       }
       ++sum.runs;
     }
+  result.loops.push_back({step.index, loop.count, result.cycles - cyclesBefore});
   return std::nullopt;
 }
 

@@ -66,6 +66,15 @@ struct SimulationResult {
   uint64_t touchedBytes[2] = {0, 0};
   uint64_t touchedElements = 0; ///< Memory elements committed, all tiles.
   std::vector<StepCycles> steps; ///< One per program step, in its order.
+  /// Each loop the program ran (a serial split, a repeated layer), in
+  /// program order: its iterations and the cycles it took in all, control
+  /// included.
+  struct LoopCycles {
+    uint32_t loop = 0; ///< Index into Package::loops.
+    uint32_t iterations = 0;
+    uint64_t cycles = 0;
+  };
+  std::vector<LoopCycles> loops;
   /// Tiles are reported in this many groups of consecutive tiles (group g
   /// holds tiles [g * tiles / groups, (g + 1) * tiles / groups)).
   uint32_t tileGroups = 0;
