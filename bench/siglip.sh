@@ -203,7 +203,7 @@ run_tower() { # layers weights attention
        "packageSeconds=$(seconds "$t2" "$t3") simulateSeconds=$(seconds "$t3" "$t4")" \
        "irBytes=$(wc -c < "$work/$name.ir") irBytesWithoutWeights=$structure" \
        "cycles=$cycles computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
-       "hostCycles=0 layerCycles=$(echo "$loopLine" | grep -Eo 'cycles=[0-9]+' | head -1 | sed 's/.*=//')" \
+       "hostCycles=0 layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
        "cyclesPerLayer=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')" \
        "imagesPerSecond=$(awk -v m="$micros" 'BEGIN { printf "%.1f", (m ? 1e6 / m : 0) }')" \
        "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \

@@ -141,7 +141,7 @@ std::optional<std::string> ipu::summaryLines(const Package &package,
   for (const SimulationResult::LoopCycles &loop : result.loops)
     lines.push_back("loop=" + reportValue(package.loops[loop.loop].name) +
                     " iterations=" + number(loop.iterations) +
-                    " cycles=" + number(loop.cycles) + " cyclesPerIteration=" +
+                    " loopRunCycles=" + number(loop.cycles) + " cyclesPerIteration=" +
                     number(loop.iterations ? loop.cycles / loop.iterations : 0));
   lines.push_back("touchedStandardBytes=" + number(result.touchedBytes[0]) +
                   " touchedInterleavedBytes=" + number(result.touchedBytes[1]) +

@@ -47,7 +47,7 @@
 // CHECK-NOT: @mm4
 
 // The loop as run: three layers, each the same steps.
-// CHECKED: loop=repeat0.layers iterations=3 cycles={{[1-9][0-9]*}} cyclesPerIteration={{[1-9][0-9]*}}
+// CHECKED: loop=repeat0.layers iterations=3 loopRunCycles={{[1-9][0-9]*}} cyclesPerIteration={{[1-9][0-9]*}}
 // CHECKED: numericalTest=PASS
 // UPSTREAM: expect result=0 {{.*}} shape=(16, 64) {{.*}} mismatches=0
 // UPSTREAM: numericalTest=PASS
