@@ -1,6 +1,7 @@
 //===- GemmPlanTest.cpp - Plan space, cost model and constraints ----------===//
 
 #include "IPU/Planning/GemmProgram.h"
+#include "IPU/Device/Elementwise.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Layout/BlockLayout.h"
 #include "IPU/Planning/GemmLayouts.h"
@@ -1370,4 +1371,44 @@ TEST(ExpandedWeights, StayResidentInTheirStoredTypeAndExpandWhileTheGemmRuns) {
   GemmPlan staged = plan(8, 2, 1, MemoryClass::Standard, Reduction::Complete, true);
   EXPECT_TRUE(checkGemmPlan(target, f8, staged).has_value());
   EXPECT_FALSE(checkGemmPlan(target, f16, staged).has_value());
+}
+
+TEST(ExpandedWeights, EveryTileExpandsTheBlockItHoldsOrItsHomeShare) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  // torch-mlir's expansion: f8 to f16, times a power of two.
+  ElementwiseBody body;
+  body.inputs = {{ElementType::F8E4M3FN, Broadcast::Full}};
+  body.ops.resize(3);
+  body.ops[0].kind = BodyOpKind::Constant;
+  body.ops[0].type = ElementType::F16;
+  body.ops[0].constant = 1.0 / 4096;
+  body.ops[1].kind = BodyOpKind::ExtF;
+  body.ops[1].type = ElementType::F16;
+  body.ops[1].operands[0] = 0;
+  body.ops[2].kind = BodyOpKind::MulF;
+  body.ops[2].type = ElementType::F16;
+  body.ops[2].operands[0] = 2;
+  body.ops[2].operands[1] = 1;
+  body.result = 3;
+  body.resultType = ElementType::F16;
+  ASSERT_FALSE(verifyBody(body).has_value());
+  GemmProblem f8 = problem(96, 128, 64);
+  f8.expandedFrom = ElementType::F8E4M3FN;
+  f8.expansion = std::make_shared<const ElementwiseBody>(body);
+  GemmProblem f16 = problem(96, 128, 64);
+  for (bool swapped : {false, true}) {
+    for (bool gathered : {false, true}) {
+      GemmPlan candidate = plan(8, 2);
+      candidate.swapped = swapped;
+      candidate.gatheredWeights = gathered;
+      GemmCost wide = costGemmPlan(target, f16, candidate);
+      GemmCost narrow = costGemmPlan(target, f8, candidate);
+      // The 128 x 32 block (32 x 128 stored when swapped), or a home of
+      // its rows over the 8 replicas.
+      const int64_t rows = (swapped ? 32 : 128) / (gathered ? 8 : 1);
+      const int64_t cols = swapped ? 128 : 32;
+      EXPECT_EQ(narrow.expansionCycles, estimateElementwise(target, body, rows, cols).total);
+      EXPECT_EQ(narrow.totalCycles, wide.totalCycles + narrow.expansionCycles);
+    }
+  }
 }

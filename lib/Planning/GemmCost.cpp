@@ -198,7 +198,8 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
     cost.serialMoveCycles = move + 2 * uint64_t(target.syncCycles);
   }
   cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
-                     cost.reductionCycles + cost.epilogueCycles + cost.syncCycles;
+                     cost.reductionCycles + cost.epilogueCycles + cost.syncCycles +
+                     cost.expansionCycles;
   return cost;
 }
 
@@ -349,9 +350,20 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     }
   }
   cost.syncCycles = uint64_t(syncCount(plan, gather)) * target.syncCycles;
+  if (problem.expansion) {
+    // Every tile expands the block of B it holds (stored transposed when
+    // swapped), or its home share when gathered: replicas each expand.
+    const uint64_t rows = weightBlock.rows;
+    const uint64_t cols = plan.swapped ? shape.blockInner : shape.blockCols;
+    cost.expansionCycles =
+        estimateElementwise(target, *problem.expansion,
+                            static_cast<int64_t>(plan.gatheredWeights ? ceilDiv(rows, plan.rows) : rows),
+                            static_cast<int64_t>(cols))
+            .total;
+  }
   cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
                      cost.reductionCycles + cost.epilogueCycles + cost.syncCycles +
-                     cost.rowReductionCycles;
+                     cost.rowReductionCycles + cost.expansionCycles;
   cost.activeTiles = plan.tiles();
 
   // Exchange code, sized from the runs the busiest tile sends and receives

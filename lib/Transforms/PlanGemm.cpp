@@ -197,6 +197,12 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         job.problem.rhsIsWeight = true;
         job.problem.expandedFrom = ipu_tile::toElementType(
             cast<RankedTensorType>(stored.getType()).getElementType());
+        auto expansion = op.getRhs().getDefiningOp<ipu_tile::ElementwiseOp>();
+        FailureOr<ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
+            expansion, expansion.getBody().front(), {ipu::Broadcast::Full});
+        if (succeeded(body))
+          job.problem.expansion =
+              std::make_shared<const ipu::ElementwiseBody>(std::move(*body));
       }
       job.problem.weightLayers = layersOf(op);
       // An argument A streams straight into a serial split's chunks.

@@ -23,6 +23,9 @@ struct GemmCost {
   uint64_t exchangeCycles = 0;  ///< Every phase, latency included.
   uint64_t reductionCycles = 0; ///< Reduce compute set.
   uint64_t epilogueCycles = 0;  ///< The fused elementwise epilogue.
+  /// The weight expansion (GemmProblem::expansion) on the block it writes,
+  /// once per run of the matmul (a serial split's loop included).
+  uint64_t expansionCycles = 0;
   /// The row reductions on the result: both halves, the gather and its
   /// syncs (in none of the other fields).
   uint64_t rowReductionCycles = 0;

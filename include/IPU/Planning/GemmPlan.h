@@ -62,6 +62,9 @@ struct GemmProblem {
   /// lives while the GEMM runs. Not staged: the expansion already writes
   /// the class the AMP reads.
   std::optional<ElementType> expandedFrom;
+  /// The expansion's body, charged on the block it writes (the plan's B
+  /// block on each tile, or its home share when gathered).
+  std::shared_ptr<const ElementwiseBody> expansion;
   /// The type B stays resident in.
   ElementType weightStorageType() const { return expandedFrom.value_or(inType); }
   /// B is given as B^T [N x K]. An activation B^T is already the swapped
