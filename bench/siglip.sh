@@ -32,7 +32,7 @@
 # seconds, cycles in all and per layer (the loop's own count), exchange
 # cycles, host cycles (0: every weight is resident, streamed before the
 # run), images per second at the target's clock, memory peaks against
-# their bounds, the IR's bytes with and without the weights it carries.
+# their bounds, the IR's bytes with and without the data it carries.
 #   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower]
 #                    [--blocks N] [--batch N] [--layers N]
 set -euo pipefail
@@ -191,9 +191,11 @@ run_tower() { # layers weights attention
   "$bin/ipu-run" "$work/$name.ipuexe" --inputs "$dir/inputs" --expect "$dir/expected" \
     --check --checkpoints 4096 --quiet > "$report" 2>&1 || true
   t4=$(now)
-  # The IR without the weights it carries (dense resources, elided).
+  # The IR without the data it carries (the weights, and the exchange
+  # schedules' run tables, elided): its ops, one body whatever the depth.
   local structure
-  structure=$("$bin/ipu-opt" "$work/$name.ir" --mlir-elide-resource-strings-if-larger=16 | wc -c)
+  structure=$("$bin/ipu-opt" "$work/$name.ir" --mlir-elide-resource-strings-if-larger=16 \
+    --mlir-elide-elementsattrs-if-larger=16 | wc -c)
   local cycles micros loopLine
   cycles=$(value cycles "$report")
   micros=$(value deviceMicroseconds "$report")
@@ -201,7 +203,7 @@ run_tower() { # layers weights attention
   echo "bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention" \
        "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$t2")" \
        "packageSeconds=$(seconds "$t2" "$t3") simulateSeconds=$(seconds "$t3" "$t4")" \
-       "irBytes=$(wc -c < "$work/$name.ir") irBytesWithoutWeights=$structure" \
+       "irBytes=$(wc -c < "$work/$name.ir") irBytesWithoutData=$structure" \
        "cycles=$cycles computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "hostCycles=0 layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
        "cyclesPerLayer=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')" \
