@@ -58,6 +58,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+
+#include <limits>
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -102,6 +104,63 @@ constexpr const char *kLowering =
     "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
     "convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts";
+
+/// Rewrites every scalar `arith.extf` from f8E4M3FN (OCP's 1-4-3: bias 7,
+/// no infinities, 0x7F and 0xFF NaN) into integer arithmetic on its bits:
+/// LLVM has no f8 type, and upstream's arith-to-llvm leaves the extension
+/// unconverted. Exact: every f8E4M3FN value is an f32, then exact in any
+/// wider target (f16 holds them all). Written from the format's definition
+/// (APFloat's semantics), not from our compiler's decoder.
+void expandF8E4M3FNExtensions(ModuleOp module) {
+  SmallVector<arith::ExtFOp> extensions;
+  module.walk([&](arith::ExtFOp op) {
+    if (isa<Float8E4M3FNType>(op.getIn().getType()))
+      extensions.push_back(op);
+  });
+  for (arith::ExtFOp op : extensions) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type i8 = b.getI8Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+    auto constant = [&](Type type, int64_t value) -> Value {
+      return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
+    };
+    Value bits = arith::ExtUIOp::create(
+        b, loc, i32, arith::BitcastOp::create(b, loc, i8, op.getIn()));
+    Value exponent = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, constant(i32, 3)), constant(i32, 15));
+    Value mantissa = arith::AndIOp::create(b, loc, bits, constant(i32, 7));
+    // Normal: (8 + m) * 2^(e - 10); subnormal (e = 0): m * 2^-9.
+    Value isNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, exponent,
+                                           constant(i32, 0));
+    Value significand = arith::SelectOp::create(
+        b, loc, isNormal, arith::OrIOp::create(b, loc, mantissa, constant(i32, 8)), mantissa);
+    Value scaleExponent = arith::SelectOp::create(
+        b, loc, isNormal, arith::AddIOp::create(b, loc, exponent, constant(i32, 127 - 10)),
+        constant(i32, 127 - 9));
+    Value scale = arith::BitcastOp::create(
+        b, loc, f32, arith::ShLIOp::create(b, loc, scaleExponent, constant(i32, 23)));
+    Value magnitude = arith::MulFOp::create(
+        b, loc, arith::UIToFPOp::create(b, loc, f32, significand), scale);
+    Value negative = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, bits, constant(i32, 0x80)), constant(i32, 0));
+    Value value = arith::SelectOp::create(
+        b, loc, negative, arith::NegFOp::create(b, loc, magnitude), magnitude);
+    Value isNaN = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(b, loc, bits, constant(i32, 0x7F)), constant(i32, 0x7F));
+    Value nan = arith::ConstantOp::create(
+        b, loc, f32, b.getFloatAttr(f32, std::numeric_limits<double>::quiet_NaN()));
+    value = arith::SelectOp::create(b, loc, isNaN, nan, value);
+    Type out = op.getType();
+    if (!out.isF32())
+      value = out.getIntOrFloatBitWidth() < 32
+                  ? Value(arith::TruncFOp::create(b, loc, out, value))
+                  : Value(arith::ExtFOp::create(b, loc, out, value));
+    op.replaceAllUsesWith(value);
+    op.erase();
+  }
+}
 
 int fail(const std::string &message) {
   llvm::errs() << "ipu-mlir-run: error: " << message << "\n";
@@ -291,6 +350,7 @@ int main(int argc, char **argv) {
   }
 
   auto start = std::chrono::steady_clock::now();
+  expandF8E4M3FNExtensions(*module);
   PassManager pm(&context, ModuleOp::getOperationName());
   if (failed(parsePassPipeline(kLowering, pm, llvm::errs())))
     return fail("the lowering pipeline does not parse");
