@@ -641,6 +641,12 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
                    ? std::string()
                    : " rowReductionCycles=" +
                          std::to_string(choice.cost.rowReductionCycles)) +
+              // A weight stored in f8 and expanded where it stays.
+              (job.problem.expansion
+                   ? " expansionCycles=" + std::to_string(choice.cost.expansionCycles) +
+                         " weightStorage=" +
+                         std::string(ipu::elementTypeName(job.problem.weightStorageType()))
+                   : std::string()) +
               // As the user's stack logs its scheduled finalists.
               (choice.scheduled
                    ? " analyticalCycles=" + std::to_string(choice.cost.totalCycles) +
