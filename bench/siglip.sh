@@ -116,6 +116,20 @@ run_part() { # part partials weights [blocks] [batch] [repeat]
        "$(theirs "$part")"
 }
 
+# Packages $work/NAME.ir and runs it on DIR's inputs against DIR's expected
+# outputs (--expect) and op by op (--check) into REPORT; prints how long
+# each took.
+package_and_check() { # name dir report
+  local t0 t1 t2
+  t0=$(now)
+  "$bin/ipu-translate" --ipu-to-package "$work/$1.ir" -o "$work/$1.ipuexe"
+  t1=$(now)
+  "$bin/ipu-run" "$work/$1.ipuexe" --inputs "$2/inputs" --expect "$2/expected" \
+    --check --checkpoints 4096 --quiet > "$3" 2>&1 || true
+  t2=$(now)
+  echo "packageSeconds=$(seconds "$t0" "$t1") simulateSeconds=$(seconds "$t1" "$t2")"
+}
+
 run_export() { # partials [attention]
   local partials=$1 attention=${2:-sdpa}
   local name=siglip-export-layer-f16-t729-d1152${1:+-p$1}
@@ -123,7 +137,7 @@ run_export() { # partials [attention]
   local dir="$work/export-$attention" log="$work/$name.log" report="$work/$name.report"
   local python="$root/.venv/bin/python"
   [ -x "$python" ] || { echo "bench=siglip case=$name status=no-venv"; return 0; }
-  local t0 t1 t2 t3 t4
+  local t0 t1 t2
   t0=$(now)
   if [ ! -f "$dir/model.mlir" ]; then
     PYTHONPATH="$root/python" "$python" -m ipu_export siglip-encoder-layer \
@@ -137,11 +151,8 @@ run_export() { # partials [attention]
     return 0
   fi
   t2=$(now)
-  "$bin/ipu-translate" --ipu-to-package "$work/$name.ir" -o "$work/$name.ipuexe"
-  t3=$(now)
-  "$bin/ipu-run" "$work/$name.ipuexe" --inputs "$dir/inputs" --expect "$dir/expected" \
-    --check --checkpoints 4096 --quiet > "$report" 2>&1 || true
-  t4=$(now)
+  local timing
+  timing=$(package_and_check "$name" "$dir" "$report")
   # The generated block (scripts/siglip-workload.py) with the same options.
   local generated="$work/generated.mlir" generatedReport="$work/$name.generated"
   python3 "$root/scripts/siglip-workload.py" --part block --weights f16 -o "$generated"
@@ -153,7 +164,7 @@ run_export() { # partials [attention]
   generatedCycles=$(value cycles "$generatedReport")
   echo "bench=siglip case=$name part=export partials=${partials:-f32} attention=$attention" \
        "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$t2")" \
-       "packageSeconds=$(seconds "$t2" "$t3") simulateSeconds=$(seconds "$t3" "$t4")" \
+       "$timing" \
        "cycles=$cycles computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "generatedBlockCycles=$generatedCycles" \
        "overGenerated=$(awk -v c="$cycles" -v g="$generatedCycles" 'BEGIN { printf "%.4f", (g ? c / g : 0) }')" \
@@ -171,7 +182,7 @@ run_tower() { # layers weights attention
   [ -x "$python" ] || { echo "bench=siglip case=$name status=no-venv"; return 0; }
   local quantise=()
   [ "$weights" = f16 ] || quantise=(--weights "$weights")
-  local t0 t1 t2 t3 t4
+  local t0 t1 t2
   t0=$(now)
   PYTHONPATH="$root/python" "$python" -m ipu_export siglip-vision \
     --set num_hidden_layers="$layers" --set _attn_implementation="$attention" \
@@ -186,11 +197,8 @@ run_tower() { # layers weights attention
     return 0
   fi
   t2=$(now)
-  "$bin/ipu-translate" --ipu-to-package "$work/$name.ir" -o "$work/$name.ipuexe"
-  t3=$(now)
-  "$bin/ipu-run" "$work/$name.ipuexe" --inputs "$dir/inputs" --expect "$dir/expected" \
-    --check --checkpoints 4096 --quiet > "$report" 2>&1 || true
-  t4=$(now)
+  local timing
+  timing=$(package_and_check "$name" "$dir" "$report")
   # The IR without the data it carries (the weights, and the exchange
   # schedules' run tables, elided): its ops, one body whatever the depth.
   local structure
@@ -202,7 +210,7 @@ run_tower() { # layers weights attention
   loopLine=$(grep -m1 '^loop=repeat' "$report" || true)
   echo "bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention" \
        "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$t2")" \
-       "packageSeconds=$(seconds "$t2" "$t3") simulateSeconds=$(seconds "$t3" "$t4")" \
+       "$timing" \
        "irBytes=$(wc -c < "$work/$name.ir") irBytesWithoutData=$structure" \
        "cycles=$cycles computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "hostCycles=0 layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
