@@ -225,8 +225,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   const WeightBlock weightBlock = weightBlockOf(problem, plan, problem.inType);
   const uint64_t weightBytes = weightBlock.bytes();
   // What stays resident: an expanded weight's block in its stored type.
-  const uint64_t storedWeightBytes =
-      weightBlockOf(problem, plan, problem.weightStorageType()).bytes();
+  const WeightBlock storedBlock = weightBlockOf(problem, plan, problem.weightStorageType());
 
   // Gather: each arrival tile sends each of its rows once (segments
   // broadcast along the block row); each plan tile receives its block. A
@@ -406,13 +405,12 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     // Only the home share stays (in its stored type); the gathered block
     // lives while the GEMM runs, beside it in the same class, and an
     // expanded home before it is gathered.
-    cost.weightBytes[static_cast<int>(plan.weights)] +=
-        weightBlockOf(problem, plan, problem.weightStorageType()).homeBytes(plan.rows) * layers;
+    cost.weightBytes[static_cast<int>(plan.weights)] += storedBlock.homeBytes(plan.rows) * layers;
     cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
     if (problem.expandedFrom)
       cost.peakBytes[static_cast<int>(plan.weights)] += homeBytes;
   } else {
-    cost.weightBytes[static_cast<int>(plan.weights)] += storedWeightBytes * layers;
+    cost.weightBytes[static_cast<int>(plan.weights)] += storedBlock.bytes() * layers;
     // The expansion's block lives while the GEMM runs.
     if (problem.expandedFrom)
       cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;

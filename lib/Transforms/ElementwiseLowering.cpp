@@ -313,11 +313,8 @@ struct ElementwiseLowering
     Value input = op.getInputs()[operand];
     std::optional<ipu::TargetModel> target = lookupTarget(op);
     auto type = cast<RankedTensorType>(input.getType());
-    // A row of one home block costs every tile no more than its home would.
     if (resident.weight && isRepeatWeightSlot(input) && target &&
-        op.getBroadcast(operand) == ipu::Broadcast::Row &&
-        uint64_t(type.getNumElements()) * ipu::elementBytes(*toElementType(type.getElementType())) >
-            rowHomeBlockBytes) {
+        op.getBroadcast(operand) == ipu::Broadcast::Row && rowStaysInHome(type)) {
       resident.layout = rowHomeLayout(
           type.getShape().back(), *toElementType(type.getElementType()),
           cast<BlockArgument>(input).getArgNumber() - 1, *target);
@@ -495,6 +492,11 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
 }
 
 } // namespace
+
+bool mlir::ipu_tile::rowStaysInHome(RankedTensorType type) {
+  return uint64_t(type.getNumElements()) * ipu::elementBytes(*toElementType(type.getElementType())) >
+         rowHomeBlockBytes;
+}
 
 ipu::BlockLayout mlir::ipu_tile::rowHomeLayout(int64_t cols, ipu::ElementType type,
                                                unsigned slot,

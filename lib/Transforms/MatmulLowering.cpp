@@ -29,12 +29,7 @@ ipu::GemmProblem toGemmProblem(ipu_gemm::MatmulOp op) {
   problem.n = op.getGemmN();
   problem.batches = op.getBatches();
   problem.rhsTransposed = op.getTransposeRhs();
-  problem.rhsIsWeight = isStreamedArgument(op.getRhs());
-  if (Value stored = expandedWeight(op.getRhs())) {
-    problem.rhsIsWeight = true;
-    problem.expandedFrom =
-        toElementType(cast<RankedTensorType>(stored.getType()).getElementType());
-  }
+  describeRhs(op.getRhs(), problem);
   problem.lhsTransposed = op.getTransposeLhs() && !isFunctionArgument(op.getLhs());
   problem.inType = *toElementType(op.getLhs().getType().getElementType());
   problem.accType = *toElementType(op.getAccumulatorType());
@@ -346,6 +341,16 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
 }
 
 } // namespace
+
+void mlir::ipu_tile::describeRhs(Value rhs, ipu::GemmProblem &problem) {
+  problem.rhsIsWeight = isStreamedArgument(rhs);
+  // A weight expanded (f8 to f16) where it stays is a weight too.
+  if (Value stored = expandedWeight(rhs)) {
+    problem.rhsIsWeight = true;
+    problem.expandedFrom =
+        toElementType(cast<RankedTensorType>(stored.getType()).getElementType());
+  }
+}
 
 void mlir::ipu_tile::registerTileLoweringModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, ipu_gemm::IPUGemmDialect *) {

@@ -191,12 +191,9 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       job.op = op;
       // Weights (a function argument, or a repeated layer's) are resident
       // for the whole program.
-      job.problem.rhsIsWeight = ipu_tile::isStreamedArgument(op.getRhs());
-      // A weight expanded (f8 to f16) where it stays is a weight too.
-      if (Value stored = ipu_tile::expandedWeight(op.getRhs())) {
-        job.problem.rhsIsWeight = true;
-        job.problem.expandedFrom = ipu_tile::toElementType(
-            cast<RankedTensorType>(stored.getType()).getElementType());
+      ipu_tile::describeRhs(op.getRhs(), job.problem);
+      // The expansion's body, which the plan's cost charges.
+      if (job.problem.expandedFrom) {
         auto expansion = op.getRhs().getDefiningOp<ipu_tile::ElementwiseOp>();
         FailureOr<ipu::ElementwiseBody> body = ipu_tile::buildElementwiseBody(
             expansion, expansion.getBody().front(), {ipu::Broadcast::Full});
@@ -301,7 +298,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
                word - 1) / word * word;
           // A repeated layer's long row stays in its home (a block a layer
           // on a home tile) and one layer's row is broadcast as it runs.
-          if (layersOf(op) > 1 && rowBytes > ipu_tile::rowHomeBlockBytes)
+          if (layersOf(op) > 1 && ipu_tile::rowStaysInHome(type))
             residentRows[functionOf(op)] += rowBytes + layersOf(op) * ipu_tile::rowHomeBlockBytes;
           else
             residentRows[functionOf(op)] += layersOf(op) * rowBytes;

@@ -19,6 +19,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+namespace ipu {
+struct GemmProblem;
+} // namespace ipu
+
 namespace mlir {
 class DialectRegistry;
 namespace ipu_exchange {
@@ -58,6 +62,15 @@ bool isInPlaceReshape(PermuteOp op);
 /// to the tiles that read it: replicated for good, every layer's whole row
 /// would sit on every tile. Rows of one block or less stay replicated.
 constexpr uint64_t rowHomeBlockBytes = 256;
+/// Says in `problem` what a matmul's B (`rhs`) is: a weight (a streamed
+/// argument, or one a weight expansion reads, then `expandedFrom` its
+/// stored type) or an activation.
+void describeRhs(Value rhs, ipu::GemmProblem &problem);
+
+/// Whether a repeated layer's row weight of `type` stays in its home: rows
+/// of one home block or less stay replicated, as they cost every tile no
+/// more than a home would.
+bool rowStaysInHome(RankedTensorType type);
 ipu::BlockLayout rowHomeLayout(int64_t cols, ipu::ElementType type, unsigned slot,
                                const ipu::TargetModel &target);
 
