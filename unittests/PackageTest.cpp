@@ -2445,14 +2445,16 @@ TEST(PackageLoop, MalformedLoopsAreRefused) {
                     {"program step 6 (loop 'slice.loop'): its body of 4 steps "
                      "(program steps 7 to 10) runs past the end of the program "
                      "(10 steps)"});
+  // A loop in a body ends inside it.
   expectLoopInvalid(
       [](Package &p) {
-        p.loops.push_back({"inner", 2, 1, ""});
+        p.loops.push_back({"inner", 2, 2, ""});
         p.program.insert(p.program.begin() + 8, {StepKind::Loop, 1});
         p.loops[0].steps = 3;
       },
-      {"program step 8 (loop 'inner') lies in the body of loop 'slice.loop' "
-       "(program step 6): loops do not nest"});
+      {"program step 8 (loop 'inner'): its body (program steps 9 to 10) runs "
+       "past the end of loop 'slice.loop' around it (program step 9): a body "
+       "lies wholly inside the body around it"});
   expectLoopInvalid(
       [](Package &p) {
         p.program.erase(p.program.begin() + 7);
@@ -2476,6 +2478,85 @@ TEST(PackageLoop, MalformedLoopsAreRefused) {
       },
       {"program runs 8589934598 steps counting every loop iteration, more "
        "than the 16777216 a package may"});
+}
+
+namespace {
+
+/// makeLoopPackage with its loop inside another of 2 iterations (a serial
+/// split in a repeated layer): steps 6 to 10 are [loop 'layers' (2 x 4
+/// steps), sync, loop 'slice.loop' (3 x 2 steps), sync, compute set
+/// 'slice'].
+Package makeNestedLoopPackage() {
+  Package package = makeLoopPackage();
+  package.loops.push_back({"layers", 2, 4, "model.mlir:10:1"});
+  package.program.insert(package.program.begin() + 6,
+                         {{StepKind::Loop, 1}, {StepKind::Sync, 0}});
+  return package;
+}
+
+} // namespace
+
+TEST(PackageLoop, NestedLoopsRunTheInnerOnePerOuterIteration) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  Package p = makeNestedLoopPackage();
+  ASSERT_EQ(validatePackage(p, target), std::nullopt);
+  EXPECT_EQ(stepRuns(p), (std::vector<uint64_t>{1, 1, 1, 1, 1, 1, 1, 2, 2, 6, 6, 1}));
+  SimulationResult result;
+  ASSERT_EQ(simulate(p, target, makeInputs(), result), std::nullopt);
+  // A record per program step; the inner loop's body ran 6 times, its
+  // control twice; one entry per loop, in program order.
+  ASSERT_EQ(result.steps.size(), p.program.size());
+  EXPECT_EQ(result.steps[10].runs, 6u);
+  EXPECT_EQ(result.steps[8].runs, 2u);
+  EXPECT_EQ(result.steps[8].cycles, 6u * target.loopIterationCycles);
+  EXPECT_EQ(result.steps[6].cycles, 2u * target.loopIterationCycles);
+  EXPECT_EQ(result.loopCycles, 8u * target.loopIterationCycles);
+  ASSERT_EQ(result.loops.size(), 2u);
+  EXPECT_EQ(result.loops[0].loop, 1u);
+  EXPECT_EQ(result.loops[0].iterations, 2u);
+  EXPECT_EQ(result.loops[1].loop, 0u);
+  EXPECT_EQ(result.loops[1].iterations, 6u);
+  EXPECT_LT(result.loops[1].cycles, result.loops[0].cycles);
+  uint64_t sum = 0;
+  for (const StepCycles &step : result.steps)
+    sum += step.cycles;
+  EXPECT_EQ(sum, result.cycles);
+  // The slice's advance is per iteration of its own loop: three chunks, not
+  // six, so 128 bytes below the end of tile memory fit two and not three.
+  Package nearTheEnd = makeNestedLoopPackage();
+  nearTheEnd.computeSets[1].operandAddress[0] = 0xE8000 - 192;
+  EXPECT_EQ(validatePackage(nearTheEnd, target), std::nullopt);
+  nearTheEnd.computeSets[1].operandAddress[0] = 0xE8000 - 128;
+  auto error = validatePackage(nearTheEnd, target);
+  EXPECT_TRUE(contains(error, "over the 3 iterations of loop 'slice.loop'"))
+      << error.value_or("accepted");
+  // Loops nest at most kMaxLoopDepth deep: wrapped in three more, the
+  // slice's loop is the fifth.
+  Package deep = makeNestedLoopPackage();
+  uint32_t length = 5;
+  for (const char *name : {"w0", "w1", "w2"}) {
+    deep.loops.push_back({name, 2, length + 1, ""});
+    deep.program.insert(deep.program.begin() + 6,
+                        {{StepKind::Loop, uint32_t(deep.loops.size() - 1)},
+                         {StepKind::Sync, 0}});
+    length += 2;
+  }
+  error = validatePackage(deep, target);
+  EXPECT_TRUE(contains(error, "program step 14 (loop 'slice.loop') lies 4 loops deep, "
+                              "in the body of loop 'layers' (program step 12): "
+                              "loops nest at most 4 deep"))
+      << error.value_or("accepted");
+  deep.program.erase(deep.program.begin() + 6, deep.program.begin() + 8);
+  deep.loops.pop_back();
+  EXPECT_EQ(validatePackage(deep, target), std::nullopt);
+  // The flops of a body count every run of it.
+  Package gemm = makePackage();
+  gemm.loops = {{"mm.loop", 3, 2, ""}, {"layers", 2, 4, ""}};
+  gemm.program.insert(gemm.program.begin() + 2, {{StepKind::Loop, 1},
+                                                 {StepKind::Sync, 0},
+                                                 {StepKind::Loop, 0},
+                                                 {StepKind::Sync, 0}});
+  EXPECT_EQ(programFlops(gemm), uint64_t(6 * 2048));
 }
 
 TEST(PackageLoop, AdvancingOperandsAreCheckedInEveryIteration) {

@@ -1082,7 +1082,10 @@ TEST(SimulatorTest, MalformedLoopsFailWithoutCrashing) {
            "end of the program");
   p = c.package;
   p.program[4] = {StepKind::Loop, 0};
-  fails(p, "step 4 (loop 0 'slice.loop'): a loop inside a loop body");
+  // The loop again inside its own body: its body would leave the one
+  // around it.
+  fails(p, "step 4 (loop 0 'slice.loop'): its body of 3 steps runs past the "
+           "end of the body around it");
   // The last iteration's chunk past the end of tile memory.
   p = c.package;
   p.computeSets[0].operandAddress[0] = c.target.interleaved.end() - 128;

@@ -70,26 +70,14 @@ double computeSetPeakCycles(const ComputeSet &computeSet, const TargetModel &tar
 }
 
 /// Calls `run(set, repeat)` for every compute step of the program: a loop
-/// body's steps run `count` times. A loop step naming no loop, or whose
-/// body leaves the program, repeats nothing; one inside a body is left to
-/// the validator and counted as a step.
+/// body's steps run once per iteration of every loop around them
+/// (stepRuns).
 template <typename Run> void forEachComputeRun(const Package &package, Run run) {
-  uint64_t repeat = 1;
-  size_t bodyEnd = 0; ///< One past the current loop body.
+  const std::vector<uint64_t> runs = stepRuns(package);
   for (size_t s = 0; s < package.program.size(); ++s) {
     const Step &step = package.program[s];
-    if (s >= bodyEnd)
-      repeat = 1;
-    if (step.kind == StepKind::Loop && s >= bodyEnd &&
-        step.index < package.loops.size()) {
-      const PackageLoop &loop = package.loops[step.index];
-      if (loop.steps <= package.program.size() - s - 1) {
-        repeat = loop.count;
-        bodyEnd = s + 1 + loop.steps;
-      }
-    }
     if (step.kind == StepKind::Compute && step.index < package.computeSets.size())
-      run(step.index, repeat);
+      run(step.index, runs[s]);
   }
 }
 

@@ -655,29 +655,36 @@ private:
         return 0; // Host streams cost the device nothing.
       }
     };
-    uint64_t total = 0, worstLoopTotal = 0, worstLoopIteration = 0;
+    uint64_t worstLoopTotal = 0, worstLoopIteration = 0;
     const PackageLoop *worstLoop = nullptr;
-    for (size_t s = 0; s < package.program.size(); ++s) {
-      const Step &step = package.program[s];
-      if (step.kind != StepKind::Loop) {
-        total = saturatingAdd(total, stepCycles(step));
-        continue;
+    // The cycles of program steps [begin, end) run once, a loop's body
+    // once per iteration (checkLoops put every body inside the one around
+    // it, at most kMaxLoopDepth deep).
+    auto cyclesOf = [&](size_t begin, size_t end, auto &&self) -> uint64_t {
+      uint64_t sum = 0;
+      for (size_t s = begin; s < end; ++s) {
+        const Step &step = package.program[s];
+        if (step.kind != StepKind::Loop) {
+          sum = saturatingAdd(sum, stepCycles(step));
+          continue;
+        }
+        const PackageLoop &loop = package.loops[step.index];
+        const uint64_t iteration =
+            saturatingAdd(target.loopIterationCycles, self(s + 1, s + 1 + loop.steps, self));
+        uint64_t loopTotal;
+        if (__builtin_mul_overflow(iteration, uint64_t(loop.count), &loopTotal))
+          loopTotal = UINT64_MAX;
+        sum = saturatingAdd(sum, loopTotal);
+        if (!worstLoop || loopTotal > worstLoopTotal) {
+          worstLoop = &loop;
+          worstLoopTotal = loopTotal;
+          worstLoopIteration = iteration;
+        }
+        s += loop.steps;
       }
-      const PackageLoop &loop = package.loops[step.index];
-      uint64_t iteration = target.loopIterationCycles;
-      for (size_t b = s + 1; b <= s + loop.steps; ++b)
-        iteration = saturatingAdd(iteration, stepCycles(package.program[b]));
-      uint64_t loopTotal;
-      if (__builtin_mul_overflow(iteration, uint64_t(loop.count), &loopTotal))
-        loopTotal = UINT64_MAX;
-      total = saturatingAdd(total, loopTotal);
-      if (!worstLoop || loopTotal > worstLoopTotal) {
-        worstLoop = &loop;
-        worstLoopTotal = loopTotal;
-        worstLoopIteration = iteration;
-      }
-      s += loop.steps;
-    }
+      return sum;
+    };
+    const uint64_t total = cyclesOf(0, package.program.size(), cyclesOf);
     if (total <= maxSimulatedCycles)
       return std::nullopt;
     std::string message = "program asks for " + to_string(total) +
@@ -690,13 +697,15 @@ private:
     return message + " (ipu-run --max-cycles raises the limit)";
   }
 
-  /// The serial loops: each in range, of at least one iteration and one
-  /// step, its body inside the program, starting with a sync (so that the
-  /// straight-line superstep checks also cover the back edge: the body's
-  /// last superstep ends at that sync in every iteration but the last, and
-  /// runs on into the steps after the loop in the last, as the program
-  /// reads) and holding no loop. Notes per compute set the most iterations
-  /// a loop runs it for and the first step running it outside any loop.
+  /// The loops: each in range, of at least one iteration and one step, its
+  /// body inside the program and inside the body around it (at most
+  /// kMaxLoopDepth deep), starting with a sync (so that the straight-line
+  /// superstep checks also cover the back edge: the body's last superstep
+  /// ends at that sync in every iteration but the last, and runs on into
+  /// the steps after the loop in the last, as the program reads). Notes per
+  /// compute set the most iterations its innermost loop runs it for (its
+  /// operands advance per iteration of that loop) and the first step
+  /// running it outside any loop.
   std::optional<std::string> checkLoops() {
     const std::vector<Step> &program = package.program;
     if (package.loops.size() > PackageLimits::kMaxProgramSteps)
@@ -705,26 +714,27 @@ private:
     setIterations.assign(package.computeSets.size(), 1);
     setLoop.assign(package.computeSets.size(), UINT32_MAX);
     setOutsideStep.assign(package.computeSets.size(), UINT32_MAX);
-    uint64_t stepsRun = 0;
-    size_t loopStep = 0, bodyEnd = 0; ///< The loop being read, if any.
+    /// The loops open at the step being read, innermost last: program
+    /// step and one past its body.
+    std::vector<std::pair<size_t, size_t>> open;
     for (size_t s = 0; s < program.size(); ++s) {
+      while (!open.empty() && s >= open.back().second)
+        open.pop_back();
       const Step &step = program[s];
-      const bool inBody = s < bodyEnd;
       if (step.kind == StepKind::Compute &&
           step.index < package.computeSets.size()) {
-        if (!inBody) {
+        if (open.empty()) {
           if (setOutsideStep[step.index] == UINT32_MAX)
             setOutsideStep[step.index] = static_cast<uint32_t>(s);
         } else {
-          const PackageLoop &loop = package.loops[program[loopStep].index];
+          const uint32_t innermost = program[open.back().first].index;
+          const PackageLoop &loop = package.loops[innermost];
           if (loop.count > setIterations[step.index]) {
             setIterations[step.index] = loop.count;
-            setLoop[step.index] = program[loopStep].index;
+            setLoop[step.index] = innermost;
           }
         }
       }
-      if (!inBody)
-        stepsRun = saturatingAdd(stepsRun, 1);
       if (step.kind != StepKind::Loop)
         continue;
       std::string where = "program step " + to_string(s) + " (loop)";
@@ -733,12 +743,14 @@ private:
                " is out of range (" + to_string(package.loops.size()) +
                " loops)";
       const PackageLoop &loop = package.loops[step.index];
-      where = "program step " + to_string(s) + " (loop '" + loop.name + "')";
-      if (inBody)
-        return where + " lies in the body of loop '" +
-               package.loops[program[loopStep].index].name +
-               "' (program step " + to_string(loopStep) +
-               "): loops do not nest";
+      where = "program step " + to_string(s) + " (loop '" + escapeText(loop.name) + "')";
+      if (open.size() >= PackageLimits::kMaxLoopDepth)
+        return where + " lies " + to_string(open.size()) +
+               " loops deep, in the body of loop '" +
+               escapeText(package.loops[program[open.back().first].index].name) +
+               "' (program step " + to_string(open.back().first) +
+               "): loops nest at most " + to_string(PackageLimits::kMaxLoopDepth) +
+               " deep";
       if (loop.count == 0)
         return where + ": count 0; a loop runs its body at least once";
       if (loop.steps == 0)
@@ -749,6 +761,12 @@ private:
                to_string(s + uint64_t(loop.steps)) +
                ") runs past the end of the program (" +
                countOf(program.size(), "step") + ")";
+      if (!open.empty() && s + 1 + uint64_t(loop.steps) > open.back().second)
+        return where + ": its body (program steps " + to_string(s + 1) + " to " +
+               to_string(s + uint64_t(loop.steps)) + ") runs past the end of loop '" +
+               escapeText(package.loops[program[open.back().first].index].name) +
+               "' around it (program step " + to_string(open.back().second - 1) +
+               "): a body lies wholly inside the body around it";
       if (program[s + 1].kind != StepKind::Sync)
         return where + ": its body starts with program step " +
                to_string(s + 1) + " (" +
@@ -756,11 +774,12 @@ private:
                     ? std::string("unknown kind")
                     : std::string(stepKindName(program[s + 1].kind))) +
                "), not a sync: iterations must be separated by a barrier";
-      loopStep = s;
-      bodyEnd = s + 1 + loop.steps;
-      // At most 2^32 x 2^24: no overflow; the sum saturates.
-      stepsRun = saturatingAdd(stepsRun, uint64_t(loop.count) * loop.steps);
+      open.push_back({s, s + 1 + loop.steps});
     }
+    // Every step counted once per run of it.
+    uint64_t stepsRun = 0;
+    for (uint64_t runs : stepRuns(package))
+      stepsRun = saturatingAdd(stepsRun, runs);
     if (stepsRun > PackageLimits::kMaxStepsRun)
       return "program runs " + to_string(stepsRun) +
              " steps counting every loop iteration, more than the " +
@@ -1527,6 +1546,32 @@ std::optional<std::string> ipu::checkReferenceCoverage(const Package &package) {
              to_string(stream.index) +
              ") is the value of no reference op: nothing would compare it";
   return std::nullopt;
+}
+
+std::vector<uint64_t> ipu::stepRuns(const Package &package) {
+  const std::vector<Step> &program = package.program;
+  std::vector<uint64_t> runs(program.size(), 1);
+  // The loops open at the step being read: one past each body, and the
+  // runs of a step in it.
+  std::vector<std::pair<size_t, uint64_t>> open;
+  for (size_t s = 0; s < program.size(); ++s) {
+    while (!open.empty() && s >= open.back().first)
+      open.pop_back();
+    const uint64_t repeat = open.empty() ? 1 : open.back().second;
+    runs[s] = repeat;
+    const Step &step = program[s];
+    if (step.kind != StepKind::Loop || step.index >= package.loops.size())
+      continue;
+    const PackageLoop &loop = package.loops[step.index];
+    const size_t limit = open.empty() ? program.size() : open.back().first;
+    if (loop.steps > limit - s - 1)
+      continue;
+    uint64_t inner;
+    if (__builtin_mul_overflow(repeat, uint64_t(loop.count), &inner))
+      inner = UINT64_MAX;
+    open.push_back({s + 1 + loop.steps, inner});
+  }
+  return runs;
 }
 
 const char *ipu::stepKindName(StepKind kind) {

@@ -171,6 +171,18 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
       2 * target.vertexStateBytes(copy->operandNames.size(), copy->paramNames.size());
   cost.codeBytes += copyVertices;
   cost.peakBytes[0] += copyVertices + serial * (sliceBytes + outBlock);
+  // In a repeated layer's body, the chunks' GEMMs read the iteration's
+  // weights from a copy of one layer's block (a compute set advances per
+  // iteration of its innermost loop only), made once per layer. An
+  // expansion already writes one layer's block; a gathered plan reads the
+  // gathered copy.
+  const uint64_t layers = std::max<uint32_t>(problem.weightLayers, 1);
+  if (layers > 1 && !problem.expandedFrom && !plan.gatheredWeights) {
+    const uint64_t block =
+        weightBlockOf(chunk, chunkPlan, problem.weightStorageType()).bytes();
+    cost.peakBytes[static_cast<int>(plan.weights)] += block;
+    cost.computeCycles += estimateCopyCycles(target, block);
+  }
   if (problem.epilogue) {
     const uint64_t rows = serial * outRows;
     cost.epilogueCycles =
@@ -181,7 +193,8 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
         rows * alignToWords(shape.blockCols * elementBytes(problem.epilogue->resultType), problem.wordBytes);
     for (const ElementwiseInput &input : problem.epilogue->inputs)
       if (input.broadcast == Broadcast::Row) {
-        const uint64_t bytes = alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
+        const uint64_t bytes =
+            layers * alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
         cost.weightBytes[1] += bytes;
         cost.peakBytes[1] += bytes;
       }

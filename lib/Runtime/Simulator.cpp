@@ -229,8 +229,18 @@ private:
   /// outside one), into `stats` and the result's totals.
   std::optional<std::string> runStep(size_t s, uint32_t iteration,
                                      StepCycles &stats);
-  /// Runs the Loop step `s` and its body, appending their records.
+  /// Runs the Loop step `s` and its body, appending their records: one
+  /// per program step, a loop's nested in it included.
   std::optional<std::string> runLoop(size_t s);
+  /// Runs every iteration of the Loop step `s`, whose record (and its
+  /// body's, one per program step) start at result.steps[record]; a loop
+  /// in the body runs whole in each iteration. `bodyEnd` is one past the
+  /// body around it.
+  std::optional<std::string> runIterations(size_t s, size_t record, size_t bodyEnd,
+                                           unsigned depth);
+  /// Per record, the cycles of its step's slowest run so far, whose slowest
+  /// tile the record names.
+  std::vector<uint64_t> slowestRun;
   std::optional<std::string> compute(const ComputeSet &computeSet,
                                      uint32_t iteration, uint64_t &cycles,
                                      std::vector<uint64_t> &groupCycles,
@@ -630,7 +640,7 @@ std::optional<std::string> Simulation::runStep(size_t s, uint32_t iteration,
     result.syncCycles += cycles;
     break;
   case StepKind::Loop:
-    error = "a loop inside a loop body (loops do not nest)";
+    error = "a loop step runs as a loop, not as one step"; // runIterations.
     break;
   }
   if (error)
@@ -649,54 +659,83 @@ std::optional<std::string> Simulation::runStep(size_t s, uint32_t iteration,
 
 std::optional<std::string> Simulation::runLoop(size_t s) {
   const Step &step = package.program[s];
-  const std::string where =
-      "step " + std::to_string(s) + " (" + stepName(package, step) + "): ";
   if (step.index >= package.loops.size())
-    return where + "no such loop";
-  const PackageLoop &loop = package.loops[step.index];
-  if (loop.steps > package.program.size() - s - 1)
-    return where + "its body of " + std::to_string(loop.steps) +
-           " steps runs past the end of the program";
-  // The control program's branch and counter update, every iteration, on
-  // every tile; recorded before the body, whose records follow in program
-  // order.
-  const uint64_t cyclesBefore = result.cycles;
-  StepCycles control{step.kind, step.index,
-                     uint64_t(loop.count) * target.loopIterationCycles, {}};
-  control.groupCycles.assign(result.tileGroups, control.cycles);
-  result.loopCycles += control.cycles;
-  result.cycles += control.cycles;
-  result.steps.push_back(std::move(control));
-
-  const size_t first = result.steps.size();
-  for (uint32_t b = 0; b < loop.steps; ++b) {
-    const Step &body = package.program[s + 1 + b];
+    return "step " + std::to_string(s) + " (" + stepName(package, step) + "): no such loop";
+  const size_t steps = package.loops[step.index].steps;
+  const size_t record = result.steps.size();
+  for (size_t b = 0; b <= steps && s + b < package.program.size(); ++b) {
+    const Step &body = package.program[s + b];
     result.steps.push_back({body.kind, body.index, 0, {}});
     result.steps.back().groupCycles.assign(result.tileGroups, 0);
     result.steps.back().runs = 0;
   }
-  // Per body step, the cycles of its slowest iteration so far: whose
-  // slowest tile the record names.
-  std::vector<uint64_t> slowestRun(loop.steps, 0);
+  slowestRun.resize(result.steps.size(), 0);
+  return runIterations(s, record, package.program.size(), 0);
+}
+
+std::optional<std::string> Simulation::runIterations(size_t s, size_t record, size_t bodyEnd,
+                                                     unsigned depth) {
+  const Step &step = package.program[s];
+  const std::string where =
+      "step " + std::to_string(s) + " (" + stepName(package, step) + "): ";
+  if (step.index >= package.loops.size())
+    return where + "no such loop";
+  if (depth >= PackageLimits::kMaxLoopDepth)
+    return where + "loops nest more than " + std::to_string(PackageLimits::kMaxLoopDepth) +
+           " deep";
+  const PackageLoop &loop = package.loops[step.index];
+  if (loop.steps > bodyEnd - s - 1)
+    return where + "its body of " + std::to_string(loop.steps) +
+           " steps runs past the end of " +
+           (depth ? "the body around it" : "the program");
+  // The control program's branch and counter update, every iteration, on
+  // every tile; recorded before the body, whose records follow in program
+  // order.
+  const uint64_t cyclesBefore = result.cycles;
+  // A loop nested in another runs once per outer iteration: one entry, in
+  // program order, sums its runs.
+  size_t entry = 0;
+  while (entry < result.loops.size() && result.loops[entry].loop != step.index)
+    ++entry;
+  if (entry == result.loops.size())
+    result.loops.push_back({step.index, 0, 0});
+  const uint64_t control = uint64_t(loop.count) * target.loopIterationCycles;
+  StepCycles &controlRecord = result.steps[record];
+  controlRecord.cycles += control;
+  for (uint64_t &group : controlRecord.groupCycles)
+    group += control;
+  ++controlRecord.runs;
+  result.loopCycles += control;
+  result.cycles += control;
+
+  const size_t end = s + 1 + loop.steps;
   for (uint32_t i = 0; i < loop.count; ++i)
-    for (uint32_t b = 0; b < loop.steps; ++b) {
-      const Step &body = package.program[s + 1 + b];
+    for (size_t b = s + 1; b < end; ++b) {
+      const Step &body = package.program[b];
+      const size_t bodyRecord = record + (b - s);
+      if (body.kind == StepKind::Loop) {
+        if (auto error = runIterations(b, bodyRecord, end, depth + 1))
+          return error;
+        b += package.loops[body.index].steps; // Past the body it ran.
+        continue;
+      }
       StepCycles run{body.kind, body.index, 0, {}};
-      if (auto error = runStep(s + 1 + b, i, run))
+      if (auto error = runStep(b, i, run))
         return error;
-      StepCycles &sum = result.steps[first + b];
+      StepCycles &sum = result.steps[bodyRecord];
       sum.cycles += run.cycles;
       for (size_t g = 0; g < sum.groupCycles.size(); ++g)
         sum.groupCycles[g] += run.groupCycles[g];
       sum.busyTileCycles += run.busyTileCycles;
       sum.busyTiles = std::max(sum.busyTiles, run.busyTiles);
-      if (i == 0 || run.cycles > slowestRun[b]) {
-        slowestRun[b] = run.cycles;
+      if (sum.runs == 0 || run.cycles > slowestRun[bodyRecord]) {
+        slowestRun[bodyRecord] = run.cycles;
         sum.slowestTile = run.slowestTile;
       }
       ++sum.runs;
     }
-  result.loops.push_back({step.index, loop.count, result.cycles - cyclesBefore});
+  result.loops[entry].iterations += loop.count;
+  result.loops[entry].cycles += result.cycles - cyclesBefore;
   return std::nullopt;
 }
 

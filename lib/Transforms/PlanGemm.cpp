@@ -239,9 +239,6 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         return;
       }
       job.constraints = *constraints;
-      // A repeated layer's body runs in one loop (loops do not nest).
-      if (job.problem.weightLayers > 1)
-        job.constraints.serial = 1;
       if (ipu_gemm::PlanAttr plan = op.getPlanAttr()) {
         job.given = plan.toGemmPlan();
         // Writing partials = "f16" is the user allowing them.

@@ -497,55 +497,66 @@ LogicalResult ProgramBuilder::endRepeat(RepeatOp repeat) {
   createCopy(loc, (state.loop.getSymName() + ".carry").str(), passed, state.carried, *layout);
   // An exchange's addresses are fixed: weights it moves (a gathered plan's
   // home share) are first copied out of this layer's block, once per slot
-  // and iteration.
+  // and iteration. So are weights a loop inside the body reads (a serial
+  // split's GEMM): a compute set advances per iteration of its innermost
+  // loop only.
+  DenseMap<Operation *, BufferOp> layerOf;
+  auto layerBufferOf = [&](BufferOp weights) -> BufferOp {
+    BufferOp &layer = layerOf[weights];
+    if (layer)
+      return layer;
+    std::optional<BlockLayout> block =
+        toBlockLayout(weights.getTensorType(), target.exchangeWordBytes());
+    block->batches = 1;
+    layer = createBuffer(weights.getLoc(), (weights.getSymName() + ".layer").str(),
+                         weights.getTensorType().getElementType(),
+                         {block->rows, block->cols}, *block,
+                         toMachineClass(weights.getMemoryClass()));
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(&state.loop.getBody().front().front());
+    ComputeSetOp slice = createCopy(weights.getLoc(),
+                                    (weights.getSymName() + ".slice").str(), weights,
+                                    layer, *block);
+    slice.setSerialOperandsAttr(builder.getDenseI32ArrayAttr({0}));
+    return layer;
+  };
+  auto weightsOf = [&](Operation *user, Attribute ref) -> BufferOp {
+    BufferOp buffer = mlir::ipu_tile::lookupBuffer(user, cast<FlatSymbolRefAttr>(ref));
+    return buffer && state.weightBuffers.contains(buffer) ? buffer : BufferOp();
+  };
   SmallVector<ipu_exchange::CopyOp> moved;
   state.loop.walk([&](ipu_exchange::CopyOp copy) {
-    if (BufferOp buffer = mlir::ipu_tile::lookupBuffer(copy, copy.getSourceAttr());
-        buffer && state.weightBuffers.contains(buffer))
+    if (weightsOf(copy, copy.getSourceAttr()))
       moved.push_back(copy);
   });
-  DenseMap<Operation *, BufferOp> layerOf;
-  for (ipu_exchange::CopyOp copy : moved) {
-    BufferOp weights = mlir::ipu_tile::lookupBuffer(copy, copy.getSourceAttr());
-    BufferOp &layer = layerOf[weights];
-    if (!layer) {
-      std::optional<BlockLayout> block =
-          toBlockLayout(weights.getTensorType(), target.exchangeWordBytes());
-      block->batches = 1;
-      layer = createBuffer(weights.getLoc(), (weights.getSymName() + ".layer").str(),
-                           weights.getTensorType().getElementType(),
-                           {block->rows, block->cols}, *block,
-                           toMachineClass(weights.getMemoryClass()));
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointAfter(&state.loop.getBody().front().front());
-      ComputeSetOp slice = createCopy(weights.getLoc(),
-                                      (weights.getSymName() + ".slice").str(), weights,
-                                      layer, *block);
-      slice.setSerialOperandsAttr(builder.getDenseI32ArrayAttr({0}));
+  for (ipu_exchange::CopyOp copy : moved)
+    copy.setSourceAttr(FlatSymbolRefAttr::get(
+        layerBufferOf(weightsOf(copy, copy.getSourceAttr())).getSymNameAttr()));
+  SmallVector<ComputeSetOp> nested;
+  state.loop.walk([&](ComputeSetOp computeSet) {
+    if (computeSet->getParentOp() != state.loop.getOperation() &&
+        llvm::any_of(computeSet.getOperands(),
+                     [&](Attribute ref) { return bool(weightsOf(computeSet, ref)); }))
+      nested.push_back(computeSet);
+  });
+  for (ComputeSetOp computeSet : nested) {
+    SmallVector<Attribute> operands;
+    for (Attribute ref : computeSet.getOperands()) {
+      BufferOp weights = weightsOf(computeSet, ref);
+      operands.push_back(weights ? FlatSymbolRefAttr::get(layerBufferOf(weights).getSymNameAttr())
+                                 : ref);
     }
-    copy.setSourceAttr(FlatSymbolRefAttr::get(layer.getSymNameAttr()));
+    computeSet.setOperandsAttr(builder.getArrayAttr(operands));
   }
   // Each layer's steps read that layer's block of every weight slot.
-  WalkResult walked = state.loop.walk([&](Operation *op) {
-    if (auto computeSet = dyn_cast<ComputeSetOp>(op)) {
-      SmallVector<int32_t> serial;
-      for (auto [index, ref] : llvm::enumerate(computeSet.getOperands()))
-        if (BufferOp buffer = mlir::ipu_tile::lookupBuffer(op, cast<FlatSymbolRefAttr>(ref));
-            buffer && state.weightBuffers.contains(buffer))
-          serial.push_back(static_cast<int32_t>(index));
-      if (!serial.empty())
-        computeSet.setSerialOperandsAttr(builder.getDenseI32ArrayAttr(serial));
-      return WalkResult::advance();
-    }
-    if (isa<LoopOp>(op) && op != state.loop.getOperation()) {
-      repeat.emitError("a repeated layer's body lowers to a loop of its own (a "
-                       "serial split); loops do not nest");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (walked.wasInterrupted())
-    return failure();
+  for (ComputeSetOp computeSet : state.loop.getBody().front().getOps<ComputeSetOp>()) {
+    SmallVector<int32_t> serial;
+    for (auto [index, ref] : llvm::enumerate(computeSet.getOperands()))
+      if (weightsOf(computeSet, ref))
+        serial.push_back(static_cast<int32_t>(index));
+    if (!serial.empty())
+      computeSet.setSerialOperandsAttr(builder.getDenseI32ArrayAttr(serial));
+  }
   builder.restoreInsertionPoint(*state.after);
   // The body's work runs once per layer.
   const int64_t count = repeat.getCount();

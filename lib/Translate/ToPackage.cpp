@@ -209,6 +209,9 @@ LogicalResult PackageBuilder::addPhase(ipu_exchange::PhaseOp op) {
   return success();
 }
 
+static_assert(ipu_tile::kMaxLoopDepth == ipu::PackageLimits::kMaxLoopDepth,
+              "the IR's loops nest as deep as a package's may");
+
 FailureOr<ipu::Package> PackageBuilder::build() {
   package.compiler = "ipu-compiler 0.1.0";
   package.target = target.name;
@@ -236,9 +239,9 @@ FailureOr<ipu::Package> PackageBuilder::build() {
       ipu::PackageLoop entry;
       entry.name = loop.getSymName().str();
       entry.count = static_cast<uint32_t>(loop.getCount());
+      // Its body's steps, a nested loop's own body included.
       entry.steps = 0;
-      for (Operation &inner : loop.getBody().front())
-        entry.steps += isa<ipu_tile::ProgramStepOpInterface>(inner) ? 1 : 0;
+      loop.getBody().walk([&](ipu_tile::ProgramStepOpInterface inner) { ++entry.steps; });
       entry.location = sourceLocation(loop.getLoc());
       package.program.push_back(
           {ipu::StepKind::Loop, static_cast<uint32_t>(package.loops.size())});

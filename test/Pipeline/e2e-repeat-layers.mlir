@@ -23,6 +23,15 @@
 // RUN: %python %S/../Run/Inputs/npy.py write %t.in/arg8.npy '<f4' 64,64 pattern
 // RUN: ipu-mlir-run %s --inputs %t.in --outputs %t.ref > /dev/null
 // RUN: ipu-run %t.ipuexe --inputs %t.in --expect %t.ref --quiet | FileCheck %s --check-prefix=UPSTREAM
+//
+// The same layers with their matmul cut into 2 serial chunks: the chunks'
+// loop nests in the layers' loop.
+// RUN: sed -E 's/([%]m[012] = linalg.matmul) ins/\1 {ipu_gemm.constraints = #ipu_gemm.constraints<serial = 2>} ins/' %s > %t.nested.mlir
+// RUN: ipu-opt %t.nested.mlir --ipu-compile="target=ipu21-16 repeat-layers=true" 2> /dev/null > %t.nested.lowered.mlir
+// RUN: FileCheck %s --check-prefix=NESTED --input-file=%t.nested.lowered.mlir
+// RUN: ipu-translate --ipu-to-package %t.nested.lowered.mlir -o %t.nested.ipuexe
+// RUN: ipu-run %t.nested.ipuexe --check | FileCheck %s --check-prefix=NESTED-RUN
+// RUN: ipu-run %t.nested.ipuexe --inputs %t.in --expect %t.ref --quiet | FileCheck %s --check-prefix=UPSTREAM
 
 // REMARK: remark: repeats one layer: layers=3 opsPerLayer=4 firstOp=1 endOp=13 weightsPerLayer=2
 
@@ -51,6 +60,27 @@
 // CHECKED: numericalTest=PASS
 // UPSTREAM: expect result=0 {{.*}} shape=(16, 64) {{.*}} mismatches=0
 // UPSTREAM: numericalTest=PASS
+
+// Nested: the layer's block of the weights is copied out once per layer
+// (a compute set advances per iteration of its own loop only), and the
+// chunks' GEMM reads that copy in every chunk.
+// NESTED:     ipu_tile.loop @repeat0.layers count 3 {
+// NESTED-NEXT:  ipu_exchange.sync
+// NESTED-NEXT:  ipu_tile.compute_set @repeat0.w0.slice kernel "copy" operands [@repeat0.w0, @repeat0.w0.layer] {{.*}}{serial_operands = array<i32: 0>}
+// NESTED:       ipu_tile.loop @mm1.serial count 2 {
+// NESTED-NEXT:    ipu_exchange.sync
+// NESTED-NEXT:    ipu_tile.compute_set @mm1.slice kernel "copy" {{.*}}{serial_operands = array<i32: 0>}
+// NESTED:         ipu_tile.compute_set @mm1.partials kernel "gemm{{.*}}" operands [{{.*}}@repeat0.w0.layer{{.*}}]
+// NESTED-NOT:     serial_operands
+// NESTED:         ipu_tile.compute_set @mm1.update kernel "copy" {{.*}}{serial_operands = array<i32: 1>}
+// NESTED-NEXT:  }
+// NESTED:       ipu_tile.compute_set @repeat0.layers.carry kernel "copy"
+// NESTED-NEXT: }
+// NESTED-NOT: ipu_tile.loop
+// The inner loop ran twice per layer.
+// NESTED-RUN: loop=repeat0.layers iterations=3 loopRunCycles={{[1-9][0-9]*}}
+// NESTED-RUN: loop=mm1.serial iterations=6 loopRunCycles={{[1-9][0-9]*}}
+// NESTED-RUN: numericalTest=PASS
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>

@@ -106,6 +106,13 @@ enum class StepKind : uint8_t {
 /// "stream in", "stream out", "compute", "exchange", "sync" or "loop".
 const char *stepKindName(StepKind kind);
 
+struct Package;
+/// Per program step, how many times a run executes it: the product of the
+/// counts of the loops whose bodies hold it, saturating. A loop step naming
+/// no loop, or whose body leaves the program or the body around it,
+/// repeats nothing (validatePackage refuses such a package).
+std::vector<uint64_t> stepRuns(const Package &package);
+
 struct Step {
   StepKind kind = StepKind::Sync;
   uint32_t index = 0; ///< Into streams, computeSets, phases or loops.
@@ -114,8 +121,11 @@ struct Step {
 /// A serial loop: the program step {Loop, index} at position p makes the
 /// next `steps` entries (p + 1 .. p + steps) its body, run `count` times
 /// (iterations 0 .. count - 1) over the same buffers; execution then goes
-/// on at p + steps + 1. Bodies do not nest and start with a sync, so that
-/// iterations are separated by a barrier.
+/// on at p + steps + 1. A body starts with a sync, so that iterations are
+/// separated by a barrier. A body may hold loops of its own (a serial split
+/// inside a repeated layer), each wholly inside it, at most
+/// PackageLimits::kMaxLoopDepth deep; an operand's advance is per iteration
+/// of the innermost loop that runs its compute set.
 struct PackageLoop {
   std::string name;
   uint32_t count = 1;
@@ -288,6 +298,9 @@ struct PackageLimits {
   /// simulator spends its time on stays what a program of
   /// kMaxProgramSteps straight-line steps could ask for.
   static constexpr uint64_t kMaxStepsRun = kMaxProgramSteps;
+  /// Loops inside loops: a repeated layer's body holding serial splits
+  /// needs 2. Bounds the simulator's recursion.
+  static constexpr size_t kMaxLoopDepth = 4;
   /// Dimensions of a host tensor.
   static constexpr size_t kMaxTensorRank = 8;
   /// Per phase, the schedule's runs counted once per destination tile of

@@ -47,7 +47,9 @@ struct StepCycles {
   uint32_t slowestTile = 0;
   uint32_t busyTiles = 0;
   uint64_t busyTileCycles = 0;
-  /// Times the step ran: its loop's count in a loop body, otherwise 1.
+  /// Times the step ran: in a loop body, the product of the counts of the
+  /// loops around it (a Loop step's own: times its loop was entered);
+  /// otherwise 1.
   uint32_t runs = 1;
 };
 
@@ -68,7 +70,7 @@ struct SimulationResult {
   std::vector<StepCycles> steps; ///< One per program step, in its order.
   /// Each loop the program ran (a serial split, a repeated layer), in
   /// program order: its iterations and the cycles it took in all, control
-  /// included.
+  /// included; a loop inside another's body sums every run of it.
   struct LoopCycles {
     uint32_t loop = 0; ///< Index into Package::loops.
     uint32_t iterations = 0;

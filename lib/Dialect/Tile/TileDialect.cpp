@@ -925,11 +925,18 @@ LogicalResult LoopOp::verify() {
     return emitOpError("body must start with an ipu_exchange.sync: it "
                        "separates one iteration's last superstep from the "
                        "next one's first");
+  unsigned depth = 0;
+  for (Operation *parent = (*this)->getParentOp(); isa_and_nonnull<LoopOp>(parent);
+       parent = parent->getParentOp())
+    ++depth;
+  if (depth >= kMaxLoopDepth)
+    return emitOpError("lies ") << depth << " loops deep; loops nest at most "
+                                << kMaxLoopDepth << " deep";
   for (Operation &op : body) {
-    if (isa<LoopOp>(op) || !isa<ProgramStepOpInterface>(op))
+    if (!isa<ProgramStepOpInterface>(op))
       return op.emitOpError("cannot be in a loop body: only syncs, exchange "
-                            "phases, compute sets and streams out repeat (no "
-                            "nested loops, buffers, kernels or streams in)");
+                            "phases, compute sets, streams out and loops repeat "
+                            "(no buffers, kernels or streams in)");
     auto step = cast<ProgramStepOpInterface>(op);
     if (step.getStepKind() != StepKind::HostStream)
       continue;

@@ -86,29 +86,34 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
   liveness.used.assign(liveness.buffers.size(), false);
   SmallVector<unsigned> resident;
   SmallVector<BufferAccess> accesses;
-  // Per buffer, whether a step outside any loop uses it, and the loop steps
-  // (first, last) of every loop whose body uses it, with whether it does so
-  // a chunk at a time.
-  SmallVector<bool> outside(liveness.buffers.size(), false);
-  struct LoopUse {
+  // Every access: its buffer, its step and whether it takes a chunk per
+  // iteration of the loop directly around it; and every loop's steps
+  // [loop step, body's last] with the accesses in them, [first, end).
+  struct Access {
     unsigned buffer;
-    uint32_t first, last;
+    uint32_t step;
     bool serial;
   };
-  SmallVector<LoopUse> loopUses;
-  auto visit = [&](Operation &op, std::optional<uint32_t> loopStep,
-                   auto &&self) -> void {
+  SmallVector<Access> accessList;
+  struct LoopSpan {
+    uint32_t first, last;
+    size_t accessBegin, accessEnd;
+    // Accesses of steps directly in the body (not in a loop inside it).
+    SmallVector<size_t> direct;
+  };
+  SmallVector<LoopSpan> loops;
+  auto visit = [&](Operation &op, std::optional<size_t> loopIndex, auto &&self) -> void {
     if (isa<BufferOp, KernelOp>(op))
       return;
     uint32_t step = liveness.steps.size();
     liveness.steps.push_back(&op);
     if (auto loop = dyn_cast<LoopOp>(op)) {
-      size_t usesBefore = loopUses.size();
+      const size_t index = loops.size();
+      loops.push_back({step, step, accessList.size(), 0, {}});
       for (Operation &inner : loop.getBody().front())
-        self(inner, step, self);
-      const uint32_t end = liveness.steps.size() - 1;
-      for (size_t u = usesBefore; u < loopUses.size(); ++u)
-        loopUses[u].last = end;
+        self(inner, index, self);
+      loops[index].last = liveness.steps.size() - 1;
+      loops[index].accessEnd = accessList.size();
       return;
     }
     auto stepOp = dyn_cast<ProgramStepOpInterface>(op);
@@ -126,21 +131,34 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
       liveness.used[it->second] = true;
       if (access.resident)
         resident.push_back(it->second);
-      if (loopStep)
-        loopUses.push_back({it->second, *loopStep, 0, access.serial});
-      else
-        outside[it->second] = true;
+      if (loopIndex)
+        loops[*loopIndex].direct.push_back(accessList.size());
+      accessList.push_back({it->second, step, access.serial});
     }
   };
   for (Operation &op : program.getBody().front())
     visit(op, std::nullopt, visit);
-  // A buffer of a loop body that lives on across iterations.
-  for (const LoopUse &use : loopUses)
-    if (use.serial || outside[use.buffer]) {
-      auto &[first, last] = liveness.live[use.buffer];
-      first = std::min(first, use.first);
-      last = std::max(last, use.last);
+  // A buffer of a loop body that lives on across its iterations: used
+  // outside the loop (before extending, its range leaves the loop's), or a
+  // chunk at a time by a step directly in the body. Inner loops first
+  // (they come later in `loops`), so that an outer loop sees the inner
+  // loops' extensions.
+  for (size_t l = loops.size(); l-- > 0;) {
+    const LoopSpan &loop = loops[l];
+    auto extend = [&](unsigned buffer) {
+      auto &[first, last] = liveness.live[buffer];
+      first = std::min(first, loop.first);
+      last = std::max(last, loop.last);
+    };
+    for (size_t a : loop.direct)
+      if (accessList[a].serial)
+        extend(accessList[a].buffer);
+    for (size_t a = loop.accessBegin; a < loop.accessEnd; ++a) {
+      auto [first, last] = liveness.live[accessList[a].buffer];
+      if (first < loop.first || last > loop.last)
+        extend(accessList[a].buffer);
     }
+  }
   uint32_t lastStep = liveness.steps.empty() ? 0 : liveness.steps.size() - 1;
   for (unsigned index : resident)
     liveness.live[index] = {0, lastStep};

@@ -82,13 +82,82 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // -----
 
+// Loops nest: a layer's loop holds a serial split. @w, written in the
+// outer body and read in every inner iteration, lives over the whole inner
+// loop, so a buffer used only after its last read in the body (@tmp in the
+// next case) cannot share its bytes; @tmp may share @spare's, used only
+// after the loops.
+// CHECK-LABEL: ipu_tile.program @nested
+// CHECK: ipu_tile.loop @layers count 2 {
+// CHECK-NEXT: ipu_exchange.sync
+// CHECK-NEXT: ipu_tile.compute_set @w.slice
+// CHECK-NEXT: ipu_tile.loop @mm.serial count 4 {
+// CHECK-NEXT: ipu_exchange.sync
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @nested {
-    ipu_tile.loop @outer count 2 {
+    ipu_tile.buffer @weights : tensor<2x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+    ipu_tile.buffer @w : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319744
+    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
+    ipu_tile.buffer @spare : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
+    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320256
+    ipu_exchange.stream_in @weights from 0
+    ipu_tile.loop @layers count 2 {
       ipu_exchange.sync
-      // expected-error @+1 {{'ipu_tile.loop' op cannot be in a loop body: only syncs, exchange phases, compute sets and streams out repeat (no nested loops, buffers, kernels or streams in)}}
-      ipu_tile.loop @inner count 2 {
+      ipu_tile.compute_set @w.slice kernel "copy" operands [@weights, @w] tiles [0, 1, 2, 3] {serial_operands = array<i32: 0>}
+      ipu_tile.loop @mm.serial count 4 {
         ipu_exchange.sync
+        ipu_tile.compute_set @mm.read kernel "copy" operands [@w, @tmp] tiles [0, 1, 2, 3]
+        ipu_tile.compute_set @mm.update kernel "copy" operands [@tmp, @out] tiles [0, 1, 2, 3] {serial_operands = array<i32: 1>}
+      }
+    }
+    ipu_exchange.sync
+    ipu_exchange.stream_in @spare from 1
+    ipu_exchange.stream_out @spare to 1
+    ipu_exchange.stream_out @out to 0 {host_shape = array<i64: 64, 8>}
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @nested_clash {
+    ipu_tile.buffer @weights : tensor<2x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+    ipu_tile.buffer @w : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
+    // expected-error @+1 {{overlaps buffer @w on tile 0, bytes [320000, 320064), while both are live at step 7 ('ipu_tile.compute_set' @mm.tmp)}}
+    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
+    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320256
+    ipu_exchange.stream_in @weights from 0
+    ipu_tile.loop @layers count 2 {
+      ipu_exchange.sync
+      ipu_tile.compute_set @w.slice kernel "copy" operands [@weights, @w] tiles [0, 1, 2, 3] {serial_operands = array<i32: 0>}
+      ipu_tile.loop @mm.serial count 4 {
+        ipu_exchange.sync
+        ipu_tile.compute_set @mm.read kernel "copy" operands [@w, @out] tiles [0, 1, 2, 3] {serial_operands = array<i32: 1>}
+        ipu_tile.compute_set @mm.tmp kernel "copy" operands [@out, @tmp] tiles [0, 1, 2, 3] {serial_operands = array<i32: 0>}
+      }
+    }
+    ipu_exchange.stream_out @out to 0
+  }
+}
+
+// -----
+
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  ipu_tile.program @too_deep {
+    ipu_tile.loop @l0 count 2 {
+      ipu_exchange.sync
+      ipu_tile.loop @l1 count 2 {
+        ipu_exchange.sync
+        ipu_tile.loop @l2 count 2 {
+          ipu_exchange.sync
+          ipu_tile.loop @l3 count 2 {
+            ipu_exchange.sync
+            // expected-error @+1 {{'ipu_tile.loop' op lies 4 loops deep; loops nest at most 4 deep}}
+            ipu_tile.loop @l4 count 2 {
+              ipu_exchange.sync
+            }
+          }
+        }
       }
     }
   }

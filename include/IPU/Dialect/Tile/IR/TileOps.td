@@ -381,7 +381,8 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
   let hasVerifier = 1;
 }
 
-def IPUTile_LoopOp : IPUTile_Op<"loop", [Symbol, SymbolTable, HasParent<"ProgramOp">,
+def IPUTile_LoopOp : IPUTile_Op<"loop", [Symbol, SymbolTable,
+    ParentOneOf<["ProgramOp", "LoopOp"]>,
     SingleBlock, NoTerminator,
     DeclareOpInterfaceMethods<IPUTile_ProgramStepOpInterface>]> {
   let summary = "Program steps repeated over the same buffers: a serial split";
@@ -399,6 +400,11 @@ def IPUTile_LoopOp : IPUTile_Op<"loop", [Symbol, SymbolTable, HasParent<"Program
     stream out in the body leaves in every iteration, and the host keeps
     the last one's (a repeated layer's checkpoints); streams in run once,
     outside loops.
+
+    Loops nest, up to 4 deep: a repeated layer's body (`@x.layers`) holds
+    the serial splits of its matmuls. A compute set's serial operands
+    advance per iteration of the loop directly around it; the rule above on
+    what lives over the whole loop applies to each loop's own body.
 
     Example, a GEMM in 4 serial chunks of its rows:
 

@@ -75,10 +75,15 @@ struct ProgramLiveness {
   SmallVector<Operation *> steps;
 };
 /// Buffer liveness over the program's steps. A loop's body counts once; a
-/// buffer it shares with steps outside the loop, or reads or writes a chunk
-/// per iteration, is live over the whole loop (from the loop step to its
-/// body's last), since every iteration needs it.
+/// buffer it shares with steps outside the loop, or that a step directly in
+/// its body reads or writes a chunk of per iteration, is live over the
+/// whole loop (from the loop step to its body's last), since every
+/// iteration needs it. Loops nest: each applies the rule to its own body.
 ProgramLiveness computeLiveness(ProgramOp program);
+
+/// How deep ipu_tile.loop ops nest at most (a serial split inside a
+/// repeated layer needs 2): the package's PackageLimits::kMaxLoopDepth.
+constexpr unsigned kMaxLoopDepth = 4;
 
 /// The batches of a tensor of `shape` under a layout: the product of its
 /// leading dimensions (1 for a 2-D tensor), or nothing for a rank below 2,
