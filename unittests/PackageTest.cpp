@@ -138,6 +138,7 @@ void expectEqual(const Package &a, const Package &b) {
     EXPECT_EQ(x.index, y.index);
     EXPECT_EQ(x.type, y.type);
     EXPECT_EQ(x.shape, y.shape);
+    EXPECT_EQ(x.layerStreams, y.layerStreams);
     ASSERT_EQ(x.pieces.size(), y.pieces.size());
     for (size_t p = 0; p < x.pieces.size(); ++p) {
       const StreamPiece &u = x.pieces[p], &v = y.pieces[p];
@@ -464,7 +465,7 @@ TEST(Package, MagicAndVersionAreChecked) {
   bytes = serializePackage(package);
   error = deserializePackage(bytes.data(), bytes.size(), loaded);
   EXPECT_TRUE(contains(error, "unsupported format version 0 (this build reads "
-                              "versions 5 to 6)"))
+                              "versions 5 to 7)"))
       << error.value_or("");
   // Versions 1 to 3 had untimed exchange schedules: refused, saying why.
   for (uint32_t old : {1u, 2u, 3u}) {
@@ -660,7 +661,7 @@ TEST(PackageValidate, WrongTarget) {
                 TargetModel::ipu21WithTiles(16));
   expectInvalid([](Package &p) { p.tiles = 5; },
                 {"package has 5 tiles", "'ipu21-4' has 4"});
-  expectInvalid([](Package &p) { p.formatVersion = 7; }, {"format version 7"});
+  expectInvalid([](Package &p) { p.formatVersion = 8; }, {"format version 8"});
 }
 
 TEST(PackageValidate, Streams) {
@@ -2557,6 +2558,95 @@ TEST(PackageLoop, NestedLoopsRunTheInnerOnePerOuterIteration) {
                                                  {StepKind::Loop, 0},
                                                  {StepKind::Sync, 0}});
   EXPECT_EQ(programFlops(gemm), uint64_t(6 * 2048));
+}
+
+namespace {
+
+constexpr uint32_t kLayer = 0x53000;
+
+/// makeLoopPackage whose loop body streams a layer's 16 f16 weights
+/// (arguments 2 to 4) into kLayer on tile 2 in each of its 3 iterations:
+/// streams 3 to 5, the step at 8 naming stream 3.
+Package makeLayerStreamPackage() {
+  Package package = makeLoopPackage();
+  for (uint32_t layer = 0; layer < 3; ++layer) {
+    HostStream stream;
+    stream.name = "layers.w0";
+    stream.index = 2 + layer;
+    stream.type = ElementType::F16;
+    stream.shape = {16};
+    stream.pieces.push_back({2, kLayer, 0, 1, 32, 32, 32});
+    package.streams.push_back(stream);
+  }
+  package.streams[3].layerStreams = {3, 4, 5};
+  package.program.insert(package.program.begin() + 8, {StepKind::StreamIn, 3});
+  package.loops[0].steps = 3;
+  return package;
+}
+
+std::vector<HostTensor> makeLayerInputs() {
+  std::vector<HostTensor> inputs = makeInputs();
+  for (uint32_t layer = 0; layer < 3; ++layer) {
+    HostTensor input;
+    input.type = ElementType::F16;
+    input.shape = {16};
+    input.bytes.resize(32);
+    for (size_t i = 0; i < 16; ++i)
+      storeElement(ElementType::F16, float(layer * 16 + i), &input.bytes[i * 2]);
+    inputs.push_back(std::move(input));
+  }
+  return inputs;
+}
+
+} // namespace
+
+TEST(PackageLoop, LayerStreamsRunDuringTheRunAndCostTheHostLink) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  Package p = makeLayerStreamPackage();
+  Package loaded;
+  std::vector<uint8_t> bytes;
+  ASSERT_NO_FATAL_FAILURE(roundTrip(p, loaded, bytes));
+  EXPECT_EQ(loaded.streams[3].layerStreams, (std::vector<uint32_t>{3, 4, 5}));
+  SimulationResult result;
+  ASSERT_EQ(simulate(p, target, makeLayerInputs(), result), std::nullopt);
+  // Three streams of 32 bytes during the run; the streams before it cost
+  // nothing.
+  EXPECT_EQ(result.hostBytes, 96u);
+  EXPECT_EQ(result.hostCycles, 3 * target.hostStreamCycles(32));
+  EXPECT_EQ(result.steps[8].cycles, result.hostCycles);
+  EXPECT_EQ(result.steps[8].runs, 3u);
+  EXPECT_EQ(result.cycles, result.computeCycles + result.exchangeCycles +
+                               result.syncCycles + result.loopCycles + result.hostCycles);
+  // Malformed layer streams are refused with the step and layer at fault.
+  auto invalid = [&](const std::function<void(Package &)> &mutate, const std::string &text) {
+    expectInvalidFrom(makeLayerStreamPackage(), mutate, {text}, target);
+  };
+  invalid([](Package &q) { q.streams[3].layerStreams.pop_back(); },
+          "program step 8 (stream 'layers.w0'): lists 2 layer streams for the 3 "
+          "iterations of loop 'slice.loop'");
+  invalid(
+      [](Package &q) {
+        q.program.erase(q.program.begin() + 8);
+        q.loops[0].steps = 2;
+        q.program.insert(q.program.begin() + 2, {StepKind::StreamIn, 3});
+      },
+      "program step 2 (stream 'layers.w0'): streams one layer per iteration but "
+      "lies in no loop body");
+  invalid([](Package &q) { q.streams[3].layerStreams[2] = 9; },
+          "layer 2's stream 9 is out of range (6 streams)");
+  invalid([](Package &q) { q.streams[3].layerStreams[1] = 2; },
+          "layer 1's stream 2 ('out') is an output stream");
+  invalid([](Package &q) { q.streams[4].pieces[0].address += 64; },
+          "layer 1's stream 4 ('layers.w0') does not write the same type, shape "
+          "and tile bytes as the first");
+  invalid([](Package &q) { q.streams[3].layerStreams[2] = 4; },
+          "layer 2's stream 4 ('layers.w0') is another layer's too");
+  invalid(
+      [](Package &q) {
+        q.program.insert(q.program.begin() + 2, {StepKind::StreamIn, 5});
+        q.loops[0].steps = 3;
+      },
+      "layer 2's stream 5 ('layers.w0') is streamed by a step of its own");
 }
 
 TEST(PackageLoop, AdvancingOperandsAreCheckedInEveryIteration) {

@@ -18,7 +18,12 @@ TEST(TargetModelTest, Ipu21Chip) {
   EXPECT_EQ(t.vectorBytes, 8u);
   // Seed `peakTflops=282.624`.
   EXPECT_DOUBLE_EQ(t.peakFlopsF16(), 282.624e12);
-  EXPECT_DOUBLE_EQ(t.hostBytesPerSecond, 32e9);
+  // PCIe Gen4 x16 at 32 GB/s: 32 bytes take 1.5 cycles; a 30.4 MB so400m
+  // layer of f16 weights about 1.43 M cycles, beside the host sync.
+  EXPECT_DOUBLE_EQ(t.hostCyclesPerByte * 32, 1.5);
+  EXPECT_EQ(t.hostStreamCycles(0), t.hostStreamLatencyCycles);
+  EXPECT_EQ(t.hostStreamCycles(32), t.hostStreamLatencyCycles + 2u);
+  EXPECT_EQ(t.hostStreamCycles(30400000), t.hostStreamLatencyCycles + 1425000u);
 }
 
 TEST(TargetModelTest, Ipu21Memory) {

@@ -16,7 +16,9 @@
 # schedules timed (Phase.runStart in events of the hardware's exchange,
 # runPaired): an untimed schedule of versions 1 to 3 is refused. Version 5
 # made each reference op a union of its kind's fields instead of a name and
-# the fields of every kind: a version 4 package is refused.
+# the fields of every kind: a version 4 package is refused. Version 7 added
+# streams during the run (HostStream.layerStreams): a version 6 reader would
+# stream the first layer's weights in every iteration.
 
 @0xd1e3a5b7c9f10203;
 
@@ -65,6 +67,10 @@ struct HostStream {
   # The shape the compiled function declares (empty: `shape`); the same
   # elements in the same order. What --inputs and --outputs exchange.
   declaredShape @7 :List(Int64);
+  # Empty, or one stream index per iteration of the loop directly around
+  # the step that streams this one: the stream it runs in that iteration
+  # (a repeated layer's weights, streamed each layer). Version 7.
+  layerStreams @8 :List(UInt32);
 }
 
 # An argument whose value the package carries (a frozen weight): its bytes,

@@ -55,6 +55,8 @@ void writeStream(const HostStream &stream, wire::HostStream::Builder out) {
   fill(out.initShape(stream.shape.size()), stream.shape);
   if (!stream.declaredShape.empty())
     fill(out.initDeclaredShape(stream.declaredShape.size()), stream.declaredShape);
+  if (!stream.layerStreams.empty())
+    fill(out.initLayerStreams(stream.layerStreams.size()), stream.layerStreams);
 
   size_t count = stream.pieces.size();
   wire::StreamPieces::Builder pieces = out.initPieces();
@@ -297,6 +299,7 @@ void readStream(wire::HostStream::Reader in, HostStream &stream) {
   stream.type = static_cast<ElementType>(type);
   stream.shape = toVector<int64_t>(in.getShape());
   stream.declaredShape = toVector<int64_t>(in.getDeclaredShape());
+  stream.layerStreams = toVector<uint32_t>(in.getLayerStreams());
 
   wire::StreamPieces::Reader pieces = in.getPieces();
   auto tile = pieces.getTile();

@@ -149,6 +149,8 @@ public:
         return error;
     if (auto error = checkProgram())
       return error;
+    if (auto error = checkLayerStreams())
+      return error;
     if (auto error = checkFlops())
       return error;
     if (auto error = checkSupersteps())
@@ -651,8 +653,20 @@ private:
         return phaseCycles[step.index];
       case StepKind::Sync:
         return target.syncCycles;
+      case StepKind::StreamIn: {
+        // A stream during the run: its largest layer, as the simulator
+        // charges it.
+        uint64_t cycles = 0;
+        for (uint32_t index : package.streams[step.index].layerStreams) {
+          uint64_t bytes = 0;
+          for (const StreamPiece &piece : package.streams[index].pieces)
+            bytes = saturatingAdd(bytes, uint64_t(piece.rows) * piece.rowBytes);
+          cycles = std::max(cycles, target.hostStreamCycles(bytes));
+        }
+        return cycles;
+      }
       default:
-        return 0; // Host streams cost the device nothing.
+        return 0; // Streams before the run cost the device nothing.
       }
     };
     uint64_t worstLoopTotal = 0, worstLoopIteration = 0;
@@ -784,6 +798,75 @@ private:
       return "program runs " + to_string(stepsRun) +
              " steps counting every loop iteration, more than the " +
              to_string(PackageLimits::kMaxStepsRun) + " a package may";
+    return std::nullopt;
+  }
+
+  /// Streams during the run: a stream with layerStreams is streamed by one
+  /// step, in the body of a loop with one entry per iteration, each an
+  /// input stream of its type and shape writing the same tile bytes, named
+  /// by no other step and loaded at no initialisation.
+  std::optional<std::string> checkLayerStreams() {
+    const std::vector<Step> &program = package.program;
+    std::vector<uint32_t> stepsNaming(package.streams.size(), 0);
+    for (const Step &step : program)
+      if (step.kind == StepKind::StreamIn)
+        ++stepsNaming[step.index];
+    std::vector<bool> layerOf(package.streams.size(), false);
+    std::vector<std::pair<size_t, size_t>> open; // Loop step, body end.
+    for (size_t s = 0; s < program.size(); ++s) {
+      while (!open.empty() && s >= open.back().second)
+        open.pop_back();
+      const Step &step = program[s];
+      if (step.kind == StepKind::Loop) {
+        open.push_back({s, s + 1 + package.loops[step.index].steps});
+        continue;
+      }
+      if (step.kind != StepKind::StreamIn)
+        continue;
+      const HostStream &stream = package.streams[step.index];
+      if (stream.layerStreams.empty())
+        continue;
+      const std::string where = "program step " + to_string(s) + " (stream '" +
+                                escapeText(stream.name) + "')";
+      if (open.empty())
+        return where + ": streams one layer per iteration but lies in no loop body";
+      const PackageLoop &loop = package.loops[program[open.back().first].index];
+      if (stream.layerStreams.size() != loop.count)
+        return where + ": lists " + countOf(stream.layerStreams.size(), "layer stream") +
+               " for the " + to_string(loop.count) + " iterations of loop '" +
+               escapeText(loop.name) + "'";
+      if (stepsNaming[step.index] != 1)
+        return where + ": a stream of layers is streamed by " +
+               to_string(stepsNaming[step.index]) + " steps, not one";
+      for (size_t i = 0; i < stream.layerStreams.size(); ++i) {
+        const uint32_t index = stream.layerStreams[i];
+        const std::string entry = where + ": layer " + to_string(i) + "'s stream " +
+                                  to_string(index);
+        if (index >= package.streams.size())
+          return entry + " is out of range (" + countOf(package.streams.size(), "stream") +
+                 ")";
+        const HostStream &layer = package.streams[index];
+        if (!layer.toDevice || layer.weight)
+          return entry + " ('" + escapeText(layer.name) + "') is " +
+                 (layer.toDevice ? "loaded at initialisation" : "an output stream");
+        if (index != step.index && (stepsNaming[index] != 0 || !layer.layerStreams.empty()))
+          return entry + " ('" + escapeText(layer.name) +
+                 "') is streamed by a step of its own or lists layers itself";
+        if (layerOf[index])
+          return entry + " ('" + escapeText(layer.name) + "') is another layer's too";
+        layerOf[index] = true;
+        bool sameBytes = layer.type == stream.type && layer.shape == stream.shape &&
+                         layer.pieces.size() == stream.pieces.size();
+        for (size_t p = 0; sameBytes && p < layer.pieces.size(); ++p) {
+          const StreamPiece &a = layer.pieces[p], &b = stream.pieces[p];
+          sameBytes = a.tile == b.tile && a.address == b.address && a.rows == b.rows &&
+                      a.rowBytes == b.rowBytes && a.tilePitch == b.tilePitch;
+        }
+        if (!sameBytes)
+          return entry + " ('" + escapeText(layer.name) +
+                 "') does not write the same type, shape and tile bytes as the first";
+      }
+    }
     return std::nullopt;
   }
 

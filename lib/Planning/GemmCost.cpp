@@ -212,7 +212,7 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
   }
   cost.totalCycles = cost.exchangeCycles + cost.computeCycles +
                      cost.reductionCycles + cost.epilogueCycles + cost.syncCycles +
-                     cost.expansionCycles;
+                     cost.expansionCycles + cost.hostCycles;
   return cost;
 }
 
@@ -430,6 +430,12 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   }
   if (plan.localStaging)
     cost.weightBytes[static_cast<int>(MemoryClass::Interleaved)] += weightBytes;
+  if (problem.weightsStreamed && problem.rhsIsWeight) {
+    const uint64_t perTile =
+        plan.gatheredWeights ? storedBlock.homeBytes(plan.rows) : storedBlock.bytes();
+    cost.hostCycles = target.hostStreamCycles(perTile * plan.tiles());
+    cost.totalCycles += cost.hostCycles;
+  }
   // The epilogue's row inputs (biases) stay resident in interleaved
   // memory, one column block on each tile of it.
   if (problem.epilogue)

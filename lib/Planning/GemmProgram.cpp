@@ -72,7 +72,10 @@ void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
     thread.join();
   for (size_t i = 0; i < n; ++i) {
     finalists[i].scheduled = !failed[i];
-    finalists[i].scheduledCycles = failed[i] ? UINT64_MAX : results[i].cycles;
+    // The scheduled program streams no weights: their host cycles are the
+    // model's.
+    finalists[i].scheduledCycles =
+        failed[i] ? UINT64_MAX : results[i].cycles + finalists[i].cost.hostCycles;
     finalists[i].scheduledFits = !failed[i] && results[i].fits;
   }
   // Ties keep the analytical order (the index).

@@ -66,10 +66,10 @@ std::vector<OpCycles> ipu::cyclesByOp(const Package &package,
       break;
     case StepKind::StreamIn:
     case StepKind::StreamOut:
-      // Host streams cost no device cycles today; if they ever do, they
-      // get a row rather than vanish from the sum.
-      if (step.cycles)
-        rowFor("streams", "").computeCycles += step.cycles;
+      // Only streams during the run cost device cycles: a row per buffer
+      // streamed (a repeated layer's weight slot).
+      if (step.cycles && step.index < package.streams.size())
+        take(rowFor(package.streams[step.index].name, ""), step, &OpCycles::hostCycles);
       break;
     }
   }

@@ -254,11 +254,13 @@ ProfileData ipu::profileData(const Package &package, const TargetModel &target,
   data.hasLoops = std::any_of(
       result.steps.begin(), result.steps.end(),
       [](const StepCycles &step) { return step.kind == StepKind::Loop; });
-  // Timeline steps: everything but host streams, which cost no cycles.
+  // Timeline steps: everything but host streams before the run, which cost
+  // no cycles.
   std::vector<size_t> &timeline = data.timeline;
   for (size_t s = 0; s < result.steps.size(); ++s)
-    if (result.steps[s].kind != StepKind::StreamIn &&
-        result.steps[s].kind != StepKind::StreamOut)
+    if ((result.steps[s].kind != StepKind::StreamIn &&
+         result.steps[s].kind != StepKind::StreamOut) ||
+        result.steps[s].cycles > 0)
       timeline.push_back(s);
 
   // Phases and compute sets in order of first run; repeated runs of one are
@@ -378,6 +380,7 @@ std::string figuresJson(const Report &r) {
   json += "\"exchangeCycles\": " + num(result.exchangeCycles) + ",\n";
   json += "\"syncCycles\": " + num(result.syncCycles) + ",\n";
   json += "\"loopCycles\": " + num(result.loopCycles) + ",\n";
+  json += "\"hostCycles\": " + num(result.hostCycles) + ",\n";
   json += "\"microseconds\": " + us(result.cycles) + ",\n";
   json += "\"programSteps\": " + num(result.steps.size()) + ",\n";
   json += "\"steps\": [";
@@ -482,9 +485,11 @@ void writeHead(const Report &r, std::string &out) {
          cyclesText(result.exchangeCycles) + " + sync " +
          cyclesText(result.syncCycles) +
          (hasLoops ? " + loop control " + cyclesText(result.loopCycles) : "") +
+         (result.hostCycles ? " + host streams during the run " + cyclesText(result.hostCycles)
+                            : std::string()) +
          "; " + num(result.steps.size()) +
          " program steps, " + num(timeline.size()) +
-         " of them on the device (host streams cost nothing).</p>\n";
+         " of them on the device (streams before the run cost nothing).</p>\n";
 }
 
 /// The device steps as rects on one axis, with a key.

@@ -70,7 +70,7 @@ std::string ipu::opLine(const OpCycles &op, uint64_t runCycles) {
          " syncCycles=" + number(op.syncCycles) +
          " exchangeBytes=" + number(op.exchangeBytes) +
          " sharePercent=" + fixed(runCycles ? 100.0 * op.cycles() / runCycles : 0, 2) +
-         " loopCycles=" + number(op.loopCycles);
+         " loopCycles=" + number(op.loopCycles) + " hostCycles=" + number(op.hostCycles);
 }
 
 std::vector<std::string> ipu::finalistLines(const Package &package) {
@@ -128,6 +128,7 @@ std::optional<std::string> ipu::summaryLines(const Package &package,
       " exchangeCycles=" + number(result.exchangeCycles) +
       " syncCycles=" + number(result.syncCycles) +
       " loopCycles=" + number(result.loopCycles) +
+      " hostCycles=" + number(result.hostCycles) + " hostBytes=" + number(result.hostBytes) +
       " deviceMicroseconds=" + fixed(seconds * 1e6, 3) +
       " effectiveGemmTflops=" + fixed(tflops, 3) + " peakTflops=" + fixed(peakTflops, 3) +
       " efficiencyPercent=" + fixed(efficiency, 2) +

@@ -613,12 +613,27 @@ std::optional<std::string> Simulation::runStep(size_t s, uint32_t iteration,
   switch (step.kind) {
   case StepKind::StreamIn:
   case StepKind::StreamOut:
-    if (step.index >= package.streams.size())
+    if (step.index >= package.streams.size()) {
       error = "no such stream";
-    else if (step.kind == StepKind::StreamIn)
-      error = streamIn(package.streams[step.index]);
-    else
+    } else if (step.kind == StepKind::StreamOut) {
       error = streamOut(package.streams[step.index]);
+    } else if (const std::vector<uint32_t> &layers = package.streams[step.index].layerStreams;
+               layers.empty()) {
+      error = streamIn(package.streams[step.index]);
+    } else if (iteration >= layers.size() || layers[iteration] >= package.streams.size()) {
+      error = "no stream for iteration " + std::to_string(iteration);
+    } else {
+      // A layer's weights, streamed during the run: the tiles wait for the
+      // host link.
+      const HostStream &layer = package.streams[layers[iteration]];
+      error = streamIn(layer);
+      uint64_t bytes = 0;
+      for (const StreamPiece &piece : layer.pieces)
+        bytes += uint64_t(piece.rows) * piece.rowBytes;
+      cycles = target.hostStreamCycles(bytes);
+      result.hostCycles += cycles;
+      result.hostBytes += bytes;
+    }
     break;
   case StepKind::Compute:
     if (step.index >= package.computeSets.size())

@@ -205,8 +205,12 @@ TargetModel TargetModel::ipu21() {
   t.vertexParamBytes = 8;        // Assumption: parameters as 64-bit values.
   t.bufferAlignmentBytes = 8;    // ld64/st64 need 8-byte aligned addresses.
 
-  // Host link: PCIe Gen4 x16, about 32 GB/s each way.
-  t.hostBytesPerSecond = 32e9;
+  // Host link: PCIe Gen4 x16, about 32 GB/s each way (machine-model.md),
+  // at the 1.5 GHz clock: 0.046875 cycles a byte.
+  t.hostCyclesPerByte = t.clockHz / 32e9;
+  // Assumption: about 2 us for the host sync that starts a stream (no
+  // measurement of ours or the user's).
+  t.hostStreamLatencyCycles = 3000;
   return t;
 }
 

@@ -169,7 +169,10 @@ BlockLayout scalarLayout(const BlockLayout &out, ipu::ElementType type) {
   return scalar;
 }
 
-/// Whether `value` is a weight slot of a repeated layer's body.
+/// Whether `value` is a weight slot of a repeated layer's body. Its long
+/// rows stay in a home whether every layer's stays on the tiles or each
+/// layer's streams in: streamed, the home takes one copy over the host
+/// link where the readers' replicas would take one each.
 bool isRepeatWeightSlot(Value value) {
   return isStreamedArgument(value) && !isFunctionArgument(value);
 }

@@ -106,7 +106,7 @@ namespace {
 /// Rewrites `layers` of `func` (whose ops by position are `ops`) as one
 /// ipu_tile.repeat with the first layer's ops as its body.
 LogicalResult outlineLayers(func::FuncOp func, ArrayRef<Operation *> ops,
-                      const ipu::RepeatedLayers &layers) {
+                      const ipu::RepeatedLayers &layers, bool streamed) {
   auto valueOf = [&](const ipu::SequenceValue &value) -> Value {
     if (value.kind == ipu::SequenceValue::Kind::Argument)
       return func.getArgument(value.index);
@@ -143,7 +143,8 @@ LogicalResult outlineLayers(func::FuncOp func, ArrayRef<Operation *> ops,
   }
   auto repeat = ipu_tile::RepeatOp::create(builder, firstOp->getLoc(), input.getType(),
                                            builder.getI64IntegerAttr(layers.layers),
-                                           input, weights);
+                                           input, weights,
+                                           streamed ? builder.getUnitAttr() : UnitAttr());
   Block *body = builder.createBlock(&repeat.getBody(), {}, argumentTypes, argumentLocations);
   IRMapping mapping;
   mapping.map(input, body->getArgument(0));
@@ -173,7 +174,7 @@ struct FindRepeatedLayersPass
         return;
       func.emitRemark() << "repeats one layer: " << ipu::describe(*layers)
                         << (outline ? "" : " (each layer compiled on its own for now)");
-      if (outline && failed(outlineLayers(func, ops, *layers)))
+      if (outline && failed(outlineLayers(func, ops, *layers, streamWeights)))
         signalPassFailure();
     });
   }

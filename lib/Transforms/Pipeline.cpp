@@ -27,7 +27,8 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   // Before fusion, which would merge the last layer's output into what
   // reads it after the layers.
   IPUFindRepeatedLayersOptions repeat;
-  repeat.outline = options.repeatLayers;
+  repeat.outline = options.repeatLayers || options.streamWeights;
+  repeat.streamWeights = options.streamWeights;
   pm.addPass(createIPUFindRepeatedLayers(repeat));
   pm.addPass(createIPUFuseElementwise());
   IPUPlanGemmOptions plan;

@@ -86,11 +86,11 @@ Operation *functionOf(Operation *op) {
   return op->getParentOfType<FunctionOpInterface>();
 }
 
-/// How many times `op` runs, each on weights of its own: the layers of the
-/// repeated layer it is in.
+/// How many layers' weights of `op` the tiles hold at once: a repeated
+/// layer's every layer, unless they stream in as each layer starts.
 uint32_t layersOf(Operation *op) {
   auto repeat = op->getParentOfType<ipu_tile::RepeatOp>();
-  return repeat ? static_cast<uint32_t>(repeat.getCount()) : 1;
+  return repeat ? static_cast<uint32_t>(repeat.getResidentLayers()) : 1;
 }
 
 struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmPass> {
@@ -202,6 +202,8 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
               std::make_shared<const ipu::ElementwiseBody>(std::move(*body));
       }
       job.problem.weightLayers = layersOf(op);
+      if (auto repeat = op->getParentOfType<ipu_tile::RepeatOp>())
+        job.problem.weightsStreamed = repeat.getStreamed() && job.problem.rhsIsWeight;
       // An argument A streams straight into a serial split's chunks.
       job.problem.lhsFromHost = ipu_tile::isFunctionArgument(op.getLhs());
       // Matmuls of one function share its tiles, repeated layers included.
@@ -294,8 +296,9 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
                    ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
                word - 1) / word * word;
           // A repeated layer's long row stays in its home (a block a layer
-          // on a home tile) and one layer's row is broadcast as it runs.
-          if (layersOf(op) > 1 && ipu_tile::rowStaysInHome(type))
+          // on a home tile, or one layer's when streamed) and one layer's
+          // row is broadcast as it runs.
+          if (op->getParentOfType<ipu_tile::RepeatOp>() && ipu_tile::rowStaysInHome(type))
             residentRows[functionOf(op)] += rowBytes + layersOf(op) * ipu_tile::rowHomeBlockBytes;
           else
             residentRows[functionOf(op)] += layersOf(op) * rowBytes;
@@ -635,6 +638,9 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
                    ? std::string()
                    : " rowReductionCycles=" +
                          std::to_string(choice.cost.rowReductionCycles)) +
+              (job.problem.weightsStreamed
+                   ? " hostCycles=" + std::to_string(choice.cost.hostCycles)
+                   : std::string()) +
               // A weight stored in f8 and expanded where it stays.
               (job.problem.expansion
                    ? " expansionCycles=" + std::to_string(choice.cost.expansionCycles) +

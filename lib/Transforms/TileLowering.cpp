@@ -330,7 +330,8 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
   auto stream = ipu_exchange::StreamInOp::create(
       builder, op.getLoc(), buffer.getSymName(), arg.getArgNumber(),
       /*weight=*/false, /*transpose=*/false, /*host_shape=*/nullptr,
-      /*declared_shape=*/nullptr, /*constant=*/nullptr, /*chunk=*/nullptr);
+      /*declared_shape=*/nullptr, /*constant=*/nullptr, /*chunk=*/nullptr,
+      /*layer_arguments=*/nullptr, /*layer_constants=*/nullptr);
   // The host holds the argument as it is: a buffer of its rows in serial
   // chunks says so.
   if (!op.getTranspose() && holdsSerialChunks(buffer, type))
@@ -399,8 +400,20 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
   const uint32_t word = target.exchangeWordBytes();
   OpenRepeat state;
   state.op = repeat;
+  // Streamed: each slot holds one layer, which the host streams at the top
+  // of every iteration, once the loop exists.
+  const bool streamed = repeat.getStreamed();
+  struct LayerStream {
+    BufferOp buffer;
+    bool transpose;
+    SmallVector<int32_t> arguments;
+    SmallVector<Attribute> constants;
+    bool anyConstant = false;
+    DenseI64ArrayAttr declared;
+  };
+  SmallVector<LayerStream> layerStreams;
   // Each weight slot: every layer's block, one after another on the tiles
-  // of the slot's layout.
+  // of the slot's layout (or one layer's, streamed).
   for (unsigned slot = 0; slot < repeat.getNumWeightSlots(); ++slot) {
     BlockArgument argument = repeat.getWeightArgument(slot);
     auto type = cast<RankedTensorType>(argument.getType());
@@ -409,15 +422,20 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
       return repeat.emitError("weight slot ")
              << slot << " has no layout one layer's block can take: " << type;
     BlockLayout layers = *block;
-    layers.batches = count;
+    layers.batches = streamed ? 1 : count;
     auto first = repeat.getWeight(slot, 0).getDefiningOp<FromHostOp>();
     if (!first)
       return repeat.emitError("weight slot ")
              << slot << " is not streamed from the host (run --ipu-assign-layouts first)";
+    SmallVector<int64_t> shape{block->rows, block->cols};
+    if (!streamed)
+      shape.insert(shape.begin(), count);
     BufferOp buffer =
         createBuffer(argument.getLoc(), (name + ".w" + Twine(slot)).str(),
-                     type.getElementType(), {count, block->rows, block->cols}, layers,
+                     type.getElementType(), shape, layers,
                      toMachineClass(first.getMemoryClass()));
+    if (streamed)
+      layerStreams.push_back({buffer, first.getTranspose(), {}, {}, false, nullptr});
     for (int64_t layer = 0; layer < count; ++layer) {
       auto fromHost = repeat.getWeight(slot, static_cast<unsigned>(layer))
                           .getDefiningOp<FromHostOp>();
@@ -425,11 +443,34 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
       if (!source)
         return repeat.emitError("layer ")
                << layer << "'s weight slot " << slot << " is not a function argument";
+      if (streamed) {
+        LayerStream &pending = layerStreams.back();
+        pending.arguments.push_back(static_cast<int32_t>(source.getArgNumber()));
+        auto constant = func.getArgAttrOfType<ElementsAttr>(
+            source.getArgNumber(), IPUTileDialect::getConstantAttrName());
+        pending.anyConstant |= bool(constant);
+        pending.constants.push_back(constant ? Attribute(constant)
+                                             : Attribute(builder.getUnitAttr()));
+        SmallVector<int64_t> host{block->rows, block->cols};
+        if (fromHost.getTranspose())
+          std::swap(host[0], host[1]);
+        ArrayRef<int64_t> declared = cast<RankedTensorType>(source.getType()).getShape();
+        if (declared != ArrayRef<int64_t>(host))
+          pending.declared = builder.getDenseI64ArrayAttr(declared);
+        if (layer + 1 == count) {
+          referenceOf[argument] = static_cast<int32_t>(source.getArgNumber());
+          hostShapes[argument] = host;
+          if (fromHost.getTranspose())
+            transposedFromHost.insert(argument);
+        }
+        continue;
+      }
       auto stream = ipu_exchange::StreamInOp::create(
           builder, loc, buffer.getSymName(), source.getArgNumber(),
           /*weight=*/fromHost.getResident(), /*transpose=*/fromHost.getTranspose(),
           /*host_shape=*/nullptr, /*declared_shape=*/nullptr, /*constant=*/nullptr,
-          builder.getI64IntegerAttr(layer));
+          builder.getI64IntegerAttr(layer), /*layer_arguments=*/nullptr,
+          /*layer_constants=*/nullptr);
       SmallVector<int64_t> host{block->rows, block->cols};
       if (fromHost.getTranspose())
         std::swap(host[0], host[1]);
@@ -446,7 +487,8 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
       }
     }
     bufferOf[argument] = buffer;
-    state.weightBuffers.insert(buffer);
+    if (!streamed)
+      state.weightBuffers.insert(buffer);
   }
 
   // The buffer every layer reads and writes, holding the input at first.
@@ -469,6 +511,15 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
   state.after = builder.saveInsertionPoint();
   builder.setInsertionPointToStart(&state.loop.getBody().front());
   ipu_exchange::SyncOp::create(builder, loc);
+  // This layer's weights, streamed while the tiles wait: after the sync
+  // that ends the last layer's reads of them.
+  for (LayerStream &pending : layerStreams)
+    ipu_exchange::StreamInOp::create(
+        builder, loc, pending.buffer.getSymName(), pending.arguments.front(),
+        /*weight=*/false, pending.transpose, /*host_shape=*/nullptr, pending.declared,
+        /*constant=*/nullptr, /*chunk=*/nullptr,
+        builder.getDenseI32ArrayAttr(pending.arguments),
+        pending.anyConstant ? builder.getArrayAttr(pending.constants) : ArrayAttr());
   // The value the last layer reads, as the device carried it: the host
   // reference checks that layer's ops on it.
   int32_t index = static_cast<int32_t>(func.getNumResults()) + checkpoints++;

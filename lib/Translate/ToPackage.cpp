@@ -40,6 +40,8 @@ public:
 
 private:
   FailureOr<uint32_t> addressOf(ipu_tile::BufferOp buffer, Operation *user);
+  /// A stream of one layer per iteration (layer_arguments).
+  LogicalResult addLayerStreams(ipu_exchange::StreamInOp in);
   LogicalResult addStream(ipu_tile::BufferOp buffer, bool toDevice, bool weight,
                           bool transpose, int32_t index, Operation *user,
                           std::optional<ArrayRef<int64_t>> hostShape,
@@ -122,6 +124,27 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
                                       : ipu::StepKind::StreamOut,
                              static_cast<uint32_t>(package.streams.size())});
   package.streams.push_back(std::move(stream));
+  return success();
+}
+
+LogicalResult PackageBuilder::addLayerStreams(ipu_exchange::StreamInOp in) {
+  // A stream per layer, all into the one buffer; the program's step streams
+  // the first, which names every layer's.
+  ArrayRef<int32_t> layers = *in.getLayerArguments();
+  const uint32_t first = static_cast<uint32_t>(package.streams.size());
+  const size_t step = package.program.size();
+  for (auto [layer, argument] : llvm::enumerate(layers)) {
+    ElementsAttr constant;
+    if (std::optional<ArrayAttr> constants = in.getLayerConstants())
+      constant = dyn_cast<ElementsAttr>((*constants)[layer]);
+    if (failed(addStream(lookup(in, in.getBufferAttr()), true, /*weight=*/false,
+                         in.getTranspose(), argument, in, in.getHostShape(),
+                         in.getDeclaredShape(), constant, std::nullopt)))
+      return failure();
+  }
+  package.program.resize(step + 1);
+  for (uint32_t layer = 0; layer < layers.size(); ++layer)
+    package.streams[first].layerStreams.push_back(first + layer);
   return success();
 }
 
@@ -248,7 +271,9 @@ FailureOr<ipu::Package> PackageBuilder::build() {
       package.loops.push_back(std::move(entry));
       continue;
     }
-    if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
+    if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op); in && in.getLayerArguments())
+      result = addLayerStreams(in);
+    else if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
       result = addStream(lookup(in, in.getBufferAttr()), true, in.getWeight(),
                          in.getTranspose(), in.getIndex(), in, in.getHostShape(),
                          in.getDeclaredShape(), in.getConstantAttr(), in.getChunk());

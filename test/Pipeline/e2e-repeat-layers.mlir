@@ -30,8 +30,17 @@
 // RUN: ipu-opt %t.nested.mlir --ipu-compile="target=ipu21-16 repeat-layers=true" 2> /dev/null > %t.nested.lowered.mlir
 // RUN: FileCheck %s --check-prefix=NESTED --input-file=%t.nested.lowered.mlir
 // RUN: ipu-translate --ipu-to-package %t.nested.lowered.mlir -o %t.nested.ipuexe
-// RUN: ipu-run %t.nested.ipuexe --check | FileCheck %s --check-prefix=NESTED-RUN
+// RUN: ipu-run %t.nested.ipuexe --check | FileCheck %s --check-prefix=NESTED-RAN
 // RUN: ipu-run %t.nested.ipuexe --inputs %t.in --expect %t.ref --quiet | FileCheck %s --check-prefix=UPSTREAM
+//
+// The layers' weights streamed from the host as each layer starts
+// (stream-weights=true): the same results as the resident layers on
+// seeded random inputs, which differ layer by layer.
+// RUN: ipu-opt %s --ipu-compile="target=ipu21-16 stream-weights=true" 2> /dev/null > %t.streamed.mlir
+// RUN: FileCheck %s --check-prefix=STREAMED --input-file=%t.streamed.mlir
+// RUN: ipu-translate --ipu-to-package %t.streamed.mlir -o %t.streamed.ipuexe
+// RUN: rm -rf %t.resident.out && ipu-run %t.ipuexe --seed 7 --outputs %t.resident.out --quiet > /dev/null
+// RUN: ipu-run %t.streamed.ipuexe --seed 7 --expect %t.resident.out --check | FileCheck %s --check-prefix=STREAMED-RAN
 
 // REMARK: remark: repeats one layer: layers=3 opsPerLayer=4 firstOp=1 endOp=13 weightsPerLayer=2
 
@@ -77,10 +86,25 @@
 // NESTED:       ipu_tile.compute_set @repeat0.layers.carry kernel "copy"
 // NESTED-NEXT: }
 // NESTED-NOT: ipu_tile.loop
+// Streamed: one layer's block per slot, streamed at the top of each
+// iteration; no compute set advances.
+// STREAMED:     ipu_tile.buffer @repeat0.w0 : tensor<64x64xf32
+// STREAMED:     ipu_tile.loop @repeat0.layers count 3 {
+// STREAMED-NEXT:  ipu_exchange.sync
+// STREAMED-NEXT:  ipu_exchange.stream_in @repeat0.w0 from 2 {layer_arguments = array<i32: 2, 4, 6>, transpose}
+// STREAMED-NEXT:  ipu_exchange.stream_in @repeat0.w1 from 3 {declared_shape = array<i64: 64>, layer_arguments = array<i32: 3, 5, 7>}
+// STREAMED-NOT:   serial_operands
+// STREAMED:     }
+// The host link's cycles: 3 layers of a 64x64 f32 block and a bias
+// replicated on 8 tiles, 18432 bytes each.
+// STREAMED-RAN: hostCycles={{[1-9][0-9]*}} hostBytes=55296
+// STREAMED-RAN: expected={{.*}} mismatches=0 numericalTest=PASS
+// STREAMED-RAN: referencePrecision=f32 {{.*}} mismatches=0 numericalTest=PASS
+
 // The inner loop ran twice per layer.
-// NESTED-RUN: loop=repeat0.layers iterations=3 loopRunCycles={{[1-9][0-9]*}}
-// NESTED-RUN: loop=mm1.serial iterations=6 loopRunCycles={{[1-9][0-9]*}}
-// NESTED-RUN: numericalTest=PASS
+// NESTED-RAN: loop=repeat0.layers iterations=3 loopRunCycles={{[1-9][0-9]*}}
+// NESTED-RAN: loop=mm1.serial iterations=6 loopRunCycles={{[1-9][0-9]*}}
+// NESTED-RAN: numericalTest=PASS
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>

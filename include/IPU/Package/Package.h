@@ -42,7 +42,9 @@ struct StreamPiece {
 };
 
 /// A host stream: a function argument copied in, or a result copied out.
-/// Never counted in device cycles.
+/// Counted in device cycles only when it runs during the run (see
+/// layerStreams): every byte its pieces write, replicas included, crosses
+/// the host link.
 struct HostStream {
   std::string name;
   bool toDevice = true;
@@ -55,6 +57,13 @@ struct HostStream {
   /// same elements in the same order, as a user's framework holds them
   /// (what --inputs reads and --outputs writes).
   std::vector<int64_t> declaredShape;
+  /// Empty, or one index into Package::streams per iteration of the loop
+  /// directly around the step that streams this one: in iteration i that
+  /// step streams streams[layerStreams[i]] (a repeated layer's weights,
+  /// streamed from the host each layer, whose other streams no step names).
+  /// Such a stream runs during the run and costs device cycles
+  /// (TargetModel::hostStreamCycles); the others do not.
+  std::vector<uint32_t> layerStreams;
 };
 
 /// An argument whose value the package carries (a frozen weight of an
@@ -249,7 +258,9 @@ struct Package {
   /// name beside every kind's fields.
   /// 6: arguments may carry their values (constants) and streams their
   /// declared shapes; a version-5 reader would run random weights instead.
-  static constexpr uint32_t kFormatVersion = 6;
+  /// 7: streams during the run (HostStream::layerStreams); a version-6
+  /// reader would stream the first layer's weights every iteration.
+  static constexpr uint32_t kFormatVersion = 7;
   static constexpr uint32_t kOldestFormatVersion = 5;
   uint32_t formatVersion = kFormatVersion;
   std::string compiler;

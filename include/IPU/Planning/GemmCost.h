@@ -30,6 +30,10 @@ struct GemmCost {
   /// syncs (in none of the other fields).
   uint64_t rowReductionCycles = 0;
   uint64_t syncCycles = 0;
+  /// B streamed from the host as the matmul's layer starts
+  /// (GemmProblem::weightsStreamed): every tile's block, replicas included,
+  /// over the host link (TargetModel::hostStreamCycles).
+  uint64_t hostCycles = 0;
   uint64_t totalCycles = 0;
   uint64_t peakBytes[2] = {0, 0}; ///< Per memory class, worst tile.
   /// Of peakBytes: the resident weights (and staging scratch), and the

@@ -54,6 +54,10 @@ struct GemmProblem {
   /// How many layers' B (and biases) stay resident: a repeated layer's
   /// matmul holds every layer's block on its tiles, one after another.
   uint32_t weightLayers = 1;
+  /// B is a repeated layer's weight streamed from the host each layer
+  /// (ipu_tile.repeat's `streamed`): the plan's blocks cross the host link
+  /// every run, so a plan that replicates B streams every replica.
+  bool weightsStreamed = false;
   /// A weight stored in another type (f8) than the GEMM reads (inType): an
   /// elementwise op expands it where it stays, before the GEMM runs: into
   /// the plan's layout, or into its home when gathered, the gather then

@@ -32,11 +32,12 @@ struct OpCycles {
   uint32_t steps = 0;
   uint64_t computeCycles = 0, exchangeCycles = 0, syncCycles = 0;
   uint64_t loopCycles = 0; ///< Its Loop steps' control overhead.
+  uint64_t hostCycles = 0; ///< Its streams during the run (layerStreams).
   /// Bytes its phases deliver (a broadcast word counted per destination,
   /// and per run).
   uint64_t exchangeBytes = 0;
   uint64_t cycles() const {
-    return computeCycles + exchangeCycles + syncCycles + loopCycles;
+    return computeCycles + exchangeCycles + syncCycles + loopCycles + hostCycles;
   }
 };
 

@@ -59,8 +59,13 @@ struct SimulationResult {
   uint64_t exchangeCycles = 0;
   uint64_t syncCycles = 0;
   /// The Loop steps' control overhead, kept apart from syncCycles (it is
-  /// no barrier): cycles = compute + exchange + sync + loop cycles.
+  /// no barrier): cycles = compute + exchange + sync + loop + host cycles.
   uint64_t loopCycles = 0;
+  /// Streams during the run (a repeated layer's weights, each layer): the
+  /// cycles the tiles wait for the host link, and the bytes it carried.
+  /// Streams before the run (weights at initialisation, inputs) cost none.
+  uint64_t hostCycles = 0;
+  uint64_t hostBytes = 0;
   uint32_t activeTiles = 0; ///< Tiles running at least one vertex.
   /// Per memory class, the most bytes any tile spans from the class's base
   /// to the highest byte the program touched: derived from the addresses

@@ -198,8 +198,20 @@ struct TargetModel {
            params * vertexParamBytes;
   }
 
-  // Host link (never counted in device cycles).
-  double hostBytesPerSecond = 0;
+  // Host link. Streams before the run (weights at initialisation, the
+  // inputs) are not counted in device cycles, as the seeds'
+  // deviceMicroseconds; weights streamed during the run (a repeated
+  // layer's, per iteration) are: the tiles wait for them.
+  /// Device cycles per byte over the host link.
+  double hostCyclesPerByte = 0;
+  /// Fixed device cycles of one stream during the run: the host sync that
+  /// starts it.
+  uint32_t hostStreamLatencyCycles = 0;
+  /// Device cycles a stream of `bytes` takes during the run.
+  uint64_t hostStreamCycles(uint64_t bytes) const {
+    return hostStreamLatencyCycles +
+           static_cast<uint64_t>(static_cast<double>(bytes) * hostCyclesPerByte + 0.999999);
+  }
 
   /// The `ipu21` preset (Mk2 class, C600 generation), 1472 tiles.
   static TargetModel ipu21();

@@ -44,6 +44,12 @@ struct CompilePipelineOptions
       llvm::cl::desc("Compile the identical layers an exporter unrolled as "
                      "one body run once per layer (ipu_tile.repeat)"),
       llvm::cl::init(false)};
+  Option<bool> streamWeights{
+      *this, "stream-weights",
+      llvm::cl::desc("With repeat-layers: stream each layer's weights from the "
+                     "host as the layer starts (the device waits for the host "
+                     "link) instead of holding every layer's"),
+      llvm::cl::init(false)};
   Option<std::string> memoryProfile{
       *this, "memory-profile",
       llvm::cl::desc("Write the placed memory as JSON to this file"),

@@ -207,7 +207,11 @@ def IPUFindRepeatedLayers : Pass<"ipu-find-repeated-layers", "::mlir::ModuleOp">
     ```
   }];
   let options = [Option<"outline", "outline", "bool", "false",
-                        "Rewrite the layers found as one ipu_tile.repeat">];
+                        "Rewrite the layers found as one ipu_tile.repeat">,
+                 Option<"streamWeights", "stream-weights", "bool", "false",
+                        "Mark the repeat streamed: the host streams each "
+                        "layer's weights as the layer starts, and the tiles "
+                        "hold one layer's">];
   let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect"];
 }
 

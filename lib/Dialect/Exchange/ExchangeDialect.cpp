@@ -323,6 +323,40 @@ LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
   }
   if (failed(checkHostShape(*this, *buffer, getDeclaredShape(), "declared_shape", batches)))
     return failure();
+  if (std::optional<ArrayRef<int32_t>> layers = getLayerArguments()) {
+    auto loop = dyn_cast<ipu_tile::LoopOp>((*this)->getParentOp());
+    if (!loop || static_cast<int64_t>(layers->size()) != loop.getCount())
+      return emitOpError("streams ")
+             << layers->size() << " layers, one per iteration: it must lie "
+             << "directly in an ipu_tile.loop of that count";
+    if (layers->front() != getIndexAttr().getInt() || getChunk() || getWeight() ||
+        getConstant())
+      return emitOpError("a stream of layers starts at its index, streams no "
+                         "chunk, is no initialisation weight and carries its "
+                         "constants in layer_constants");
+    if (llvm::any_of(*layers, [](int32_t index) { return index < 0; }))
+      return emitOpError("argument index must not be negative");
+    if (std::optional<ArrayAttr> constants = getLayerConstants()) {
+      if (constants->size() != layers->size())
+        return emitOpError("layer_constants has ")
+               << constants->size() << " entries for " << layers->size() << " layers";
+      RankedTensorType bufferType = buffer->getTensorType();
+      for (Attribute entry : *constants) {
+        if (isa<UnitAttr>(entry))
+          continue;
+        auto constant = dyn_cast<ElementsAttr>(entry);
+        auto type = constant ? dyn_cast<ShapedType>(constant.getType()) : ShapedType();
+        if (!type || !type.hasStaticShape() ||
+            type.getElementType() != bufferType.getElementType() ||
+            type.getNumElements() != bufferType.getNumElements())
+          return emitOpError("layer constant ")
+                 << entry << " is not the elements buffer @" << buffer->getSymName()
+                 << " holds";
+      }
+    }
+  } else if (getLayerConstants()) {
+    return emitOpError("layer_constants without layer_arguments");
+  }
   return checkHostShape(*this, *buffer, getHostShape(), "host_shape", batches);
 }
 

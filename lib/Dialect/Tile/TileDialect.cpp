@@ -942,11 +942,15 @@ LogicalResult LoopOp::verify() {
       continue;
     // A stream out leaves every iteration and the host keeps the last (a
     // repeated layer's checkpoints: its last layer's values); a stream in
-    // would overwrite what the iterations computed.
+    // would overwrite what the iterations computed, unless it streams one
+    // layer per iteration (ipu_exchange.stream_in's layer_arguments, which
+    // its verifier checks).
     SmallVector<BufferAccess> accesses;
     step.getBufferAccesses(accesses);
-    if (llvm::any_of(accesses, [](const BufferAccess &access) { return access.writes; }))
-      return op.emitOpError("cannot be in a loop body: streams in run once");
+    if (llvm::any_of(accesses, [](const BufferAccess &access) { return access.writes; }) &&
+        !op.hasAttr("layer_arguments"))
+      return op.emitOpError("cannot be in a loop body: streams in run once, "
+                            "unless they stream one layer per iteration");
   }
   return success();
 }

@@ -170,7 +170,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @a : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_tile.loop @l count 2 {
       ipu_exchange.sync
-      // expected-error @+1 {{'ipu_exchange.stream_in' op cannot be in a loop body: streams in run once}}
+      // expected-error @+1 {{'ipu_exchange.stream_in' op cannot be in a loop body: streams in run once, unless they stream one layer per iteration}}
       ipu_exchange.stream_in @a from 0
     }
   }

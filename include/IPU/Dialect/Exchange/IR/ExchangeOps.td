@@ -97,8 +97,16 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     give it. With `chunk`, the buffer holds its batches on the tiles of its
     blocks (as a repeated layer's weights are, one batch per layer) and the
     argument is one batch's matrix, written into batch `chunk`: its host
-    shape is the buffer's without the leading dims. Host streams cost no
-    device cycles.
+    shape is the buffer's without the leading dims.
+
+    With `layer_arguments`, the stream runs in the body of an
+    `ipu_tile.loop`, once per iteration: iteration `i` writes argument
+    `layer_arguments[i]` (`index` is the first) into the buffer, which holds
+    one layer (a repeated layer's weights streamed from the host each layer,
+    `stream-weights=true`). `layer_constants`, when present, holds each
+    layer's `constant` (or a unit where the package carries none). Such a
+    stream costs device cycles (the tiles wait for the host link); the
+    others run before the run and cost none.
 
     Example:
 
@@ -108,6 +116,11 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     ipu_exchange.stream_in @x from 0 {declared_shape = array<i64: 1, 3, 56, 56>}
     ipu_exchange.stream_in @w from 3 {constant = dense<[[1.0, 2.0]]> : tensor<1x2xf32>, weight}
     ipu_exchange.stream_in @layers.w0 from 5 {chunk = 2 : i64, transpose, weight}
+    ipu_tile.loop @layers count 3 {
+      ipu_exchange.sync
+      ipu_exchange.stream_in @layer.w0 from 4 {layer_arguments = array<i32: 4, 6, 8>}
+      ...
+    }
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$buffer, I32Attr:$index,
@@ -115,7 +128,9 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
                        OptionalAttr<DenseI64ArrayAttr>:$host_shape,
                        OptionalAttr<DenseI64ArrayAttr>:$declared_shape,
                        OptionalAttr<ElementsAttr>:$constant,
-                       OptionalAttr<I64Attr>:$chunk);
+                       OptionalAttr<I64Attr>:$chunk,
+                       OptionalAttr<DenseI32ArrayAttr>:$layer_arguments,
+                       OptionalAttr<ArrayAttr>:$layer_constants);
   let assemblyFormat = "$buffer `from` $index attr-dict";
 }
 

@@ -554,7 +554,10 @@ def IPUTile_RepeatOp : IPUTile_Op<"repeat", [RecursiveMemoryEffects, SingleBlock
     layer's tensor of a slot has the slot's type. The weights of an exported
     model's 27 layers are 27 tensors per slot, which the host streams into
     consecutive blocks of one buffer per slot; the program reads layer `i`'s
-    block in iteration `i`.
+    block in iteration `i`. With `streamed`, only one layer's weights stay
+    on the tiles: the host streams layer `i`'s into them at the start of
+    iteration `i` (the device waits for the host link), so the tiles hold
+    the weights of any depth.
 
     `--ipu-find-repeated-layers` (with `outline=true`) makes one from the N
     identical layers an exporter unrolled. Example, two layers of a matmul
@@ -578,7 +581,8 @@ def IPUTile_RepeatOp : IPUTile_Op<"repeat", [RecursiveMemoryEffects, SingleBlock
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>]>:$count,
                        AnyRankedTensor:$input,
-                       Variadic<AnyRankedTensor>:$weights);
+                       Variadic<AnyRankedTensor>:$weights,
+                       UnitAttr:$streamed);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -598,6 +602,8 @@ def IPUTile_RepeatOp : IPUTile_Op<"repeat", [RecursiveMemoryEffects, SingleBlock
     ::mlir::BlockArgument getWeightArgument(unsigned slot) {
       return getBody().getArgument(slot + 1);
     }
+    /// How many layers' weights the tiles hold at once.
+    int64_t getResidentLayers() { return getStreamed() ? 1 : getCount(); }
   }];
 }
 
