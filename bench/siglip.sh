@@ -174,53 +174,63 @@ run_export() { # partials [attention]
        "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')"
 }
 
-run_tower() { # layers weights attention
+run_tower() { # layers weights attention modes...
+  # Exported once; compiled and run once per mode: resident (every layer's
+  # weights on the tiles) or streamed (each layer's from the host as it
+  # starts).
   local layers=$1 weights=$2 attention=$3
-  local name=siglip-tower-so400m-384-l$layers-$weights-$attention
-  local dir="$work/tower-$layers-$weights-$attention" log="$work/$name.log" report="$work/$name.report"
+  shift 3
+  local dir="$work/tower-$layers-$weights-$attention"
   local python="$root/.venv/bin/python"
-  [ -x "$python" ] || { echo "bench=siglip case=$name status=no-venv"; return 0; }
+  local base=siglip-tower-so400m-384-l$layers-$weights-$attention
+  [ -x "$python" ] || { echo "bench=siglip case=$base status=no-venv"; return 0; }
   local quantise=()
   [ "$weights" = f16 ] || quantise=(--weights "$weights")
-  local t0 t1 t2
+  local t0 t1 t2 t3
   t0=$(now)
   PYTHONPATH="$root/python" "$python" -m ipu_export siglip-vision \
     --set num_hidden_layers="$layers" --set _attn_implementation="$attention" \
     --shape 1,3,384,384 --dtype f16 "${quantise[@]}" -o "$dir" > "$work/tower-export.log" 2>&1
   t1=$(now)
-  if ! "$bin/ipu-opt" "$dir/model.mlir" --ipu-compile="target=ipu21 repeat-layers=true" \
-      -o "$work/$name.ir" 2> "$log"; then
-    echo "bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention" \
-         "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$(now)") status=compile-error" \
-         "error=\"$(grep -m1 error: "$log" | sed 's/.*error: //' | cut -c1-300)\""
-    rm -rf "$dir"
-    return 0
-  fi
-  t2=$(now)
-  local timing
-  timing=$(package_and_check "$name" "$dir" "$report")
-  # The IR without the data it carries (the weights, and the exchange
-  # schedules' run tables, elided): its ops, one body whatever the depth.
-  local structure
-  structure=$("$bin/ipu-opt" "$work/$name.ir" --mlir-elide-resource-strings-if-larger=16 \
-    --mlir-elide-elementsattrs-if-larger=16 | wc -c)
-  local cycles micros loopLine
-  cycles=$(value cycles "$report")
-  micros=$(value deviceMicroseconds "$report")
-  loopLine=$(grep -m1 '^loop=repeat' "$report" || true)
-  echo "bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention" \
-       "exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t1" "$t2")" \
-       "$timing" \
-       "irBytes=$(wc -c < "$work/$name.ir") irBytesWithoutData=$structure" \
-       "cycles=$cycles computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
-       "hostCycles=0 layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
-       "cyclesPerLayer=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')" \
-       "imagesPerSecond=$(awk -v m="$micros" 'BEGIN { printf "%.1f", (m ? 1e6 / m : 0) }')" \
-       "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
-       "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
-       "expectMaximumAbsoluteError=$(grep '^expected=' "$report" | grep -Eo 'maximumAbsoluteError=[^ ]+' | sed 's/.*=//')" \
-       "expectTest=$(grep '^expected=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')" \
-       "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')"
+  local mode
+  for mode in "$@"; do
+    local name=$base-$mode log="$work/$base-$mode.log" report="$work/$base-$mode.report"
+    local options="target=ipu21 repeat-layers=true"
+    [ "$mode" = streamed ] && options="$options stream-weights=true"
+    local head="bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention weightsMode=$mode"
+    t2=$(now)
+    if ! "$bin/ipu-opt" "$dir/model.mlir" --ipu-compile="$options" -o "$work/$name.ir" 2> "$log"; then
+      echo "$head exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t2" "$(now)") status=compile-error" \
+           "error=\"$(grep -m1 error: "$log" | sed 's/.*error: //' | cut -c1-300)\""
+      rm -f "$work/$name.ir"
+      continue
+    fi
+    t3=$(now)
+    local timing
+    timing=$(package_and_check "$name" "$dir" "$report")
+    # The IR without the data it carries (the weights, and the exchange
+    # schedules' run tables, elided): its ops, one body whatever the depth.
+    local structure
+    structure=$("$bin/ipu-opt" "$work/$name.ir" --mlir-elide-resource-strings-if-larger=16 \
+      --mlir-elide-elementsattrs-if-larger=16 | wc -c)
+    local micros loopLine
+    micros=$(value deviceMicroseconds "$report")
+    loopLine=$(grep -m1 '^loop=repeat' "$report" || true)
+    echo "$head exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t2" "$t3")" \
+         "$timing" \
+         "irBytes=$(wc -c < "$work/$name.ir") irBytesWithoutData=$structure" \
+         "cycles=$(value cycles "$report") computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
+         "hostCycles=$(value hostCycles "$report") hostBytes=$(value hostBytes "$report")" \
+         "layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
+         "cyclesPerLayer=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')" \
+         "imagesPerSecond=$(awk -v m="$micros" 'BEGIN { printf "%.1f", (m ? 1e6 / m : 0) }')" \
+         "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
+         "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
+         "expectMaximumAbsoluteError=$(grep '^expected=' "$report" | grep -Eo 'maximumAbsoluteError=[^ ]+' | sed 's/.*=//')" \
+         "expectTest=$(grep '^expected=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')" \
+         "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')"
+    rm -f "$work/$name.ir"
+  done
   rm -rf "$dir"
 }
 
@@ -251,10 +261,13 @@ for part in "${parts[@]}"; do
     continue
   fi
   # The whole vision tower as transformers builds it (so400m, 384 px, the
-  # attention-pooling head), its linear weights in f8, layers as one body.
+  # attention-pooling head), layers as one body: its linear weights in f8,
+  # resident or streamed each layer; in f16, streamed (resident f16
+  # weights fit 4 layers).
   if [ "$part" = tower ]; then
-    run_tower "$layers" f8E4M3FN sdpa
-    run_tower "$layers" f8E4M3FN eager
+    run_tower "$layers" f8E4M3FN sdpa resident streamed
+    run_tower "$layers" f8E4M3FN eager resident streamed
+    run_tower "$layers" f16 sdpa streamed
     continue
   fi
   if [ "$part" = stack ]; then

@@ -1373,6 +1373,32 @@ TEST(ExpandedWeights, StayResidentInTheirStoredTypeAndExpandWhileTheGemmRuns) {
   EXPECT_FALSE(checkGemmPlan(target, f16, staged).has_value());
 }
 
+TEST(StreamedWeights, EveryBlockAndReplicaCrossesTheHostLinkEachRun) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem streamed = problem(96, 128, 64);
+  streamed.weightsStreamed = true;
+  GemmProblem resident = problem(96, 128, 64);
+  // A tile's block of B: 128 x 32 f16, 8192 bytes; 8 row blocks hold a
+  // replica each: 16 tiles' blocks, 131072 bytes, every run.
+  GemmPlan replicated = plan(8, 2);
+  GemmCost cost = costGemmPlan(target, streamed, replicated);
+  EXPECT_EQ(cost.hostCycles, target.hostStreamCycles(16 * 8192));
+  EXPECT_EQ(cost.totalCycles, costGemmPlan(target, resident, replicated).totalCycles +
+                                  cost.hostCycles);
+  EXPECT_EQ(costGemmPlan(target, resident, replicated).hostCycles, 0u);
+  // Gathered, the homes hold B once: 16384 bytes.
+  GemmPlan gathered = replicated;
+  gathered.gatheredWeights = true;
+  EXPECT_EQ(costGemmPlan(target, streamed, gathered).hostCycles,
+            target.hostStreamCycles(128 * 64 * 2));
+  // So the search prefers a plan that streams B once when the link costs
+  // more than the gather.
+  GemmPlanSearch search;
+  ASSERT_FALSE(searchGemmPlans(target, streamed, GemmPlanConstraints(), 4, search).has_value());
+  const GemmCost &best = search.finalists.front().cost;
+  EXPECT_LE(best.hostCycles, target.hostStreamCycles(2 * 128 * 64 * 2));
+}
+
 TEST(ExpandedWeights, EveryTileExpandsTheBlockItHoldsOrItsHomeShare) {
   TargetModel target = TargetModel::ipu21WithTiles(16);
   // torch-mlir's expansion: f8 to f16, times a power of two.

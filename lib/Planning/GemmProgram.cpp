@@ -72,10 +72,9 @@ void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
     thread.join();
   for (size_t i = 0; i < n; ++i) {
     finalists[i].scheduled = !failed[i];
-    // The scheduled program streams no weights: their host cycles are the
-    // model's.
-    finalists[i].scheduledCycles =
-        failed[i] ? UINT64_MAX : results[i].cycles + finalists[i].cost.hostCycles;
+    // (The scheduled cycles keep the model's other terms, host cycles
+    // included: scheduleGemmPlan replaces only the exchange.)
+    finalists[i].scheduledCycles = failed[i] ? UINT64_MAX : results[i].cycles;
     finalists[i].scheduledFits = !failed[i] && results[i].fits;
   }
   // Ties keep the analytical order (the index).
