@@ -201,7 +201,9 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
           job.problem.expansion =
               std::make_shared<const ipu::ElementwiseBody>(std::move(*body));
       }
-      job.problem.weightLayers = layersOf(op);
+      // Only weights stay a block per layer: an activation B (attention's
+      // K^T and V) is one layer's, gathered as the layer runs.
+      job.problem.weightLayers = job.problem.rhsIsWeight ? layersOf(op) : 1;
       if (auto repeat = op->getParentOfType<ipu_tile::RepeatOp>())
         job.problem.weightsStreamed = repeat.getStreamed() && job.problem.rhsIsWeight;
       // An argument A streams straight into a serial split's chunks.
@@ -674,6 +676,10 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
                                             return c.scheduled;
                                           })) +
                                       " finalists lowered, scheduled and placed)"
+                                : std::string())
+                        << (job.problem.weightLayers > 1
+                                ? "; " + std::to_string(job.problem.weightLayers) +
+                                      " layers' weights stay, a block each"
                                 : std::string())
                         << (job.weightCapBytes
                                 ? "; its weights capped at " +

@@ -53,6 +53,7 @@ struct GemmProblem {
   bool rhsIsWeight = true;
   /// How many layers' B (and biases) stay resident: a repeated layer's
   /// matmul holds every layer's block on its tiles, one after another.
+  /// 1 when B is an activation.
   uint32_t weightLayers = 1;
   /// B is a repeated layer's weight streamed from the host each layer
   /// (ipu_tile.repeat's `streamed`): the plan's blocks cross the host link
