@@ -649,18 +649,37 @@ TEST(GemmPlanSearch, WeightsFitBesideOtherTransients) {
   // The other matmul's transient buffers leave less standard memory than
   // the best plan's standard weights and code need.
   uint64_t resident = best.weightBytes[0] + best.codeBytes;
-  budget.coexistingBytes[0] =
-      target.allocatableBytes(MemoryClass::Standard) - resident + 1;
+  const uint64_t standard = target.allocatableBytes(MemoryClass::Standard);
+  const uint64_t interleaved = target.allocatableBytes(MemoryClass::Interleaved);
+  budget.coexistingSteps = {{standard - resident + 1, 0}};
   EXPECT_FALSE(fitsMemory(target, best, budget));
-  budget.coexistingBytes[0] -= 1;
+  budget.coexistingSteps = {{standard - resident, 0}};
   EXPECT_TRUE(fitsMemory(target, best, budget));
-  budget.coexistingBytes[0] += 1;
+  budget.coexistingSteps = {{standard - resident + 1, 0}};
   GemmPlanSearch beside;
   ASSERT_FALSE(searchGemmPlans(target, p, {}, 1, beside, budget));
   EXPECT_TRUE(fitsMemory(target, beside.finalists.front().cost, budget));
   EXPECT_LT(beside.finalists.front().cost.weightBytes[0] +
                 beside.finalists.front().cost.codeBytes,
             resident);
+  // Two other steps never run at once: one's standard buffers and the
+  // other's interleaved ones are not live together, one step's both are.
+  const uint64_t residentInterleaved = best.weightBytes[1];
+  budget.coexistingSteps = {{standard - resident, 0},
+                            {0, interleaved - residentInterleaved}};
+  EXPECT_TRUE(fitsMemory(target, best, budget));
+  budget.coexistingSteps = {{standard - resident, interleaved - residentInterleaved + 1}};
+  EXPECT_FALSE(fitsMemory(target, best, budget));
+  // A cap on the plan's transient buffers (both classes, weights and code
+  // apart) leaves room for later matmuls.
+  budget = MemoryBudget();
+  const uint64_t transient =
+      best.peakBytes[0] + best.peakBytes[1] - best.weightBytes[0] - best.weightBytes[1] -
+      best.codeBytes;
+  budget.transientCapBytes = transient;
+  EXPECT_TRUE(fitsMemory(target, best, budget));
+  budget.transientCapBytes = transient - 1;
+  EXPECT_FALSE(fitsMemory(target, best, budget));
 }
 
 TEST(GemmPlanBatches, EachBatchPlansOnItsShareOfTheTiles) {

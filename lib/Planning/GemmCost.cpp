@@ -194,7 +194,8 @@ static GemmCost costSerialPlan(const TargetModel &target, const GemmProblem &pro
     for (const ElementwiseInput &input : problem.epilogue->inputs)
       if (input.broadcast == Broadcast::Row) {
         const uint64_t bytes =
-            layers * alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
+            std::max<uint32_t>(problem.epilogueRowLayers, 1) *
+            alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
         cost.weightBytes[1] += bytes;
         cost.peakBytes[1] += bytes;
       }
@@ -442,7 +443,8 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     for (const ElementwiseInput &input : problem.epilogue->inputs)
       if (input.broadcast == Broadcast::Row)
         cost.weightBytes[1] +=
-            layers * alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
+            std::max<uint32_t>(problem.epilogueRowLayers, 1) *
+            alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
   cost.peakBytes[0] += standardPeak + cost.codeBytes + cost.weightBytes[0];
   cost.peakBytes[1] += cost.weightBytes[1];
   return cost;
@@ -454,14 +456,23 @@ bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost,
   const uint64_t interleaved = target.allocatableBytes(MemoryClass::Interleaved);
   const uint64_t usedStandard = cost.peakBytes[0] + budget.reservedBytes[0];
   const uint64_t usedInterleaved = cost.peakBytes[1] + budget.reservedBytes[1];
-  // While another matmul runs, this one's weights and code stay resident.
-  const uint64_t besideStandard = cost.weightBytes[0] + cost.codeBytes +
-                                  budget.reservedBytes[0] +
-                                  budget.coexistingBytes[0];
-  const uint64_t besideInterleaved = cost.weightBytes[1] + budget.reservedBytes[1] +
-                                     budget.coexistingBytes[1];
+  // While another step runs, this one's weights and code stay resident
+  // beside that step's transient buffers.
+  const uint64_t residentStandard =
+      cost.weightBytes[0] + cost.codeBytes + budget.reservedBytes[0];
+  const uint64_t residentInterleaved = cost.weightBytes[1] + budget.reservedBytes[1];
+  const bool besideEveryStep = std::all_of(
+      budget.coexistingSteps.begin(), budget.coexistingSteps.end(),
+      [&](const std::array<uint64_t, 2> &step) {
+        return residentStandard + step[0] <= standard &&
+               residentInterleaved + step[1] <= interleaved;
+      });
+  const uint64_t peak = cost.peakBytes[0] + cost.peakBytes[1];
+  const uint64_t transient =
+      peak - std::min(peak, cost.weightBytes[0] + cost.weightBytes[1] + cost.codeBytes);
   return usedStandard <= standard && usedInterleaved <= interleaved &&
-         besideStandard <= standard && besideInterleaved <= interleaved &&
+         residentStandard <= standard && residentInterleaved <= interleaved &&
+         besideEveryStep && transient <= budget.transientCapBytes &&
          usedStandard + usedInterleaved + budget.anyBytes <= standard + interleaved &&
          cost.weightBytes[0] + cost.weightBytes[1] <= budget.weightCapBytes;
 }

@@ -114,12 +114,14 @@ MemoryBudget budgetFor(const TargetModel &target,
       }
       // An activation B gathered into the weights' class is transient
       // too: it lives with the plan's other buffers, not for the program.
-      for (int c = 0; c < 2; ++c)
-        budget.coexistingBytes[c] =
-            std::max(budget.coexistingBytes[c],
-                     cost.peakBytes[c] -
-                         (peer.problem.rhsIsWeight ? cost.weightBytes[c] : 0) -
-                         (c == 0 ? cost.codeBytes : 0));
+      std::array<uint64_t, 2> step;
+      for (int c = 0; c < 2; ++c) {
+        step[c] = cost.peakBytes[c] -
+                  (peer.problem.rhsIsWeight ? cost.weightBytes[c] : 0) -
+                  (c == 0 ? cost.codeBytes : 0);
+        budget.coexistingBytes[c] = std::max(budget.coexistingBytes[c], step[c]);
+      }
+      budget.coexistingSteps.push_back(step);
     } else if (other > position && peer.problem.rhsIsWeight) {
       const GemmProblem &p = peer.problem;
       uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.weightStorageType()) *
@@ -130,6 +132,7 @@ MemoryBudget budgetFor(const TargetModel &target,
   const ProgramGemm &gemm = gemms[position];
   budget.coexistingBytes[0] =
       std::max(budget.coexistingBytes[0], gemm.coexistingStandardBytes);
+  budget.coexistingSteps.push_back({gemm.coexistingStandardBytes, 0});
   budget.reservedBytes[0] += gemm.residentStandardBytes;
   budget.reservedBytes[1] += gemm.residentInterleavedBytes;
   budget.programBytes = gemm.residentStandardBytes + gemm.residentInterleavedBytes;
@@ -138,7 +141,7 @@ MemoryBudget budgetFor(const TargetModel &target,
 
 void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
                  unsigned finalistCount, const std::vector<uint64_t> &caps,
-                 bool allowSerial) {
+                 bool allowSerial, uint64_t transientCap = UINT64_MAX) {
   for (size_t position = 0; position < gemms.size(); ++position) {
     ProgramGemm &gemm = gemms[position];
     gemm.search = GemmPlanSearch();
@@ -147,6 +150,7 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
     if (!caps.empty() && caps[position] != UINT64_MAX)
       gemm.weightCapBytes = caps[position];
     MemoryBudget budget = budgetFor(target, gemms, position, caps);
+    budget.transientCapBytes = transientCap;
     auto start = std::chrono::steady_clock::now();
     // Batches run side by side, each on a share of the tiles.
     TargetModel batchTarget = target;
@@ -301,6 +305,20 @@ static void planProgramOnce(const TargetModel &target,
       bestCaps = caps;
     }
   }
+  // The last resort, with serial splits: every matmul's transient buffers
+  // capped too, so that an early matmul's fastest plan does not take the
+  // room a later one's weights need (a deep tower's fc2 beside its head).
+  if (allowSerial)
+    for (unsigned percent : {30u, 22u, 16u}) {
+      planInOrder(target, gemms, finalistCount, bestCaps, allowSerial,
+                  memory * percent / 100);
+      if (!outOfMemory(gemms)) {
+        standingCaps = bestCaps;
+        return finish();
+      }
+      if (standing(gemms) > standing(best))
+        best = gemms;
+    }
   for (size_t i = 0; i < gemms.size(); ++i) {
     double seconds = gemms[i].seconds;
     gemms[i] = best[i];

@@ -228,6 +228,20 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
           *ipu_tile::toElementType(op.getResult().getType().getElementType());
       job.problem.epilogue = epilogueOf(op);
       job.problem.rowReductions = rowReductionsOf(op);
+      // A repeated layer's long bias stays in its home (rowStaysInHome):
+      // one layer's row reaches the plan's blocks as the layer runs.
+      job.problem.epilogueRowLayers = job.problem.weightLayers;
+      if (job.problem.epilogue && job.problem.weightLayers > 1) {
+        auto epilogue = cast<ipu_tile::ElementwiseOp>(*op->getUsers().begin());
+        bool inHomes = true;
+        for (auto [i, input] : llvm::enumerate(epilogue.getInputs()))
+          if (epilogue.getBroadcast(i) == ipu::Broadcast::Row &&
+              ipu_tile::isStreamedArgument(input) &&
+              !ipu_tile::rowStaysInHome(cast<RankedTensorType>(input.getType())))
+            inHomes = false;
+        if (inHomes)
+          job.problem.epilogueRowLayers = 1;
+      }
       // The value that leaves the matmul's layout: its epilogue's, or its
       // own. Returned only, it leaves by host stream.
       Value leaving = job.problem.epilogue
@@ -266,6 +280,33 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     // if spread evenly over the tiles.
     DenseMap<Operation *, uint64_t> coexisting, resident, residentRows;
     DenseMap<Operation *, llvm::DenseSet<uint64_t>> bodies;
+    // A repeated layer's long rows stay in homes (rowHomeLayout), each slot
+    // on tiles of its own: per function, the bytes of homes on each tile
+    // (every layer's block, or one layer's when streamed), each slot once.
+    DenseMap<Operation *, std::vector<uint64_t>> homeBytes;
+    llvm::DenseSet<std::pair<Operation *, unsigned>> homeSlots;
+    auto staysInHome = [&](ipu_tile::ElementwiseOp op, Value input) {
+      auto argument = dyn_cast<BlockArgument>(input);
+      auto repeat = argument ? dyn_cast_or_null<ipu_tile::RepeatOp>(
+                                   argument.getOwner()->getParentOp())
+                             : ipu_tile::RepeatOp();
+      auto type = cast<RankedTensorType>(input.getType());
+      if (!repeat || argument.getArgNumber() == 0 || !ipu_tile::rowStaysInHome(type))
+        return false;
+      const unsigned slot = argument.getArgNumber() - 1;
+      if (!homeSlots.insert({repeat, slot}).second)
+        return true;
+      const ipu::ElementType element = *ipu_tile::toElementType(type.getElementType());
+      ipu::BlockLayout home =
+          ipu_tile::rowHomeLayout(type.getShape().back(), element, slot, *target);
+      std::vector<uint64_t> &tiles = homeBytes[functionOf(op)];
+      tiles.resize(target->tiles, 0);
+      for (uint32_t j = 0; j < home.gridCols; ++j)
+        tiles[home.tileMap[j]] += uint64_t(repeat.getResidentLayers()) *
+                                  (home.colSplits[j + 1] - home.colSplits[j]) *
+                                  ipu::elementBytes(element);
+      return true;
+    };
     module.walk([&](ipu_tile::ElementwiseOp op) {
       // Its kernel's code once per distinct body (on every tile, at most),
       // and its vertices' state (two compute sets for a split reduction).
@@ -284,8 +325,13 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       // cost: its result buffer, and its bias in the plan's column blocks.
       std::optional<unsigned> first = op.getFirstFullInput();
       Value read = first ? op.getInputs()[*first] : Value();
-      if (read && read.getDefiningOp<ipu_gemm::MatmulOp>() && read.hasOneUse())
+      if (read && read.getDefiningOp<ipu_gemm::MatmulOp>() && read.hasOneUse()) {
+        // Only its bias's home, if any, stays apart from the plan's tiles.
+        for (auto [i, input] : llvm::enumerate(op.getInputs()))
+          if (broadcasts[i] == ipu::Broadcast::Row)
+            staysInHome(op, input);
         return;
+      }
       // A row argument of another op (a layer norm's scale and shift) stays
       // resident in interleaved memory, its column blocks on the tiles of
       // theirs: at most the whole row a tile.
@@ -297,11 +343,10 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
               (uint64_t(type.getNumElements()) *
                    ipu::elementBytes(*ipu_tile::toElementType(type.getElementType())) +
                word - 1) / word * word;
-          // A repeated layer's long row stays in its home (a block a layer
-          // on a home tile, or one layer's when streamed) and one layer's
-          // row is broadcast as it runs.
-          if (op->getParentOfType<ipu_tile::RepeatOp>() && ipu_tile::rowStaysInHome(type))
-            residentRows[functionOf(op)] += rowBytes + layersOf(op) * ipu_tile::rowHomeBlockBytes;
+          // A repeated layer's long row stays in its home (counted below)
+          // and one layer's row is broadcast to the op's tiles as it runs.
+          if (staysInHome(op, input))
+            residentRows[functionOf(op)] += rowBytes;
           else
             residentRows[functionOf(op)] += layersOf(op) * rowBytes;
         }
@@ -314,6 +359,8 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       uint64_t &largest = coexisting[functionOf(op)];
       largest = std::max(largest, (bytes + target->tiles - 1) / target->tiles);
     });
+    for (auto &[function, tiles] : homeBytes)
+      residentRows[function] += *std::max_element(tiles.begin(), tiles.end());
     // Bytes per tile and class the planner holds back beyond its model,
     // learnt from placing a copy of the program.
     uint64_t holdBack[2] = {0, 0};

@@ -14,7 +14,9 @@
 
 #include "IPU/Planning/GemmPlan.h"
 
+#include <array>
 #include <cstdint>
+#include <vector>
 
 namespace ipu {
 
@@ -61,7 +63,15 @@ GemmCost costGemmPlan(const TargetModel &target, const GemmProblem &problem,
 struct MemoryBudget {
   uint64_t reservedBytes[2] = {0, 0};
   uint64_t anyBytes = 0;
+  /// Per class, the largest of coexistingSteps (for messages).
   uint64_t coexistingBytes[2] = {0, 0};
+  /// Each other step's transient buffers (standard, interleaved) on its
+  /// busiest tiles: one step's live together, two steps' never.
+  std::vector<std::array<uint64_t, 2>> coexistingSteps;
+  /// The most this matmul's transient buffers (both classes, weights and
+  /// code apart) may take per tile: room left for later matmuls' weights
+  /// when the fastest plans of the earlier ones would take it.
+  uint64_t transientCapBytes = UINT64_MAX;
   /// The most this matmul's resident weights may take per tile (both
   /// classes): its share of tile memory when the program's weights, each
   /// replicated as its fastest plan wants, would not all fit.

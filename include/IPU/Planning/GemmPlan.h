@@ -55,6 +55,11 @@ struct GemmProblem {
   /// matmul holds every layer's block on its tiles, one after another.
   /// 1 when B is an activation.
   uint32_t weightLayers = 1;
+  /// How many layers' epilogue rows (biases) stay on the plan's tiles: a
+  /// repeated layer's every layer when they are short, one layer's when
+  /// they stay in a home and are broadcast to the plan's blocks as each
+  /// layer runs.
+  uint32_t epilogueRowLayers = 1;
   /// B is a repeated layer's weight streamed from the host each layer
   /// (ipu_tile.repeat's `streamed`): the plan's blocks cross the host link
   /// every run, so a plan that replicates B streams every replica.
