@@ -85,9 +85,9 @@ MatmulCase makeMatmulCase() {
   p.workload = "matmul-f16-8x8x8";
   p.flops = 2 * kM * kN * kK;
 
-  HostStream a{"A", true, false, 0, ElementType::F16, {kM, kK}, {}, {}};
-  HostStream b{"B", true, true, 1, ElementType::F16, {kK, kN}, {}, {}};
-  HostStream out{"C", false, false, 0, ElementType::F32, {kM, kN}, {}, {}};
+  HostStream a{"A", true, false, 0, ElementType::F16, {kM, kK}, {}, {}, {}};
+  HostStream b{"B", true, true, 1, ElementType::F16, {kK, kN}, {}, {}, {}};
+  HostStream out{"C", false, false, 0, ElementType::F32, {kM, kN}, {}, {}, {}};
   b.pieces.push_back({0, c.bAddress, 0, uint32_t(kK), uint32_t(kN * 2),
                       uint32_t(kN * 2), uint64_t(kN * 2)});
   ComputeSet gemm{"matmul", "gemm", {}, {}, {}, "", {}};
@@ -326,9 +326,9 @@ Package makeExchangePackage(const TargetModel &target, uint32_t address,
   p.tiles = target.tiles;
   p.workload = "exchange";
   HostStream in{
-      "X", true, false, 0, ElementType::F32, {int64_t(target.tiles), 4}, {}, {}};
+      "X", true, false, 0, ElementType::F32, {int64_t(target.tiles), 4}, {}, {}, {}};
   HostStream out{
-      "Y", false, false, 0, ElementType::F32, {int64_t(target.tiles), 4}, {}, {}};
+      "Y", false, false, 0, ElementType::F32, {int64_t(target.tiles), 4}, {}, {}, {}};
   for (uint32_t tile = 0; tile < target.tiles; ++tile) {
     StreamPiece piece{tile, address, uint64_t(tile) * 16, 1, 16, 16, 16};
     in.pieces.push_back(piece);
@@ -534,8 +534,8 @@ Package ndStreamPackage(const TargetModel &target,
   p.target = target.name;
   p.tiles = target.tiles;
   p.workload = "nd-streams";
-  HostStream stream{"X", true, false, 0, ElementType::F16, shape, {}, {}};
-  HostStream result{"Y", false, false, 0, ElementType::F16, shape, {}, {}};
+  HostStream stream{"X", true, false, 0, ElementType::F16, shape, {}, {}, {}};
+  HostStream result{"Y", false, false, 0, ElementType::F16, shape, {}, {}, {}};
   EXPECT_EQ(layoutStreamPieces(in, inAddress, /*allReplicas=*/true,
                                /*transpose=*/false, stream.pieces),
             std::nullopt);
@@ -797,8 +797,8 @@ LoopCase makeLoopCase() {
   p.tiles = c.target.tiles;
   p.workload = "loop-slices";
   const std::vector<int64_t> shape = {kLoopCount, kChunkBytes / 4};
-  HostStream in{"X", true, false, 0, ElementType::F32, shape, {}, {}};
-  HostStream out{"Y", false, false, 0, ElementType::F32, shape, {}, {}};
+  HostStream in{"X", true, false, 0, ElementType::F32, shape, {}, {}, {}};
+  HostStream out{"Y", false, false, 0, ElementType::F32, shape, {}, {}, {}};
   in.pieces.push_back(
       {0, c.x, 0, kLoopCount, kChunkBytes, kChunkBytes, kChunkBytes});
   out.pieces.push_back(

@@ -657,12 +657,8 @@ private:
         // A stream during the run: its largest layer, as the simulator
         // charges it.
         uint64_t cycles = 0;
-        for (uint32_t index : package.streams[step.index].layerStreams) {
-          uint64_t bytes = 0;
-          for (const StreamPiece &piece : package.streams[index].pieces)
-            bytes = saturatingAdd(bytes, uint64_t(piece.rows) * piece.rowBytes);
-          cycles = std::max(cycles, target.hostStreamCycles(bytes));
-        }
+        for (uint32_t index : package.streams[step.index].layerStreams)
+          cycles = std::max(cycles, target.hostStreamCycles(ipu::streamBytes(package.streams[index])));
         return cycles;
       }
       default:
@@ -731,9 +727,12 @@ private:
     /// The loops open at the step being read, innermost last: program
     /// step and one past its body.
     std::vector<std::pair<size_t, size_t>> open;
+    loopAround.assign(program.size(), SIZE_MAX);
     for (size_t s = 0; s < program.size(); ++s) {
       while (!open.empty() && s >= open.back().second)
         open.pop_back();
+      if (!open.empty())
+        loopAround[s] = open.back().first;
       const Step &step = program[s];
       if (step.kind == StepKind::Compute &&
           step.index < package.computeSets.size()) {
@@ -812,15 +811,8 @@ private:
       if (step.kind == StepKind::StreamIn)
         ++stepsNaming[step.index];
     std::vector<bool> layerOf(package.streams.size(), false);
-    std::vector<std::pair<size_t, size_t>> open; // Loop step, body end.
     for (size_t s = 0; s < program.size(); ++s) {
-      while (!open.empty() && s >= open.back().second)
-        open.pop_back();
       const Step &step = program[s];
-      if (step.kind == StepKind::Loop) {
-        open.push_back({s, s + 1 + package.loops[step.index].steps});
-        continue;
-      }
       if (step.kind != StepKind::StreamIn)
         continue;
       const HostStream &stream = package.streams[step.index];
@@ -828,9 +820,9 @@ private:
         continue;
       const std::string where = "program step " + to_string(s) + " (stream '" +
                                 escapeText(stream.name) + "')";
-      if (open.empty())
+      if (loopAround[s] == SIZE_MAX)
         return where + ": streams one layer per iteration but lies in no loop body";
-      const PackageLoop &loop = package.loops[program[open.back().first].index];
+      const PackageLoop &loop = package.loops[program[loopAround[s]].index];
       if (stream.layerStreams.size() != loop.count)
         return where + ": lists " + countOf(stream.layerStreams.size(), "layer stream") +
                " for the " + to_string(loop.count) + " iterations of loop '" +
@@ -1580,6 +1572,9 @@ private:
   /// none does) and that loop (UINT32_MAX when none), and the first program
   /// step running it outside any loop (UINT32_MAX when none). checkLoops.
   std::vector<uint32_t> setIterations, setLoop, setOutsideStep;
+  /// Per program step, the loop step whose body directly holds it, or
+  /// SIZE_MAX. checkLoops.
+  std::vector<size_t> loopAround;
   uint64_t referenceFlops = 0;    ///< 2*batches*m*k*n over the ops, saturating.
   uint64_t intermediateBytes = 0; ///< Values of the ops without a result.
 };
@@ -1629,6 +1624,13 @@ std::optional<std::string> ipu::checkReferenceCoverage(const Package &package) {
              to_string(stream.index) +
              ") is the value of no reference op: nothing would compare it";
   return std::nullopt;
+}
+
+uint64_t ipu::streamBytes(const HostStream &stream) {
+  uint64_t bytes = 0;
+  for (const StreamPiece &piece : stream.pieces)
+    bytes = saturatingAdd(bytes, uint64_t(piece.rows) * piece.rowBytes);
+  return bytes;
 }
 
 std::vector<uint64_t> ipu::stepRuns(const Package &package) {

@@ -627,9 +627,7 @@ std::optional<std::string> Simulation::runStep(size_t s, uint32_t iteration,
       // host link.
       const HostStream &layer = package.streams[layers[iteration]];
       error = streamIn(layer);
-      uint64_t bytes = 0;
-      for (const StreamPiece &piece : layer.pieces)
-        bytes += uint64_t(piece.rows) * piece.rowBytes;
+      const uint64_t bytes = streamBytes(layer);
       cycles = target.hostStreamCycles(bytes);
       result.hostCycles += cycles;
       result.hostBytes += bytes;

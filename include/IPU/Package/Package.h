@@ -116,6 +116,9 @@ enum class StepKind : uint8_t {
 const char *stepKindName(StepKind kind);
 
 struct Package;
+/// The bytes a stream's pieces carry: every replica's, as they cross the
+/// host link.
+uint64_t streamBytes(const HostStream &stream);
 /// Per program step, how many times a run executes it: the product of the
 /// counts of the loops whose bodies hold it, saturating. A loop step naming
 /// no loop, or whose body leaves the program or the body around it,

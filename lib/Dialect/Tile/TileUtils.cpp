@@ -86,20 +86,20 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
   liveness.used.assign(liveness.buffers.size(), false);
   SmallVector<unsigned> resident;
   SmallVector<BufferAccess> accesses;
-  // Every access: its buffer, its step and whether it takes a chunk per
-  // iteration of the loop directly around it; and every loop's steps
-  // [loop step, body's last] with the accesses in them, [first, end).
+  // Every access: its buffer, the loop directly around its step (an index
+  // into `loops`, or none) and whether it takes a chunk per iteration of
+  // that loop; and every loop's steps [loop step, body's last] with the
+  // accesses in them, [accessBegin, accessEnd).
+  constexpr size_t kNoLoop = ~size_t(0);
   struct Access {
     unsigned buffer;
-    uint32_t step;
+    size_t loop;
     bool serial;
   };
   SmallVector<Access> accessList;
   struct LoopSpan {
     uint32_t first, last;
     size_t accessBegin, accessEnd;
-    // Accesses of steps directly in the body (not in a loop inside it).
-    SmallVector<size_t> direct;
   };
   SmallVector<LoopSpan> loops;
   auto visit = [&](Operation &op, std::optional<size_t> loopIndex, auto &&self) -> void {
@@ -109,7 +109,7 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
     liveness.steps.push_back(&op);
     if (auto loop = dyn_cast<LoopOp>(op)) {
       const size_t index = loops.size();
-      loops.push_back({step, step, accessList.size(), 0, {}});
+      loops.push_back({step, step, accessList.size(), 0});
       for (Operation &inner : loop.getBody().front())
         self(inner, index, self);
       loops[index].last = liveness.steps.size() - 1;
@@ -131,9 +131,7 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
       liveness.used[it->second] = true;
       if (access.resident)
         resident.push_back(it->second);
-      if (loopIndex)
-        loops[*loopIndex].direct.push_back(accessList.size());
-      accessList.push_back({it->second, step, access.serial});
+      accessList.push_back({it->second, loopIndex.value_or(kNoLoop), access.serial});
     }
   };
   for (Operation &op : program.getBody().front())
@@ -150,13 +148,11 @@ ProgramLiveness mlir::ipu_tile::computeLiveness(ProgramOp program) {
       first = std::min(first, loop.first);
       last = std::max(last, loop.last);
     };
-    for (size_t a : loop.direct)
-      if (accessList[a].serial)
-        extend(accessList[a].buffer);
     for (size_t a = loop.accessBegin; a < loop.accessEnd; ++a) {
-      auto [first, last] = liveness.live[accessList[a].buffer];
-      if (first < loop.first || last > loop.last)
-        extend(accessList[a].buffer);
+      const Access &access = accessList[a];
+      auto [first, last] = liveness.live[access.buffer];
+      if ((access.serial && access.loop == l) || first < loop.first || last > loop.last)
+        extend(access.buffer);
     }
   }
   uint32_t lastStep = liveness.steps.empty() ? 0 : liveness.steps.size() - 1;
