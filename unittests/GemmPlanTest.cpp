@@ -1457,3 +1457,112 @@ TEST(ExpandedWeights, EveryTileExpandsTheBlockItHoldsOrItsHomeShare) {
     }
   }
 }
+
+TEST(GemmPlanHomes, GatheredHomesStayInTheirOwnClass) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(64, 256, 256);
+  p.weightLayers = 4;
+  GemmPlan gathered = plan(4, 2, 2);
+  gathered.gatheredWeights = true;
+  ASSERT_FALSE(checkGemmPlan(target, p, gathered));
+  const GemmCost inInterleaved = costGemmPlan(target, p, gathered);
+  gathered.homes = MemoryClass::Standard;
+  ASSERT_FALSE(checkGemmPlan(target, p, gathered));
+  const GemmCost inStandard = costGemmPlan(target, p, gathered);
+  // The same cycles; every layer's home moves from one class to the other.
+  EXPECT_EQ(inStandard.totalCycles, inInterleaved.totalCycles);
+  const uint64_t homes = inInterleaved.weightBytes[1];
+  ASSERT_GT(homes, 0u);
+  EXPECT_EQ(inStandard.weightBytes[0], homes);
+  EXPECT_EQ(inStandard.weightBytes[1], 0u);
+  EXPECT_EQ(inStandard.peakBytes[0], inInterleaved.peakBytes[0] + homes);
+  EXPECT_EQ(inStandard.peakBytes[1] + homes, inInterleaved.peakBytes[1]);
+  // Left open, they are in neither class, and the open bytes say how many.
+  p.homesOpen = true;
+  const GemmCost open = costGemmPlan(target, p, gathered);
+  EXPECT_EQ(open.openHomeBytes, homes);
+  EXPECT_EQ(open.weightBytes[0] + open.weightBytes[1], 0u);
+  EXPECT_EQ(open.peakBytes[1] + homes, inInterleaved.peakBytes[1]);
+  // Only gathered weights have homes of their own.
+  GemmPlan replicated = plan(4, 2, 2);
+  replicated.homes = MemoryClass::Standard;
+  EXPECT_EQ(checkGemmPlan(target, p, replicated),
+            "only gathered weights have homes apart from their blocks");
+}
+
+TEST(GemmPlanHomes, OpenHomesFitInTheRoomBothClassesLeaveAtTheWorstStep) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(64, 256, 256);
+  p.weightLayers = 4;
+  p.homesOpen = true;
+  GemmPlan gathered = plan(4, 2, 2);
+  gathered.gatheredWeights = true;
+  const GemmCost cost = costGemmPlan(target, p, gathered);
+  ASSERT_GT(cost.openHomeBytes, 0u);
+  const uint64_t standard = target.allocatableBytes(MemoryClass::Standard);
+  const uint64_t interleaved = target.allocatableBytes(MemoryClass::Interleaved);
+  MemoryBudget budget;
+  // Another step's standard buffers set the worst standard step; the
+  // plan's own peak the worst interleaved one.
+  const uint64_t otherStep = cost.peakBytes[0] - cost.codeBytes + 1000;
+  budget.coexistingSteps = {{otherStep, 0}};
+  const uint64_t worst = cost.codeBytes + otherStep + cost.peakBytes[1];
+  const uint64_t room = standard + interleaved - worst;
+  budget.openHomeBytes = room - cost.openHomeBytes;
+  EXPECT_TRUE(fitsMemory(target, cost, budget));
+  budget.openHomeBytes += 1;
+  EXPECT_FALSE(fitsMemory(target, cost, budget));
+  // Without the other step, its 1000 bytes more are room.
+  budget.coexistingSteps.clear();
+  EXPECT_TRUE(fitsMemory(target, cost, budget));
+}
+
+TEST(GemmPlanHomes, ARepeatedProgramPlacesItsHomesWhereEveryStepFits) {
+  // Six repeated layers' matmuls whose every layer's homes (10 layers, 80
+  // KiB a tile each) fill more than interleaved memory: with their class
+  // open, the program places some in standard memory and every matmul
+  // keeps the fastest plan, where interleaved homes leave the last ones
+  // slower plans.
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  std::vector<ProgramGemm> program(6);
+  for (ProgramGemm &gemm : program) {
+    gemm.problem = problem(256, 256, 256);
+    gemm.problem.weightLayers = 10;
+    gemm.problem.homesOpen = true;
+  }
+  std::vector<ProgramGemm> closed = program;
+  for (ProgramGemm &gemm : closed)
+    gemm.problem.homesOpen = false;
+  planGemmProgram(target, program, 4, 2);
+  planGemmProgram(target, closed, 4, 2);
+  unsigned inStandard = 0;
+  uint64_t cycles = 0, closedCycles = 0;
+  for (size_t i = 0; i < program.size(); ++i) {
+    ASSERT_FALSE(program[i].error) << *program[i].error;
+    const GemmPlanChoice &choice = program[i].search.finalists.front();
+    EXPECT_FALSE(program[i].problem.homesOpen);
+    EXPECT_EQ(choice.cost.openHomeBytes, 0u);
+    EXPECT_EQ(choice.plan.serial, 1u) << choice.plan.str();
+    inStandard += choice.plan.gatheredWeights && choice.plan.homes == MemoryClass::Standard;
+    cycles += choice.cost.totalCycles;
+    closedCycles += closed[i].error ? UINT64_MAX / 4
+                                    : closed[i].search.finalists.front().cost.totalCycles;
+  }
+  EXPECT_GE(inStandard, 1u);
+  // With every home interleaved, the program needs slower plans (or finds
+  // none).
+  EXPECT_LT(cycles, closedCycles);
+  // Every layer's homes, as placed, fit beside every matmul's steps: the
+  // bytes each class holds for the whole run, with the worst step, fit.
+  uint64_t resident[2] = {0, 0}, worstStep[2] = {0, 0};
+  for (const ProgramGemm &gemm : program) {
+    const GemmCost &cost = gemm.search.finalists.front().cost;
+    resident[0] += cost.weightBytes[0] + cost.codeBytes;
+    resident[1] += cost.weightBytes[1];
+    for (int c = 0; c < 2; ++c)
+      worstStep[c] = std::max(worstStep[c], cost.peakBytes[c] - cost.weightBytes[c] -
+                                                (c == 0 ? cost.codeBytes : 0));
+  }
+  EXPECT_LE(resident[0] + worstStep[0], target.allocatableBytes(MemoryClass::Standard));
+  EXPECT_LE(resident[1] + worstStep[1], target.allocatableBytes(MemoryClass::Interleaved));
+}

@@ -416,10 +416,14 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
   // Every layer's block of a repeated layer's weights stays resident.
   const uint64_t layers = std::max<uint32_t>(problem.weightLayers, 1);
   if (plan.gatheredWeights) {
-    // Only the home share stays (in its stored type); the gathered block
-    // lives while the GEMM runs, beside it in the same class, and an
-    // expanded home before it is gathered.
-    cost.weightBytes[static_cast<int>(plan.weights)] += storedBlock.homeBytes(plan.rows) * layers;
+    // Only the home share stays (in its stored type), in its own class; the
+    // gathered block lives while the GEMM runs, in the plan's class, and
+    // an expanded home before it is gathered.
+    const uint64_t homes = storedBlock.homeBytes(plan.rows) * layers;
+    if (problem.homesOpen)
+      cost.openHomeBytes = homes;
+    else
+      cost.weightBytes[static_cast<int>(plan.homes)] += homes;
     cost.peakBytes[static_cast<int>(plan.weights)] += weightBytes;
     if (problem.expandedFrom)
       cost.peakBytes[static_cast<int>(plan.weights)] += homeBytes;
@@ -470,19 +474,37 @@ bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost,
   const uint64_t peak = cost.peakBytes[0] + cost.peakBytes[1];
   const uint64_t transient =
       peak - std::min(peak, cost.weightBytes[0] + cost.weightBytes[1] + cost.codeBytes);
+  // Homes of open class stay beside every step: each class keeps the room
+  // its worst step leaves, and the homes (with the weights not planned
+  // yet) take their pick of it.
+  const uint64_t open = cost.openHomeBytes + budget.openHomeBytes;
+  bool openFits = true;
+  if (open) {
+    uint64_t worstStandard = usedStandard, worstInterleaved = usedInterleaved;
+    for (const std::array<uint64_t, 2> &step : budget.coexistingSteps) {
+      worstStandard = std::max(worstStandard, residentStandard + step[0]);
+      worstInterleaved = std::max(worstInterleaved, residentInterleaved + step[1]);
+    }
+    openFits = worstStandard + worstInterleaved + open + budget.anyBytes <=
+               standard + interleaved;
+  }
   return usedStandard <= standard && usedInterleaved <= interleaved &&
          residentStandard <= standard && residentInterleaved <= interleaved &&
          besideEveryStep && transient <= budget.transientCapBytes &&
          usedStandard + usedInterleaved + budget.anyBytes <= standard + interleaved &&
-         cost.weightBytes[0] + cost.weightBytes[1] <= budget.weightCapBytes;
+         openFits &&
+         cost.weightBytes[0] + cost.weightBytes[1] + cost.openHomeBytes <=
+             budget.weightCapBytes;
 }
 
 void ipu::weightBytesPerTile(const GemmProblem &problem, const GemmPlan &plan,
                              uint64_t bytes[2]) {
   const WeightBlock block = weightBlockOf(problem, plan, problem.weightStorageType());
   bytes[0] = bytes[1] = 0;
-  bytes[static_cast<int>(plan.weights)] +=
-      plan.gatheredWeights ? block.homeBytes(plan.rows) : block.bytes();
+  if (plan.gatheredWeights)
+    bytes[static_cast<int>(plan.homes)] += block.homeBytes(plan.rows);
+  else
+    bytes[static_cast<int>(plan.weights)] += block.bytes();
   if (plan.localStaging)
     bytes[static_cast<int>(MemoryClass::Interleaved)] += block.bytes();
 }

@@ -33,6 +33,8 @@ std::string GemmPlan::str() const {
      << " partials=" << elementTypeName(partials);
   if (gatheredWeights)
     os << " gathered=true";
+  if (gatheredWeights && homes != MemoryClass::Interleaved)
+    os << " homes=" << memoryClassName(homes);
   if (serial > 1)
     os << " serial=" << serial;
   return os.str();
@@ -47,7 +49,8 @@ bool GemmPlanConstraints::matches(const GemmPlan &plan) const {
          (!localStaging || *localStaging == plan.localStaging) &&
          (!partials || *partials == plan.partials) &&
          (!gatheredWeights || *gatheredWeights == plan.gatheredWeights) &&
-         (!serial || *serial == plan.serial);
+         (!serial || *serial == plan.serial) &&
+         (!homes || (plan.gatheredWeights && *homes == plan.homes));
 }
 
 void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
@@ -65,11 +68,12 @@ void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
   take(partials, other.partials);
   take(gatheredWeights, other.gatheredWeights);
   take(serial, other.serial);
+  take(homes, other.homes);
 }
 
 bool GemmPlanConstraints::empty() const {
   return !rows && !cols && !inner && !swapped && !weights && !reduction &&
-         !localStaging && !partials && !gatheredWeights && !serial;
+         !localStaging && !partials && !gatheredWeights && !serial && !homes;
 }
 
 std::string GemmPlanConstraints::str() const {
@@ -99,6 +103,8 @@ std::string GemmPlanConstraints::str() const {
     field("gathered", *gatheredWeights ? "true" : "false");
   if (serial)
     field("serial", *serial);
+  if (homes)
+    field("homes", memoryClassName(*homes));
   return os.str();
 }
 
@@ -291,6 +297,8 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
     if (plan.weights != MemoryClass::Interleaved || plan.localStaging)
       return "gathered weights are gathered into interleaved memory, without "
              "staging";
+  } else if (plan.homes != MemoryClass::Interleaved) {
+    return "only gathered weights have homes apart from their blocks";
   }
   return std::nullopt;
 }

@@ -52,22 +52,33 @@ void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
   // as timed, not the analytical estimate.
   if (n == 0)
     return;
-  // What stays resident beside this matmul: the others' data, and the
-  // weights not planned yet (taken as interleaved, where weights go).
-  const uint64_t reserved[2] = {budget.reservedBytes[0],
-                                budget.reservedBytes[1] + budget.anyBytes};
+  // What stays resident beside each finalist: the others' data, the
+  // weights not planned yet (taken as interleaved, where weights go), and
+  // the homes of open class in the standard memory the finalist leaves,
+  // the rest interleaved.
+  auto reservedFor = [&](const GemmCost &cost) {
+    const uint64_t standardRoom =
+        target.allocatableBytes(MemoryClass::Standard) -
+        std::min<uint64_t>(target.allocatableBytes(MemoryClass::Standard),
+                           budget.reservedBytes[0] + cost.peakBytes[0]);
+    const uint64_t homesInStandard = std::min(standardRoom, budget.openHomeBytes);
+    return std::array<uint64_t, 2>{
+        budget.reservedBytes[0] + homesInStandard,
+        budget.reservedBytes[1] + budget.anyBytes + budget.openHomeBytes -
+            homesInStandard};
+  };
   std::vector<ScheduledPlan> results(n);
   std::vector<bool> failed(n, false);
+  auto schedule = [&](size_t i) {
+    const std::array<uint64_t, 2> reserved = reservedFor(finalists[i].cost);
+    failed[i] = scheduleGemmPlan(target, problem, finalists[i].plan,
+                                 finalists[i].cost, reserved.data(), results[i])
+                    .has_value();
+  };
   std::vector<std::thread> threads;
   for (size_t i = 1; i < n; ++i)
-    threads.emplace_back([&, i] {
-      failed[i] = scheduleGemmPlan(target, problem, finalists[i].plan,
-                                   finalists[i].cost, reserved, results[i])
-                      .has_value();
-    });
-  failed[0] = scheduleGemmPlan(target, problem, finalists[0].plan,
-                               finalists[0].cost, reserved, results[0])
-                  .has_value();
+    threads.emplace_back(schedule, i);
+  schedule(0);
   for (std::thread &thread : threads)
     thread.join();
   for (size_t i = 0; i < n; ++i) {
@@ -111,6 +122,7 @@ MemoryBudget budgetFor(const TargetModel &target,
       if (peer.problem.rhsIsWeight) {
         budget.reservedBytes[0] += cost.weightBytes[0];
         budget.reservedBytes[1] += cost.weightBytes[1];
+        budget.openHomeBytes += cost.openHomeBytes;
       }
       // An activation B gathered into the weights' class is transient
       // too: it lives with the plan's other buffers, not for the program.
@@ -196,11 +208,106 @@ static void planProgramOnce(const TargetModel &target,
                             unsigned finalistCount, unsigned rerank,
                             bool allowSerial);
 
+/// Places the homes the plans left open (GemmProblem::homesOpen): each
+/// matmul's in standard or interleaved memory, the first placement (the
+/// fewest in standard, then in program order) under which every matmul
+/// fits next to the others (fitsMemory, as the planner judged it). Every
+/// finalist of a matmul takes its class and is costed again. False, and
+/// nothing changed, when no placement fits.
+static bool placeOpenHomes(const TargetModel &target,
+                           std::vector<ProgramGemm> &gemms) {
+  std::vector<ProgramGemm> placed = gemms;
+  std::vector<size_t> open;
+  for (size_t i = 0; i < placed.size(); ++i) {
+    ProgramGemm &gemm = placed[i];
+    if (!gemm.problem.homesOpen)
+      continue;
+    gemm.problem.homesOpen = false;
+    if (!gemm.error && !gemm.search.finalists.empty() &&
+        gemm.search.finalists.front().plan.gatheredWeights)
+      open.push_back(i);
+  }
+  auto setHomes = [&](size_t i, MemoryClass homes) {
+    for (GemmPlanChoice &choice : placed[i].search.finalists) {
+      choice.plan.homes = choice.plan.gatheredWeights ? homes : MemoryClass::Interleaved;
+      choice.cost = costGemmPlan(target, placed[i].problem, choice.plan);
+    }
+  };
+  for (size_t i = 0; i < placed.size(); ++i)
+    setHomes(i, MemoryClass::Interleaved);
+  // Every subset of a few matmuls; of more, those that move one or two.
+  const size_t count = open.size();
+  std::vector<uint64_t> masks;
+  if (count <= 10) {
+    for (uint64_t mask = 0; mask < (uint64_t(1) << count); ++mask)
+      masks.push_back(mask);
+  } else {
+    masks.push_back(0);
+    for (size_t a = 0; a < count; ++a)
+      for (size_t b = a; b < count; ++b)
+        masks.push_back((uint64_t(1) << a) | (uint64_t(1) << b));
+  }
+  std::stable_sort(masks.begin(), masks.end(), [](uint64_t a, uint64_t b) {
+    return __builtin_popcountll(a) < __builtin_popcountll(b);
+  });
+  masks.erase(std::unique(masks.begin(), masks.end()), masks.end());
+  // Both costs of each open matmul's finalists, once.
+  std::vector<std::vector<GemmPlanChoice>> byClass[2];
+  for (int c = 0; c < 2; ++c)
+    for (size_t i : open) {
+      setHomes(i, static_cast<MemoryClass>(c));
+      byClass[c].push_back(placed[i].search.finalists);
+    }
+  for (uint64_t mask : masks) {
+    for (size_t j = 0; j < count; ++j)
+      placed[open[j]].search.finalists =
+          byClass[(mask >> j) & 1 ? static_cast<int>(MemoryClass::Standard)
+                                  : static_cast<int>(MemoryClass::Interleaved)][j];
+    bool fits = true;
+    for (size_t position = 0; fits && position < placed.size(); ++position)
+      if (!placed[position].error && !placed[position].search.finalists.empty())
+        fits = fitsMemory(target, placed[position].search.finalists.front().cost,
+                          budgetFor(target, placed, position, {}));
+    if (fits) {
+      gemms = std::move(placed);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// planGemmProgram with every home's class as the problems have it.
+static void planProgramClassesGiven(const TargetModel &target,
+                                    std::vector<ProgramGemm> &gemms,
+                                    unsigned finalistCount, unsigned rerank);
+
 void ipu::planGemmProgram(const TargetModel &target,
                           std::vector<ProgramGemm> &gemms,
                           unsigned finalistCount, unsigned rerank) {
   for (ProgramGemm &gemm : gemms)
     gemm.seconds = 0;
+  const bool open = std::any_of(gemms.begin(), gemms.end(), [](const ProgramGemm &gemm) {
+    return gemm.problem.homesOpen;
+  });
+  if (!open)
+    return planProgramClassesGiven(target, gemms, finalistCount, rerank);
+  std::vector<ProgramGemm> closed = gemms;
+  planProgramClassesGiven(target, gemms, finalistCount, rerank);
+  if (!outOfMemory(gemms) && placeOpenHomes(target, gemms))
+    return;
+  // No placement of the homes fits the plans chosen with their class open:
+  // plan again with every home interleaved, beside its gathered block.
+  for (ProgramGemm &gemm : closed)
+    gemm.problem.homesOpen = false;
+  planProgramClassesGiven(target, closed, finalistCount, rerank);
+  for (size_t i = 0; i < gemms.size(); ++i)
+    closed[i].seconds += gemms[i].seconds;
+  gemms = std::move(closed);
+}
+
+static void planProgramClassesGiven(const TargetModel &target,
+                                    std::vector<ProgramGemm> &gemms,
+                                    unsigned finalistCount, unsigned rerank) {
   // Spatial plans first, with the weights capped if need be; serial splits
   // only when some matmul still does not fit (they cost cycles).
   std::vector<ProgramGemm> spatial = gemms;

@@ -133,7 +133,8 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
   buffers.push_back(request("lhs", wantedA, MemoryClass::Standard, 0, 1, target));
   if (base.rhsIsWeight)
     buffers.push_back(request("rhs.resident", sourceB ? *sourceB : layouts.rhs,
-                              weightClass, 0, last, target));
+                              basePlan.gatheredWeights ? basePlan.homes : weightClass,
+                              0, last, target));
   else
     buffers.push_back(request("rhs.arrived", *sourceB, MemoryClass::Standard, 0, 0, target));
   if (sourceB)

@@ -19,7 +19,7 @@ static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
                            c.plan.cols, c.plan.inner, c.plan.swapped,
                            c.plan.weights, c.plan.reduction,
                            c.plan.localStaging, c.plan.partials,
-                           c.plan.gatheredWeights, c.plan.serial);
+                           c.plan.gatheredWeights, c.plan.serial, c.plan.homes);
   };
   return key(a) < key(b);
 }
@@ -74,6 +74,7 @@ static std::string explainNoMatch(const TargetModel &target,
   if (constraints.localStaging) probe.localStaging = *constraints.localStaging;
   if (constraints.partials) probe.partials = *constraints.partials;
   if (constraints.gatheredWeights) probe.gatheredWeights = *constraints.gatheredWeights;
+  if (constraints.homes) probe.homes = *constraints.homes;
   if (constraints.rows && (*constraints.rows < 1 || *constraints.rows > maxRows))
     os << ": rows must be in [1, " << maxRows << "]";
   else if (constraints.cols &&
@@ -212,7 +213,11 @@ searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
         partition.plan.cols = cols;
         partition.plan.inner = inner;
         partition.plan.serial = serial;
-        for (const GemmPlan &plan : variantsOf(partition.plan, partialsTypes)) {
+        for (GemmPlan plan : variantsOf(partition.plan, partialsTypes)) {
+          // Where gathered homes stay changes no cycles: the constraint's
+          // class, or interleaved (planGemmProgram may move them later).
+          if (plan.gatheredWeights && constraints.homes)
+            plan.homes = *constraints.homes;
           if (checkGemmPlan(target, problem, plan))
             continue;
           ++search.candidates;

@@ -163,7 +163,8 @@ struct MatmulLowering
     resident.layout = planLayouts(matmul, plan, *target).rhs;
     if (plan.getGathered())
       resident.layout = ipu::gatheredWeightHome(resident.layout);
-    resident.memoryClass = toMachineClass(plan.getWeights());
+    resident.memoryClass = plan.getGathered() ? toMachineClass(plan.getHomes())
+                                              : toMachineClass(plan.getWeights());
     // The stream transposes when the plan's operand is not B as given.
     resident.transpose =
         (plan.getOrientation() == ipu_gemm::Orientation::swapped) !=

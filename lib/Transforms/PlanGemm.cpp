@@ -59,6 +59,8 @@ collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &option
       constraints.gatheredWeights = *attr.getGathered();
     if (attr.getSerial())
       constraints.serial = static_cast<uint32_t>(*attr.getSerial());
+    if (attr.getHomes())
+      constraints.homes = ipu_tile::toMachineClass(*attr.getHomes());
     applyPartials(attr.getPartials(), constraints, allowHalf);
   }
   constraints.override(options);
@@ -263,6 +265,10 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         if (job.given->partials == ipu::ElementType::F16)
           job.problem.allowHalfPartials = true;
       }
+      // A repeated layer's gathered homes (every layer's block) may stay in
+      // either class: planGemmProgram places them once every plan is chosen.
+      job.problem.homesOpen =
+          job.problem.weightLayers > 1 && !job.given && !job.constraints.homes;
       jobs.push_back(std::move(job));
     });
     if (failedAny)

@@ -36,6 +36,16 @@
 // The layers' weights streamed from the host as each layer starts
 // (stream-weights=true): the same results as the resident layers on
 // seeded random inputs, which differ layer by layer.
+//
+// The layers' weights gathered, every layer's homes in standard memory
+// (only the gather reads them; the gathered block the AMP reads is
+// interleaved).
+// RUN: sed -E 's/([%]m[012] = linalg.matmul) ins/\1 {ipu_gemm.constraints = #ipu_gemm.constraints<rows = 2, gathered = true, homes = standard>} ins/' %s > %t.homes.mlir
+// RUN: ipu-opt %t.homes.mlir --ipu-compile="target=ipu21-16 repeat-layers=true" 2> /dev/null > %t.homes.lowered.mlir
+// RUN: FileCheck %s --check-prefix=HOMES --input-file=%t.homes.lowered.mlir
+// RUN: ipu-translate --ipu-to-package %t.homes.lowered.mlir -o %t.homes.ipuexe
+// RUN: ipu-run %t.homes.ipuexe --inputs %t.in --expect %t.ref --quiet | FileCheck %s --check-prefix=UPSTREAM
+//
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16 stream-weights=true" 2> /dev/null > %t.streamed.mlir
 // RUN: FileCheck %s --check-prefix=STREAMED --input-file=%t.streamed.mlir
 // RUN: ipu-translate --ipu-to-package %t.streamed.mlir -o %t.streamed.ipuexe
@@ -86,6 +96,12 @@
 // NESTED:       ipu_tile.compute_set @repeat0.layers.carry kernel "copy"
 // NESTED-NEXT: }
 // NESTED-NOT: ipu_tile.loop
+// Homes: every layer's home in standard memory, gathered each layer.
+// HOMES: ipu_tile.buffer @repeat0.w0 : tensor<3x64x64xf32, {{.*}}>> in standard at
+// HOMES: ipu_tile.loop @repeat0.layers count 3 {
+// HOMES: ipu_tile.compute_set @mm1.partials kernel "gemm{{.*}}"
+// HOMES-NOT: @repeat0.w0
+// HOMES: }
 // Streamed: one layer's block per slot, streamed at the top of each
 // iteration; no compute set advances.
 // STREAMED:     ipu_tile.buffer @repeat0.w0 : tensor<64x64xf32

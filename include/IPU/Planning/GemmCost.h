@@ -42,6 +42,9 @@ struct GemmCost {
   /// exchange code and vertex state this matmul adds to reserved standard
   /// memory.
   uint64_t weightBytes[2] = {0, 0};
+  /// A gathered plan's resident homes while their class is open
+  /// (GemmProblem::homesOpen): in neither weightBytes nor peakBytes.
+  uint64_t openHomeBytes = 0;
   uint64_t codeBytes = 0;
   uint32_t activeTiles = 0;
   /// A serial split's cost per iteration besides the chunk's GEMM (the
@@ -63,6 +66,9 @@ GemmCost costGemmPlan(const TargetModel &target, const GemmProblem &problem,
 struct MemoryBudget {
   uint64_t reservedBytes[2] = {0, 0};
   uint64_t anyBytes = 0;
+  /// The planned matmuls' homes whose class is still open
+  /// (GemmCost::openHomeBytes): each in one class, either.
+  uint64_t openHomeBytes = 0;
   /// Per class, the largest of coexistingSteps (for messages).
   uint64_t coexistingBytes[2] = {0, 0};
   /// Each other step's transient buffers (standard, interleaved) on its
@@ -84,7 +90,9 @@ struct MemoryBudget {
 
 /// Whether every memory class fits on every tile next to `budget`: this
 /// matmul's peak next to the others' resident data, and its resident
-/// weights next to the others' transient peaks.
+/// weights next to the others' transient peaks. Homes of open class (its
+/// own and the budget's) fit when the room both classes keep at their
+/// worst step holds them.
 bool fitsMemory(const TargetModel &target, const GemmCost &cost,
                 const MemoryBudget &budget = {});
 /// Per-tile weight bytes of `plan` (in plan.weights) and of its interleaved

@@ -64,6 +64,11 @@ struct GemmProblem {
   /// (ipu_tile.repeat's `streamed`): the plan's blocks cross the host link
   /// every run, so a plan that replicates B streams every replica.
   bool weightsStreamed = false;
+  /// The class of a gathered plan's homes is left open while the program's
+  /// matmuls are planned: the cost counts them in GemmCost::openHomeBytes,
+  /// and planGemmProgram places them in one class or the other once every
+  /// plan is chosen (GemmPlan::homes).
+  bool homesOpen = false;
   /// A weight stored in another type (f8) than the GEMM reads (inType): an
   /// elementwise op expands it where it stays, before the GEMM runs: into
   /// the plan's layout, or into its home when gathered, the gather then
@@ -138,6 +143,11 @@ struct GemmPlan {
   /// weights in interleaved memory, without staging, with rows > 1: it
   /// trades the replicas' memory for that exchange, as poplibs does.
   bool gatheredWeights = false;
+  /// Where gathered weights' homes stay: the exchange alone reads them, so
+  /// they may sit in standard memory while the gathered block the AMP
+  /// reads is interleaved. planGemmProgram chooses it to balance the two
+  /// classes when a repeated layer's homes (every layer's block) are large.
+  MemoryClass homes = MemoryClass::Interleaved;
   /// Serial chunks of the rows of A and C, run one after another in a loop
   /// over the same buffers (poplibs' serial split): rows, cols and inner
   /// split one chunk of M / serial rows. A holds all its chunks spread once
@@ -150,7 +160,8 @@ struct GemmPlan {
   uint32_t tiles() const { return rows * cols * inner; }
   /// "rows=4 cols=4 inner=1 orientation=normal weights=standard
   /// reduction=complete staging=false partials=f32", and " gathered=true"
-  /// for gathered weights, " serial=S" for a serial split.
+  /// for gathered weights (" homes=standard" when they stay in standard
+  /// memory), " serial=S" for a serial split.
   std::string str() const;
 };
 
@@ -163,6 +174,9 @@ struct GemmPlanConstraints {
   std::optional<ElementType> partials;
   std::optional<bool> gatheredWeights;
   std::optional<uint32_t> serial;
+  /// Gathered weights' homes (GemmPlan::homes): set, only gathered plans
+  /// with homes there match.
+  std::optional<MemoryClass> homes;
   bool matches(const GemmPlan &plan) const;
   bool empty() const;
   /// Every field `other` sets replaces this one's.

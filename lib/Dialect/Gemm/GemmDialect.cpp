@@ -49,7 +49,8 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                Orientation orientation, ipu_tile::MemoryClass weights,
                                Reduction reduction, bool staging,
                                StringRef partials, int64_t cycles,
-                               bool gathered, int64_t serial) {
+                               bool gathered, int64_t serial,
+                               ipu_tile::MemoryClass homes) {
   if (failed(checkPartitions(emitError, "serial", serial)))
     return failure();
   if (serial > 1 && gathered)
@@ -81,6 +82,11 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (gathered && rows < 2)
     return emitError() << "gathered weights need rows > 1: with one row block "
                           "nothing is replicated";
+  if (!gathered && homes != ipu_tile::MemoryClass::interleaved)
+    return emitError() << "homes = "
+                       << ipu_tile::stringifyMemoryClass(homes)
+                       << " needs gathered = true: only gathered weights "
+                          "stay in homes apart from their blocks";
   return success();
 }
 
@@ -99,6 +105,7 @@ ipu::GemmPlan PlanAttr::toGemmPlan() const {
                                          : ipu::ElementType::F32;
   plan.gatheredWeights = getGathered();
   plan.serial = static_cast<uint32_t>(getSerial());
+  plan.homes = ipu_tile::toMachineClass(getHomes());
   return plan;
 }
 
@@ -111,7 +118,7 @@ PlanAttr PlanAttr::fromGemmPlan(MLIRContext *context, const ipu::GemmPlan &plan,
       plan.reduction == ipu::Reduction::Staged ? Reduction::staged
                                                  : Reduction::complete,
       plan.localStaging, ipu::elementTypeName(plan.partials), cycles,
-      plan.gatheredWeights, plan.serial);
+      plan.gatheredWeights, plan.serial, ipu_tile::toIRClass(plan.homes));
 }
 
 LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -123,8 +130,9 @@ LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitErr
                                       std::optional<Reduction>,
                                       std::optional<bool> staging,
                                       StringRef partials,
-                                      std::optional<bool>,
-                                      std::optional<int64_t> serial) {
+                                      std::optional<bool> gathered,
+                                      std::optional<int64_t> serial,
+                                      std::optional<ipu_tile::MemoryClass> homes) {
   if ((serial && failed(checkPartitions(emitError, "serial", *serial))) ||
       (rows && failed(checkPartitions(emitError, "row", *rows))) ||
       (cols && failed(checkPartitions(emitError, "column", *cols))) ||
@@ -134,6 +142,9 @@ LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitErr
       partials != "any")
     return emitError() << "partials '" << partials
                        << "' is not \"f32\", \"f16\" or \"any\"";
+  if (homes && gathered && !*gathered)
+    return emitError() << "homes = " << ipu_tile::stringifyMemoryClass(*homes)
+                       << " needs gathered weights; gathered = false";
   return success();
 }
 

@@ -239,6 +239,16 @@ func.func private @gathered_one_row() attributes {p = #ipu_gemm.plan<rows = 1, c
 
 // -----
 
+// expected-error @+1 {{homes = standard needs gathered = true: only gathered weights stay in homes apart from their blocks}}
+func.func private @homes_not_gathered() attributes {p = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 0, homes = standard>}
+
+// -----
+
+// expected-error @+1 {{homes = standard needs gathered weights; gathered = false}}
+func.func private @homes_constraint_not_gathered() attributes {c = #ipu_gemm.constraints<gathered = false, homes = standard>}
+
+// -----
+
 // expected-error @+1 {{a serial split keeps its weights resident: gathered = true does not apply}}
 func.func private @serial_gathered() attributes {p = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 0, gathered = true, serial = 4>}
 

@@ -31,6 +31,18 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
     return %c : tensor<96x64xf32>
   }
 
+  // Gathered homes in standard memory print their class; interleaved (the
+  // default) does not.
+  // CHECK-LABEL: func.func @homes
+  // CHECK: constraints = #ipu_gemm.constraints<gathered = true, homes = standard>, plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10, gathered = true, homes = standard>
+  func.func @homes(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    %c = ipu_gemm.matmul %a, %b {
+        plan = #ipu_gemm.plan<homes = standard, gathered = true, rows = 4, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>,
+        constraints = #ipu_gemm.constraints<homes = standard, gathered = true>}
+        : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    return %c : tensor<96x64xf32>
+  }
+
   // A serial split prints its chunk count; its constraint too.
   // CHECK-LABEL: func.func @serial
   // CHECK: constraints = #ipu_gemm.constraints<serial = 4>, plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10, serial = 4>

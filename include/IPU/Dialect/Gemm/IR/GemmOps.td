@@ -32,6 +32,12 @@ class IPUGemm_Attr<string name, string attrMnemonic, list<Trait> traits = []>
   let mnemonic = attrMnemonic;
 }
 
+// Where gathered weights' homes stay; interleaved, beside the gathered
+// block, unless the plan says otherwise.
+def IPUGemm_HomesParameter : EnumParameter<IPUTile_MemoryClass> {
+  let defaultValue = "::mlir::ipu_tile::MemoryClass::interleaved";
+}
+
 def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
   let summary = "How one matmul is cut across tiles";
   let description = [{
@@ -51,7 +57,10 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     f16 inputs. With `gathered = true` (interleaved weights, `rows` > 1)
     the weights are stored once, each block's rows split over the `rows`
     tiles that use it, and gathered whole onto each of them by an exchange
-    before every GEMM: less resident memory for more exchange. With
+    before every GEMM: less resident memory for more exchange. `homes`
+    says where those stored blocks stay (`interleaved`, the default, or
+    `standard`: only the exchange reads them); the planner moves a repeated
+    layer's homes to standard memory when interleaved memory is short. With
     `serial` = S > 1 (a 2-D product by resident weights, S dividing M) the
     rows of A and C are cut into S chunks of M / S rows that run one after
     another in an `ipu_tile.loop` over the same buffers, the other fields
@@ -67,6 +76,10 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     #ipu_gemm.plan<rows = 4, cols = 2, inner = 2, orientation = normal,
                    weights = interleaved, reduction = staged,
                    staging = false, partials = "f16", cycles = 2911>
+    #ipu_gemm.plan<rows = 23, cols = 8, inner = 8, orientation = swapped,
+                   weights = interleaved, reduction = staged,
+                   staging = false, partials = "f32", cycles = 54734,
+                   gathered = true, homes = standard>
     ```
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$inner,
@@ -77,7 +90,8 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                         StringRefParameter<"f32 or f16", "\"f32\"">:$partials,
                         "int64_t":$cycles,
                         DefaultValuedParameter<"bool", "false">:$gathered,
-                        DefaultValuedParameter<"int64_t", "1">:$serial);
+                        DefaultValuedParameter<"int64_t", "1">:$serial,
+                        IPUGemm_HomesParameter:$homes);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -108,6 +122,7 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
     ```mlir
     #ipu_gemm.constraints<rows = 4, inner = 2, reduction = staged,
                           partials = "any">
+    #ipu_gemm.constraints<gathered = true, homes = standard>
     ```
   }];
   let parameters = (ins OptionalParameter<"std::optional<int64_t>">:$rows,
@@ -119,7 +134,8 @@ def IPUGemm_ConstraintsAttr : IPUGemm_Attr<"Constraints", "constraints"> {
                         IPUGemm_OptionalFlag:$staging,
                         StringRefParameter<"f32, f16 or any", "\"\"">:$partials,
                         IPUGemm_OptionalFlag:$gathered,
-                        OptionalParameter<"std::optional<int64_t>">:$serial);
+                        OptionalParameter<"std::optional<int64_t>">:$serial,
+                        OptionalParameter<"std::optional<::mlir::ipu_tile::MemoryClass>">:$homes);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
