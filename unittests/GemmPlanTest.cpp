@@ -1566,3 +1566,59 @@ TEST(GemmPlanHomes, ARepeatedProgramPlacesItsHomesWhereEveryStepFits) {
   EXPECT_LE(resident[0] + worstStep[0], target.allocatableBytes(MemoryClass::Standard));
   EXPECT_LE(resident[1] + worstStep[1], target.allocatableBytes(MemoryClass::Interleaved));
 }
+
+TEST(GemmPlanColumns, NarrowColumnsSplitOnWordsForAnyBlockCount) {
+  // Every column count of a narrow exchanged C: the plan the search makes
+  // (its needed grain) checks, its blocks start on words, cover N once in
+  // increasing order, the widest is what the cost model takes, and the
+  // layouts agree.
+  TargetModel target = TargetModel::ipu21WithTiles(1472);
+  std::mt19937 random(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    const bool f8 = trial % 3 == 0;
+    GemmProblem p = problem(8 + random() % 64, 64, 2 + random() % 4400);
+    p.outType = f8 ? ElementType::F8E4M3FN : ElementType::F16;
+    const uint32_t bytes = f8 ? 1 : 2;
+    const int64_t words = (p.n * bytes + 3) / 4;
+    GemmPlan candidate = plan(1, 1 + random() % std::min<int64_t>(words, 700), 1);
+    candidate.columnGrain = neededColumnGrain(p, candidate);
+    std::optional<std::string> why = checkGemmPlan(target, p, candidate);
+    ASSERT_FALSE(why) << "n=" << p.n << " " << candidate.str() << ": " << *why;
+    GemmLayouts layouts = gemmLayouts(p, candidate);
+    ASSERT_FALSE(layouts.out.validate(target.tiles)) << candidate.str();
+    ASSERT_FALSE(layouts.rhs.validate(target.tiles)) << candidate.str();
+    int64_t widest = 0;
+    for (uint32_t j = 0; j < candidate.cols; ++j) {
+      const int64_t begin = layouts.out.blockColBegin(j), size = layouts.out.blockCols(j);
+      EXPECT_EQ(begin * bytes % 4, 0) << "n=" << p.n << " " << candidate.str() << " block " << j;
+      EXPECT_GT(size, 0);
+      EXPECT_EQ(layouts.rhs.blockColBegin(j), begin);
+      widest = std::max(widest, size);
+    }
+    EXPECT_EQ(layouts.out.blockColBegin(candidate.cols - 1) +
+                  layouts.out.blockCols(candidate.cols - 1),
+              p.n);
+    EXPECT_EQ(widestColumnBlock(p, candidate), widest) << candidate.str();
+    // A split already on words keeps the balanced one.
+    if (candidate.columnGrain == 1)
+      EXPECT_TRUE(layouts.out.colSplits.empty());
+  }
+  // 4304 f16 columns in 16 blocks: 269 each would cut words; grains of 2
+  // give 268 or 270.
+  GemmProblem fc1 = problem(729, 1152, 4304);
+  fc1.outType = ElementType::F16;
+  GemmPlan sixteen = plan(2, 16, 1);
+  EXPECT_EQ(*checkGemmPlan(target, fc1, sixteen),
+            "cols=16 cuts f16 rows of C off 32-bit word boundaries");
+  sixteen.columnGrain = neededColumnGrain(fc1, sixteen);
+  EXPECT_EQ(sixteen.columnGrain, 2u);
+  EXPECT_FALSE(checkGemmPlan(target, fc1, sixteen));
+  EXPECT_EQ(widestColumnBlock(fc1, sixteen), 270);
+  // More blocks than words is refused.
+  GemmProblem narrow = problem(8, 64, 6);
+  narrow.outType = ElementType::F16;
+  GemmPlan four = plan(1, 4, 1);
+  four.columnGrain = 2;
+  EXPECT_EQ(*checkGemmPlan(target, narrow, four),
+            "cols=4 cuts the 6 columns into more blocks than their 3 32-bit words");
+}

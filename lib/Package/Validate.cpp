@@ -556,7 +556,7 @@ private:
     static const std::set<std::string> kFinalistKeys = {
         "rows",     "cols",     "inner",    "orientation",      "weights",
         "reduction", "staging", "partials", "gathered",         "serial",
-        "homes",
+        "homes",    "grain",
         "analyticalCycles", "scheduledCycles", "fits"};
     for (size_t i = 0; i < package.metadata.size(); ++i) {
       const auto &[key, value] = package.metadata[i];

@@ -28,7 +28,7 @@ struct WeightBlock {
 
 WeightBlock weightBlockOf(const GemmProblem &problem, const GemmPlan &plan,
                           ElementType type) {
-  const uint64_t blockCols = ceilDiv(problem.n, plan.cols);
+  const uint64_t blockCols = widestColumnBlock(problem, plan);
   const uint64_t blockInner = ceilDiv(problem.k, plan.inner);
   const uint64_t in = elementBytes(type);
   return plan.swapped ? WeightBlock{blockCols, alignToWords(blockInner * in, problem.wordBytes)}
@@ -46,7 +46,7 @@ struct PlanShape {
 PlanShape shapeOf(const GemmProblem &problem, const GemmPlan &plan) {
   PlanShape shape;
   shape.blockRows = ceilDiv(problem.m, plan.rows);
-  shape.blockCols = ceilDiv(problem.n, plan.cols);
+  shape.blockCols = widestColumnBlock(problem, plan);
   shape.blockInner = ceilDiv(problem.k, plan.inner);
   shape.subRows = ceilDiv(shape.blockRows, plan.inner);
   shape.partialType = plan.inner > 1 ? plan.partials : problem.outType;

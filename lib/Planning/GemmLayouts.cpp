@@ -12,6 +12,8 @@ GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
   const uint32_t inner = plan.inner;
   const int64_t plane = int64_t(rows) * cols; // Tiles per inner block.
   const int64_t m = problem.m, n = problem.n;
+  // N's column blocks, on word boundaries of narrow rows (empty: balanced).
+  const std::vector<int64_t> nSplits = columnSplits(problem, plan);
   GemmLayouts layouts;
   for (BlockLayout *layout : {&layouts.lhs, &layouts.rhs, &layouts.partials,
                               &layouts.gathered, &layouts.out})
@@ -36,6 +38,7 @@ GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
   layouts.rhs.tileColStride = 1;
   layouts.rhs.replicas = rows;
   layouts.rhs.replicaStride = cols;
+  layouts.rhs.colSplits = nSplits;
   if (plan.swapped) {
     // B^T [N x K]: block (j, p) on the same tiles.
     layouts.rhs.rows = n;
@@ -44,6 +47,8 @@ GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
     layouts.rhs.gridCols = inner;
     layouts.rhs.tileRowStride = 1;
     layouts.rhs.tileColStride = plane;
+    layouts.rhs.colSplits.clear();
+    layouts.rhs.rowSplits = nSplits;
   }
   // C: block (i, j) on tile i * cols + j.
   BlockLayout &out = layouts.out;
@@ -54,12 +59,13 @@ GemmLayouts ipu::gemmLayouts(const GemmProblem &problem, const GemmPlan &plan) {
   out.gridCols = cols;
   out.tileRowStride = cols;
   out.tileColStride = 1;
+  out.colSplits = nSplits;
   if (inner == 1)
     return layouts;
 
   const ElementType accType = plan.partials;
-  auto colBegin = [&](uint32_t j) { return BlockLayout::splitBegin(n, cols, j); };
-  auto colSize = [&](uint32_t j) { return BlockLayout::splitSize(n, cols, j); };
+  auto colBegin = [&](uint32_t j) { return out.blockColBegin(j); };
+  auto colSize = [&](uint32_t j) { return out.blockCols(j); };
   BlockLayout &partials = layouts.partials;
   partials.rows = m;
   partials.cols = int64_t(inner) * n;

@@ -35,6 +35,8 @@ std::string GemmPlan::str() const {
     os << " gathered=true";
   if (gatheredWeights && homes != MemoryClass::Interleaved)
     os << " homes=" << memoryClassName(homes);
+  if (columnGrain > 1)
+    os << " grain=" << columnGrain;
   if (serial > 1)
     os << " serial=" << serial;
   return os.str();
@@ -153,6 +155,58 @@ static bool innerSplitAligned(const GemmProblem &problem, uint32_t inner) {
   return true;
 }
 
+uint32_t ipu::columnGrain(const GemmProblem &problem, const GemmPlan &plan) {
+  uint64_t narrowest = problem.wordBytes;
+  if (!problem.rhsIsWeight)
+    narrowest = std::min<uint64_t>(narrowest, elementBytes(problem.inType));
+  if (problem.resultExchanged) {
+    narrowest = std::min<uint64_t>(narrowest, elementBytes(problem.outType));
+    if (problem.epilogue)
+      narrowest = std::min<uint64_t>(narrowest, elementBytes(problem.epilogue->resultType));
+  }
+  if (plan.inner > 1)
+    narrowest = std::min<uint64_t>(narrowest, elementBytes(plan.partials));
+  return narrowest < problem.wordBytes ? static_cast<uint32_t>(problem.wordBytes / narrowest)
+                                       : 1;
+}
+
+/// Whether the balanced split of N into `cols` blocks starts each on a
+/// multiple of `grain`.
+static bool balancedOnGrain(int64_t n, uint32_t cols, uint32_t grain) {
+  if (grain <= 1)
+    return true;
+  for (uint32_t j = 1; j < cols; ++j)
+    if (BlockLayout::splitBegin(n, cols, j) % grain != 0)
+      return false;
+  return true;
+}
+
+uint32_t ipu::neededColumnGrain(const GemmProblem &problem, const GemmPlan &plan) {
+  const uint32_t grain = columnGrain(problem, plan);
+  return balancedOnGrain(problem.n, plan.cols, grain) ? 1 : grain;
+}
+
+std::vector<int64_t> ipu::columnSplits(const GemmProblem &problem, const GemmPlan &plan) {
+  const uint32_t grain = plan.columnGrain;
+  if (grain <= 1)
+    return {};
+  const int64_t grains = (problem.n + grain - 1) / grain;
+  std::vector<int64_t> splits;
+  for (uint32_t j = 0; j < plan.cols; ++j)
+    splits.push_back(std::min<int64_t>(problem.n,
+                                       BlockLayout::splitBegin(grains, plan.cols, j) * grain));
+  splits.push_back(problem.n);
+  return splits;
+}
+
+int64_t ipu::widestColumnBlock(const GemmProblem &problem, const GemmPlan &plan) {
+  const uint32_t grain = plan.columnGrain;
+  if (grain <= 1)
+    return (problem.n + plan.cols - 1) / plan.cols;
+  const int64_t grains = (problem.n + grain - 1) / grain;
+  return std::min<int64_t>(problem.n, (grains + plan.cols - 1) / plan.cols * grain);
+}
+
 bool ipu::orientationPossible(const GemmProblem &problem, bool swapped) {
   return problem.rhsIsWeight || swapped == problem.rhsTransposed;
 }
@@ -238,42 +292,46 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
       !problem.allowHalfPartials)
     return "partials=f16 for an f32 accumulation must be allowed (pass option "
            "partials=f16 or any, or the op's constraints)";
-  if (plan.inner > 1 && elementBytes(plan.partials) == 2) {
-    // Partials of f16 sit side by side in the reduction's rows: each block
-    // must be a whole number of exchange words.
+  // Column blocks cut narrow rows on exchange words (columnSplits): f16
+  // partials side by side in the reduction's rows, an activation B
+  // gathered by exchange (weights arrive by host stream, which has no such
+  // grain), a narrow C or epilogue result that feeds other operations.
+  const uint32_t grain = plan.columnGrain;
+  if (grain != 1 && grain != 2 && grain != 4)
+    return "a column grain of " + std::to_string(grain) + " is not 1, 2 or 4 elements";
+  if (grain > 1 && plan.cols > (problem.n + grain - 1) / grain)
+    return "cols=" + std::to_string(plan.cols) + " cuts the " +
+           std::to_string(problem.n) + " columns into more blocks than their " +
+           std::to_string((problem.n + grain - 1) / grain) + " " + wordBits(problem) +
+           " words";
+  const std::vector<int64_t> splits = columnSplits(problem, plan);
+  auto columnBegin = [&](uint32_t j) {
+    return splits.empty() ? BlockLayout::splitBegin(problem.n, plan.cols, j) : splits[j];
+  };
+  auto columnSize = [&](uint32_t j) { return columnBegin(j + 1) - columnBegin(j); };
+  if (plan.inner > 1 && elementBytes(plan.partials) == 2)
     for (uint32_t j = 0; j < plan.cols; ++j)
-      if (BlockLayout::splitSize(problem.n, plan.cols, j) % 2 != 0)
+      if (columnSize(j) % 2 != 0)
         return "inner > 1 with f16 partial sums needs even column blocks";
-  }
-  if (!problem.rhsIsWeight && elementBytes(problem.inType) < 4) {
-    // An activation B is gathered into the plan's layout by exchange, in
-    // exchange words: every column block of B must start on a word of its
-    // rows. (Weights arrive by host stream, which has no such grain.)
+  if (!problem.rhsIsWeight && elementBytes(problem.inType) < 4)
     for (uint32_t j = 1; j < plan.cols; ++j)
-      if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
-              elementBytes(problem.inType) % problem.wordBytes != 0)
+      if (columnBegin(j) * elementBytes(problem.inType) % problem.wordBytes != 0)
         return "cols=" + std::to_string(plan.cols) + " cuts " +
                std::string(elementTypeName(problem.inType)) +
                " rows of B off " + wordBits(problem) +
                " word boundaries, and B is an "
                "activation gathered by exchange";
-  }
-  // Narrow results feed other operations: every column block of C (and of
-  // the epilogue's result, in C's layout) must start on an exchange word of
-  // its rows so that any rearrangement moves whole words.
   ElementType stored = problem.outType;
   if (problem.epilogue &&
       elementBytes(problem.epilogue->resultType) < elementBytes(stored))
     stored = problem.epilogue->resultType;
-  if (elementBytes(stored) < 4 && problem.resultExchanged) {
+  if (elementBytes(stored) < 4 && problem.resultExchanged)
     for (uint32_t j = 1; j < plan.cols; ++j)
-      if (BlockLayout::splitBegin(problem.n, plan.cols, j) *
-              elementBytes(stored) % problem.wordBytes != 0)
+      if (columnBegin(j) * elementBytes(stored) % problem.wordBytes != 0)
         return "cols=" + std::to_string(plan.cols) + " cuts " +
                std::string(elementTypeName(stored)) + " rows of " +
                (stored == problem.outType ? "C" : "the epilogue's result") +
                " off " + wordBits(problem) + " word boundaries";
-  }
   if (plan.inner == 1 && plan.reduction != Reduction::Complete)
     return "a staged reduction needs inner > 1";
   if (plan.reduction == Reduction::Staged &&

@@ -19,7 +19,8 @@ static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
                            c.plan.cols, c.plan.inner, c.plan.swapped,
                            c.plan.weights, c.plan.reduction,
                            c.plan.localStaging, c.plan.partials,
-                           c.plan.gatheredWeights, c.plan.serial, c.plan.homes);
+                           c.plan.gatheredWeights, c.plan.serial, c.plan.homes,
+                           c.plan.columnGrain);
   };
   return key(a) < key(b);
 }
@@ -75,6 +76,7 @@ static std::string explainNoMatch(const TargetModel &target,
   if (constraints.partials) probe.partials = *constraints.partials;
   if (constraints.gatheredWeights) probe.gatheredWeights = *constraints.gatheredWeights;
   if (constraints.homes) probe.homes = *constraints.homes;
+  probe.columnGrain = neededColumnGrain(problem, probe);
   if (constraints.rows && (*constraints.rows < 1 || *constraints.rows > maxRows))
     os << ": rows must be in [1, " << maxRows << "]";
   else if (constraints.cols &&
@@ -218,6 +220,7 @@ searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
           // class, or interleaved (planGemmProgram may move them later).
           if (plan.gatheredWeights && constraints.homes)
             plan.homes = *constraints.homes;
+          plan.columnGrain = neededColumnGrain(problem, plan);
           if (checkGemmPlan(target, problem, plan))
             continue;
           ++search.candidates;

@@ -1,19 +1,27 @@
-// A narrow (f16) result split into column blocks that do not start on
-// 32-bit words: fine when it is only returned (host streams have no word
-// grain), with a bias epilogue in its layout; refused when an exchange
-// must move it to another matmul.
+// A narrow (f16) result split into column blocks: when it is only
+// returned, the balanced split (host streams have no word grain), with a
+// bias epilogue in its layout; when an exchange moves it to another
+// matmul, blocks of whole 32-bit words (grain = 2), where the balanced
+// split would cut words.
 // RUN: split-file %s %t
 // RUN: ipu-opt %t/returned.mlir --ipu-compile="target=ipu21-16" 2>&1 -o %t/returned.lowered.mlir | FileCheck %s --check-prefix=PLAN
 // RUN: ipu-translate --ipu-to-package %t/returned.lowered.mlir -o %t/returned.ipuexe
 // RUN: ipu-run %t/returned.ipuexe --check --quiet | FileCheck %s --check-prefix=SIM
-// RUN: not ipu-opt %t/exchanged.mlir --ipu-compile="target=ipu21-16" 2>&1 | FileCheck %s --check-prefix=EXCHANGED
+// RUN: ipu-opt %t/exchanged.mlir --ipu-compile="target=ipu21-16" 2>&1 -o %t/exchanged.lowered.mlir | FileCheck %s --check-prefix=EXCHANGED
+// RUN: FileCheck %s --check-prefix=EXCHANGED-IR --input-file=%t/exchanged.lowered.mlir
+// RUN: ipu-translate --ipu-to-package %t/exchanged.lowered.mlir -o %t/exchanged.ipuexe
+// RUN: ipu-run %t/exchanged.ipuexe --check --quiet | FileCheck %s --check-prefix=EXCHANGED-RAN
 
 // 34 columns over 4 blocks of 9, 9, 8, 8 f16 (18 bytes: off words).
 // PLAN: remark: chose plan rows=4 cols=4
+// PLAN-NOT: grain
 // SIM: checkpoint=1 operation=elementwise result=0 {{.*}} mismatches=0 elementsCompared=272
 // SIM: numericalTest=PASS
-// EXCHANGED: error: cannot plan 8x16x34 matmul on 'ipu21-16': no plan matches constraint
-// EXCHANGED-SAME: cols=4 cuts f16 rows of C off 32-bit word boundaries
+// Exchanged: 17 words over 4 blocks of 5, 4, 4, 4 (10, 8, 8, 8 f16).
+// EXCHANGED: remark: chose plan rows=4 cols=4 inner=1 {{.*}} grain=2
+// EXCHANGED-IR: ipu_tile.buffer @mm0.out : tensor<8x34xf16, {{.*}}col_splits = [0, 10, 18, 26, 34]
+// EXCHANGED-RAN: checkpoint=1 operation=elementwise {{.*}} mismatches=0
+// EXCHANGED-RAN: numericalTest=PASS
 
 //--- returned.mlir
 func.func @returned(%x: tensor<8x16xf16>, %w: tensor<16x34xf16>, %b: tensor<34xf16>) -> tensor<8x34xf16> {

@@ -148,6 +148,11 @@ struct GemmPlan {
   /// reads is interleaved. planGemmProgram chooses it to balance the two
   /// classes when a repeated layer's homes (every layer's block) are large.
   MemoryClass homes = MemoryClass::Interleaved;
+  /// The column blocks of B and C cut N in whole grains of this many
+  /// elements, balanced over the grains (columnSplits); 1: N balanced. The
+  /// search gives a plan the grain its narrow rows need (columnGrain) when
+  /// the balanced split would cut their exchange words.
+  uint32_t columnGrain = 1;
   /// Serial chunks of the rows of A and C, run one after another in a loop
   /// over the same buffers (poplibs' serial split): rows, cols and inner
   /// split one chunk of M / serial rows. A holds all its chunks spread once
@@ -188,6 +193,23 @@ struct GemmPlanConstraints {
 /// into its rows) of an untransposed A by resident weights, with no row
 /// reductions on its result (they would need every chunk).
 bool serialSplitPossible(const GemmProblem &problem);
+
+/// Elements per exchange word of the narrowest row a plan's column blocks
+/// cut that must be cut on word boundaries: C or the epilogue's result
+/// when exchanged, an activation B, f16 partials side by side; 1 when none.
+uint32_t columnGrain(const GemmProblem &problem, const GemmPlan &plan);
+/// The grain `plan` needs (GemmPlan::columnGrain): 1 when the balanced
+/// split of N starts every block on a grain of columnGrain, else that
+/// grain, so that any column count up to N / grain cuts a narrow C (4304
+/// f16 columns in 16 blocks of 268 or 270, where the balanced 269 would
+/// cut words).
+uint32_t neededColumnGrain(const GemmProblem &problem, const GemmPlan &plan);
+/// Where a plan's column blocks of B and C start: empty for the balanced
+/// split (columnGrain 1), else cols + 1 offsets from 0 to N, the plan's
+/// grains split balanced.
+std::vector<int64_t> columnSplits(const GemmProblem &problem, const GemmPlan &plan);
+/// The widest column block of columnSplits (without building them).
+int64_t widestColumnBlock(const GemmProblem &problem, const GemmPlan &plan);
 /// One serial chunk of `problem` under `serial` chunks: M / serial rows, and
 /// no epilogue (it runs once on the whole result, after the loop).
 GemmProblem serialChunk(const GemmProblem &problem, uint32_t serial);

@@ -50,7 +50,9 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                Reduction reduction, bool staging,
                                StringRef partials, int64_t cycles,
                                bool gathered, int64_t serial,
-                               ipu_tile::MemoryClass homes) {
+                               ipu_tile::MemoryClass homes, int64_t grain) {
+  if (grain != 1 && grain != 2 && grain != 4)
+    return emitError() << "grain must be 1, 2 or 4 elements, got " << grain;
   if (failed(checkPartitions(emitError, "serial", serial)))
     return failure();
   if (serial > 1 && gathered)
@@ -106,6 +108,7 @@ ipu::GemmPlan PlanAttr::toGemmPlan() const {
   plan.gatheredWeights = getGathered();
   plan.serial = static_cast<uint32_t>(getSerial());
   plan.homes = ipu_tile::toMachineClass(getHomes());
+  plan.columnGrain = static_cast<uint32_t>(getGrain());
   return plan;
 }
 
@@ -118,7 +121,8 @@ PlanAttr PlanAttr::fromGemmPlan(MLIRContext *context, const ipu::GemmPlan &plan,
       plan.reduction == ipu::Reduction::Staged ? Reduction::staged
                                                  : Reduction::complete,
       plan.localStaging, ipu::elementTypeName(plan.partials), cycles,
-      plan.gatheredWeights, plan.serial, ipu_tile::toIRClass(plan.homes));
+      plan.gatheredWeights, plan.serial, ipu_tile::toIRClass(plan.homes),
+      plan.columnGrain);
 }
 
 LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -60,7 +60,11 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     before every GEMM: less resident memory for more exchange. `homes`
     says where those stored blocks stay (`interleaved`, the default, or
     `standard`: only the exchange reads them); the planner moves a repeated
-    layer's homes to standard memory when interleaved memory is short. With
+    layer's homes to standard memory when interleaved memory is short.
+    `grain` (1, 2 or 4; default 1) cuts the columns of B and C in whole
+    grains of that many elements, balanced over the grains, where the
+    balanced split of N would cut an exchange word of a narrow row (16
+    blocks of 4304 f16 columns: 268 or 270, with `grain = 2`). With
     `serial` = S > 1 (a 2-D product by resident weights, S dividing M) the
     rows of A and C are cut into S chunks of M / S rows that run one after
     another in an `ipu_tile.loop` over the same buffers, the other fields
@@ -80,6 +84,10 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                    weights = interleaved, reduction = staged,
                    staging = false, partials = "f32", cycles = 54734,
                    gathered = true, homes = standard>
+    #ipu_gemm.plan<rows = 4, cols = 90, inner = 4, orientation = normal,
+                   weights = interleaved, reduction = staged,
+                   staging = false, partials = "f32", cycles = 166854,
+                   gathered = true, grain = 2>
     ```
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$inner,
@@ -91,7 +99,8 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                         "int64_t":$cycles,
                         DefaultValuedParameter<"bool", "false">:$gathered,
                         DefaultValuedParameter<"int64_t", "1">:$serial,
-                        IPUGemm_HomesParameter:$homes);
+                        IPUGemm_HomesParameter:$homes,
+                        DefaultValuedParameter<"int64_t", "1">:$grain);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
