@@ -1622,3 +1622,22 @@ TEST(GemmPlanColumns, NarrowColumnsSplitOnWordsForAnyBlockCount) {
   EXPECT_EQ(*checkGemmPlan(target, narrow, four),
             "cols=4 cuts the 6 columns into more blocks than their 3 32-bit words");
 }
+
+TEST(GemmPlanColumns, ABalancedConstraintKeepsTheBalancedSplitsOnly) {
+  // The planner's fallback when grained plans leave a program without
+  // memory: constraint grain = 1 searches N's balanced splits alone.
+  TargetModel target = TargetModel::ipu21WithTiles(64);
+  GemmProblem p = problem(96, 128, 86);
+  p.outType = ElementType::F16;
+  GemmPlanSearch any, balanced;
+  ASSERT_FALSE(searchGemmPlans(target, p, {}, 8, any));
+  GemmPlanConstraints onlyBalanced;
+  onlyBalanced.columnGrain = 1;
+  ASSERT_FALSE(searchGemmPlans(target, p, onlyBalanced, 8, balanced));
+  EXPECT_LT(balanced.matching, any.matching);
+  for (const GemmPlanChoice &choice : balanced.finalists) {
+    EXPECT_EQ(choice.plan.columnGrain, 1u) << choice.plan.str();
+    EXPECT_FALSE(checkGemmPlan(target, p, choice.plan));
+  }
+  EXPECT_EQ(onlyBalanced.str(), "grain=1");
+}

@@ -52,7 +52,8 @@ bool GemmPlanConstraints::matches(const GemmPlan &plan) const {
          (!partials || *partials == plan.partials) &&
          (!gatheredWeights || *gatheredWeights == plan.gatheredWeights) &&
          (!serial || *serial == plan.serial) &&
-         (!homes || (plan.gatheredWeights && *homes == plan.homes));
+         (!homes || (plan.gatheredWeights && *homes == plan.homes)) &&
+         (!columnGrain || *columnGrain == plan.columnGrain);
 }
 
 void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
@@ -71,11 +72,13 @@ void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
   take(gatheredWeights, other.gatheredWeights);
   take(serial, other.serial);
   take(homes, other.homes);
+  take(columnGrain, other.columnGrain);
 }
 
 bool GemmPlanConstraints::empty() const {
   return !rows && !cols && !inner && !swapped && !weights && !reduction &&
-         !localStaging && !partials && !gatheredWeights && !serial && !homes;
+         !localStaging && !partials && !gatheredWeights && !serial && !homes &&
+         !columnGrain;
 }
 
 std::string GemmPlanConstraints::str() const {
@@ -107,6 +110,8 @@ std::string GemmPlanConstraints::str() const {
     field("serial", *serial);
   if (homes)
     field("homes", memoryClassName(*homes));
+  if (columnGrain)
+    field("grain", *columnGrain);
   return os.str();
 }
 

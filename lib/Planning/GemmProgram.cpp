@@ -200,6 +200,40 @@ bool outOfMemory(const std::vector<ProgramGemm> &gemms) {
   });
 }
 
+/// planInOrder with word grains (GemmPlan::columnGrain) and, when that
+/// leaves a matmul without memory, again with N's balanced splits only:
+/// grains cut more column blocks, plans faster alone whose exchange code
+/// and buffers can take what later matmuls need (four unrolled encoder
+/// blocks). The attempt that fits, or got further, stands.
+void planStage(const TargetModel &target, std::vector<ProgramGemm> &gemms,
+               unsigned finalistCount, const std::vector<uint64_t> &caps,
+               bool allowSerial, uint64_t transientCap = UINT64_MAX) {
+  std::vector<ProgramGemm> balanced = gemms;
+  planInOrder(target, gemms, finalistCount, caps, allowSerial, transientCap);
+  if (!outOfMemory(gemms))
+    return;
+  bool constrained = false;
+  for (ProgramGemm &gemm : balanced)
+    if (!gemm.given && !gemm.constraints.columnGrain) {
+      gemm.constraints.columnGrain = 1;
+      constrained = true;
+    }
+  if (!constrained)
+    return;
+  planInOrder(target, balanced, finalistCount, caps, allowSerial, transientCap);
+  const bool balancedBetter =
+      !outOfMemory(balanced) || standing(balanced) > standing(gemms);
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    // Both passes' time (each added its own to what the gemm had), and the
+    // constraints as they were: the balanced split was the planner's.
+    const double both = gemms[i].seconds + balanced[i].seconds;
+    balanced[i].constraints.columnGrain = gemms[i].constraints.columnGrain;
+    balanced[i].seconds = gemms[i].seconds = both;
+  }
+  if (balancedBetter)
+    gemms = std::move(balanced);
+}
+
 } // namespace
 
 /// One planGemmProgram attempt: with serial splits allowed or not.
@@ -280,12 +314,22 @@ static bool placeOpenHomes(const TargetModel &target,
 static void planProgramClassesGiven(const TargetModel &target,
                                     std::vector<ProgramGemm> &gemms,
                                     unsigned finalistCount, unsigned rerank);
+/// planGemmProgram, a repeated layer's homes of open class first.
+static void planProgramWithOpenHomes(const TargetModel &target,
+                                  std::vector<ProgramGemm> &gemms,
+                                  unsigned finalistCount, unsigned rerank);
 
 void ipu::planGemmProgram(const TargetModel &target,
                           std::vector<ProgramGemm> &gemms,
                           unsigned finalistCount, unsigned rerank) {
   for (ProgramGemm &gemm : gemms)
     gemm.seconds = 0;
+  planProgramWithOpenHomes(target, gemms, finalistCount, rerank);
+}
+
+static void planProgramWithOpenHomes(const TargetModel &target,
+                                     std::vector<ProgramGemm> &gemms,
+                                     unsigned finalistCount, unsigned rerank) {
   const bool open = std::any_of(gemms.begin(), gemms.end(), [](const ProgramGemm &gemm) {
     return gemm.problem.homesOpen;
   });
@@ -366,7 +410,7 @@ static void planProgramOnce(const TargetModel &target,
     }
     gemms = std::move(ranked);
   };
-  planInOrder(target, gemms, finalistCount, {}, allowSerial);
+  planStage(target, gemms, finalistCount, {}, allowSerial);
   uint64_t totalWeights = 0;
   std::vector<uint64_t> weights(gemms.size(), 0);
   for (size_t i = 0; i < gemms.size(); ++i) {
@@ -402,7 +446,7 @@ static void planProgramOnce(const TargetModel &target,
       if (weights[i])
         caps[i] = static_cast<uint64_t>(
             static_cast<long double>(memory) * percent / 100 * weights[i] / totalWeights);
-    planInOrder(target, gemms, finalistCount, caps, allowSerial);
+    planStage(target, gemms, finalistCount, caps, allowSerial);
     if (!outOfMemory(gemms)) {
       standingCaps = caps;
       return finish();
@@ -417,7 +461,7 @@ static void planProgramOnce(const TargetModel &target,
   // room a later one's weights need (a deep tower's fc2 beside its head).
   if (allowSerial)
     for (unsigned percent : {30u, 22u, 16u}) {
-      planInOrder(target, gemms, finalistCount, bestCaps, allowSerial,
+      planStage(target, gemms, finalistCount, bestCaps, allowSerial,
                   memory * percent / 100);
       if (!outOfMemory(gemms)) {
         standingCaps = bestCaps;

@@ -220,7 +220,9 @@ searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
           // class, or interleaved (planGemmProgram may move them later).
           if (plan.gatheredWeights && constraints.homes)
             plan.homes = *constraints.homes;
-          plan.columnGrain = neededColumnGrain(problem, plan);
+          // Serial chunks keep N's balanced split: they are the last
+          // resort, for memory, and grains would multiply their search.
+          plan.columnGrain = serial > 1 ? 1 : neededColumnGrain(problem, plan);
           if (checkGemmPlan(target, problem, plan))
             continue;
           ++search.candidates;

@@ -182,6 +182,8 @@ struct GemmPlanConstraints {
   /// Gathered weights' homes (GemmPlan::homes): set, only gathered plans
   /// with homes there match.
   std::optional<MemoryClass> homes;
+  /// GemmPlan::columnGrain: 1 keeps N's balanced split only.
+  std::optional<uint32_t> columnGrain;
   bool matches(const GemmPlan &plan) const;
   bool empty() const;
   /// Every field `other` sets replaces this one's.
