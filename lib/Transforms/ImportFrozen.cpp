@@ -322,6 +322,116 @@ bool foldConstantSlice(tensor::ExtractSliceOp slice, OpBuilder &builder) {
   return true;
 }
 
+/// A frozen parameter (through reshapes) that an elementwise generic reads
+/// broadcast along loop dims the kernels do not broadcast (a batch of
+/// images adding one position embedding, `(d0, d1, d2) -> (0, d1, d2)`;
+/// the pooling head's probe repeated per image, `(d0, d1, d2) -> (d1,
+/// d2)`) becomes a parameter of the loops' shape, its elements repeated
+/// along those dims, read whole: a weight resident as the batch reads it,
+/// streamed once at load. Returns whether it folded one.
+bool foldBroadcastParameter(linalg::GenericOp op, OpBuilder &builder) {
+  if (op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1)
+    return false;
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(loops))
+    return false;
+  bool folded = false;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = maps[operand->getOperandNumber()];
+    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+    if (!type || !type.hasStaticShape() || map.getNumResults() != unsigned(type.getRank()))
+      continue;
+    // Each dim read as a loop dim (in increasing order) or a unit dim at 0;
+    // some loop dim of more than one element read by none. A row (the
+    // last dim's vector), a scalar and one value per row are broadcasts
+    // the kernels take: those stay.
+    SmallVector<int64_t> loopOf(type.getRank(), -1);
+    SmallVector<bool> read(loops.size(), false);
+    bool matches = true;
+    int64_t last = -1;
+    for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      auto constant = dyn_cast<AffineConstantExpr>(expr);
+      if (dim && int64_t(dim.getPosition()) > last &&
+          type.getDimSize(r) == loops[dim.getPosition()]) {
+        loopOf[r] = last = dim.getPosition();
+        read[dim.getPosition()] = true;
+      } else if (!constant || constant.getValue() != 0 || type.getDimSize(r) != 1) {
+        matches = false;
+      }
+    }
+    bool broadcasts = false;
+    for (size_t d = 0; d < loops.size(); ++d)
+      broadcasts |= !read[d] && loops[d] > 1;
+    const bool row = type.getNumElements() == loops.back() && read.back();
+    const bool column = !read.back() && llvm::all_of(ArrayRef<bool>(read).drop_back(),
+                                                     [](bool r) { return r; });
+    // A generic that only copies the parameter out broadcast (the probe
+    // repeated per image) becomes the repeated parameter itself, whatever
+    // the broadcast.
+    auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+    const bool copy = op.getNumDpsInputs() == 1 && yield.getNumOperands() == 1 &&
+                      yield.getOperand(0) == op.getMatchingBlockArgument(operand);
+    if (!matches || !broadcasts ||
+        (!copy && (row || column || type.getNumElements() == 1)))
+      continue;
+    Value source = operand->get();
+    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+        source.getDefiningOp()))
+      source = source.getDefiningOp()->getOperand(0);
+    auto constant = source.getDefiningOp<arith::ConstantOp>();
+    if (!constant || !isFrozenParameter(constant))
+      continue;
+    FailureOr<std::vector<char>> bytes =
+        ipu_tile::constantBytes(cast<ElementsAttr>(constant.getValue()));
+    const int64_t element = type.getElementTypeBitWidth() / 8;
+    if (failed(bytes) || element < 1 ||
+        int64_t(bytes->size()) != type.getNumElements() * element)
+      continue;
+    // Row-major over the loops: each element from the source element its
+    // read dims index (the broadcast ones at 0).
+    const size_t rank = loops.size();
+    SmallVector<int64_t> pitch(type.getRank(), element);
+    for (int64_t d = type.getRank() - 1; d-- > 0;)
+      pitch[d] = pitch[d + 1] * type.getDimSize(d + 1);
+    int64_t count = 1;
+    for (int64_t extent : loops)
+      count *= extent;
+    std::vector<char> repeated;
+    repeated.reserve(size_t(count * element));
+    SmallVector<int64_t> index(rank, 0);
+    for (int64_t e = 0; e < count; ++e) {
+      int64_t offset = 0;
+      for (int64_t r = 0; r < type.getRank(); ++r)
+        offset += loopOf[r] < 0 ? 0 : index[loopOf[r]] * pitch[r];
+      repeated.insert(repeated.end(), bytes->begin() + offset,
+                      bytes->begin() + offset + element);
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < loops[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    auto wholeType = RankedTensorType::get(loops, type.getElementType());
+    builder.setInsertionPoint(op);
+    Value whole = arith::ConstantOp::create(
+        builder, constant.getLoc(), wholeType,
+        DenseElementsAttr::getFromRawBuffer(wholeType, repeated));
+    if (copy && whole.getType() == op->getResult(0).getType()) {
+      op->getResult(0).replaceAllUsesWith(whole);
+      return true;
+    }
+    operand->set(whole);
+    maps[operand->getOperandNumber()] =
+        AffineMap::getMultiDimIdentityMap(rank, op.getContext());
+    folded = true;
+  }
+  if (folded)
+    op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+  return folded;
+}
+
 } // namespace
 
 LogicalResult mlir::ipu_compiler::importFrozenModel(ModuleOp module) {
@@ -338,6 +448,19 @@ LogicalResult mlir::ipu_compiler::importFrozenModel(ModuleOp module) {
     });
     for (auto [op, extract] : gathers)
       failedAny |= failed(foldArangeGather(op, extract, builder));
+    // Parameters read broadcast along a batch.
+    SmallVector<linalg::GenericOp> generics;
+    func.walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    unsigned broadcasts = 0;
+    for (linalg::GenericOp op : generics)
+      broadcasts += foldBroadcastParameter(op, builder);
+    if (broadcasts)
+      mlir::emitRemark(func.getLoc(), "repeats ")
+          << broadcasts
+          << (broadcasts == 1 ? " frozen weight" : " frozen weights")
+          << " along the dims an elementwise op broadcasts it over (a batch "
+             "reading one position embedding): resident as read, streamed "
+             "once at load";
     unsigned guards = 0;
     SmallVector<linalg::GenericOp> selects;
     func.walk([&](linalg::GenericOp op) { selects.push_back(op); });

@@ -1015,10 +1015,34 @@ static void reshapesAsPermutes(ModuleOp module) {
         !isa<FloatType>(source.getElementType()))
       continue; // Left for the final check to name.
     OpBuilder builder(op);
-    SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, source.getRank()));
+    // Read as the finer of the two shapes: a reshape that splits the last
+    // dim (the head attention's [4608] into 4 images' [4, 1152]) moves its
+    // runs as the result's rows.
+    RankedTensorType view = source;
+    if (result.getRank() > 0 && source.getRank() > 0 &&
+        result.getShape().back() < source.getShape().back() &&
+        source.getShape().back() % result.getShape().back() == 0)
+      view = result;
+    SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, view.getRank()));
+    // A reshape of a whole permute's only result is that permute read
+    // into the reshape's shape: the same elements in the same order,
+    // without the flat tensor between them (the head attention's heads
+    // merged into [B * D], then split into [B, D]).
+    auto producer = op->getOperand(0).getDefiningOp<ipu_tile::PermuteOp>();
+    if (producer && producer->hasOneUse() && !producer.getOffsets() &&
+        !producer.getSizes() && result.getRank() > 0 &&
+        result.getShape().back() % producer.getView().back() == 0) {
+      Value composed = ipu_tile::PermuteOp::create(
+          builder, op->getLoc(), result, producer.getSource(), producer.getViewAttr(),
+          producer.getPermutationAttr(), /*offsets=*/nullptr, /*sizes=*/nullptr);
+      op->getResult(0).replaceAllUsesWith(composed);
+      op->erase();
+      producer->erase();
+      continue;
+    }
     Value permuted = ipu_tile::PermuteOp::create(
         builder, op->getLoc(), result, op->getOperand(0),
-        builder.getDenseI64ArrayAttr(source.getShape()),
+        builder.getDenseI64ArrayAttr(view.getShape()),
         builder.getDenseI64ArrayAttr(identity), /*offsets=*/nullptr, /*sizes=*/nullptr);
     op->getResult(0).replaceAllUsesWith(permuted);
     op->erase();

@@ -332,3 +332,33 @@ func.func @widened_scaled_scores(%q: tensor<1x2x4x8xf16>, %k: tensor<1x2x4x8xf16
   %r = tensor.expand_shape %p [[0, 1], [2], [3]] output_shape [1, 2, 4, 4] : tensor<2x4x4xf32> into tensor<1x2x4x4xf32>
   return %r : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A batch of two images adding one position embedding ((d0, d1, d2) ->
+// (0, d1, d2)), and the pooling head's probe copied out per image
+// ((d0, d1, d2) -> (d1, d2)): each becomes a weight of the batch's shape,
+// its values repeated per image, read whole.
+// CHECK-LABEL: func.func @batch_broadcasts
+// CHECK-SAME:    %arg1: tensor<2x2x2xf32> {ipu_tile.constant = dense<{{\[\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]], {{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]]>
+// CHECK-SAME:    %arg2: tensor<2x1x2xf32> {ipu_tile.constant = dense<{{\[\[\[}}5.000000e+00, 6.000000e+00]], {{\[\[}}5.000000e+00, 6.000000e+00]]]>
+// CHECK:         ipu_tile.elementwise %arg0, %arg1
+// CHECK:         return {{.*}}, %arg2
+// expected-remark @below {{repeats 2 frozen weights along the dims an elementwise op broadcasts it over}}
+// expected-remark @below {{takes 2 frozen weights as arguments}}
+func.func @batch_broadcasts(%x: tensor<2x2x2xf32>) -> (tensor<2x2x2xf32>, tensor<2x1x2xf32>) {
+  %pe = arith.constant dense<[[[1.0, 2.0], [3.0, 4.0]]]> : tensor<1x2x2xf32>
+  %probe = arith.constant dense<[[5.0, 6.0]]> : tensor<1x2xf32>
+  %e = tensor.empty() : tensor<2x2x2xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %pe : tensor<2x2x2xf32>, tensor<1x2x2xf32>) outs(%e : tensor<2x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2x2xf32>
+  %e2 = tensor.empty() : tensor<2x1x2xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%probe : tensor<1x2xf32>) outs(%e2 : tensor<2x1x2xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  } -> tensor<2x1x2xf32>
+  return %y, %q : tensor<2x2x2xf32>, tensor<2x1x2xf32>
+}
