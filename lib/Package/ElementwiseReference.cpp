@@ -68,7 +68,15 @@ ipu::package_detail::checkElementwiseReference(const ReferenceChecking &checking
       elements *= extent;
     bool fits = false;
     switch (body.inputs[a].broadcast) {
-    case Broadcast::Full: fits = shapes[a] == shape; break;
+    // A full input is read row-major, element for element: in the value's
+    // shape or any other of its elements (a reshape that stayed in place).
+    case Broadcast::Full: {
+      int64_t valueElements = 1;
+      for (int64_t extent : shape)
+        valueElements *= extent;
+      fits = elements == valueElements;
+      break;
+    }
     case Broadcast::Row:
       fits = !shapes[a].empty() && shapes[a].back() == shape.back() &&
              elements == shape.back();

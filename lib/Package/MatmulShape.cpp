@@ -11,6 +11,22 @@
 
 using namespace ipu;
 
+bool ipu::holdsValueOf(const std::vector<int64_t> &stream,
+                       const std::vector<int64_t> &value) {
+  if (stream == value)
+    return true;
+  if (stream.empty() || value.empty() || stream.back() != value.back())
+    return false;
+  int64_t streamElements = 1, valueElements = 1;
+  for (int64_t extent : stream)
+    if (extent < 0 || __builtin_mul_overflow(streamElements, extent, &streamElements))
+      return false;
+  for (int64_t extent : value)
+    if (extent < 0 || __builtin_mul_overflow(valueElements, extent, &valueElements))
+      return false;
+  return streamElements == valueElements;
+}
+
 std::string ipu::matmulForm(const ReferenceOp &op, size_t lhsRank,
                             size_t rhsRank, bool result) {
   std::string lead = lhsRank > 2 ? "...x" : "";

@@ -1531,7 +1531,9 @@ private:
              result.name + "') is already the value of reference op " +
              to_string(resultOwner[op.result]);
     resultOwner[op.result] = static_cast<uint32_t>(i);
-    if (result.shape != shape)
+    // The stream may hold the value with its leading dims folded into its
+    // rows (holdsValueOf).
+    if (!holdsValueOf(result.shape, shape))
       return where + ": " + operandsText + " -> " + shapeString(result.shape) +
              " ('" + result.name + "') are not " + form + " -> " + resultForm +
              " (the value is " + shapeString(shape) + ")";

@@ -369,6 +369,10 @@ LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
                                              ArrayRef<std::string> bufferNames,
                                              StringRef phaseName) {
   SmallVector<BufferCopy> copies;
+  // Relayouts of a reshape's result that aliases its source's buffer (of
+  // the source's shape): each moves as that buffer read in the value's
+  // shape, a permuted copy of its own.
+  SmallVector<std::tuple<BufferCopy, ipu::Permutation, Location>> reshaped;
   for (auto [index, constOp] : llvm::enumerate(ops)) {
     RelayoutOp op = constOp;
     const std::string &name = bufferNames[index];
@@ -379,9 +383,23 @@ LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
       return op.emitError("cannot lower the relayout of a value without a "
                           "buffer into ")
              << type;
+    const size_t before = copies.size();
     bufferOf[op.getResult()] =
         bufferIn(source, type, op.getLoc(), *layout, name, copies,
                  toMachineClass(op.getMemoryClass()));
+    std::optional<BlockLayout> from =
+        toBlockLayout(source.getTensorType(), target.exchangeWordBytes());
+    auto sourceType = cast<RankedTensorType>(op.getSource().getType());
+    if (copies.size() > before && from &&
+        (from->rows != layout->rows || from->cols != layout->cols ||
+         from->batches != layout->batches)) {
+      ipu::Permutation view;
+      view.view.assign(sourceType.getShape().begin(), sourceType.getShape().end());
+      for (int64_t d = 0; d < sourceType.getRank(); ++d)
+        view.permutation.push_back(d);
+      reshaped.push_back({copies.back(), view, op.getLoc()});
+      copies.pop_back();
+    }
     referenceOf[op.getResult()] = referenceOf.lookup(op.getSource());
     hostShapes[op.getResult()] = hostShapeOf(op.getSource());
     if (transposedFromHost.contains(op.getSource()))
@@ -389,6 +407,10 @@ LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
   }
   if (!copies.empty())
     createPhase(RelayoutOp(ops.front()).getLoc(), phaseName, copies);
+  for (auto [index, entry] : llvm::enumerate(reshaped)) {
+    auto &[copy, view, loc] = entry;
+    createPhase(loc, (phaseName + ".reshape" + Twine(index)).str(), {copy}, &view);
+  }
   return success();
 }
 

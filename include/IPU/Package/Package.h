@@ -220,6 +220,12 @@ struct MatmulShape {
   std::vector<int64_t> result; ///< lhs's leading dimensions, then M, N.
 };
 
+/// Whether a result stream of `stream` holds a value of `value`: the same
+/// shape, or the same elements and rows with leading dims folded into the
+/// rows (a matmul's [B * M, N] stream of a [B, M, N] value), read
+/// row-major alike.
+bool holdsValueOf(const std::vector<int64_t> &stream, const std::vector<int64_t> &value);
+
 /// Shapes a "matmul" reference op of these flags takes: "MxK x KxN" for
 /// 2-D operands, "...xMxK x KxN" or "...xMxK x ...xKxN" with leading
 /// dimensions, with KxM or NxK for a transposed operand; `result` true gives
