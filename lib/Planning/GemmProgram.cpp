@@ -209,6 +209,9 @@ void planStage(const TargetModel &target, std::vector<ProgramGemm> &gemms,
                unsigned finalistCount, const std::vector<uint64_t> &caps,
                bool allowSerial, uint64_t transientCap = UINT64_MAX) {
   std::vector<ProgramGemm> balanced = gemms;
+  std::vector<double> before(gemms.size());
+  for (size_t i = 0; i < gemms.size(); ++i)
+    before[i] = gemms[i].seconds;
   planInOrder(target, gemms, finalistCount, caps, allowSerial, transientCap);
   if (!outOfMemory(gemms))
     return;
@@ -226,7 +229,7 @@ void planStage(const TargetModel &target, std::vector<ProgramGemm> &gemms,
   for (size_t i = 0; i < gemms.size(); ++i) {
     // Both passes' time (each added its own to what the gemm had), and the
     // constraints as they were: the balanced split was the planner's.
-    const double both = gemms[i].seconds + balanced[i].seconds;
+    const double both = gemms[i].seconds + balanced[i].seconds - before[i];
     balanced[i].constraints.columnGrain = gemms[i].constraints.columnGrain;
     balanced[i].seconds = gemms[i].seconds = both;
   }
