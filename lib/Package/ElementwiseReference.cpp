@@ -62,6 +62,9 @@ ipu::package_detail::checkElementwiseReference(const ReferenceChecking &checking
   if (!haveShape || shape.empty())
     return where + ": kernel '" + kernel.name() +
            "' has no full input of rank >= 1 to give the value its shape";
+  int64_t valueElements = 1;
+  for (int64_t extent : shape)
+    valueElements *= extent;
   for (unsigned a = 0; a < body.inputs.size(); ++a) {
     int64_t elements = 1;
     for (int64_t extent : shapes[a])
@@ -70,13 +73,7 @@ ipu::package_detail::checkElementwiseReference(const ReferenceChecking &checking
     switch (body.inputs[a].broadcast) {
     // A full input is read row-major, element for element: in the value's
     // shape or any other of its elements (a reshape that stayed in place).
-    case Broadcast::Full: {
-      int64_t valueElements = 1;
-      for (int64_t extent : shape)
-        valueElements *= extent;
-      fits = elements == valueElements;
-      break;
-    }
+    case Broadcast::Full: fits = elements == valueElements; break;
     case Broadcast::Row:
       fits = !shapes[a].empty() && shapes[a].back() == shape.back() &&
              elements == shape.back();

@@ -254,12 +254,15 @@ static void planProgramOnce(const TargetModel &target,
 static bool placeOpenHomes(const TargetModel &target,
                            std::vector<ProgramGemm> &gemms) {
   std::vector<ProgramGemm> placed = gemms;
-  std::vector<size_t> open;
+  // Those costed with open homes (their finalists are costed again), and
+  // of them those whose plan gathers its weights (whose class is chosen).
+  std::vector<size_t> wereOpen, open;
   for (size_t i = 0; i < placed.size(); ++i) {
     ProgramGemm &gemm = placed[i];
     if (!gemm.problem.homesOpen)
       continue;
     gemm.problem.homesOpen = false;
+    wereOpen.push_back(i);
     if (!gemm.error && !gemm.search.finalists.empty() &&
         gemm.search.finalists.front().plan.gatheredWeights)
       open.push_back(i);
@@ -270,7 +273,7 @@ static bool placeOpenHomes(const TargetModel &target,
       choice.cost = costGemmPlan(target, placed[i].problem, choice.plan);
     }
   };
-  for (size_t i = 0; i < placed.size(); ++i)
+  for (size_t i : wereOpen)
     setHomes(i, MemoryClass::Interleaved);
   // Every subset of a few matmuls; of more, those that move one or two.
   const size_t count = open.size();
@@ -287,7 +290,6 @@ static bool placeOpenHomes(const TargetModel &target,
   std::stable_sort(masks.begin(), masks.end(), [](uint64_t a, uint64_t b) {
     return __builtin_popcountll(a) < __builtin_popcountll(b);
   });
-  masks.erase(std::unique(masks.begin(), masks.end()), masks.end());
   // Both costs of each open matmul's finalists, once.
   std::vector<std::vector<GemmPlanChoice>> byClass[2];
   for (int c = 0; c < 2; ++c)
