@@ -129,3 +129,67 @@ TEST(HostDataTest, OutputsAreWrittenByResultIndex) {
   EXPECT_EQ(*why, "--outputs: result 0 ('out') was never streamed out");
   std::filesystem::remove_all(dir);
 }
+
+TEST(HostDataTest, ABatchSplitsIntoImagesAndGathersBackInImageOrder) {
+  // Argument 0 holds one image a run; argument 1 is a weight the package
+  // carries, the same for every image; result 0 is one image's, result 1 a
+  // checkpoint.
+  Package package;
+  package.images = 3;
+  package.results = 1;
+  HostStream pixels = stream("pixels", true, 0, ElementType::F32, {1, 2, 2});
+  HostStream weight = stream("w", true, 1, ElementType::F32, {2});
+  HostStream out = stream("out", false, 0, ElementType::F32, {1, 4});
+  out.declaredShape = {1, 2, 2};
+  HostStream checkpoint = stream("cp", false, 1, ElementType::F32, {2});
+  package.streams = {pixels, weight, out, checkpoint};
+  package.constants.push_back({1, std::vector<uint8_t>(8, 7)});
+  EXPECT_TRUE(holdsImages(package, pixels));
+  EXPECT_FALSE(holdsImages(package, weight));
+  EXPECT_TRUE(holdsImages(package, out));
+  EXPECT_FALSE(holdsImages(package, checkpoint));
+  EXPECT_EQ(batchShape(package, pixels), (std::vector<int64_t>{3, 2, 2}));
+  EXPECT_EQ(batchShape(package, out), (std::vector<int64_t>{3, 2, 2}));
+  EXPECT_EQ(batchShape(package, weight), (std::vector<int64_t>{2}));
+
+  std::vector<HostTensor> batch;
+  std::vector<bool> generated;
+  ASSERT_FALSE(prepareInputs(package, 5, "", batch, generated));
+  ASSERT_EQ(batch[0].bytes.size(), 3u * 4 * 4);
+  EXPECT_EQ(batch[0].shape, (std::vector<int64_t>{3, 2, 2}));
+  EXPECT_EQ(batch[1].bytes, std::vector<uint8_t>(8, 7));
+
+  // Every byte of the batch's argument lands in exactly one image, in
+  // order; the weight reaches every image whole.
+  std::vector<uint8_t> joined;
+  SimulationResult runs[3];
+  std::vector<HostTensor> results;
+  for (uint32_t image = 0; image < 3; ++image) {
+    std::vector<HostTensor> share = imageInputs(package, batch, image);
+    EXPECT_EQ(share[0].shape, pixels.shape);
+    EXPECT_EQ(share[1].bytes, batch[1].bytes);
+    joined.insert(joined.end(), share[0].bytes.begin(), share[0].bytes.end());
+    runs[image].outputs.resize(2);
+    runs[image].outputs[0] = {ElementType::F32, {1, 4}, share[0].bytes};
+    runs[image].outputs[1] = {ElementType::F32, {2}, std::vector<uint8_t>(8, uint8_t(image))};
+    appendImageResults(package, runs[image], results);
+  }
+  EXPECT_EQ(joined, batch[0].bytes);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].bytes, batch[0].bytes);
+  EXPECT_EQ(results[0].shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(results[1].bytes, std::vector<uint8_t>(8, 2)) << "the last image's checkpoint";
+
+  // --outputs writes the batch in the function's shape.
+  std::string dir = freshDirectory("batch");
+  SimulationResult whole;
+  whole.outputs = results;
+  size_t written = 0;
+  ASSERT_FALSE(writeOutputs(dir, package, whole, written));
+  EXPECT_EQ(written, 1u);
+  NpyArray array;
+  ASSERT_FALSE(readNpy(dir + "/result0.npy", array));
+  EXPECT_EQ(array.shape, (std::vector<int64_t>{3, 2, 2}));
+  EXPECT_EQ(array.data, batch[0].bytes);
+  std::filesystem::remove_all(dir);
+}

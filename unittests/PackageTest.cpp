@@ -347,6 +347,28 @@ TEST(Package, TargetsOfAnotherExchangeWordAreRefused) {
       << error.value_or("accepted");
 }
 
+// A batch run image by image: a count in [1, kMaxImages], and results the
+// runner can gather per image; the count survives the file.
+TEST(Package, ImagesOfABatchAreBoundedAndKept) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  Package package = makePackage();
+  package.images = 3;
+  package.results = 1;
+  ASSERT_EQ(validatePackage(package, target), std::nullopt);
+  std::vector<uint8_t> bytes = serializePackage(package);
+  Package loaded;
+  ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), loaded), std::nullopt);
+  EXPECT_EQ(loaded.images, 3u);
+  package.images = 0;
+  EXPECT_TRUE(contains(validatePackage(package, target), "for 0 images of a batch"));
+  package.images = PackageLimits::kMaxImages + 1;
+  EXPECT_TRUE(contains(validatePackage(package, target), "a batch holds 1 to 4096 images"));
+  package.images = 2;
+  package.results = 0;
+  EXPECT_TRUE(contains(validatePackage(package, target),
+                       "runs 2 images but does not say which streams are results"));
+}
+
 // The buffers the report charts are checked against the target and the
 // program, though nothing the simulator runs reads them.
 TEST(Package, BuffersAreCheckedAgainstTheTargetAndTheProgram) {
@@ -465,7 +487,7 @@ TEST(Package, MagicAndVersionAreChecked) {
   bytes = serializePackage(package);
   error = deserializePackage(bytes.data(), bytes.size(), loaded);
   EXPECT_TRUE(contains(error, "unsupported format version 0 (this build reads "
-                              "versions 5 to 7)"))
+                              "versions 5 to 8)"))
       << error.value_or("");
   // Versions 1 to 3 had untimed exchange schedules: refused, saying why.
   for (uint32_t old : {1u, 2u, 3u}) {
@@ -661,7 +683,8 @@ TEST(PackageValidate, WrongTarget) {
                 TargetModel::ipu21WithTiles(16));
   expectInvalid([](Package &p) { p.tiles = 5; },
                 {"package has 5 tiles", "'ipu21-4' has 4"});
-  expectInvalid([](Package &p) { p.formatVersion = 8; }, {"format version 8"});
+  expectInvalid([](Package &p) { p.formatVersion = Package::kFormatVersion + 1; },
+                {"format version " + std::to_string(Package::kFormatVersion + 1)});
 }
 
 TEST(PackageValidate, Streams) {

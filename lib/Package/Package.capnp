@@ -224,4 +224,7 @@ struct Package {
   # The compiled function's result count: output streams below it carry
   # its results, the others checkpoints (0: not recorded).
   results @20 :UInt32;
+  # Format 8: the program computes one image of a batch of this many, run
+  # once per image (0, in older formats: 1).
+  images @21 :UInt32;
 }

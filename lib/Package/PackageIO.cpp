@@ -169,6 +169,7 @@ void writePackage(const Package &package, wire::Package::Builder out) {
   out.setTiles(package.tiles);
   out.setWorkload(toText(package.workload));
   out.setFlops(package.flops);
+  out.setImages(package.images);
 
   auto streams = out.initStreams(package.streams.size());
   for (size_t i = 0; i < package.streams.size(); ++i)
@@ -394,6 +395,7 @@ void readPackage(wire::Package::Reader in, Package &package) {
   package.tiles = in.getTiles();
   package.workload = fromText(in.getWorkload());
   package.flops = in.getFlops();
+  package.images = package.formatVersion >= 8 ? in.getImages() : 1;
 
   auto streams = in.getStreams();
   package.streams.resize(streams.size());

@@ -141,6 +141,13 @@ public:
     if (package.results > outputStreams)
       return "package has " + to_string(package.results) + " results but " +
              countOf(outputStreams, "output stream");
+    if (package.images == 0 || package.images > PackageLimits::kMaxImages)
+      return "package runs its program for " + to_string(package.images) +
+             " images of a batch: a batch holds 1 to " +
+             to_string(PackageLimits::kMaxImages) + " images";
+    if (package.images > 1 && package.results == 0)
+      return "package runs " + to_string(package.images) +
+             " images but does not say which streams are results, to gather per image";
     for (size_t i = 0; i < package.computeSets.size(); ++i)
       if (auto error = checkComputeSet(i))
         return error;

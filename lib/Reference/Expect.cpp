@@ -135,9 +135,7 @@ std::optional<std::string> ipu::compareExpected(const std::string &dir,
     if (!stream || index >= result.outputs.size() || result.outputs[index].bytes.empty())
       return "result " + std::to_string(index) + " was never streamed out";
     const HostTensor &output = result.outputs[index];
-    results.push_back({output.type,
-                       stream->declaredShape.empty() ? stream->shape : stream->declaredShape,
-                       output.bytes});
+    results.push_back({output.type, batchShape(package, *stream), output.bytes});
   }
   return compareExpectedArrays(dir, results, report);
 }

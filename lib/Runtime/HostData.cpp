@@ -17,6 +17,67 @@ const HostStream *ipu::resultStream(const Package &package, uint32_t index) {
   return nullptr;
 }
 
+static bool hasConstant(const Package &package, uint32_t argument) {
+  return std::any_of(package.constants.begin(), package.constants.end(),
+                     [&](const ArgumentConstant &c) { return c.argument == argument; });
+}
+
+bool ipu::holdsImages(const Package &package, const HostStream &stream) {
+  if (package.images <= 1)
+    return false;
+  return stream.toDevice ? !hasConstant(package, stream.index)
+                         : package.results && stream.index < package.results;
+}
+
+std::vector<int64_t> ipu::batchShape(const Package &package, const HostStream &stream) {
+  std::vector<int64_t> shape = stream.declaredShape.empty() ? stream.shape : stream.declaredShape;
+  if (holdsImages(package, stream) && !shape.empty())
+    shape[0] *= int64_t(package.images);
+  return shape;
+}
+
+std::vector<HostTensor> ipu::imageInputs(const Package &package,
+                                         const std::vector<HostTensor> &batch, uint32_t image) {
+  std::vector<HostTensor> inputs(batch.size());
+  for (const HostStream &stream : package.streams) {
+    if (!stream.toDevice || stream.index >= batch.size() || !inputs[stream.index].bytes.empty())
+      continue;
+    const HostTensor &whole = batch[stream.index];
+    HostTensor &share = inputs[stream.index];
+    share.type = whole.type;
+    if (!holdsImages(package, stream)) {
+      share.shape = whole.shape;
+      share.bytes = whole.bytes;
+      continue;
+    }
+    share.shape = stream.shape;
+    const size_t bytes = whole.bytes.size() / package.images;
+    share.bytes.assign(whole.bytes.begin() + image * bytes,
+                       whole.bytes.begin() + (image + 1) * bytes);
+  }
+  return inputs;
+}
+
+void ipu::appendImageResults(const Package &package, const SimulationResult &image,
+                             std::vector<HostTensor> &batch) {
+  if (batch.size() < image.outputs.size())
+    batch.resize(image.outputs.size());
+  for (size_t index = 0; index < image.outputs.size(); ++index) {
+    const HostTensor &share = image.outputs[index];
+    HostTensor &whole = batch[index];
+    const HostStream *stream = resultStream(package, uint32_t(index));
+    if (!stream || !holdsImages(package, *stream)) {
+      whole = share; // A checkpoint: the last image's.
+      continue;
+    }
+    whole.type = share.type;
+    whole.shape = share.shape;
+    if (!whole.shape.empty())
+      whole.shape[0] *= int64_t(package.images);
+    whole.bytes.insert(whole.bytes.end(), share.bytes.begin(), share.bytes.end());
+  }
+}
+
 namespace {
 
 /// splitmix64: tiny, seedable and identical on every platform.
@@ -56,11 +117,9 @@ std::optional<ElementType> f8TypeOfFileName(const std::string &name) {
 /// found.
 std::optional<std::string> readInput(const std::string &dir,
                                      const HostStream &stream, uint64_t bytes,
+                                     const std::vector<int64_t> &shape,
                                      HostTensor &input) {
   const std::string stem = "arg" + std::to_string(stream.index);
-  // The file holds the argument in the function's own shape.
-  const std::vector<int64_t> &shape =
-      stream.declaredShape.empty() ? stream.shape : stream.declaredShape;
   const std::string typeName(elementTypeName(stream.type));
   const std::string wanted = joinPath(dir, npyFileName(stem, stream.type));
   std::string path = wanted;
@@ -165,9 +224,17 @@ std::optional<std::string> ipu::prepareInputs(const Package &package, uint64_t s
     if (elements > kMaxInputBytes / bytesPerElement)
       return "input stream '" + stream.name + "' is too large";
 
+    // A batch's argument holds every image, one after another.
+    const uint64_t images = holdsImages(package, stream) ? package.images : 1;
+    if (elements > kMaxInputBytes / bytesPerElement / images)
+      return "input stream '" + stream.name + "' is too large for " +
+             std::to_string(images) + " images";
+    elements *= images;
     HostTensor &input = inputs[stream.index];
     input.type = stream.type;
     input.shape = stream.shape;
+    if (images > 1 && !input.shape.empty())
+      input.shape[0] *= int64_t(images);
     // A frozen weight: its value is the package's (validated to fit).
     auto constant = std::find_if(
         package.constants.begin(), package.constants.end(),
@@ -181,8 +248,8 @@ std::optional<std::string> ipu::prepareInputs(const Package &package, uint64_t s
       continue;
     }
     if (!dir.empty()) {
-      if (auto error =
-              readInput(dir, stream, elements * bytesPerElement, input))
+      if (auto error = readInput(dir, stream, elements * bytesPerElement,
+                                 batchShape(package, stream), input))
         return error;
       continue;
     }
@@ -221,13 +288,18 @@ std::optional<std::string> ipu::writeOutputs(const std::string &dir,
     if (!stream)
       continue;
     const HostTensor &output = result.outputs[index];
-    if (output.type != stream->type || output.shape != stream->shape)
+    std::vector<int64_t> shape = batchShape(package, *stream);
+    uint64_t elements = 1;
+    for (int64_t dim : shape)
+      elements *= uint64_t(dim);
+    if (output.type != stream->type ||
+        output.bytes.size() != elements * elementBytes(output.type))
       return "--outputs: result " + std::to_string(index) + " ('" +
              stream->name + "') was never streamed out";
     NpyArray array;
     array.descr = std::string(npyDescr(output.type));
     array.itemBytes = elementBytes(output.type);
-    array.shape = stream->declaredShape.empty() ? output.shape : stream->declaredShape;
+    array.shape = shape;
     array.data = output.bytes;
     std::string path = joinPath(
         dir, npyFileName("result" + std::to_string(index), output.type));

@@ -4,6 +4,7 @@
 
 #include "IPU/Support/Escape.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -166,4 +167,37 @@ std::optional<std::string> ipu::summaryLines(const Package &package,
   if (!metadata.empty())
     lines.push_back(metadata);
   return std::nullopt;
+}
+
+void ipu::addImage(const Package &package, const TargetModel &target,
+                   const SimulationResult &image, BatchRun &batch) {
+  ++batch.images;
+  batch.deviceCycles += image.cycles;
+  // What changes from one image to the next: arguments without a constant,
+  // and the results (checkpoints are for --check only).
+  for (const HostStream &stream : package.streams) {
+    bool perImage =
+        stream.toDevice
+            ? std::none_of(package.constants.begin(), package.constants.end(),
+                           [&](const ArgumentConstant &c) { return c.argument == stream.index; })
+            : !package.results || stream.index < package.results;
+    if (!perImage || !stream.layerStreams.empty())
+      continue;
+    batch.linkBytes += streamBytes(stream);
+    batch.linkCycles += target.hostStreamCycles(streamBytes(stream));
+  }
+}
+
+std::string ipu::batchLine(const Package &package, const TargetModel &target,
+                           const BatchRun &batch) {
+  const uint64_t cycles = batch.deviceCycles + batch.linkCycles;
+  const double seconds = target.clockHz > 0 ? cycles / target.clockHz : 0;
+  return "batch images=" + number(batch.images) + " cycles=" + number(cycles) +
+         " deviceCycles=" + number(batch.deviceCycles) +
+         " imageLinkCycles=" + number(batch.linkCycles) +
+         " imageLinkBytes=" + number(batch.linkBytes) +
+         " cyclesPerImage=" + number(batch.images ? cycles / batch.images : 0) +
+         " batchMicroseconds=" + fixed(seconds * 1e6, 3) +
+         " imagesPerSecond=" + fixed(seconds > 0 ? batch.images / seconds : 0, 1) +
+         " sequential=" + (package.images > 1 ? "true" : "false");
 }

@@ -74,6 +74,8 @@ LogicalResult lowerFunction(func::FuncOp func, const ipu::TargetModel &target) {
 
   OpBuilder builder(func);
   auto program = ipu_tile::ProgramOp::create(builder, func.getLoc(), func.getSymName());
+  if (auto images = func->getAttrOfType<IntegerAttr>("ipu.images"))
+    program.setImagesAttr(builder.getI64IntegerAttr(images.getInt()));
   ipu_tile::ProgramBuilder lowering(func, program, target);
   DenseMap<unsigned, unsigned> streamsOfArgument;
   unsigned relayouts = 0;

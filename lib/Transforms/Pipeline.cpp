@@ -19,6 +19,12 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   IPUSetTargetOptions target;
   target.target = options.target;
   pm.addPass(createIPUSetTarget(target));
+  // On the exporter's ops, before import rewrites them.
+  if (options.images != ImagesMode::Together) {
+    IPUSeparateImagesOptions images;
+    images.minimumRank = options.images == ImagesMode::Auto ? 4 : 1;
+    pm.addPass(createIPUSeparateImages(images));
+  }
   pm.addPass(createIPUImportLinalg());
   // Exporters compute some values twice (a layer norm's mean, once for
   // itself and once inside its variance); computed once, they also leave

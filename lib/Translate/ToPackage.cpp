@@ -241,6 +241,7 @@ FailureOr<ipu::Package> PackageBuilder::build() {
   package.tiles = target.tiles;
   package.workload = program.getSymName().str();
   package.flops = program.getFlops().value_or(0);
+  package.images = uint32_t(program.getImages().value_or(1));
   // Generated kernels: their bodies in the package's table, as data that
   // ipu-run compiles itself.
   SmallVector<ipu_tile::KernelOp> kernels(program.getBody().getOps<ipu_tile::KernelOp>());

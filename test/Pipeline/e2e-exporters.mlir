@@ -11,7 +11,7 @@
 // RUN: ipu-run %t/rank3_linear.ipuexe --check | FileCheck %s --check-prefix=RANK3_LINEAR
 // RUN: ipu-opt %t/dense_f32acc.mlir --ipu-compile="target=ipu21-16" | ipu-translate --ipu-to-package -o %t/dense_f32acc.ipuexe
 // RUN: ipu-run %t/dense_f32acc.ipuexe --check | FileCheck %s --check-prefix=DENSE_F32ACC
-// RUN: ipu-opt %t/attention_scores.mlir --ipu-compile="target=ipu21-16" | ipu-translate --ipu-to-package -o %t/attention_scores.ipuexe
+// RUN: ipu-opt %t/attention_scores.mlir --ipu-compile="target=ipu21-16 images=together" | ipu-translate --ipu-to-package -o %t/attention_scores.ipuexe
 // RUN: ipu-run %t/attention_scores.ipuexe --check | FileCheck %s --check-prefix=ATTENTION_SCORES
 // RUN: ipu-opt %t/qk.mlir --ipu-compile="target=ipu21-16" | ipu-translate --ipu-to-package -o %t/qk.ipuexe
 // RUN: ipu-run %t/qk.ipuexe --check | FileCheck %s --check-prefix=QK

@@ -305,11 +305,34 @@ int run(const RunOptions &o) {
   std::fflush(stdout);
 
   auto simulateStart = std::chrono::steady_clock::now();
+  // A batch runs the program once per image; the report's per-run figures
+  // are the last image's, the results the whole batch's.
   SimulationResult result;
-  if (auto error = simulate(package, target, inputs, result, o.timeLimit))
-    return fail("simulation failed: " + *error);
+  BatchRun batch;
+  for (uint32_t image = 0; image < package.images; ++image) {
+    std::vector<HostTensor> share = package.images > 1 ? imageInputs(package, inputs, image)
+                                                      : std::vector<HostTensor>();
+    if (auto error = simulate(package, target, package.images > 1 ? share : inputs, result,
+                              o.timeLimit))
+      return fail("simulation failed" +
+                  (package.images > 1 ? " on image " + std::to_string(image) : std::string()) +
+                  ": " + *error);
+    addImage(package, target, result, batch);
+    if (package.images > 1) {
+      appendImageResults(package, result, batch.outputs);
+      log().info("simulated image image={} of={} cycles={} elapsed_ms={:.0f}", image,
+                 package.images, result.cycles, millisecondsSince(simulateStart));
+    }
+  }
   log().info("simulated package cycles={} steps={} elapsed_ms={:.0f}", result.cycles,
              result.steps.size(), millisecondsSince(simulateStart));
+  // From here on the results are the batch's; the check reads the last
+  // image's own (its inputs, its checkpoints).
+  std::vector<HostTensor> lastImageOutputs;
+  if (package.images > 1) {
+    lastImageOutputs = std::move(result.outputs);
+    result.outputs = std::move(batch.outputs);
+  }
   if (!o.tracePath.empty()) {
     if (auto error = writeTrace(o.tracePath, package, target, result))
       return fail(*error);
@@ -352,6 +375,7 @@ int run(const RunOptions &o) {
   std::vector<std::string> summary;
   if (auto error = summaryLines(package, target, result, summary))
     return fail(*error);
+  summary.push_back(batchLine(package, target, batch));
   for (const std::string &line : summary)
     printLine(line);
   std::fflush(stdout);
@@ -373,7 +397,14 @@ int run(const RunOptions &o) {
     openblas_set_num_threads(int(o.threads));
   auto referenceStart = std::chrono::steady_clock::now();
   CheckReport report;
-  if (auto error = checkPackage(package, target, referenceInputs, generated, result.outputs,
+  if (package.images > 1)
+    log().info("checking the last image by op image={}", package.images - 1);
+  if (auto error = checkPackage(package, target,
+                                package.images > 1
+                                    ? imageInputs(package, referenceInputs, package.images - 1)
+                                    : referenceInputs,
+                                generated,
+                                package.images > 1 ? lastImageOutputs : result.outputs,
                                 o.checkpointSamples, report,
                                 [](const CheckpointReport &checkpoint) {
                                   printLine(checkpointLine(checkpoint));

@@ -269,7 +269,9 @@ struct Package {
   /// declared shapes; a version-5 reader would run random weights instead.
   /// 7: streams during the run (HostStream::layerStreams); a version-6
   /// reader would stream the first layer's weights every iteration.
-  static constexpr uint32_t kFormatVersion = 7;
+  /// 8: a program of one image of a batch (`images`); a version-7 reader
+  /// would run one image of the batch and call it the batch.
+  static constexpr uint32_t kFormatVersion = 8;
   static constexpr uint32_t kOldestFormatVersion = 5;
   uint32_t formatVersion = kFormatVersion;
   std::string compiler;
@@ -298,6 +300,10 @@ struct Package {
   /// The compiled function's result count: output streams of a lower index
   /// carry its results, the others checkpoints for --check (0: unknown).
   uint32_t results = 0;
+  /// The program computes one image of a batch of `images`: a run is one
+  /// run of the program per image, its arguments without a constant and its
+  /// results that many times longer along their leading dim (HostData.h).
+  uint32_t images = 1;
 };
 
 /// Bounds every package is held to, before anything it sizes is allocated
@@ -323,6 +329,10 @@ struct PackageLimits {
   static constexpr size_t kMaxLoopDepth = 4;
   /// Dimensions of a host tensor.
   static constexpr size_t kMaxTensorRank = 8;
+  /// Images of a batch run one after another (Package::images): the host
+  /// holds the whole batch's inputs and results (4,096 so400m images are
+  /// 3.6 GB of f16 pixels).
+  static constexpr uint32_t kMaxImages = 4096;
   /// Per phase, the schedule's runs counted once per destination tile of
   /// their transfer: the receive intervals checkSchedule sorts. Over 30x
   /// a full-chip phase of 500k single-destination transfers.

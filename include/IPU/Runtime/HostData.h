@@ -21,6 +21,22 @@ namespace ipu {
 /// The output stream of result `index`, or null.
 const HostStream *resultStream(const Package &package, uint32_t index);
 
+/// A batch run once per image (Package::images > 1): whether `stream`
+/// holds one image of each, an argument without a constant or a result.
+bool holdsImages(const Package &package, const HostStream &stream);
+/// The shape a user's framework holds `stream`'s value in for a whole run:
+/// its declared shape, the leading dim times Package::images when it holds
+/// one image of each.
+std::vector<int64_t> batchShape(const Package &package, const HostStream &stream);
+/// Image `image`'s share of a batch's inputs (prepareInputs): the image's
+/// block of each argument that holds images, the others whole.
+std::vector<HostTensor> imageInputs(const Package &package,
+                                    const std::vector<HostTensor> &batch, uint32_t image);
+/// Appends one image's results (a run of the program) to the batch's, in
+/// image order; a checkpoint keeps the last image's.
+void appendImageResults(const Package &package, const SimulationResult &image,
+                        std::vector<HostTensor> &batch);
+
 /// The file of a value of `type` named `stem` ("arg2", "result0"):
 /// "arg2.npy", or "arg2.f8E4M3FN.npy" for an f8 type, whose bits the file
 /// holds as uint8 (NumPy has no f8 dtype).
@@ -33,7 +49,7 @@ std::string npyFileName(const std::string &stem, ElementType type);
 /// exactly the stream's shape and dtype: a missing file, another shape or
 /// dtype is an error naming the file, what was expected and what was found.
 /// A file holds its argument in the shape the function declares
-/// (HostStream::declaredShape). An argument whose value the package
+/// (HostStream::declaredShape), for the whole batch (batchShape). An argument whose value the package
 /// carries (a frozen weight) takes it, with or without `dir`.
 /// `generated[i]` tells whether argument i is streamed in at all; both
 /// vectors are replaced.

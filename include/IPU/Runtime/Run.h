@@ -62,6 +62,29 @@ std::optional<std::string> summaryLines(const Package &package, const TargetMode
                                         const SimulationResult &result,
                                         std::vector<std::string> &lines);
 
+/// A run of every image of a batch (Package::images runs of the program;
+/// one for a package of one image).
+struct BatchRun {
+  uint32_t images = 0;
+  uint64_t deviceCycles = 0; ///< The runs' cycles, summed.
+  /// Each image's arguments and results over the host link
+  /// (TargetModel::hostStreamCycles per stream): between runs they cross it
+  /// while the tiles wait, which the per-run figures leave out.
+  uint64_t linkCycles = 0;
+  uint64_t linkBytes = 0;
+  std::vector<HostTensor> outputs; ///< The batch's results (appendImageResults).
+};
+
+/// Adds one image's run to `batch`.
+void addImage(const Package &package, const TargetModel &target,
+              const SimulationResult &image, BatchRun &batch);
+
+/// "batch images=B cycles=... deviceCycles=... imageLinkCycles=...
+/// imagesPerSecond=...": the batch's time, device and link, at the
+/// target's clock.
+std::string batchLine(const Package &package, const TargetModel &target,
+                      const BatchRun &batch);
+
 } // namespace ipu
 
 #endif // IPU_RUNTIME_RUN_H

@@ -21,6 +21,9 @@ namespace mlir::ipu_compiler {
 #define GEN_PASS_REGISTRATION
 #include "IPU/Transforms/Passes.h.inc"
 
+/// How `--ipu-compile` runs a batch of images.
+enum class ImagesMode { Auto, Sequence, Together };
+
 /// Options of the `ipu-compile` pipeline.
 struct CompilePipelineOptions
     : public PassPipelineOptions<CompilePipelineOptions> {
@@ -50,6 +53,18 @@ struct CompilePipelineOptions
                      "host as the layer starts (the device waits for the host "
                      "link) instead of holding every layer's"),
       llvm::cl::init(false)};
+  Option<ImagesMode> images{
+      *this, "images",
+      llvm::cl::desc("A batch of images (every argument's leading dim)"),
+      llvm::cl::init(ImagesMode::Auto),
+      llvm::cl::values(
+          clEnumValN(ImagesMode::Auto, "auto",
+                     "as sequence when every argument has rank 4 or more (a "
+                     "batch of images, [B, C, H, W])"),
+          clEnumValN(ImagesMode::Sequence, "sequence",
+                     "compile one image, run once per image, when nothing "
+                     "mixes images (--ipu-separate-images)"),
+          clEnumValN(ImagesMode::Together, "together", "compute the batch at once"))};
   Option<std::string> memoryProfile{
       *this, "memory-profile",
       llvm::cl::desc("Write the placed memory as JSON to this file"),

@@ -22,6 +22,45 @@ def IPUSetTarget : Pass<"ipu-set-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect"];
 }
 
+def IPUSeparateImages : Pass<"ipu-separate-images", "::mlir::ModuleOp"> {
+  let summary = "Compiles a batch of images as one image, run once per image";
+  let description = [{
+    Exporters write a batch as the leading dim of every argument. When each
+    function argument has the same leading dim B > 1 and nothing the
+    function computes mixes images, the function is rewritten to take one
+    image (every value that carries the batch shrinks to one image's share)
+    and is marked `ipu.images = B`: the package runs it once per image, the
+    weights staying resident between images, and `ipu-run` reads and writes
+    the whole batch in the framework's shapes.
+
+    Which values carry the batch follows the ops, not the sizes: a value
+    carries it on one dim, whose index splits into B contiguous blocks of
+    `inner` elements, one per image (`[B * 729, 1152]` after a collapse:
+    inner 729). A linalg op keeps images apart when one parallel loop
+    indexes that dim of every batched operand, and only that dim, and
+    indexes its results, no other operand; reshapes keep them apart when
+    the batch stays outermost in its group; a fresh `tensor.empty` (or a
+    fill of one) takes the share its users give it. Anything else reading a
+    batched value, a result that does not carry the batch on its leading
+    dim, or arguments of other leading dims, leaves the function as it is,
+    with a remark that says why; the batch then runs spatially.
+
+    Only arguments of rank `minimum-rank` or more count as a batch
+    (`--ipu-compile` asks for 4 unless `images=sequence`: a batch of images,
+    `[B, C, H, W]`, not heads of attention or two matrices that happen to
+    have as many rows).
+
+    For transformers' SigLIP vision tower exported at batch 4:
+
+    ```
+    remark: runs the batch of 4 images one after another: images=4
+        batchedValues=1301 (each argument and result holds one image)
+    ```
+  }];
+  let options = [Option<"minimumRank", "minimum-rank", "unsigned", "1",
+                        "Separate only when every argument has this rank or more">];
+}
+
 def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
   let summary = "Turns what exporters emit into ipu_gemm.matmul and ipu_tile.elementwise";
   let description = [{

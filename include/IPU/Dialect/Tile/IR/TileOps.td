@@ -207,7 +207,11 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
     `ipu-run --check` compares against; `flops` counts the useful FLOPs of
     one run, for the efficiency figure; `results` is the compiled function's
     result count: a `stream_out` below it is a result of the function, one
-    at or above it a checkpoint that `--check` reads.
+    at or above it a checkpoint that `--check` reads. `images` (from
+    `--ipu-separate-images`) says that the program computes one image of a
+    batch of that many: the package runs it once per image, and the
+    function's arguments and results are that many times longer along
+    their leading dim.
 
     Each `reference` entry is a dictionary: `op` ("matmul"), `arguments`
     (function argument indices, or -1 - r for the value of entry r),
@@ -243,7 +247,8 @@ def IPUTile_ProgramOp : IPUTile_Op<"program", [Symbol, SymbolTable,
                        OptionalAttr<DenseI64ArrayAttr>:$memory_bound,
                        OptionalAttr<I64Attr>:$reserved_bytes,
                        OptionalAttr<DictionaryAttr>:$plan_finalists,
-                       OptionalAttr<I32Attr>:$results);
+                       OptionalAttr<I32Attr>:$results,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$images);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;

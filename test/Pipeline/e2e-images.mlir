@@ -1,0 +1,48 @@
+// A batch of two images ([B, C, H, W], as exporters write pixels) through a
+// linear layer on rows that fold the images in, a position embedding the
+// same for every image, and tanh. `images=auto` compiles one image and runs
+// it once per image: the package says `images = 2`, ipu-run reads and
+// writes the batch in the function's shapes, and the result matches
+// upstream MLIR's execution of the batched module, as it does compiled
+// with the batch together.
+// RUN: rm -rf %t && mkdir -p %t/in %t/ref %t/out
+// RUN: ipu-opt %s --ipu-compile="target=ipu21-16" -o %t/lowered.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s --check-prefix=IR < %t/lowered.mlir
+// RUN: ipu-translate --ipu-to-package %t/lowered.mlir -o %t/images.ipuexe
+// RUN: %python %S/../Run/Inputs/npy.py write %t/in/arg0.npy '<f4' 2,3,4,8 flat
+// RUN: ipu-mlir-run %s --inputs %t/in --outputs %t/ref > /dev/null
+// RUN: ipu-run %t/images.ipuexe --inputs %t/in --expect %t/ref --check --outputs %t/out --quiet | FileCheck %s --check-prefix=SIM
+// RUN: %python %S/../Run/Inputs/npy.py header %t/out/result0.npy | FileCheck %s --check-prefix=OUT
+// RUN: ipu-opt %s --ipu-compile="target=ipu21-16 images=together" | ipu-translate --ipu-to-package -o %t/together.ipuexe
+// RUN: ipu-run %t/together.ipuexe --inputs %t/in --expect %t/ref --quiet | FileCheck %s --check-prefix=TOGETHER
+
+// REMARK: remark: runs the batch of 2 images one after another: images=2
+// IR: ipu_tile.program @images attributes {{[{].*}}images = 2 : i64
+// IR: ipu_tile.buffer @arg0 : tensor<12x8xf32
+// SIM: batch images=2 cycles={{[0-9]+}} deviceCycles={{[0-9]+}} imageLinkCycles={{[1-9][0-9]*}} imageLinkBytes=2304 {{.*}} sequential=true
+// SIM: expect result=0 {{.*}} shape=(2, 12, 16) {{.*}} mismatches=0
+// SIM: expected={{.*}} numericalTest=PASS
+// SIM: referencePrecision=f32 {{.*}} numericalTest=PASS
+// OUT: shape=(2, 12, 16)
+// TOGETHER: batch images=1 {{.*}} sequential=false
+// TOGETHER: expected={{.*}} numericalTest=PASS
+
+func.func @images(%x: tensor<2x3x4x8xf32>) -> tensor<2x12x16xf32> {
+  %w = arith.constant dense<[[-0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0], [-0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125], [0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25], [0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375], [0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5], [0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5], [0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375], [-0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25]]> : tensor<8x16xf32>
+  %pe = arith.constant dense<[[[-0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25], [-0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125], [-0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0], [0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125], [0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25], [0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375], [0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375], [-0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25], [-0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125], [-0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0], [0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125], [0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25, 0.125, -0.375, 0.0, 0.375, -0.125, 0.25, -0.25]]]> : tensor<1x12x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.collapse_shape %x [[0, 1, 2], [3]] : tensor<2x3x4x8xf32> into tensor<24x8xf32>
+  %ce = tensor.empty() : tensor<24x16xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%ce : tensor<24x16xf32>) -> tensor<24x16xf32>
+  %mm = linalg.matmul ins(%rows, %w : tensor<24x8xf32>, tensor<8x16xf32>) outs(%c : tensor<24x16xf32>) -> tensor<24x16xf32>
+  %y = tensor.expand_shape %mm [[0, 1], [2]] output_shape [2, 12, 16] : tensor<24x16xf32> into tensor<2x12x16xf32>
+  %e = tensor.empty() : tensor<2x12x16xf32>
+  %pb = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%pe : tensor<1x12x16xf32>) outs(%e : tensor<2x12x16xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  } -> tensor<2x12x16xf32>
+  %e2 = tensor.empty() : tensor<2x12x16xf32>
+  %s = linalg.add ins(%y, %pb : tensor<2x12x16xf32>, tensor<2x12x16xf32>) outs(%e2 : tensor<2x12x16xf32>) -> tensor<2x12x16xf32>
+  %t = linalg.tanh ins(%s : tensor<2x12x16xf32>) outs(%e2 : tensor<2x12x16xf32>) -> tensor<2x12x16xf32>
+  return %t : tensor<2x12x16xf32>
+}
