@@ -33,8 +33,13 @@
 # cycles, host cycles (0: every weight is resident, streamed before the
 # run), images per second at the target's clock, memory peaks against
 # their bounds, the IR's bytes with and without the data it carries.
-#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower]
-#                    [--blocks N] [--batch N] [--layers N]
+# imagesPerSecond counts each image's input and results over the host link
+# (the report's batch line); imagesPerSecondDeviceOnly leaves them out.
+# `--part tower-batch` runs the same tower (eager attention, f8 weights
+# resident) on batches of --batches "1 4 8" images, exported at that batch
+# and run one image after another.
+#   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower|tower-batch]
+#                    [--blocks N] [--batch N] [--layers N] [--batches "N ..."]
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 root=${BENCH_ROOT:?run through bench/run}
@@ -43,7 +48,7 @@ trap 'rm -rf "$work"' EXIT
 
 now() { date +%s.%N; }
 seconds() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
-value() { grep -Eo "(^| )$1=[^ ]+" "$2" | tail -n 1 | sed 's/.*=//'; }
+value() { grep -v "^batch " "$2" | grep -Eo "(^| )$1=[^ ]+" | tail -n 1 | sed 's/.*=//'; }
 
 theirs() { # part
   case "$1" in
@@ -177,12 +182,13 @@ run_export() { # partials [attention]
 run_tower() { # layers weights attention modes...
   # Exported once; compiled and run once per mode: resident (every layer's
   # weights on the tiles) or streamed (each layer's from the host as it
-  # starts).
+  # starts). $images images a batch (1 unless --part tower-batch).
   local layers=$1 weights=$2 attention=$3
   shift 3
-  local dir="$work/tower-$layers-$weights-$attention"
+  local dir="$work/tower-$layers-$weights-$attention-b$images"
   local python="$root/.venv/bin/python"
   local base=siglip-tower-so400m-384-l$layers-$weights-$attention
+  [ "$images" = 1 ] || base+=-b$images
   [ -x "$python" ] || { echo "bench=siglip case=$base status=no-venv"; return 0; }
   local quantise=()
   [ "$weights" = f16 ] || quantise=(--weights "$weights")
@@ -190,14 +196,14 @@ run_tower() { # layers weights attention modes...
   t0=$(now)
   PYTHONPATH="$root/python" "$python" -m ipu_export siglip-vision \
     --set num_hidden_layers="$layers" --set _attn_implementation="$attention" \
-    --shape 1,3,384,384 --dtype f16 "${quantise[@]}" -o "$dir" > "$work/tower-export.log" 2>&1
+    --shape "$images",3,384,384 --dtype f16 "${quantise[@]}" -o "$dir" > "$work/tower-export.log" 2>&1
   t1=$(now)
   local mode
   for mode in "$@"; do
     local name=$base-$mode log="$work/$base-$mode.log" report="$work/$base-$mode.report"
     local options="target=ipu21 repeat-layers=true"
     [ "$mode" = streamed ] && options="$options stream-weights=true"
-    local head="bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention weightsMode=$mode"
+    local head="bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention weightsMode=$mode batch=$images"
     t2=$(now)
     if ! "$bin/ipu-opt" "$dir/model.mlir" --ipu-compile="$options" -o "$work/$name.ir" 2> "$log"; then
       echo "$head exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t2" "$(now)") status=compile-error" \
@@ -216,6 +222,10 @@ run_tower() { # layers weights attention modes...
     local micros loopLine
     micros=$(value deviceMicroseconds "$report")
     loopLine=$(grep -m1 '^loop=repeat' "$report" || true)
+    # The batch's own line: every image's run, and each image's input and
+    # results over the host link.
+    local batchLine
+    batchLine=$(grep -m1 '^batch images=' "$report" || true)
     echo "$head exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t2" "$t3")" \
          "$timing" \
          "irBytes=$(wc -c < "$work/$name.ir") irBytesWithoutData=$structure" \
@@ -223,7 +233,10 @@ run_tower() { # layers weights attention modes...
          "hostCycles=$(value hostCycles "$report") hostBytes=$(value hostBytes "$report")" \
          "layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
          "cyclesPerLayer=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')" \
-         "imagesPerSecond=$(awk -v m="$micros" 'BEGIN { printf "%.1f", (m ? 1e6 / m : 0) }')" \
+         "imagesPerSecond=$(echo "$batchLine" | grep -Eo 'imagesPerSecond=[0-9.]+' | sed 's/.*=//')" \
+         "imagesPerSecondDeviceOnly=$(awk -v m="$micros" 'BEGIN { printf "%.1f", (m ? 1e6 / m : 0) }')" \
+         "batchCycles=$(echo "$batchLine" | grep -Eo ' cycles=[0-9]+' | sed 's/.*=//')" \
+         "imageLinkCycles=$(echo "$batchLine" | grep -Eo 'imageLinkCycles=[0-9]+' | sed 's/.*=//')" \
          "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
          "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
          "expectMaximumAbsoluteError=$(grep '^expected=' "$report" | grep -Eo 'maximumAbsoluteError=[^ ]+' | sed 's/.*=//')" \
@@ -235,6 +248,8 @@ run_tower() { # layers weights attention modes...
 }
 
 parts=(mlp attention ln-mlp block stack batch)
+images=1
+batches="1 4 8"
 stacked=4
 batch=8
 layers=27
@@ -244,6 +259,7 @@ while [ $# -gt 0 ]; do
     --blocks) stacked=$2; shift 2 ;;
     --batch) batch=$2; shift 2 ;;
     --layers) layers=$2; shift 2 ;;
+    --batches) batches=$2; shift 2 ;;
     *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
   esac
 done
@@ -268,6 +284,15 @@ for part in "${parts[@]}"; do
     run_tower "$layers" f8E4M3FN sdpa resident streamed
     run_tower "$layers" f8E4M3FN eager resident streamed
     run_tower "$layers" f16 sdpa streamed
+    continue
+  fi
+  # The tower on a batch of images, run one image after another
+  # (--ipu-separate-images), eager attention, f8 weights resident.
+  if [ "$part" = tower-batch ]; then
+    for images in $batches; do
+      run_tower "$layers" f8E4M3FN eager resident
+    done
+    images=1
     continue
   fi
   if [ "$part" = stack ]; then

@@ -2513,6 +2513,16 @@ TEST(PackageLoop, MalformedLoopsAreRefused) {
       },
       {"program runs 8589934598 steps counting every loop iteration, more "
        "than the 16777216 a package may"});
+  // A batch runs the program once per image: 2 x (8 + 2 x 2^22) steps.
+  expectLoopInvalid(
+      [](Package &p) {
+        p.loops[0].count = 1u << 22;
+        p.computeSets[1].operandAdvance = {0, 0};
+        p.images = 2;
+        p.results = 1;
+      },
+      {"program runs 16777232 steps counting every loop iteration and each of "
+       "its 2 images, more than the 16777216 a package may"});
 }
 
 namespace {

@@ -797,14 +797,19 @@ private:
                "), not a sync: iterations must be separated by a barrier";
       open.push_back({s, s + 1 + loop.steps});
     }
-    // Every step counted once per run of it.
+    // Every step counted once per run of it, and the program once per
+    // image of a batch: the simulator's work for the whole run.
     uint64_t stepsRun = 0;
     for (uint64_t runs : stepRuns(package))
       stepsRun = saturatingAdd(stepsRun, runs);
+    const uint64_t images = std::max<uint64_t>(package.images, 1);
+    stepsRun = stepsRun > UINT64_MAX / images ? UINT64_MAX : stepsRun * images;
     if (stepsRun > PackageLimits::kMaxStepsRun)
       return "program runs " + to_string(stepsRun) +
-             " steps counting every loop iteration, more than the " +
-             to_string(PackageLimits::kMaxStepsRun) + " a package may";
+             " steps counting every loop iteration" +
+             (images > 1 ? " and each of its " + to_string(images) + " images"
+                         : std::string()) +
+             ", more than the " + to_string(PackageLimits::kMaxStepsRun) + " a package may";
     return std::nullopt;
   }
 

@@ -19,8 +19,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <optional>
 #include <string>
@@ -97,6 +97,15 @@ std::string describeOp(Operation *op) {
   return text;
 }
 
+/// Whether `op`'s body reads the index of `loop` (linalg.index): what it
+/// computes then depends on the position along the images, not only on
+/// the operands.
+bool readsLoopIndex(linalg::LinalgOp op, unsigned loop) {
+  bool reads = false;
+  op->walk([&](linalg::IndexOp index) { reads |= index.getDim() == loop; });
+  return reads;
+}
+
 std::optional<std::string> ImageSeparation::mark(Value value, BatchDim where) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape() || where.dim >= type.getRank() ||
@@ -159,12 +168,14 @@ bool ImageSeparation::invariant(Value value, BatchDim where, bool markIt) {
     }
     return false;
   }
+  // One result: the loop ranges of an op follow all of them.
   auto op = dyn_cast<linalg::LinalgOp>(def);
-  if (!op)
+  if (!op || def->getNumResults() != 1)
     return false;
   OpOperand *init = op.getDpsInitOperand(result.getResultNumber());
   auto loop = dyn_cast<AffineDimExpr>(op.getMatchingIndexingMap(init).getResult(where.dim));
-  if (!loop || op.getIteratorTypesArray()[loop.getPosition()] != utils::IteratorType::parallel)
+  if (!loop || op.getIteratorTypesArray()[loop.getPosition()] != utils::IteratorType::parallel ||
+      readsLoopIndex(op, loop.getPosition()))
     return false;
   // Each operand the loop walks walks it on one dim, whose blocks must be
   // the same for every image too; an operand it does not walk is
@@ -254,6 +265,8 @@ std::optional<std::string> ImageSeparation::visitLinalg(linalg::LinalgOp op) {
     return std::nullopt;
   if (op.getIteratorTypesArray()[*imageLoop] != utils::IteratorType::parallel)
     return describeOp(op) + " reduces over the images";
+  if (readsLoopIndex(op, *imageLoop))
+    return describeOp(op) + " computes from its position along the images (linalg.index)";
   // The image loop indexes exactly the batched dim of batched operands and
   // the results, and nothing of the others (a weight per image).
   bool writesImages = false;

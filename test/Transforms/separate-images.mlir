@@ -115,3 +115,46 @@ func.func @shared_empty(%x: tensor<2x4xf32>, %w: tensor<2x4xf32>) -> tensor<2x4x
 func.func @two_lengths(%a: tensor<2x4xf32>, %b: tensor<4x4xf32>) -> tensor<2x4xf32> {
   return %a : tensor<2x4xf32>
 }
+
+// -----
+
+// A body that reads its position along the images (an iota over the rows
+// of every image) depends on more than the image's own values.
+// CHECK-LABEL: func.func @positions
+// CHECK-NOT: ipu.images
+// expected-remark @below {{keeps the batch of 2 images together: 'linalg.generic'}}
+func.func @positions(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %n = arith.index_cast %i : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    %s = arith.addf %a, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// A weight broadcast over the images and computed on (the pooling head's
+// query) holds the same block for every image: it shrinks with them.
+// CHECK-LABEL: func.func @query
+// CHECK-SAME: (%{{.*}}: tensor<1x3x4xf32>) -> tensor<1x3x4xf32>
+// CHECK: linalg.exp ins(%{{.*}} : tensor<3x4xf32>)
+// expected-remark @below {{runs the batch of 2 images one after another: images=2}}
+func.func @query(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %probe = arith.constant dense<[[0.5, 0.25, -0.5, 1.0]]> : tensor<1x4xf32>
+  %e = tensor.empty() : tensor<6x4xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%probe : tensor<1x4xf32>) outs(%e : tensor<6x4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  } -> tensor<6x4xf32>
+  %e2 = tensor.empty() : tensor<6x4xf32>
+  %qe = linalg.exp ins(%q : tensor<6x4xf32>) outs(%e2 : tensor<6x4xf32>) -> tensor<6x4xf32>
+  %q3 = tensor.expand_shape %qe [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %e3 = tensor.empty() : tensor<2x3x4xf32>
+  %y = linalg.add ins(%x, %q3 : tensor<2x3x4xf32>, tensor<2x3x4xf32>) outs(%e3 : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %y : tensor<2x3x4xf32>
+}

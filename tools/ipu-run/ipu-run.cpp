@@ -312,8 +312,17 @@ int run(const RunOptions &o) {
   for (uint32_t image = 0; image < package.images; ++image) {
     std::vector<HostTensor> share = package.images > 1 ? imageInputs(package, inputs, image)
                                                       : std::vector<HostTensor>();
+    // --time-limit bounds the whole batch.
+    double timeLimit = o.timeLimit;
+    if (timeLimit > 0) {
+      timeLimit -= millisecondsSince(simulateStart) / 1e3;
+      if (timeLimit <= 0)
+        return fail("simulation failed: the time limit of " + std::to_string(o.timeLimit) +
+                    " s passed after " + std::to_string(image) + " of " +
+                    std::to_string(package.images) + " images");
+    }
     if (auto error = simulate(package, target, package.images > 1 ? share : inputs, result,
-                              o.timeLimit))
+                              timeLimit))
       return fail("simulation failed" +
                   (package.images > 1 ? " on image " + std::to_string(image) : std::string()) +
                   ": " + *error);
