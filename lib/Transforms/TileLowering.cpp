@@ -219,13 +219,17 @@ ComputeSetOp ProgramBuilder::createCopy(Location loc, StringRef name, BufferOp f
 
 void ProgramBuilder::createPhase(Location loc, StringRef name,
                                  ArrayRef<BufferCopy> copies,
-                                 const ipu::Permutation *permutation) {
+                                 const ipu::Permutation *samePermutation,
+                                 ArrayRef<const ipu::Permutation *> permutations) {
   ipu_exchange::SyncOp::create(builder, loc);
   auto phase = ipu_exchange::PhaseOp::create(builder, loc, name);
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&phase.getBody().front());
-    for (auto [from, to] : copies) {
+    for (auto [index, copy] : llvm::enumerate(copies)) {
+      auto [from, to] = copy;
+      const ipu::Permutation *permutation =
+          permutations.empty() ? samePermutation : permutations[index];
       DenseI64ArrayAttr view, order, offsets, sizes;
       if (permutation) {
         view = builder.getDenseI64ArrayAttr(permutation->view);
@@ -405,12 +409,16 @@ LogicalResult ProgramBuilder::lowerRelayouts(ArrayRef<RelayoutOp> ops,
     if (transposedFromHost.contains(op.getSource()))
       transposedFromHost.insert(op.getResult());
   }
-  if (!copies.empty())
-    createPhase(RelayoutOp(ops.front()).getLoc(), phaseName, copies);
-  for (auto [index, entry] : llvm::enumerate(reshaped)) {
-    auto &[copy, view, loc] = entry;
-    createPhase(loc, (phaseName + ".reshape" + Twine(index)).str(), {copy}, &view);
+  // One phase for all of them: each copy carries its own view, and one
+  // phase pays the exchange's fixed cost once (a layer norm's scale and
+  // shift, broadcast from their homes, share it).
+  SmallVector<const ipu::Permutation *> permutations(copies.size(), nullptr);
+  for (auto &[copy, view, loc] : reshaped) {
+    copies.push_back(copy);
+    permutations.push_back(&view);
   }
+  if (!copies.empty())
+    createPhase(RelayoutOp(ops.front()).getLoc(), phaseName, copies, nullptr, permutations);
   return success();
 }
 
@@ -556,6 +564,37 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
   return success();
 }
 
+/// Whether `op`'s own attributes name the buffer `symbol`.
+static bool namesBuffer(Operation *op, StringAttr symbol) {
+  bool named = false;
+  op->getAttrDictionary().walk([&](FlatSymbolRefAttr ref) {
+    named |= ref.getAttr() == symbol;
+  });
+  return named;
+}
+
+bool ProgramBuilder::canCarryInPlace(OpenRepeat &state, BufferOp passed) {
+  BufferOp carried = state.carried;
+  if (passed == carried || passed.getTensorType() != carried.getTensorType() ||
+      passed.getMemoryClass() != carried.getMemoryClass())
+    return false;
+  // Only the body names it (a value of this layer)...
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(passed.getSymNameAttr(), program.getOperation());
+  if (!uses || llvm::any_of(*uses, [&](const SymbolTable::SymbolUse &use) {
+        return !state.loop->isProperAncestor(use.getUser());
+      }))
+    return false;
+  // ...and every step that reads the layer's input runs before the first
+  // step that names what it passes on: the body's steps in program order.
+  bool passedSeen = false, overlap = false;
+  state.loop.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+    passedSeen |= namesBuffer(op, passed.getSymNameAttr());
+    overlap |= passedSeen && namesBuffer(op, carried.getSymNameAttr());
+  });
+  return passedSeen && !overlap;
+}
+
 LogicalResult ProgramBuilder::endRepeat(RepeatOp repeat) {
   if (!openRepeat || openRepeat->op != repeat)
     return repeat.emitError("closes a repeated layer that is not open");
@@ -565,9 +604,23 @@ LogicalResult ProgramBuilder::endRepeat(RepeatOp repeat) {
   BufferOp passed = bufferOf.lookup(carry.getValue());
   if (!passed)
     return carry.emitError("passes on a value without a buffer");
-  std::optional<BlockLayout> layout =
-      toBlockLayout(state.carried.getTensorType(), target.exchangeWordBytes());
-  createCopy(loc, (state.loop.getSymName() + ".carry").str(), passed, state.carried, *layout);
+  // In place, as the user's stack carries it: what the body passes on is
+  // written straight into the layers' buffer, once nothing of this layer
+  // reads its input any more. Otherwise a copy at the end of the body.
+  if (canCarryInPlace(state, passed)) {
+    (void)SymbolTable::replaceAllSymbolUses(passed.getSymNameAttr(),
+                                            state.carried.getSymNameAttr(),
+                                            &state.loop.getBody());
+    for (auto &entry : bufferOf)
+      if (entry.second == passed)
+        entry.second = state.carried;
+    passed.erase();
+  } else {
+    std::optional<BlockLayout> layout =
+        toBlockLayout(state.carried.getTensorType(), target.exchangeWordBytes());
+    createCopy(loc, (state.loop.getSymName() + ".carry").str(), passed, state.carried,
+               *layout);
+  }
   // An exchange's addresses are fixed: weights it moves (a gathered plan's
   // home share) are first copied out of this layer's block, once per slot
   // and iteration. So are weights a loop inside the body reads (a serial

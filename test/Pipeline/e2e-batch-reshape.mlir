@@ -14,7 +14,7 @@
 // RUN: ipu-mlir-run %s --inputs %t/in --outputs %t/ref > /dev/null
 // RUN: ipu-run %t/reshape.ipuexe --inputs %t/in --expect %t/ref --check --quiet | FileCheck %s --check-prefix=SIM
 
-// CHECK: ipu_exchange.phase @{{.*}}.reshape0
+// CHECK: ipu_exchange.phase @{{.*}}.gather
 // CHECK-NEXT: ipu_exchange.copy {{.*}} view [2, 1, 64] permutation [0, 1, 2]
 // SIM: expect result=0 {{.*}} shape=(2, 1, 64) {{.*}} mismatches=0
 // SIM: expected={{.*}} numericalTest=PASS

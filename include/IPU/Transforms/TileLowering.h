@@ -120,9 +120,11 @@ public:
       ipu::RowReduction reduction = ipu::RowReduction::None, double init = 0);
   /// A sync, one exchange phase running `copies`, and a sync: BSP, the
   /// compute that uses the phase's result starts after a sync too. With
-  /// `permutation`, each copy permutes (an ipu_tile.permute).
+  /// `permutation`, each copy permutes (an ipu_tile.permute); with
+  /// `permutations`, copy i permutes by permutations[i] when it is not null.
   void createPhase(Location loc, StringRef name, ArrayRef<BufferCopy> copies,
-                   const ipu::Permutation *permutation = nullptr);
+                   const ipu::Permutation *permutation = nullptr,
+                   ArrayRef<const ipu::Permutation *> permutations = {});
 
   /// The buffer holding operand `operand` of `op` where `wanted` says it
   /// must be (its layout and memory class), or an error on the op saying
@@ -232,6 +234,10 @@ private:
   };
   std::optional<OpenRepeat> openRepeat;
   SmallVector<NamedAttribute> planFinalists;
+  /// Whether the body's last value `passed` can be written straight into
+  /// the layers' buffer: of its type and class, named only in the body,
+  /// and first named after the body's last read of the layer's input.
+  bool canCarryInPlace(OpenRepeat &state, BufferOp passed);
 };
 
 /// The functions of `module` with a body, each of one block (control flow
