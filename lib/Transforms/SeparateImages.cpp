@@ -106,6 +106,60 @@ bool readsLoopIndex(linalg::LinalgOp op, unsigned loop) {
   return reads;
 }
 
+/// A reshape's group of fine dims `dims` (of `fineShape`) that a coarse dim
+/// holding the batch in blocks of `inner` splits into: the batch goes to
+/// the group's first dim longer than 1, if the dims after it fit inside
+/// one image's block.
+std::optional<BatchDim> batchIntoGroup(ArrayRef<int64_t> fineShape,
+                                       const ReassociationIndices &dims, int64_t inner) {
+  for (auto [at, dim] : llvm::enumerate(dims)) {
+    if (fineShape[dim] == 1 && at + 1 < dims.size())
+      continue;
+    int64_t trailing = 1;
+    for (int64_t after : ArrayRef<int64_t>(dims).drop_front(at + 1))
+      trailing *= fineShape[after];
+    if (inner % trailing != 0)
+      return std::nullopt;
+    return BatchDim{unsigned(dim), inner / trailing};
+  }
+  return std::nullopt;
+}
+
+/// The coarse dim of a reshape whose group holds the fine dim `fine` (of
+/// `fineShape`): the batch stays outermost if the group's dims before it
+/// are 1, and its blocks take in the dims after it.
+std::optional<BatchDim> batchOutOfGroup(ArrayRef<int64_t> fineShape,
+                                        ArrayRef<ReassociationIndices> groups, BatchDim fine) {
+  for (auto [group, dims] : llvm::enumerate(groups)) {
+    if (!llvm::is_contained(dims, int64_t(fine.dim)))
+      continue;
+    int64_t inner = fine.inner;
+    for (int64_t dim : dims) {
+      if (dim < int64_t(fine.dim) && fineShape[dim] != 1)
+        return std::nullopt;
+      if (dim > int64_t(fine.dim))
+        inner *= fineShape[dim];
+    }
+    return BatchDim{unsigned(group), inner};
+  }
+  return std::nullopt;
+}
+
+/// Where `map` reads with `loop`: the one result that is that loop alone,
+/// none, or failure when the loop takes part in another expression or in
+/// two results (which would mix images).
+FailureOr<std::optional<unsigned>> positionOfLoop(AffineMap map, unsigned loop) {
+  std::optional<unsigned> position;
+  for (auto [index, expr] : llvm::enumerate(map.getResults())) {
+    if (!expr.isFunctionOfDim(loop))
+      continue;
+    if (position || !isa<AffineDimExpr>(expr))
+      return failure();
+    position = index;
+  }
+  return position;
+}
+
 std::optional<std::string> ImageSeparation::mark(Value value, BatchDim where) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape() || where.dim >= type.getRank() ||
@@ -136,37 +190,17 @@ bool ImageSeparation::invariant(Value value, BatchDim where, bool markIt) {
   Operation *def = result.getOwner();
   if (isa<tensor::EmptyOp>(def))
     return true;
+  // Reshapes, the other way round from visitCollapse and visitExpand.
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
-    // The batch at the group's first dim longer than 1; the dims after it
-    // inside one image's block.
-    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-    ReassociationIndices dims = collapse.getReassociationIndices()[where.dim];
-    for (auto [at, dim] : llvm::enumerate(dims)) {
-      if (shape[dim] == 1 && at + 1 < dims.size())
-        continue;
-      int64_t trailing = 1;
-      for (int64_t after : ArrayRef<int64_t>(dims).drop_front(at + 1))
-        trailing *= shape[after];
-      return where.inner % trailing == 0 &&
-             invariant(collapse.getSrc(), {unsigned(dim), where.inner / trailing}, markIt);
-    }
-    return false;
+    std::optional<BatchDim> source =
+        batchIntoGroup(collapse.getSrcType().getShape(),
+                       collapse.getReassociationIndices()[where.dim], where.inner);
+    return source && invariant(collapse.getSrc(), *source, markIt);
   }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
-    ArrayRef<int64_t> shape = expand.getResultType().getShape();
-    for (auto [group, dims] : llvm::enumerate(expand.getReassociationIndices())) {
-      if (!llvm::is_contained(dims, int64_t(where.dim)))
-        continue;
-      int64_t inner = where.inner;
-      for (int64_t dim : dims) {
-        if (dim < int64_t(where.dim) && shape[dim] != 1)
-          return false;
-        if (dim > int64_t(where.dim))
-          inner *= shape[dim];
-      }
-      return invariant(expand.getSrc(), {unsigned(group), inner}, markIt);
-    }
-    return false;
+    std::optional<BatchDim> source = batchOutOfGroup(
+        expand.getResultType().getShape(), expand.getReassociationIndices(), where);
+    return source && invariant(expand.getSrc(), *source, markIt);
   }
   // One result: the loop ranges of an op follow all of them.
   auto op = dyn_cast<linalg::LinalgOp>(def);
@@ -181,16 +215,10 @@ bool ImageSeparation::invariant(Value value, BatchDim where, bool markIt) {
   // the same for every image too; an operand it does not walk is
   // broadcast over the images.
   for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    std::optional<unsigned> position;
-    for (auto [index, expr] : llvm::enumerate(map.getResults())) {
-      if (!expr.isFunctionOfDim(loop.getPosition()))
-        continue;
-      if (position || !isa<AffineDimExpr>(expr))
-        return false;
-      position = index;
-    }
-    if (position && !invariant(operand.get(), {*position, where.inner}, markIt))
+    FailureOr<std::optional<unsigned>> position =
+        positionOfLoop(op.getMatchingIndexingMap(&operand), loop.getPosition());
+    if (failed(position) ||
+        (*position && !invariant(operand.get(), {**position, where.inner}, markIt)))
       return false;
   }
   return true;
@@ -271,16 +299,12 @@ std::optional<std::string> ImageSeparation::visitLinalg(linalg::LinalgOp op) {
   // the results, and nothing of the others (a weight per image).
   bool writesImages = false;
   for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = maps[operand.getOperandNumber()];
-    std::optional<unsigned> position;
-    for (auto [index, expr] : llvm::enumerate(map.getResults())) {
-      if (!expr.isFunctionOfDim(*imageLoop))
-        continue;
-      if (position || !isa<AffineDimExpr>(expr))
-        return describeOp(op) + " indexes operand " + std::to_string(operand.getOperandNumber()) +
-               " by the image loop in a way that mixes images";
-      position = index;
-    }
+    FailureOr<std::optional<unsigned>> found =
+        positionOfLoop(maps[operand.getOperandNumber()], *imageLoop);
+    if (failed(found))
+      return describeOp(op) + " indexes operand " + std::to_string(operand.getOperandNumber()) +
+             " by the image loop in a way that mixes images";
+    std::optional<unsigned> position = *found;
     std::optional<BatchDim> where = batchOf(operand.get());
     bool isInit = op.isDpsInit(&operand);
     if (!position) {
@@ -296,8 +320,10 @@ std::optional<std::string> ImageSeparation::visitLinalg(linalg::LinalgOp op) {
     } else if (!invariant(operand.get(), {*position, inner}, /*mark=*/false)) {
       return describeOp(op) + " reads operand " + std::to_string(operand.getOperandNumber()) +
              ", which is not batched, image by image";
-    } else {
-      invariant(operand.get(), {*position, inner}, /*mark=*/true);
+    } else if (!invariant(operand.get(), {*position, inner}, /*mark=*/true)) {
+      // What it is made from is shared two ways (one value at two dims).
+      return describeOp(op) + " reads operand " + std::to_string(operand.getOperandNumber()) +
+             ", made from a value that would hold the batch on two dims";
     }
     if (isInit) {
       writesImages = true;
@@ -312,40 +338,21 @@ std::optional<std::string> ImageSeparation::visitLinalg(linalg::LinalgOp op) {
 
 std::optional<std::string> ImageSeparation::visitCollapse(tensor::CollapseShapeOp op,
                                                           BatchDim source) {
-  ArrayRef<int64_t> shape = op.getSrcType().getShape();
-  for (auto [group, dims] : llvm::enumerate(op.getReassociationIndices())) {
-    if (!llvm::is_contained(dims, int64_t(source.dim)))
-      continue;
-    int64_t inner = source.inner;
-    for (int64_t dim : dims) {
-      if (dim < int64_t(source.dim) && shape[dim] != 1)
-        return describeOp(op) + " folds dims outside the batch into it: images would interleave";
-      if (dim > int64_t(source.dim))
-        inner *= shape[dim];
-    }
-    return mark(op.getResult(), {unsigned(group), inner});
-  }
-  return describeOp(op) + " has no group for the batch dim";
+  std::optional<BatchDim> result =
+      batchOutOfGroup(op.getSrcType().getShape(), op.getReassociationIndices(), source);
+  if (!result)
+    return describeOp(op) + " folds dims outside the batch into it: images would interleave";
+  return mark(op.getResult(), *result);
 }
 
 std::optional<std::string> ImageSeparation::visitExpand(tensor::ExpandShapeOp op,
                                                         BatchDim source) {
-  ArrayRef<int64_t> shape = op.getResultType().getShape();
-  ReassociationIndices dims = op.getReassociationIndices()[source.dim];
-  // The first dim of the group longer than 1 takes the images; the dims
-  // after it must fit inside one image's block.
-  for (auto [at, dim] : llvm::enumerate(dims)) {
-    if (shape[dim] == 1 && at + 1 < dims.size())
-      continue;
-    int64_t trailing = 1;
-    for (int64_t after : ArrayRef<int64_t>(dims).drop_front(at + 1))
-      trailing *= shape[after];
-    if (source.inner % trailing != 0)
-      return describeOp(op) + " splits the batch dim so that an image's block straddles "
-                              "its leading dim";
-    return mark(op.getResult(), {unsigned(dim), source.inner / trailing});
-  }
-  return describeOp(op) + " has no dim for the batch";
+  std::optional<BatchDim> result = batchIntoGroup(
+      op.getResultType().getShape(), op.getReassociationIndices()[source.dim], source.inner);
+  if (!result)
+    return describeOp(op) + " splits the batch dim so that an image's block straddles "
+                            "its leading dim";
+  return mark(op.getResult(), *result);
 }
 
 std::optional<std::string> ImageSeparation::visitExtractSlice(tensor::ExtractSliceOp op,
