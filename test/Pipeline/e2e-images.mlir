@@ -15,6 +15,7 @@
 // RUN: %python %S/../Run/Inputs/npy.py header %t/out/result0.npy | FileCheck %s --check-prefix=OUT
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16 images=together" | ipu-translate --ipu-to-package -o %t/together.ipuexe
 // RUN: ipu-run %t/together.ipuexe --inputs %t/in --expect %t/ref --quiet | FileCheck %s --check-prefix=TOGETHER
+// RUN: ipu-run %t/together.ipuexe --compare %t/images.ipuexe --quiet | FileCheck %s --check-prefix=COMPARE
 
 // REMARK: remark: runs the batch of 2 images one after another: images=2
 // IR: ipu_tile.program @images attributes {{[{].*}}images = 2 : i64
@@ -26,6 +27,8 @@
 // OUT: shape=(2, 12, 16)
 // TOGETHER: batch images=1 {{.*}} sequential=false
 // TOGETHER: expected={{.*}} numericalTest=PASS
+// A batch compares by its first image.
+// COMPARE: compare package={{.*}}together.ipuexe other={{.*}}images.ipuexe cycles={{[1-9][0-9]*}} otherCycles={{[1-9][0-9]*}}
 
 func.func @images(%x: tensor<2x3x4x8xf32>) -> tensor<2x12x16xf32> {
   %w = arith.constant dense<[[-0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0], [-0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125], [0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25], [0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375], [0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5], [0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5], [0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375], [-0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25, -0.25, 0.375, -0.125, 0.5, 0.0, -0.5, 0.125, -0.375, 0.25]]> : tensor<8x16xf32>

@@ -238,6 +238,9 @@ std::optional<std::string> simulateOther(const RunOptions &o, LoadedPackage &oth
     return "'" + o.comparePath + "': " + *error;
   if (auto error = prepareInputs(other.package, o.seed, "", inputs, generated))
     return "'" + o.comparePath + "': " + *error;
+  // A batch compares by its first image: the steps are the same for each.
+  if (other.package.images > 1)
+    inputs = imageInputs(other.package, inputs, 0);
   if (auto error = simulate(other.package, *other.target, inputs, result, o.timeLimit))
     return "'" + o.comparePath + "': simulation failed: " + *error;
   return std::nullopt;
