@@ -315,9 +315,10 @@ int run(const RunOptions &o) {
   for (uint32_t image = 0; image < package.images; ++image) {
     std::vector<HostTensor> share = package.images > 1 ? imageInputs(package, inputs, image)
                                                       : std::vector<HostTensor>();
-    // --time-limit bounds the whole batch.
+    // --time-limit bounds the whole batch: each image after the first has
+    // what the ones before it left.
     double timeLimit = o.timeLimit;
-    if (timeLimit > 0) {
+    if (timeLimit > 0 && image > 0) {
       timeLimit -= millisecondsSince(simulateStart) / 1e3;
       if (timeLimit <= 0)
         return fail("simulation failed: the time limit of " + std::to_string(o.timeLimit) +
