@@ -10,6 +10,7 @@
 
 #include "IPU/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -190,6 +191,9 @@ bool ImageSeparation::invariant(Value value, BatchDim where, bool markIt) {
   Operation *def = result.getOwner();
   if (isa<tensor::EmptyOp>(def))
     return true;
+  // A splat (SDPA's zeros for wholly masked rows) is the same everywhere.
+  if (auto constant = dyn_cast<arith::ConstantOp>(def))
+    return isa<SplatElementsAttr>(constant.getValue());
   // Reshapes, the other way round from visitCollapse and visitExpand.
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
     std::optional<BatchDim> source =
@@ -377,6 +381,8 @@ void ImageSeparation::rewrite() {
     RankedTensorType share = shareType(value, where);
     value.setType(share);
     Operation *def = value.getDefiningOp();
+    if (auto constant = dyn_cast_or_null<arith::ConstantOp>(def))
+      constant.setValueAttr(cast<SplatElementsAttr>(constant.getValue()).resizeSplat(share));
     if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
       expand.setStaticOutputShape(share.getShape());
     if (auto slice = dyn_cast_or_null<tensor::ExtractSliceOp>(def)) {

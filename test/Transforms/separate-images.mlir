@@ -100,7 +100,7 @@ func.func @per_image_weight(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 func.func @shared_empty(%x: tensor<2x4xf32>, %w: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %e = tensor.empty() : tensor<2x4xf32>
   %y = linalg.exp ins(%x : tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
-  %c = arith.constant dense<1.0> : tensor<2x4xf32>
+  %c = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
   %v = linalg.exp ins(%c : tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
   %s = linalg.add ins(%y, %w : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
   return %s : tensor<2x4xf32>
@@ -157,4 +157,19 @@ func.func @query(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   %e3 = tensor.empty() : tensor<2x3x4xf32>
   %y = linalg.add ins(%x, %q3 : tensor<2x3x4xf32>, tensor<2x3x4xf32>) outs(%e3 : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
+// A splat of the batch's shape (SDPA's zeros for wholly masked rows) holds
+// the same block for every image: it shrinks to one image's share.
+// CHECK-LABEL: func.func @splat
+// CHECK: arith.constant dense<0.000000e+00> : tensor<1x4x4xf32>
+// CHECK: linalg.max ins(%{{.*}}, %{{.*}} : tensor<1x4x4xf32>, tensor<1x4x4xf32>)
+// expected-remark @below {{runs the batch of 2 images one after another: images=2}}
+func.func @splat(%x: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %zeros = arith.constant dense<0.0> : tensor<2x4x4xf32>
+  %e = tensor.empty() : tensor<2x4x4xf32>
+  %y = linalg.max ins(%x, %zeros : tensor<2x4x4xf32>, tensor<2x4x4xf32>) outs(%e : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  return %y : tensor<2x4x4xf32>
 }
