@@ -164,8 +164,9 @@ TEST(HostDataTest, ABatchSplitsIntoImagesAndGathersBackInImageOrder) {
   std::vector<uint8_t> joined;
   SimulationResult runs[3];
   std::vector<HostTensor> results;
+  std::vector<HostTensor> share;
   for (uint32_t image = 0; image < 3; ++image) {
-    std::vector<HostTensor> share = imageInputs(package, batch, image);
+    imageInputs(package, batch, image, share);
     EXPECT_EQ(share[0].shape, pixels.shape);
     EXPECT_EQ(share[1].bytes, batch[1].bytes);
     joined.insert(joined.end(), share[0].bytes.begin(), share[0].bytes.end());

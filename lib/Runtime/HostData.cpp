@@ -22,11 +22,13 @@ static bool hasConstant(const Package &package, uint32_t argument) {
                      [&](const ArgumentConstant &c) { return c.argument == argument; });
 }
 
-bool ipu::holdsImages(const Package &package, const HostStream &stream) {
-  if (package.images <= 1)
-    return false;
+bool ipu::changesPerImage(const Package &package, const HostStream &stream) {
   return stream.toDevice ? !hasConstant(package, stream.index)
-                         : package.results && stream.index < package.results;
+                         : !package.results || stream.index < package.results;
+}
+
+bool ipu::holdsImages(const Package &package, const HostStream &stream) {
+  return package.images > 1 && package.results && changesPerImage(package, stream);
 }
 
 std::vector<int64_t> ipu::batchShape(const Package &package, const HostStream &stream) {
@@ -36,26 +38,26 @@ std::vector<int64_t> ipu::batchShape(const Package &package, const HostStream &s
   return shape;
 }
 
-std::vector<HostTensor> ipu::imageInputs(const Package &package,
-                                         const std::vector<HostTensor> &batch, uint32_t image) {
-  std::vector<HostTensor> inputs(batch.size());
+void ipu::imageInputs(const Package &package, const std::vector<HostTensor> &batch,
+                      uint32_t image, std::vector<HostTensor> &share) {
+  share.resize(batch.size());
   for (const HostStream &stream : package.streams) {
-    if (!stream.toDevice || stream.index >= batch.size() || !inputs[stream.index].bytes.empty())
+    if (!stream.toDevice || stream.index >= batch.size())
       continue;
     const HostTensor &whole = batch[stream.index];
-    HostTensor &share = inputs[stream.index];
-    share.type = whole.type;
+    HostTensor &part = share[stream.index];
     if (!holdsImages(package, stream)) {
-      share.shape = whole.shape;
-      share.bytes = whole.bytes;
+      // The same for every image: copied once, not per image.
+      if (part.bytes.size() != whole.bytes.size())
+        part = whole;
       continue;
     }
-    share.shape = stream.shape;
+    part.type = whole.type;
+    part.shape = stream.shape;
     const size_t bytes = whole.bytes.size() / package.images;
-    share.bytes.assign(whole.bytes.begin() + image * bytes,
-                       whole.bytes.begin() + (image + 1) * bytes);
+    part.bytes.assign(whole.bytes.begin() + image * bytes,
+                      whole.bytes.begin() + (image + 1) * bytes);
   }
-  return inputs;
 }
 
 void ipu::appendImageResults(const Package &package, const SimulationResult &image,
@@ -221,14 +223,11 @@ std::optional<std::string> ipu::prepareInputs(const Package &package, uint64_t s
         return "input stream '" + stream.name + "' has an unusable shape";
       elements *= uint64_t(dim);
     }
-    if (elements > kMaxInputBytes / bytesPerElement)
-      return "input stream '" + stream.name + "' is too large";
-
     // A batch's argument holds every image, one after another.
     const uint64_t images = holdsImages(package, stream) ? package.images : 1;
     if (elements > kMaxInputBytes / bytesPerElement / images)
-      return "input stream '" + stream.name + "' is too large for " +
-             std::to_string(images) + " images";
+      return "input stream '" + stream.name + "' is too large" +
+             (images > 1 ? " for " + std::to_string(images) + " images" : std::string());
     elements *= images;
     HostTensor &input = inputs[stream.index];
     input.type = stream.type;

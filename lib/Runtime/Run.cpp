@@ -2,9 +2,9 @@
 
 #include "IPU/Runtime/Run.h"
 
+#include "IPU/Runtime/HostData.h"
 #include "IPU/Support/Escape.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -173,15 +173,10 @@ void ipu::addImage(const Package &package, const TargetModel &target,
                    const SimulationResult &image, BatchRun &batch) {
   ++batch.images;
   batch.deviceCycles += image.cycles;
-  // What changes from one image to the next: arguments without a constant,
-  // and the results (checkpoints are for --check only).
+  // What changes from one image to the next (checkpoints are for --check
+  // only; layers' weights streamed during the run are the run's own).
   for (const HostStream &stream : package.streams) {
-    bool perImage =
-        stream.toDevice
-            ? std::none_of(package.constants.begin(), package.constants.end(),
-                           [&](const ArgumentConstant &c) { return c.argument == stream.index; })
-            : !package.results || stream.index < package.results;
-    if (!perImage || !stream.layerStreams.empty())
+    if (!changesPerImage(package, stream) || !stream.layerStreams.empty())
       continue;
     batch.linkBytes += streamBytes(stream);
     batch.linkCycles += target.hostStreamCycles(streamBytes(stream));

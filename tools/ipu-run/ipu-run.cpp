@@ -239,9 +239,11 @@ std::optional<std::string> simulateOther(const RunOptions &o, LoadedPackage &oth
   if (auto error = prepareInputs(other.package, o.seed, "", inputs, generated))
     return "'" + o.comparePath + "': " + *error;
   // A batch compares by its first image: the steps are the same for each.
+  std::vector<HostTensor> first;
   if (other.package.images > 1)
-    inputs = imageInputs(other.package, inputs, 0);
-  if (auto error = simulate(other.package, *other.target, inputs, result, o.timeLimit))
+    imageInputs(other.package, inputs, 0, first);
+  if (auto error = simulate(other.package, *other.target,
+                            other.package.images > 1 ? first : inputs, result, o.timeLimit))
     return "'" + o.comparePath + "': simulation failed: " + *error;
   return std::nullopt;
 }
@@ -312,9 +314,10 @@ int run(const RunOptions &o) {
   // are the last image's, the results the whole batch's.
   SimulationResult result;
   BatchRun batch;
+  std::vector<HostTensor> share;
   for (uint32_t image = 0; image < package.images; ++image) {
-    std::vector<HostTensor> share = package.images > 1 ? imageInputs(package, inputs, image)
-                                                      : std::vector<HostTensor>();
+    if (package.images > 1)
+      imageInputs(package, inputs, image, share);
     // --time-limit bounds the whole batch: each image after the first has
     // what the ones before it left.
     double timeLimit = o.timeLimit;
@@ -410,12 +413,14 @@ int run(const RunOptions &o) {
     openblas_set_num_threads(int(o.threads));
   auto referenceStart = std::chrono::steady_clock::now();
   CheckReport report;
-  if (package.images > 1)
+  // The last image's inputs as given, before any corruption.
+  std::vector<HostTensor> lastImage;
+  if (package.images > 1) {
     log().info("checking the last image by op image={}", package.images - 1);
+    imageInputs(package, referenceInputs, package.images - 1, lastImage);
+  }
   if (auto error = checkPackage(package, target,
-                                package.images > 1
-                                    ? imageInputs(package, referenceInputs, package.images - 1)
-                                    : referenceInputs,
+                                package.images > 1 ? lastImage : referenceInputs,
                                 generated,
                                 package.images > 1 ? lastImageOutputs : result.outputs,
                                 o.checkpointSamples, report,

@@ -21,17 +21,23 @@ namespace ipu {
 /// The output stream of result `index`, or null.
 const HostStream *resultStream(const Package &package, uint32_t index);
 
+/// Whether `stream` carries something of each image: an argument without
+/// a constant, or a result (any output stream when the package does not
+/// say which are results).
+bool changesPerImage(const Package &package, const HostStream &stream);
 /// A batch run once per image (Package::images > 1): whether `stream`
-/// holds one image of each, an argument without a constant or a result.
+/// holds one image of each, as changesPerImage.
 bool holdsImages(const Package &package, const HostStream &stream);
 /// The shape a user's framework holds `stream`'s value in for a whole run:
 /// its declared shape, the leading dim times Package::images when it holds
 /// one image of each.
 std::vector<int64_t> batchShape(const Package &package, const HostStream &stream);
-/// Image `image`'s share of a batch's inputs (prepareInputs): the image's
-/// block of each argument that holds images, the others whole.
-std::vector<HostTensor> imageInputs(const Package &package,
-                                    const std::vector<HostTensor> &batch, uint32_t image);
+/// Image `image`'s share of a batch's inputs (prepareInputs) in `share`:
+/// the image's block of each argument that holds images; the others whole,
+/// copied only when `share` does not hold them yet (a run reuses `share`
+/// from image to image, so the weights are copied once).
+void imageInputs(const Package &package, const std::vector<HostTensor> &batch, uint32_t image,
+                 std::vector<HostTensor> &share);
 /// Appends one image's results (a run of the program) to the batch's, in
 /// image order; a checkpoint keeps the last image's.
 void appendImageResults(const Package &package, const SimulationResult &image,
