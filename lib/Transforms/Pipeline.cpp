@@ -53,6 +53,11 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   IPUScheduleExchangeOptions schedule;
   schedule.dumpDir = options.dumpPhases;
   pm.addPass(createIPUScheduleExchange(schedule));
+  if (!options.dataFile.empty()) {
+    IPUExportDataOptions data;
+    data.file = options.dataFile;
+    pm.addPass(createIPUExportData(data));
+  }
 }
 
 void mlir::ipu_compiler::registerAllPasses() {

@@ -187,7 +187,11 @@ mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
       if (failed(addresses))
         return failure();
       item.addresses = std::move(*addresses);
-      item.schedule = ipu_exchange::toExchangeSchedule(phase.getScheduleAttr());
+      FailureOr<ipu::ExchangeSchedule> schedule =
+          ipu_exchange::toExchangeSchedule(phase.getScheduleAttr(), phase);
+      if (failed(schedule))
+        return failure();
+      item.schedule = std::move(*schedule);
     }
     item.phase = std::move(transfers->phase);
     workOf[stepOp] = work.size();

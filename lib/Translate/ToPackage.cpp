@@ -46,7 +46,7 @@ private:
                           bool transpose, int32_t index, Operation *user,
                           std::optional<ArrayRef<int64_t>> hostShape,
                           std::optional<ArrayRef<int64_t>> declaredShape,
-                          ElementsAttr constant = {},
+                          Attribute constant = {},
                           std::optional<int64_t> chunk = {});
   LogicalResult addComputeSet(ipu_tile::ComputeSetOp op);
   LogicalResult addPhase(ipu_exchange::PhaseOp op);
@@ -76,7 +76,7 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
                                         int32_t index, Operation *user,
                                         std::optional<ArrayRef<int64_t>> hostShape,
                                         std::optional<ArrayRef<int64_t>> declaredShape,
-                                        ElementsAttr constant,
+                                        Attribute constant,
                                         std::optional<int64_t> chunk) {
   FailureOr<uint32_t> address = addressOf(buffer, user);
   if (failed(address))
@@ -109,9 +109,9 @@ LogicalResult PackageBuilder::addStream(ipu_tile::BufferOp buffer, bool toDevice
       llvm::none_of(package.constants, [&](const ipu::ArgumentConstant &known) {
         return known.argument == static_cast<uint32_t>(index);
       })) {
-    FailureOr<std::vector<char>> bytes = ipu_tile::constantBytes(constant);
+    FailureOr<std::vector<char>> bytes = ipu_tile::constantBytes(constant, user);
     if (failed(bytes))
-      return user->emitError("argument ") << index << "'s constant has no data";
+      return failure();
     package.constants.push_back(
         {static_cast<uint32_t>(index), std::vector<uint8_t>(bytes->begin(), bytes->end())});
   }
@@ -134,9 +134,10 @@ LogicalResult PackageBuilder::addLayerStreams(ipu_exchange::StreamInOp in) {
   const uint32_t first = static_cast<uint32_t>(package.streams.size());
   const size_t step = package.program.size();
   for (auto [layer, argument] : llvm::enumerate(layers)) {
-    ElementsAttr constant;
+    Attribute constant;
     if (std::optional<ArrayAttr> constants = in.getLayerConstants())
-      constant = dyn_cast<ElementsAttr>((*constants)[layer]);
+      if (!isa<UnitAttr>((*constants)[layer]))
+        constant = (*constants)[layer];
     if (failed(addStream(lookup(in, in.getBufferAttr()), true, /*weight=*/false,
                          in.getTranspose(), argument, in, in.getHostShape(),
                          in.getDeclaredShape(), constant, std::nullopt)))
@@ -218,7 +219,11 @@ LogicalResult PackageBuilder::addPhase(ipu_exchange::PhaseOp op) {
   ipu::PackagePhase phase;
   phase.name = op.getSymName().str();
   phase.location = sourceLocation(op.getLoc());
-  phase.schedule = ipu_exchange::toExchangeSchedule(op.getScheduleAttr());
+  FailureOr<ipu::ExchangeSchedule> schedule =
+      ipu_exchange::toExchangeSchedule(op.getScheduleAttr(), op);
+  if (failed(schedule))
+    return failure();
+  phase.schedule = std::move(*schedule);
   FailureOr<ipu::TransferAddresses> addresses =
       ipu_exchange::transferAddresses(op, *transfers);
   if (failed(addresses))

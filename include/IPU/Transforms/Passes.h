@@ -69,6 +69,11 @@ struct CompilePipelineOptions
       *this, "memory-profile",
       llvm::cl::desc("Write the placed memory as JSON to this file"),
       llvm::cl::init("")};
+  Option<std::string> dataFile{
+      *this, "data-file",
+      llvm::cl::desc("Write the weights and exchange run tables to this file "
+                     "and refer to them from the IR (--ipu-export-data)"),
+      llvm::cl::init("")};
   Option<std::string> dumpPhases{
       *this, "dump-phases",
       llvm::cl::desc("Write every exchange phase, with its transfers' "
@@ -76,7 +81,8 @@ struct CompilePipelineOptions
       llvm::cl::init("")};
 };
 
-/// import, set target, plan, lower, schedule, place.
+/// import, set target, plan, lower, place, schedule; then, with a data
+/// file, export the data.
 void buildCompilePipeline(OpPassManager &pm,
                           const CompilePipelineOptions &options);
 /// Registers every pass and the `ipu-compile` pipeline.

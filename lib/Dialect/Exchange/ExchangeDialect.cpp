@@ -10,6 +10,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::ipu_exchange;
@@ -34,14 +35,15 @@ struct ExchangeBytecodeInterface : public BytecodeDialectInterface {
   LogicalResult writeAttribute(Attribute attr,
                                DialectBytecodeWriter &writer) const override {
     auto schedule = dyn_cast<ScheduleAttr>(attr);
-    if (!schedule)
+    // Runs in the data file stay a reference: the generic encoding.
+    if (!schedule || !isa<DenseIntElementsAttr>(schedule.getRuns()))
       return failure();
     writer.writeVarInt(kSchedule);
     writer.writeVarInt(static_cast<uint64_t>(schedule.getStrategy()));
     writer.writeVarInt(static_cast<uint64_t>(schedule.getTransfers()));
     writer.writeVarInt(static_cast<uint64_t>(schedule.getBound()));
     writer.writeVarInt(static_cast<uint64_t>(schedule.getHorizon()));
-    auto runs = schedule.getRuns().getValues<int32_t>();
+    auto runs = cast<DenseIntElementsAttr>(schedule.getRuns()).getValues<int32_t>();
     writer.writeVarInt(runs.size() / kScheduleRunFields);
     int64_t transfer = 0, start = 0;
     for (auto it = runs.begin(), end = runs.end(); it != end;) {
@@ -127,21 +129,38 @@ void IPUExchangeDialect::initialize() {
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Strategy strategy, int64_t transfers,
                                    int64_t bound, int64_t horizon,
-                                   DenseIntElementsAttr runsAttr) {
+                                   Attribute runsAttr) {
   if (transfers < 0 || bound < 0 || horizon < 0)
     return emitError() << "transfers, bound and horizon must not be negative";
-  if (!runsAttr || runsAttr.getType().getRank() != 1 ||
-      !runsAttr.getElementType().isSignlessInteger(32))
+  if (horizon < bound)
+    return emitError() << "horizon " << horizon
+                       << " is below the lower bound " << bound;
+  ShapedType type = ipu_tile::constantType(runsAttr);
+  if (!type || type.getRank() != 1 || !type.getElementType().isSignlessInteger(32))
     return emitError() << "runs must be a 1-D tensor of i32";
-  SmallVector<int32_t> runs(runsAttr.getValues<int32_t>());
+  if (type.getNumElements() % static_cast<int64_t>(kScheduleRunFields) != 0)
+    return emitError() << "runs must be quintuples (transfer, first word, "
+                          "words, start, paired), got "
+                       << type.getNumElements() << " integers";
+  // Runs in the data file are checked when they are read (scheduleRuns).
+  if (isa<ipu_tile::DataAttr>(runsAttr))
+    return success();
+  auto dense = dyn_cast<DenseIntElementsAttr>(runsAttr);
+  if (!dense)
+    return emitError() << "runs must be dense elements or a #ipu_tile.data block, got "
+                       << runsAttr;
+  SmallVector<int32_t> runs(dense.getValues<int32_t>());
+  return verifyScheduleRuns(emitError, strategy, transfers, horizon, runs);
+}
+
+LogicalResult mlir::ipu_exchange::verifyScheduleRuns(
+    function_ref<InFlightDiagnostic()> emitError, Strategy strategy,
+    int64_t transfers, int64_t horizon, ArrayRef<int32_t> runs) {
   const size_t fields = kScheduleRunFields;
   if (runs.size() % fields != 0)
     return emitError() << "runs must be quintuples (transfer, first word, "
                           "words, start, paired), got "
                        << runs.size() << " integers";
-  if (horizon < bound)
-    return emitError() << "horizon " << horizon
-                       << " is below the lower bound " << bound;
   for (size_t i = 0; i < runs.size(); i += fields) {
     if (runs[i] < 0 || runs[i] >= transfers)
       return emitError() << "run " << i / fields << " names transfer " << runs[i]
@@ -164,6 +183,23 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << horizon;
   }
   return success();
+}
+
+FailureOr<SmallVector<int32_t>>
+mlir::ipu_exchange::scheduleRuns(ScheduleAttr schedule, Operation *user) {
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(schedule.getRuns()))
+    return SmallVector<int32_t>(dense.getValues<int32_t>());
+  FailureOr<ArrayRef<char>> bytes =
+      ipu_tile::dataBlockBytes(cast<ipu_tile::DataAttr>(schedule.getRuns()), user);
+  if (failed(bytes))
+    return failure();
+  SmallVector<int32_t> runs(bytes->size() / sizeof(int32_t));
+  std::memcpy(runs.data(), bytes->data(), runs.size() * sizeof(int32_t));
+  if (failed(verifyScheduleRuns([&] { return user->emitError("schedule in the data file: "); },
+                                schedule.getStrategy(), schedule.getTransfers(),
+                                schedule.getHorizon(), runs)))
+    return failure();
+  return runs;
 }
 
 void PhaseOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
@@ -307,18 +343,20 @@ LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
                                    << layout->batches;
     batches = layout->batches;
   }
-  if (std::optional<ElementsAttr> constant = getConstant()) {
+  if (std::optional<Attribute> constant = getConstant()) {
     RankedTensorType bufferType = buffer->getTensorType();
     const int64_t held = bufferType.getNumElements() / batches;
-    auto type = dyn_cast<ShapedType>(constant->getType());
+    ShapedType type = ipu_tile::constantType(*constant);
     if (!type || !type.hasStaticShape() ||
         type.getElementType() != bufferType.getElementType() ||
         type.getNumElements() != held)
       return emitOpError("constant of type ")
-             << constant->getType() << " is not the " << held << " elements of "
+             << type << " is not the " << held << " elements of "
              << bufferType.getElementType() << " buffer @" << buffer->getSymName()
              << (batches > 1 ? "'s batch" : "") << " holds";
-    if (failed(ipu_tile::constantBytes(*constant)))
+    // A data block's bytes are read, and checked, by whoever needs them.
+    auto elements = dyn_cast<ElementsAttr>(*constant);
+    if (elements && failed(ipu_tile::constantBytes(elements)))
       return emitOpError("constant has no data (an elided or missing resource blob)");
   }
   if (failed(checkHostShape(*this, *buffer, getDeclaredShape(), "declared_shape", batches)))
@@ -344,8 +382,7 @@ LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
       for (Attribute entry : *constants) {
         if (isa<UnitAttr>(entry))
           continue;
-        auto constant = dyn_cast<ElementsAttr>(entry);
-        auto type = constant ? dyn_cast<ShapedType>(constant.getType()) : ShapedType();
+        ShapedType type = ipu_tile::constantType(entry);
         if (!type || !type.hasStaticShape() ||
             type.getElementType() != bufferType.getElementType() ||
             type.getNumElements() != bufferType.getNumElements())

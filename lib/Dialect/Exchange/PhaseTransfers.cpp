@@ -66,11 +66,14 @@ mlir::ipu_exchange::buildPhaseTransfers(PhaseOp phase,
   return result;
 }
 
-ipu::ExchangeSchedule mlir::ipu_exchange::toExchangeSchedule(ScheduleAttr attr) {
+FailureOr<ipu::ExchangeSchedule>
+mlir::ipu_exchange::toExchangeSchedule(ScheduleAttr attr, Operation *user) {
   ipu::ExchangeSchedule schedule;
   schedule.strategy = stringifyStrategy(attr.getStrategy()).str();
-  auto values = attr.getRuns().getValues<int32_t>();
-  SmallVector<int32_t> runs(values.begin(), values.end());
+  FailureOr<SmallVector<int32_t>> read = scheduleRuns(attr, user);
+  if (failed(read))
+    return failure();
+  const SmallVector<int32_t> &runs = *read;
   schedule.runs.reserve(runs.size() / kScheduleRunFields);
   for (size_t i = 0; i + kScheduleRunFields <= runs.size(); i += kScheduleRunFields)
     schedule.runs.push_back({static_cast<uint32_t>(runs[i]),

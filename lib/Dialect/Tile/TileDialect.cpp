@@ -1,6 +1,7 @@
 //===- TileDialect.cpp - ipu_tile dialect, attributes and verifiers -------===//
 
 #include "IPU/Dialect/Tile/IR/Tile.h"
+#include "DataFileCache.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Support/IntegerList.h"
@@ -8,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -156,6 +158,7 @@ static void printComputeSetTiles(OpAsmPrinter &printer, Operation *op,
 #include "IPU/Dialect/Tile/IR/TileOps.cpp.inc"
 
 void IPUTileDialect::initialize() {
+  dataFiles = std::make_unique<DataFileCache>();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "IPU/Dialect/Tile/IR/TileOpsAttributes.cpp.inc"
@@ -170,6 +173,29 @@ void IPUTileDialect::initialize() {
 
 LogicalResult IPUTileDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
+  if (attr.getName() == getDataFileAttrName()) {
+    auto record = dyn_cast<DataFileAttr>(attr.getValue());
+    if (!record || !isa<ModuleOp>(op))
+      return op->emitError("'") << getDataFileAttrName()
+                                << "' is a #ipu_tile.data_file on a module, got "
+                                << attr.getValue();
+    // Every block lies in the file, after its magic: a reader may then
+    // trust the IR's offsets once the file's size and checksum match.
+    WalkResult walk = op->walk([&](Operation *inner) {
+      WalkResult result = WalkResult::advance();
+      inner->getAttrDictionary().walk([&](DataAttr data) {
+        if (result.wasInterrupted() || (data.getOffset() <= record.getBytes() &&
+                                        data.getBytes() <= record.getBytes() - data.getOffset()))
+          return;
+        inner->emitError("data block of ")
+            << data.getBytes() << " bytes at offset " << data.getOffset()
+            << " lies outside the data file's " << record.getBytes() << " bytes";
+        result = WalkResult::interrupt();
+      });
+      return result;
+    });
+    return failure(walk.wasInterrupted());
+  }
   if (attr.getName() == getTargetAttrName() && !isa<TargetAttr>(attr.getValue()))
     return op->emitError("'") << getTargetAttrName()
                               << "' must be a #ipu_tile.target, got "

@@ -27,4 +27,16 @@ constexpr size_t kScheduleRunFields = 5;
 #define GET_OP_CLASSES
 #include "IPU/Dialect/Exchange/IR/ExchangeOps.h.inc"
 
+namespace mlir::ipu_exchange {
+/// Checks runs (quintuples) against their schedule's transfers and horizon:
+/// the schedule's verifier for runs in the IR, and scheduleRuns for runs
+/// in the data file.
+LogicalResult verifyScheduleRuns(function_ref<InFlightDiagnostic()> emitError,
+                                 Strategy strategy, int64_t transfers,
+                                 int64_t horizon, ArrayRef<int32_t> runs);
+/// The runs of `schedule`, read from the data file (and checked) when they
+/// are there; failure is reported at `user`.
+FailureOr<SmallVector<int32_t>> scheduleRuns(ScheduleAttr schedule, Operation *user);
+} // namespace mlir::ipu_exchange
+
 #endif

@@ -40,7 +40,9 @@ def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
   let description = [{
     `runs` holds quintuples (transfer, first word, words, start, paired),
     as a dense i32 tensor so that bytecode stores it as raw data and printed
-    IR can elide it (`--mlir-elide-elementsattrs-if-larger`). With the
+    IR can elide it (`--mlir-elide-elementsattrs-if-larger`), or as a
+    `#ipu_tile.data` block of the data file once `--ipu-export-data` has
+    moved it there; its runs are then checked when they are read. With the
     `timed` strategy (the one the compiler uses; lib/Exchange/Timing.h) a
     run is one message of the hardware's exchange: it sends words
     [first word, first word + words) of transfer `transfer` (numbered in
@@ -66,7 +68,7 @@ def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
   let parameters = (ins EnumParameter<IPUExchange_Strategy>:$strategy,
                         "int64_t":$transfers, "int64_t":$bound,
                         "int64_t":$horizon,
-                        "::mlir::DenseIntElementsAttr":$runs);
+                        "::mlir::Attribute":$runs);
   let assemblyFormat = [{
     `<` `strategy` `=` $strategy `,` `transfers` `=` $transfers `,`
         `bound` `=` $bound `,` `horizon` `=` $horizon `,`
@@ -77,6 +79,15 @@ def IPUExchange_ScheduleAttr : IPUExchange_Attr<"Schedule", "schedule"> {
 
 class IPUExchange_Op<string mnemonic, list<Trait> traits = []>
     : Op<IPUExchange_Dialect, mnemonic, traits>;
+
+// A constant's elements: in the IR, or a block of the data file.
+def IPUExchange_ConstantAttr : Attr<Or<[ElementsAttr.predicate,
+    CPred<"::llvm::isa<::mlir::ipu_tile::DataAttr>($_self)">]>,
+    "elements attribute or #ipu_tile.data block"> {
+  let storageType = "::mlir::Attribute";
+  let returnType = "::mlir::Attribute";
+  let convertFromStorage = "$_self";
+}
 
 def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
@@ -127,7 +138,7 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
                        UnitAttr:$weight, UnitAttr:$transpose,
                        OptionalAttr<DenseI64ArrayAttr>:$host_shape,
                        OptionalAttr<DenseI64ArrayAttr>:$declared_shape,
-                       OptionalAttr<ElementsAttr>:$constant,
+                       OptionalAttr<IPUExchange_ConstantAttr>:$constant,
                        OptionalAttr<I64Attr>:$chunk,
                        OptionalAttr<DenseI32ArrayAttr>:$layer_arguments,
                        OptionalAttr<ArrayAttr>:$layer_constants);

@@ -38,8 +38,9 @@ struct PhaseTransfers {
 FailureOr<PhaseTransfers> buildPhaseTransfers(PhaseOp phase,
                                               const ipu::TargetModel &target);
 
-/// The schedule stored in `attr` as a plain C++ schedule.
-ipu::ExchangeSchedule toExchangeSchedule(ScheduleAttr attr);
+/// The schedule stored in `attr` as a plain C++ schedule; failure, reported
+/// at `user`, when its runs are in a data file that cannot be read.
+FailureOr<ipu::ExchangeSchedule> toExchangeSchedule(ScheduleAttr attr, Operation *user);
 
 /// Each transfer's byte addresses, from its buffers' placed addresses.
 /// Emits an error when a buffer has not been placed.

@@ -17,6 +17,14 @@
 #include "IPU/Dialect/Tile/IR/ProgramStep.h"
 #include "IPU/Dialect/Tile/IR/TileEnums.h.inc"
 #include "IPU/Dialect/Tile/IR/TileInterfaces.h.inc"
+
+#include <memory>
+
+namespace mlir::ipu_tile {
+/// The data files a context has read (lib/Dialect/Tile/DataFile.cpp).
+struct DataFileCache;
+} // namespace mlir::ipu_tile
+
 #include "IPU/Dialect/Tile/IR/TileOpsDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -54,6 +54,17 @@ def IPUTile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getConstantAttrName() {
       return ::llvm::StringLiteral("ipu_tile.constant");
     }
+    /// Module attribute naming the data file of its #ipu_tile.data blocks.
+    static constexpr ::llvm::StringLiteral getDataFileAttrName() {
+      return ::llvm::StringLiteral("ipu_tile.data_file");
+    }
+    /// The data files this context has read (lib/Dialect/Tile/DataFile.cpp).
+    DataFileCache &getDataFileCache() { return *dataFiles; }
+
+  private:
+    std::unique_ptr<DataFileCache> dataFiles;
+
+  public:
   }];
 }
 
@@ -192,6 +203,57 @@ def IPUTile_LayoutAttr : IPUTile_Attr<"Layout", "layout",
                         DefaultValuedParameter<"int64_t", "1">:$serial);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+}
+
+def IPUTile_DataAttr : IPUTile_Attr<"Data", "data"> {
+  let summary = "A constant stored in the program's data file";
+  let description = [{
+    The elements of `type`, stored raw (row-major, the host's byte order, as
+    a dense attribute holds them) at byte `offset` of the data file that the
+    module's `ipu_tile.data_file` names. `--ipu-export-data` puts a
+    program's weights and its exchange schedules' run tables there, so that
+    the printed IR holds the program's structure and not its megabytes.
+    Whoever reads the bytes (`ipu-translate --ipu-to-package`) checks the
+    file's size and checksum first.
+
+    Example:
+
+    ```mlir
+    module attributes {ipu_tile.data_file = #ipu_tile.data_file<"tower.data",
+        bytes = 4608, checksum = 12638153115695167455>} {
+      ...
+      ipu_exchange.stream_in @w from 3 {constant = #ipu_tile.data<tensor<32x64xf16> at 64>, weight}
+    ```
+  }];
+  let parameters = (ins "::mlir::RankedTensorType":$type, "uint64_t":$offset);
+  let assemblyFormat = "`<` $type `at` $offset `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The bytes the block holds.
+    uint64_t getBytes() const;
+  }];
+}
+
+def IPUTile_DataFileAttr : IPUTile_Attr<"DataFile", "data_file"> {
+  let summary = "The data file of a module's #ipu_tile.data blocks";
+  let description = [{
+    `path` is the file `--ipu-export-data` wrote. A reader looks for it as
+    written (relative to the working directory), then under its own name in
+    the directory of the IR that names it. `bytes` and `checksum`
+    (lib/Support/DataFile.h) identify the file: a reader refuses any other.
+
+    Example:
+
+    ```mlir
+    module attributes {ipu_tile.data_file = #ipu_tile.data_file<"tower.data",
+        bytes = 4608, checksum = 12638153115695167455>}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<>:$path, "uint64_t":$bytes,
+                        "uint64_t":$checksum);
+  let assemblyFormat = [{
+    `<` $path `,` `bytes` `=` $bytes `,` `checksum` `=` $checksum `>`
+  }];
 }
 
 class IPUTile_Op<string mnemonic, list<Trait> traits = []>

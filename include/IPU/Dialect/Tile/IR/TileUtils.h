@@ -126,6 +126,16 @@ lookupComputeSetKernel(ComputeSetOp computeSet,
 /// host holds them (a splat repeated); failure for a resource whose blob is
 /// missing or of the wrong size, or elements that are not dense.
 FailureOr<std::vector<char>> constantBytes(ElementsAttr value);
+/// The same for a constant that is either an elements attribute or a block
+/// of the data file (#ipu_tile.data); a failure is reported at `user`.
+FailureOr<std::vector<char>> constantBytes(Attribute value, Operation *user);
+/// The tensor type of such a constant, or null for any other attribute.
+ShapedType constantType(Attribute value);
+/// The bytes of block `data` in the data file `user`'s module names, read
+/// and checked once per context. Failure, reported at `user`, when the
+/// module names no data file, the file is missing, is another compile's or
+/// does not hold the block.
+FailureOr<ArrayRef<char>> dataBlockBytes(DataAttr data, Operation *user);
 
 } // namespace mlir::ipu_tile
 
