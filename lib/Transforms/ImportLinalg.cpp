@@ -815,7 +815,8 @@ struct ImportSlice : OpRewritePattern<tensor::ExtractSliceOp> {
         !isa<FloatType>(sourceType.getElementType()) || !op.hasUnitStride() ||
         ShapedType::isDynamicShape(op.getStaticOffsets()) ||
         ShapedType::isDynamicShape(op.getStaticSizes()) ||
-        op.getStaticSizes().size() != size_t(sourceType.getRank()))
+        op.getStaticSizes().size() != size_t(sourceType.getRank()) ||
+        resultType.getRank() < 2)
       return failure();
     SmallVector<int64_t> view(sourceType.getShape());
     SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, sourceType.getRank()));

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -19,6 +20,8 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   IPUSetTargetOptions target;
   target.target = options.target;
   pm.addPass(createIPUSetTarget(target));
+  // Layers written as a loop become the layers an exporter unrolls.
+  pm.addPass(createIPUUnrollLayerLoops());
   // On the exporter's ops, before import rewrites them.
   if (options.images != ImagesMode::Together) {
     IPUSeparateImagesOptions images;
@@ -74,6 +77,6 @@ void mlir::ipu_compiler::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<ipu_gemm::IPUGemmDialect, ipu_tile::IPUTileDialect,
                   ipu_exchange::IPUExchangeDialect, func::FuncDialect, arith::ArithDialect,
                   math::MathDialect, tensor::TensorDialect, linalg::LinalgDialect,
-                  cf::ControlFlowDialect>();
+                  cf::ControlFlowDialect, scf::SCFDialect>();
   ipu_tile::registerTileLoweringModels(registry);
 }

@@ -98,7 +98,7 @@ llvm::cl::opt<std::string> functionName(
 /// mlir-opt would run it; every pass is upstream's own.
 constexpr const char *kLowering =
     "func.func(convert-elementwise-to-linalg),"
-    "one-shot-bufferize{bufferize-function-boundaries "
+    "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"

@@ -62,6 +62,51 @@ def IPUSeparateImages : Pass<"ipu-separate-images", "::mlir::ModuleOp"> {
                         "Separate only when every argument has this rank or more">];
 }
 
+def IPUUnrollLayerLoops : Pass<"ipu-unroll-layer-loops", "::mlir::ModuleOp"> {
+  let summary = "Unrolls layers written as a loop over stacked weights";
+  let description = [{
+    An exporter may write N identical layers as one `scf.for` over stacked
+    weights: iteration `i` reads layer `i`'s weights as slice `[i]` of an
+    `[N, ...]` tensor and passes its value on through `iter_args`. This
+    pass unrolls every `scf.for` (its bounds and step must be constants, it
+    may run at most `maximum-iterations` times, and unrolling may make at
+    most 262,144 ops, however loops nest) and folds each
+    iteration's index into its slices' static offsets. Import then takes
+    each layer's slice of a frozen stacked weight as a weight of its own,
+    and `--ipu-find-repeated-layers` finds the N layers again, so that
+    `repeat-layers=true` compiles them as one body. Reports each loop as a
+    remark on its function. Stacked weights that are function arguments
+    are sliced per layer too, but each layer then reads a slice of its own
+    and the layers are compiled one by one.
+
+    Before:
+
+    ```mlir
+    %y = scf.for %i = %c0 to %c3 step %c1 iter_args(%h = %x) -> (tensor<16x64xf32>) {
+      %w = tensor.extract_slice %stacked[%i, 0, 0] [1, 64, 64] [1, 1, 1]
+          : tensor<3x64x64xf32> to tensor<64x64xf32>
+      %m = linalg.matmul ins(%h, %w : ...) outs(%zero : tensor<16x64xf32>) -> tensor<16x64xf32>
+      scf.yield %m : tensor<16x64xf32>
+    }
+    ```
+
+    After (`remark: unrolls a loop of 3 iterations that slices 1 stacked
+    weights per iteration (1 frozen, 0 arguments)`):
+
+    ```mlir
+    %w0 = tensor.extract_slice %stacked[0, 0, 0] [1, 64, 64] [1, 1, 1] ...
+    %m0 = linalg.matmul ins(%x, %w0 : ...) ...
+    %w1 = tensor.extract_slice %stacked[1, 0, 0] [1, 64, 64] [1, 1, 1] ...
+    %m1 = linalg.matmul ins(%m0, %w1 : ...) ...
+    ...
+    ```
+  }];
+  let options = [Option<"maximumIterations", "maximum-iterations", "uint64_t", "1024",
+                        "Refuse loops of more iterations than this">];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
   let summary = "Turns what exporters emit into ipu_gemm.matmul and ipu_tile.elementwise";
   let description = [{
