@@ -278,8 +278,10 @@ def IPUFindRepeatedLayers : Pass<"ipu-find-repeated-layers", "::mlir::ModuleOp">
     remark on the function. With `outline=true`, it then rewrites them as
     one `ipu_tile.repeat`: the first layer's ops become its body, each
     layer's weights its operands slot by slot, and what read the last
-    layer's output reads the repeat's result (the rest of the pipeline does
-    not lower `ipu_tile.repeat` yet, so `--ipu-compile` leaves it off).
+    layer's output reads the repeat's result, which `--ipu-lower-to-tile`
+    lowers to one loop over every layer's weights (`--ipu-compile` does so
+    with `repeat-layers=true`; without it, each layer compiles on its own
+    and the remark says so).
 
     It runs before `--ipu-fuse-elementwise`, which would merge the last
     layer's output into the op that reads it after the layers. For
