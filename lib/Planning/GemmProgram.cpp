@@ -3,6 +3,7 @@
 #include "IPU/Planning/GemmProgram.h"
 #include "IPU/Planning/GemmLayouts.h"
 #include "PlanningDetail.h"
+#include "IPU/Support/Log.h"
 
 #include <algorithm>
 #include <chrono>
@@ -182,6 +183,14 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
     gemm.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
+    if (gemm.error && debugEnabled())
+      logDebug("ipu-plan-gemm: attempt failed operation=" + std::to_string(position) +
+               " shape=" + std::to_string(gemm.problem.m) + "x" +
+               std::to_string(gemm.problem.k) + "x" + std::to_string(gemm.problem.n) +
+               " weightCapBytes=" + std::to_string(budget.weightCapBytes) +
+               " transientCapBytes=" + std::to_string(budget.transientCapBytes) +
+               " serial=" + (allowSerial ? "allowed" : "no") + " error=\"" +
+               *gemm.error + "\"");
   }
 }
 
@@ -461,20 +470,21 @@ static void planProgramOnce(const TargetModel &target,
       bestCaps = caps;
     }
   }
-  // The last resort, with serial splits: every matmul's transient buffers
-  // capped too, so that an early matmul's fastest plan does not take the
-  // room a later one's weights need (a deep tower's fc2 beside its head).
-  if (allowSerial)
-    for (unsigned percent : {30u, 22u, 16u}) {
-      planStage(target, gemms, finalistCount, bestCaps, allowSerial,
-                  memory * percent / 100);
-      if (!outOfMemory(gemms)) {
-        standingCaps = bestCaps;
-        return finish();
-      }
-      if (standing(gemms) > standing(best))
-        best = gemms;
+  // The last resort: every matmul's transient buffers capped too, so that
+  // an early matmul's fastest plan does not take the room a later one's
+  // weights need (a deep tower's fc2 beside its head; SDPA's f32 P.V, whose
+  // operands would leave fc1 only serial plans). Spatial plans try it
+  // before serial splits do.
+  for (unsigned percent : {30u, 22u, 16u}) {
+    planStage(target, gemms, finalistCount, bestCaps, allowSerial,
+              memory * percent / 100);
+    if (!outOfMemory(gemms)) {
+      standingCaps = bestCaps;
+      return finish();
     }
+    if (standing(gemms) > standing(best))
+      best = gemms;
+  }
   for (size_t i = 0; i < gemms.size(); ++i) {
     double seconds = gemms[i].seconds;
     gemms[i] = best[i];
