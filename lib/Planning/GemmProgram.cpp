@@ -460,22 +460,25 @@ static void planProgramOnce(const TargetModel &target,
       if (weights[i])
         caps[i] = static_cast<uint64_t>(
             static_cast<long double>(memory) * percent / 100 * weights[i] / totalWeights);
-    planStage(target, gemms, finalistCount, caps, allowSerial);
-    if (!outOfMemory(gemms)) {
-      standingCaps = caps;
-      return finish();
-    }
-    if (standing(gemms) > standing(best)) {
-      best = gemms;
-      bestCaps = caps;
+    // Then every matmul's transient buffers capped too (30 % of a tile),
+    // before the weights get a smaller share: an early matmul's fastest
+    // plan then leaves the room a later one's weights need (a deep tower's
+    // fc2 beside its head; SDPA's f32 P.V, whose operands left fc1 only
+    // serial plans).
+    for (uint64_t transientCap : {UINT64_MAX, memory * 30 / 100}) {
+      planStage(target, gemms, finalistCount, caps, allowSerial, transientCap);
+      if (!outOfMemory(gemms)) {
+        standingCaps = caps;
+        return finish();
+      }
+      if (standing(gemms) > standing(best)) {
+        best = gemms;
+        bestCaps = caps;
+      }
     }
   }
-  // The last resort: every matmul's transient buffers capped too, so that
-  // an early matmul's fastest plan does not take the room a later one's
-  // weights need (a deep tower's fc2 beside its head; SDPA's f32 P.V, whose
-  // operands would leave fc1 only serial plans). Spatial plans try it
-  // before serial splits do.
-  for (unsigned percent : {30u, 22u, 16u}) {
+  // The last resort: the best weight caps, and tighter transient caps.
+  for (unsigned percent : {22u, 16u}) {
     planStage(target, gemms, finalistCount, bestCaps, allowSerial,
               memory * percent / 100);
     if (!outOfMemory(gemms)) {
