@@ -44,15 +44,14 @@ std::optional<uint64_t> DataFileWriter::append(const char *data, uint64_t size) 
   const uint64_t offset = bytes;
   const uint64_t padded =
       (size + kDataBlockAlignment - 1) / kDataBlockAlignment * kDataBlockAlignment;
-  // Checksummed in pieces of a whole number of words; the padding is zeros.
+  // Checksummed as written: the whole words, then the last partial word
+  // and the zero padding (at most one block, a whole number of words).
   static const char zeros[kDataBlockAlignment] = {};
   const uint64_t whole = size / 8 * 8;
   state = dataChecksum(data, whole, state);
   char tail[kDataBlockAlignment] = {};
-  const uint64_t rest = padded - whole;
   std::memcpy(tail, data + whole, size - whole);
-  for (uint64_t done = 0; done < rest; done += 8)
-    state = dataChecksum(done < 8 ? tail : zeros, 8, state);
+  state = dataChecksum(tail, padded - whole, state);
   if (std::fwrite(data, 1, size, file) != size ||
       std::fwrite(zeros, 1, padded - size, file) != padded - size) {
     error = errno ? errno : EIO;

@@ -117,7 +117,7 @@ FailureOr<std::vector<char>> mlir::ipu_tile::constantBytes(Attribute value,
   FailureOr<std::vector<char>> bytes =
       elements ? constantBytes(elements) : FailureOr<std::vector<char>>(failure());
   if (failed(bytes))
-    return user->emitError("constant ")
-           << value << " has no data (an elided or missing resource blob)";
+    return user->emitError("constant of type ")
+           << constantType(value) << " has no data (an elided or missing resource blob)";
   return bytes;
 }
