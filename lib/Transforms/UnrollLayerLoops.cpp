@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::ipu_compiler {
@@ -37,6 +38,20 @@ struct UnrollLayerLoopsPass
     if (loops.empty())
       return;
     for (scf::ForOp loop : loops) {
+      // scf.for's step must be positive: a step of 0 (or below) would run
+      // the body forever, so no count of layers comes of it.
+      APInt step;
+      if (matchPattern(loop.getStep(), m_ConstantInt(&step)) &&
+          (step.isZero() || (!loop.getUnsignedCmp() && step.isNegative()))) {
+        if (step.isZero())
+          loop.emitError("a loop whose step is 0 never ends: give it a positive step");
+        else
+          loop.emitError("a loop whose step is ")
+              << step.getSExtValue()
+              << " counts down, which scf.for does not (its step must be "
+                 "positive): give it a positive step";
+        return signalPassFailure();
+      }
       std::optional<APInt> trips = loop.getStaticTripCount();
       if (!trips) {
         loop.emitError("cannot unroll a loop whose bounds and step are not "
@@ -61,6 +76,14 @@ struct UnrollLayerLoopsPass
         return signalPassFailure();
       }
       auto func = loop->getParentOfType<FunctionOpInterface>();
+      // A loop of no iterations yields its initial values: no layers.
+      if (trips->isZero()) {
+        loop.emitRemark("a loop of 0 iterations (its lower bound is not below "
+                        "its upper bound): its results are its initial values");
+        loop.replaceAllUsesWith(loop.getInitArgs());
+        loop.erase();
+        continue;
+      }
       // The values each iteration slices at its index: stacked weights,
       // frozen (constants) or streamed (arguments).
       unsigned frozen = 0, arguments = 0;
