@@ -135,7 +135,18 @@ LogicalResult FunctionLayouts::assignArguments() {
     SmallVector<OpOperand *> activationUses;
     SmallVector<std::pair<OpOperand *, OperandLayout>> residentUses;
     std::optional<bool> leadingDimsAsBatches;
+    // Every reader in program order: the function's ops, and after each
+    // repeated layer's own operands the ops of its body, which read values
+    // from before the layers (a bias or weight all layers share) as any op.
+    SmallVector<Operation *> readers;
     for (Operation &op : body) {
+      readers.push_back(&op);
+      if (auto repeat = dyn_cast<ipu_tile::RepeatOp>(op))
+        for (Operation &inner : repeat.getBody().front())
+          readers.push_back(&inner);
+    }
+    for (Operation *reader : readers) {
+      Operation &op = *reader;
       for (OpOperand &use : op.getOpOperands()) {
         if (use.get() != arg)
           continue;

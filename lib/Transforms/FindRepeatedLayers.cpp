@@ -124,6 +124,13 @@ LogicalResult outlineLayers(func::FuncOp func, ArrayRef<Operation *> ops,
     func.emitRemark("leaves the layers as they are: they have no weights of their own");
     return success();
   }
+  // A repeat inside a repeat has no lowering: layers that hold one stay.
+  for (uint32_t position = layers.first; position < layers.end(); ++position)
+    if (isa<ipu_tile::RepeatOp>(ops[position])) {
+      func.emitRemark("leaves the layers as they are: each holds repeated layers "
+                      "of its own");
+      return success();
+    }
   if (input.getType() != lastOutput.getType()) {
     func.emitRemark("leaves the layers as they are: each reads ")
         << input.getType() << " but passes on " << lastOutput.getType();
@@ -164,6 +171,18 @@ struct FindRepeatedLayersPass
     : public mlir::ipu_compiler::impl::IPUFindRepeatedLayersBase<FindRepeatedLayersPass> {
   using IPUFindRepeatedLayersBase::IPUFindRepeatedLayersBase;
   void runOnOperation() override {
+    // Layers that pass on their input unchanged repeat nothing: the repeat
+    // is its input (upstream folds a loop that yields its argument alike).
+    getOperation().walk([&](ipu_tile::RepeatOp repeat) {
+      auto carry = cast<ipu_tile::CarryOp>(repeat.getBody().front().getTerminator());
+      if (carry.getValue() != repeat.getBody().getArgument(0) ||
+          repeat.getInput().getType() != repeat.getResult().getType())
+        return;
+      repeat.emitRemark("a repeated layer that passes on its input unchanged "
+                        "repeats nothing: removed, its input is its result");
+      repeat.getResult().replaceAllUsesWith(repeat.getInput());
+      repeat.erase();
+    });
     getOperation().walk([&](func::FuncOp func) {
       if (func.isDeclaration() || !func.getBody().hasOneBlock())
         return;

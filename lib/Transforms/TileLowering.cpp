@@ -426,6 +426,13 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
   if (openRepeat)
     return repeat.emitError("a repeated layer inside another is not supported");
   Location loc = repeat.getLoc();
+  // Its result would be the value streamed in as the last layer's input,
+  // which no reference op computes from the inputs.
+  if (cast<CarryOp>(repeat.getBody().front().getTerminator()).getValue() ==
+      repeat.getBody().getArgument(0))
+    return repeat.emitError("a repeated layer that passes on its input unchanged "
+                            "repeats nothing: remove the repeat (--ipu-find-repeated-"
+                            "layers does)");
   const int64_t count = repeat.getCount();
   const uint32_t word = target.exchangeWordBytes();
   OpenRepeat state;
@@ -711,11 +718,15 @@ LogicalResult ProgramBuilder::lowerReturn(func::ReturnOp ret) {
     createStreamOut(builder, ret.getLoc(), buffer, static_cast<int32_t>(index), host,
                     cast<RankedTensorType>(value.getType()).getShape());
     // A value returned again leaves by each of its results; the reference
-    // op that computes it names one of them, and each other one is its
-    // identity permute, compared exactly with that one as streamed out.
-    auto stream = streamOf.find(value);
-    if (stream == streamOf.end() || stream->second == static_cast<int32_t>(index) ||
-        !referenceOf.count(value))
+    // op that computes it names one of them (or a checkpoint: the last
+    // layer's value, of which a repeat's result is a copy), and each other
+    // one is its identity permute, compared exactly with that one as
+    // streamed out.
+    auto owner = referenceOf.find(value);
+    if (owner == referenceOf.end() || owner->second >= 0)
+      continue;
+    auto computed = cast<DictionaryAttr>(reference[-1 - owner->second]);
+    if (computed.getAs<IntegerAttr>("result").getInt() == static_cast<int64_t>(index))
       continue;
     SmallVector<int64_t> identity(host.size());
     for (size_t d = 0; d < host.size(); ++d)

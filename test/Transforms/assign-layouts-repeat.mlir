@@ -35,3 +35,30 @@ func.func @three_layers(%x: tensor<16x64xf32>, %w0: tensor<64x64xf32>, %w1: tens
   } -> tensor<16x64xf32>
   return %y : tensor<16x64xf32>
 }
+
+// The body also reads values from before the layers, which every layer
+// shares: a weight V (as B) and a bias b, both function arguments. Each
+// arrives once, outside the repeat, where the body's op wants it: V
+// resident and transposed as the planner's orientation needs it, b in the
+// elementwise op's layout; the body reads those streams.
+// CHECK-LABEL: func.func @shared_operands
+// CHECK-DAG:  %[[V:.*]] = ipu_tile.from_host %arg1 {resident, transpose} : tensor<64x64xf32> -> tensor<64x64xf32, #ipu_tile.layout
+// CHECK-DAG:  %[[B:.*]] = ipu_tile.from_host %arg2 {{.*}}: tensor<64xf32> -> tensor<64xf32, #ipu_tile.layout
+// CHECK:      ipu_tile.repeat 2
+// CHECK:        ipu_gemm.matmul %{{.*}}, %[[V]] {{.*}}transpose_rhs
+// CHECK:        ipu_tile.elementwise %{{.*}}, %[[B]] :
+// CHECK:        ipu_tile.carry
+func.func @shared_operands(%x: tensor<16x64xf32>, %v: tensor<64x64xf32>, %b: tensor<64xf32>, %w0: tensor<64x64xf32>, %w1: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %y = ipu_tile.repeat 2 input(%x : tensor<16x64xf32>) weights(%w0, %w1 : tensor<64x64xf32>, tensor<64x64xf32>) {
+  ^bb0(%h: tensor<16x64xf32>, %w: tensor<64x64xf32>):
+    %m = ipu_gemm.matmul %h, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+    %p = ipu_gemm.matmul %m, %v : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+    %a = ipu_tile.elementwise %p, %b : tensor<16x64xf32>, tensor<64xf32> -> tensor<16x64xf32> {
+    ^bb0(%q: f32, %c: f32):
+      %s = arith.addf %q, %c : f32
+      ipu_tile.yield %s : f32
+    }
+    ipu_tile.carry %a : tensor<16x64xf32>
+  } -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}

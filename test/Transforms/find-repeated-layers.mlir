@@ -22,6 +22,15 @@
 // CHECK:         ipu_gemm.matmul %arg0, %arg1
 // CHECK-LABEL: func.func @one_layer
 // CHECK-NOT:     ipu_tile.repeat
+// Layers that each hold a repeat stay as they are: no repeat in a repeat.
+// CHECK-LABEL: func.func @repeats_in_sequence
+// CHECK:         %[[Y:.*]] = ipu_tile.repeat 2 input(%arg0
+// CHECK:         ipu_tile.repeat 2 input(%[[Y]]
+// A repeat that passes on its input unchanged is its input.
+// CHECK-LABEL: func.func @identity_repeat
+// CHECK-NOT:     ipu_tile.repeat
+// CHECK:         %[[M:.*]] = ipu_gemm.matmul %arg0, %arg1
+// CHECK-NEXT:    return %[[M]]
 
 // Three layers, each a matmul by its own weight and a residual add whose
 // body is the same: found, with the add (op 1 of each layer) passing the
@@ -91,4 +100,37 @@ func.func @shared_weight(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> tensor
 func.func @one_layer(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> tensor<16x64xf32> {
   %m0 = ipu_gemm.matmul %x, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
   return %m0 : tensor<16x64xf32>
+}
+
+// -----
+
+// Two repeats in a row, alike but for their weights: as layers, each would
+// hold a repeat.
+// expected-remark@+1 {{repeats one layer: layers=2 opsPerLayer=1 firstOp=0 endOp=2 weightsPerLayer=2 outputOp=0}}
+func.func @repeats_in_sequence(%x: tensor<16x64xf32>, %w0: tensor<64x64xf32>, %w1: tensor<64x64xf32>, %v0: tensor<64x64xf32>, %v1: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %y = ipu_tile.repeat 2 input(%x : tensor<16x64xf32>) weights(%w0, %w1 : tensor<64x64xf32>, tensor<64x64xf32>) {
+  ^bb0(%h: tensor<16x64xf32>, %w: tensor<64x64xf32>):
+    %m = ipu_gemm.matmul %h, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+    ipu_tile.carry %m : tensor<16x64xf32>
+  } -> tensor<16x64xf32>
+  %z = ipu_tile.repeat 2 input(%y : tensor<16x64xf32>) weights(%v0, %v1 : tensor<64x64xf32>, tensor<64x64xf32>) {
+  ^bb0(%h: tensor<16x64xf32>, %w: tensor<64x64xf32>):
+    %m = ipu_gemm.matmul %h, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+    ipu_tile.carry %m : tensor<16x64xf32>
+  } -> tensor<16x64xf32>
+  return %z : tensor<16x64xf32>
+}
+
+// -----
+
+// Layers that pass on their input unchanged repeat nothing: the repeat is
+// removed, whatever its weights (which no op reads).
+func.func @identity_repeat(%x: tensor<16x64xf32>, %w: tensor<64x64xf32>, %w0: tensor<64x64xf32>, %w1: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %m = ipu_gemm.matmul %x, %w : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+  // expected-remark @+1 {{a repeated layer that passes on its input unchanged repeats nothing: removed, its input is its result}}
+  %y = ipu_tile.repeat 2 input(%m : tensor<16x64xf32>) weights(%w0, %w1 : tensor<64x64xf32>, tensor<64x64xf32>) {
+  ^bb0(%h: tensor<16x64xf32>, %v: tensor<64x64xf32>):
+    ipu_tile.carry %h : tensor<16x64xf32>
+  } -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
 }

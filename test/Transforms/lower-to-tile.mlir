@@ -227,3 +227,19 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     return %c, %d, %f : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
   }
 }
+
+// -----
+
+// A repeated layer that passes on its input unchanged: its result would be
+// what the last layer was given, which no reference op computes.
+// (--ipu-find-repeated-layers, in --ipu-compile, removes such a repeat.)
+module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
+  func.func @identity_repeat(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+    // expected-error @+1 {{a repeated layer that passes on its input unchanged repeats nothing: remove the repeat (--ipu-find-repeated-layers does)}}
+    %y = ipu_tile.repeat 2 input(%a : tensor<8x8xf32>) {
+    ^bb0(%h: tensor<8x8xf32>):
+      ipu_tile.carry %h : tensor<8x8xf32>
+    } -> tensor<8x8xf32>
+    return %y : tensor<8x8xf32>
+  }
+}
