@@ -709,7 +709,15 @@ LogicalResult ProgramBuilder::lowerReturn(func::ReturnOp ret) {
   ipu_exchange::SyncOp::create(builder, ret.getLoc());
   for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
     BufferOp buffer = bufferOf.lookup(value);
-    if (!buffer || isa<BlockArgument>(value))
+    if (auto argument = dyn_cast<BlockArgument>(value))
+      // Also what a loop of no iterations, or layers that pass on their
+      // input unchanged, leave.
+      return ret.emitError("result ")
+             << index << " must be computed by the function: it is argument "
+             << argument.getArgNumber()
+             << " unchanged, which the device would only copy; return what the "
+                "function computes from it";
+    if (!buffer)
       return ret.emitError("result ") << index << " must be computed by the function";
     SmallVector<int64_t> host =
         hostShapes.count(value)

@@ -165,7 +165,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   func.func @passthrough(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
-    // expected-error @+1 {{result 0 must be computed by the function}}
+    // expected-error @+1 {{result 0 must be computed by the function: it is argument 0 unchanged, which the device would only copy; return what the function computes from it}}
     return %a : tensor<8x8xf32>
   }
 }
