@@ -1628,6 +1628,20 @@ std::optional<std::string> ipu::validatePackage(const Package &package,
   return Validator(package, target, maxSimulatedCycles).run();
 }
 
+/// The program steps inside some loop's body.
+static std::vector<bool> stepsInLoops(const Package &package) {
+  std::vector<bool> inLoop(package.program.size(), false);
+  for (size_t s = 0; s < package.program.size(); ++s) {
+    const Step &step = package.program[s];
+    if (step.kind != StepKind::Loop || step.index >= package.loops.size())
+      continue;
+    const size_t end = std::min<size_t>(package.program.size() - 1 - s,
+                                        package.loops[step.index].steps);
+    std::fill(inLoop.begin() + s + 1, inLoop.begin() + s + 1 + end, true);
+  }
+  return inLoop;
+}
+
 std::optional<std::string> ipu::checkReferenceCoverage(const Package &package) {
   std::set<uint32_t> results;
   for (const ReferenceOp &op : package.reference)
@@ -1635,9 +1649,43 @@ std::optional<std::string> ipu::checkReferenceCoverage(const Package &package) {
       results.insert(op.result);
   for (const HostStream &stream : package.streams)
     if (!stream.toDevice && !results.count(stream.index))
-      return "output stream '" + stream.name + "' (result " +
+      return "output stream '" + escapeText(stream.name) + "' (result " +
              to_string(stream.index) +
              ") is the value of no reference op: nothing would compare it";
+  // A "streamed" op takes the device's value as given, unchecked: only the
+  // value a loop of repeated layers carries into its last layer may be,
+  // since the host checks that layer on it. Anything else would let a
+  // package vouch for its own results (a function result, or the matmul it
+  // derives from, marked "streamed" passes whatever the device computed).
+  const std::vector<bool> inLoop = stepsInLoops(package);
+  for (size_t i = 0; i < package.reference.size(); ++i) {
+    const ReferenceOp &op = package.reference[i];
+    if (op.kind != ReferenceKind::Streamed)
+      continue;
+    std::string stream = "result " + to_string(op.result);
+    for (const HostStream &candidate : package.streams)
+      if (!candidate.toDevice && candidate.index == op.result)
+        stream = "output stream '" + escapeText(candidate.name) + "' (" + stream + ")";
+    const std::string where = "reference op " + to_string(i) + " ('streamed') takes " + stream;
+    if (package.results == 0)
+      return where + " as the device's own value, but the package does not say which "
+             "streams are the function's results (format before 6): compile it again";
+    if (op.result < package.results)
+      return where + ", a result of the function, as the device's own value: nothing "
+             "would compare it with the inputs";
+    bool carried = false;
+    for (size_t s = 0; s < package.program.size() && !carried; ++s) {
+      const Step &step = package.program[s];
+      carried = step.kind == StepKind::StreamOut && inLoop[s] &&
+                step.index < package.streams.size() &&
+                !package.streams[step.index].toDevice &&
+                package.streams[step.index].index == op.result;
+    }
+    if (!carried)
+      return where + " as the device's own value, but no loop streams it out: only "
+             "what a loop of repeated layers carries into its last layer may "
+             "be taken as given";
+  }
   return std::nullopt;
 }
 

@@ -97,6 +97,16 @@ std::optional<std::string> ipu::checkPackage(const Package &package,
   return std::nullopt;
 }
 
+void CheckReport::addImage(const CheckReport &other, uint32_t image) {
+  if (other.total.worstRatio > total.worstRatio)
+    worstImage = image;
+  total.add(other.total, other.total.worstCheckpoint);
+  for (const CheckpointReport &checkpoint : other.checkpoints)
+    checkpoints.push_back(checkpoint);
+  diagnosticCheckpoints += other.diagnosticCheckpoints;
+  ++images;
+}
+
 std::string ipu::checkpointLine(const CheckpointReport &checkpoint) {
   char errors[96];
   std::snprintf(errors, sizeof(errors), "maximumAbsoluteError=%.6g mismatches=%llu",
@@ -119,5 +129,8 @@ std::string ipu::checkSummaryLine(const CheckReport &report) {
   if (report.sampleLimit)
     line += " diagnosticCheckpoints=" + std::to_string(report.diagnosticCheckpoints) +
             " sampleLimit=" + std::to_string(report.sampleLimit);
+  line += " imagesChecked=" + std::to_string(report.images);
+  if (report.images > 1)
+    line += " worstImage=" + std::to_string(report.worstImage);
   return line;
 }

@@ -13,6 +13,9 @@
 // RUN: ipu-mlir-run %s --inputs %t/in --outputs %t/ref > /dev/null
 // RUN: ipu-run %t/images.ipuexe --inputs %t/in --expect %t/ref --check --outputs %t/out --quiet | FileCheck %s --check-prefix=SIM
 // RUN: %python %S/../Run/Inputs/npy.py header %t/out/result0.npy | FileCheck %s --check-prefix=OUT
+// Every image is checked on its own inputs: image 0's input corrupted
+// fails (this passed, only the last image being checked).
+// RUN: not ipu-run %t/images.ipuexe --inputs %t/in --check --corrupt-input 0:3 --quiet | FileCheck %s --check-prefix=IMAGE0
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16 images=together" | ipu-translate --ipu-to-package -o %t/together.ipuexe
 // RUN: ipu-run %t/together.ipuexe --inputs %t/in --expect %t/ref --quiet | FileCheck %s --check-prefix=TOGETHER
 // RUN: ipu-run %t/together.ipuexe --compare %t/images.ipuexe --quiet | FileCheck %s --check-prefix=COMPARE
@@ -23,7 +26,12 @@
 // SIM: batch images=2 cycles={{[0-9]+}} deviceCycles={{[0-9]+}} imageLinkCycles={{[1-9][0-9]*}} imageLinkBytes=2304 {{.*}} sequential=true
 // SIM: expect result=0 {{.*}} shape=(2, 12, 16) {{.*}} mismatches=0
 // SIM: expected={{.*}} numericalTest=PASS
-// SIM: referencePrecision=f32 {{.*}} numericalTest=PASS
+// SIM: checkpoint=0 {{.*}} mismatches=0 {{.*}} image=0
+// SIM: checkpoint=0 {{.*}} mismatches=0 {{.*}} image=1
+// SIM: referencePrecision=f32 {{.*}} numericalTest=PASS {{.*}} imagesChecked=2 worstImage={{[01]}}
+// IMAGE0: checkpoint=0 {{.*}} mismatches={{[1-9][0-9]*}} {{.*}} image=0
+// IMAGE0: checkpoint=0 {{.*}} mismatches=0 {{.*}} image=1
+// IMAGE0: referencePrecision=f32 {{.*}} numericalTest=FAIL {{.*}} imagesChecked=2 worstImage=0
 // OUT: shape=(2, 12, 16)
 // TOGETHER: batch images=1 {{.*}} sequential=false
 // TOGETHER: expected={{.*}} numericalTest=PASS

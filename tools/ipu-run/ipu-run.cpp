@@ -315,6 +315,9 @@ int run(const RunOptions &o) {
   SimulationResult result;
   BatchRun batch;
   std::vector<HostTensor> share;
+  // With --check, each image's own results and checkpoints: every image is
+  // checked, on its own inputs.
+  std::vector<std::vector<HostTensor>> imageOutputs;
   for (uint32_t image = 0; image < package.images; ++image) {
     if (package.images > 1)
       imageInputs(package, inputs, image, share);
@@ -336,19 +339,18 @@ int run(const RunOptions &o) {
     addImage(package, target, result, batch);
     if (package.images > 1) {
       appendImageResults(package, result, batch.outputs);
+      if (o.check)
+        imageOutputs.push_back(result.outputs);
       log().info("simulated image image={} of={} cycles={} elapsed_ms={:.0f}", image,
                  package.images, result.cycles, millisecondsSince(simulateStart));
     }
   }
   log().info("simulated package cycles={} steps={} elapsed_ms={:.0f}", result.cycles,
              result.steps.size(), millisecondsSince(simulateStart));
-  // From here on the results are the batch's; the check reads the last
-  // image's own (its inputs, its checkpoints).
-  std::vector<HostTensor> lastImageOutputs;
-  if (package.images > 1) {
-    lastImageOutputs = std::move(result.outputs);
+  // From here on the results are the batch's; the check reads each image's
+  // own (imageOutputs).
+  if (package.images > 1)
     result.outputs = std::move(batch.outputs);
-  }
   if (!o.tracePath.empty()) {
     if (auto error = writeTrace(o.tracePath, package, target, result))
       return fail(*error);
@@ -413,22 +415,33 @@ int run(const RunOptions &o) {
     openblas_set_num_threads(int(o.threads));
   auto referenceStart = std::chrono::steady_clock::now();
   CheckReport report;
-  // The last image's inputs as given, before any corruption.
-  std::vector<HostTensor> lastImage;
-  if (package.images > 1) {
-    log().info("checking the last image by op image={}", package.images - 1);
-    imageInputs(package, referenceInputs, package.images - 1, lastImage);
+  // Each image on its own inputs as given, before any corruption, and its
+  // own results: a FAIL of any image fails the batch.
+  std::vector<HostTensor> imageIn;
+  for (uint32_t image = 0; image < package.images; ++image) {
+    const bool batched = package.images > 1;
+    if (batched) {
+      log().info("checking image by op image={} of={}", image, package.images);
+      imageInputs(package, referenceInputs, image, imageIn);
+    }
+    CheckReport imageReport;
+    if (auto error = checkPackage(
+            package, target, batched ? imageIn : referenceInputs, generated,
+            batched ? imageOutputs[image] : result.outputs, o.checkpointSamples, imageReport,
+            [&](const CheckpointReport &checkpoint) {
+              printLine(checkpointLine(checkpoint) +
+                        (batched ? " image=" + std::to_string(image) : std::string()));
+              std::fflush(stdout);
+            }))
+      return fail(batched ? "--check: image " + std::to_string(image) + ": " + *error
+                          : *error);
+    if (batched)
+      imageOutputs[image] = std::vector<HostTensor>();
+    if (image == 0)
+      report = std::move(imageReport);
+    else
+      report.addImage(imageReport, image);
   }
-  if (auto error = checkPackage(package, target,
-                                package.images > 1 ? lastImage : referenceInputs,
-                                generated,
-                                package.images > 1 ? lastImageOutputs : result.outputs,
-                                o.checkpointSamples, report,
-                                [](const CheckpointReport &checkpoint) {
-                                  printLine(checkpointLine(checkpoint));
-                                  std::fflush(stdout);
-                                }))
-    return fail(*error);
   log().info("evaluated host reference ops={} elapsed_ms={:.0f}", package.reference.size(),
              millisecondsSince(referenceStart));
   // Nothing compared is no evidence: a FAIL, not a PASS.

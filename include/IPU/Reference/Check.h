@@ -40,6 +40,11 @@ struct CheckReport {
   /// elements when one is given).
   uint64_t diagnosticCheckpoints = 0;
   uint64_t sampleLimit = 0;
+  /// The images of a batch checked, each on its own inputs and results, and
+  /// the one of the worst element.
+  uint32_t images = 1, worstImage = 0;
+  /// Folds image `image`'s report (of the same package) into this one.
+  void addImage(const CheckReport &other, uint32_t image);
   bool passed() const { return total.mismatches == 0 && total.elementsCompared > 0; }
 };
 
@@ -64,7 +69,8 @@ checkPackage(const Package &package, const TargetModel &target,
 /// "checkpoint=I operation=OP result=R DETAIL maximumAbsoluteError=...".
 std::string checkpointLine(const CheckpointReport &checkpoint);
 
-/// The closing "referencePrecision=f32 ... numericalTest=PASS|FAIL" line.
+/// The closing "referencePrecision=f32 ... numericalTest=PASS|FAIL ...
+/// imagesChecked=N" line (and worstImage=I for a batch).
 std::string checkSummaryLine(const CheckReport &report);
 
 } // namespace ipu
