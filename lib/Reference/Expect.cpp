@@ -1,6 +1,7 @@
 //===- Expect.cpp - Results against a framework's own arrays --------------===//
 
 #include "IPU/Reference/Expect.h"
+#include "IPU/Reference/Reference.h"
 
 #include "IPU/Runtime/HostData.h"
 #include "IPU/Runtime/Npy.h"
@@ -87,13 +88,10 @@ std::optional<std::string> ipu::compareExpectedArrays(const std::string &dir,
       const double device = loadElement(output.type, &output.bytes[e * bytes]);
       const double expected = loadElement(output.type, &array.data[e * bytes]);
       const double allowed = tolerance.absolute + tolerance.relative * std::fabs(expected);
-      // Both NaN (or the same infinity) agree; one of them alone does not.
-      const bool same = device == expected || (std::isnan(device) && std::isnan(expected));
-      const double error = same ? 0 : std::fabs(device - expected);
-      const bool bad = !same && !(error <= allowed);
-      mismatches += bad;
-      largest = std::isnan(error) ? largest : std::max(largest, error);
-      const double ratio = bad && std::isnan(error) ? INFINITY : error / allowed;
+      const ElementMatch match = matchElement(device, expected, allowed);
+      mismatches += !match.pass;
+      largest = std::max(largest, match.error);
+      const double ratio = match.ratio;
       if (ratio > worstRatio) {
         worstRatio = ratio;
         worst = e;

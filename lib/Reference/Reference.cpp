@@ -26,14 +26,15 @@ std::vector<float> ipu::decodeTensor(const HostTensor &tensor) {
 
 namespace {
 
-/// sqrt(sum_r s_r^2) per element of an [m x k] x [k x n] product (both
-/// row-major, untransposed), written to `scale` (m x n); s_r the partial
-/// sum the device rounds after its r-th AMP pass: k is summed in `blocks`
-/// balanced blocks, each from zero, a pass every `grain` terms of its block.
-void roundingScale(const float *lhs, const float *rhs, int64_t m, int64_t k,
-                   int64_t n, int64_t grain, int64_t blocks, float *scale) {
+/// sum_r |s_r| per element of an [m x k] x [k x n] product (both
+/// row-major, untransposed), written to `magnitude` (m x n); s_r the
+/// partial sum the device rounds to f16 after its r-th AMP pass: k is summed
+/// in `blocks` balanced blocks, each from zero, a pass every `grain` terms
+/// of its block.
+void roundingMagnitude(const float *lhs, const float *rhs, int64_t m, int64_t k,
+                       int64_t n, int64_t grain, int64_t blocks, float *magnitude) {
   std::vector<float> partial(size_t(m) * size_t(n), 0.0f);
-  std::vector<double> squares(partial.size(), 0.0);
+  std::vector<double> sums(partial.size(), 0.0);
   for (int64_t p = 0; p < blocks; ++p) {
     int64_t begin = p * (k / blocks) + std::min(p, k % blocks);
     int64_t end = begin + k / blocks + (p < k % blocks ? 1 : 0);
@@ -45,11 +46,18 @@ void roundingScale(const float *lhs, const float *rhs, int64_t m, int64_t k,
                   rhs + size_t(k0) * size_t(n), int(n), 1.0f, partial.data(),
                   int(n));
       for (size_t e = 0; e < partial.size(); ++e)
-        squares[e] += double(partial[e]) * partial[e];
+        sums[e] += std::fabs(double(partial[e]));
     }
   }
   for (size_t e = 0; e < partial.size(); ++e)
-    scale[e] = float(std::sqrt(squares[e]));
+    magnitude[e] = float(sums[e]);
+}
+
+/// `value` as an f32 no smaller: an allowance rounded down could fall short
+/// of the bound it stores.
+float roundedUp(double value) {
+  float rounded = float(value);
+  return double(rounded) < value ? std::nextafter(rounded, HUGE_VALF) : rounded;
 }
 
 /// The [cols x rows] transpose of a row-major [rows x cols] matrix.
@@ -151,12 +159,21 @@ std::optional<std::string> evaluateElementwise(const Evaluation &evaluation,
   std::vector<float> values(reduces ? rows : elements);
   std::vector<float> allowance(values.size());
   if (reduces) {
-    // Each row on its own: the bounds of its values, and for a sum, what
-    // accumulating them in f32 in either side's order may add: the
-    // probabilistic bound on the row's own sum of magnitudes, as for a
-    // matmul's dot product (kSummationLambda).
+    // Each row on its own: the bounds of its values, and for a sum what
+    // adding them may add. The host adds in f64 from `init` and rounds to
+    // f32 once; the device adds in f32, in its own order (a split row's
+    // parts, then the parts: no term passes more than cols + 1 additions),
+    // on values each within its bound of the host's. So, deterministically,
+    //   |device - host| <= B + gamma_(n+1)(2^-24) (M + B)
+    //                      + gamma_(n+1)(2^-53) M + 2^-24 M + 2^-149
+    // with M the row's |init| + sum of magnitudes and B its bounds (times
+    // kBoundSafety): the last three terms are the host's f64 sum, its
+    // rounding to f32 and its rounding below the normal range.
+    const double init = std::isfinite(body.init) ? std::fabs(body.init) : 0.0;
+    const double deviceGamma = summationGamma(cols + 1, 0x1p-24);
+    const double hostGamma = summationGamma(cols + 1, 0x1p-53);
     for (uint64_t r = 0; r < rows; ++r) {
-      double magnitudeSum = 0, boundSum = 0, boundMax = 0;
+      double magnitudeSum = init, boundSum = 0, boundMax = 0;
       values[r] = reduceRow(body, int64_t(cols), [&](int64_t c) {
         double value = valueAt(r * cols + uint64_t(c));
         magnitudeSum += std::fabs(value);
@@ -164,17 +181,19 @@ std::optional<std::string> evaluateElementwise(const Evaluation &evaluation,
         boundMax = std::max(boundMax, bound);
         return value;
       });
-      const double rowBound =
-          body.reduction == RowReduction::Add
-              ? boundSum + kSummationLambda * std::sqrt(double(cols)) * 0x1p-24 *
-                               magnitudeSum
-              : boundMax;
-      allowance[r] = float(kBoundSafety * rowBound);
+      if (body.reduction == RowReduction::Add) {
+        const double terms = kBoundSafety * boundSum;
+        allowance[r] = roundedUp(terms + deviceGamma * (magnitudeSum + terms) +
+                                 (hostGamma + 0x1p-24) * magnitudeSum +
+                                 smallestSubnormal(ElementType::F32));
+      } else {
+        allowance[r] = roundedUp(kBoundSafety * boundMax);
+      }
     }
   } else {
     for (uint64_t e = 0; e < elements; ++e) {
       values[e] = valueAt(e);
-      allowance[e] = float(kBoundSafety * bound);
+      allowance[e] = roundedUp(kBoundSafety * bound);
     }
   }
   reference.result = op.result;
@@ -321,14 +340,29 @@ std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
                   op.transposeRhs ? int(k) : int(n), 0.0f,
                   reference.allowance.data() + p * outMatrix, int(n));
   }
-  const double summation = kSummationLambda * 0x1p-24 * std::sqrt(double(std::max<int64_t>(k, 1)));
+  // Both sides' f32 dot products are within gamma_K M of the exact one,
+  // whatever their order: 2 gamma_K M of each other, for every input
+  // (constant rows too, whose errors do not cancel as a sqrt(K) estimate
+  // assumes). M itself, summed in f32 from positive terms, may fall short
+  // of the exact sum by gamma_K of it: (1 + 2 gamma_K) makes up for that.
+  const double gamma = summationGamma(uint64_t(std::max<int64_t>(k, 1)), 0x1p-24);
+  const double summation = 2 * gamma * (1 + 2 * gamma);
   const double floor = smallestSubnormal(op.type);
-  for (float &allowance : reference.allowance)
-    allowance = float(summation * allowance + floor);
+  std::vector<double> bound(reference.allowance.begin(), reference.allowance.end());
+  for (double &value : bound)
+    value = summation * value + floor;
   if (op.partials == ElementType::F16 && rows > 0 && n > 0 && k > 0) {
-    // The rounding points follow the untransposed product.
-    std::vector<float> scale(reference.values.size());
+    // Each f16 rounding of a running partial s_r errs by at most
+    // 2^-11 |s_r| of the device's s_r, which earlier errors of its block have
+    // moved: over R passes of a block, the errors E <= 2^-11 (sum_r |s_r| +
+    // R E) + (the f32 sums' errors), so E <= that / (1 - R 2^-11).
+    const int64_t blocks = std::clamp<int64_t>(op.innerBlocks, 1, k);
+    const int64_t grain = std::max<int64_t>(target.ampGrainK(inType), 1);
+    const int64_t passes = ((k + blocks - 1) / blocks + grain - 1) / grain;
+    const double growth = 1 - double(passes) * kHalfRoundoff;
+    std::vector<float> magnitude(reference.values.size());
     std::vector<float> lhsT, rhsT;
+    // The rounding points follow the untransposed product.
     for (int64_t p = 0; p < products; ++p) {
       const float *lhs = lhsOf(p), *rhs = rhsOf(p);
       if (op.transposeLhs) {
@@ -340,14 +374,14 @@ std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
           transposeInto(rhs, n, k, rhsT);
         rhs = rhsT.data();
       }
-      roundingScale(lhs, rhs, rows, k, n,
-                    std::max<int64_t>(target.ampGrainK(inType), 1),
-                    std::clamp<int64_t>(op.innerBlocks, 1, k),
-                    scale.data() + p * outMatrix);
+      roundingMagnitude(lhs, rhs, rows, k, n, grain, blocks,
+                        magnitude.data() + p * outMatrix);
     }
-    for (size_t e = 0; e < scale.size(); ++e)
-      reference.allowance[e] += float(kRoundingAllowance * kHalfRoundoff * scale[e]);
+    for (size_t e = 0; e < magnitude.size(); ++e)
+      bound[e] = growth > 0 ? (bound[e] + kHalfRoundoff * magnitude[e]) / growth : HUGE_VAL;
   }
+  for (size_t e = 0; e < bound.size(); ++e)
+    reference.allowance[e] = roundedUp(bound[e]);
   return std::nullopt;
 }
 
@@ -431,6 +465,31 @@ std::string elementIndex(const std::vector<int64_t> &shape, uint64_t flat) {
 }
 } // namespace
 
+double ipu::summationGamma(uint64_t terms, double unitRoundoff) {
+  const double nu = double(terms) * unitRoundoff;
+  return nu < 1 ? nu / (1 - nu) : HUGE_VAL;
+}
+
+ElementMatch ipu::matchElement(double device, double expected, double allowed) {
+  ElementMatch match;
+  if (std::isfinite(device) && std::isfinite(expected)) {
+    match.error = std::fabs(device - expected);
+    // A NaN allowance admits nothing.
+    match.pass = match.error <= allowed;
+  } else {
+    // Never within a distance: an infinite expected value would give any
+    // finite device value an infinite allowance.
+    match.pass = (std::isnan(device) && std::isnan(expected)) || device == expected;
+    match.error = match.pass ? 0.0 : HUGE_VAL;
+  }
+  // Past its allowance when > 1, infinitely when the quotient would not say
+  // so (an infinite or NaN allowance); an exact match (allowed 0) is 0.
+  match.ratio = match.error == 0 ? 0.0 : match.error / allowed;
+  if (!match.pass && !(match.ratio > 1))
+    match.ratio = HUGE_VAL;
+  return match;
+}
+
 std::optional<std::string> ipu::compareWithReference(
     const Reference &reference, const std::vector<HostTensor> &outputs,
     Comparison &comparison, uint64_t samples) {
@@ -453,28 +512,15 @@ std::optional<std::string> ipu::compareWithReference(
         count == device.size() || count == 1
             ? s
             : static_cast<size_t>((uint64_t(s) * (device.size() - 1)) / (count - 1));
-    double d = device[e], r = reference.values[e];
-    double error,
-        allowed = (reference.allowance.empty() ? 0.0 : double(reference.allowance[e])) +
-                  reference.rtol * std::fabs(r);
-    bool pass;
-    if (std::isfinite(d) && std::isfinite(r)) {
-      error = std::fabs(d - r);
-      pass = error <= allowed;
-    } else {
-      // Non-finite values only match themselves.
-      pass = (std::isnan(d) && std::isnan(r)) || d == r;
-      error = pass ? 0.0 : HUGE_VAL;
-    }
+    const double d = device[e], r = reference.values[e];
+    const double allowed =
+        (reference.allowance.empty() ? 0.0 : double(reference.allowance[e])) +
+        reference.rtol * std::fabs(r);
+    const ElementMatch match = matchElement(d, r, allowed);
     comparison.maximumAbsoluteError =
-        std::max(comparison.maximumAbsoluteError, error);
-    comparison.mismatches += pass ? 0 : 1;
-    // Past its allowance when > 1, infinitely for a non-finite mismatch
-    // (whose allowance may itself be infinite); an exact value (allowed 0)
-    // matched exactly is 0.
-    double ratio = error == 0 ? 0.0 : error / allowed;
-    if (!pass && !(ratio > 1))
-      ratio = HUGE_VAL;
+        std::max(comparison.maximumAbsoluteError, match.error);
+    comparison.mismatches += match.pass ? 0 : 1;
+    const double ratio = match.ratio;
     if (ratio > comparison.worstRatio) {
       comparison.worstRatio = ratio;
       comparison.worstDevice = d;

@@ -5,7 +5,8 @@ for the lit tests of ipu-run --inputs and --outputs.
   npy.py write PATH DESCR SHAPE FILL [--version 2] [--fortran]
       SHAPE is "96,128" ("" for 0-d); DESCR '<f4', '<f2', '|u1' or '<f8';
       FILL is zeros, ones, pattern (small values exact in every float type:
-      ((3 * row + 5 * col) % 7 - 3) / 8 over the last two dimensions) or,
+      ((3 * row + 5 * col) % 7 - 3) / 8 over the last two dimensions),
+      value=X (every element X, rounded to DESCR's type) or,
       for '|u1', f8bits (finite f8 bit patterns of both formats).
   npy.py header PATH
       Checks the file as numpy's reader does (magic, version, the header a
@@ -20,6 +21,9 @@ for the lit tests of ipu-run --inputs and --outputs.
   npy.py product A B OUT
       Writes A @ B (2-D) to OUT as '<f4': what a framework would compute,
       exact for `pattern` inputs.
+  npy.py set PATH INDEX VALUE
+      Sets the element of flat INDEX to VALUE (a Python float: "inf",
+      "-inf", "nan", "0.7"), keeping the header.
   npy.py patch-embedding X W B Y N,C,H,W F,KH,KW [TOLERANCE]
       Y must be PyTorch's Conv2d(stride=kernel)(X) with filters W [F, C, KH,
       KW] and bias B [F], flattened and transposed to [N, patches, F], within
@@ -61,6 +65,8 @@ def fill_values(descr, shape, fill):
             # multiples of 1/8, whose products and sums of hundreds are
             # exact in f32.
             values.append(((7 * e + 3) % 11 - 5) / 8)
+        elif fill.startswith("value="):
+            values.append(float(fill[len("value="):]))
         elif fill == "f8bits":
             # Sign, and magnitudes below 2 in both f8 formats: no NaN or inf.
             values.append((e * 37) % 0x40 | (0x80 if e % 3 == 0 else 0))
@@ -163,6 +169,13 @@ def main(argv):
         values = [sum(a[i * k + p] * b[p * n + j] for p in range(k))
                   for i in range(m) for j in range(n)]
         write(argv[4], "<f4", [m, n], None, 1, False, values)
+    elif command == "set":
+        path, index, value = argv[2], int(argv[3]), float(argv[4])
+        _, header, data_offset, values = read(path)
+        code = FORMATS[header["descr"]]
+        with open(path, "r+b") as f:
+            f.seek(data_offset + index * struct.calcsize(code))
+            f.write(struct.pack("<" + code, value))
     elif command == "patch-embedding":
         _, _, _, x = read(argv[2])
         _, _, _, w = read(argv[3])
