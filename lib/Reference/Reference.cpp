@@ -161,30 +161,40 @@ std::optional<std::string> evaluateElementwise(const Evaluation &evaluation,
   if (reduces) {
     // Each row on its own: the bounds of its values, and for a sum what
     // adding them may add. The host adds in f64 from `init` and rounds to
-    // f32 once; the device adds in f32, in its own order (a split row's
-    // parts, then the parts: no term passes more than cols + 1 additions),
-    // on values each within its bound of the host's. So, deterministically,
-    //   |device - host| <= B + gamma_(n+1)(2^-24) (M + B)
+    // f32 once. The device adds in f32 in column order over contiguous
+    // ranges (a split row's parts, then the parts), on values each within
+    // its bound of the host's: each of its n + 1 additions yields init or
+    // nothing plus a contiguous range's sum, T_i - T_j, at most
+    // |init| + 2 max |T| + B and never more than M + B, and rounds by at
+    // most 2^-24 of that (running error analysis, as for a matmul). So
+    //   |device - host| <= B + (n + 1) 2^-24 partial / (1 - (n + 1) 2^-24)
     //                      + gamma_(n+1)(2^-53) M + 2^-24 M + 2^-149
-    // with M the row's |init| + sum of magnitudes and B its bounds (times
-    // kBoundSafety): the last three terms are the host's f64 sum, its
-    // rounding to f32 and its rounding below the normal range.
+    // with M the row's |init| + sum of magnitudes, T its prefix sums and B
+    // its bounds (times kBoundSafety): the last three terms are the host's
+    // f64 sum, its rounding to f32 and its rounding below the normal range.
     const double init = std::isfinite(body.init) ? std::fabs(body.init) : 0.0;
-    const double deviceGamma = summationGamma(cols + 1, 0x1p-24);
+    const double additions = double(cols + 1);
+    const double deviceShrink = 1 - additions * 0x1p-24;
     const double hostGamma = summationGamma(cols + 1, 0x1p-53);
     for (uint64_t r = 0; r < rows; ++r) {
-      double magnitudeSum = init, boundSum = 0, boundMax = 0;
+      double magnitudeSum = init, boundSum = 0, boundMax = 0, prefix = 0, prefixMax = 0;
       values[r] = reduceRow(body, int64_t(cols), [&](int64_t c) {
         double value = valueAt(r * cols + uint64_t(c));
         magnitudeSum += std::fabs(value);
         boundSum += bound;
         boundMax = std::max(boundMax, bound);
+        prefix += value;
+        prefixMax = std::max(prefixMax, std::fabs(prefix));
         return value;
       });
       if (body.reduction == RowReduction::Add) {
         const double terms = kBoundSafety * boundSum;
-        allowance[r] = roundedUp(terms + deviceGamma * (magnitudeSum + terms) +
-                                 (hostGamma + 0x1p-24) * magnitudeSum +
+        // The f64 prefixes are within hostGamma M of the exact ones.
+        const double partial =
+            std::min(init + 2 * (prefixMax + hostGamma * magnitudeSum), magnitudeSum) + terms;
+        const double device =
+            deviceShrink > 0 ? additions * 0x1p-24 * partial / deviceShrink : HUGE_VAL;
+        allowance[r] = roundedUp(terms + device + (hostGamma + 0x1p-24) * magnitudeSum +
                                  smallestSubnormal(ElementType::F32));
       } else {
         allowance[r] = roundedUp(kBoundSafety * boundMax);
@@ -307,50 +317,96 @@ std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
   auto rhsOf = [&](int64_t p) {
     return operand[1].data() + (product.batchedRhs ? p * rhsMatrix : 0);
   };
-  std::vector<float> c(size_t(products) * outMatrix, 0.0f);
-  if (rows > 0 && n > 0 && k > 0)
-    for (int64_t p = 0; p < products; ++p)
-      cblas_sgemm(CblasRowMajor, transLhs, transRhs, int(rows), int(n), int(k),
-                  1.0f, lhsOf(p), op.transposeLhs ? int(m) : int(k), rhsOf(p),
-                  op.transposeRhs ? int(k) : int(n), 0.0f,
-                  c.data() + p * outMatrix, int(n));
-  // Round to the op's type, as the device stores the value.
-  uint8_t element[4];
-  for (float &value : c) {
-    storeElement(op.type, value, element);
-    value = loadElement(op.type, element);
-  }
-  reference.result = op.result;
-  reference.shape = std::move(expected);
-  reference.values = std::move(c);
-  reference.rtol = resultRtol(op.type);
-  // Each element's own dot product: sum over k of |a_ik| |b_kj|, which the
-  // f32 summation error of either side (in its own order) scales with.
-  reference.allowance.assign(reference.values.size(), 0.0f);
+  // The product in chunks of k, each an sgemm, the chunks added in f64:
+  // the host's value is then within gamma_chunk M of the exact product, and
+  // each element's exact prefix sums at the chunk boundaries bound the
+  // partial sums the device forms on its way (below).
+  const int64_t chunk =
+      std::min(std::max<int64_t>(64, int64_t(std::ceil(std::sqrt(double(k))))),
+               std::max<int64_t>(k, 1));
+  const size_t total = size_t(products) * outMatrix;
+  std::vector<double> sum(total, 0.0), magnitude(total, 0.0), prefixMax(total, 0.0);
   if (rows > 0 && n > 0 && k > 0) {
     std::vector<float> absLhs(operand[0].size()), absRhs(operand[1].size());
     std::transform(operand[0].begin(), operand[0].end(), absLhs.begin(),
                    [](float x) { return std::fabs(x); });
     std::transform(operand[1].begin(), operand[1].end(), absRhs.begin(),
                    [](float x) { return std::fabs(x); });
-    for (int64_t p = 0; p < products; ++p)
-      cblas_sgemm(CblasRowMajor, transLhs, transRhs, int(rows), int(n), int(k),
-                  1.0f, absLhs.data() + p * lhsMatrix, op.transposeLhs ? int(m) : int(k),
-                  absRhs.data() + (product.batchedRhs ? p * rhsMatrix : 0),
-                  op.transposeRhs ? int(k) : int(n), 0.0f,
-                  reference.allowance.data() + p * outMatrix, int(n));
+    const int lda = op.transposeLhs ? int(m) : int(k);
+    const int ldb = op.transposeRhs ? int(k) : int(n);
+    // Where rows k0.. of k start in an operand (given transposed or not).
+    auto lhsAt = [&](const float *lhs, int64_t k0) {
+      return op.transposeLhs ? lhs + k0 * m : lhs + k0;
+    };
+    auto rhsAt = [&](const float *rhs, int64_t k0) {
+      return op.transposeRhs ? rhs + k0 : rhs + k0 * n;
+    };
+    std::vector<float> part(outMatrix), partMagnitude(outMatrix);
+    for (int64_t p = 0; p < products; ++p) {
+      const float *absLhsOf = absLhs.data() + p * lhsMatrix;
+      const float *absRhsOf = absRhs.data() + (product.batchedRhs ? p * rhsMatrix : 0);
+      for (int64_t k0 = 0; k0 < k; k0 += chunk) {
+        const int depth = int(std::min(chunk, k - k0));
+        cblas_sgemm(CblasRowMajor, transLhs, transRhs, int(rows), int(n), depth, 1.0f,
+                    lhsAt(lhsOf(p), k0), lda, rhsAt(rhsOf(p), k0), ldb, 0.0f, part.data(),
+                    int(n));
+        cblas_sgemm(CblasRowMajor, transLhs, transRhs, int(rows), int(n), depth, 1.0f,
+                    lhsAt(absLhsOf, k0), lda, rhsAt(absRhsOf, k0), ldb, 0.0f,
+                    partMagnitude.data(), int(n));
+        for (size_t e = 0; e < outMatrix; ++e) {
+          const size_t at = size_t(p) * outMatrix + e;
+          // Every prefix sum inside the chunk is within the chunk's
+          // magnitudes of the one before it.
+          prefixMax[at] = std::max(prefixMax[at], std::fabs(sum[at]) + partMagnitude[e]);
+          sum[at] += part[e];
+          magnitude[at] += partMagnitude[e];
+        }
+      }
+    }
   }
-  // Both sides' f32 dot products are within gamma_K M of the exact one,
-  // whatever their order: 2 gamma_K M of each other, for every input
-  // (constant rows too, whose errors do not cancel as a sqrt(K) estimate
-  // assumes). M itself, summed in f32 from positive terms, may fall short
-  // of the exact sum by gamma_K of it: (1 + 2 gamma_K) makes up for that.
-  const double gamma = summationGamma(uint64_t(std::max<int64_t>(k, 1)), 0x1p-24);
-  const double summation = 2 * gamma * (1 + 2 * gamma);
+  std::vector<float> c(total);
+  // Round to the op's type, as the device stores the value.
+  uint8_t element[4];
+  for (size_t at = 0; at < total; ++at) {
+    storeElement(op.type, float(sum[at]), element);
+    c[at] = loadElement(op.type, element);
+  }
+  reference.result = op.result;
+  reference.shape = std::move(expected);
+  reference.values = std::move(c);
+  reference.rtol = resultRtol(op.type);
+  // Each element's allowance, a bound for every input. M = sum_k |a_ik b_kj|
+  // and each chunk's f32 sums of positive terms fall short of theirs by at
+  // most gamma_chunk (1 + 2 gamma_chunk makes up for it).
+  // - The host: its chunks are within gamma_chunk of theirs, their f64 sum
+  //   within gamma_(K/chunk) of 2^-53.
+  // - The device adds each element's products in k order over contiguous
+  //   ranges (its blocks, passes and serial splits, then the blocks'
+  //   partials in order): each of its K - 1 additions yields the sum of a
+  //   contiguous range, S_i - S_j, at most 2 max |S| and never more than
+  //   M; each rounds by at most 2^-24 of its value, and so does each
+  //   product (running error analysis, Higham, "Accuracy and Stability of
+  //   Numerical Algorithms", 3.1). Rounded values move later sums by the
+  //   error so far: (1 - K 2^-24) takes that in. On constant rows this is
+  //   gamma_K M, on random ones about sqrt(K) times less.
+  constexpr double u = 0x1p-24;
+  const double chunkSlack = 1 + 2 * summationGamma(uint64_t(chunk), u);
+  const double hostGamma = summationGamma(uint64_t(chunk), u) +
+                           summationGamma(uint64_t(k / chunk + 2), 0x1p-53);
+  const double deviceShrink = 1 - double(k) * u;
   const double floor = smallestSubnormal(op.type);
-  std::vector<double> bound(reference.allowance.begin(), reference.allowance.end());
-  for (double &value : bound)
-    value = summation * value + floor;
+  std::vector<double> bound(total);
+  for (size_t at = 0; at < total; ++at) {
+    const double all = magnitude[at] * chunkSlack;
+    const double host = hostGamma * all;
+    const double largestPrefix = prefixMax[at] * chunkSlack + host;
+    const double partial = std::min(2 * largestPrefix, all);
+    const double device =
+        deviceShrink > 0 ? (u * double(std::max<int64_t>(k - 1, 0)) * partial + u * all) /
+                               deviceShrink
+                         : HUGE_VAL;
+    bound[at] = device + host + floor;
+  }
   if (op.partials == ElementType::F16 && rows > 0 && n > 0 && k > 0) {
     // Each f16 rounding of a running partial s_r errs by at most
     // 2^-11 |s_r| of the device's s_r, which earlier errors of its block have
@@ -360,7 +416,7 @@ std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
     const int64_t grain = std::max<int64_t>(target.ampGrainK(inType), 1);
     const int64_t passes = ((k + blocks - 1) / blocks + grain - 1) / grain;
     const double growth = 1 - double(passes) * kHalfRoundoff;
-    std::vector<float> magnitude(reference.values.size());
+    std::vector<float> rounded(reference.values.size());
     std::vector<float> lhsT, rhsT;
     // The rounding points follow the untransposed product.
     for (int64_t p = 0; p < products; ++p) {
@@ -375,11 +431,12 @@ std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
         rhs = rhsT.data();
       }
       roundingMagnitude(lhs, rhs, rows, k, n, grain, blocks,
-                        magnitude.data() + p * outMatrix);
+                        rounded.data() + p * outMatrix);
     }
-    for (size_t e = 0; e < magnitude.size(); ++e)
-      bound[e] = growth > 0 ? (bound[e] + kHalfRoundoff * magnitude[e]) / growth : HUGE_VAL;
+    for (size_t e = 0; e < rounded.size(); ++e)
+      bound[e] = growth > 0 ? (bound[e] + kHalfRoundoff * rounded[e]) / growth : HUGE_VAL;
   }
+  reference.allowance.assign(total, 0.0f);
   for (size_t e = 0; e < bound.size(); ++e)
     reference.allowance[e] = roundedUp(bound[e]);
   return std::nullopt;

@@ -10,19 +10,23 @@
 //
 // Each element's allowance comes from the magnitude of its own operands,
 // and holds for every input (a deterministic bound, not an estimate):
-// - a matmul: 2 gamma_K sum_k |a_ik| |b_kj|, with gamma_K = K u / (1 - K u)
-//   and u = 2^-24: each side's f32 dot product, in whatever order (OpenBLAS
-//   blocks, the device's k loop), is within gamma_K of that sum of the exact
-//   one (Higham, "Accuracy and Stability of Numerical Algorithms", 3.1);
-//   with f16 partials, also 2^-11 sum_r |s_r| / (1 - R 2^-11) over the R
-//   partial sums s_r the device rounds to f16 (docs/Numerics.md); rtol is
-//   one ulp of the result type;
+// - a matmul: the host adds OpenBLAS sgemm's chunks of k in f64 (within
+//   gamma_chunk M of the exact product, M = sum_k |a_ik| |b_kj|); the
+//   device adds in f32 over contiguous ranges of k, each addition rounding
+//   by at most 2^-24 of a partial sum no larger than min(2 max_i |S_i|, M)
+//   (S_i the prefix sums, at the chunk boundaries plus a chunk's
+//   magnitudes): (K - 1) 2^-24 min(2 max|S|, M), which is gamma_K M on
+//   constant rows and about sqrt(K) times less on random ones (running
+//   error analysis, Higham, "Accuracy and Stability of Numerical
+//   Algorithms", 3.1); with f16 partials, also 2^-11 sum_r |s_r| /
+//   (1 - R 2^-11) over the R partial sums s_r the device rounds to f16
+//   (docs/Numerics.md); rtol is one ulp of the result type;
 // - an elementwise op: kBoundSafety times the running forward error bound
 //   of its body on its own operands (evaluateBodyWithBound); a row sum,
 //   which the host adds in f64 and the device in f32, adds its own row's
-//   bounds, gamma_(n+1) of its own row's sum of magnitudes (the device's
-//   order, splits included) and the host's rounding of its sum to f32; a
-//   row max takes the largest of its row's bounds;
+//   bounds and the device's rounding of its partial sums, bounded the same
+//   way from the row's own prefix sums, and the host's rounding of its sum
+//   to f32; a row max takes the largest of its row's bounds;
 // - a permute: nothing (exact).
 // Non-finite values only match themselves.
 //
