@@ -302,14 +302,18 @@ TEST(SummationBound, MatmulOfConstantsPassesInTheDevicesOrder) {
   // products at other depths pass too, in either order.
   std::mt19937 random(22);
   for (int64_t k : {1, 5, 64, 4096, 10000})
-    for (const std::string kind : {"constant", "random"}) {
+    for (const std::string kind : {"constant", "random", "mountain"}) {
       const int64_t m = 3, n = 2;
       std::vector<float> a(size_t(m * k)), b(size_t(k * n));
       std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-      for (float &value : a)
-        value = kind == "constant" ? 0.7f : unit(random);
+      for (size_t i = 0; i < a.size(); ++i)
+        a[i] = kind == "constant" ? 0.7f
+               : kind == "random" ? unit(random)
+                                  // Partial sums up to K/2 terms, the sum near 0.
+                                  : (int64_t(i) % k < k / 2 ? 1.0f : -1.0f) *
+                                        (0.7f + 0x1p-20f * float(i % 5));
       for (float &value : b)
-        value = kind == "constant" ? 0.3f : unit(random);
+        value = kind == "random" ? unit(random) : 0.3f;
       Package package;
       package.streams.push_back(outputStream(0, {m, n}));
       ReferenceOp op;
@@ -340,6 +344,71 @@ TEST(SummationBound, MatmulOfConstantsPassesInTheDevicesOrder) {
         EXPECT_LT(reference.allowance[0], 2 * summationGamma(k, 0x1p-24) * magnitude / 10);
       }
     }
+}
+
+TEST(SummationBound, HalfPartialsPassInTheDevicesOrder) {
+  // f16 partials: each block of k adds its products in f32 and rounds the
+  // running sum to f16 after every AMP pass; the blocks' partials are then
+  // added in f32, in order. The allowance (u sum_r |s_r| over the rounded
+  // partials, deterministic) holds on random and constant rows.
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  const int64_t grain = target.ampGrainK(ElementType::F16);
+  ASSERT_GT(grain, 0);
+  std::mt19937 random(23);
+  auto half = [](float value) {
+    uint8_t bytes[2];
+    storeElement(ElementType::F16, value, bytes);
+    return loadElement(ElementType::F16, bytes);
+  };
+  for (int64_t k : {1, 16, 100, 1000, 4096})
+    for (int64_t blocks : {1, 3})
+      for (const std::string kind : {"constant", "random", "mountain"}) {
+        if (blocks > k)
+          continue;
+        const int64_t m = 2, n = 3;
+        std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+        std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+        for (size_t i = 0; i < a.size(); ++i)
+          a[i] = half(kind == "constant" ? 0.7f
+                      : kind == "random" ? unit(random)
+                                         : (int64_t(i) % k < k / 2 ? 0.9f : -0.9f));
+        for (float &value : b)
+          value = half(kind == "random" ? unit(random) : 0.3f);
+        Package package;
+        package.streams.push_back(outputStream(0, {m, n}));
+        ReferenceOp op;
+        op.kind = ReferenceKind::Matmul;
+        op.arguments = {0, 1};
+        op.result = 0;
+        op.partials = ElementType::F16;
+        op.innerBlocks = uint32_t(blocks);
+        package.reference.push_back(op);
+        Reference reference;
+        ASSERT_EQ(evaluateReference(package, target, 0,
+                                    {tensorOf({m, k}, a, ElementType::F16),
+                                     tensorOf({k, n}, b, ElementType::F16)},
+                                    {true, true}, {}, {}, reference),
+                  std::nullopt);
+        std::vector<float> device(size_t(m * n));
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            float total = 0;
+            for (int64_t p = 0; p < blocks; ++p) {
+              const int64_t begin = p * (k / blocks) + std::min(p, k % blocks);
+              const int64_t end = begin + k / blocks + (p < k % blocks ? 1 : 0);
+              float acc = 0;
+              for (int64_t k0 = begin; k0 < end; k0 += grain) {
+                for (int64_t q = k0; q < std::min(end, k0 + grain); ++q)
+                  acc += a[size_t(i * k + q)] * b[size_t(q * n + j)];
+                acc = half(acc);
+              }
+              total += acc;
+            }
+            device[size_t(i * n + j)] = total;
+          }
+        EXPECT_EQ(mismatches(reference, device), 0u)
+            << kind << " K = " << k << " in " << blocks << " blocks";
+      }
 }
 
 TEST(ReferenceTolerance, ElementwiseProductOfSmallOperandsAmongLargeOnes) {
