@@ -315,9 +315,16 @@ int run(const RunOptions &o) {
   SimulationResult result;
   BatchRun batch;
   std::vector<HostTensor> share;
-  // With --check, each image's own results and checkpoints: every image is
-  // checked, on its own inputs.
-  std::vector<std::vector<HostTensor>> imageOutputs;
+  // With --check, a batch's images are each checked as soon as they ran, on
+  // their own inputs as given (before any corruption), results and
+  // checkpoints, which are then let go: the host never holds every image's
+  // checkpoints. Their reports print after the summary, in image order.
+  const bool batched = package.images > 1;
+  std::vector<CheckReport> imageReports;
+  std::vector<HostTensor> imageIn;
+  double checkSeconds = 0;
+  if (o.check && o.threads)
+    openblas_set_num_threads(int(o.threads));
   for (uint32_t image = 0; image < package.images; ++image) {
     if (package.images > 1)
       imageInputs(package, inputs, image, share);
@@ -325,7 +332,7 @@ int run(const RunOptions &o) {
     // what the ones before it left.
     double timeLimit = o.timeLimit;
     if (timeLimit > 0 && image > 0) {
-      timeLimit -= millisecondsSince(simulateStart) / 1e3;
+      timeLimit -= millisecondsSince(simulateStart) / 1e3 - checkSeconds;
       if (timeLimit <= 0)
         return fail("simulation failed: the time limit of " + std::to_string(o.timeLimit) +
                     " s passed after " + std::to_string(image) + " of " +
@@ -339,17 +346,25 @@ int run(const RunOptions &o) {
     addImage(package, target, result, batch);
     if (package.images > 1) {
       appendImageResults(package, result, batch.outputs);
-      if (o.check)
-        imageOutputs.push_back(result.outputs);
+      if (o.check) {
+        auto checkStart = std::chrono::steady_clock::now();
+        imageInputs(package, referenceInputs, image, imageIn);
+        imageReports.emplace_back();
+        if (auto error = checkPackage(package, target, imageIn, generated, result.outputs,
+                                      o.checkpointSamples, imageReports.back()))
+          return fail("--check: image " + std::to_string(image) + ": " + *error);
+        checkSeconds += millisecondsSince(checkStart) / 1e3;
+        log().info("checked image by op image={} of={} elapsed_ms={:.0f}", image,
+                   package.images, millisecondsSince(checkStart));
+      }
       log().info("simulated image image={} of={} cycles={} elapsed_ms={:.0f}", image,
                  package.images, result.cycles, millisecondsSince(simulateStart));
     }
   }
   log().info("simulated package cycles={} steps={} elapsed_ms={:.0f}", result.cycles,
              result.steps.size(), millisecondsSince(simulateStart));
-  // From here on the results are the batch's; the check reads each image's
-  // own (imageOutputs).
-  if (package.images > 1)
+  // From here on the results are the batch's.
+  if (batched)
     result.outputs = std::move(batch.outputs);
   if (!o.tracePath.empty()) {
     if (auto error = writeTrace(o.tracePath, package, target, result))
@@ -411,36 +426,27 @@ int run(const RunOptions &o) {
   if (!o.check)
     return expectFailed ? kExitCheckFailed : 0;
 
-  if (o.threads)
-    openblas_set_num_threads(int(o.threads));
   auto referenceStart = std::chrono::steady_clock::now();
   CheckReport report;
-  // Each image on its own inputs as given, before any corruption, and its
-  // own results: a FAIL of any image fails the batch.
-  std::vector<HostTensor> imageIn;
-  for (uint32_t image = 0; image < package.images; ++image) {
-    const bool batched = package.images > 1;
-    if (batched) {
-      log().info("checking image by op image={} of={}", image, package.images);
-      imageInputs(package, referenceInputs, image, imageIn);
-    }
-    CheckReport imageReport;
-    if (auto error = checkPackage(
-            package, target, batched ? imageIn : referenceInputs, generated,
-            batched ? imageOutputs[image] : result.outputs, o.checkpointSamples, imageReport,
-            [&](const CheckpointReport &checkpoint) {
-              printLine(checkpointLine(checkpoint) +
-                        (batched ? " image=" + std::to_string(image) : std::string()));
-              std::fflush(stdout);
-            }))
-      return fail(batched ? "--check: image " + std::to_string(image) + ": " + *error
-                          : *error);
-    if (batched)
-      imageOutputs[image] = std::vector<HostTensor>();
+  if (!batched) {
+    if (o.threads)
+      openblas_set_num_threads(int(o.threads));
+    if (auto error = checkPackage(package, target, referenceInputs, generated,
+                                  result.outputs, o.checkpointSamples, report,
+                                  [](const CheckpointReport &checkpoint) {
+                                    printLine(checkpointLine(checkpoint));
+                                    std::fflush(stdout);
+                                  }))
+      return fail(*error);
+  }
+  // A batch: every image's checkpoints, and a FAIL of any image fails it.
+  for (uint32_t image = 0; image < imageReports.size(); ++image) {
+    for (const CheckpointReport &checkpoint : imageReports[image].checkpoints)
+      printLine(checkpointLine(checkpoint) + " image=" + std::to_string(image));
     if (image == 0)
-      report = std::move(imageReport);
+      report = std::move(imageReports[image]);
     else
-      report.addImage(imageReport, image);
+      report.addImage(imageReports[image], image);
   }
   log().info("evaluated host reference ops={} elapsed_ms={:.0f}", package.reference.size(),
              millisecondsSince(referenceStart));
