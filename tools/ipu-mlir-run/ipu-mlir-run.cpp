@@ -17,7 +17,15 @@
 // arrays (a framework's), with ipu-run's tolerances and PASS/FAIL lines.
 // Arguments and results are ranked tensors of static shape, of f32 or f16.
 //
+// The module runs as the user, so ipu-mlir-run runs only what ipu-opt
+// imports (Admission.h): no calls, declarations, llvm dialect or loops of
+// unknown count; its work and memory are estimated from the static shapes
+// and refused past --max-work and --max-bytes before anything is lowered;
+// a watchdog ends the process past --time-limit.
+//
 //===----------------------------------------------------------------------===//
+
+#include "Admission.h"
 
 #include "IPU/Reference/Expect.h"
 #include "IPU/Runtime/HostData.h"
@@ -64,13 +72,28 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+#include <cmath>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <thread>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define IPU_MLIR_RUN_LSAN 1
 #include <sanitizer/lsan_interface.h>
+#endif
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) ||                  \
+    __has_feature(thread_sanitizer)
+// Sanitizers reserve terabytes of address space: no RLIMIT_AS under them.
+#define IPU_MLIR_RUN_SANITIZED 1
 #endif
 #endif
 
@@ -93,6 +116,106 @@ llvm::cl::opt<std::string> expectDir(
 llvm::cl::opt<std::string> functionName(
     "function",
     llvm::cl::desc("The function to run (default: main, else the module's only function)"));
+llvm::cl::opt<uint64_t> maxBytes(
+    "max-bytes",
+    llvm::cl::desc("Refuse a module whose tensors add up to more bytes (default "
+                   "16 GiB; one SigLIP so400m layer allocates 1 GB)"),
+    llvm::cl::init(uint64_t(16) << 30));
+llvm::cl::opt<uint64_t> maxWork(
+    "max-work",
+    llvm::cl::desc("Refuse a module of more scalar operations, elements times "
+                   "iterations (default 2^44: about what runs in 600 s; one "
+                   "SigLIP so400m layer is 7.7e11)"),
+    llvm::cl::init(uint64_t(1) << 44));
+llvm::cl::opt<double> timeLimit(
+    "time-limit",
+    llvm::cl::desc("End the process after this many seconds of lowering, "
+                   "compiling and running (default 600; 0: none)"),
+    llvm::cl::init(600));
+
+/// What the process is doing, for the watchdog's and the signal handlers'
+/// messages.
+std::atomic<const char *> phase{"reading the module"};
+
+/// Ends the process with a message once `seconds` pass, unless stop() came
+/// first: the JIT's code cannot be interrupted any other way.
+class Watchdog {
+public:
+  explicit Watchdog(double seconds) {
+    if (seconds <= 0)
+      return;
+    thread = std::thread([this, seconds] {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (stopped.wait_for(lock, std::chrono::duration<double>(seconds),
+                           [this] { return done; }))
+        return;
+      char limit[32];
+      std::snprintf(limit, sizeof(limit), "%g", seconds);
+      std::string message = "ipu-mlir-run: error: the time limit of " + std::string(limit) +
+                            " s ran out while " + phase.load() + " (--time-limit sets it)\n";
+      (void)!::write(STDERR_FILENO, message.data(), message.size());
+      ::_exit(1);
+    });
+  }
+  ~Watchdog() { stop(); }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+    }
+    stopped.notify_all();
+    if (thread.joinable())
+      thread.join();
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable stopped;
+  bool done = false;
+  std::thread thread;
+};
+
+/// A fault in the JIT's code (a failed cf.assert aborts) ends the process
+/// with a message and exit code 1, not a crash.
+extern "C" void onRunSignal(int signal) {
+  // The failed assertion's message went to stdout through puts.
+  if (signal == SIGABRT)
+    std::fflush(stdout);
+  const char *what = signal == SIGABRT ? "aborted (a failed cf.assert: its message is above)"
+                     : signal == SIGFPE ? "stopped on SIGFPE (an integer division by zero)"
+                     : signal == SIGSEGV ? "stopped on SIGSEGV (an allocation past the "
+                                           "address-space limit, or a fault)"
+                     : signal == SIGBUS ? "stopped on SIGBUS"
+                                        : "stopped on SIGILL";
+  const char *prefix = "ipu-mlir-run: error: the module ";
+  (void)!::write(STDERR_FILENO, prefix, std::strlen(prefix));
+  (void)!::write(STDERR_FILENO, what, std::strlen(what));
+  (void)!::write(STDERR_FILENO, " while it ran\n", 14);
+  ::_exit(1);
+}
+
+constexpr int kRunSignals[] = {SIGABRT, SIGFPE, SIGSEGV, SIGBUS, SIGILL};
+
+/// Installs onRunSignal for the run's duration, restoring the handlers
+/// before (LLVM's) after.
+class RunSignals {
+public:
+  RunSignals() {
+    struct sigaction action = {};
+    action.sa_handler = onRunSignal;
+    action.sa_flags = SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < std::size(kRunSignals); ++i)
+      sigaction(kRunSignals[i], &action, &before[i]);
+  }
+  ~RunSignals() {
+    for (size_t i = 0; i < std::size(kRunSignals); ++i)
+      sigaction(kRunSignals[i], &before[i], nullptr);
+  }
+
+private:
+  struct sigaction before[std::size(kRunSignals)];
+};
 
 /// Upstream MLIR's lowering of linalg on tensors to the LLVM dialect, as
 /// mlir-opt would run it; every pass is upstream's own.
@@ -257,6 +380,9 @@ int main(int argc, char **argv) {
       "Runs a linalg-on-tensors module on the host through upstream MLIR "
       "(bufferization, lowering to LLVM, ExecutionEngine): an independent "
       "reference for ipu-run's results\n");
+  if (!(timeLimit >= 0 && std::isfinite(timeLimit)))
+    return fail("--time-limit expects a number of seconds (0: none)");
+  Watchdog watchdog(timeLimit);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
@@ -289,6 +415,11 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return fail("cannot parse " + ipu::reportValue(inputFile));
+
+  // What the module may do, before anything of it is lowered or run.
+  ipu_mlir_run::RunEstimate estimate;
+  if (auto why = ipu_mlir_run::admitModule(*module, {maxBytes, maxWork}, estimate))
+    return fail(*why);
 
   func::FuncOp function;
   if (functionName.empty()) {
@@ -334,6 +465,7 @@ int main(int argc, char **argv) {
   });
 
   // Inputs first: a missing file is found before the lowering's work.
+  phase = "reading the inputs";
   std::vector<std::vector<uint8_t>> inputData;
   for (auto [index, value] : llvm::enumerate(arguments)) {
     const std::string path =
@@ -349,7 +481,34 @@ int main(int argc, char **argv) {
     inputData.push_back(std::move(array.data));
   }
 
+  // The other functions are never called (no calls are run): not compiled.
+  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (other != function)
+      other.erase();
+
+  // The tensors' memory is within --max-bytes by the estimate; the address
+  // space bounds what the estimate does not see (the compiler's own), with
+  // room for the process and its inputs.
+#if !IPU_MLIR_RUN_SANITIZED
+  {
+    uint64_t inputBytes = 0;
+    for (const auto &data : inputData)
+      inputBytes += data.size();
+    uint64_t room;
+    const bool fits = !__builtin_add_overflow(uint64_t(maxBytes),
+                                              2 * inputBytes + (uint64_t(8) << 30), &room);
+    struct rlimit limit;
+    if (fits && getrlimit(RLIMIT_AS, &limit) == 0 &&
+        (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > room)) {
+      limit.rlim_cur = room;
+      setrlimit(RLIMIT_AS, &limit);
+    }
+  }
+#endif
+
   auto start = std::chrono::steady_clock::now();
+  phase = "lowering the module";
+  ipu_mlir_run::guardIndices(*module);
   expandF8E4M3FNExtensions(*module);
   PassManager pm(&context, ModuleOp::getOperationName());
   if (failed(parsePassPipeline(kLowering, pm, llvm::errs())))
@@ -360,6 +519,7 @@ int main(int argc, char **argv) {
   const double lowerSeconds = secondsSince(start);
 
   start = std::chrono::steady_clock::now();
+  phase = "compiling the module";
   // optLevel 2: the loops linalg lowers to run about as fast as plain C.
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
@@ -396,7 +556,11 @@ int main(int argc, char **argv) {
 #if IPU_MLIR_RUN_LSAN
   __lsan_disable();
 #endif
-  llvm::Error invoked = (*engine)->invokePacked(functionName, packed);
+  phase = "running the module";
+  llvm::Error invoked = [&] {
+    RunSignals signals;
+    return (*engine)->invokePacked(functionName, packed);
+  }();
 #if IPU_MLIR_RUN_LSAN
   __lsan_enable();
 #endif
@@ -408,6 +572,7 @@ int main(int argc, char **argv) {
                 ipu::reportValue(text));
   }
   const double runSeconds = secondsSince(start);
+  watchdog.stop();
 
   std::vector<ipu::ExpectedResult> computed;
   size_t at = 0;
@@ -434,7 +599,9 @@ int main(int argc, char **argv) {
                << " function=" << ipu::reportValue(functionName)
                << " arguments=" << arguments.size() << " results=" << results.size()
                << " lowerSeconds=" << llvm::format("%.3f", lowerSeconds)
-               << " jitAndRunSeconds=" << llvm::format("%.3f", runSeconds) << "\n";
+               << " jitAndRunSeconds=" << llvm::format("%.3f", runSeconds)
+               << " estimatedWork=" << estimate.work << " estimatedBytes=" << estimate.bytes
+               << "\n";
   if (expectDir.empty())
     return 0;
   ipu::ExpectReport report;
