@@ -219,10 +219,12 @@ private:
 
 /// Upstream MLIR's lowering of linalg on tensors to the LLVM dialect, as
 /// mlir-opt would run it; every pass is upstream's own.
-constexpr const char *kLowering =
+/// In two parts: strided copies become linalg.copy between them.
+constexpr const char *kBufferize =
     "func.func(convert-elementwise-to-linalg),"
     "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops "
-    "function-boundary-type-conversion=identity-layout-map},"
+    "function-boundary-type-conversion=identity-layout-map}";
+constexpr const char *kLowering =
     "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
@@ -282,6 +284,27 @@ void expandF8E4M3FNExtensions(ModuleOp module) {
                   : Value(arith::ExtFOp::create(b, loc, out, value));
     op.replaceAllUsesWith(value);
     op.erase();
+  }
+}
+
+/// A memref.copy between buffers of other than the identity layout (a
+/// slice of run-time stride) lowers to a call of `memrefCopy`, from a
+/// runtime library the JIT does not link: as linalg.copy, it becomes loops.
+void copiesAsLoops(ModuleOp module) {
+  module.getContext()->loadDialect<linalg::LinalgDialect>();
+  SmallVector<memref::CopyOp> copies;
+  module.walk([&](memref::CopyOp copy) {
+    auto identity = [](Value buffer) {
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      return type && type.getLayout().isIdentity();
+    };
+    if (!identity(copy.getSource()) || !identity(copy.getTarget()))
+      copies.push_back(copy);
+  });
+  for (memref::CopyOp copy : copies) {
+    OpBuilder b(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+    copy.erase();
   }
 }
 
@@ -510,12 +533,16 @@ int main(int argc, char **argv) {
   phase = "lowering the module";
   ipu_mlir_run::guardIndices(*module);
   expandF8E4M3FNExtensions(*module);
-  PassManager pm(&context, ModuleOp::getOperationName());
-  if (failed(parsePassPipeline(kLowering, pm, llvm::errs())))
-    return fail("the lowering pipeline does not parse");
-  if (failed(pm.run(*module)))
-    return fail("upstream MLIR's lowering of " + ipu::reportValue(inputFile) +
-                " failed (its diagnostics are above)");
+  for (const char *pipeline : {kBufferize, kLowering}) {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+      return fail("the lowering pipeline does not parse");
+    if (failed(pm.run(*module)))
+      return fail("upstream MLIR's lowering of " + ipu::reportValue(inputFile) +
+                  " failed (its diagnostics are above)");
+    if (pipeline == kBufferize)
+      copiesAsLoops(*module);
+  }
   const double lowerSeconds = secondsSince(start);
 
   start = std::chrono::steady_clock::now();
