@@ -68,6 +68,103 @@ std::optional<std::string> refusalOfType(Type type) {
          ": only scalars and static tensors run";
 }
 
+/// A linear affine expression: a constant plus a coefficient per dim.
+struct Linear {
+  __int128 constant = 0;
+  SmallVector<__int128> coefficients;
+};
+
+/// `expr` as a linear expression of `dims` dims, or nothing for mod,
+/// floordiv, ceildiv, symbols or coefficients past 2^62.
+std::optional<Linear> linearOf(AffineExpr expr, unsigned dims) {
+  constexpr __int128 kBound = __int128(1) << 62;
+  auto bounded = [&](Linear l) -> std::optional<Linear> {
+    if (l.constant > kBound || l.constant < -kBound)
+      return std::nullopt;
+    for (__int128 c : l.coefficients)
+      if (c > kBound || c < -kBound)
+        return std::nullopt;
+    return l;
+  };
+  Linear result;
+  result.coefficients.assign(dims, 0);
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    result.coefficients[dim.getPosition()] = 1;
+    return result;
+  }
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+    result.constant = constant.getValue();
+    return bounded(result);
+  }
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary || (expr.getKind() != AffineExprKind::Add && expr.getKind() != AffineExprKind::Mul))
+    return std::nullopt;
+  std::optional<Linear> lhs = linearOf(binary.getLHS(), dims);
+  std::optional<Linear> rhs = linearOf(binary.getRHS(), dims);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (expr.getKind() == AffineExprKind::Add) {
+    result.constant = lhs->constant + rhs->constant;
+    for (unsigned d = 0; d < dims; ++d)
+      result.coefficients[d] = lhs->coefficients[d] + rhs->coefficients[d];
+    return bounded(result);
+  }
+  // One side of a product is a constant in an affine map.
+  auto isConstant = [](const Linear &l) {
+    return llvm::all_of(l.coefficients, [](__int128 c) { return c == 0; });
+  };
+  const Linear &scalar = isConstant(*rhs) ? *rhs : *lhs;
+  const Linear &scaled = isConstant(*rhs) ? *lhs : *rhs;
+  if (!isConstant(scalar))
+    return std::nullopt;
+  result.constant = scaled.constant * scalar.constant;
+  for (unsigned d = 0; d < dims; ++d)
+    result.coefficients[d] = scaled.coefficients[d] * scalar.constant;
+  return bounded(result);
+}
+
+/// Why a linalg op's indexing maps may reach outside its operands, or
+/// nothing. The verifier checks a map only where every loop index is 0 or
+/// last, which a map with mod, or a coefficient of each sign, passes while
+/// reaching outside in between: each result's least and greatest value
+/// over the whole iteration space must lie within its dim.
+std::optional<std::string> refusalOfIndexingMaps(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, [](int64_t range) { return range <= 0; }))
+    return std::nullopt; // No iteration reads or writes anything.
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      std::optional<Linear> linear = linearOf(expr, map.getNumDims());
+      if (!linear)
+        return "the indexing map of operand " + std::to_string(operand.getOperandNumber()) +
+               " is not linear in the loop indices (mod, floordiv, ceildiv or "
+               "symbols): only linear maps run, whose reach is checked";
+      // Each term is below 2^62 * 2^63 and each sum is clamped to 2^64:
+      // no 128-bit sum overflows.
+      constexpr __int128 kFar = __int128(1) << 64;
+      __int128 least = linear->constant, greatest = linear->constant;
+      for (auto [c, range] : llvm::zip(linear->coefficients, ranges)) {
+        least = std::max(least + std::min<__int128>(c, 0) * (range - 1), -kFar);
+        greatest = std::min(greatest + std::max<__int128>(c, 0) * (range - 1), kFar);
+      }
+      auto text = [](__int128 value) {
+        return value >= INT64_MAX ? std::string("2^63 or more")
+               : value <= INT64_MIN ? std::string("-2^63 or less")
+                                    : std::to_string(int64_t(value));
+      };
+      if (least < 0 || greatest >= type.getDimSize(d))
+        return "the indexing map of operand " + std::to_string(operand.getOperandNumber()) +
+               " reaches " + text(least) + " to " + text(greatest) + " in its dim " +
+               std::to_string(d) + ", of size " + std::to_string(type.getDimSize(d));
+    }
+  }
+  return std::nullopt;
+}
+
 /// Why an op whose dialect ipu-opt imports is still not run, or nothing.
 std::optional<std::string> refusalOfImportedOp(Operation *op) {
   if (auto func = dyn_cast<func::FuncOp>(op)) {
@@ -131,7 +228,12 @@ std::optional<std::string> refusalOfImportedOp(Operation *op) {
       return std::string("its 'library_call' names a function outside the module");
     if (!linalgOp.hasPureTensorSemantics())
       return std::string("it works on buffers; only tensors run");
+    return refusalOfIndexingMaps(linalgOp);
   }
+  if (op->getDialect() && op->getDialect()->getNamespace() == "linalg" &&
+      !isa<linalg::YieldOp, linalg::IndexOp, linalg::SoftmaxOp>(op))
+    return std::string("of linalg, the structured ops (named and generic), "
+                       "softmax, index and yield run");
   return std::nullopt;
 }
 
