@@ -334,10 +334,10 @@ uint64_t timesRun(Operation *op) {
 uint64_t ownWork(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     return iterationSpace(linalgOp);
+  // An op on tensors writes its results' elements (a copy, an elementwise
+  // op); a scalar op, tensor.extract among them, is one operation.
   uint64_t work = 1;
   for (Type type : op->getResultTypes())
-    work = std::max(work, elementsOf(type));
-  for (Type type : op->getOperandTypes())
     work = std::max(work, elementsOf(type));
   return work;
 }

@@ -124,9 +124,9 @@ llvm::cl::opt<uint64_t> maxBytes(
 llvm::cl::opt<uint64_t> maxWork(
     "max-work",
     llvm::cl::desc("Refuse a module of more scalar operations, elements times "
-                   "iterations (default 2^44: about what runs in 600 s; one "
-                   "SigLIP so400m layer is 7.7e11)"),
-    llvm::cl::init(uint64_t(1) << 44));
+                   "iterations (default 2^40: about what runs in 600 s; one "
+                   "SigLIP so400m layer is 6.0e10)"),
+    llvm::cl::init(uint64_t(1) << 40));
 llvm::cl::opt<double> timeLimit(
     "time-limit",
     llvm::cl::desc("End the process after this many seconds of lowering, "
