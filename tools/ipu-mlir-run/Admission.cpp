@@ -172,8 +172,10 @@ std::optional<std::string> refusalOfImportedOp(Operation *op) {
       return std::string("a declaration without a body names a symbol outside "
                          "the module, which the JIT would take from the host "
                          "(any C library function)");
-    for (NamedAttribute attribute : op->getDiscardableAttrs())
-      return "its attribute '" + ipu::escapeText(attribute.getName().getValue()) +
+    auto attributes = op->getDiscardableAttrs();
+    if (attributes.begin() != attributes.end())
+      return "its attribute '" +
+             ipu::escapeText((*attributes.begin()).getName().getValue()) +
              "' would pass to LLVM as it is (a function carries none)";
     return std::nullopt;
   }
