@@ -2828,3 +2828,83 @@ TEST(PackageLoop, RandomLoopMutationsNeverCrash) {
   RecordProperty("accepted", std::to_string(accepted));
   RecordProperty("refused", std::to_string(refused));
 }
+
+namespace {
+
+/// makePackage with its gemm step in a loop of `count` iterations.
+Package makeGemmLoopPackage(uint32_t count) {
+  Package p = makePackage();
+  p.loops = {{"mm.loop", count, 2, ""}};
+  p.program.insert(p.program.begin() + 2, {{StepKind::Loop, 0}, {StepKind::Sync, 0}});
+  p.flops = programFlops(p);
+  return p;
+}
+
+/// The smallest work limit validatePackage accepts `p` under.
+uint64_t workNeeded(const Package &p, const TargetModel &target) {
+  uint64_t low = 0, high = uint64_t(1) << 62; // Refused at low, accepted at high.
+  EXPECT_EQ(validatePackage(p, target, high), std::nullopt);
+  while (high - low > 1) {
+    const uint64_t middle = low + (high - low) / 2;
+    (validatePackage(p, target, middle) ? low : high) = middle;
+  }
+  return high;
+}
+
+} // namespace
+
+// Property: the bound counts host work, not device cycles: every loop
+// iteration costs the same (the work is linear in the count), a heavier
+// kernel costs more per iteration whatever its cycles, and a batch of
+// images asks for its program once per image.
+TEST(PackageWork, WorkIsLinearInIterationsAndImages) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  const uint64_t base = workNeeded(makeGemmLoopPackage(1), target);
+  const uint64_t iteration = workNeeded(makeGemmLoopPackage(2), target) - base;
+  EXPECT_GT(iteration, 0u);
+  for (uint32_t count : {3u, 10u, 1000u, 123457u}) {
+    const uint64_t work = workNeeded(makeGemmLoopPackage(count), target);
+    EXPECT_NEAR(double(work), double(base + (count - 1) * iteration), 2.0 + count * 1e-9)
+        << count << " iterations";
+  }
+  Package batch = makeGemmLoopPackage(7);
+  batch.images = 3;
+  batch.results = 1;
+  const double one = double(workNeeded(makeGemmLoopPackage(7), target));
+  EXPECT_NEAR(double(workNeeded(batch, target)), 3 * one, 3.0);
+  // Twice the MACs (k 16 -> 32 reads into rows the package leaves unused:
+  // the estimate, not the values, is under test) cost more per iteration.
+  Package heavier = makeGemmLoopPackage(2);
+  for (size_t v = 0; v < 4; ++v)
+    heavier.computeSets[0].params[v * 7 + 1] = 32;
+  heavier.flops = programFlops(heavier);
+  const uint64_t heavierIteration =
+      workNeeded(heavier, target) - workNeeded(makeGemmLoopPackage(1), target);
+  EXPECT_GT(heavierIteration, iteration);
+}
+
+// The finding's shape at unit scale: a gemm loop whose device cycles are
+// few asks for more host work than a limit; the message names the units,
+// the limit, the loop, its count and its work per iteration, and the flag.
+TEST(PackageWork, RefusalNamesTheWorkTheLimitAndTheFlag) {
+  TargetModel target = TargetModel::ipu21WithTiles(4);
+  Package p = makeGemmLoopPackage(1000);
+  const uint64_t needed = workNeeded(p, target);
+  auto error = validatePackage(p, target, needed - 1);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_TRUE(contains(error, "program asks for " + std::to_string(needed) + " units"))
+      << *error;
+  EXPECT_TRUE(contains(error, "units of simulation work (about "));
+  EXPECT_TRUE(contains(error, "s of host time), more than the limit of " +
+                                  std::to_string(needed - 1)));
+  EXPECT_TRUE(contains(error, ": loop 'mm.loop' runs 1000 iterations of "));
+  EXPECT_TRUE(contains(error, "(ipu-run --max-work raises the limit)")) << *error;
+  // The default admits the small loop, not the same step 8 million times
+  // (16 million steps run, within the step limit): over 10 minutes of
+  // compute steps.
+  EXPECT_EQ(validatePackage(p, target), std::nullopt);
+  error = validatePackage(makeGemmLoopPackage(8000000), target);
+  EXPECT_TRUE(contains(error, "more than the limit of 600000000000 (about 600 s): loop "
+                              "'mm.loop' runs 8000000 iterations"))
+      << error.value_or("accepted");
+}

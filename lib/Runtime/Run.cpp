@@ -38,7 +38,7 @@ constexpr const char kFinalistPrefix[] = "finalist.";
 
 } // namespace
 
-std::optional<std::string> ipu::loadPackageFile(const std::string &path, uint64_t maxCycles,
+std::optional<std::string> ipu::loadPackageFile(const std::string &path, uint64_t maxHostWork,
                                                 LoadedPackage &loaded) {
   auto start = std::chrono::steady_clock::now();
   std::vector<uint8_t> bytes;
@@ -57,7 +57,7 @@ std::optional<std::string> ipu::loadPackageFile(const std::string &path, uint64_
     return "package target '" + loaded.package.target +
            "' is unknown; known targets: " + TargetModel::knownNames();
   start = std::chrono::steady_clock::now();
-  if (auto error = validatePackage(loaded.package, *loaded.target, maxCycles))
+  if (auto error = validatePackage(loaded.package, *loaded.target, maxHostWork))
     return "invalid package: " + *error;
   loaded.validateSeconds = secondsSince(start);
   return std::nullopt;

@@ -594,10 +594,10 @@ std::optional<std::string> Simulation::exchange(const PackagePhase &phase,
 std::optional<std::string> Simulation::runStep(size_t s, uint32_t iteration,
                                                StepCycles &stats) {
   const Step &step = package.program[s];
+  // The caller names its limit: what it gives the simulation is what its
+  // run has left.
   if (timeLimitSeconds > 0 && std::chrono::steady_clock::now() > deadline) {
-    char seconds[32];
-    std::snprintf(seconds, sizeof(seconds), "%g", timeLimitSeconds);
-    return "the time limit of " + std::string(seconds) + " s ran out at program step " +
+    return "the time limit ran out at program step " +
            std::to_string(s) + (iteration ? " (iteration " + std::to_string(iteration) + ")" : "") +
            ", after " + std::to_string(stepsRun) + " steps run and " +
            std::to_string(result.cycles) + " simulated cycles";

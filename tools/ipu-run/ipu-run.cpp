@@ -35,6 +35,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -91,14 +95,21 @@ cl::opt<std::string> kernelCache(
     cl::desc("Where compiled kernels are cached (default $IPU_KERNEL_CACHE, else "
              "~/.cache/ipu-run/kernels; 'none' compiles every time)"),
     cl::value_desc("DIR"), cl::cat(runCategory));
-cl::opt<uint64_t> maxCycles(
-    "max-cycles", cl::desc("Refuse a package whose run asks for more simulated cycles"),
-    cl::init(PackageLimits::kDefaultMaxSimulatedCycles), cl::value_desc("N"),
+cl::opt<uint64_t> maxWork(
+    "max-work",
+    cl::desc("Refuse a package whose simulation asks for more host work units, about "
+             "a nanosecond of host time each (default 600000000000, about 10 minutes)"),
+    cl::init(PackageLimits::kDefaultMaxHostWork), cl::value_desc("N"),
     cl::cat(runCategory));
+/// The bound before --max-work, in device cycles: refused with a pointer
+/// to its replacement rather than silently ignored.
+cl::opt<std::string> maxCycles("max-cycles", cl::Hidden, cl::value_desc("N"),
+                               cl::cat(runCategory));
 cl::opt<double> timeLimit("time-limit",
-                          cl::desc("Stop the simulation once SECONDS of wall clock "
-                                   "have passed (default: no limit)"),
-                          cl::value_desc("SECONDS"), cl::cat(runCategory));
+                          cl::desc("Stop once SECONDS of wall clock have passed since ipu-run "
+                                   "started, kernel compilation and simulation included "
+                                   "(default 600)"),
+                          cl::init(600), cl::value_desc("SECONDS"), cl::cat(runCategory));
 cl::opt<unsigned> threads("blas-threads", cl::desc("Host threads for the reference BLAS"),
                           cl::value_desc("N"), cl::cat(runCategory));
 cl::opt<std::string> tracePath("trace",
@@ -128,7 +139,7 @@ struct RunOptions {
       profileDir;
   std::string cacheDirectory; ///< "" for no kernel cache.
   bool check = false, printOps = false, corrupt = false;
-  uint64_t seed = 1, checkpointSamples = 0, maxCycles = 0;
+  uint64_t seed = 1, checkpointSamples = 0, maxWork = 0;
   uint64_t corruptArgument = 0, corruptByte = 0;
   double timeLimit = 0;
   unsigned threads = 0;
@@ -159,14 +170,18 @@ std::optional<std::string> checkOptions(RunOptions &o) {
   for (const auto &[option, what] : needValues)
     if (option->getNumOccurrences() && option->empty())
       return "--" + option->ArgStr.str() + " expects " + what;
-  if (timeLimit.getNumOccurrences() && !(timeLimit > 0 && std::isfinite(timeLimit)))
+  if (!(timeLimit > 0 && std::isfinite(timeLimit)))
     return std::string("--time-limit expects a positive number of seconds");
   if (threads.getNumOccurrences() && (threads == 0 || threads > 1024))
     return std::string("--blas-threads expects an integer in [1, 1024]");
   if (checkpointSamples.getNumOccurrences() && checkpointSamples == 0)
     return std::string("--checkpoints expects a positive number of samples");
-  if (maxCycles == 0)
-    return std::string("--max-cycles expects a positive number of cycles");
+  if (maxCycles.getNumOccurrences())
+    return std::string("--max-cycles is gone: the bound is now simulation work in host "
+                       "work units (about a nanosecond of host time each), not device "
+                       "cycles; use --max-work N");
+  if (maxWork == 0)
+    return std::string("--max-work expects a positive number of work units");
   if (seed.getNumOccurrences() && !inputsDir.empty())
     return std::string("--seed generates inputs, --inputs reads them: give one of them");
   if (corruptInput.getNumOccurrences()) {
@@ -191,7 +206,7 @@ std::optional<std::string> checkOptions(RunOptions &o) {
   o.corrupt = corruptInput.getNumOccurrences() > 0;
   o.seed = seed;
   o.checkpointSamples = checkpointSamples;
-  o.maxCycles = maxCycles;
+  o.maxWork = maxWork;
   o.timeLimit = timeLimit;
   o.threads = threads;
   return std::nullopt;
@@ -204,14 +219,71 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 
 void printLine(const std::string &line) { std::printf("%s\n", line.c_str()); }
 
+/// --time-limit's clock: it starts with the run, before the package is read.
+struct Deadline {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double limitSeconds = 0;
+  double secondsLeft() const { return limitSeconds - millisecondsSince(start) / 1e3; }
+  std::string limit() const {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", limitSeconds);
+    return "the time limit of " + std::string(text) + " s";
+  }
+};
+
+/// After a failed step, what the time limit was when it ran out.
+std::string outOfTime(const Deadline &deadline) {
+  if (deadline.secondsLeft() > 0)
+    return "";
+  return " (" + deadline.limit() + " from ipu-run's start, kernel compilation included; " +
+         "--time-limit raises it)";
+}
+
+/// Runs `work`, which nothing can interrupt (LLVM compiling a package's
+/// kernels), under a watchdog: should the deadline pass first, ipu-run
+/// says so and exits, instead of compiling a hostile package's kernels for
+/// as long as they take. A cache entry being written is a temporary file
+/// then, renamed into place only once complete.
+template <typename Work>
+std::optional<std::string> underDeadline(const Deadline &deadline, const std::string &what,
+                                         Work &&work) {
+  const double left = deadline.secondsLeft();
+  if (left <= 0)
+    return deadline.limit() + " ran out before " + what + " (--time-limit raises it)";
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (finished.wait_for(lock, std::chrono::duration<double>(left), [&] { return done; }))
+      return;
+    std::fprintf(stderr, "ipu-run: error: %s ran out while %s (--time-limit raises it)\n",
+                 escapeText(deadline.limit()).c_str(), escapeText(what).c_str());
+    std::fflush(stderr);
+    std::_Exit(kExitError);
+  });
+  std::optional<std::string> error = work();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+  }
+  finished.notify_one();
+  watchdog.join();
+  return error;
+}
+
 /// Compiles the package's kernel bodies to host code (a package carries no
-/// code): before anything runs.
+/// code): before anything runs, within the time limit.
 std::optional<std::string> compileKernels(Package &package,
                                           const std::string &cacheDirectory,
+                                          const Deadline &deadline,
                                           CompiledKernels &kernels) {
   auto start = std::chrono::steady_clock::now();
   KernelCompileStats stats;
-  if (auto error = kernels.load(package, cacheDirectory, stats))
+  if (auto error = underDeadline(
+          deadline,
+          "compiling the package's " + std::to_string(package.kernels.size()) + " kernels",
+          [&] { return kernels.load(package, cacheDirectory, stats); }))
     return error;
   if (!stats.cacheWarning.empty())
     log().warn("{}", stats.cacheWarning);
@@ -227,14 +299,14 @@ std::optional<std::string> compileKernels(Package &package,
 
 /// The other side of --compare: loaded, compiled and run on inputs from the
 /// same seed, within the same limits.
-std::optional<std::string> simulateOther(const RunOptions &o, LoadedPackage &other,
-                                         SimulationResult &result) {
-  if (auto error = loadPackageFile(o.comparePath, o.maxCycles, other))
+std::optional<std::string> simulateOther(const RunOptions &o, const Deadline &deadline,
+                                         LoadedPackage &other, SimulationResult &result) {
+  if (auto error = loadPackageFile(o.comparePath, o.maxWork, other))
     return "'" + o.comparePath + "': " + *error;
   CompiledKernels kernels;
   std::vector<HostTensor> inputs;
   std::vector<bool> generated;
-  if (auto error = compileKernels(other.package, o.cacheDirectory, kernels))
+  if (auto error = compileKernels(other.package, o.cacheDirectory, deadline, kernels))
     return "'" + o.comparePath + "': " + *error;
   if (auto error = prepareInputs(other.package, o.seed, "", inputs, generated))
     return "'" + o.comparePath + "': " + *error;
@@ -242,17 +314,22 @@ std::optional<std::string> simulateOther(const RunOptions &o, LoadedPackage &oth
   std::vector<HostTensor> first;
   if (other.package.images > 1)
     imageInputs(other.package, inputs, 0, first);
+  if (deadline.secondsLeft() <= 0)
+    return deadline.limit() + " ran out before its simulation (--time-limit raises it)";
   if (auto error = simulate(other.package, *other.target,
-                            other.package.images > 1 ? first : inputs, result, o.timeLimit))
-    return "'" + o.comparePath + "': simulation failed: " + *error;
+                            other.package.images > 1 ? first : inputs, result,
+                            deadline.secondsLeft()))
+    return "'" + o.comparePath + "': simulation failed: " + *error + outOfTime(deadline);
   return std::nullopt;
 }
 
 int run(const RunOptions &o) {
   auto start = std::chrono::steady_clock::now();
+  Deadline deadline;
+  deadline.limitSeconds = o.timeLimit;
   log().info("reading package path={}", reportValue(o.packagePath));
   LoadedPackage loaded;
-  if (auto error = loadPackageFile(o.packagePath, o.maxCycles, loaded))
+  if (auto error = loadPackageFile(o.packagePath, o.maxWork, loaded))
     return fail(*error);
   Package &package = loaded.package;
   const TargetModel &target = *loaded.target;
@@ -261,7 +338,7 @@ int run(const RunOptions &o) {
              package.tiles, reportValue(package.compiler), loaded.fileBytes, target.name,
              loaded.readSeconds * 1e3, loaded.validateSeconds * 1e3);
   CompiledKernels compiledKernels;
-  if (auto error = compileKernels(package, o.cacheDirectory, compiledKernels))
+  if (auto error = compileKernels(package, o.cacheDirectory, deadline, compiledKernels))
     return fail(*error);
   // A PASS must mean every output was compared: refuse up front what would
   // leave one unchecked, naming the stream.
@@ -322,27 +399,25 @@ int run(const RunOptions &o) {
   const bool batched = package.images > 1;
   std::vector<CheckReport> imageReports;
   std::vector<HostTensor> imageIn;
-  double checkSeconds = 0;
   if (o.check && o.threads)
     openblas_set_num_threads(int(o.threads));
   for (uint32_t image = 0; image < package.images; ++image) {
     if (package.images > 1)
       imageInputs(package, inputs, image, share);
-    // --time-limit bounds the whole batch: each image after the first has
-    // what the ones before it left.
-    double timeLimit = o.timeLimit;
-    if (timeLimit > 0 && image > 0) {
-      timeLimit -= millisecondsSince(simulateStart) / 1e3 - checkSeconds;
-      if (timeLimit <= 0)
-        return fail("simulation failed: the time limit of " + std::to_string(o.timeLimit) +
-                    " s passed after " + std::to_string(image) + " of " +
-                    std::to_string(package.images) + " images");
-    }
+    // --time-limit bounds the whole run, kernel compilation included: each
+    // image has what the steps before it left.
+    const double timeLimit = deadline.secondsLeft();
+    if (timeLimit <= 0)
+      return fail("simulation failed: " + deadline.limit() + " ran out " +
+                  (image ? "after " + std::to_string(image) + " of " +
+                               std::to_string(package.images) + " images"
+                         : std::string("before the simulation started")) +
+                  " (--time-limit raises it)");
     if (auto error = simulate(package, target, package.images > 1 ? share : inputs, result,
                               timeLimit))
       return fail("simulation failed" +
                   (package.images > 1 ? " on image " + std::to_string(image) : std::string()) +
-                  ": " + *error);
+                  ": " + *error + outOfTime(deadline));
     addImage(package, target, result, batch);
     if (package.images > 1) {
       appendImageResults(package, result, batch.outputs);
@@ -353,7 +428,6 @@ int run(const RunOptions &o) {
         if (auto error = checkPackage(package, target, imageIn, generated, result.outputs,
                                       o.checkpointSamples, imageReports.back()))
           return fail("--check: image " + std::to_string(image) + ": " + *error);
-        checkSeconds += millisecondsSince(checkStart) / 1e3;
         log().info("checked image by op image={} of={} elapsed_ms={:.0f}", image,
                    package.images, millisecondsSince(checkStart));
       }
@@ -382,7 +456,7 @@ int run(const RunOptions &o) {
   SimulationResult otherResult;
   std::vector<OpComparison> opComparison;
   if (!o.comparePath.empty()) {
-    if (auto error = simulateOther(o, other, otherResult))
+    if (auto error = simulateOther(o, deadline, other, otherResult))
       return fail("--compare: " + *error);
     opComparison = compareOps(ops, cyclesByOp(other.package, otherResult));
     for (const std::string &line : comparisonLines(opComparison, o.packagePath, o.comparePath,

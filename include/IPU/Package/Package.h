@@ -337,13 +337,15 @@ struct PackageLimits {
   /// their transfer: the receive intervals checkSchedule sorts. Over 30x
   /// a full-chip phase of 500k single-destination transfers.
   static constexpr uint64_t kMaxPhaseReceives = uint64_t(1) << 24;
-  /// Simulated device cycles a run may take by default (steps times their
-  /// cost, loop bodies once per iteration): about 0.6 s of ipu21 time, 7x
-  /// the whole SigLIP so400m tower at batch 8 (about 150 M cycles). Full-
-  /// chip GEMMs simulate at about 10^5 cycles per second on 2 cores
-  /// (DeepBench 4096x4096x7000: 3.4 M cycles in 34 s), so the default keeps
-  /// a hostile loop from asking for days. `ipu-run --max-cycles` raises it.
-  static constexpr uint64_t kDefaultMaxSimulatedCycles = uint64_t(1) << 30;
+  /// Simulation work a run may ask for by default, in host work units
+  /// (about a nanosecond of host time each: every step weighted by what the
+  /// simulator does for it, a gemm vertex's MACs, an exchange's bytes...,
+  /// loop bodies once per iteration, once per image): about 10 minutes.
+  /// Device cycles are no bound on host time: one cycle of an exchange
+  /// costs the host 2.6 ns, one of a full-chip matmul 14 us. The 27-layer
+  /// SigLIP so400m tower asks for about 1.7e11 (docs/Design.md, "What the
+  /// loader checks"). `ipu-run --max-work` raises it.
+  static constexpr uint64_t kDefaultMaxHostWork = uint64_t(600) * 1000 * 1000 * 1000;
 };
 
 /// The kernel a compute set names: a generated kernel of the package, or
@@ -402,15 +404,16 @@ std::optional<std::string> tallyReservedArea(const Package &package,
 /// `flops` equals programFlops(); no compute set and exchange phase (nor
 /// two phases, one writing) touch the same tile bytes without a sync
 /// between them; no phase overwrites a word it sends before sending it, and
-/// no phase writes a byte twice; the run asks for at most
-/// `maxSimulatedCycles` simulated cycles (the message names the loop that
-/// asks for the most, its count and its cycles per iteration). Every count, size and index is bounded
+/// no phase writes a byte twice; the run asks for at most `maxHostWork`
+/// units of simulation work (PackageLimits::kDefaultMaxHostWork; the message
+/// names the loop that asks for the most, its count and its work per
+/// iteration). Every count, size and index is bounded
 /// (PackageLimits and the target) before anything is sized with it, and all
 /// arithmetic on package fields is checked for overflow. Returns a message
 /// naming the entry, the field and the value at fault.
 std::optional<std::string>
 validatePackage(const Package &package, const TargetModel &target,
-                uint64_t maxSimulatedCycles = PackageLimits::kDefaultMaxSimulatedCycles);
+                uint64_t maxHostWork = PackageLimits::kDefaultMaxHostWork);
 
 /// What `ipu-run --check` needs on top of validatePackage: every output
 /// stream's result is the value of some reference op, so that no output

@@ -32,10 +32,10 @@ struct LoadedPackage {
 };
 
 /// Reads, decodes and validates the package at `path` (a run may ask for at
-/// most `maxCycles` simulated cycles). Errors say what is wrong: "corrupt
+/// most `maxHostWork` units of simulation work, validatePackage's). Errors say what is wrong: "corrupt
 /// package: ...", "package target 'X' is unknown; known targets: ...",
 /// "invalid package: ...".
-std::optional<std::string> loadPackageFile(const std::string &path, uint64_t maxCycles,
+std::optional<std::string> loadPackageFile(const std::string &path, uint64_t maxHostWork,
                                            LoadedPackage &loaded);
 
 /// "op=NAME location=L steps=... cycles=... sharePercent=..." for a row of
