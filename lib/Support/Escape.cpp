@@ -10,14 +10,15 @@ using namespace ipu;
 namespace {
 
 /// The length of the valid UTF-8 sequence starting at `text[i]` (1 for
-/// ASCII), or 0 when the bytes there are not one.
-size_t utf8Length(std::string_view text, size_t i) {
+/// ASCII), or 0 when the bytes there are not one; its code point in
+/// `codePoint`.
+size_t utf8Length(std::string_view text, size_t i, uint32_t &codePoint) {
   const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
   const uint8_t lead = byte(i);
+  codePoint = lead;
   if (lead < 0x80)
     return 1;
   size_t length;
-  uint32_t codePoint;
   if (lead >= 0xC2 && lead <= 0xDF)
     length = 2, codePoint = lead & 0x1F;
   else if (lead >= 0xE0 && lead <= 0xEF)
@@ -41,6 +42,33 @@ size_t utf8Length(std::string_view text, size_t i) {
   return length;
 }
 
+/// Code points that print as nothing or as a space, or that reorder what
+/// follows: every format character (category Cf, Unicode 15: the bidi
+/// embeddings, overrides and isolates U+202A-U+202E and U+2066-U+2069,
+/// the marks U+200E, U+200F and U+061C, zero-width U+200B-U+200D, U+2060,
+/// U+FEFF, tags...), the line and paragraph separators, every space but
+/// U+0020, and the invisible fillers and variation selectors. A name
+/// holding one can reverse or split a report line on a terminal, or look
+/// like another name. Other look-alikes (Cyrillic 'a' for Latin 'a') stay:
+/// they can only spell a different name, never change a line's tokens
+/// (keys are ASCII and ours, '=' and '"' inside a value are escaped), and
+/// escaping all non-ASCII would garble every non-English name.
+bool isInvisible(uint32_t codePoint) {
+  static const uint32_t kRanges[][2] = {
+      {0xA0, 0xA0},       {0xAD, 0xAD},       {0x34F, 0x34F},     {0x600, 0x605},
+      {0x61C, 0x61C},     {0x6DD, 0x6DD},     {0x70F, 0x70F},     {0x890, 0x891},
+      {0x8E2, 0x8E2},     {0x115F, 0x1160},   {0x1680, 0x1680},   {0x17B4, 0x17B5},
+      {0x180B, 0x180F},   {0x2000, 0x200F},   {0x2028, 0x202F},   {0x205F, 0x206F},
+      {0x3000, 0x3000},   {0x3164, 0x3164},   {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},
+      {0xFFA0, 0xFFA0},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
+      {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+      {0xE0020, 0xE007F}, {0xE0100, 0xE01EF}};
+  for (const auto &range : kRanges)
+    if (codePoint >= range[0] && codePoint <= range[1])
+      return true;
+  return false;
+}
+
 /// Whether the UTF-8 sequence of `length` bytes at `text[i]` is a C1
 /// control character (U+0080-U+009F: 0xC2 0x80-0x9F).
 bool isC1Control(std::string_view text, size_t i, size_t length) {
@@ -49,19 +77,24 @@ bool isC1Control(std::string_view text, size_t i, size_t length) {
 }
 
 std::string hexEscape(const char *format, unsigned value) {
-  char escaped[8];
+  char escaped[16];
   std::snprintf(escaped, sizeof(escaped), format, value);
   return escaped;
 }
 
-/// Appends `text` to `out`: valid UTF-8 other than C1 controls as it is,
-/// and each other unit (one byte, or a C1 control's two) as `escape`
-/// spells it.
-template <typename Escape>
-void appendEscaped(std::string_view text, std::string &out, Escape escape) {
+/// Appends `text` to `out`: valid UTF-8 other than C1 controls and
+/// invisible code points as it is; each invisible code point as
+/// `escapeCodePoint` spells it, each other unit (one byte, or a C1
+/// control's two) as `escape` does.
+template <typename Escape, typename EscapeCodePoint>
+void appendEscaped(std::string_view text, std::string &out, Escape escape,
+                   EscapeCodePoint escapeCodePoint) {
   for (size_t i = 0; i < text.size();) {
-    const size_t length = utf8Length(text, i);
-    if (length > 1 && !isC1Control(text, i, length))
+    uint32_t codePoint = 0;
+    const size_t length = utf8Length(text, i, codePoint);
+    if (length > 1 && isInvisible(codePoint))
+      escapeCodePoint(codePoint, out);
+    else if (length > 1 && !isC1Control(text, i, length))
       out.append(text.substr(i, length));
     else
       escape(text.substr(i, length > 1 ? length : 1), out);
@@ -89,6 +122,8 @@ std::string ipu::escapeText(std::string_view text) {
     }
     for (char byte : unit) // Control bytes, stray bytes, a C1 control's two.
       out += hexEscape("\\x%02x", static_cast<uint8_t>(byte));
+  }, [](uint32_t codePoint, std::string &out) {
+    out += hexEscape("\\u{%04x}", codePoint);
   });
   return out;
 }
@@ -128,6 +163,14 @@ std::string ipu::jsonString(std::string_view text) {
     } else {
       out += static_cast<char>(c);
     }
+  }, [](uint32_t codePoint, std::string &out) {
+    if (codePoint < 0x10000) {
+      out += hexEscape("\\u%04x", codePoint);
+      return;
+    }
+    const uint32_t offset = codePoint - 0x10000; // A surrogate pair.
+    out += hexEscape("\\u%04x", 0xD800 + (offset >> 10));
+    out += hexEscape("\\u%04x", 0xDC00 + (offset & 0x3FF));
   });
   return out + "\"";
 }

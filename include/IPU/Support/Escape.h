@@ -19,7 +19,11 @@ namespace ipu {
 /// `text` on one line of printable characters: a backslash doubled, \n,
 /// \r and \t spelled so, every other control character (C0, DEL and the
 /// C1 range U+0080-U+009F) and every byte that is not part of valid UTF-8
-/// as \xHH. Valid UTF-8 otherwise stays as it is.
+/// as \xHH, and every code point that is invisible or reorders the line
+/// (format characters, category Cf: bidi overrides and isolates such as
+/// U+202E, zero-width characters, U+FEFF...; line separators; spaces other
+/// than U+0020; invisible fillers) as \u{HHHH}. Valid UTF-8 otherwise
+/// stays as it is.
 std::string escapeText(std::string_view text);
 
 /// A value of a `key=value` report or log line: escapeText's with '=' as
@@ -29,8 +33,10 @@ std::string escapeText(std::string_view text);
 std::string reportValue(std::string_view value);
 
 /// A JSON string literal, quotes included: control characters, DEL, C1
-/// controls and bytes outside valid UTF-8 as \u00XX, and '<', '>' and '&'
-/// too, so that it is also safe inside an HTML <script> element.
+/// controls and bytes outside valid UTF-8 as \u00XX, escapeText's
+/// invisible code points as \uXXXX (a surrogate pair past U+FFFF), and
+/// '<', '>' and '&' too, so that it is also safe inside an HTML <script>
+/// element.
 std::string jsonString(std::string_view text);
 
 } // namespace ipu
