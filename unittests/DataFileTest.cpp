@@ -4,11 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
+#include <fcntl.h>
 #include <fstream>
+#include <future>
 #include <random>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace ipu;
 
@@ -120,6 +125,89 @@ TEST(DataFile, AnUnwritablePathGivesTheReason) {
   std::optional<std::string> error = writer.open("/nonexistent-dir/x.data");
   ASSERT_TRUE(error.has_value());
   EXPECT_FALSE(error->empty());
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A FIFO used to block the reader forever (fopen waits for a writer): it
+// is refused on its type, at once, and so is a directory, which used to be
+// reported as 9,223,372,036,854,775,807 bytes.
+TEST(DataFile, NonRegularFilesAreRefusedWithoutBlocking) {
+  const std::string fifo = tempPath("fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto opened = std::async(std::launch::async, [&] {
+    std::unique_ptr<DataFile> file;
+    return DataFile::open(fifo, 64, 0, file);
+  });
+  if (opened.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ADD_FAILURE() << "DataFile::open blocks on a FIFO";
+    // A writer unblocks it, so that the test ends.
+    close(open(fifo.c_str(), O_WRONLY | O_NONBLOCK));
+  }
+  std::optional<std::string> error = opened.get();
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("'" + fifo + "' is a FIFO, not a data file (a regular file"),
+            std::string::npos)
+      << *error;
+  std::remove(fifo.c_str());
+
+  const std::string directory = ::testing::TempDir();
+  std::unique_ptr<DataFile> file;
+  error = DataFile::open(directory, 4096, 0, file);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("is a directory, not a data file"), std::string::npos) << *error;
+  EXPECT_EQ(error->find("9223372036854775807"), std::string::npos) << *error;
+  EXPECT_EQ(file, nullptr);
+}
+
+/// A sparse file of `size` bytes (no disk, no memory) starting with
+/// `head`.
+bool writeSparse(const std::string &path, uint64_t size, const std::string &head) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0)
+    return false;
+  const bool written = write(fd, head.data(), head.size()) == ssize_t(head.size()) &&
+                       ftruncate(fd, off_t(size)) == 0;
+  return close(fd) == 0 && written;
+}
+
+// A 64 GB sparse file used to be read whole before its magic was checked
+// (out of memory). With the wrong magic it is refused at once; with the
+// right one, on its size; a smaller one with the right magic is mapped,
+// not read, and refused on its checksum.
+TEST(DataFile, HugeFilesAreRefusedBeforeTheyAreRead) {
+  const std::string path = tempPath("sparse");
+  const uint64_t huge = uint64_t(64) << 30;
+  ASSERT_TRUE(writeSparse(path, huge, "NOTADATA")) << "no sparse files here";
+  std::unique_ptr<DataFile> file;
+  auto start = std::chrono::steady_clock::now();
+  std::optional<std::string> error = DataFile::open(path, huge, 0, file);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("is not an IPU data file (its first bytes are not IPUDATA1)"),
+            std::string::npos)
+      << *error;
+  EXPECT_LT(secondsSince(start), 1.0);
+
+  ASSERT_TRUE(writeSparse(path, huge, std::string(kDataFileMagic, 8)));
+  start = std::chrono::steady_clock::now();
+  error = DataFile::open(path, huge, 0, file);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("is 68719476736 bytes, more than the 17179869184 a data file "
+                        "may have"),
+            std::string::npos)
+      << *error;
+  EXPECT_LT(secondsSince(start), 1.0);
+
+  const uint64_t mapped = uint64_t(256) << 20;
+  ASSERT_TRUE(writeSparse(path, mapped, std::string(kDataFileMagic, 8)));
+  error = DataFile::open(path, mapped, 0, file);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("has checksum"), std::string::npos) << *error;
+  EXPECT_EQ(file, nullptr);
+  std::remove(path.c_str());
 }
 
 } // namespace

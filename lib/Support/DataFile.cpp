@@ -5,6 +5,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace ipu;
 
@@ -72,33 +76,87 @@ std::optional<std::string> DataFileWriter::close() {
   return std::nullopt;
 }
 
+namespace {
+
+/// What a file that is not a regular one is, for messages.
+const char *kindOf(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  return "not a regular file";
+}
+
+} // namespace
+
+DataFile::~DataFile() {
+  if (mapping)
+    munmap(const_cast<char *>(mapping), bytes);
+}
+
 std::optional<std::string> DataFile::open(const std::string &path,
                                           uint64_t expectedSize,
                                           uint64_t expectedChecksum,
                                           std::unique_ptr<DataFile> &result) {
   const std::string name = "'" + escapeText(path) + "'";
-  std::FILE *in = std::fopen(path.c_str(), "rb");
-  if (!in)
+  // Stat before opening: opening a FIFO for reading blocks until a writer
+  // comes, and a directory's size means nothing.
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
     return "cannot read " + name + ": " + std::strerror(errno);
-  std::fseek(in, 0, SEEK_END);
-  const long end = std::ftell(in);
-  std::fseek(in, 0, SEEK_SET);
-  if (end < 0 || static_cast<uint64_t>(end) != expectedSize) {
-    std::fclose(in);
-    return name + " holds " + std::to_string(end) + " bytes; the IR expects " +
+  auto notRegular = [&](mode_t mode) {
+    return name + " is " + kindOf(mode) +
+           ", not a data file (a regular file, as --ipu-export-data writes one)";
+  };
+  if (!S_ISREG(info.st_mode))
+    return notRegular(info.st_mode);
+  // Non-blocking, in case it became a FIFO since; then it must be the file
+  // just stat'ed.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return "cannot read " + name + ": " + std::strerror(errno);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat opened;
+  if (::fstat(fd, &opened) != 0)
+    return "cannot read " + name + ": " + std::strerror(errno);
+  if (!S_ISREG(opened.st_mode))
+    return notRegular(opened.st_mode);
+  if (opened.st_dev != info.st_dev || opened.st_ino != info.st_ino)
+    return name + " changed while it was opened";
+  const uint64_t size = static_cast<uint64_t>(opened.st_size);
+  if (size != expectedSize)
+    return name + " holds " + std::to_string(size) + " bytes; the IR expects " +
            std::to_string(expectedSize) + " (a data file from another compile?)";
-  }
-  auto file = std::unique_ptr<DataFile>(new DataFile());
-  file->bytes.resize(expectedSize);
-  const bool read =
-      std::fread(file->bytes.data(), 1, expectedSize, in) == expectedSize;
-  std::fclose(in);
-  if (!read)
-    return "cannot read " + name + ": the file ended early";
-  if (expectedSize < sizeof(kDataFileMagic) ||
-      std::memcmp(file->bytes.data(), kDataFileMagic, sizeof(kDataFileMagic)) != 0)
+  // The magic before anything else is read: a wrong file of any size is
+  // refused at once.
+  char magic[sizeof(kDataFileMagic)] = {};
+  if (size < sizeof(magic) ||
+      ::pread(fd, magic, sizeof(magic), 0) != static_cast<ssize_t>(sizeof(magic)) ||
+      std::memcmp(magic, kDataFileMagic, sizeof(magic)) != 0)
     return name + " is not an IPU data file (its first bytes are not IPUDATA1)";
-  const uint64_t checksum = dataChecksum(file->bytes.data(), expectedSize);
+  if (size > kMaxDataFileBytes)
+    return name + " is " + std::to_string(size) + " bytes, more than the " +
+           std::to_string(kMaxDataFileBytes) + " a data file may have";
+  // Mapped, not read: the checksum pass pages the file in as it goes, and
+  // the kernel may drop clean pages again, so a file larger than memory
+  // costs time, not memory.
+  void *mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (mapped == MAP_FAILED)
+    return "cannot map " + name + ": " + std::strerror(errno);
+  ::madvise(mapped, size, MADV_SEQUENTIAL);
+  auto file = std::unique_ptr<DataFile>(new DataFile());
+  file->mapping = static_cast<const char *>(mapped);
+  file->bytes = size;
+  const uint64_t checksum = dataChecksum(file->mapping, size);
   if (checksum != expectedChecksum)
     return name + " has checksum " + std::to_string(checksum) +
            "; the IR expects " + std::to_string(expectedChecksum) +
@@ -108,8 +166,7 @@ std::optional<std::string> DataFile::open(const std::string &path,
 }
 
 const char *DataFile::block(uint64_t offset, uint64_t size) const {
-  if (offset < kDataBlockAlignment || offset > bytes.size() ||
-      size > bytes.size() - offset)
+  if (offset < kDataBlockAlignment || offset > bytes || size > bytes - offset)
     return nullptr;
-  return bytes.data() + offset;
+  return mapping + offset;
 }

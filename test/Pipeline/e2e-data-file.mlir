@@ -36,6 +36,17 @@
 // RUN: not ipu-translate --ipu-to-package %t/data/lowered.mlir 2>&1 | FileCheck %s --check-prefix=CHANGED
 // RUN: head -c 64 %t/kept.data > %t/data/lowered.data
 // RUN: not ipu-translate --ipu-to-package %t/data/lowered.mlir 2>&1 | FileCheck %s --check-prefix=TRUNCATED
+//
+// What is not a regular file is refused before it is opened: a FIFO once
+// blocked ipu-translate forever, a directory was reported as 2^63 - 1
+// bytes. A 64 GB sparse file is refused on its size, unread.
+// RUN: rm %t/data/lowered.data && mkfifo %t/data/lowered.data
+// RUN: not ipu-translate --ipu-to-package %t/data/lowered.mlir 2>&1 | FileCheck %s --check-prefix=FIFO
+// RUN: rm %t/data/lowered.data && mkdir %t/data/lowered.data
+// RUN: not ipu-translate --ipu-to-package %t/data/lowered.mlir 2>&1 | FileCheck %s --check-prefix=DIRECTORY
+// RUN: rmdir %t/data/lowered.data && truncate -s 64G %t/data/lowered.data
+// RUN: not ipu-translate --ipu-to-package %t/data/lowered.mlir 2>&1 | FileCheck %s --check-prefix=SPARSE
+// RUN: rm %t/data/lowered.data
 // RUN: cp %t/kept.data %t/data/lowered.data
 //
 // A run table forged with a matching checksum is still checked as the
@@ -69,6 +80,9 @@
 // MISSING: error: cannot find the data file the module names: no file '{{.*}}data/lowered.data'; no file '{{.*}}moved/lowered.data'
 // CHANGED: error: cannot read the data file: '{{.*}}lowered.data' has checksum {{[0-9]+}}; the IR expects {{[0-9]+}} (a data file from another compile, or a damaged one)
 // TRUNCATED: error: cannot read the data file: '{{.*}}lowered.data' holds 64 bytes; the IR expects {{[0-9]+}}
+// FIFO: error: cannot read the data file: '{{.*}}lowered.data' is a FIFO, not a data file (a regular file, as --ipu-export-data writes one)
+// DIRECTORY: error: cannot read the data file: '{{.*}}lowered.data' is a directory, not a data file
+// SPARSE: error: cannot read the data file: '{{.*}}lowered.data' holds 68719476736 bytes; the IR expects {{[0-9]+}}
 // FORGED-PAIRED: error: schedule in the data file: run 0 has paired = 7; it is 0 or 1
 // FORGED-TRANSFER: error: schedule in the data file: run 0 names transfer 100000, the phase has 64
 // PAST-END: error: data block of 1024 bytes at offset 99968 lies outside the data file's {{[0-9]+}} bytes
