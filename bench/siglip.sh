@@ -130,7 +130,7 @@ package_and_check() { # name dir report
   "$bin/ipu-translate" --ipu-to-package "$work/$1.ir" -o "$work/$1.ipuexe"
   t1=$(now)
   # One image runs under ipu-run's default limits (the 27-layer tower asks
-  # for about 1.7e11 of its 6e11 work units); a batch of N asks for N times
+  # for about 9.4e10 of its 6e11 work units); a batch of N asks for N times
   # as much, and a batch of 8 simulates for about 500 s.
   local limits=()
   [ "${images:-1}" = 1 ] || limits=(--max-work $((images * 300000000000)) --time-limit $((images * 300)))

@@ -343,7 +343,7 @@ struct PackageLimits {
   /// loop bodies once per iteration, once per image): about 10 minutes.
   /// Device cycles are no bound on host time: one cycle of an exchange
   /// costs the host 2.6 ns, one of a full-chip matmul 14 us. The 27-layer
-  /// SigLIP so400m tower asks for about 1.7e11 (docs/Design.md, "What the
+  /// SigLIP so400m tower asks for about 9.4e10 (docs/Design.md, "What the
   /// loader checks"). `ipu-run --max-work` raises it.
   static constexpr uint64_t kDefaultMaxHostWork = uint64_t(600) * 1000 * 1000 * 1000;
 };
