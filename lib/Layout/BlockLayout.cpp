@@ -1,6 +1,7 @@
 //===- BlockLayout.cpp - Block layouts and rearrangement planning ---------===//
 
 #include "IPU/Layout/BlockLayout.h"
+#include "IPU/Support/Numbers.h"
 
 #include <algorithm>
 
@@ -86,11 +87,6 @@ std::string blockName(const BlockLayout &l, uint32_t b, uint32_t i,
   return name + to_string(i) + ", " + to_string(j) + ")";
 }
 
-/// a * b, or UINT64_MAX when that overflows.
-uint64_t saturatingMul(uint64_t a, uint64_t b) {
-  uint64_t product;
-  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
-}
 
 } // namespace
 
@@ -137,8 +133,8 @@ std::optional<std::string> BlockLayout::validate(uint32_t tiles) const {
     return error;
   if (auto error = checkSplits(colSplits, gridCols, cols, "colSplits"))
     return error;
-  uint64_t blocks = saturatingMul(
-      saturatingMul(saturatingMul(gridBatches, gridRows), gridCols), replicas);
+  uint64_t blocks = saturatingMultiply(
+      saturatingMultiply(saturatingMultiply(gridBatches, gridRows), gridCols), replicas);
   if (!tileMap.empty() && tileMap.size() != blocks)
     return "tileMap has " + to_string(tileMap.size()) + " tiles, the layout " +
            to_string(blocks) + " blocks";

@@ -10,6 +10,7 @@
 
 #include "IPU/Device/Kernels.h"
 #include "IPU/Package/Package.h"
+#include "IPU/Support/Numbers.h"
 
 #include <algorithm>
 #include <string_view>
@@ -17,16 +18,6 @@
 using namespace ipu;
 
 namespace {
-
-uint64_t saturatingAdd(uint64_t a, uint64_t b) {
-  uint64_t sum;
-  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
-}
-
-uint64_t saturatingMultiply(uint64_t a, uint64_t b) {
-  uint64_t product;
-  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
-}
 
 /// FLOPs of one run of `computeSet`. Generated kernels (elementwise work)
 /// perform none of the useful FLOPs, which are the GEMMs'.

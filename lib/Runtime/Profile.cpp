@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IPU/Support/Escape.h"
+#include "IPU/Support/Numbers.h"
 #include "IPU/Runtime/Profile.h"
 
 #include "IPU/Exchange/Phase.h"
@@ -66,16 +67,6 @@ std::string fixed(double value, int digits) {
 
 std::string num(uint64_t value) { return std::to_string(value); }
 
-/// Thousands separated, for people.
-std::string grouped(uint64_t value) {
-  std::string digits = std::to_string(value), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 std::string stepName(const Package &package, const StepCycles &step) {
   switch (step.kind) {
@@ -190,8 +181,8 @@ std::string tileHeatmap(const std::string &id, const std::string &cellClass,
          "\"><rect x=\"" + fixed(gridX, 0) + "\" y=\"" + fixed(legendY, 0) +
          "\" width=\"300\" height=\"12\" fill=\"url(#" + gradient + ")\"/>\n";
   out += "<text x=\"" + fixed(gridX, 0) + "\" y=\"" + fixed(legendY + 26, 0) + "\">" +
-         grouped(least) + "</text><text x=\"" + fixed(gridX + 300, 0) + "\" y=\"" +
-         fixed(legendY + 26, 0) + "\" text-anchor=\"end\">" + grouped(most) + " " + unit +
+         groupedThousands(least) + "</text><text x=\"" + fixed(gridX + 300, 0) + "\" y=\"" +
+         fixed(legendY + 26, 0) + "\" text-anchor=\"end\">" + groupedThousands(most) + " " + unit +
          "</text>\n";
   out += "<rect x=\"" + fixed(gridX + 320, 0) + "\" y=\"" + fixed(legendY, 0) +
          "\" width=\"12\" height=\"12\" fill=\"" + kIdleColor + "\"/><text x=\"" +
@@ -344,7 +335,7 @@ struct Report {
     return fixed(perMicrosecond > 0 ? cycles / perMicrosecond : 0.0, 3);
   }
   std::string cyclesText(uint64_t cycles) const {
-    return grouped(cycles) + " cycles (" + us(cycles) + " \xC2\xB5s)";
+    return groupedThousands(cycles) + " cycles (" + us(cycles) + " \xC2\xB5s)";
   }
 };
 
@@ -522,7 +513,7 @@ void writeTimeline(const Report &r, std::string &out) {
              "): " + cyclesText(step.cycles) +
              (step.runs != 1 ? " over " + num(step.runs) + " iterations" : "") +
              ", from cycle " +
-             grouped(start) + "</title></rect>\n";
+             groupedThousands(start) + "</title></rect>\n";
       ++i;
     }
     start += step.cycles;
@@ -536,7 +527,7 @@ void writeTimeline(const Report &r, std::string &out) {
     const char *anchor = tick == 0 ? "start" : tick == 4 ? "end" : "middle";
     out += "<text x=\"" + fixed(x, 1) + "\" y=\"" + fixed(rowHeight + 16, 0) +
            "\" text-anchor=\"" + anchor + "\">" +
-           grouped(result.cycles * tick / 4) + "</text>\n";
+           groupedThousands(result.cycles * tick / 4) + "</text>\n";
   }
   double keyX = 0;
   for (StepKind kind : {StepKind::Compute, StepKind::Exchange, StepKind::Sync,
@@ -571,7 +562,7 @@ void writeComputeHeatmap(const Report &r, std::string &out) {
          ", column t mod " +
          num(std::max<uint32_t>(1, std::min<uint32_t>(tiles, kHeatmapColumns))) +
          ". Busiest: tile " + num(busiestTile) + " with " + cyclesText(maxTile) +
-         " (the run's compute steps take " + grouped(result.computeCycles) +
+         " (the run's compute steps take " + groupedThousands(result.computeCycles) +
          "); mean " + fixed(meanTile, 1) + " cycles; " + num(idleTiles) +
          " tiles idle (grey). The colour scale runs from the least to the "
          "most busy tile.</p>\n";
@@ -600,11 +591,11 @@ void writeMemoryHeatmaps(const Report &r, std::string &out) {
     out += "<h2>Tiles: " + name + " memory at its peak step</h2>\n";
     out += "<p class=\"note\">The bytes of the placed buffers live on each tile "
            "at step " + num(step) + ", where " + name +
-           " memory holds the most on one tile (" + grouped(most) +
+           " memory holds the most on one tile (" + groupedThousands(most) +
            " bytes; the reserved area of code and state not included).</p>\n";
     out += tileHeatmap("memory-" + name, "memtile", "bytes", "bytes", "none (0)", bytes,
                        [&](uint32_t t, uint64_t b) {
-                         return "tile " + num(t) + ": " + grouped(b) + " " + name +
+                         return "tile " + num(t) + ": " + groupedThousands(b) + " " + name +
                                 " bytes live at step " + num(step);
                        });
   }
@@ -636,14 +627,14 @@ void writeOps(const Report &r, std::string &out) {
   for (size_t i : opOrder) {
     const OpCycles &op = ops[i];
     out += "<tr><td>" + html(op.op) + "</td><td>" + html(op.location) +
-           "</td><td>" + num(op.steps) + "</td><td>" + grouped(op.cycles()) +
+           "</td><td>" + num(op.steps) + "</td><td>" + groupedThousands(op.cycles()) +
            "</td><td>" + us(op.cycles()) + "</td><td>" +
            (result.cycles ? fixed(100.0 * op.cycles() / result.cycles, 1) + "%"
                           : std::string("-")) +
-           "</td><td>" + grouped(op.computeCycles) + "</td><td>" +
-           grouped(op.exchangeCycles) + "</td><td>" + grouped(op.syncCycles) +
-           (hasLoops ? "</td><td>" + grouped(op.loopCycles) : std::string()) +
-           "</td><td>" + grouped(op.exchangeBytes) + "</td></tr>\n";
+           "</td><td>" + groupedThousands(op.computeCycles) + "</td><td>" +
+           groupedThousands(op.exchangeCycles) + "</td><td>" + groupedThousands(op.syncCycles) +
+           (hasLoops ? "</td><td>" + groupedThousands(op.loopCycles) : std::string()) +
+           "</td><td>" + groupedThousands(op.exchangeBytes) + "</td></tr>\n";
   }
   out += "</table>\n";
 }
@@ -655,16 +646,16 @@ void writeComparison(const Report &r, std::string &out) {
   if (other && other->ops) {
     out += "<h2>Comparison</h2>\n";
     out += "<p class=\"note\">This run against " + html(other->name) +
-           " (inputs from the same seed), per op: " + grouped(result.cycles) +
-           " against " + grouped(other->cycles) + " cycles.</p>\n";
+           " (inputs from the same seed), per op: " + groupedThousands(result.cycles) +
+           " against " + groupedThousands(other->cycles) + " cycles.</p>\n";
     out += "<table id=\"comparison\">\n<tr><th>op</th><th>location</th>"
            "<th>cycles</th><th>other cycles</th><th>delta</th></tr>\n";
     for (const OpComparison &row : *other->ops)
       out += "<tr><td>" + html(row.op) + "</td><td>" + html(row.location) +
-             "</td><td>" + grouped(row.cycles) + "</td><td>" +
-             grouped(row.otherCycles) + "</td><td>" +
-             (row.otherCycles >= row.cycles ? "+" + grouped(row.otherCycles - row.cycles)
-                                            : "-" + grouped(row.cycles - row.otherCycles)) +
+             "</td><td>" + groupedThousands(row.cycles) + "</td><td>" +
+             groupedThousands(row.otherCycles) + "</td><td>" +
+             (row.otherCycles >= row.cycles ? "+" + groupedThousands(row.otherCycles - row.cycles)
+                                            : "-" + groupedThousands(row.cycles - row.otherCycles)) +
              "</td></tr>\n";
     out += "</table>\n";
   }
@@ -701,7 +692,7 @@ void writeLiveness(const Report &r, std::string &out) {
       const PackageBuffer &buffer = package.buffers[order[r]];
       const double y = 4 + r * row;
       const bool standard = buffer.memoryClass == MemoryClass::Standard;
-      const std::string tip = buffer.name + ": " + grouped(buffer.bytes) +
+      const std::string tip = buffer.name + ": " + groupedThousands(buffer.bytes) +
                               " bytes on each of " + num(buffer.tiles.size()) + " tiles (" +
                               std::string(memoryClassName(buffer.memoryClass)) + "), steps " +
                               num(buffer.firstStep) + " to " + num(buffer.lastStep) +
@@ -719,7 +710,7 @@ void writeLiveness(const Report &r, std::string &out) {
              "</title></rect>\n";
       rows += "<tr><td>" + html(buffer.name) + "</td><td>" +
               std::string(memoryClassName(buffer.memoryClass)) + "</td><td>" +
-              grouped(buffer.bytes) + "</td><td>" + num(buffer.tiles.size()) + "</td><td>" +
+              groupedThousands(buffer.bytes) + "</td><td>" + num(buffer.tiles.size()) + "</td><td>" +
               num(buffer.firstStep) + "</td><td>" + num(buffer.lastStep) +
               "</td><td>" + html(buffer.location) + "</td></tr>\n";
     }
@@ -768,9 +759,9 @@ void writePhases(const Report &r, std::string &out) {
          "<th>lower bound</th><th>horizon / bound</th></tr>\n";
   for (const ProfilePhase &row : phases)
     out += "<tr><td>" + html(row.name) + "</td><td>" + num(row.runs) +
-           "</td><td>" + grouped(row.cycles) + "</td><td>" + us(row.cycles) +
-           "</td><td>" + grouped(row.transfers) + "</td><td>" +
-           grouped(row.sendHorizon) + "</td><td>" + grouped(row.bound) +
+           "</td><td>" + groupedThousands(row.cycles) + "</td><td>" + us(row.cycles) +
+           "</td><td>" + groupedThousands(row.transfers) + "</td><td>" +
+           groupedThousands(row.sendHorizon) + "</td><td>" + groupedThousands(row.bound) +
            "</td><td>" +
            (row.bound ? fixed(double(row.sendHorizon) / row.bound, 3)
                       : std::string("-")) +
@@ -791,9 +782,9 @@ void writeComputeSets(const Report &r, std::string &out) {
          "<th>\xC2\xB5s</th><th>mean cycles</th><th>balance</th></tr>\n";
   for (const ProfileComputeSet &row : computeSets)
     out += "<tr><td>" + html(row.name) + "</td><td>" + html(row.kernel) +
-           "</td><td>" + grouped(row.vertices) + "</td><td>" + num(row.runs) +
+           "</td><td>" + groupedThousands(row.vertices) + "</td><td>" + num(row.runs) +
            "</td><td>" + num(row.slowestTile) + "</td><td>" +
-           grouped(row.cycles) + "</td><td>" + us(row.cycles) + "</td><td>" +
+           groupedThousands(row.cycles) + "</td><td>" + us(row.cycles) + "</td><td>" +
            fixed(row.mean(), 1) + "</td><td>" + fixed(row.balance(), 3) +
            "</td></tr>\n";
   out += "</table>\n";
@@ -817,8 +808,8 @@ void writeMemory(const Report &r, std::string &out) {
   for (int r = 0; r < 2; ++r)
     out +=
         std::string("<tr><td>") + regionNames[r] + "</td><td>" +
-        grouped(result.touchedBytes[r]) + "</td><td>" +
-        grouped(regions[r]->bytes) + "</td><td>" +
+        groupedThousands(result.touchedBytes[r]) + "</td><td>" +
+        groupedThousands(regions[r]->bytes) + "</td><td>" +
         (regions[r]->bytes
              ? fixed(100.0 * double(result.touchedBytes[r]) / regions[r]->bytes,
                      1) +
@@ -833,18 +824,18 @@ void writeMemory(const Report &r, std::string &out) {
     out += "<p class=\"note\">Kept for the program's code and state above the "
            "runtime image, sized from the package (the compiler's figure is "
            "memoryReservedStandardBytes below): " +
-           grouped(reserved.bytes()) + " bytes on every tile; on tile " +
-           num(tile) + ", the busiest, " + grouped(reserved.exchangeCodeBytes(tile)) +
-           " of exchange code, " + grouped(reserved.vertexStateBytes(tile)) +
-           " of vertex state and " + grouped(reserved.kernelCodeBytes(tile)) +
+           groupedThousands(reserved.bytes()) + " bytes on every tile; on tile " +
+           num(tile) + ", the busiest, " + groupedThousands(reserved.exchangeCodeBytes(tile)) +
+           " of exchange code, " + groupedThousands(reserved.vertexStateBytes(tile)) +
+           " of vertex state and " + groupedThousands(reserved.kernelCodeBytes(tile)) +
            " of generated kernels' code.</p>\n";
     out += "<table id=\"reserved\">\n<tr><th>part</th><th>bytes on tile " +
            num(tile) + "</th></tr>\n<tr><td>exchange code</td><td>" +
-           grouped(reserved.exchangeCodeBytes(tile)) +
+           groupedThousands(reserved.exchangeCodeBytes(tile)) +
            "</td></tr>\n<tr><td>vertex state</td><td>" +
-           grouped(reserved.vertexStateBytes(tile)) +
+           groupedThousands(reserved.vertexStateBytes(tile)) +
            "</td></tr>\n<tr><td>kernel code</td><td>" +
-           grouped(reserved.kernelCodeBytes(tile)) + "</td></tr>\n</table>\n";
+           groupedThousands(reserved.kernelCodeBytes(tile)) + "</td></tr>\n</table>\n";
   }
   std::string memoryKeys;
   for (const auto &[key, value] : package.metadata)

@@ -3,6 +3,7 @@
 #include "Admission.h"
 
 #include "IPU/Support/Escape.h"
+#include "IPU/Support/Numbers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -20,15 +21,8 @@ using namespace mlir;
 namespace ipu_mlir_run {
 namespace {
 
-uint64_t saturatingMul(uint64_t a, uint64_t b) {
-  uint64_t product;
-  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
-}
-
-uint64_t saturatingAdd(uint64_t a, uint64_t b) {
-  uint64_t sum;
-  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
-}
+using ipu::saturatingAdd;
+using ipu::saturatingMultiply;
 
 std::string typeText(Type type) {
   std::string text;
@@ -310,7 +304,7 @@ uint64_t elementsOf(Type type) {
 uint64_t iterationSpace(linalg::LinalgOp op) {
   uint64_t points = 1;
   for (int64_t range : op.getStaticLoopRanges())
-    points = saturatingMul(points, range < 0 ? UINT64_MAX : uint64_t(range));
+    points = saturatingMultiply(points, range < 0 ? UINT64_MAX : uint64_t(range));
   return points;
 }
 
@@ -321,11 +315,11 @@ uint64_t timesRun(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp()) {
     if (auto loop = dyn_cast<scf::ForOp>(parent)) {
       std::optional<APInt> trips = loop.getStaticTripCount();
-      times = saturatingMul(times, trips ? trips->getLimitedValue() : UINT64_MAX);
+      times = saturatingMultiply(times, trips ? trips->getLimitedValue() : UINT64_MAX);
     } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(parent)) {
-      times = saturatingMul(times, iterationSpace(linalgOp));
+      times = saturatingMultiply(times, iterationSpace(linalgOp));
     } else if (isa<tensor::GenerateOp, tensor::PadOp>(parent)) {
-      times = saturatingMul(times, elementsOf(parent->getResult(0).getType()));
+      times = saturatingMultiply(times, elementsOf(parent->getResult(0).getType()));
     }
   }
   return times;
@@ -354,19 +348,10 @@ uint64_t ownBytes(Operation *op) {
   for (Type type : op->getResultTypes())
     if (auto tensor = dyn_cast<RankedTensorType>(type))
       bytes = saturatingAdd(
-          bytes, saturatingMul(elementsOf(tensor), elementBytes(tensor.getElementType())));
+          bytes, saturatingMultiply(elementsOf(tensor), elementBytes(tensor.getElementType())));
   return bytes;
 }
 
-std::string withThousands(uint64_t value) {
-  std::string digits = std::to_string(value), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
@@ -410,8 +395,8 @@ std::optional<std::string> admitModule(ModuleOp module, const RunLimits &limits,
   estimate = {};
   module->walk([&](Operation *op) {
     const uint64_t times = timesRun(op);
-    const uint64_t work = saturatingMul(times, ownWork(op));
-    const uint64_t bytes = saturatingMul(times, ownBytes(op));
+    const uint64_t work = saturatingMultiply(times, ownWork(op));
+    const uint64_t bytes = saturatingMultiply(times, ownBytes(op));
     estimate.work = saturatingAdd(estimate.work, work);
     estimate.bytes = saturatingAdd(estimate.bytes, bytes);
     Operation *at = placed(op);
@@ -428,18 +413,18 @@ std::optional<std::string> admitModule(ModuleOp module, const RunLimits &limits,
   auto [largest, largestBytes] = most(bytesAt);
   auto [busiest, busiestWork] = most(workAt);
   auto amount = [](uint64_t value) {
-    return value == UINT64_MAX ? std::string("more than 2^64") : withThousands(value);
+    return value == UINT64_MAX ? std::string("more than 2^64") : ipu::groupedThousands(value);
   };
   if (estimate.bytes > limits.maxBytes)
     return "the module allocates up to " + amount(estimate.bytes) +
-           " bytes of tensors, more than the limit of " + withThousands(limits.maxBytes) +
+           " bytes of tensors, more than the limit of " + ipu::groupedThousands(limits.maxBytes) +
            " (--max-bytes); the most, " + amount(largestBytes) + " bytes, at " +
            locationText(largest) + " ('" +
            ipu::escapeText(largest->getName().getStringRef()) + "')";
   if (estimate.work > limits.maxWork)
     return "the module does up to " + amount(estimate.work) +
            " scalar operations (elements times iterations), more than the limit of " +
-           withThousands(limits.maxWork) + " (--max-work); the most, " +
+           ipu::groupedThousands(limits.maxWork) + " (--max-work); the most, " +
            amount(busiestWork) + ", at " + locationText(busiest) + " ('" +
            ipu::escapeText(busiest->getName().getStringRef()) + "')";
   return std::nullopt;
