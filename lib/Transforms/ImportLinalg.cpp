@@ -997,11 +997,56 @@ struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
   }
 };
 
+/// An elementwise op of one input and one result whose body converts that
+/// input's element to the result's (arith.extf or arith.truncf).
+static ipu_tile::ElementwiseOp createConversion(OpBuilder &builder, Location loc,
+                                                Value input, RankedTensorType type) {
+  auto converted = ipu_tile::ElementwiseOp::create(builder, loc, type, ValueRange{input});
+  Block &body = converted.getBody().front();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&body);
+  Type element = type.getElementType();
+  Value argument = body.getArgument(0);
+  Value value = element.getIntOrFloatBitWidth() >
+                        argument.getType().getIntOrFloatBitWidth()
+                    ? Value(arith::ExtFOp::create(builder, loc, element, argument))
+                    : Value(arith::TruncFOp::create(builder, loc, element, argument));
+  ipu_tile::YieldOp::create(builder, loc, value);
+  return converted;
+}
+
+/// The f32 value `narrow` (an f16 or f8 tensor) was truncated from by an
+/// elementwise op of nothing else (a reduction's f32 accumulation), or
+/// null.
+static Value truncatedFrom(Value narrow) {
+  auto op = narrow.getDefiningOp<ipu_tile::ElementwiseOp>();
+  if (!op || op.getReduce() || op.getInputs().size() != 1)
+    return Value();
+  Block &body = op.getBody().front();
+  auto truncate = dyn_cast<arith::TruncFOp>(&body.front());
+  if (!truncate || truncate.getIn() != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != truncate.getResult() ||
+      body.getOperations().size() != 2)
+    return Value();
+  Value wide = op.getInputs()[0];
+  auto wideType = cast<RankedTensorType>(wide.getType());
+  return wideType.getElementType().isF32() &&
+                 wideType.getShape() == cast<RankedTensorType>(narrow.getType()).getShape()
+             ? wide
+             : Value();
+}
+
 /// A reshape nothing above folded (torch-mlir's flatten of [1, S, D] to
 /// [S, D] around a linear layer) is a permute that keeps every dim in
 /// place: when its source's layout already holds the result (only unit or
 /// leading dims regrouped), the lowering gives it the source's buffer and
 /// it moves nothing.
+///
+/// A column of f16 or f8 values ([..., R, 1], a row reduction's result)
+/// reshaped into rows ([..., R] returned) cannot move as it is: each row
+/// holds one element in a word of its own, and the exchange writes whole
+/// words. It moves in f32 (the reduction's own accumulation, or the column
+/// widened exactly) and is narrowed where it arrives.
 static void reshapesAsPermutes(ModuleOp module) {
   SmallVector<Operation *> reshapes;
   module.walk([&](Operation *op) {
@@ -1041,10 +1086,25 @@ static void reshapesAsPermutes(ModuleOp module) {
       producer->erase();
       continue;
     }
+    Value moved = op->getOperand(0);
+    RankedTensorType movedType = result;
+    const bool narrowColumn = source.getElementTypeBitWidth() < 32 &&
+                              source.getRank() >= 2 && source.getShape().back() == 1 &&
+                              result.getRank() > 0 && result.getShape().back() > 1;
+    if (narrowColumn) {
+      Type f32 = builder.getF32Type();
+      moved = truncatedFrom(moved);
+      if (!moved)
+        moved = createConversion(builder, op->getLoc(), op->getOperand(0),
+                                 RankedTensorType::get(source.getShape(), f32));
+      movedType = RankedTensorType::get(result.getShape(), f32);
+    }
     Value permuted = ipu_tile::PermuteOp::create(
-        builder, op->getLoc(), result, op->getOperand(0),
+        builder, op->getLoc(), movedType, moved,
         builder.getDenseI64ArrayAttr(view.getShape()),
         builder.getDenseI64ArrayAttr(identity), /*offsets=*/nullptr, /*sizes=*/nullptr);
+    if (narrowColumn)
+      permuted = createConversion(builder, op->getLoc(), permuted, result);
     op->getResult(0).replaceAllUsesWith(permuted);
     op->erase();
   }

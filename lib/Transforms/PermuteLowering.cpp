@@ -27,12 +27,14 @@ std::optional<BlockLayout> permuteResultLayout(PermuteOp op) {
   std::optional<ipu::TargetModel> target = lookupTarget(op);
   RankedTensorType type = op.getResult().getType();
   std::optional<ipu::ElementType> element = toElementType(type.getElementType());
-  if (!target || !element || type.getRank() < 2)
+  if (!target || !element || type.getRank() < 1)
     return std::nullopt;
   int64_t batches = 1;
-  for (int64_t extent : type.getShape().drop_back(2))
-    batches *= extent;
-  const int64_t rows = type.getShape()[type.getRank() - 2];
+  if (type.getRank() > 2)
+    for (int64_t extent : type.getShape().drop_back(2))
+      batches *= extent;
+  // A vector is one row, as a vector argument arrives.
+  const int64_t rows = type.getRank() == 1 ? 1 : type.getShape()[type.getRank() - 2];
   const int64_t cols = type.getShape().back();
   if (batches > 1)
     return ipu::arrivalLayout(rows, cols, *element, *target, batches);
