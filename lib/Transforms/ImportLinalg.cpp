@@ -1042,11 +1042,11 @@ static Value truncatedFrom(Value narrow) {
 /// leading dims regrouped), the lowering gives it the source's buffer and
 /// it moves nothing.
 ///
-/// A column of f16 or f8 values ([..., R, 1], a row reduction's result)
-/// reshaped into rows ([..., R] returned) cannot move as it is: each row
-/// holds one element in a word of its own, and the exchange writes whole
-/// words. It moves in f32 (the reduction's own accumulation, or the column
-/// widened exactly) and is narrowed where it arrives.
+/// f16 or f8 rows that are not whole words regrouped (a row reduction's
+/// [..., R, 1] column returned as [..., R], [4, 3] flattened) cannot move
+/// as they are: each row starts a word of its own, and the exchange writes
+/// whole words. They move in f32 (a reduction's own accumulation, or the
+/// value widened exactly) and are narrowed where they arrive.
 static void reshapesAsPermutes(ModuleOp module) {
   SmallVector<Operation *> reshapes;
   module.walk([&](Operation *op) {
@@ -1088,10 +1088,14 @@ static void reshapesAsPermutes(ModuleOp module) {
     }
     Value moved = op->getOperand(0);
     RankedTensorType movedType = result;
-    const bool narrowColumn = source.getElementTypeBitWidth() < 32 &&
-                              source.getRank() >= 2 && source.getShape().back() == 1 &&
-                              result.getRank() > 0 && result.getShape().back() > 1;
-    if (narrowColumn) {
+    // Rows of f16 or f8 regrouped where a row is not whole words.
+    const unsigned bits = source.getElementTypeBitWidth();
+    const int64_t perWord = bits < 32 ? 32 / bits : 1;
+    const bool narrowRegrouped =
+        perWord > 1 && source.getRank() > 0 && result.getRank() > 0 &&
+        source.getShape().back() != result.getShape().back() &&
+        (source.getShape().back() % perWord != 0 || result.getShape().back() % perWord != 0);
+    if (narrowRegrouped) {
       Type f32 = builder.getF32Type();
       moved = truncatedFrom(moved);
       if (!moved)
@@ -1103,7 +1107,7 @@ static void reshapesAsPermutes(ModuleOp module) {
         builder, op->getLoc(), movedType, moved,
         builder.getDenseI64ArrayAttr(view.getShape()),
         builder.getDenseI64ArrayAttr(identity), /*offsets=*/nullptr, /*sizes=*/nullptr);
-    if (narrowColumn)
+    if (narrowRegrouped)
       permuted = createConversion(builder, op->getLoc(), permuted, result);
     op->getResult(0).replaceAllUsesWith(permuted);
     op->erase();

@@ -33,9 +33,27 @@ std::optional<BlockLayout> permuteResultLayout(PermuteOp op) {
   if (type.getRank() > 2)
     for (int64_t extent : type.getShape().drop_back(2))
       batches *= extent;
-  // A vector is one row, as a vector argument arrives.
-  const int64_t rows = type.getRank() == 1 ? 1 : type.getShape()[type.getRank() - 2];
   const int64_t cols = type.getShape().back();
+  if (type.getRank() == 1) {
+    // A vector (a row reduction's values) is one row, its columns spread in
+    // blocks of whole words of every element type (4 elements), which an
+    // f16 or f8 value computed from it keeps: a row no tile could hold
+    // fits, and each tile keeps the values of the rows it reduced.
+    ipu::BlockLayout layout = ipu::arrivalLayout(1, cols, *element, *target);
+    constexpr int64_t grain = 4;
+    const int64_t grains = (cols + grain - 1) / grain;
+    layout.gridCols = static_cast<uint32_t>(
+        std::max<int64_t>(1, std::min<int64_t>(target->tiles, grains)));
+    if (layout.gridCols > 1) {
+      for (uint32_t j = 0; j < layout.gridCols; ++j)
+        layout.colSplits.push_back(ipu::BlockLayout::splitBegin(grains, layout.gridCols, j) *
+                                   grain);
+      layout.colSplits.push_back(cols);
+    }
+    layout.tileColStride = 1;
+    return layout;
+  }
+  const int64_t rows = type.getShape()[type.getRank() - 2];
   if (batches > 1)
     return ipu::arrivalLayout(rows, cols, *element, *target, batches);
   return ipu::arrivalLayout(rows, cols, *element, *target);

@@ -8,7 +8,7 @@
 // RUN: rm -rf %t && split-file %s %t
 // RUN: for case in sum:ipu21-4:'<f4':8,64 max-and-centred:ipu21-16:'<f4':16,32:'<f4':32,96 \
 // RUN:             sum-rank3-f16:ipu21-16:'<f2':2,8,64 sum-plus-f16:ipu21-4:'<f2':8,64:'<f2':8 \
-// RUN:             mean-keepdim-f16:ipu21-4:'<f2':8,64; do \
+// RUN:             mean-keepdim-f16:ipu21-4:'<f2':8,64 flatten-f16:ipu21-16:'<f2':4,3; do \
 // RUN:   name=${case%%%%:*}; rest=${case#*:}; target=${rest%%%%:*}; rest=${rest#*:}; \
 // RUN:   mkdir -p %t/$name/in %t/$name/ref; arg=0; \
 // RUN:   while [ -n "$rest" ]; do descr=${rest%%%%:*}; rest=${rest#*:}; shape=${rest%%%%:*}; \
@@ -34,10 +34,12 @@
 // RUN: FileCheck %s --check-prefix=MEAN < %t/mean-keepdim-f16.check
 // RUN: FileCheck %s --check-prefix=MEAN-EXPECT < %t/mean-keepdim-f16.expect
 // RUN: FileCheck %s --check-prefix=MEAN-IR < %t/mean-keepdim-f16.lowered.mlir
+// RUN: FileCheck %s --check-prefix=FLAT < %t/flatten-f16.check
+// RUN: FileCheck %s --check-prefix=FLAT-EXPECT < %t/flatten-f16.expect
 
-// The vector is one row, as a vector argument arrives: the 8 sums, two on
-// each of 4 tiles, gathered onto one.
-// SUM-IR: ipu_tile.buffer @permute0.out : tensor<1x8xf32, #ipu_tile.layout<grid = [1, 1]
+// The vector is one row, its columns in blocks of 4 (whole words of any
+// element type): the 8 sums, two on each of 4 tiles, move to 2 tiles.
+// SUM-IR: ipu_tile.buffer @permute0.out : tensor<1x8xf32, #ipu_tile.layout<grid = [1, 2], {{.*}}col_splits = [0, 4, 8]>>
 // SUM-IR: ipu_exchange.copy @ew0.out to @permute0.out view [8, 1] permutation [0, 1]
 // SUM-IR: ipu_exchange.stream_out @permute0.out to 0 {declared_shape = array<i64: 8>}
 // SUM: checkpoint=0 operation=elementwise result=1 {{.*}} mismatches=0 elementsCompared=8
@@ -81,6 +83,13 @@
 // MEAN: numericalTest=PASS
 // MEAN-EXPECT: expect result=0 {{.*}} type=f16 shape=(8,) {{.*}} mismatches=0 elementsCompared=8
 // MEAN-EXPECT: numericalTest=PASS
+
+// Any f16 rows that are not whole words regrouped move alike: [4, 3]
+// flattened ('cannot permute ... a run of 3 f16 elements' before).
+// FLAT: checkpoint=1 operation=permute {{.*}} mismatches=0 elementsCompared=12
+// FLAT: numericalTest=PASS
+// FLAT-EXPECT: expect result=0 {{.*}} type=f16 shape=(12,) {{.*}} mismatches=0 elementsCompared=12
+// FLAT-EXPECT: numericalTest=PASS
 
 //--- sum.mlir
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -180,4 +189,12 @@ func.func @mean_keepdim(%a: tensor<8x64xf16>) -> tensor<8xf16> {
   } -> tensor<8x1xf16>
   %r = tensor.collapse_shape %mean [[0, 1]] : tensor<8x1xf16> into tensor<8xf16>
   return %r : tensor<8xf16>
+}
+
+//--- flatten-f16.mlir
+func.func @flatten(%a: tensor<4x3xf16>) -> tensor<12xf16> {
+  %e = tensor.empty() : tensor<4x3xf16>
+  %t = linalg.tanh ins(%a : tensor<4x3xf16>) outs(%e : tensor<4x3xf16>) -> tensor<4x3xf16>
+  %r = tensor.collapse_shape %t [[0, 1]] : tensor<4x3xf16> into tensor<12xf16>
+  return %r : tensor<12xf16>
 }
