@@ -233,6 +233,14 @@ std::optional<std::string> verifyBody(const ElementwiseBody &body) {
     if (static_cast<unsigned>(op.type) > 3)
       return opText(body, i) + " has an unknown type";
     const unsigned arity = bodyOpArity(op.kind);
+    // Slots past the arity are never read; zero keeps one encoding (and one
+    // hash) per body, and no reader can mistake them for values.
+    for (unsigned o = arity; o < 3; ++o)
+      if (op.operands[o] != 0)
+        return opText(body, i) + " takes " + std::to_string(arity) + " operand" +
+               (arity == 1 ? "" : "s") + ", but its unused operand slot " +
+               std::to_string(o) + " holds " + std::to_string(op.operands[o]) +
+               " (unused slots must be 0)";
     std::optional<ElementType> operandTypes[3];
     for (unsigned o = 0; o < arity; ++o) {
       if (op.operands[o] >= inputs + i)
@@ -326,16 +334,21 @@ float evaluateBodyWithBound(const ElementwiseBody &body, const float *inputs,
     values[i] = inputs[i];
   for (size_t i = 0; i < body.ops.size(); ++i) {
     const BodyOp &op = body.ops[i];
-    const double a = values[op.operands[0]], b = values[op.operands[1]],
-                 c = values[op.operands[2]];
+    // Only the op's own operands: verifyBody bounds those, not the rest.
+    const unsigned arity = bodyOpArity(op.kind);
+    auto operandOf = [&](const std::vector<double> &of, unsigned slot) {
+      return slot < arity ? of[op.operands[slot]] : 0.0;
+    };
+    const double a = operandOf(values, 0), b = operandOf(values, 1),
+                 c = operandOf(values, 2);
     const BodyOpModel &model = modelOf(op.kind);
     const double value = model.value(op, a, b, c);
     const size_t index = body.inputs.size() + i;
     values[index] = op.kind == BodyOpKind::CmpF ? value : roundTo(op.type, value);
     if (!bound)
       continue;
-    const double ea = bounds[op.operands[0]], eb = bounds[op.operands[1]],
-                 ec = bounds[op.operands[2]];
+    const double ea = operandOf(bounds, 0), eb = operandOf(bounds, 1),
+                 ec = operandOf(bounds, 2);
     const double rounded = values[index];
     if (op.kind == BodyOpKind::CmpF) {
       // 1: the comparison may come out either way on the device.

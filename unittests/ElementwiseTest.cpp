@@ -655,6 +655,80 @@ TEST(VerifyBodyTest, UnknownKindTypeAndEmptyInputs) {
   EXPECT_EQ(*error, "body op 0 'arith.negf' has an unknown type");
 }
 
+/// A valid body whose op `target` is of `kind` (on an f32 input; a cast on
+/// f16 or to f16; a select after its comparison), as the last op.
+ElementwiseBody bodyWithOp(BodyOpKind kind, size_t &target) {
+  const bool extends = kind == BodyOpKind::ExtF;
+  BodyBuilder b({{extends ? F16 : F32, Broadcast::Full}});
+  uint32_t x = 0;
+  if (kind == BodyOpKind::Select) {
+    uint32_t positive = b.add(cmpOp(OGT, F32, x, x));
+    target = b.body.ops.size();
+    return b.yield(b.op(kind, F32, {positive, x, x}), F32);
+  }
+  if (kind == BodyOpKind::CmpF) {
+    target = b.body.ops.size();
+    uint32_t positive = b.add(cmpOp(OGT, F32, x, x));
+    return b.yield(b.op(BodyOpKind::Select, F32, {positive, x, x}), F32);
+  }
+  target = b.body.ops.size();
+  if (kind == BodyOpKind::Constant)
+    return b.yield(b.constant(F32, 1.0), F32);
+  const ElementType type = kind == BodyOpKind::TruncF ? F16 : F32;
+  uint32_t value = b.op(kind, type, {x, x, x});
+  // makeOp filled every slot: leave the unused ones zero.
+  for (unsigned o = bodyOpArity(kind); o < 3; ++o)
+    b.body.ops[target].operands[o] = 0;
+  return b.yield(value, type);
+}
+
+TEST(VerifyBodyTest, UnusedOperandSlotsMustBeZero) {
+  // Every kind, every slot past its arity: a small index the evaluator
+  // once read past the values, and 4e9 that crashed it.
+  for (unsigned k = 0; k < kBodyOpKinds; ++k) {
+    const auto kind = static_cast<BodyOpKind>(k);
+    size_t target = 0;
+    const ElementwiseBody valid = bodyWithOp(kind, target);
+    ASSERT_EQ(verifyBody(valid), std::nullopt) << bodyOpName(kind);
+    const unsigned arity = bodyOpArity(kind);
+    for (unsigned slot = arity; slot < 3; ++slot) {
+      for (uint32_t value : {1u, 4000000000u}) {
+        ElementwiseBody body = valid;
+        body.ops[target].operands[slot] = value;
+        std::optional<std::string> error = verifyBody(body);
+        ASSERT_TRUE(error) << bodyOpName(kind) << " slot " << slot;
+        EXPECT_EQ(*error, "body op " + std::to_string(target) + " '" +
+                              std::string(bodyOpName(kind)) + "' takes " +
+                              std::to_string(arity) + " operand" +
+                              (arity == 1 ? "" : "s") + ", but its unused operand slot " +
+                              std::to_string(slot) + " holds " + std::to_string(value) +
+                              " (unused slots must be 0)");
+      }
+    }
+  }
+}
+
+TEST(EvaluateBodyTest, ReadsOnlyTheOpsOwnOperands) {
+  // Unverified bodies with junk past each op's arity evaluate as the clean
+  // body does: the evaluator never indexes with an unused slot.
+  for (unsigned k = 0; k < kBodyOpKinds; ++k) {
+    const auto kind = static_cast<BodyOpKind>(k);
+    size_t target = 0;
+    const ElementwiseBody valid = bodyWithOp(kind, target);
+    ElementwiseBody junk = valid;
+    for (unsigned o = bodyOpArity(kind); o < 3; ++o)
+      junk.ops[target].operands[o] = 4000000000u;
+    for (float x : {-1.5f, 0.25f, 2.0f}) {
+      double validBound = 0, junkBound = 0;
+      const float want = evaluateBodyWithBound(valid, &x, &validBound);
+      const float got = evaluateBodyWithBound(junk, &x, &junkBound);
+      EXPECT_TRUE(want == got || (std::isnan(want) && std::isnan(got)))
+          << bodyOpName(kind) << " at " << x;
+      EXPECT_EQ(validBound, junkBound) << bodyOpName(kind) << " at " << x;
+    }
+  }
+}
+
 TEST(VerifyBodyTest, OpNamesRoundTrip) {
   for (unsigned k = 0; k < kBodyOpKinds; ++k) {
     auto kind = static_cast<BodyOpKind>(k);
