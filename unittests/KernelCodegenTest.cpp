@@ -947,7 +947,11 @@ TEST_F(KernelCodegenTest, CacheEntryIsReusedAndHoldsTheCompiledBodies) {
   ipu::KernelCompileStats freshStats;
   ASSERT_EQ(ipu::compileKernelObject({&first.kernels[0]->body()}, fresh, freshStats),
             std::nullopt);
-  EXPECT_TRUE(cachedBytes == fresh);
+  // With its size and SHA-256 in front.
+  EXPECT_TRUE(cachedBytes == ipu::kernelCacheEntry(fresh));
+  std::vector<uint8_t> object;
+  EXPECT_EQ(ipu::kernelObjectOfCacheEntry(cachedBytes, object), std::nullopt);
+  EXPECT_TRUE(object == fresh);
   // Loaded again: from the cache, and it computes what the first did.
   ipu::Package second = geluPackage(*gelu);
   ipu::CompiledKernels again;
@@ -994,6 +998,117 @@ TEST_F(KernelCodegenTest, CacheThatOthersMayWriteIsNeverUsed) {
   ASSERT_EQ(again.load(planted, directory, stats), std::nullopt);
   EXPECT_FALSE(stats.cached);
   EXPECT_TRUE(geluOutputs(*planted.kernels[0]) == geluOutputs(gelu->kernel("gelu")));
+}
+
+namespace {
+
+std::vector<uint8_t> readFile(const std::string &path) {
+  std::vector<uint8_t> bytes;
+  FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return bytes;
+  int c;
+  while ((c = std::fgetc(file)) != EOF)
+    bytes.push_back(static_cast<uint8_t>(c));
+  std::fclose(file);
+  return bytes;
+}
+
+void writeFile(const std::string &path, const std::vector<uint8_t> &bytes) {
+  FILE *file = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr) << path;
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), file), bytes.size());
+  std::fclose(file);
+}
+
+} // namespace
+
+TEST_F(KernelCodegenTest, DamagedCacheEntryIsCompiledAgain) {
+  // A damaged entry was mapped as is (truncated to 500 bytes: a crash on
+  // every run) or failed every run naming no file (0 to 100 bytes). Each
+  // is now discarded with a warning that names it, compiled again and
+  // rewritten whole; the kernel computes what a fresh compile does.
+  const ScratchDirectory scratch("damaged");
+  const std::string &directory = scratch.path;
+  ipu::KernelCompileStats stats;
+  {
+    ipu::Package package = geluPackage(*gelu);
+    ipu::CompiledKernels compiled;
+    ASSERT_EQ(compiled.load(package, directory, stats), std::nullopt);
+  }
+  const std::string entry = directory + "/" +
+                            ipu::kernelCacheKey({&gelu->kernel("gelu").body()}) + ".so";
+  const std::vector<uint8_t> good = readFile(entry);
+  ASSERT_GT(good.size(), 500u);
+  auto truncated = [&](size_t bytes) {
+    return std::vector<uint8_t>(good.begin(), good.begin() + bytes);
+  };
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> damages = {
+      {"truncated to 500 bytes", truncated(500)},
+      {"empty", truncated(0)},
+      {"truncated to 50 bytes", truncated(50)},
+      {"the header alone", truncated(48)},
+      {"a byte short", truncated(good.size() - 1)},
+      {"a byte long", good},
+  };
+  damages.back().second.push_back(0);
+  // One byte flipped in the header's size, its digest, the ELF header and
+  // the code.
+  for (size_t at : {size_t(9), size_t(20), size_t(48 + 4), good.size() / 2,
+                    good.size() - 1}) {
+    std::vector<uint8_t> flipped = good;
+    flipped[at] ^= 0x40;
+    damages.push_back({"byte " + std::to_string(at) + " flipped", flipped});
+  }
+  for (const auto &[what, bytes] : damages) {
+    SCOPED_TRACE(what);
+    writeFile(entry, bytes);
+    ipu::Package package = geluPackage(*gelu);
+    ipu::CompiledKernels compiled;
+    ASSERT_EQ(compiled.load(package, directory, stats), std::nullopt);
+    EXPECT_FALSE(stats.cached);
+    EXPECT_NE(stats.cacheWarning.find("kernel cache entry '" + entry + "' is damaged ("),
+              std::string::npos)
+        << stats.cacheWarning;
+    EXPECT_NE(stats.cacheWarning.find("discarding it and compiling again"),
+              std::string::npos)
+        << stats.cacheWarning;
+    EXPECT_TRUE(geluOutputs(*package.kernels[0]) == geluOutputs(gelu->kernel("gelu")));
+    // Rewritten whole: the next run takes it from the cache, silently.
+    EXPECT_TRUE(readFile(entry) == good);
+    ipu::Package again = geluPackage(*gelu);
+    ipu::CompiledKernels cached;
+    ASSERT_EQ(cached.load(again, directory, stats), std::nullopt);
+    EXPECT_TRUE(stats.cached);
+    EXPECT_EQ(stats.cacheWarning, "");
+    EXPECT_TRUE(geluOutputs(*again.kernels[0]) == geluOutputs(gelu->kernel("gelu")));
+  }
+}
+
+TEST(KernelCacheEntryTest, EveryTruncationAndByteFlipIsRefused) {
+  // Property: the object comes back only from the entry it was stored in.
+  std::vector<uint8_t> object(300);
+  for (size_t i = 0; i < object.size(); ++i)
+    object[i] = static_cast<uint8_t>(i * 37 + 11);
+  const std::vector<uint8_t> entry = ipu::kernelCacheEntry(object);
+  std::vector<uint8_t> read;
+  ASSERT_EQ(ipu::kernelObjectOfCacheEntry(entry, read), std::nullopt);
+  EXPECT_TRUE(read == object);
+  for (size_t size = 0; size < entry.size(); ++size) {
+    std::vector<uint8_t> part(entry.begin(), entry.begin() + size);
+    EXPECT_NE(ipu::kernelObjectOfCacheEntry(part, read), std::nullopt) << size;
+    EXPECT_TRUE(read.empty());
+  }
+  for (size_t at = 0; at < entry.size(); ++at)
+    for (uint8_t bit = 1; bit; bit <<= 1) {
+      std::vector<uint8_t> flipped = entry;
+      flipped[at] ^= bit;
+      EXPECT_NE(ipu::kernelObjectOfCacheEntry(flipped, read), std::nullopt)
+          << "byte " << at << " bit " << unsigned(bit);
+    }
+  // An empty object is an entry too.
+  EXPECT_EQ(ipu::kernelObjectOfCacheEntry(ipu::kernelCacheEntry({}), read), std::nullopt);
+  EXPECT_TRUE(read.empty());
 }
 
 //===----------------------------------------------------------------------===//

@@ -16,6 +16,7 @@
 #include "IPU/KernelCompiler/KernelCompiler.h"
 #include "IPU/Device/Kernels.h"
 #include "IPU/Support/ElementType.h"
+#include "IPU/Support/Escape.h"
 
 #include "lld/Common/Driver.h"
 #include "mlir/Conversion/Passes.h"
@@ -47,6 +48,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -744,8 +746,9 @@ bool readWholeFile(const std::string &path, std::vector<uint8_t> &bytes) {
   return true;
 }
 
-/// Writes `bytes` to `path` through a private temporary file renamed into
-/// place, so that a reader never sees a partial entry.
+/// Writes `bytes` to `path` through a private temporary file, synced to
+/// disk before it is renamed into place (and the directory after), so that
+/// neither a reader nor a crash ever leaves a partial entry under the name.
 bool writeCacheEntry(const std::string &path, const std::vector<uint8_t> &bytes) {
   std::string temporary = path + ".tmp." + std::to_string(getpid());
   int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -758,19 +761,65 @@ bool writeCacheEntry(const std::string &path, const std::vector<uint8_t> &bytes)
       break;
     written += static_cast<size_t>(n);
   }
-  const bool complete = written == bytes.size() && close(fd) == 0;
+  const bool synced = written == bytes.size() && fsync(fd) == 0;
+  const bool complete = close(fd) == 0 && synced;
   if (!complete || rename(temporary.c_str(), path.c_str()) != 0) {
     unlink(temporary.c_str());
     return false;
   }
+  const std::string directory = path.substr(0, path.find_last_of('/'));
+  int directoryFd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (directoryFd >= 0) {
+    (void)fsync(directoryFd); // The entry is whole either way; this keeps it.
+    close(directoryFd);
+  }
   return true;
 }
 
+/// A cache entry: kEntryMagic, the object's size (8 bytes, little-endian),
+/// its SHA-256, then the object.
+constexpr char kEntryMagic[8] = {'i', 'p', 'u', 'k', 'o', 'b', 'j', '1'};
+constexpr size_t kEntryHeaderBytes = sizeof(kEntryMagic) + 8 + 32;
+
 } // namespace
+
+std::vector<uint8_t> ipu::kernelCacheEntry(const std::vector<uint8_t> &object) {
+  std::vector<uint8_t> entry(kEntryMagic, kEntryMagic + sizeof(kEntryMagic));
+  const uint64_t size = object.size();
+  for (unsigned b = 0; b < 8; ++b)
+    entry.push_back(static_cast<uint8_t>(size >> (8 * b)));
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(object);
+  entry.insert(entry.end(), digest.begin(), digest.end());
+  entry.insert(entry.end(), object.begin(), object.end());
+  return entry;
+}
+
+std::optional<std::string>
+ipu::kernelObjectOfCacheEntry(const std::vector<uint8_t> &entry,
+                              std::vector<uint8_t> &object) {
+  object.clear();
+  if (entry.size() < kEntryHeaderBytes ||
+      std::memcmp(entry.data(), kEntryMagic, sizeof(kEntryMagic)) != 0)
+    return "it is " + std::to_string(entry.size()) +
+           " bytes without the header of an entry";
+  uint64_t size = 0;
+  for (unsigned b = 0; b < 8; ++b)
+    size |= uint64_t(entry[sizeof(kEntryMagic) + b]) << (8 * b);
+  if (size != entry.size() - kEntryHeaderBytes)
+    return "it holds " + std::to_string(entry.size() - kEntryHeaderBytes) +
+           " bytes of an object of " + std::to_string(size);
+  llvm::ArrayRef<uint8_t> bytes(entry.data() + kEntryHeaderBytes, size);
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(bytes);
+  if (std::memcmp(digest.data(), entry.data() + sizeof(kEntryMagic) + 8, 32) != 0)
+    return std::string("its object does not have the SHA-256 it was stored with");
+  object.assign(bytes.begin(), bytes.end());
+  return std::nullopt;
+}
 
 std::string
 ipu::kernelCacheKey(const std::vector<const ElementwiseBody *> &bodies) {
-  std::string encoding = "ipu-kernel-cache 1 abi " +
+  // Format 2: entries carry their object's digest (kernelCacheEntry).
+  std::string encoding = "ipu-kernel-cache 2 abi " +
                          std::to_string(kKernelAbiVersion) + " llvm " +
                          LLVM_VERSION_STRING + " cpu " + kKernelTargetCpu;
   appendBytes<uint64_t>(encoding, bodies.size());
@@ -816,11 +865,47 @@ std::string ipu::defaultKernelCacheDirectory() {
   return "";
 }
 
-CompiledKernels::~CompiledKernels() {
+CompiledKernels::~CompiledKernels() { unmap(); }
+
+void CompiledKernels::unmap() {
   if (handle)
     dlclose(handle);
+  handle = nullptr;
   if (fd >= 0)
     close(fd);
+  fd = -1;
+}
+
+std::optional<std::string> CompiledKernels::map(Package &package,
+                                                const std::vector<uint8_t> &object) {
+  unmap();
+  fd = memfd_create("ipu-kernels", MFD_CLOEXEC);
+  if (fd < 0)
+    return std::string("memfd_create failed: ") + std::strerror(errno);
+  size_t written = 0;
+  while (written < object.size()) {
+    ssize_t n = write(fd, object.data() + written, object.size() - written);
+    if (n <= 0)
+      return std::string("writing the object to memory failed: ") + std::strerror(errno);
+    written += static_cast<size_t>(n);
+  }
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *error = dlerror();
+    return "the dynamic loader refuses the compiled object: " +
+           std::string(error ? error : "unknown error");
+  }
+  for (size_t i = 0; i < package.kernels.size(); ++i) {
+    const std::string symbol = compiledKernelSymbol(i);
+    dlerror();
+    void *address = dlsym(handle, symbol.c_str());
+    if (!address)
+      return "kernel " + std::to_string(i) + " has no symbol '" + symbol +
+             "' in the compiled object";
+    package.kernels[i]->entry = reinterpret_cast<ElementwiseEntry>(address);
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> CompiledKernels::load(Package &package,
@@ -842,56 +927,49 @@ std::optional<std::string> CompiledKernels::load(Package &package,
 
   std::vector<uint8_t> object;
   std::string entry;
+  std::vector<std::string> warnings;
   if (!cacheDirectory.empty()) {
     if (!makePrivateDirectories(cacheDirectory) ||
         !ownedByUserAlone(cacheDirectory, /*directory=*/true)) {
-      stats.cacheWarning = "kernel cache directory is not a directory of this "
-                           "user's that only it may write; compiling without it";
+      warnings.push_back("kernel cache directory is not a directory of this "
+                         "user's that only it may write; compiling without it");
     } else {
       entry = cacheDirectory + "/" + kernelCacheKey(bodies) + ".so";
-      // Only an entry this user alone could have written is trusted.
-      if (ownedByUserAlone(entry, /*directory=*/false) && readWholeFile(entry, object))
-        stats.cached = true;
+      // Only an entry this user alone could have written is trusted, and
+      // only when it holds the object it was written with: a damaged one
+      // (a short write, a bad disk) is discarded and compiled again.
+      std::vector<uint8_t> bytes;
+      if (ownedByUserAlone(entry, /*directory=*/false) && readWholeFile(entry, bytes)) {
+        std::optional<std::string> damage = kernelObjectOfCacheEntry(bytes, object);
+        if (!damage) {
+          damage = map(package, object);
+          if (!damage)
+            stats.cached = true;
+        }
+        if (damage) {
+          warnings.push_back("kernel cache entry '" + escapeText(entry) +
+                             "' is damaged (" + *damage +
+                             "); discarding it and compiling again");
+          unmap();
+          for (const std::shared_ptr<ElementwiseKernel> &kernel : package.kernels)
+            kernel->entry = nullptr;
+          unlink(entry.c_str());
+        }
+      }
     }
   }
   if (!stats.cached) {
-    const std::string warning = stats.cacheWarning;
     if (std::optional<std::string> error = compileKernelObject(bodies, object, stats))
       return "generated kernels: " + *error;
-    stats.cacheWarning = warning;
-    if (!entry.empty() && !writeCacheEntry(entry, object))
-      stats.cacheWarning = "cannot write the kernel cache entry; it is compiled "
-                           "again next time";
+    if (!entry.empty() && !writeCacheEntry(entry, kernelCacheEntry(object)))
+      warnings.push_back("cannot write the kernel cache entry '" + escapeText(entry) +
+                         "'; it is compiled again next time");
+    if (std::optional<std::string> error = map(package, object))
+      return "generated kernels: " + *error;
   }
+  for (const std::string &warning : warnings)
+    stats.cacheWarning += (stats.cacheWarning.empty() ? "" : "; ") + warning;
   stats.kernels = static_cast<unsigned>(bodies.size());
   stats.objectBytes = object.size();
-
-  fd = memfd_create("ipu-kernels", MFD_CLOEXEC);
-  if (fd < 0)
-    return std::string("generated kernels: memfd_create failed: ") + std::strerror(errno);
-  size_t written = 0;
-  while (written < object.size()) {
-    ssize_t n = write(fd, object.data() + written, object.size() - written);
-    if (n <= 0)
-      return std::string("generated kernels: writing the object to memory failed: ") +
-             std::strerror(errno);
-    written += static_cast<size_t>(n);
-  }
-  std::string path = "/proc/self/fd/" + std::to_string(fd);
-  handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *error = dlerror();
-    return "generated kernels: the dynamic loader refuses the compiled object: " +
-           std::string(error ? error : "unknown error");
-  }
-  for (size_t i = 0; i < package.kernels.size(); ++i) {
-    const std::string symbol = compiledKernelSymbol(i);
-    dlerror();
-    void *address = dlsym(handle, symbol.c_str());
-    if (!address)
-      return "generated kernels: kernel " + std::to_string(i) +
-             " has no symbol '" + symbol + "' in the compiled object";
-    package.kernels[i]->entry = reinterpret_cast<ElementwiseEntry>(address);
-  }
   return std::nullopt;
 }

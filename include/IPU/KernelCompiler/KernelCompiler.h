@@ -11,7 +11,8 @@
 // Compiled objects are cached by the SHA-256 of the bodies and of this
 // compiler's identity, in a directory the user owns and nobody else can
 // write (defaultKernelCacheDirectory); a cache entry is only ever bytes this
-// code wrote.
+// code wrote, and is mapped only when it holds the SHA-256 of its object
+// (a damaged entry is compiled again).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,14 @@ compileKernelObject(const std::vector<const ElementwiseBody *> &bodies,
 /// version, target CPU).
 std::string kernelCacheKey(const std::vector<const ElementwiseBody *> &bodies);
 
+/// The bytes of a cache entry holding `object`: a header with the
+/// object's size and SHA-256, then the object.
+std::vector<uint8_t> kernelCacheEntry(const std::vector<uint8_t> &object);
+/// The object of cache entry `entry`, or why it holds none (no header, a
+/// size or digest that does not match: a truncated or damaged entry).
+std::optional<std::string> kernelObjectOfCacheEntry(const std::vector<uint8_t> &entry,
+                                                    std::vector<uint8_t> &object);
+
 /// $IPU_KERNEL_CACHE, else $XDG_CACHE_HOME/ipu-run/kernels, else
 /// $HOME/.cache/ipu-run/kernels; "" when none of them is set.
 std::string defaultKernelCacheDirectory();
@@ -74,13 +83,20 @@ public:
   /// from their bodies, or takes the object from `cacheDirectory` ("" for
   /// no cache; a directory that is not the user's alone is not used, and
   /// stats.cacheWarning says why), maps it and sets every kernel's entry.
-  /// Fails with a message naming the kernel at fault or, for a host without
-  /// AVX2, F16C and FMA, the host. A package without kernels loads nothing.
+  /// An entry that does not hold the object it was stored with, or does
+  /// not load, is removed and compiled again (stats.cacheWarning names
+  /// it). Fails with a message naming the kernel at fault or, for a host
+  /// without AVX2, F16C and FMA, the host. A package without kernels loads
+  /// nothing.
   std::optional<std::string> load(Package &package,
                                   const std::string &cacheDirectory,
                                   KernelCompileStats &stats);
 
 private:
+  /// Loads `object` from memory and sets every kernel's entry.
+  std::optional<std::string> map(Package &package, const std::vector<uint8_t> &object);
+  void unmap();
+
   void *handle = nullptr;
   int fd = -1;
 };
