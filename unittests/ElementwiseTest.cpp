@@ -729,6 +729,46 @@ TEST(EvaluateBodyTest, ReadsOnlyTheOpsOwnOperands) {
   }
 }
 
+TEST(KernelCompileCostTest, EveryOpAddsAndLongBodiesGrowFaster) {
+  // Property: appending any op costs more; transcendentals cost more than
+  // arithmetic; doubling a long body more than doubles its cost above the
+  // fixed part (LLVM's time on one straight-line body grows faster).
+  for (unsigned k = 0; k < kBodyOpKinds; ++k) {
+    const auto kind = static_cast<BodyOpKind>(k);
+    size_t target = 0;
+    ElementwiseBody body = bodyWithOp(kind, target);
+    ElementwiseBody shorter = body;
+    shorter.ops.erase(shorter.ops.begin() + target, shorter.ops.end());
+    shorter.result = 0;
+    shorter.resultType = shorter.inputs[0].type;
+    EXPECT_GT(kernelCompileCost(body), kernelCompileCost(shorter)) << bodyOpName(kind);
+  }
+  auto chain = [](BodyOpKind kind, uint32_t count) {
+    BodyBuilder b({{F32, Broadcast::Full}});
+    uint32_t value = 0;
+    for (uint32_t i = 0; i < count; ++i)
+      value = b.op(kind, F32, {value, 0});
+    return b.yield(value, F32);
+  };
+  for (BodyOpKind expensive : {BodyOpKind::Exp, BodyOpKind::Log, BodyOpKind::Tanh,
+                               BodyOpKind::Erf, BodyOpKind::PowF})
+    EXPECT_GT(kernelCompileCost(chain(expensive, 1)),
+              kernelCompileCost(chain(BodyOpKind::AddF, 8)))
+        << bodyOpName(expensive);
+  for (uint32_t count : {64u, 256u, 1024u}) {
+    const uint64_t once = kernelCompileCost(chain(BodyOpKind::PowF, count)) -
+                          kKernelCompileOverhead;
+    const uint64_t twice = kernelCompileCost(chain(BodyOpKind::PowF, 2 * count)) -
+                           kKernelCompileOverhead;
+    EXPECT_GT(twice, 2 * once) << count;
+  }
+  // The package, one kernel of 1,024 chained powf (69 s to
+  // compile), is past the limit alone; the SigLIP tower's largest kernel
+  // is a few dozen ops.
+  EXPECT_GT(kernelCompileCost(chain(BodyOpKind::PowF, 1024)), kMaxKernelCompileCost);
+  EXPECT_LT(kernelCompileCost(chain(BodyOpKind::Tanh, 40)), kMaxKernelCompileCost / 100);
+}
+
 TEST(VerifyBodyTest, OpNamesRoundTrip) {
   for (unsigned k = 0; k < kBodyOpKinds; ++k) {
     auto kind = static_cast<BodyOpKind>(k);

@@ -2115,13 +2115,39 @@ ElementwiseBody doubleBody() {
 }
 
 /// makePackage with one generated kernel (the validator checks its body,
-/// symbol and ABI; compiling it is ipu-run's).
+/// symbol and ABI; compiling it is ipu-run's), and a compute set that runs
+/// it (a kernel no compute set runs is refused): one element on tile 0.
 void addKernel(Package &p, ElementwiseBody body = doubleBody(),
                std::string name = "ew0.kernel") {
   std::string symbol = elementwiseSymbol(body);
+  const size_t operands = body.inputs.size() + 1;
   p.kernels.push_back(
       std::make_shared<ElementwiseKernel>(name, symbol, std::move(body)));
   p.kernelAbiVersion = kKernelAbiVersion;
+  ComputeSet set;
+  set.name = name + ".set";
+  set.kernel = name;
+  set.tiles = {0};
+  for (size_t o = 0; o < operands; ++o)
+    set.operandAddress.push_back(kGathered + 0x400 + 0x100 * uint32_t(o));
+  set.params = {1, 1};
+  p.computeSets.push_back(set);
+}
+
+/// `count` chained math.powf on an f32 input: a body costly to compile.
+ElementwiseBody powfChain(uint32_t count) {
+  ElementwiseBody body;
+  body.inputs = {{ElementType::F32, Broadcast::Full}};
+  for (uint32_t i = 0; i < count; ++i) {
+    BodyOp pow;
+    pow.kind = BodyOpKind::PowF;
+    pow.operands[0] = i; // The input, then each power.
+    pow.operands[1] = 0;
+    body.ops.push_back(pow);
+  }
+  body.result = count;
+  body.resultType = ElementType::F32;
+  return body;
 }
 
 } // namespace
@@ -2210,6 +2236,45 @@ TEST(PackageValidate, GeneratedKernels) {
       },
       {"compute set 'ew0' vertex on tile 0: ew0.kernel: parameter 'cols' = 0 "
        "is not in [1, 2^24)"});
+}
+
+TEST(PackageValidate, KernelsNoComputeSetRunsAreRefused) {
+  // Compiling them was work for nothing, before any limit applied.
+  expectInvalid(
+      [](Package &p) {
+        addKernel(p);
+        addKernel(p, doubleBody(), "unused\n.kernel");
+        p.computeSets.pop_back();
+      },
+      {"kernel 1 ('unused\\n.kernel'): no compute set runs it; a package "
+       "carries only the kernels it runs"});
+}
+
+TEST(PackageValidate, KernelsCostlyToCompileAreRefusedBeforeCompiling) {
+  // 512 chained powf cost 182,378 (about 14 s to compile), 513 cost
+  // 182,990: each alone is accepted, both together are past the limit.
+  EXPECT_EQ(kernelCompileCost(powfChain(512)), 182378u);
+  EXPECT_EQ(kernelCompileCost(powfChain(513)), 182990u);
+  Package one = makePackage();
+  addKernel(one, powfChain(512), "pow512");
+  EXPECT_EQ(validatePackage(one, TargetModel::ipu21WithTiles(4)), std::nullopt);
+  expectInvalid(
+      [](Package &p) {
+        addKernel(p, powfChain(512), "pow512");
+        addKernel(p, powfChain(513), "pow513");
+      },
+      {"generated kernels: compiling them would cost 365368 units (about 0.1 ms "
+       "each), more than the 300000 a package may take; the costliest is kernel 1 "
+       "('pow513', 513 ops), at 182990"});
+  // Many cheap kernels add up too: 2,885 of doubleBody's 104 (the issue's
+  // 1,000 one-op kernels took 13.5 s; 65,536 were allowed).
+  EXPECT_EQ(kernelCompileCost(doubleBody()), 104u);
+  expectInvalid(
+      [](Package &p) {
+        for (int k = 0; k < 2885; ++k)
+          addKernel(p, doubleBody(), "ew" + std::to_string(k));
+      },
+      {"generated kernels: compiling them would cost 300040 units"});
 }
 
 TEST(PackageIO, GeneratedKernelsRoundTrip) {
@@ -2361,6 +2426,7 @@ TEST(PackageValidate, ElementwiseReferences) {
   // it, checked by an "elementwise" reference op on the matmul's value.
   auto withElementwise = [](Package &p) {
     addKernel(p);
+    p.computeSets.pop_back(); // This one runs the kernel in the program.
     ComputeSet set;
     set.name = "ew0";
     set.kernel = "ew0.kernel";

@@ -176,6 +176,8 @@ public:
     for (size_t i = 0; i < package.computeSets.size(); ++i)
       if (auto error = checkComputeSet(i))
         return error;
+    if (auto error = checkKernelsRun())
+      return error;
     for (const PackagePhase &phase : package.phases)
       if (auto error = checkPhase(phase))
         return error;
@@ -534,12 +536,16 @@ private:
 
   /// Generated kernels: bodies that hold together, names no other kernel
   /// has, symbols that are their bodies', of this ABI (ipu-run compiles
-  /// them; no code travels in a package).
+  /// them; no code travels in a package), all of them cheap enough to
+  /// compile (kMaxKernelCompileCost): ipu-run compiles every kernel before
+  /// it runs anything.
   std::optional<std::string> checkKernels() {
     constexpr uint64_t kMaxKernels = 1 << 16, kMaxBodyOps = 1 << 12;
     if (package.kernels.size() > kMaxKernels)
       return "package has " + to_string(package.kernels.size()) +
              " kernels, more than " + to_string(kMaxKernels);
+    uint64_t compileCost = 0, costliest = 0;
+    size_t costliestKernel = 0;
     std::set<std::string> names;
     for (size_t i = 0; i < package.kernels.size(); ++i) {
       const ElementwiseKernel &kernel = *package.kernels[i];
@@ -557,10 +563,39 @@ private:
       if (kernel.symbol() != elementwiseSymbol(kernel.body()))
         return where + ": symbol '" + kernel.symbol() +
                "' is not the body's ('" + elementwiseSymbol(kernel.body()) + "')";
+      const uint64_t cost = kernelCompileCost(kernel.body());
+      compileCost += cost; // At most 2^16 kernels of 2^13 ops: no overflow.
+      if (cost > costliest) {
+        costliest = cost;
+        costliestKernel = i;
+      }
+    }
+    if (compileCost > kMaxKernelCompileCost) {
+      const ElementwiseKernel &kernel = *package.kernels[costliestKernel];
+      return "generated kernels: compiling them would cost " + to_string(compileCost) +
+             " units (about 0.1 ms each), more than the " +
+             to_string(kMaxKernelCompileCost) + " a package may take; the costliest is kernel " +
+             to_string(costliestKernel) + " ('" + escapeText(kernel.name()) + "', " +
+             to_string(kernel.body().ops.size()) + " ops), at " + to_string(costliest);
     }
     if (!package.kernels.empty() && package.kernelAbiVersion != kKernelAbiVersion)
       return "generated kernels: ABI version " + to_string(package.kernelAbiVersion) +
              ", this simulator runs version " + to_string(kKernelAbiVersion);
+    return std::nullopt;
+  }
+
+  /// Every generated kernel is one a compute set runs: ipu-run compiles
+  /// every kernel before it runs anything, so one that nothing runs would
+  /// be work for nothing. After the compute sets, whose kernel names are
+  /// checked first (a set naming no kernel is the likelier fault).
+  std::optional<std::string> checkKernelsRun() {
+    std::set<std::string_view> run;
+    for (const ComputeSet &set : package.computeSets)
+      run.insert(set.kernel);
+    for (size_t i = 0; i < package.kernels.size(); ++i)
+      if (!run.count(package.kernels[i]->name()))
+        return "kernel " + to_string(i) + " ('" + escapeText(package.kernels[i]->name()) +
+               "'): no compute set runs it; a package carries only the kernels it runs";
     return std::nullopt;
   }
 

@@ -181,6 +181,23 @@ uint64_t bodyHash(const ElementwiseBody &body);
 /// FNV-1a 64 of `bytes`, the package's check on kernel objects.
 uint64_t fnv1a64(const uint8_t *bytes, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
 
+/// What compiling `body` into host code (lib/KernelCompiler) costs, in
+/// units of about 0.1 ms of one core of the machine the weights were
+/// measured on (docs/ThreatModel.md has the figures): a fixed part per
+/// kernel, a weight per op by kind (math.powf, math.log, math.erf, math.exp
+/// and math.tanh expand to polynomials; arithmetic is a few instructions),
+/// and the square of the ops' weights over kKernelCompileQuadratic: LLVM's
+/// scheduling and register allocation of one long straight-line body grow
+/// faster than its length (512 chained powf take 2.8 times 256's time).
+/// For the validator's bound on a package's kernels (each accepted by
+/// verifyBody), before any compiles.
+uint64_t kernelCompileCost(const ElementwiseBody &body);
+constexpr uint64_t kKernelCompileOverhead = 100;
+constexpr uint64_t kKernelCompileQuadratic = 20000;
+/// The most a package's kernels may cost in all: about 30 s of compiling
+/// on that machine, ten times what the kernels of any real model cost.
+constexpr uint64_t kMaxKernelCompileCost = 300000;
+
 /// Where the cycles of one elementwise vertex go (estimateElementwise).
 struct ElementwiseCycles {
   unsigned lanes = 0;            ///< Elements per 64-bit vector.
