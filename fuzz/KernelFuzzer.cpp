@@ -47,8 +47,12 @@ ElementwiseBody bodyFrom(FuzzedDataProvider &data) {
     op.kind = static_cast<BodyOpKind>(data.ConsumeIntegralInRange<uint8_t>(0, kBodyOpKinds - 1));
     op.type = static_cast<ElementType>(data.ConsumeIntegralInRange<uint8_t>(0, 3));
     op.predicate = data.ConsumeIntegralInRange<uint8_t>(0, 15);
-    for (uint32_t &operand : op.operands)
-      operand = data.ConsumeIntegralInRange<uint32_t>(0, inputs + i - 1);
+    // Every slot is read from the input (so that corpora keep their
+    // meaning); those past the kind's arity must be 0 (verifyBody).
+    for (unsigned o = 0; o < 3; ++o) {
+      const uint32_t operand = data.ConsumeIntegralInRange<uint32_t>(0, inputs + i - 1);
+      op.operands[o] = o < bodyOpArity(op.kind) ? operand : 0;
+    }
     op.constant = roundTo(op.type, kConstants[data.ConsumeIntegralInRange<size_t>(
                                        0, sizeof(kConstants) / sizeof(kConstants[0]) - 1)]);
     body.ops.push_back(op);
