@@ -27,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <elf.h>
@@ -1083,6 +1084,32 @@ TEST_F(KernelCodegenTest, DamagedCacheEntryIsCompiledAgain) {
     EXPECT_EQ(stats.cacheWarning, "");
     EXPECT_TRUE(geluOutputs(*again.kernels[0]) == geluOutputs(gelu->kernel("gelu")));
   }
+}
+
+TEST(KernelCompileBoundTest, CostlyBodiesAreRefusedBeforeCompiling) {
+  // One kernel of 1,024 chained powf took 69 s to compile: refused at
+  // once, whoever calls the compiler.
+  ipu::ElementwiseBody body;
+  body.inputs = {{ipu::ElementType::F32, ipu::Broadcast::Full}};
+  for (uint32_t i = 0; i < 1024; ++i) {
+    ipu::BodyOp pow;
+    pow.kind = ipu::BodyOpKind::PowF;
+    pow.operands[0] = i;
+    body.ops.push_back(pow);
+  }
+  body.result = 1024;
+  ASSERT_EQ(ipu::verifyBody(body), std::nullopt);
+  std::vector<uint8_t> object;
+  ipu::KernelCompileStats stats;
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<std::string> error = ipu::compileKernelObject({&body}, object, stats);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "compiling the kernels would cost " +
+                        std::to_string(ipu::kernelCompileCost(body)) +
+                        " units, more than the 300000 a package may take");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+            1.0);
+  EXPECT_TRUE(object.empty());
 }
 
 TEST(KernelCacheEntryTest, EveryTruncationAndByteFlipIsRefused) {

@@ -626,9 +626,17 @@ ipu::compileKernelObject(const std::vector<const ElementwiseBody *> &bodies,
   stats = KernelCompileStats();
   if (bodies.empty())
     return std::nullopt;
-  for (size_t i = 0; i < bodies.size(); ++i)
+  uint64_t cost = 0;
+  for (size_t i = 0; i < bodies.size(); ++i) {
     if (std::optional<std::string> error = verifyBody(*bodies[i]))
       return "kernel " + std::to_string(i) + ": " + *error;
+    cost += kernelCompileCost(*bodies[i]);
+  }
+  // The validator's bound, kept by every caller: nothing long compiles.
+  if (cost > kMaxKernelCompileCost)
+    return "compiling the kernels would cost " + std::to_string(cost) +
+           " units, more than the " + std::to_string(kMaxKernelCompileCost) +
+           " a package may take";
   auto start = std::chrono::steady_clock::now();
   DialectRegistry registry;
   registry.insert<func::FuncDialect, scf::SCFDialect, arith::ArithDialect,

@@ -46,7 +46,8 @@ constexpr const char *kKernelTargetCpu = "x86-64-v3";
 /// ElementwiseEntry signature.
 std::string compiledKernelSymbol(size_t index);
 
-/// Compiles `bodies` (each accepted by verifyBody) into one x86-64 ELF
+/// Compiles `bodies` (each accepted by verifyBody, costing at most
+/// kMaxKernelCompileCost in all: refused otherwise) into one x86-64 ELF
 /// shared object that exports compiledKernelSymbol(i) for body i and
 /// imports nothing. The bytes depend only on the bodies, not on the thread
 /// count or the host. The message names the body at fault.
