@@ -2246,7 +2246,7 @@ TEST(PackageValidate, KernelsNoComputeSetRunsAreRefused) {
         addKernel(p, doubleBody(), "unused\n.kernel");
         p.computeSets.pop_back();
       },
-      {"kernel 1 ('unused\\n.kernel'): no compute set runs it; a package "
+      {"kernel 1 ('unused\n.kernel'): no compute set runs it; a package "
        "carries only the kernels it runs"});
 }
 

@@ -575,7 +575,7 @@ private:
       return "generated kernels: compiling them would cost " + to_string(compileCost) +
              " units (about 0.1 ms each), more than the " +
              to_string(kMaxKernelCompileCost) + " a package may take; the costliest is kernel " +
-             to_string(costliestKernel) + " ('" + escapeText(kernel.name()) + "', " +
+             to_string(costliestKernel) + " ('" + kernel.name() + "', " +
              to_string(kernel.body().ops.size()) + " ops), at " + to_string(costliest);
     }
     if (!package.kernels.empty() && package.kernelAbiVersion != kKernelAbiVersion)
@@ -587,14 +587,15 @@ private:
   /// Every generated kernel is one a compute set runs: ipu-run compiles
   /// every kernel before it runs anything, so one that nothing runs would
   /// be work for nothing. After the compute sets, whose kernel names are
-  /// checked first (a set naming no kernel is the likelier fault).
+  /// checked first (a set naming no kernel is the likelier fault). Names
+  /// are escaped where the message is printed, as every other here.
   std::optional<std::string> checkKernelsRun() {
     std::set<std::string_view> run;
     for (const ComputeSet &set : package.computeSets)
       run.insert(set.kernel);
     for (size_t i = 0; i < package.kernels.size(); ++i)
       if (!run.count(package.kernels[i]->name()))
-        return "kernel " + to_string(i) + " ('" + escapeText(package.kernels[i]->name()) +
+        return "kernel " + to_string(i) + " ('" + package.kernels[i]->name() +
                "'): no compute set runs it; a package carries only the kernels it runs";
     return std::nullopt;
   }
