@@ -74,8 +74,7 @@ public:
       if (!isa<ipu_tile::TileLowerableOpInterface, ipu_tile::FromHostOp,
                ipu_tile::RelayoutOp, ipu_tile::RepeatOp, ipu_tile::CarryOp,
                func::ReturnOp>(op)) {
-        op->emitError("cannot lower '")
-            << op->getName() << "' to tiles: it implements no TileLowerableOpInterface";
+        ipu_tile::emitNotLowerable(op);
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

@@ -359,6 +359,14 @@ liftedColumnInputs(OpBuilder &builder, ArrayRef<Value> inputs,
 
 LogicalResult importOne(linalg::LinalgOp op, PatternRewriter &builder) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  // A comparison's i1 (or an integer) can be a value inside a body, but no
+  // tile buffer holds one.
+  if (!isa<FloatType>(resultType.getElementType()))
+    return op.emitError("an elementwise result of ")
+           << resultType
+           << ": tile buffers hold floats (f32, f16, f8E4M3FN, f8E5M2); use a "
+              "comparison or integer inside the elementwise op that reads it "
+              "(arith.select on an arith.cmpf), not as a value of its own";
   SmallVector<Value> inputs;
   SmallVector<std::pair<unsigned, DenseElementsAttr>> constants;
   for (OpOperand *operand : op.getDpsInputOperands()) {

@@ -18,10 +18,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUIMPORTLINALG
@@ -1139,6 +1141,68 @@ static LogicalResult refuseDynamicShapes(ModuleOp module) {
   return failure(refused);
 }
 
+/// Elementwise arith and math ops on whole tensors (`arith.addf` or
+/// `math.exp` on a tensor, as hand-written IR and some StableHLO-to-linalg
+/// paths write them) become the all-parallel generics that the elementwise
+/// import takes, by upstream's own conversion; they then fuse and lower as
+/// every other elementwise op. Walked, not driven greedily, so that nothing
+/// else is folded. A comparison's i1 tensor (`arith.cmpf` read by
+/// `arith.select`) has no tile buffer: a converted generic whose result is
+/// not a float is fused, by upstream's elementwise fusion, into the
+/// all-parallel generics that read it, so that the i1 stays a scalar inside
+/// one body. Generics the input wrote are left as they are (the frozen
+/// import recognises some i1 forms).
+static void elementwiseOpsAsGenerics(ModuleOp module) {
+  struct Converted : RewriterBase::Listener {
+    llvm::SmallPtrSet<Operation *, 16> ops;
+    void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+      if (isa<linalg::GenericOp>(op))
+        ops.insert(op);
+    }
+  } converted;
+  RewritePatternSet patterns(module.getContext());
+  linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+  walkAndApplyPatterns(module, std::move(patterns), &converted);
+  if (converted.ops.empty())
+    return;
+
+  IRRewriter rewriter(module.getContext());
+  auto fuseOne = [&]() {
+    WalkResult fused = module.walk([&](linalg::GenericOp consumer) {
+      if (consumer.getNumReductionLoops() != 0)
+        return WalkResult::advance();
+      for (OpOperand *operand : consumer.getDpsInputOperands()) {
+        auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+        if (!producer || !converted.ops.contains(producer) ||
+            isa<FloatType>(getElementTypeOrSelf(operand->get().getType())) ||
+            !linalg::areElementwiseOpsFusable(operand))
+          continue;
+        rewriter.setInsertionPoint(consumer);
+        FailureOr<linalg::ElementwiseOpFusionResult> result =
+            linalg::fuseElementwiseOps(rewriter, operand);
+        if (failed(result))
+          continue;
+        converted.ops.insert(result->fusedOp);
+        for (auto [original, replacement] : result->replacements)
+          rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+            return use.getOwner() != producer;
+          });
+        converted.ops.erase(consumer);
+        rewriter.eraseOp(consumer);
+        if (producer->use_empty()) {
+          converted.ops.erase(producer);
+          rewriter.eraseOp(producer);
+        }
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return fused.wasInterrupted();
+  };
+  while (fuseOne()) {
+  }
+}
+
 struct ImportLinalgPass
     : public mlir::ipu_compiler::impl::IPUImportLinalgBase<ImportLinalgPass> {
   void runOnOperation() override {
@@ -1149,7 +1213,9 @@ struct ImportLinalgPass
     ImportRefusals refusals;
     if (failed(refuseDynamicShapes(module)))
       return signalPassFailure();
+    // After the demotion, which drops a tensor's f64 round trip whole.
     demoteDoublePrecision(module);
+    elementwiseOpsAsGenerics(module);
     if (failed(mlir::ipu_compiler::importFrozenModel(module)))
       return signalPassFailure();
     RewritePatternSet convolutions(context);

@@ -135,9 +135,7 @@ LogicalResult lowerFunction(func::FuncOp func, const ipu::TargetModel &target) {
     }
     auto lowerable = dyn_cast<ipu_tile::TileLowerableOpInterface>(op);
     if (!lowerable)
-      return op.emitError("cannot lower '")
-             << op.getName()
-             << "' to tiles: it implements no TileLowerableOpInterface";
+      return ipu_tile::emitNotLowerable(&op);
     if (failed(lowerable.lowerToTile(lowering, nameOf[&op])))
       return failure();
   }

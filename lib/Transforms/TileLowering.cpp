@@ -3,6 +3,7 @@
 #include "IPU/Transforms/TileLowering.h"
 #include "IPU/Dialect/Exchange/IR/Exchange.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Support/Escape.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -761,6 +762,19 @@ void ProgramBuilder::finish() {
   program.setEstimatedCyclesAttr(builder.getI64IntegerAttr(estimatedCycles));
   if (!planFinalists.empty())
     program.setPlanFinalistsAttr(builder.getDictionaryAttr(planFinalists));
+}
+
+InFlightDiagnostic mlir::ipu_tile::emitNotLowerable(Operation *op) {
+  // The name as the input spelled it: an unregistered op's is any text.
+  return op->emitError("cannot lower '")
+         << ipu::escapeText(op->getName().getStringRef())
+         << "' to tiles: the IPU compiler compiles linalg on tensors as "
+            "torch-mlir and StableHLO-to-linalg emit it (contractions, "
+            "patch-embedding convolutions, elementwise generics and maps, row "
+            "reductions, and the transposes, broadcasts, reshapes and slices "
+            "around them), elementwise arith and math ops on whole tensors, and "
+            "layers written as an scf.for loop; express it as a linalg op on "
+            "tensors, or file it as a missing op family";
 }
 
 FailureOr<SmallVector<func::FuncOp>>

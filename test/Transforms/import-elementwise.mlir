@@ -150,3 +150,39 @@ func.func @transposed_read(%x: tensor<16x16xf32>, %m: tensor<16x16xf32>) -> tens
   } -> tensor<16x16xf32>
   return %y : tensor<16x16xf32>
 }
+
+// -----
+
+// Elementwise arith and math ops on whole tensors become generics first
+// (upstream's elementwise-to-linalg conversion), then one fused op; the
+// comparison's i1 tensor is fused into its select and stays a scalar.
+// CHECK-LABEL: func.func @tensor_level
+// CHECK:       %[[R:.*]] = ipu_tile.elementwise %arg0, %arg1 : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf16> {
+// CHECK-NEXT:  ^bb0(%[[X:.*]]: f32, %[[W:.*]]: f32):
+// CHECK:         %[[S:.*]] = arith.addf %[[X]], %[[W]] : f32
+// CHECK-NEXT:    %[[P:.*]] = arith.mulf %[[S]], %[[X]] : f32
+// CHECK-NEXT:    %[[E:.*]] = math.exp %[[P]] : f32
+// CHECK-NEXT:    %[[C:.*]] = arith.cmpf ogt, %[[E]], %[[X]] : f32
+// CHECK-NEXT:    %[[M:.*]] = arith.select %[[C]], %[[E]], %[[X]] : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[M]] : f32 to f16
+// CHECK-NEXT:    ipu_tile.yield %[[T]] : f16
+// CHECK:       return %[[R]]
+// CHECK-NOT:   linalg.generic
+func.func @tensor_level(%x: tensor<8x16xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf16> {
+  %s = arith.addf %x, %w : tensor<8x16xf32>
+  %p = arith.mulf %s, %x : tensor<8x16xf32>
+  %e = math.exp %p : tensor<8x16xf32>
+  %c = arith.cmpf ogt, %e, %x : tensor<8x16xf32>
+  %m = arith.select %c, %e, %x : tensor<8x16xi1>, tensor<8x16xf32>
+  %y = arith.truncf %m : tensor<8x16xf32> to tensor<8x16xf16>
+  return %y : tensor<8x16xf16>
+}
+
+// -----
+
+// A comparison's i1 tensor that no op selects on has no tile buffer.
+func.func @returned_comparison(%x: tensor<8x16xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xi1> {
+  // expected-error @+1 {{an elementwise result of 'tensor<8x16xi1>': tile buffers hold floats (f32, f16, f8E4M3FN, f8E5M2); use a comparison or integer inside the elementwise op that reads it (arith.select on an arith.cmpf), not as a value of its own}}
+  %c = arith.cmpf ogt, %x, %w : tensor<8x16xf32>
+  return %c : tensor<8x16xi1>
+}

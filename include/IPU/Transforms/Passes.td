@@ -118,7 +118,9 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
     as a row input, splat constants as body constants. Bodies are
     simplified (`x^3` as `x * x * x`, constant truncations folded);
     `--ipu-fuse-elementwise` then fuses chains. A body op no tile kernel
-    runs is an error naming it.
+    runs is an error naming it. Elementwise arith and math ops on whole
+    tensors (`%y = math.exp %x : tensor<8x16xf32>`) first become such
+    generics, by upstream's elementwise-to-linalg conversion.
 
 
     Recognises every contraction by its indexing maps, whatever op spells
@@ -210,6 +212,8 @@ def IPUImportLinalg : Pass<"ipu-import-linalg", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::ipu_gemm::IPUGemmDialect",
                            "::mlir::ipu_tile::IPUTileDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
                            "::mlir::math::MathDialect"];
 }
 

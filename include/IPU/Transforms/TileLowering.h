@@ -244,6 +244,10 @@ private:
 /// is refused with an error on the function).
 FailureOr<SmallVector<func::FuncOp>> functionsToCompile(ModuleOp module);
 
+/// The error on an op that no tile lowering takes: it names the op, what
+/// the compiler compiles and the way out.
+InFlightDiagnostic emitNotLowerable(Operation *op);
+
 /// Attaches TileLowerableOpInterface to the ops that lower through it.
 void registerTileLoweringModels(DialectRegistry &registry);
 /// The part of it for ipu_tile.elementwise (ElementwiseLowering.cpp).
