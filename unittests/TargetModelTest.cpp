@@ -18,12 +18,17 @@ TEST(TargetModelTest, Ipu21Chip) {
   EXPECT_EQ(t.vectorBytes, 8u);
   // Seed `peakTflops=282.624`.
   EXPECT_DOUBLE_EQ(t.peakFlopsF16(), 282.624e12);
-  // PCIe Gen4 x16 at 32 GB/s: 32 bytes take 1.5 cycles; a 30.4 MB so400m
-  // layer of f16 weights about 1.43 M cycles, beside the host sync.
-  EXPECT_DOUBLE_EQ(t.hostCyclesPerByte * 32, 1.5);
+  // The user's C600 upload, 453,752,832 bytes in 116 ms: the upload itself
+  // takes 116 ms of device cycles at 1.5 GHz; a 30.4 MB so400m layer of f16
+  // weights about 11.66 M cycles, beside the host sync.
+  EXPECT_NEAR(t.hostLinkBytesPerSecond / 1e9, 3.9117, 1e-4);
+  EXPECT_NEAR(double(t.hostStreamCycles(453752832) - t.hostStreamLatencyCycles), 174e6, 1);
   EXPECT_EQ(t.hostStreamCycles(0), t.hostStreamLatencyCycles);
-  EXPECT_EQ(t.hostStreamCycles(32), t.hostStreamLatencyCycles + 2u);
-  EXPECT_EQ(t.hostStreamCycles(30400000), t.hostStreamLatencyCycles + 1425000u);
+  EXPECT_EQ(t.hostStreamCycles(30400000), t.hostStreamLatencyCycles + 11657448u);
+  // PCIe Gen4 x16 at 32 GB/s as the bound: 32 bytes take 1.5 cycles.
+  EXPECT_EQ(t.hostStreamCyclesPcieBound(32), t.hostStreamLatencyCycles + 2u);
+  EXPECT_EQ(t.hostStreamCyclesPcieBound(30400000), t.hostStreamLatencyCycles + 1425000u);
+  EXPECT_GT(t.hostStreamCycles(1 << 20), t.hostStreamCyclesPcieBound(1 << 20));
 }
 
 TEST(TargetModelTest, Ipu21Memory) {

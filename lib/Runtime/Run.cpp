@@ -3,8 +3,10 @@
 #include "IPU/Runtime/Run.h"
 
 #include "IPU/Runtime/HostData.h"
+#include "IPU/Runtime/HostLink.h"
 #include "IPU/Support/Escape.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -132,9 +134,9 @@ std::optional<std::string> ipu::summaryLines(const Package &package,
       " hostCycles=" + number(result.hostCycles) + " hostBytes=" + number(result.hostBytes) +
       " deviceMicroseconds=" + fixed(seconds * 1e6, 3) +
       " effectiveGemmTflops=" + fixed(tflops, 3) + " peakTflops=" + fixed(peakTflops, 3) +
-      " efficiencyPercent=" + fixed(efficiency, 2) +
-      " ownPeakTflops=" + fixed(ownPeakTflops, 3) +
       " efficiencyOwnPeakPercent=" + fixed(ownEfficiency, 2) +
+      " ownPeakTflops=" + fixed(ownPeakTflops, 3) +
+      " efficiencyAgainstF16PeakPercent=" + fixed(efficiency, 2) +
       " activeTiles=" + number(result.activeTiles) + " executionTiles=" + number(target.tiles));
   // Memory as the program uses it: from the region bases (the runtime image
   // and reserved code included) to the highest byte touched on the busiest
@@ -169,30 +171,83 @@ std::optional<std::string> ipu::summaryLines(const Package &package,
   return std::nullopt;
 }
 
+uint32_t ipu::imagesPerRun(const Package &package) {
+  // A run of a package that runs its images one after another holds one
+  // image (each argument's share has a leading dim of 1). A batch computed
+  // together holds as many as its first input's leading dim when that input
+  // is pixels, [B, C, H, W] (rank 4 or more, as images=auto takes them).
+  // At rank 3 the leading dim may be images ([B, S, D]) or not (the heads
+  // of a batched matmul, [16, 729, 72]; the tokens of a sequence-first
+  // encoder, [S, B, D]): one image, unless images=sequence said it is a
+  // batch, which then runs (and counts) one image at a time.
+  if (package.images > 1)
+    return 1;
+  const HostStream *first = nullptr;
+  for (const HostStream &stream : package.streams)
+    if (stream.toDevice && !stream.weight && stream.layerStreams.empty() &&
+        changesPerImage(package, stream) && (!first || stream.index < first->index))
+      first = &stream;
+  if (!first)
+    return 1;
+  const std::vector<int64_t> &shape =
+      first->declaredShape.empty() ? first->shape : first->declaredShape;
+  if (shape.size() < 4 || shape[0] < 1 || shape[0] > int64_t(UINT32_MAX))
+    return 1;
+  return uint32_t(shape[0]);
+}
+
 void ipu::addImage(const Package &package, const TargetModel &target,
                    const SimulationResult &image, BatchRun &batch) {
-  ++batch.images;
+  ++batch.runs;
+  batch.images += imagesPerRun(package);
   batch.deviceCycles += image.cycles;
+  batch.deviceCyclesPcieBound += image.cycles - image.hostCycles + image.hostCyclesPcieBound;
   // What changes from one image to the next (checkpoints are for --check
-  // only; layers' weights streamed during the run are the run's own).
+  // only; layers' weights streamed during the run are the run's own). The
+  // link carries each byte once; copies on other tiles come over the
+  // exchange.
   for (const HostStream &stream : package.streams) {
     if (!changesPerImage(package, stream) || !stream.layerStreams.empty())
       continue;
-    batch.linkBytes += streamBytes(stream);
-    batch.linkCycles += target.hostStreamCycles(streamBytes(stream));
+    const HostLinkLoad load = hostLinkLoad(stream, target);
+    batch.linkBytes += load.linkBytes;
+    batch.linkCycles += target.hostStreamCycles(load.linkBytes);
+    batch.linkCyclesPcieBound += target.hostStreamCyclesPcieBound(load.linkBytes);
+    batch.fanOutBytes += load.fanOutBytes;
+    batch.fanOutCycles += load.fanOutCycles;
   }
 }
 
 std::string ipu::batchLine(const Package &package, const TargetModel &target,
                            const BatchRun &batch) {
-  const uint64_t cycles = batch.deviceCycles + batch.linkCycles;
-  const double seconds = target.clockHz > 0 ? cycles / target.clockHz : 0;
-  return "batch images=" + number(batch.images) + " cycles=" + number(cycles) +
+  const uint64_t images = std::max<uint64_t>(batch.images, 1);
+  const uint64_t runs = std::max<uint64_t>(batch.runs, 1);
+  const uint64_t cycles = batch.deviceCycles + batch.linkCycles + batch.fanOutCycles;
+  const uint64_t cyclesPcieBound =
+      batch.deviceCyclesPcieBound + batch.linkCyclesPcieBound + batch.fanOutCycles;
+  auto perSecond = [&](uint64_t total) {
+    const double seconds = target.clockHz > 0 ? total / target.clockHz : 0;
+    return fixed(seconds > 0 ? batch.images / seconds : 0, 1);
+  };
+  // No bare `cycles=` here: the summary line's is one image's device
+  // cycles, and each figure below names what it holds.
+  return "batch images=" + number(batch.images) + " runs=" + number(batch.runs) +
+         " deviceCyclesPerRun=" + number(batch.deviceCycles / runs) +
+         " deviceCyclesPerImage=" + number(batch.deviceCycles / images) +
+         " imageLinkCyclesPerImage=" + number(batch.linkCycles / images) +
+         " imageFanOutCyclesPerImage=" + number(batch.fanOutCycles / images) +
+         " cyclesPerImageWithLink=" + number(cycles / images) +
          " deviceCycles=" + number(batch.deviceCycles) +
          " imageLinkCycles=" + number(batch.linkCycles) +
          " imageLinkBytes=" + number(batch.linkBytes) +
-         " cyclesPerImage=" + number(batch.images ? cycles / batch.images : 0) +
-         " batchMicroseconds=" + fixed(seconds * 1e6, 3) +
-         " imagesPerSecond=" + fixed(seconds > 0 ? batch.images / seconds : 0, 1) +
+         " imageFanOutCycles=" + number(batch.fanOutCycles) +
+         " imageFanOutBytes=" + number(batch.fanOutBytes) +
+         " batchCyclesWithLink=" + number(cycles) +
+         " batchMicroseconds=" + fixed(target.clockHz > 0 ? cycles / target.clockHz * 1e6 : 0, 3) +
+         " imagesPerSecond=" + perSecond(cycles) +
+         " imagesPerSecondPcieBound=" + perSecond(cyclesPcieBound) +
+         " imagesPerSecondDeviceOnly=" + perSecond(batch.deviceCycles) +
+         " hostLinkGigabytesPerSecond=" + fixed(target.hostLinkBytesPerSecond / 1e9, 3) +
+         " pcieBoundGigabytesPerSecond=" + fixed(target.hostLinkPcieBoundBytesPerSecond / 1e9, 3) +
          " sequential=" + (package.images > 1 ? "true" : "false");
 }

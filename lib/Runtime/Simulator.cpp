@@ -17,6 +17,7 @@
 
 #include "IPU/Device/Kernels.h"
 #include "IPU/Exchange/Timing.h"
+#include "IPU/Runtime/HostLink.h"
 
 #include <algorithm>
 #include <chrono>
@@ -624,13 +625,17 @@ std::optional<std::string> Simulation::runStep(size_t s, uint32_t iteration,
       error = "no stream for iteration " + std::to_string(iteration);
     } else {
       // A layer's weights, streamed during the run: the tiles wait for the
-      // host link.
+      // host link, which carries each byte once, then for the exchange that
+      // fans the copies out.
       const HostStream &layer = package.streams[layers[iteration]];
       error = streamIn(layer);
-      const uint64_t bytes = streamBytes(layer);
-      cycles = target.hostStreamCycles(bytes);
-      result.hostCycles += cycles;
-      result.hostBytes += bytes;
+      const HostLinkLoad load = hostLinkLoad(layer, target);
+      const uint64_t link = target.hostStreamCycles(load.linkBytes);
+      cycles = link + load.fanOutCycles;
+      result.hostCycles += link;
+      result.hostCyclesPcieBound += target.hostStreamCyclesPcieBound(load.linkBytes);
+      result.hostBytes += load.linkBytes;
+      result.exchangeCycles += load.fanOutCycles;
     }
     break;
   case StepKind::Compute:

@@ -23,7 +23,9 @@
 // REMARK: remark: runs the batch of 2 images one after another: images=2
 // IR: ipu_tile.program @images attributes {{[{].*}}images = 2 : i64
 // IR: ipu_tile.buffer @arg0 : tensor<12x8xf32
-// SIM: batch images=2 cycles={{[0-9]+}} deviceCycles={{[0-9]+}} imageLinkCycles={{[1-9][0-9]*}} imageLinkBytes=2304 {{.*}} sequential=true
+// The batch line: device cycles per image apart from the host link's (each
+// image's input and result, each byte once), and no bare `cycles=`.
+// SIM: batch images=2 runs=2 deviceCyclesPerRun=[[PER:[1-9][0-9]*]] deviceCyclesPerImage=[[PER]] imageLinkCyclesPerImage={{[1-9][0-9]*}} imageFanOutCyclesPerImage=0 cyclesPerImageWithLink={{[1-9][0-9]*}} deviceCycles={{[1-9][0-9]*}} imageLinkCycles={{[1-9][0-9]*}} imageLinkBytes=2304 imageFanOutCycles=0 imageFanOutBytes=0 {{.*}} imagesPerSecond={{[0-9.]+}} imagesPerSecondPcieBound={{[0-9.]+}} imagesPerSecondDeviceOnly={{[0-9.]+}} {{.*}} sequential=true
 // SIM: expect result=0 {{.*}} shape=(2, 12, 16) {{.*}} mismatches=0
 // SIM: expected={{.*}} numericalTest=PASS
 // SIM: checkpoint=0 {{.*}} mismatches=0 {{.*}} image=0
@@ -33,7 +35,8 @@
 // IMAGE0: checkpoint=0 {{.*}} mismatches=0 {{.*}} image=1
 // IMAGE0: referencePrecision=f32 {{.*}} numericalTest=FAIL {{.*}} imagesChecked=2 worstImage=0
 // OUT: shape=(2, 12, 16)
-// TOGETHER: batch images=1 {{.*}} sequential=false
+// Computed together, one run holds both images.
+// TOGETHER: batch images=2 runs=1 {{.*}} sequential=false
 // TOGETHER: expected={{.*}} numericalTest=PASS
 // A batch compares by its first image.
 // COMPARE: compare package={{.*}}together.ipuexe other={{.*}}images.ipuexe cycles={{[1-9][0-9]*}} otherCycles={{[1-9][0-9]*}}

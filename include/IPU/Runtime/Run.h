@@ -65,23 +65,40 @@ std::optional<std::string> summaryLines(const Package &package, const TargetMode
 /// A run of every image of a batch (Package::images runs of the program;
 /// one for a package of one image).
 struct BatchRun {
-  uint32_t images = 0;
+  uint32_t runs = 0;   ///< Runs of the program.
+  uint32_t images = 0; ///< Images they computed (imagesPerRun each).
   uint64_t deviceCycles = 0; ///< The runs' cycles, summed.
+  /// The same with streams during the runs at the link's PCIe bound.
+  uint64_t deviceCyclesPcieBound = 0;
   /// Each image's arguments and results over the host link
-  /// (TargetModel::hostStreamCycles per stream): between runs they cross it
-  /// while the tiles wait, which the per-run figures leave out.
+  /// (TargetModel::hostStreamCycles per stream, each byte once,
+  /// hostLinkLoad): between runs they cross it while the tiles wait, which
+  /// the per-run figures leave out. Then the exchange fans the copies out
+  /// to their other tiles.
   uint64_t linkCycles = 0;
+  uint64_t linkCyclesPcieBound = 0;
   uint64_t linkBytes = 0;
+  uint64_t fanOutCycles = 0;
+  uint64_t fanOutBytes = 0;
   std::vector<HostTensor> outputs; ///< The batch's results (appendImageResults).
 };
 
-/// Adds one image's run to `batch`.
+/// The images one run of `package` computes: 1 when it runs a batch one
+/// image after another (Package::images runs); for a batch computed
+/// together, the leading dim of its first input when that is pixels
+/// ([B, C, H, W]); else 1 (at rank 3 the leading dim may be heads or
+/// tokens: images=sequence says it is a batch).
+uint32_t imagesPerRun(const Package &package);
+
+/// Adds one run to `batch`.
 void addImage(const Package &package, const TargetModel &target,
               const SimulationResult &image, BatchRun &batch);
 
-/// "batch images=B cycles=... deviceCycles=... imageLinkCycles=...
-/// imagesPerSecond=...": the batch's time, device and link, at the
-/// target's clock.
+/// "batch images=B deviceCyclesPerImage=... imageLinkCyclesPerImage=...
+/// imageFanOutCyclesPerImage=... cyclesPerImageWithLink=... ...
+/// imagesPerSecond=... imagesPerSecondPcieBound=...": the batch's time,
+/// device, link and fan-out apart, at the target's clock; images a second
+/// with the link at its measured rate and at its PCIe bound, and without it.
 std::string batchLine(const Package &package, const TargetModel &target,
                       const BatchRun &batch);
 

@@ -64,8 +64,12 @@ struct SimulationResult {
   /// Streams during the run (a repeated layer's weights, each layer): the
   /// cycles the tiles wait for the host link, and the bytes it carried.
   /// Streams before the run (weights at initialisation, inputs) cost none.
+  /// The link carries each byte once (hostLinkLoad); the exchange that fans
+  /// copies out to other tiles counts in exchangeCycles.
   uint64_t hostCycles = 0;
   uint64_t hostBytes = 0;
+  /// hostCycles at the link's PCIe bound (TargetModel::hostStreamCyclesPcieBound).
+  uint64_t hostCyclesPcieBound = 0;
   uint32_t activeTiles = 0; ///< Tiles running at least one vertex.
   /// Per memory class, the most bytes any tile spans from the class's base
   /// to the highest byte the program touched: derived from the addresses

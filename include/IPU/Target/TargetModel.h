@@ -202,7 +202,11 @@ struct TargetModel {
   // inputs) are not counted in device cycles, as the seeds'
   // deviceMicroseconds; weights streamed during the run (a repeated
   // layer's, per iteration) are: the tiles wait for them.
-  /// Device cycles per byte over the host link.
+  /// The host link's rate, bytes a second: the user's C600 measurement.
+  double hostLinkBytesPerSecond = 0;
+  /// The link's bound (PCIe Gen4 x16), for reports beside the measured rate.
+  double hostLinkPcieBoundBytesPerSecond = 0;
+  /// Device cycles per byte over the host link (at hostLinkBytesPerSecond).
   double hostCyclesPerByte = 0;
   /// Fixed device cycles of one stream during the run: the host sync that
   /// starts it.
@@ -211,6 +215,13 @@ struct TargetModel {
   uint64_t hostStreamCycles(uint64_t bytes) const {
     return hostStreamLatencyCycles +
            static_cast<uint64_t>(static_cast<double>(bytes) * hostCyclesPerByte + 0.999999);
+  }
+  /// The same at the PCIe bound.
+  uint64_t hostStreamCyclesPcieBound(uint64_t bytes) const {
+    const double perByte =
+        hostLinkPcieBoundBytesPerSecond > 0 ? clockHz / hostLinkPcieBoundBytesPerSecond : 0;
+    return hostStreamLatencyCycles +
+           static_cast<uint64_t>(static_cast<double>(bytes) * perByte + 0.999999);
   }
 
   /// The `ipu21` preset (Mk2 class, C600 generation), 1472 tiles.
