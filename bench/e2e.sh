@@ -4,6 +4,10 @@
 # by ipu-run. A chain's plans (and their partials and AMP rates) are joined
 # with '+'. `in` is the input type, `partials` what the AMP accumulates in
 # (f32 unless --partials allows f16), `macs` its MACs per cycle per tile.
+# `cycles` is one image's device cycles (the simulated run); the host
+# link's bytes and cycles, with the exchange's fan-out of copies, are their
+# own fields. efficiencyOwnPeakPercent is against the peak of the
+# program's own types (f8 twice f16's).
 #   bench/run e2e                                  the standard cases
 #   bench/run e2e --siglip                         only the SigLIP cases
 #   bench/run e2e --shape MxKxN [--dtype f16|f32|f8E4M3FN|f8E5M2]
@@ -29,8 +33,11 @@ MLIR
 
 now() { date +%s.%N; }
 seconds() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
-# value KEY FILE: the last KEY=value in FILE.
-value() { grep -Eo "(^| )$1=[^ ]+" "$2" | tail -n 1 | sed 's/.*=//'; }
+# value KEY FILE: the last KEY=value in FILE, the batch line apart: `cycles`
+# is the summary line's, one image's device cycles.
+value() { grep -v '^batch ' "$2" | grep -Eo "(^| )$1=[^ ]+" | tail -n 1 | sed 's/.*=//'; }
+# batch KEY FILE: KEY from the batch line (the host link's figures).
+batch() { grep -m1 '^batch ' "$2" | grep -Eo "(^| )$1=[^ ]+" | sed 's/.*=//'; }
 
 run_case() { # name m k n in out target [partials]
   local name=$1 m=$2 k=$3 n=$4 in=$5 out=$6 target=$7 partials=${8:-}
@@ -82,7 +89,8 @@ run_file() { # name source target description [partials option]
        "planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "syncCycles=$(value syncCycles "$report")" \
-       "efficiencyPercent=$(value efficiencyPercent "$report") efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report") effectiveGemmTflops=$(value effectiveGemmTflops "$report")" \
+       "efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report") efficiencyAgainstF16PeakPercent=$(value efficiencyAgainstF16PeakPercent "$report") effectiveGemmTflops=$(value effectiveGemmTflops "$report")" \
+       "imageLinkBytes=$(batch imageLinkBytes "$report") imageLinkCyclesPerImage=$(batch imageLinkCyclesPerImage "$report") imageFanOutCyclesPerImage=$(batch imageFanOutCyclesPerImage "$report")" \
        "$worst" \
        "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
        "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \

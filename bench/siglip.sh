@@ -13,7 +13,8 @@
 # tile's events), the memory peaks against their bounds, the planner's
 # estimate against the simulated cycles, simulator seconds, the check, and
 # the user's current stack beside ours where its log gives it
-# (../shared/seeds: MLP 225,672 cycles, attention 406,211). The last row
+# (../shared/seeds: the MLP's measured 225,672 cycles as userStackCycles;
+# attention's 406,211 is their planner's estimate, userStackPlannerCycles). The last row
 # is a stack of four encoder blocks (f16 partials allowed), with its
 # cycles per block, unrolled and as one body run once per block
 # (repeat-layers=true, with its IR and reserved code bytes beside), then the MLP on a batch of 8 images (serial splits),
@@ -34,7 +35,9 @@
 # run), images per second at the target's clock, memory peaks against
 # their bounds, the IR's bytes with and without the data it carries.
 # imagesPerSecond counts each image's input and results over the host link
-# (the report's batch line); imagesPerSecondDeviceOnly leaves them out.
+# (the report's batch line) at the user's measured C600 rate (3.91 GB/s),
+# imagesPerSecondPcieBound at PCIe Gen4 x16's 32 GB/s (streamed weights
+# too); imagesPerSecondDeviceOnly leaves the image's link out.
 # `--part tower-batch` runs the same tower (eager attention, f8 weights
 # resident) on batches of --batches "1 4 8" images, exported at that batch
 # and run one image after another.
@@ -50,11 +53,14 @@ now() { date +%s.%N; }
 seconds() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
 value() { grep -v "^batch " "$2" | grep -Eo "(^| )$1=[^ ]+" | tail -n 1 | sed 's/.*=//'; }
 
+# userStackCycles holds only the user's hardware measurements (the seed
+# run of the MLP, f8); userStackPlannerCycles their planner's estimate
+# (attention's "modelled final", machine-model.md).
 theirs() { # part
   case "$1" in
-    mlp) echo "userStackCycles=225672" ;;
-    attention) echo "userStackCycles=406211" ;;
-    *) echo "userStackCycles=none" ;;
+    mlp) echo "userStackCycles=225672 userStackPlannerCycles=none" ;;
+    attention) echo "userStackCycles=none userStackPlannerCycles=406211" ;;
+    *) echo "userStackCycles=none userStackPlannerCycles=none" ;;
   esac
 }
 
@@ -109,7 +115,7 @@ run_part() { # part partials weights [blocks] [batch] [repeat]
        "irBytes=$(wc -c < "$lowered") reservedStandardBytes=$(value reservedStandardBytes "$report")" \
        "reservedExchangeCodeBytes=$(value reservedExchangeCodeBytes "$report") reservedVertexStateBytes=$(value reservedVertexStateBytes "$report")" \
        "compileSeconds=$(seconds "$t0" "$t1")$passes packageSeconds=$(seconds "$t1" "$t2")" \
-       "cycles=$cycles efficiencyPercent=$(value efficiencyPercent "$report") efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report")" \
+       "cycles=$cycles efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report") efficiencyAgainstF16PeakPercent=$(value efficiencyAgainstF16PeakPercent "$report")" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "syncCycles=$(value syncCycles "$report") $worst" \
        "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
@@ -237,9 +243,12 @@ run_tower() { # layers weights attention modes...
          "layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
          "cyclesPerLayer=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')" \
          "imagesPerSecond=$(echo "$batchLine" | grep -Eo 'imagesPerSecond=[0-9.]+' | sed 's/.*=//')" \
+         "imagesPerSecondPcieBound=$(echo "$batchLine" | grep -Eo 'imagesPerSecondPcieBound=[0-9.]+' | sed 's/.*=//')" \
          "imagesPerSecondDeviceOnly=$(awk -v m="$micros" 'BEGIN { printf "%.1f", (m ? 1e6 / m : 0) }')" \
-         "batchCycles=$(echo "$batchLine" | grep -Eo ' cycles=[0-9]+' | sed 's/.*=//')" \
+         "batchCyclesWithLink=$(echo "$batchLine" | grep -Eo 'batchCyclesWithLink=[0-9]+' | sed 's/.*=//')" \
          "imageLinkCycles=$(echo "$batchLine" | grep -Eo 'imageLinkCycles=[0-9]+' | sed 's/.*=//')" \
+         "imageLinkBytes=$(echo "$batchLine" | grep -Eo 'imageLinkBytes=[0-9]+' | sed 's/.*=//')" \
+         "imageFanOutCycles=$(echo "$batchLine" | grep -Eo 'imageFanOutCycles=[0-9]+' | sed 's/.*=//')" \
          "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
          "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
          "expectMaximumAbsoluteError=$(grep '^expected=' "$report" | grep -Eo 'maximumAbsoluteError=[^ ]+' | sed 's/.*=//')" \
