@@ -2723,6 +2723,9 @@ TEST(PackageLoop, LayerStreamsRunDuringTheRunAndCostTheHostLink) {
   // nothing.
   EXPECT_EQ(result.hostBytes, 96u);
   EXPECT_EQ(result.hostCycles, 3 * target.hostStreamCycles(32));
+  // At the link's PCIe bound, for images/s beside the measured rate.
+  EXPECT_EQ(result.hostCyclesPcieBound, 3 * target.hostStreamCyclesPcieBound(32));
+  EXPECT_LT(result.hostCyclesPcieBound, result.hostCycles);
   EXPECT_EQ(result.steps[8].cycles, result.hostCycles);
   EXPECT_EQ(result.steps[8].runs, 3u);
   EXPECT_EQ(result.cycles, result.computeCycles + result.exchangeCycles +
