@@ -692,6 +692,50 @@ double bodyOpInstructions(const TargetModel &t, const ElementwiseBody &body,
   return modelOf(op.kind).instructions({t, body, op, lanes, share, half});
 }
 
+std::optional<size_t> gatingTranscendental(const ElementwiseBody &body) {
+  if (body.reduction != RowReduction::None)
+    return std::nullopt;
+  const size_t inputs = body.inputs.size();
+  const size_t values = inputs + body.ops.size();
+  // sources[v]: the non-constant values v is computed from, v included.
+  std::vector<std::vector<bool>> sources(values, std::vector<bool>(values, false));
+  for (size_t v = 0; v < inputs; ++v)
+    sources[v][v] = true;
+  for (size_t i = 0; i < body.ops.size(); ++i) {
+    const BodyOp &op = body.ops[i];
+    std::vector<bool> &own = sources[inputs + i];
+    if (op.kind != BodyOpKind::Constant)
+      own[inputs + i] = true;
+    for (unsigned k = 0; k < bodyOpArity(op.kind); ++k)
+      if (op.operands[k] < inputs + i)
+        for (size_t v = 0; v < values; ++v)
+          if (sources[op.operands[k]][v])
+            own[v] = true;
+  }
+  for (size_t i = 0; i < body.ops.size(); ++i) {
+    const BodyOp &gate = body.ops[i];
+    if (gate.kind != BodyOpKind::Tanh && gate.kind != BodyOpKind::Erf)
+      continue;
+    const size_t gated = inputs + i;
+    const std::vector<bool> &argument = sources[gate.operands[0]];
+    for (size_t j = i + 1; j < body.ops.size(); ++j) {
+      const BodyOp &mul = body.ops[j];
+      if (mul.kind != BodyOpKind::MulF)
+        continue;
+      for (unsigned side = 0; side < 2; ++side) {
+        const std::vector<bool> &fromGate = sources[mul.operands[side]];
+        const std::vector<bool> &other = sources[mul.operands[1 - side]];
+        if (!fromGate[gated] || other[gated])
+          continue;
+        for (size_t v = 0; v < values; ++v)
+          if (other[v] && argument[v])
+            return i;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 ElementwiseCycles estimateElementwise(const TargetModel &target,
                                       const ElementwiseBody &body, int64_t rows,
                                       int64_t cols) {
@@ -767,6 +811,17 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
       static_cast<uint64_t>(std::ceil(perWorker * instructions));
   cycles.total = target.vertexCallCycles + target.workerSupervisorCycles +
                  workers * (target.workerPrologueInstructions + workerInstructions);
+  // A GELU costs no less than the user's measured kernel: its rate covers
+  // the whole call, so the fused bias add and cast are taken to fit within
+  // it (the user's kernel loads, computes and stores each element too).
+  if (std::optional<size_t> gate = gatingTranscendental(body)) {
+    const uint64_t rate = body.ops[*gate].kind == BodyOpKind::Tanh
+                              ? target.geluTanhCyclesPerElement
+                              : target.geluErfCyclesPerElement;
+    cycles.measuredRateCycles = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) * rate +
+                                target.kernelLaunchCycles;
+    cycles.total = std::max(cycles.total, cycles.measuredRateCycles);
+  }
   return cycles;
 }
 

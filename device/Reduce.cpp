@@ -179,12 +179,16 @@ uint64_t estimateReduceCycles(const TargetModel &target, int64_t m, int64_t n,
   const uint64_t instructions =
       2 * static_cast<uint64_t>(count) + (inType != outType ? 1 : 0);
   const uint64_t issued = estimateWorkerKernelCycles(target, vectors, instructions);
-  // No faster than the measured output rate.
-  const uint64_t outputBytes =
-      static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * elementBytes(outType);
-  const uint64_t rate = std::max<uint32_t>(target.reduceOutputBytesPerCycle, 1);
-  const uint64_t measured = target.vertexCallCycles + target.workerSupervisorCycles +
-                            (outputBytes + rate - 1) / rate;
+  // No faster than the user's stack charges it: every partial read at the
+  // partial rate, plus one launch (one epoch: the vertex reads all `count`
+  // partials and writes the sum, so (count - 1 + 1) partials).
+  const uint64_t epochs = 1;
+  const uint64_t partialBytes =
+      static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * elementBytes(inType);
+  const uint64_t rate = std::max<uint32_t>(target.reducePartialBytesPerCycle, 1);
+  const uint64_t readBytes = (static_cast<uint64_t>(count) - 1 + epochs) * partialBytes;
+  const uint64_t measured =
+      epochs * target.kernelLaunchCycles + (readBytes + rate - 1) / rate;
   return std::max(issued, measured);
 }
 

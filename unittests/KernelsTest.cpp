@@ -554,34 +554,46 @@ TEST(KernelsTest, StreamingIsBoundedByTheLoadPath) {
 
 TEST(KernelsTest, ReduceAndCopyEstimators) {
   TargetModel t = TargetModel::ipu21();
-  // Call 25 + supervisor 11, then 6 workers each with a 17-instruction
-  // prologue and its share of the vectors; never faster than the measured
-  // output rate, 1 byte a cycle.
-  const uint64_t fixed = 25 + 11;
-  // 12 rows of 10 f32 = 60 vectors, 10 per worker; 3 blocks cost 3 loads +
-  // 2 adds + 1 store = 6 instructions a vector: 6 x (17 + 60) = 462, but
-  // the 480 output bytes take 480 cycles at the measured rate.
+  // The user's stack charges a complete (one-epoch) reduction of `count`
+  // partials (count - 1 + 1) x partial bytes at 1 byte a cycle, plus an
+  // 11-cycle launch (cost.rs reduction_work, a3efe02/90cec57).
+  EXPECT_EQ(t.reducePartialBytesPerCycle, 1u);
+  EXPECT_EQ(t.kernelLaunchCycles, 11u);
+  // 12 rows of 10 f32 partials, 3 of them: 3 x 480 bytes + 11.
   EXPECT_EQ(estimateReduceCycles(t, 12, 10, 3, ElementType::F32,
                                  ElementType::F32),
-            480 + fixed);
-  // An f16 result adds a conversion: 7 instructions a vector, slower than
-  // its 240 output bytes.
+            3u * 480 + 11);
+  // The result type does not change the bytes read.
   EXPECT_EQ(estimateReduceCycles(t, 12, 10, 3, ElementType::F32,
                                  ElementType::F16),
-            6 * (17 + 10 * 7) + fixed);
-  // 7 rows are 35 vectors: split by vectors, the busiest worker has 6 (by
-  // rows it would have 2 rows = 10 vectors).
-  EXPECT_EQ(estimateReduceCycles(t, 7, 10, 3, ElementType::F32,
-                                 ElementType::F32),
-            6 * (17 + 6 * 6) + fixed);
-  // f16 partials: 4 to a vector, 10 f16 = 3 vectors a row.
+            3u * 480 + 11);
+  // f16 partials are half the bytes.
   EXPECT_EQ(estimateReduceCycles(t, 12, 10, 3, ElementType::F16,
                                  ElementType::F16),
-            6 * (17 + 6 * 6) + fixed);
-  // A large reduction is bound by the output rate: 64 x 1024 f32 out.
-  EXPECT_EQ(estimateReduceCycles(t, 64, 1024, 2, ElementType::F32,
-                                 ElementType::F32),
-            64u * 1024 * 4 + fixed);
+            3u * 240 + 11);
+  // The MLP's 4-way reduce of 4,320-byte partials: the 17,291.
+  EXPECT_EQ(estimateReduceCycles(t, 1, 1080, 4, ElementType::F32,
+                                 ElementType::F16),
+            17291u);
+  // Property: the larger of the per-partial-byte charge and the worker loop
+  // (call 25 + supervisor 11 + 6 x (17 + vectors x instructions), the
+  // estimate with the charge made free), which only binds on small blocks.
+  TargetModel loopOnly = t;
+  loopOnly.reducePartialBytesPerCycle = 1u << 30;
+  loopOnly.kernelLaunchCycles = 0;
+  for (int64_t m : {1, 7, 64})
+    for (int64_t n : {3, 46, 1024})
+      for (int64_t count : {1, 2, 4, 46}) {
+        const uint64_t partial = uint64_t(m) * n * 4;
+        const uint64_t cycles =
+            estimateReduceCycles(t, m, n, count, ElementType::F32, ElementType::F32);
+        const uint64_t loop =
+            estimateReduceCycles(loopOnly, m, n, count, ElementType::F32, ElementType::F32);
+        EXPECT_EQ(cycles, std::max(count * partial + 11, loop))
+            << m << "x" << n << "x" << count;
+        if (m * n >= 64 * 46)
+          EXPECT_EQ(cycles, count * partial + 11) << m << "x" << n << "x" << count;
+      }
   // A copy: the measured 288-cycle call, then 8 bytes a cycle.
   EXPECT_EQ(estimateCopyCycles(t, 100), 288u + 13);
   EXPECT_EQ(estimateCopyCycles(t, 8192), 288u + 1024);

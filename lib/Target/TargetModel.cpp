@@ -155,11 +155,28 @@ TargetModel TargetModel::ipu21() {
   // cycles per output row, and one rpt bundle {ld64step; f32v4acc} per
   // 64-bit vector.
   t.reduceRowOverheadInstructions = 12;
-  // A partial-sum reduction vertex sustains about one output byte a cycle
-  // on IPU21 after its three interleaved streams and worker imbalance (the
-  // user's hardware profiles, their cost.rs reduction_output_bytes_per_cycle,
-  // 90cec57): no faster than that, whatever its instruction count says.
-  t.reduceOutputBytesPerCycle = 1;
+  // A partial-sum reduction costs what the user's stack charges it (their
+  // crates/ipu-codegen cost.rs GEMM reduction_work): (inner - 1 + epochs) x
+  // partial bytes at one byte a cycle, plus a kernel launch per epoch
+  // (formula a3efe02; the rate 90cec57, "IPU21 profiles sustain roughly one
+  // output byte per cycle", their reading of unrecorded profiles; the launch
+  // is poplibs' basicOpSupervisorOverhead). The rate was ours per output
+  // byte until issue 45, four times too fast on a 4-way reduce.
+  t.reducePartialBytesPerCycle = 1;
+  t.kernelLaunchCycles = 11;
+  // GELU, tanh form: the user's f16 kernel (device/gelu_f16.S, "tanh GeLU")
+  // is "compute-bound at roughly ten tile cycles per element across the six
+  // workers", + kernel_launch_cycles a call (their cost.rs, ada233b; the
+  // kernel named tanh_approx in 2f1a9c3). Their cost model's figure from
+  // their hardware runs; no cycle count of the run is recorded.
+  t.geluTanhCyclesPerElement = 10;
+  // GELU, erf form: the user has none. Assumption: their tanh figure scaled
+  // by the scalar op counts of the two forms. tanh form: 8 arithmetic ops +
+  // tanh as 1 - 2 / (exp(2z) + 1) (6 ops) = 14; erf form: 4 arithmetic ops +
+  // erf by Abramowitz-Stegun 7.1.26 (t = 1 / (1 + p|x|): 4, the degree-5
+  // polynomial by Horner: 9, exp(-x^2): 3, 1 - poly x exp: 2, the sign: 1)
+  // = 23. 10 x 23 / 14 = 16.4, rounded up. (poplibs' ERF H alone is 13.)
+  t.geluErfCyclesPerElement = 17;
   t.reduceVectorInstructions = 1;
   // Assumption: the vertex entry, the worker split and the row loop take
   // ~64 instructions of 8 bytes (a 64-bit bundle each), and the loop body
@@ -423,8 +440,16 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
       {"transposeInstructionsPerElement",
        &TargetModel::transposeInstructionsPerElement,
        "the user's hardware measurement (panel pack, 3.7 cycles an element)", false},
-      {"reduceOutputBytesPerCycle", &TargetModel::reduceOutputBytesPerCycle,
-       "the user's hardware profiles (about 1 output byte a cycle)", false},
+      {"reducePartialBytesPerCycle", &TargetModel::reducePartialBytesPerCycle,
+       "the user's cost model, cost.rs 90cec57/a3efe02 (unrecorded profiles)",
+       false},
+      {"geluTanhCyclesPerElement", &TargetModel::geluTanhCyclesPerElement,
+       "the user's cost model, cost.rs ada233b (f16 tanh GELU kernel)", false},
+      {"geluErfCyclesPerElement", &TargetModel::geluErfCyclesPerElement,
+       "the tanh figure x erf/tanh GELU op counts (23/14)", true},
+      {"kernelLaunchCycles", &TargetModel::kernelLaunchCycles,
+       "the user's kernel_launch_cycles (poplibs basicOpSupervisorOverhead)",
+       false},
       {"vertexOperandBytes", &TargetModel::vertexOperandBytes,
        "32-bit tile addresses (Graphcore IPU memory architecture)", false},
       {"vertexParamBytes", &TargetModel::vertexParamBytes, "assumption", true},

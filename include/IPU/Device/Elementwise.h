@@ -204,15 +204,26 @@ struct ElementwiseCycles {
   double instructionsPerVector = 0; ///< Worker instructions, loads and stores included.
   uint64_t vectors = 0;          ///< Vectors of the block, rows padded to vectors.
   uint64_t rowsPerWorker = 0;
+  /// The user's measured rate for a GELU body (0 for any other body); the
+  /// total is at least this.
+  uint64_t measuredRateCycles = 0;
   uint64_t total = 0;
 };
+
+/// The tanh or erf op that gates a GELU body: a product of a value derived
+/// from that op's result with a value that does not depend on it but shares
+/// a non-constant source with the op's argument (x times f(tanh(g(x))) or
+/// f(erf(g(x)))), in the op's own kernel; the index of the op, or nullopt.
+/// Recognised by its structure, whatever the kernel is called.
+std::optional<size_t> gatingTranscendental(const ElementwiseBody &body);
 
 /// The estimate of one vertex on a `rows` x `cols` output block: the body's
 /// worker instructions per vector (TargetModel "elementwise" fields, by op
 /// kind and type; a 64-bit load per full or row input and a store per
 /// output vector), the rows split over the workers, each row a loop of its
 /// vectors with its own overhead, plus the vertex call, the supervisor and
-/// each worker's loop prologue.
+/// each worker's loop prologue; a GELU body (gatingTranscendental) at least
+/// the user's measured rate per element of the block.
 ElementwiseCycles estimateElementwise(const TargetModel &target,
                                       const ElementwiseBody &body, int64_t rows,
                                       int64_t cols);

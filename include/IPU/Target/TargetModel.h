@@ -145,9 +145,17 @@ struct TargetModel {
   /// accumulator and storing the value), and per 64-bit vector the combine,
   /// which issues with the load of the reduced input.
   uint32_t reduceRowOverheadInstructions = 0;
-  /// The partial-sum reduction vertex (`reduce`) at most produces this many
-  /// output bytes a cycle.
-  uint32_t reduceOutputBytesPerCycle = 0;
+  /// The partial-sum reduction (`reduce`) is charged as the user's stack
+  /// charges it: per partial byte read, (count - 1 + epochs) partials of
+  /// `reducePartialBytesPerCycle`, plus `kernelLaunchCycles` an epoch (one
+  /// epoch: the vertex reads every partial at once).
+  uint32_t reducePartialBytesPerCycle = 0;
+  uint32_t kernelLaunchCycles = 0;
+  /// A GELU body (x times a function of tanh or erf of x: see
+  /// gatingTranscendental) costs at least this many tile cycles an element
+  /// of its block, plus `kernelLaunchCycles` a call.
+  uint32_t geluTanhCyclesPerElement = 0;
+  uint32_t geluErfCyclesPerElement = 0;
   uint32_t reduceVectorInstructions = 0;
   /// A generated kernel's code on a tile: a fixed part and a part per
   /// instruction of its body's loop.
