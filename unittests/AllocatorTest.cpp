@@ -201,12 +201,55 @@ TEST(ReservedArea, ExchangeCodeFromTheTimedRowsVertexStateAndKernelsOncePerTile)
   EXPECT_EQ(area.vertexStateBytes(3), target.vertexStateBytes(3, 2));
   EXPECT_EQ(area.kernelCodeBytes(3), 160u);
   EXPECT_EQ(area.kernelCodeBytes(0), 100u);
+  // Laid out as the user's stack lays it out: from the first allocatable
+  // byte (0x586E0) vertex state and kernel code, end-aligned to an element
+  // (0x5C000); then the exchange rows, + a 64-byte fetch guard, in whole
+  // 16 KiB elements of their own.
+  const uint64_t base = target.allocatableBase(MemoryClass::Standard);
+  EXPECT_EQ(base, 0x586E0u);
+  EXPECT_EQ(target.fetchGuardBytes, 64u);
+  for (uint32_t tile = 0; tile < 4; ++tile) {
+    const uint64_t codeEnd = base + area.vertexStateBytes(tile) + area.kernelCodeBytes(tile);
+    const uint64_t exchangeStart = (codeEnd + 16383) / 16384 * 16384;
+    EXPECT_EQ(exchangeStart, 0x5C000u) << tile;
+    const uint64_t exchangeElements = (area.exchangeCodeBytes(tile) + 64 + 16383) / 16384;
+    EXPECT_EQ(base + area.bytesOn(tile), exchangeStart + exchangeElements * 16384) << tile;
+    EXPECT_EQ((base + area.bytesOn(tile)) % 16384, 0u) << tile;
+    EXPECT_GE(area.bytesOn(tile), area.perTile()[tile] + 64) << tile;
+  }
   uint64_t most = 0;
   for (uint32_t tile = 0; tile < 4; ++tile)
-    most = std::max(most, area.perTile()[tile]);
-  EXPECT_EQ(area.perTile()[area.busiestTile()], most);
-  const uint64_t align = target.bufferAlignmentBytes;
-  EXPECT_EQ(area.bytes(), (most + align - 1) / align * align);
+    most = std::max(most, area.bytesOn(tile));
+  EXPECT_EQ(area.bytesOn(area.busiestTile()), most);
+  EXPECT_EQ(area.bytes(), most);
+  // One element of exchange code, the guard included: 0x5C000 + 16 KiB.
+  EXPECT_EQ(base + area.bytes(), 0x60000u);
+}
+
+TEST(ReservedArea, ExchangeCodeAndItsGuardTakeWholeElements) {
+  TargetModel target = TargetModel::ipu21WithTiles(2);
+  const uint64_t base = target.allocatableBase(MemoryClass::Standard);
+  // Nothing reserved: nothing kept.
+  EXPECT_EQ(ReservedArea(target).bytes(), 0u);
+  for (uint32_t code : {8u, 16384u - 64, 16384u - 63, 16384u, 40000u}) {
+    ReservedArea area(target);
+    area.addExchangeCode({code, 8});
+    const uint64_t elements = (code + 64 + 16383) / 16384;
+    EXPECT_EQ(base + area.bytes(), 0x5C000u + elements * 16384) << code;
+    EXPECT_EQ(area.busiestTile(), 0u) << code;
+  }
+  // Kernel code past the element the runtime state ends in pushes the
+  // exchange code an element further.
+  ReservedArea area(target);
+  area.addKernelCode({1}, "ew0", 0x5C000 - base + 1);
+  area.addExchangeCode({8, 8});
+  EXPECT_EQ(area.busiestTile(), 1u);
+  EXPECT_EQ(base + area.bytesOn(0), 0x60000u);
+  EXPECT_EQ(base + area.bytesOn(1), 0x64000u);
+  // Kernel code alone is end-aligned too.
+  ReservedArea codeOnly(target);
+  codeOnly.addKernelCode({0}, "ew0", 100);
+  EXPECT_EQ(base + codeOnly.bytes(), 0x5C000u);
 }
 
 } // namespace

@@ -40,23 +40,35 @@ TEST(TargetModelTest, Ipu21Memory) {
   EXPECT_EQ(t.standard.end(), 0x80000u); // Seed `standard_ranges` end.
   EXPECT_EQ(t.interleaved.memoryClass, MemoryClass::Interleaved);
   EXPECT_EQ(t.interleaved.base, 0x80000u);
-  EXPECT_EQ(t.interleaved.bytes, 416u * 1024);
-  EXPECT_EQ(t.interleaved.end(), 0xE8000u);
-  // The two regions are adjacent and together make up tile memory.
+  // The loader's limit, IPU21_APPLICATION_MEMORY_LIMIT (user's memory.rs).
+  EXPECT_EQ(t.interleaved.bytes, 424880u);
+  EXPECT_EQ(t.interleaved.end(), 0xE7BB0u);
+  // The two regions are adjacent; the last 1,104 bytes of tile memory
+  // cannot be loaded.
   EXPECT_EQ(t.standard.end(), t.interleaved.base);
-  EXPECT_EQ(t.standard.bytes + t.interleaved.bytes, t.tileMemoryBytes);
+  EXPECT_EQ(t.standard.bytes + t.interleaved.bytes + 1104, t.tileMemoryBytes);
   EXPECT_EQ(t.memoryElementBytes, 16384u);
   EXPECT_EQ(t.standard.base % t.memoryElementBytes, 0u);
   EXPECT_EQ(t.interleaved.base % t.memoryElementBytes, 0u);
 
-  EXPECT_EQ(t.reservedStandardBytes, 8192u);
-  EXPECT_EQ(t.allocatableBase(MemoryClass::Standard), 0x4E000u);
-  EXPECT_EQ(t.allocatableBytes(MemoryClass::Standard), 200u * 1024);
+  // The runtime below IPU21_DATA_BASE: 16 KiB of linked code, the 32 KiB
+  // exchange window, 1,760 bytes of runtime state.
+  EXPECT_EQ(t.runtimeLinkedCodeBytes, 16384u);
+  EXPECT_EQ(t.exchangeWindowBytes, 32768u);
+  EXPECT_EQ(t.runtimeStateBytes, 1760u);
+  EXPECT_EQ(t.reservedStandardBytes, 50912u);
+  EXPECT_EQ(t.allocatableBase(MemoryClass::Standard), 0x586E0u);
+  EXPECT_EQ(t.allocatableBytes(MemoryClass::Standard), 162080u);
   EXPECT_EQ(t.allocatableBase(MemoryClass::Standard) +
                 t.allocatableBytes(MemoryClass::Standard),
             t.standard.end());
   EXPECT_EQ(t.allocatableBase(MemoryClass::Interleaved), 0x80000u);
-  EXPECT_EQ(t.allocatableBytes(MemoryClass::Interleaved), 416u * 1024);
+  EXPECT_EQ(t.allocatableBytes(MemoryClass::Interleaved), 424880u);
+  // 586,960 usable bytes a tile, the user's IPU21_PLANNED_DATA_BYTES.
+  EXPECT_EQ(t.allocatableBytes(MemoryClass::Standard) +
+                t.allocatableBytes(MemoryClass::Interleaved),
+            586960u);
+  EXPECT_EQ(t.fetchGuardBytes, 64u);
   EXPECT_EQ(&t.region(MemoryClass::Standard), &t.standard);
   EXPECT_EQ(&t.region(MemoryClass::Interleaved), &t.interleaved);
 }

@@ -44,13 +44,39 @@ void ReservedArea::addKernelCode(const std::vector<uint32_t> &tiles,
     }
 }
 
+uint64_t ReservedArea::bytesOn(uint32_t tile) const {
+  // As the user's stack lays it out (their package.rs): vertex state and
+  // generated code from the first allocatable byte, the code end-aligned to
+  // a memory element ("keep planned standard-memory values out of its final
+  // memory element"); then the exchange rows in whole elements of their own
+  // with the fetch guard after them ("executed exchange rows may not share
+  // an SRAM element with any transfer source or destination").
+  const uint64_t element = std::max<uint32_t>(target.memoryElementBytes, 1);
+  auto alignUp = [](uint64_t value, uint64_t align) {
+    return (value + align - 1) / align * align;
+  };
+  const uint64_t base = target.allocatableBase(MemoryClass::Standard);
+  uint64_t end = base + vertex[tile] + kernel[tile];
+  if (kernel[tile] > 0 || exchange[tile] > 0)
+    end = alignUp(end, element);
+  if (exchange[tile] > 0)
+    end += alignUp(exchange[tile] + target.fetchGuardBytes, element);
+  return end - base;
+}
+
 uint32_t ReservedArea::busiestTile() const {
-  return static_cast<uint32_t>(std::max_element(total.begin(), total.end()) -
-                               total.begin());
+  uint32_t busiest = 0;
+  uint64_t most = 0;
+  for (uint32_t tile = 0; tile < total.size(); ++tile)
+    if (uint64_t bytes = bytesOn(tile); bytes > most) {
+      most = bytes;
+      busiest = tile;
+    }
+  return busiest;
 }
 
 uint64_t ReservedArea::bytes() const {
-  const uint64_t most = total.empty() ? 0 : total[busiestTile()];
+  const uint64_t most = total.empty() ? 0 : bytesOn(busiestTile());
   const uint64_t align = std::max<uint64_t>(target.bufferAlignmentBytes, 1);
   return (most + align - 1) / align * align;
 }

@@ -46,16 +46,31 @@ TargetModel TargetModel::ipu21() {
   // width as getDataPathWidth() / (isFloat ? 32 : 16) (f32v2, f16v4, ld64).
   t.vectorBytes = 8;
 
-  // Tile memory: 624 KiB per tile (public specs).
+  // Tile memory: 624 KiB per tile (public specs), [0x4C000, 0xE8000). What a
+  // program may use follows the user's stack (crates/ipu-target memory.rs,
+  // crates/ipu-codegen memory.rs): 586,960 bytes a tile.
   t.tileMemoryBytes = 638976;
   // [0x4C000, 0x80000), 208 KiB, the only executable region; seed
-  // `standard_ranges` end at 524288 = 0x80000.
+  // `standard_ranges` end at 524288 = 0x80000 (IPU21_EXECUTABLE_MEMORY_LIMIT).
   t.standard = {MemoryClass::Standard, 0x4C000, 208 * 1024};
-  // [0x80000, 0xE8000), 416 KiB; poplibs: interleaved is the upper part.
-  t.interleaved = {MemoryClass::Interleaved, 0x80000, 416 * 1024};
-  // Runtime image at the bottom of standard memory; seed `linked_end` is
-  // about 8 KiB above the base.
-  t.reservedStandardBytes = 8192;
+  // [0x80000, 0xE7BB0), 424,880 bytes: IPU21_APPLICATION_MEMORY_LIMIT, the
+  // loader's limit (643 frames of 992 payload bytes); the last 1,104 bytes
+  // of SRAM cannot be loaded.
+  t.interleaved = {MemoryClass::Interleaved, 0x80000, 0xE7BB0 - 0x80000};
+  // The runtime below IPU21_DATA_BASE = 0x586E0: the linked kernels in
+  // [0x4C000, 0x50000) (the seed's linked_end = 319,432 is within), the
+  // exchange window [0x50000, 0x58000) (EXCHANGE_WINDOW_BASE/BYTES) and the
+  // runtime state, 0xE0 + 6 x 0x100 (RUNTIME_STATE_BYTES): 50,912 bytes, so
+  // 162,080 standard bytes are left (IPU21_STANDARD_FIXED_BYTES). Until
+  // issue 45: 8 KiB, and 630,784 usable bytes a tile.
+  t.runtimeLinkedCodeBytes = 16384;
+  t.exchangeWindowBytes = 32768;
+  t.runtimeStateBytes = 1760;
+  t.reservedStandardBytes =
+      t.runtimeLinkedCodeBytes + t.exchangeWindowBytes + t.runtimeStateBytes;
+  // IPU21_SUPERVISOR_FETCH_LOOKAHEAD, 8 x 8 bytes: the guard after exchange
+  // rows (their package.rs, guard_after).
+  t.fetchGuardBytes = 64;
   t.memoryElementBytes = 16384; // poplibs `TMEM_ELEMSIZE 0x4000`.
 
   // AMP: MACs per cycle by input and partials type (machine-model.md

@@ -1,21 +1,23 @@
 // RUN: ipu-opt %s -split-input-file -ipu-place-storage -verify-diagnostics | FileCheck %s
 
 // Buffers live at the same time get disjoint addresses. Weights stay
-// resident. The runtime image (8 KiB) and the exchange tables and vertex
-// state (reserved_bytes) sit below the first buffer. The gather reads
-// @arg0 and writes @lhs: with room to spare they take SRAM conflict units
-// (16 KiB elements) of their own, @arg0 from the next element at 0x50000,
-// so that the exchange may read one while it writes the other; the peak
-// pays for it (8,144 bytes against the 192-byte bound).
+// resident. The runtime (50,912 bytes, to 0x586E0) and the vertex state
+// and exchange code (reserved_bytes) sit below the first buffer: the code
+// on a 16 KiB element of its own from 0x5C000, with its 64-byte fetch
+// guard, so buffers start at 0x60000 (31,008 reserved bytes). The gather
+// reads @arg0 and writes @lhs: with room to spare they take SRAM conflict
+// units (16 KiB elements) of their own, @arg0 from the next element at
+// 0x64000, so that the exchange may read one while it writes the other;
+// the peak pays for it (16,448 bytes against the 192-byte bound).
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @mm
-  // CHECK-SAME: memory_bound = array<i64: 192, 128>, memory_peak = array<i64: 8144, 128>
-  // CHECK-SAME: reserved_bytes = 112
-  // CHECK: ipu_tile.buffer @arg0 : {{.*}} in standard at 327680
+  // CHECK-SAME: memory_bound = array<i64: 192, 128>, memory_peak = array<i64: 16448, 128>
+  // CHECK-SAME: reserved_bytes = 31008
+  // CHECK: ipu_tile.buffer @arg0 : {{.*}} in standard at 409600
   // CHECK: ipu_tile.buffer @arg1 : {{.*}} in interleaved at 524288
-  // CHECK: ipu_tile.buffer @lhs : {{.*}} in standard at 319600
-  // CHECK: ipu_tile.buffer @out : {{.*}} in standard at 319728
-  // expected-remark @+1 {{placed buffers=4 reservedBytes=112 peakStandardBytes=8144 boundStandardBytes=192 peakInterleavedBytes=128 boundInterleavedBytes=128 standardBytesAvailable=204800 interleavedBytesAvailable=425984}}
+  // CHECK: ipu_tile.buffer @lhs : {{.*}} in standard at 393216
+  // CHECK: ipu_tile.buffer @out : {{.*}} in standard at 393344
+  // expected-remark @+1 {{placed buffers=4 reservedBytes=31008 peakStandardBytes=16448 boundStandardBytes=192 peakInterleavedBytes=128 boundInterleavedBytes=128 standardBytesAvailable=162080 interleavedBytesAvailable=424880}}
   ipu_tile.program @mm {
     ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_tile.buffer @arg1 : tensor<16x8xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
@@ -36,15 +38,15 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 // -----
 
-// Two 160000-byte buffers live at once on tile 0 cannot share 200 KiB. The
+// Two 160000-byte buffers live at once on tile 0 cannot share 162,080 bytes. The
 // memory map comes as notes at each buffer's op: the one that does not fit,
 // then the ones live beside it, largest first, with their addresses.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // expected-error-re @+1 {{storage does not fit on 'ipu21-4': {{.*}}tile 0{{.*}}standard{{.*}}160000 bytes}}
   ipu_tile.program @overflow {
-    // expected-note @+1 {{'x' holds [0x4e000, 0x75100) (160000 bytes) on tile 0, live at step 1}}
+    // expected-note @+1 {{'x' holds [0x586e0, 0x7f7e0) (160000 bytes) on tile 0, live at step 1}}
     ipu_tile.buffer @x : tensor<200x200xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
-    // expected-note @+1 {{'y' needs 160000 standard bytes on tile 0 at step 1, of 204800 allocatable there; the 1 buffers live beside it take 160000}}
+    // expected-note @+1 {{'y' needs 160000 standard bytes on tile 0 at step 1, of 162080 allocatable there; the 1 buffers live beside it take 160000}}
     ipu_tile.buffer @y : tensor<200x200xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_exchange.stream_in @x from 0
     ipu_exchange.stream_in @y from 1
@@ -60,8 +62,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // provisional addresses.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK-LABEL: ipu_tile.program @unscheduled
-  // CHECK-SAME: reserved_bytes = 24
-  // expected-remark @+1 {{placed buffers=2 reservedBytes=24 peakStandardBytes=8184 boundStandardBytes=80}}
+  // CHECK-SAME: reserved_bytes = 31008
+  // expected-remark @+1 {{placed buffers=2 reservedBytes=31008 peakStandardBytes=16400 boundStandardBytes=80}}
   ipu_tile.program @unscheduled {
     ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard

@@ -11,8 +11,8 @@
 // between neighbouring tiles.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @mm {
-    ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319640
-    ipu_tile.buffer @lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 319512
+    ipu_tile.buffer @arg0 : tensor<8x16xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 385176
+    ipu_tile.buffer @lhs : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 385048
     ipu_exchange.stream_in @arg0 from 0
     ipu_exchange.sync
     // CHECK: ipu_exchange.phase @gather attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 4, bound = 76, horizon = 76, runs = dense<[0, 0, 16, 28, 0, 1, 0, 16, 29, 0, 2, 0, 16, 28, 0, 3, 0, 16, 29, 0]> : tensor<20xi32>>}
@@ -30,10 +30,10 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // copy order.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @two {
-    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319648
-    ipu_tile.buffer @a.t : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 3, strides = [-1, 0], replicas = 1, replica_stride = 0>> in standard at 319664
-    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319520
-    ipu_tile.buffer @b.all : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 4, replica_stride = 1>> in standard at 319584
+    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 385184
+    ipu_tile.buffer @a.t : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 3, strides = [-1, 0], replicas = 1, replica_stride = 0>> in standard at 385200
+    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 385056
+    ipu_tile.buffer @b.all : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 4, replica_stride = 1>> in standard at 385120
     // CHECK: ipu_exchange.phase @both attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 5, bound = 80, horizon = 81, runs = dense<[0, 0, 4, 47, 0, 1, 0, 4, 47, 0, 2, 0, 4, 45, 0, 3, 0, 4, 27, 0, 4, 0, 16, 31, 0]> : tensor<25xi32>>}
     // expected-remark @+1 {{scheduled transfers=5 lowerBound=80 endpointEvents=20 latency=60 horizon=81 horizonOverBound=1.012 lowerBoundGap=1 strategy=timed runs=5 pairedRuns=0 localCopyWords=16 phaseCycles=977 fixedCycles=600 localCopyCycles=296 codeBytes=124 pointerEvents=7 sourceEvents=11}}
     ipu_exchange.phase @both {
@@ -63,12 +63,12 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // words and receives 8; every pair of broadcasts shares a destination.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @cyclic {
-    ipu_tile.buffer @x : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319528
-    ipu_tile.buffer @y : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 1, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319528
-    ipu_tile.buffer @z : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319528
-    ipu_tile.buffer @x.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [1, 2]>> in standard at 319544
-    ipu_tile.buffer @y.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [2, 0]>> in standard at 319560
-    ipu_tile.buffer @z.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [0, 1]>> in standard at 319576
+    ipu_tile.buffer @x : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 385064
+    ipu_tile.buffer @y : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 1, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 385064
+    ipu_tile.buffer @z : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 2, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 385064
+    ipu_tile.buffer @x.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [1, 2]>> in standard at 385080
+    ipu_tile.buffer @y.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [2, 0]>> in standard at 385096
+    ipu_tile.buffer @z.all : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 2, replica_stride = 0, tile_map = [0, 1]>> in standard at 385112
     // CHECK: ipu_exchange.phase @rotate attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 3, bound = 68, horizon = 72, runs = dense<[0, 0, 4, 31, 0, 1, 0, 4, 39, 0, 2, 0, 4, 33, 0]> : tensor<15xi32>>}
     // expected-remark @+1 {{scheduled transfers=3 lowerBound=68 endpointEvents=8 latency=60 horizon=72 horizonOverBound=1.059 lowerBoundGap=4 strategy=timed runs=3 pairedRuns=0 localCopyWords=0 phaseCycles=672 fixedCycles=600 localCopyCycles=0 codeBytes=100 pointerEvents=5 sourceEvents=10}}
     ipu_exchange.phase @rotate {

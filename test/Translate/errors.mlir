@@ -12,8 +12,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319552
+    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362272
     // expected-error @+1 {{phase is not scheduled: run --ipu-schedule-exchange before --ipu-to-package}}
     ipu_exchange.phase @p {
       ipu_exchange.copy @a to @b
@@ -25,8 +25,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319552
+    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362272
     // expected-error @+1 {{schedule was made for 3 transfers, the phase has 4: reschedule it}}
     ipu_exchange.phase @p attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 3, bound = 4, horizon = 12, runs = dense<[0, 0, 4, 0, 0, 1, 0, 4, 4, 0, 2, 0, 4, 8, 0]> : tensor<15xi32>>} {
       ipu_exchange.copy @a to @b
@@ -41,8 +41,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // expected-error-re @+1 {{package fails validation: {{.*}}}}
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319552
+    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @b : tensor<4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362272
     ipu_exchange.phase @p attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 4, bound = 16, horizon = 16, runs = dense<[0, 0, 4, 0, 0, 1, 0, 4, 0, 0, 2, 0, 4, 8, 0, 3, 0, 4, 12, 0]> : tensor<20xi32>>} {
       ipu_exchange.copy @a to @b
     }
@@ -62,7 +62,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // expected-error @+1 {{reference op 'conv' is not a kind the package holds (matmul, elementwise, permute, streamed)}}
   ipu_tile.program @p attributes {reference = [{op = "conv", arguments = array<i32: 0>, result = 0 : i32, type = f32}]} {
-    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+    ipu_tile.buffer @a : tensor<4x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
     ipu_exchange.stream_in @a from 0
   }
 }

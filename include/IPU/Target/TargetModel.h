@@ -49,12 +49,20 @@ struct TargetModel {
   uint32_t vectorBytes = 0;
 
   // Tile memory. `reservedStandardBytes` at the bottom of standard memory hold
-  // the runtime image; the placement pass must not hand them out.
+  // the runtime (its three parts below); the placement pass must not hand
+  // them out. `interleaved` ends where the loader can still write.
   uint32_t tileMemoryBytes = 0;
   MemoryRegion standard{MemoryClass::Standard, 0, 0};
   MemoryRegion interleaved{MemoryClass::Interleaved, 0, 0};
-  uint32_t reservedStandardBytes = 0;
+  uint32_t runtimeLinkedCodeBytes = 0; ///< The linked runtime kernels.
+  uint32_t exchangeWindowBytes = 0;    ///< The host exchange window.
+  uint32_t runtimeStateBytes = 0;      ///< Worker stacks and sync slots.
+  uint32_t reservedStandardBytes = 0;  ///< The three above.
   uint32_t memoryElementBytes = 0;
+  /// Exchange code sits on memory elements of its own (no transfer may
+  /// read or write an element it executes from), followed by this many
+  /// bytes the supervisor may fetch ahead.
+  uint32_t fetchGuardBytes = 0;
 
   // AMP (accumulating matrix product) unit. The MAC rate depends on the
   // input type and on the partials (accumulator) type; see

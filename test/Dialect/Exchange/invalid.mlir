@@ -129,12 +129,12 @@ func.func @outside() {
 // Placed so that the destination overwrites its source on tile 0.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319504
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362224
     ipu_exchange.stream_in @a from 0
     ipu_exchange.sync
     ipu_exchange.phase @gather {
-      // expected-error @+1 {{destination @b [319504, 319632) overlaps its source @a [319488, 319520) on tile 0}}
+      // expected-error @+1 {{destination @b [362224, 362352) overlaps its source @a [362208, 362240) on tile 0}}
       ipu_exchange.copy @a to @b
     }
     ipu_exchange.sync
@@ -177,12 +177,12 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // 0, batch-local (128 bytes), over the source's bytes there.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in standard at 319488
-    ipu_tile.buffer @b : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319520
+    ipu_tile.buffer @a : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0, batch_grid = 2, batch_stride = 1>> in standard at 362208
+    ipu_tile.buffer @b : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362240
     ipu_exchange.stream_in @a from 0
     ipu_exchange.sync
     ipu_exchange.phase @gather {
-      // expected-error @+1 {{destination @b [319520, 319648) overlaps its source @a [319488, 319552) on tile 0}}
+      // expected-error @+1 {{destination @b [362240, 362368) overlaps its source @a [362208, 362272) on tile 0}}
       ipu_exchange.copy @a to @b
     }
   }

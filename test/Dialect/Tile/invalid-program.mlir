@@ -5,9 +5,9 @@
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    // expected-error @+1 {{overlaps buffer @a on tile 0, bytes [319552, 319616), while both are live at step 1 ('ipu_exchange.stream_in'): @a holds [319488, 319616), @b [319552, 319680)}}
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319552
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    // expected-error @+1 {{overlaps buffer @a on tile 0, bytes [362272, 362336), while both are live at step 1 ('ipu_exchange.stream_in'): @a holds [362208, 362336), @b [362272, 362400)}}
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362272
     ipu_exchange.stream_in @a from 0
     ipu_exchange.stream_in @b from 1
     ipu_exchange.stream_out @a to 0
@@ -36,9 +36,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // Equal addresses: the second buffer starts where the first does.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    // expected-error @+1 {{overlaps buffer @b on tile 3, bytes [319488, 319504), while both are live at step 1 ('ipu_exchange.stream_in'): @b holds [319488, 319504), @a [319488, 319520)}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @b : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 3, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+    // expected-error @+1 {{overlaps buffer @b on tile 3, bytes [362208, 362224), while both are live at step 1 ('ipu_exchange.stream_in'): @b holds [362208, 362224), @a [362208, 362240)}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @b : tensor<1x4xf32, #ipu_tile.layout<grid = [1, 1], base = 3, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362208
     ipu_exchange.stream_in @b from 1
     ipu_exchange.stream_in @a from 0
     ipu_exchange.stream_out @a to 0

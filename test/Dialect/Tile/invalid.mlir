@@ -84,7 +84,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    // expected-error @+1 {{needs 262144 bytes per tile, standard memory has 204800}}
+    // expected-error @+1 {{needs 262144 bytes per tile, standard memory has 162080}}
     ipu_tile.buffer @a : tensor<256x256xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
   }
 }
@@ -93,7 +93,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    // expected-error @+1 {{address 311296 + 128 bytes lies outside standard memory [319488, 524288)}}
+    // expected-error @+1 {{address 311296 + 128 bytes lies outside standard memory [362208, 524288)}}
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 311296
   }
 }
@@ -307,8 +307,8 @@ ipu_tile.program @flops attributes {flops = -1 : i64} {
 // -----
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
-  // expected-error @+1 {{'reserved_bytes' = 204808 : i64 is out of range [0, 204800] (the standard memory of 'ipu21-4')}}
-  ipu_tile.program @reserved attributes {reserved_bytes = 204808 : i64} {
+  // expected-error @+1 {{'reserved_bytes' = 162088 : i64 is out of range [0, 162080] (the standard memory of 'ipu21-4')}}
+  ipu_tile.program @reserved attributes {reserved_bytes = 162088 : i64} {
   }
 }
 
@@ -316,8 +316,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
-    // expected-error @+1 {{address 319492 is not a multiple of 8 bytes, the alignment --ipu-place-storage gives buffers}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319492
+    // expected-error @+1 {{address 362212 is not a multiple of 8 bytes, the alignment --ipu-place-storage gives buffers}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362212
   }
 }
 
@@ -335,9 +335,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // Placed over the exchange code and vertex state the placement kept free.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p attributes {reserved_bytes = 144 : i64} {
-    // expected-error @+1 {{address 319624 lies over the program's reserved bytes: 8192 of runtime image and 144 of exchange code and vertex state leave standard buffers from 319632}}
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319624
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319632
+    // expected-error @+1 {{address 362344 lies over the program's reserved bytes: 50912 of runtime image and 144 of exchange code and vertex state leave standard buffers from 362352}}
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362344
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362352
   }
 }
 

@@ -8,7 +8,7 @@
 // outside stay live over it, so that @tmp (used only inside) may share
 // bytes with @spare (used only after the loop) but @out may not.
 // CHECK-LABEL: ipu_tile.program @serial
-// CHECK: ipu_tile.buffer @a : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
+// CHECK: ipu_tile.buffer @a : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
 // CHECK: ipu_tile.loop @mm.serial count 4 {
 // CHECK-NEXT: ipu_exchange.sync
 // CHECK-NEXT: ipu_tile.compute_set @mm.slice kernel "copy" operands [@a, @tmp] tiles [0 to 4] {serial_operands = array<i32: 0>}
@@ -18,10 +18,10 @@
 // CHECK: func.func private @serial_layout(tensor<64x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0, serial = 4>>)
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @serial {
-    ipu_tile.buffer @a : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
-    ipu_tile.buffer @spare : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
-    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319744
+    ipu_tile.buffer @a : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362720
+    ipu_tile.buffer @spare : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362720
+    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362464
     ipu_exchange.stream_in @a from 0
     ipu_tile.loop @mm.serial count 4 {
       ipu_exchange.sync
@@ -42,10 +42,10 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // used inside it, cannot share its bytes.
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @clash {
-    ipu_tile.buffer @a : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    // expected-error @+1 {{overlaps buffer @out on tile 0, bytes [320000, 320064), while both are live at step 3 ('ipu_tile.compute_set' @mm.slice)}}
-    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
-    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
+    ipu_tile.buffer @a : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    // expected-error @+1 {{overlaps buffer @out on tile 0, bytes [362720, 362784), while both are live at step 3 ('ipu_tile.compute_set' @mm.slice)}}
+    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362720
+    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362720
     ipu_exchange.stream_in @a from 0
     ipu_tile.loop @mm.serial count 4 {
       ipu_exchange.sync
@@ -95,11 +95,11 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 // CHECK-NEXT: ipu_exchange.sync
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @nested {
-    ipu_tile.buffer @weights : tensor<2x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @w : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319744
-    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
-    ipu_tile.buffer @spare : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
-    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320256
+    ipu_tile.buffer @weights : tensor<2x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @w : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362464
+    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362720
+    ipu_tile.buffer @spare : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362720
+    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362976
     ipu_exchange.stream_in @weights from 0
     ipu_tile.loop @layers count 2 {
       ipu_exchange.sync
@@ -121,11 +121,11 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @nested_clash {
-    ipu_tile.buffer @weights : tensor<2x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @w : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
-    // expected-error @+1 {{overlaps buffer @w on tile 0, bytes [320000, 320064), while both are live at step 7 ('ipu_tile.compute_set' @mm.tmp)}}
-    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320000
-    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 320256
+    ipu_tile.buffer @weights : tensor<2x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @w : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362720
+    // expected-error @+1 {{overlaps buffer @w on tile 0, bytes [362720, 362784), while both are live at step 7 ('ipu_tile.compute_set' @mm.tmp)}}
+    ipu_tile.buffer @tmp : tensor<16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362720
+    ipu_tile.buffer @out : tensor<4x16x8xf16, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362976
     ipu_exchange.stream_in @weights from 0
     ipu_tile.loop @layers count 2 {
       ipu_exchange.sync

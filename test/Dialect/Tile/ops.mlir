@@ -5,8 +5,8 @@
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   // CHECK: ipu_tile.program @mm attributes {flops = 1024 : i64, reference = [{arguments = array<i32: 0, 1>, op = "matmul", result = 0 : i32, type = f32}]}
   ipu_tile.program @mm attributes {flops = 1024 : i64, reference = [{op = "matmul", arguments = array<i32: 0, 1>, result = 0 : i32, type = f32}]} {
-    // CHECK: ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 319488
-    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 319488
+    // CHECK: ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 362208
+    ipu_tile.buffer @a : tensor<8x16xf16, #ipu_tile.layout<grid = [2, 1], base = 0, strides = [2, 0], replicas = 2, replica_stride = 1>> in standard at 362208
     // CHECK: ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
     ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
     ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
@@ -31,10 +31,10 @@ func.func private @explicit(tensor<10x8xf32, #ipu_tile.layout<grid = [3, 2], bas
 // CHECK-LABEL: ipu_tile.program @reuse
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @reuse {
-    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @m : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319616
-    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319488
-    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 1, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 319616
+    ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [4, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @m : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362336
+    ipu_tile.buffer @b : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362208
+    ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 1, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard at 362336
     ipu_exchange.stream_in @a from 0
     ipu_exchange.stream_in @c from 1
     ipu_exchange.sync
