@@ -84,7 +84,7 @@
 // DIRECTORY: error: cannot read the data file: '{{.*}}lowered.data' is a directory, not a data file
 // SPARSE: error: cannot read the data file: '{{.*}}lowered.data' holds 68719476736 bytes; the IR expects {{[0-9]+}}
 // FORGED-PAIRED: error: schedule in the data file: run 0 has paired = 7; it is 0 or 1
-// FORGED-TRANSFER: error: schedule in the data file: run 0 names transfer 100000, the phase has 64
+// FORGED-TRANSFER: error: schedule in the data file: run 0 names transfer 100000, the phase has {{[0-9]+}}
 // PAST-END: error: data block of 1024 bytes at offset 99968 lies outside the data file's {{[0-9]+}} bytes
 // ODD: error: a data block starts at a multiple of 64 bytes after the file's magic, not at 65
 // NO-FILE: error: reads #ipu_tile.data<tensor<64x4xf32> at 64>, but its module names no data file ('ipu_tile.data_file')
