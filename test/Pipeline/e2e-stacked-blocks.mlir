@@ -2,8 +2,10 @@
 // (torch-mlir's export form). Three blocks fit only with gathered weights:
 // each weight is stored once, its blocks' rows split over the tiles that
 // use them, and gathered into the plan's layout by the phase before each
-// GEMM. Four blocks need a serial split besides. A stack that does not fit
-// says how many of its blocks do, after the planner has checked its memory
+// GEMM. Four blocks of the second size fitted with a serial split of the
+// last block's MLP until issue 45; in the 586,960 bytes a tile the user's
+// stack leaves (162,080 standard) they no longer do. A stack that does not
+// fit says how many of its blocks do, after the planner has checked its memory
 // model by placing a copy of the program.
 //
 // RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --blocks 3 --tokens 256 --dim 128 --hidden 1024 --heads 2 -o %t.three.mlir
@@ -12,10 +14,7 @@
 // RUN: ipu-run %t.three.ipuexe --check | FileCheck %s --check-prefix=CHECKED
 //
 // RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --blocks 4 --tokens 128 --dim 256 --hidden 1024 --heads 4 -o %t.four.mlir
-// RUN: ipu-opt %t.four.mlir --ipu-compile="target=ipu21-16 partials=any" -o %t.four.ir 2>&1 | FileCheck %s --check-prefix=FOUR
-// RUN: FileCheck %s --check-prefix=FOUR-IR < %t.four.ir
-// RUN: ipu-translate --ipu-to-package %t.four.ir -o %t.four.ipuexe
-// RUN: ipu-run %t.four.ipuexe --check | FileCheck %s --check-prefix=CHECKED
+// RUN: not ipu-opt %t.four.mlir --ipu-compile="target=ipu21-16 partials=any" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FOUR
 // RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --blocks 5 --tokens 128 --dim 256 --hidden 1024 --heads 4 -o %t.five.mlir
 // RUN: not ipu-opt %t.five.mlir --ipu-compile="target=ipu21-16 partials=any" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIVE
 
@@ -32,15 +31,10 @@
 
 // CHECKED: numericalTest=PASS
 
-// Four blocks fit once the last block's MLP matmuls run in serial chunks of
-// their rows: their finalists are serial, and the program loops over them.
-// FOUR: remark: chose plan {{.*}} serial={{[1-9][0-9]*}} of
-// FOUR-NOT: error
-// FOUR-IR: ipu_tile.loop @mm31.serial count {{[1-9][0-9]*}} {
-// FOUR-IR-NEXT: ipu_exchange.sync
-// FOUR-IR-NEXT: ipu_tile.compute_set @mm31.slice kernel "copy" {{.*}}{serial_operands = array<i32: 0>}
-// FOUR-IR: ipu_tile.compute_set @mm31.update kernel "copy" {{.*}}{serial_operands = array<i32: 1>}
-// FOUR-IR-NEXT: }
+// Four blocks: the last block's second MLP matmul finds no plan, and the
+// stack's note says three blocks fit.
+// FOUR: error: cannot plan 128x1024x256 matmul on 'ipu21-16': no plan fits tile memory
+// FOUR: note: the function repeats a sequence of 8 matmuls 4 times (a stack of blocks): the first 3 repeats fit
 
 // Five blocks' weights alone do not fit the 16 tiles.
 // FIVE: error: cannot plan {{[0-9x]+}} matmul on 'ipu21-16': no plan fits tile memory
