@@ -1124,21 +1124,22 @@ TEST(PackageValidate, PhasesMoveNoMoreThanTheDeviceHolds) {
       },
       {"phase 'gather' transfer 0 from tile 0: 200000 words (800000 bytes) "
        "are more than a tile holds (638976 bytes)"});
-  // Two whole-tile broadcasts to every tile: twice the device.
+  // Two whole-tile broadcasts to every tile (all the loader can write,
+  // [0x4C000, 0xE7BB0)): twice the device.
   expectInvalid(
       [](Package &p) {
         PackagePhase phase;
         phase.name = "twice";
         phase.phase.tiles = 4;
         for (unsigned i = 0; i < 2; ++i) {
-          phase.phase.addTransfer(i, 638976 / 4, {0, 1, 2, 3});
+          phase.phase.addTransfer(i, (0xE7BB0 - 0x4C000) / 4, {0, 1, 2, 3});
           phase.sourceAddress.push_back(0x4C000);
           phase.destAddress.push_back(0x4C000);
         }
         phase.schedule = scheduleSequential(phase.phase);
         p.phases.push_back(phase);
       },
-      {"phase 'twice': transfers write 1277952 words over their "
+      {"phase 'twice': transfers write 1275744 words over their "
        "destinations, more than the device holds (638976 words: 4 tiles x "
        "638976 bytes = 2555904 bytes)"});
   // More runs than words: each run sends at least one.
@@ -1161,7 +1162,7 @@ TEST(PackageValidate, PhasesMoveNoMoreThanTheDeviceHolds) {
   std::vector<uint32_t> everyTile(ipu21.tiles);
   for (uint32_t tile = 0; tile < ipu21.tiles; ++tile)
     everyTile[tile] = tile;
-  uint32_t words = ipu21.tileMemoryBytes / 4;
+  uint32_t words = (ipu21.interleaved.end() - ipu21.standard.base) / 4;
   wide.phase.addTransfer(0, words, everyTile);
   wide.sourceAddress = {0x4C000};
   wide.destAddress = {0x4C000};
@@ -1170,7 +1171,7 @@ TEST(PackageValidate, PhasesMoveNoMoreThanTheDeviceHolds) {
   package.phases.push_back(std::move(wide));
   package.program = {{StepKind::Exchange, 0}};
   auto error = validatePackage(package, ipu21);
-  EXPECT_TRUE(contains(error, "phase 'wide': schedule has 235143168 receive "
+  EXPECT_TRUE(contains(error, "phase 'wide': schedule has 234736896 receive "
                               "intervals (runs times their destinations), "
                               "more than the 16777216 a phase may have"))
       << error.value_or("accepted");
@@ -2635,9 +2636,9 @@ TEST(PackageLoop, NestedLoopsRunTheInnerOnePerOuterIteration) {
   // The slice's advance is per iteration of its own loop: three chunks, not
   // six, so 128 bytes below the end of tile memory fit two and not three.
   Package nearTheEnd = makeNestedLoopPackage();
-  nearTheEnd.computeSets[1].operandAddress[0] = 0xE8000 - 192;
+  nearTheEnd.computeSets[1].operandAddress[0] = 0xE7BB0 - 192;
   EXPECT_EQ(validatePackage(nearTheEnd, target), std::nullopt);
-  nearTheEnd.computeSets[1].operandAddress[0] = 0xE8000 - 128;
+  nearTheEnd.computeSets[1].operandAddress[0] = 0xE7BB0 - 128;
   auto error = validatePackage(nearTheEnd, target);
   EXPECT_TRUE(contains(error, "over the 3 iterations of loop 'slice.loop'"))
       << error.value_or("accepted");
@@ -2773,10 +2774,10 @@ TEST(PackageLoop, AdvancingOperandsAreCheckedInEveryIteration) {
   expectLoopInvalid([](Package &p) { p.computeSets[1].operandAdvance = {64}; },
                     {"compute set 'slice': operandAdvance has 1 entries, "
                      "expected none or 1 tiles x 2 operands"});
-  // Tile memory ends at 0xE8000: two chunks below it fit two iterations,
-  // and the third iteration's chunk lies past it.
+  // Tile memory ends at 0xE7BB0 (the loader's limit): two chunks below it
+  // fit two iterations, and the third iteration's chunk lies past it.
   auto nearTheEnd = [](Package &p) {
-    p.computeSets[1].operandAddress[0] = 0xE8000 - 128;
+    p.computeSets[1].operandAddress[0] = 0xE7BB0 - 128;
   };
   Package fits = makeLoopPackage();
   nearTheEnd(fits);
@@ -2784,7 +2785,7 @@ TEST(PackageLoop, AdvancingOperandsAreCheckedInEveryIteration) {
   EXPECT_EQ(validatePackage(fits, target), std::nullopt);
   expectLoopInvalid(nearTheEnd,
                     {"compute set 'slice' vertex on tile 1: operand 'src' "
-                     "[0xe7f80, 0xe8040) (64 bytes advancing 64 per iteration "
+                     "[0xe7b30, 0xe7bf0) (64 bytes advancing 64 per iteration "
                      "over the 3 iterations of loop 'slice.loop') lies outside "
                      "tile memory"});
   // A set whose operands all advance by 0 may run anywhere.
@@ -2869,7 +2870,7 @@ TEST(PackageLoop, RandomLoopMutationsNeverCrash) {
         break;
       case 5:
         p.computeSets[1].operandAddress[rng() % 2] =
-            0xE8000 - 4 * (rng() % 200);
+            0xE7BB0 - 4 * (rng() % 200);
         break;
       default: // Drop a step.
         p.program.erase(p.program.begin() + rng() % p.program.size());

@@ -373,7 +373,7 @@ TEST(SimulatorTest, ExchangeReadsBeforeWrites) {
   std::optional<std::string> error = validatePackage(p, target);
   ASSERT_TRUE(error);
   EXPECT_NE(error->find("phase 'swap': transfer 0 overwrites tile 1 bytes "
-                        "[0x4e000, 0x4e010) that transfer 1 sends from it"),
+                        "[0x586e0, 0x586f0) that transfer 1 sends from it"),
             std::string::npos)
       << *error;
 
