@@ -43,6 +43,8 @@
 # and run one image after another.
 #   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower|tower-batch]
 #                    [--blocks N] [--batch N] [--layers N] [--batches "N ..."]
+#                    [--towers "WEIGHTS:ATTENTION:MODE+MODE ..."] (--part tower's
+#                    configurations; all five by default)
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 root=${BENCH_ROOT:?run through bench/run}
@@ -265,6 +267,8 @@ batches="1 4 8"
 stacked=4
 batch=8
 layers=27
+# --part tower's configurations, weights:attention:modes (modes joined by +).
+towers="f8E4M3FN:sdpa:resident+streamed f8E4M3FN:eager:resident+streamed f16:sdpa:streamed"
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts=("$2"); shift 2 ;;
@@ -272,6 +276,7 @@ while [ $# -gt 0 ]; do
     --batch) batch=$2; shift 2 ;;
     --layers) layers=$2; shift 2 ;;
     --batches) batches=$2; shift 2 ;;
+    --towers) towers=$2; shift 2 ;;
     *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
   esac
 done
@@ -293,9 +298,10 @@ for part in "${parts[@]}"; do
   # resident or streamed each layer; in f16, streamed (resident f16
   # weights fit 4 layers).
   if [ "$part" = tower ]; then
-    run_tower "$layers" f8E4M3FN sdpa resident streamed
-    run_tower "$layers" f8E4M3FN eager resident streamed
-    run_tower "$layers" f16 sdpa streamed
+    for tower in $towers; do
+      IFS=: read -r weights attention modes <<< "$tower"
+      run_tower "$layers" "$weights" "$attention" ${modes//+/ }
+    done
     continue
   fi
   # The tower on a batch of images, run one image after another
