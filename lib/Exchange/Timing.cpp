@@ -27,18 +27,17 @@
 //                  delay words, MAX_PLAN_OFFSET_CYCLES, so no tighter limit;
 //                  assumption for the int32 range), address spans inside the
 //                  18-bit word address fields (instruction.rs, memo 3.4).
-//                  Not checked here: a 2-word sendpicp must start at an 8-byte
-//                  boundary ("SENDPICP instruction alignment", memo 2.4); the
-//                  encoder pads with a delay word or splits a chunk, which is
-//                  a code-layout concern of the row encoder, not of timing.
 //  receive-before-entry no receive control at event <= 0 ("receive control
-//                  at phase entry", ipu-target/src/exchange.rs, memo 1.5).
+//                  at phase entry", ipu-target/src/exchange.rs, memo 1.5);
+//                  a paired sender starts no earlier than its row's natural
+//                  start max(-m_o, 0) (multicast).
 //  send-overlap    a tile's outgoing messages [S, S + events) are disjoint
 //                  ("overlapping outgoing messages", append_sender_at,
 //                  memo 3.1).
 //  receive-overlap incoming streams of a tile are disjoint in mux time
-//                  [X, X + events) ("overlapping receive streams",
-//                  append_receiver_at, memo 2.3).
+//                  [X, X + events), a paired one's [X or F, F + items)
+//                  ("overlapping receive streams", append_receiver_at,
+//                  scheduled_receive_window, memo 2.3).
 //  receive-write-overlap ... and in write time [P, P + events) (same).
 //  receive-controls at most two receive controls of a tile on one event, and
 //                  only one pointer-class (pointer, format) with one
@@ -65,6 +64,15 @@
 //                  l ^ 1) neither sends nor has a receive stream [X, end)
 //                  during [S, S + items) (PartnerBusy reservation,
 //                  PhaseProgramBuilder::append_transfer_at, memo 4).
+//  sendpicp-alignment every tile's exchange row encodes as the stack's row
+//                  encoder emits it: a pointer-class and a select-class
+//                  control on one event E are one two-word sendpicp from
+//                  E - 1, which must start on an even word of the row; the
+//                  encoder pads with a delay word or by splitting a send
+//                  chunk, and refuses where it cannot ("SENDPICP instruction
+//                  alignment", build_scheduled_program, append_receive_events,
+//                  append_plain_delay_aligned, emit_sender_words; RowEncoder
+//                  below). Other refusals of that walk are rule row-encoding.
 //
 // Timing of one receiver d of a message from s sent at S (memo 1.4, 2.2,
 // 2.5; ipu-target/src/exchange.rs multicast / point_to_point rows):
@@ -75,14 +83,19 @@
 //     too, and this destination address follows that stream's last word
 //     (carries_pointer).
 //   paired (items I = W / 2, paired_receiver_row; oracle 0 -> {2, 3}, 64
-//     items: 1, 54, 56, 65, 118, horizon 125): X = S + max(ttm(s, d),
-//     ttm(s, d ^ 2)) + 1, shared by the pair; F = X + 51 + 2 row(d); pointer
-//     P = F + 2; format off at F + I; end = F + I + 7. Only the member with
-//     the smaller own ttm (assumption on a tie: the lower physical id) issues
-//     the source at X and the neutral at X + I. Assumptions: both members'
-//     receive paths count as busy in mux time [X, X + I) and write time
-//     [P, P + I); a paired stream never takes part in a cutover or omits its
-//     pointer (carries_pointer needs ordinary streams).
+//     items, first send on event 31: 1, 54, 56, 65, 118, horizon 125):
+//     X = S + pttm(s, d) + max(1 - m_p, 0) - max(-m_o, 0), shared by the
+//     pair, with pttm(s, d) = max(ttm(s, d), ttm(s, d ^ 2)), m_p the least
+//     pttm and m_o the least ttm over the message's receivers (the rows'
+//     epoch_shift, :2217, less the sender row's natural_start, :2384);
+//     F = X + 51 + 2 row(d); pointer P = F + 2; format off at F + I;
+//     end = F + I + 7. Only the member with the smaller own ttm (assumption
+//     on a tie: the lower physical id) issues the source at X and the
+//     neutral at X + I. The mux is held from X (early member) or F (late
+//     member) until format-off F + I, and writes take [P, P + I)
+//     (scheduled_receive_window, :776). Assumption: a paired stream never
+//     takes part in a cutover or omits its pointer (carries_pointer needs
+//     ordinary streams).
 //
 //===----------------------------------------------------------------------===//
 
@@ -183,9 +196,33 @@ uint32_t ipu::messageEvents(const TimedMessage &message) {
 
 namespace {
 
-/// Timing of receiver `d` (physical) relative to S = 0.
+/// A paired message's earliest send: its sender row's natural start,
+/// max(-m_o, 0) with m_o the least ttm(s, r) over its receivers (multicast,
+/// stack exchange.rs :2384).
+int64_t pairedNaturalStart(uint32_t s, const std::vector<uint32_t> &dests) {
+  int least = std::numeric_limits<int>::max();
+  for (uint32_t d : dests)
+    least = std::min(least, timeToMux(s, c600PhysicalTile(d)));
+  return std::max(-least, 0);
+}
+
+/// X - S - pttm(s, d) of a paired message from physical `s` to `dests`
+/// (logical): the receivers' epoch shift max(1 - m_p, 0), m_p the least
+/// pttm(s, r) (paired_receiver_row, :2217), less the sender's natural start.
+int64_t pairedSelectShift(const ExchangeTimingModel &model, uint32_t s,
+                          const std::vector<uint32_t> &dests) {
+  int least = std::numeric_limits<int>::max();
+  for (uint32_t d : dests)
+    least = std::min(least, pairedTimeToMux(s, c600PhysicalTile(d)));
+  return std::max<int64_t>(model.pairedFirstSourceEvent - int64_t(least), 0) -
+         pairedNaturalStart(s, dests);
+}
+
+/// Timing of receiver `d` (physical) relative to S = 0. `pairedShift`:
+/// pairedSelectShift of the message, when paired.
 ReceiveTiming receiveOffsets(const ExchangeTimingModel &model, uint32_t s,
-                             uint32_t d, uint32_t words, bool paired) {
+                             uint32_t d, uint32_t words, bool paired,
+                             int64_t pairedShift = 0) {
   int64_t rowPhase = int64_t(model.rowPhaseEvents) * physicalRow(d);
   ReceiveTiming t;
   if (!paired) {
@@ -194,15 +231,21 @@ ReceiveTiming receiveOffsets(const ExchangeTimingModel &model, uint32_t s,
     t.sourceSelect = timeToMux(s, d) + model.sourceSelectDelay;
     t.pointer = t.sourceSelect + model.receivePointerDelay + rowPhase - early;
     t.end = t.pointer + words + model.receiveGuardEvents + early;
+    t.muxStart = t.sourceSelect;
+    t.muxEnd = t.sourceSelect + words;
     return t;
   }
   int own = timeToMux(s, d), other = timeToMux(s, physicalPartner(d));
   t.events = words / 2;
-  t.sourceSelect = std::max(own, other) + model.sourceSelectDelay;
+  t.sourceSelect = std::max(own, other) + pairedShift;
   t.format = t.sourceSelect + model.pairedFormatDelay + rowPhase;
   t.pointer = t.format + model.pairedPointerDelay;
   t.end = t.format + t.events + model.pairedGuardEvents;
   t.early = own < other || (own == other && d < physicalPartner(d));
+  // The stack holds the mux from the source (early member) or the format-on
+  // (late member) until format-off (scheduled_receive_window, :776).
+  t.muxStart = t.early ? t.sourceSelect : t.format;
+  t.muxEnd = t.format + t.events;
   return t;
 }
 
@@ -210,12 +253,15 @@ ReceiveTiming receiveOffsets(const ExchangeTimingModel &model, uint32_t s,
 
 ReceiveTiming ipu::receiveTiming(const ExchangeTimingModel &model,
                                  const TimedMessage &message, uint32_t dest) {
-  ReceiveTiming t =
-      receiveOffsets(model, c600PhysicalTile(message.source),
-                     c600PhysicalTile(dest), message.words, message.paired);
+  uint32_t s = c600PhysicalTile(message.source);
+  ReceiveTiming t = receiveOffsets(
+      model, s, c600PhysicalTile(dest), message.words, message.paired,
+      message.paired ? pairedSelectShift(model, s, message.dests) : 0);
   t.sourceSelect += message.start;
   t.pointer += message.start;
   t.end += message.start;
+  t.muxStart += message.start;
+  t.muxEnd += message.start;
   if (message.paired)
     t.format += message.start;
   return t;
@@ -237,6 +283,7 @@ struct Send {
 /// One receiver of one message.
 struct Stream {
   int64_t x, p, end, format;
+  int64_t muxStart, muxEnd; ///< Mux hold: [X, X + W), paired until F + I.
   uint32_t events, tile, message;
   uint32_t address, bytes;
   bool paired, early;
@@ -318,12 +365,14 @@ void deriveStreams(const ExchangeTimingModel &model,
     uint32_t events = messageEvents(m);
     phase.sends.push_back({m.start, m.start + events, m.source, i});
     uint32_t s = c600PhysicalTile(m.source);
+    int64_t shift = m.paired ? pairedSelectShift(model, s, m.dests) : 0;
     for (uint32_t d : m.dests) {
-      ReceiveTiming t =
-          receiveOffsets(model, s, c600PhysicalTile(d), m.words, m.paired);
+      ReceiveTiming t = receiveOffsets(model, s, c600PhysicalTile(d), m.words,
+                                       m.paired, shift);
       phase.streams.push_back({m.start + t.sourceSelect, m.start + t.pointer,
                                m.start + t.end,
-                               m.paired ? m.start + t.format : -1, events, d,
+                               m.paired ? m.start + t.format : -1,
+                               m.start + t.muxStart, m.start + t.muxEnd, events, d,
                                i, m.destAddress, m.words * model.wordBytes,
                                m.paired, t.early});
     }
@@ -334,7 +383,8 @@ void deriveStreams(const ExchangeTimingModel &model,
       });
   phase.streamBegin = groupByTile(
       phase.streams, model.tiles, [](const Stream &a, const Stream &b) {
-        return a.x != b.x ? a.x < b.x : a.message < b.message;
+        return a.muxStart != b.muxStart ? a.muxStart < b.muxStart
+                                        : a.message < b.message;
       });
 }
 
@@ -545,6 +595,227 @@ std::optional<std::string> checkCoincidence(const Control *begin,
   return std::nullopt;
 }
 
+//===----------------------------------------------------------------------===//
+// Row encoding: the SENDPICP alignment rule
+//===----------------------------------------------------------------------===//
+//
+// The stack's row encoder (ipu-target/src/exchange.rs at ce7c7e9:
+// build_scheduled_program :1173, append_receive_events :1435,
+// append_plain_delay_aligned :1557, append_sender_message :1228,
+// emit_sender_words :1327) reduced to what decides whether a tile's row
+// encodes: the count of 32-bit words emitted before each instruction and
+// the event cursor. A pointer-class and a select-class control on one
+// event E issue as one two-word sendpicp from event E - 1, which must start
+// on an even word of the row (rows sit at 8-byte boundaries). The encoder
+// pads with an extra delay word, or by splitting a send chunk, and fails
+// where it cannot: no free event before the pair with an odd count, one
+// free event with an even count (two delay words need two events), or
+// inside a send, no or one send event before it. The parity depends on
+// every word before the pair, so the rule is checked by walking the row.
+// Validated against the stack's encoder on 133,476 tile programs of the
+// SigLIP MLP, attention, block and one tower layer (issue 45 replay).
+
+/// A send of a tile's row: [start, end) events.
+struct RowSend {
+  int64_t start, end;
+};
+/// One event's receive controls: kRowPointer, kRowSelect or both.
+struct RowEvent {
+  int64_t cycle;
+  uint8_t bits;
+};
+constexpr uint8_t kRowPointer = 1, kRowSelect = 2;
+
+/// Why a row does not encode.
+struct RowFault {
+  int64_t cycle;   ///< Event of the control (or send) at fault.
+  uint64_t words;  ///< Words of the row before its instruction.
+  bool alignment;  ///< The SENDPICP alignment rule, else another refusal.
+  const char *why;
+};
+
+class RowEncoder {
+public:
+  explicit RowEncoder(const ExchangeTimingModel &model) : model(model) {}
+
+  /// Walks one tile's row: sends sorted and disjoint, events sorted with
+  /// one entry per event. Returns the fault, if any; `words` then holds the
+  /// row's words (with the return) of a row that encodes.
+  std::optional<RowFault> encode(const RowSend *send, const RowSend *sendEnd,
+                                 const RowEvent *event,
+                                 const RowEvent *eventEnd, int64_t horizon) {
+    words = 0;
+    cursor = 0;
+    fault.reset();
+    for (; send != sendEnd && !fault; ++send) {
+      const RowEvent *before = event;
+      while (before != eventEnd && before->cycle < send->start)
+        ++before;
+      if (!receiveEvents(event, before, send->start))
+        break;
+      const RowEvent *inside = before;
+      while (inside != eventEnd && inside->cycle <= send->end)
+        ++inside;
+      if (!sender(*send, before, inside))
+        break;
+      event = inside;
+    }
+    if (!fault)
+      receiveEvents(event, eventEnd, horizon);
+    ++words; // The return.
+    return fault;
+  }
+
+  uint64_t words = 0;
+
+private:
+  static constexpr uint64_t kWordEvents = 64; // sendpic(p) count field.
+  const ExchangeTimingModel &model;
+  int64_t cursor = 0;
+  std::optional<RowFault> fault;
+
+  static bool isPair(const RowEvent &e) {
+    return e.bits == (kRowPointer | kRowSelect);
+  }
+  bool fail(int64_t cycle, bool alignment, const char *why) {
+    fault = RowFault{cycle, words, alignment, why};
+    return false;
+  }
+  bool delay(int64_t target, int64_t at) {
+    int64_t d = target - cursor;
+    if (d < 0)
+      return fail(at, false, "its instructions would run backwards in time");
+    words += uint64_t(d + model.delayMaxEvents - 1) / model.delayMaxEvents;
+    cursor = target;
+    return true;
+  }
+  /// Plain delays to `target` leaving an even word count, for a pair at
+  /// `at` (append_plain_delay_aligned).
+  bool delayAligned(int64_t target, int64_t at) {
+    int64_t d = target - cursor;
+    if (d < 0)
+      return fail(at, false, "its instructions would run backwards in time");
+    if (d == 0) {
+      if (words & 1)
+        return fail(at, true, "no free event before it to pad the odd word "
+                              "count");
+      return true;
+    }
+    uint64_t n = uint64_t(d + model.delayMaxEvents - 1) / model.delayMaxEvents;
+    if ((words + n) & 1)
+      ++n;
+    if (int64_t(n) > d)
+      return fail(at, true, "one free event before it, which cannot hold "
+                            "the two delay words that keep the word count "
+                            "even");
+    words += n;
+    cursor = target;
+    return true;
+  }
+  /// Controls outside sends (append_receive_events).
+  bool receiveEvents(const RowEvent *begin, const RowEvent *end,
+                     int64_t horizon) {
+    for (const RowEvent *e = begin; e != end; ++e) {
+      if (isPair(*e)) {
+        if (e->cycle <= 0)
+          return fail(e->cycle, false, "a receive control at phase entry");
+        if (!delayAligned(e->cycle - 1, e->cycle))
+          return false;
+        int64_t next = e + 1 != end ? e[1].cycle - 1 : horizon;
+        int64_t advance = std::min<int64_t>(next - cursor, kWordEvents);
+        if (advance <= 0)
+          return fail(e->cycle, false, "an empty sendpicp interval");
+        words += 2;
+        cursor += advance;
+        continue;
+      }
+      int64_t advance = e->cycle - cursor;
+      if (advance <= 0)
+        return fail(e->cycle, false, "two receive instructions on one event");
+      int64_t most = e->bits & kRowPointer ? model.delaypicMaxEvents
+                                           : model.delayxpicMaxEvents;
+      if (advance > most && !delay(e->cycle - most, e->cycle))
+        return false;
+      ++words;
+      cursor = e->cycle;
+    }
+    return delay(horizon, horizon);
+  }
+  /// A send with the controls on its events (append_sender_message,
+  /// emit_sender_words).
+  bool sender(const RowSend &send, const RowEvent *begin,
+              const RowEvent *end) {
+    if (!delay(send.start, send.start))
+      return false;
+    int64_t remaining = send.end - send.start;
+    bool started = false;
+    // Send words for `count` events before a control at `at`; `even`: the
+    // control is a pair, which must find an even word count.
+    auto emit = [&](int64_t count, bool even, int64_t at) {
+      if (count == 0) {
+        if (!started)
+          return fail(at, false, "a receive control on a send's first events");
+        if (even && (words & 1))
+          return fail(at, true, "it follows a send instruction directly, "
+                                "after an odd word count");
+        return true;
+      }
+      // Chunks: the first send carries at most sendHeadWords events, each
+      // sendoff sendoffWords.
+      uint64_t first = std::min<int64_t>(
+          count, started ? model.sendoffWords : model.sendHeadWords);
+      uint64_t chunks =
+          1 + (uint64_t(count) - first + model.sendoffWords - 1) /
+                  model.sendoffWords;
+      if (even && ((words + chunks) & 1)) {
+        // Split the last chunk of two or more events into 1 + the rest.
+        if (count < 2)
+          return fail(at, true, "only one send event before it, which "
+                                "cannot be split into two words");
+        ++chunks;
+      }
+      words += chunks;
+      started = true;
+      cursor += count;
+      remaining -= count;
+      return true;
+    };
+    for (const RowEvent *e = begin; e != end; ++e) {
+      int64_t issue = e->cycle - 1;
+      int64_t distance = issue - cursor;
+      if (issue < 0 || distance < 0)
+        return fail(e->cycle, false, "a receive control on a send's first "
+                                     "event");
+      if (distance >= remaining)
+        return fail(e->cycle, false, "a receive control past the send");
+      if (!emit(distance, isPair(*e), e->cycle))
+        return false;
+      int64_t bound = e + 1 != end ? e[1].cycle - 1 : send.end;
+      int64_t available = bound - cursor;
+      uint64_t own = isPair(*e) ? 2 : 1;
+      if (e + 1 != end && isPair(e[1]) && ((words + own) & 1) && available > 1)
+        --available; // Room for a sendoff that realigns the next pair.
+      int64_t chunk = std::min<int64_t>({available, int64_t(kWordEvents),
+                                         remaining});
+      if (chunk <= 0)
+        return fail(e->cycle, false, "an empty receive-control continuation");
+      words += own;
+      cursor += chunk;
+      remaining -= chunk;
+      started = true;
+    }
+    if (!started) {
+      int64_t first = std::min<int64_t>(remaining, model.sendHeadWords);
+      ++words;
+      cursor += first;
+      remaining -= first;
+    }
+    words += uint64_t(remaining + model.sendoffWords - 1) / model.sendoffWords;
+    cursor += remaining;
+    return true;
+  }
+};
+
 } // namespace
 
 std::optional<std::string>
@@ -560,6 +831,21 @@ ipu::checkTimedPhase(const ExchangeTimingModel &model,
 
   DerivedPhase phase;
   deriveStreams(model, messages, phase);
+
+  // receive-before-entry for a paired sender: its row starts no earlier
+  // than the natural start of its ordinary route.
+  for (uint32_t i = 0; i < messages.size(); ++i) {
+    const TimedMessage &m = messages[i];
+    if (!m.paired)
+      continue;
+    int64_t earliest = pairedNaturalStart(c600PhysicalTile(m.source), m.dests);
+    if (m.start < earliest)
+      return "rule receive-before-entry: tile " + to_string(m.source) +
+             " sends " + messageName(i, true) + " at cycle " +
+             to_string(m.start) + ", before cycle " + to_string(earliest) +
+             ", the earliest its receivers' routes allow (the sender row's "
+             "natural start)";
+  }
 
   // receive-before-entry and encoding of every receiver's events. The first
   // control of a stream is its source select (the pair's, for paired).
@@ -599,13 +885,16 @@ ipu::checkTimedPhase(const ExchangeTimingModel &model,
       size_t begin = phase.streamBegin[t], end = phase.streamBegin[t + 1];
       for (size_t k = begin + 1; k < end; ++k) {
         const Stream &prev = phase.streams[k - 1], &cur = phase.streams[k];
-        if (cur.x < prev.x + prev.events)
+        if (cur.muxStart < prev.muxEnd)
           return "rule receive-overlap: tile " + to_string(t) + " receives " +
                  messageName(cur.message, cur.paired) + " from cycle " +
-                 to_string(cur.x) + " while " +
+                 to_string(cur.muxStart) + " while " +
                  messageName(prev.message, prev.paired) +
-                 " is still arriving until cycle " +
-                 to_string(prev.x + prev.events) + " (mux time)";
+                 " holds its receive mux until cycle " +
+                 to_string(prev.muxEnd) +
+                 (prev.paired ? " (mux time; a paired stream holds it until "
+                                "its format-off write)"
+                              : " (mux time)");
       }
       byWrite.clear();
       for (size_t k = begin; k < end; ++k)
@@ -758,6 +1047,57 @@ ipu::checkTimedPhase(const ExchangeTimingModel &model,
              to_string(firstStream->end) + ") from cycle " +
              to_string(std::max(begin, firstStream->x)) + reservation;
   }
+
+  // sendpicp-alignment: each tile's row as the stack's encoder emits it.
+  {
+    int64_t horizon = 0;
+    for (const Send &s : phase.sends)
+      horizon = std::max(horizon, s.end);
+    for (const Stream &s : phase.streams)
+      horizon = std::max(horizon, s.end);
+    RowEncoder encoder(model);
+    std::vector<RowSend> rowSends;
+    std::vector<RowEvent> rowEvents;
+    for (uint32_t t = 0; t < model.tiles; ++t) {
+      rowSends.clear();
+      rowEvents.clear();
+      for (size_t k = phase.sendBegin[t]; k < phase.sendBegin[t + 1]; ++k)
+        rowSends.push_back({phase.sends[k].start, phase.sends[k].end});
+      const Control *begin = phase.controls.data() + phase.controlBegin[t],
+                    *end = phase.controls.data() + phase.controlBegin[t + 1];
+      for (const Control *c = begin; c != end; ++c) {
+        uint8_t bits = isPointerClass(c->kind) ? kRowPointer : kRowSelect;
+        if (!rowEvents.empty() && rowEvents.back().cycle == c->cycle)
+          rowEvents.back().bits |= bits;
+        else
+          rowEvents.push_back({c->cycle, bits});
+      }
+      std::optional<RowFault> fault =
+          encoder.encode(rowSends.data(), rowSends.data() + rowSends.size(),
+                         rowEvents.data(), rowEvents.data() + rowEvents.size(),
+                         horizon);
+      if (!fault)
+        continue;
+      std::string on;
+      for (const Control *c = begin; c != end; ++c)
+        if (c->cycle == fault->cycle)
+          on += (on.empty() ? "" : " and ") + controlText(*c);
+      if (on.empty())
+        on = "its controls";
+      std::string words = to_string(fault->words) + " words of its row before it";
+      if (fault->alignment)
+        return "rule sendpicp-alignment: tile " + to_string(t) +
+               " cannot start the two-word sendpicp of " + on +
+               " on cycle " + to_string(fault->cycle) + " (issued from event " +
+               to_string(fault->cycle - 1) +
+               ") on an 8-byte boundary of its exchange row: " + fault->why +
+               " (" + words + ")";
+      return "rule row-encoding: tile " + to_string(t) +
+             " cannot encode its exchange row at cycle " +
+             to_string(fault->cycle) + " (" + on + "): " + fault->why + " (" +
+             words + ")";
+    }
+  }
   return std::nullopt;
 }
 
@@ -848,10 +1188,11 @@ int64_t phaseHorizon(const ExchangeTimingModel &model,
   for (const TimedMessage &m : messages) {
     horizon = std::max<int64_t>(horizon, m.start + messageEvents(m));
     uint32_t s = c600PhysicalTile(m.source);
+    int64_t shift = m.paired ? pairedSelectShift(model, s, m.dests) : 0;
     for (uint32_t d : m.dests)
       horizon = std::max<int64_t>(
           horizon, m.start + receiveOffsets(model, s, c600PhysicalTile(d),
-                                            m.words, m.paired)
+                                            m.words, m.paired, shift)
                                  .end);
   }
   return horizon;
@@ -1115,10 +1456,12 @@ private:
 /// 16 bytes: one per receiver of every message, read at random.
 struct PlacedStream {
   uint32_t address, bytes; ///< Below 2^20 (rule encoding).
-  int32_t events;          ///< At most maxMessageWords.
-  int16_t lead;            ///< P - X.
+  int16_t events;          ///< Write events; at most maxMessageWords.
+  int16_t muxEvents;       ///< Mux hold (paired: until format-off).
+  int16_t lead;            ///< P - mux start.
   bool paired, pointerOmitted;
 };
+static_assert(sizeof(PlacedStream) == 16, "read at random per receiver");
 
 /// Places messages one at a time, each at the earliest start that keeps every
 /// rule given the messages placed before it, anywhere in time (gaps left by
@@ -1207,7 +1550,8 @@ public:
         activity(anyPaired ? model.tiles : 0),
         reservations(anyPaired ? model.tiles : 0), sendBits(filter ? model.tiles : 0),
         muxBits(filter ? model.tiles : 0), controlBits(filter ? model.tiles : 0),
-        sendStartBits(filter ? model.tiles : 0) {
+        sendStartBits(filter ? model.tiles : 0), rowSends(model.tiles),
+        rowEvents(model.tiles), lastPair(model.tiles, -1), encoder(model) {
     assert(units <= 64 && "unit masks are 64-bit");
   }
 
@@ -1247,7 +1591,7 @@ private:
   /// its controls exist.
   struct Slot {
     const PlacedStream *prev = nullptr, *next = nullptr;
-    int64_t prevEnd = 0, nextX = 0; ///< Mux end of prev, X of next.
+    int64_t prevEnd = 0, nextX = 0; ///< Mux end of prev, mux start of next.
     int64_t gapEnd = 0;             ///< End of the free mux time around X.
     bool pointer = true, neutral = true, cutover = false;
   };
@@ -1298,7 +1642,7 @@ private:
       for (uint32_t k = 0; k < model.sendStartEvents; ++k)
         busy |= controlBits.window(source, start + k);
       for (const Receiver &r : receivers) {
-        busy |= muxBits.anyIn(r.tile, start + r.at.sourceSelect, window);
+        busy |= muxBits.anyIn(r.tile, start + r.at.muxStart, window);
         if (!paired)
           busy |= sendStartBits.window(r.tile, start + r.at.sourceSelect);
       }
@@ -1412,7 +1756,104 @@ private:
   int64_t checkControls(uint32_t source, int64_t start, int64_t length,
                         uint64_t destAddress, uint64_t bytes, bool paired);
   std::vector<Slot> slots; ///< Scratch, per receiver.
+
+  /// Each tile's row as the encoder sees it (sends, and receive controls
+  /// per event), and its last pointer + select pair (-1: none).
+  std::vector<std::vector<RowSend>> rowSends;
+  std::vector<std::vector<RowEvent>> rowEvents;
+  std::vector<int64_t> lastPair;
+  RowEncoder encoder;
+  std::vector<RowSend> scratchSends; ///< Scratch for rowEncodes.
+  std::vector<RowEvent> scratchEvents, added;
+  /// Whether `tile`'s row still encodes with `send` (if any) and the
+  /// controls `added` (sorted, one per event).
+  bool rowEncodes(uint32_t tile, const RowSend *send);
+  /// `start` if every row the message touches still encodes at `start`
+  /// (rule sendpicp-alignment), else start + 1: the stack's scheduler
+  /// retries a transfer one event later (earliest_transfer_offset).
+  int64_t checkRows(uint32_t source, int64_t start, int64_t length,
+                    bool paired);
+  /// The controls of one receiver as row events, sorted, one per event.
+  void rowControls(const Control *controls, size_t n);
 };
+
+void TimedScheduler::rowControls(const Control *controls, size_t n) {
+  added.clear();
+  for (size_t k = 0; k < n; ++k)
+    added.push_back({controls[k].cycle, uint8_t(controls[k].bits & kControlBits)});
+  std::sort(added.begin(), added.end(),
+            [](const RowEvent &a, const RowEvent &b) { return a.cycle < b.cycle; });
+  size_t out = 0;
+  for (size_t k = 0; k < added.size(); ++k) {
+    if (out && added[out - 1].cycle == added[k].cycle)
+      added[out - 1].bits |= added[k].bits;
+    else
+      added[out++] = added[k];
+  }
+  added.resize(out);
+}
+
+bool TimedScheduler::rowEncodes(uint32_t tile, const RowSend *send) {
+  static_assert(kRowPointer == kPointerBit && kRowSelect == kSelectBit,
+                "row events reuse the event table's bits");
+  // A change at event c moves the words of every instruction after it, so
+  // only a pair at or after the first change can break.
+  int64_t first = send ? send->start : std::numeric_limits<int64_t>::max();
+  int64_t pair = lastPair[tile];
+  for (const RowEvent &e : added) {
+    first = std::min(first, e.cycle);
+    if (((events.get(tile, e.cycle) | e.bits) & kControlBits) == kControlBits)
+      pair = std::max(pair, e.cycle);
+  }
+  if (pair < first)
+    return true;
+  const std::vector<RowSend> &sends = rowSends[tile];
+  scratchSends.assign(sends.begin(), sends.end());
+  if (send)
+    scratchSends.insert(
+        std::upper_bound(scratchSends.begin(), scratchSends.end(), *send,
+                         [](const RowSend &a, const RowSend &b) {
+                           return a.start < b.start;
+                         }),
+        *send);
+  const std::vector<RowEvent> &have = rowEvents[tile];
+  scratchEvents.clear();
+  size_t i = 0, j = 0;
+  while (i < have.size() || j < added.size()) {
+    if (j == added.size() ||
+        (i < have.size() && have[i].cycle < added[j].cycle)) {
+      scratchEvents.push_back(have[i++]);
+    } else if (i == have.size() || added[j].cycle < have[i].cycle) {
+      scratchEvents.push_back(added[j++]);
+    } else {
+      scratchEvents.push_back(
+          {have[i].cycle, uint8_t(have[i].bits | added[j].bits)});
+      ++i;
+      ++j;
+    }
+  }
+  return !encoder.encode(scratchSends.data(),
+                         scratchSends.data() + scratchSends.size(),
+                         scratchEvents.data(),
+                         scratchEvents.data() + scratchEvents.size(),
+                         model.maxEventOffset);
+}
+
+int64_t TimedScheduler::checkRows(uint32_t source, int64_t start,
+                                  int64_t length, bool paired) {
+  added.clear();
+  RowSend send{start, start + length};
+  if (!rowEncodes(source, &send))
+    return start + 1;
+  Control controls[5];
+  for (size_t i = 0; i < receivers.size(); ++i) {
+    size_t n = controlsOf(receivers[i].at, slots[i], start, paired, controls);
+    rowControls(controls, n);
+    if (!rowEncodes(receivers[i].tile, nullptr))
+      return start + 1;
+  }
+  return start;
+}
 
 int64_t TimedScheduler::fitConstraints(std::vector<Constraint> &list,
                                        int64_t start) {
@@ -1456,30 +1897,36 @@ int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
   slots.clear();
   Control controls[5];
   for (const Receiver &r : receivers) {
-    int64_t x = start + r.at.sourceSelect;
-    Slot slot = slotOf(r.tile, x, length, destAddress, paired,
+    // x: the mux start (the source select, or a late paired member's
+    // format-on write).
+    int64_t x = start + r.at.muxStart, hold = r.at.muxEnd - r.at.muxStart;
+    Slot slot = slotOf(r.tile, x, hold, destAddress, paired,
                        primary[r.muxConstraint].at);
     slots.push_back(slot);
-    // receive-write-overlap: write windows [X + lead, X + events + lead)
-    // are disjoint when each stream's ends before the next one's in X order
-    // starts, so only the neighbours matter.
-    int64_t lead = r.at.pointer - r.at.sourceSelect;
-    if (slot.prev && x + lead < slot.prevEnd + slot.prev->lead)
-      next = std::max(next, start + slot.prevEnd + slot.prev->lead - lead - x);
-    if (slot.next && x + length + lead > slot.nextX + slot.next->lead)
-      next = std::max(next, start + slot.nextX + slot.next->events - x);
+    // receive-write-overlap: write windows [P, P + events) are disjoint
+    // when each stream's ends before the next one's in mux order starts, so
+    // only the neighbours matter.
+    int64_t write = start + r.at.pointer;
+    if (slot.prev) {
+      int64_t prevWriteEnd = slot.prevEnd - slot.prev->muxEvents +
+                             slot.prev->lead + slot.prev->events;
+      if (write < prevWriteEnd)
+        next = std::max(next, start + prevWriteEnd - write);
+    }
+    if (slot.next && write + length > slot.nextX + slot.next->lead)
+      next = std::max(next, start + slot.nextX + slot.next->muxEvents - x);
     // A stream that omits its pointer, continuing the one before, must keep
     // that predecessor: go past it.
     if (slot.next && slot.next->pointerOmitted &&
         (paired || destAddress + bytes != slot.next->address))
-      next = std::max(next, start + slot.nextX + slot.next->events - x);
+      next = std::max(next, start + slot.nextX + slot.next->muxEvents - x);
     size_t n = controlsOf(r.at, slot, start, paired, controls);
     // A later start that keeps X in this free mux time moves every control
     // with it; past `lastX` the mux window leaves it and fitConstraints
     // takes over. A control that clashes skips every start whose copy of
     // it would clash too: there is no cutover once X is past the gap's
     // start, and a neutral is there at every X but lastX.
-    int64_t lastX = slot.gapEnd - length;
+    int64_t lastX = slot.gapEnd - hold;
     for (size_t k = 0; k < n; ++k) {
       const Control &c = controls[k];
       uint8_t have = events.get(r.tile, c.cycle);
@@ -1504,11 +1951,14 @@ int64_t TimedScheduler::place(uint32_t source,
   int64_t length = paired ? words / 2 : words;
   uint64_t bytes = uint64_t(words) * model.wordBytes;
   uint32_t s = c600PhysicalTile(source);
-  // receive-before-entry: every source select at event >= 1.
-  int64_t start = 0;
+  // receive-before-entry: every source select at event >= 1, a paired
+  // sender's row from its natural start.
+  int64_t start = paired ? pairedNaturalStart(s, dests) : 0;
+  int64_t shift = paired ? pairedSelectShift(model, s, dests) : 0;
   receivers.clear();
   for (uint32_t d : dests) {
-    Receiver r{d, receiveOffsets(model, s, c600PhysicalTile(d), words, paired)};
+    Receiver r{d, receiveOffsets(model, s, c600PhysicalTile(d), words, paired,
+                                 shift)};
     start = std::max<int64_t>(start, 1 - r.at.sourceSelect);
     receivers.push_back(r);
   }
@@ -1534,7 +1984,8 @@ int64_t TimedScheduler::place(uint32_t source,
   for (Receiver &r : receivers) {
     int64_t x = r.at.sourceSelect, p = r.at.pointer, end = r.at.end;
     r.muxConstraint = primary.size();
-    addConstraint(primary, &mux[r.tile], x, length);
+    addConstraint(primary, &mux[r.tile], r.at.muxStart,
+                  r.at.muxEnd - r.at.muxStart);
     for (uint32_t u = writeFirst; u <= writeLast; ++u)
       addConstraint(secondary, self->unitTime(r.tile, u, false), p, end - p);
     if (anyPaired)
@@ -1554,6 +2005,8 @@ int64_t TimedScheduler::place(uint32_t source,
     if (next == start)
       next = checkControls(source, start, length, destAddress, bytes, paired);
     if (next == start)
+      next = checkRows(source, start, length, paired);
+    if (next == start)
       break;
     start = next;
   }
@@ -1568,17 +2021,33 @@ int64_t TimedScheduler::place(uint32_t source,
     int64_t x = start + r.at.sourceSelect, p = start + r.at.pointer,
             end = start + r.at.end;
     size_t n = controlsOf(r.at, slot, start, paired, controls);
+    rowControls(controls, n);
+    std::vector<RowEvent> &row = rowEvents[r.tile];
+    for (const RowEvent &e : added) {
+      auto at = std::lower_bound(
+          row.begin(), row.end(), e.cycle,
+          [](const RowEvent &a, int64_t cycle) { return a.cycle < cycle; });
+      if (at != row.end() && at->cycle == e.cycle)
+        at->bits |= e.bits;
+      else
+        at = row.insert(at, e);
+      if (at->bits == (kRowPointer | kRowSelect))
+        lastPair[r.tile] = std::max(lastPair[r.tile], e.cycle);
+    }
     for (size_t k = 0; k < n; ++k) {
       events.add(r.tile, controls[k].cycle, controls[k].bits);
       if (filter)
         controlBits.set(r.tile, controls[k].cycle, 1);
     }
-    mux[r.tile].reserve(x, length, uint32_t(streams.size()),
+    int64_t muxStart = start + r.at.muxStart,
+            hold = r.at.muxEnd - r.at.muxStart;
+    mux[r.tile].reserve(muxStart, hold, uint32_t(streams.size()),
                         primary[r.muxConstraint].at);
     if (filter)
-      muxBits.set(r.tile, x, length);
-    streams.push_back({uint32_t(destAddress), uint32_t(bytes), int32_t(length),
-                       int16_t(p - x), paired, !slot.pointer});
+      muxBits.set(r.tile, muxStart, hold);
+    streams.push_back({uint32_t(destAddress), uint32_t(bytes), int16_t(length),
+                       int16_t(hold), int16_t(p - muxStart), paired,
+                       !slot.pointer});
     for (uint32_t u = writeFirst; u <= writeLast; ++u)
       if (GapTimeline *writes = unitTime(r.tile, u, true))
         writes->reserveUnion(p, end - p);
@@ -1586,6 +2055,15 @@ int64_t TimedScheduler::place(uint32_t source,
       activity[r.tile].reserveUnion(x, end - x);
   }
   send[source].reserve(start, length, GapTimeline::kNone, primary[0].at);
+  {
+    std::vector<RowSend> &row = rowSends[source];
+    RowSend mine{start, start + length};
+    row.insert(std::upper_bound(row.begin(), row.end(), mine,
+                                [](const RowSend &a, const RowSend &b) {
+                                  return a.start < b.start;
+                                }),
+               mine);
+  }
   if (filter)
     sendBits.set(source, start, length);
   for (uint32_t k = 0; k < model.sendStartEvents; ++k)

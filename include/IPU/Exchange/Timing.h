@@ -24,7 +24,10 @@
 //                                    W = 52, so end_d = X_d + W + 57 + 2 row)
 //
 // A paired (64-bit) message moves two words per event through the sender's
-// and its partner tile's paths; its receivers are complete tile pairs.
+// and its partner tile's paths; its receivers are complete tile pairs. Its
+// source select is X_d = S + pttm(s, d) + max(1 - m_p, 0) - max(-m_o, 0),
+// m_p and m_o the least paired and ordinary ttm over its receivers, and
+// each member holds its mux until the format-off write (Timing.cpp).
 //
 // Tile ids in messages are logical ids of the C600 mapping; latency, rows
 // and pairs are computed on physical ids.
@@ -91,6 +94,10 @@ struct ReceiveTiming {
   uint32_t events;      ///< Mux and write windows: [X, X+events), [P, ...).
   int64_t format = -1;  ///< Paired: F, the format-on write (F + events off).
   bool early = false;   ///< Paired: this member issues the XPIC controls.
+  /// The receive mux is held during [muxStart, muxEnd): [X, X + events);
+  /// paired, from X (early member) or F (late member) to format-off
+  /// F + events (the stack's scheduled_receive_window).
+  int64_t muxStart = 0, muxEnd = 0;
 };
 /// Receiver `dest` of `message` (a logical tile of the model).
 ReceiveTiming receiveTiming(const ExchangeTimingModel &model,

@@ -49,6 +49,14 @@ struct ExchangeTimingModel {
   uint32_t pairedMinWords = 128;
   /// Paired source, destination: 8-byte aligned (stack codegen, memo 4).
   uint32_t pairedAlignBytes = 8;
+  /// A paired multicast's earliest source select is on event 1: its
+  /// receivers' rows shift by max(1 - m_p, 0), m_p the least pttm(s, r),
+  /// and its sender row starts at max(-m_o, 0), m_o the least ttm(s, r);
+  /// so X = S + pttm(s, d) + max(1 - m_p, 0) - max(-m_o, 0) (stack
+  /// exchange.rs paired_receiver_row epoch_shift :2217 and multicast
+  /// natural_start :2384, at ce7c7e9; checked on 384 paired receivers of
+  /// the SigLIP attention, block and tower, issue 45).
+  int32_t pairedFirstSourceEvent = 1;
   /// Paired format-on F = X + 51 + 2 row(d) (stack paired_receiver_row,
   /// memo 4; their oracle: events 1, 54, 56, 65, 118, horizon 125).
   int32_t pairedFormatDelay = 51;
