@@ -802,6 +802,31 @@ std::vector<TimedTransfer> permutationRounds(std::mt19937 &rng, uint32_t tiles,
   return bySender;
 }
 
+TEST(TimedSchedulerTest, StreamsThatContinueTheNextOneKeepEveryRowEncodable) {
+  // One-word transfers on the full chip whose destination addresses follow
+  // each other: a stream placed in a gap just before one it continues in
+  // memory takes that stream's pointer write away (deriveControls). The
+  // scheduler must walk the receiver's row without it (before it did not,
+  // and this phase broke sendpicp-alignment on tile 1380).
+  std::mt19937 rng(3);
+  std::vector<TimedTransfer> transfers;
+  for (uint32_t i = 0; i < 30000; ++i) {
+    uint32_t source = rng() % 1472, dest;
+    do
+      dest = rng() % 1472;
+    while (dest == source);
+    rng(); // A word count of 1 + rng() % 1, as the phase was first drawn.
+    transfers.push_back({source, {dest}, 1, 0x10000 + 4 * (i % 1000),
+                         0x40000 + 4 * (i % 1000), false});
+  }
+  const ExchangeTimingModel chip = ipu21ExchangeTiming();
+  for (TimedOrder order : {TimedOrder::LongestFirst, TimedOrder::MatchingWaves}) {
+    std::vector<TimedMessage> messages =
+        scheduleTimed(chip, transfers, nullptr, order);
+    EXPECT_EQ(check(chip, messages), "") << "order " << int(order);
+  }
+}
+
 TEST(TimedSchedulerTest, RandomShortMessagesScheduleAboveTheEventBound) {
   // Phases of many messages of a few words, where the events a tile's
   // sends and selects take bind before its words do: every schedule, in

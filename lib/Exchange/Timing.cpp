@@ -1286,6 +1286,15 @@ public:
     list[page][(cycle & kPageMask) >> 1] |= cycle & 1 ? bits << 4 : bits;
   }
 
+  void clear(uint32_t tile, int64_t cycle, uint8_t bits) {
+    assert(cycle >= 0 && bits < 16);
+    std::vector<std::unique_ptr<uint8_t[]>> &list = pages[tile];
+    size_t page = size_t(cycle) >> kPageBits;
+    if (page < list.size() && list[page])
+      list[page][(cycle & kPageMask) >> 1] &=
+          uint8_t(~(cycle & 1 ? bits << 4 : bits));
+  }
+
 private:
   static constexpr unsigned kPageBits = 12;
   static constexpr size_t kPageEvents = size_t(1) << kPageBits;
@@ -1485,9 +1494,10 @@ static_assert(sizeof(PlacedStream) == 16, "read at random per receiver");
 /// event, 1.48 s with firstPossibleStart's busy bits (1.77 s without:
 /// the search stepped through the busy events a few at a time).
 /// Per tile, a bit per event: set once the event is busy in some sense
-/// (and never cleared: placement only adds). A tile's bits grow as far as
-/// its busy events do, up to kMaxWords; later events read as free, which
-/// is what a filter that may only rule starts out needs.
+/// (cleared only where a placement takes a pointer write away). A tile's
+/// bits grow as far as its busy events do, up to kMaxWords; later events
+/// read as free, which is what a filter that may only rule starts out
+/// needs.
 class BusyBits {
 public:
   explicit BusyBits(uint32_t tiles) : words(tiles) {}
@@ -1507,6 +1517,13 @@ public:
       bits[size_t(e >> 6)] |= ones << first;
       e += count;
     }
+  }
+
+  /// Frees one event (a control that a later placement removed).
+  void clear(uint32_t tile, int64_t event) {
+    std::vector<uint64_t> &bits = words[tile];
+    if (event >= 0 && size_t(event >> 6) < bits.size())
+      bits[size_t(event >> 6)] &= ~(uint64_t(1) << (event & 63));
   }
 
   /// Bit i: event from + i is busy (events before 0 read free).
@@ -1593,7 +1610,12 @@ private:
     const PlacedStream *prev = nullptr, *next = nullptr;
     int64_t prevEnd = 0, nextX = 0; ///< Mux end of prev, mux start of next.
     int64_t gapEnd = 0;             ///< End of the free mux time around X.
+    uint32_t nextIndex = GapTimeline::kNone; ///< next's index in streams.
     bool pointer = true, neutral = true, cutover = false;
+    /// The new stream ends where next begins in memory: next, which wrote
+    /// its pointer, now continues it and omits its pointer write
+    /// (carries_pointer; deriveControls decides so from the final order).
+    bool dropsNextPointer = false;
   };
   struct Control {
     int64_t cycle;
@@ -1682,6 +1704,7 @@ private:
     }
     if (gap.after != GapTimeline::kNone) {
       slot.next = &streams[gap.after];
+      slot.nextIndex = gap.after;
       slot.nextX = gapEnd;
     }
     if (paired)
@@ -1691,6 +1714,9 @@ private:
         !prev || prev->paired || uint64_t(prev->address) + prev->bytes != address;
     slot.cutover = prev && !prev->paired && gapStart == x;
     slot.neutral = !next || next->paired || gapEnd != x + length;
+    slot.dropsNextPointer = next && !next->paired && !next->pointerOmitted &&
+                            address + uint64_t(length) * model.wordBytes ==
+                                next->address;
     return slot;
   }
 
@@ -1765,9 +1791,11 @@ private:
   RowEncoder encoder;
   std::vector<RowSend> scratchSends; ///< Scratch for rowEncodes.
   std::vector<RowEvent> scratchEvents, added;
-  /// Whether `tile`'s row still encodes with `send` (if any) and the
-  /// controls `added` (sorted, one per event).
-  bool rowEncodes(uint32_t tile, const RowSend *send);
+  /// Whether `tile`'s row still encodes with `send` (if any), the
+  /// controls `added` (sorted, one per event) and without the pointer write
+  /// on event `dropPointer` (if >= 0).
+  bool rowEncodes(uint32_t tile, const RowSend *send,
+                  int64_t dropPointer = -1);
   /// `start` if every row the message touches still encodes at `start`
   /// (rule sendpicp-alignment), else start + 1: the stack's scheduler
   /// retries a transfer one event later (earliest_transfer_offset).
@@ -1793,12 +1821,15 @@ void TimedScheduler::rowControls(const Control *controls, size_t n) {
   added.resize(out);
 }
 
-bool TimedScheduler::rowEncodes(uint32_t tile, const RowSend *send) {
+bool TimedScheduler::rowEncodes(uint32_t tile, const RowSend *send,
+                                int64_t dropPointer) {
   static_assert(kRowPointer == kPointerBit && kRowSelect == kSelectBit,
                 "row events reuse the event table's bits");
   // A change at event c moves the words of every instruction after it, so
   // only a pair at or after the first change can break.
   int64_t first = send ? send->start : std::numeric_limits<int64_t>::max();
+  if (dropPointer >= 0)
+    first = std::min(first, dropPointer);
   int64_t pair = lastPair[tile];
   for (const RowEvent &e : added) {
     first = std::min(first, e.cycle);
@@ -1822,7 +1853,11 @@ bool TimedScheduler::rowEncodes(uint32_t tile, const RowSend *send) {
   while (i < have.size() || j < added.size()) {
     if (j == added.size() ||
         (i < have.size() && have[i].cycle < added[j].cycle)) {
-      scratchEvents.push_back(have[i++]);
+      RowEvent e = have[i++];
+      if (e.cycle == dropPointer)
+        e.bits &= uint8_t(~kRowPointer);
+      if (e.bits)
+        scratchEvents.push_back(e);
     } else if (i == have.size() || added[j].cycle < have[i].cycle) {
       scratchEvents.push_back(added[j++]);
     } else {
@@ -1847,9 +1882,11 @@ int64_t TimedScheduler::checkRows(uint32_t source, int64_t start,
     return start + 1;
   Control controls[5];
   for (size_t i = 0; i < receivers.size(); ++i) {
-    size_t n = controlsOf(receivers[i].at, slots[i], start, paired, controls);
+    const Slot &slot = slots[i];
+    size_t n = controlsOf(receivers[i].at, slot, start, paired, controls);
     rowControls(controls, n);
-    if (!rowEncodes(receivers[i].tile, nullptr))
+    if (!rowEncodes(receivers[i].tile, nullptr,
+                    slot.dropsNextPointer ? slot.nextX + slot.next->lead : -1))
       return start + 1;
   }
   return start;
@@ -2023,6 +2060,21 @@ int64_t TimedScheduler::place(uint32_t source,
     size_t n = controlsOf(r.at, slot, start, paired, controls);
     rowControls(controls, n);
     std::vector<RowEvent> &row = rowEvents[r.tile];
+    if (slot.dropsNextPointer) {
+      PlacedStream &next = streams[slot.nextIndex];
+      int64_t pointer = slot.nextX + next.lead;
+      next.pointerOmitted = true;
+      events.clear(r.tile, pointer, kPointerBit);
+      if (filter && !(events.get(r.tile, pointer) & kControlBits))
+        controlBits.clear(r.tile, pointer);
+      auto at = std::lower_bound(
+          row.begin(), row.end(), pointer,
+          [](const RowEvent &a, int64_t cycle) { return a.cycle < cycle; });
+      assert(at != row.end() && at->cycle == pointer && "next's pointer");
+      at->bits &= uint8_t(~kRowPointer);
+      if (!at->bits)
+        row.erase(at);
+    }
     for (const RowEvent &e : added) {
       auto at = std::lower_bound(
           row.begin(), row.end(), e.cycle,

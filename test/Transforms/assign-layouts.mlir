@@ -51,7 +51,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     %d = ipu_gemm.matmul %a, %w {plan = #ipu_gemm.plan<rows = 2, cols = 2, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>
     // expected-remark @+2 {{relayout of operand 0 of 'ipu_gemm.matmul' into standard: transfers=16 boundCycles=16 cycles=960}}
-    // expected-remark @+1 {{relayout of operand 1 of 'ipu_gemm.matmul' into interleaved: transfers=16 boundCycles=64 cycles=1029}}
+    // expected-remark @+1 {{relayout of operand 1 of 'ipu_gemm.matmul' into interleaved: transfers=16 boundCycles=64 cycles=1028}}
     %f = ipu_gemm.matmul %c, %d {plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10>}
         : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
     return %f : tensor<8x8xf32>
