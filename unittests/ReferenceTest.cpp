@@ -23,6 +23,17 @@ using namespace ipu;
 
 namespace {
 
+/// An f32 row sum from 0: each row's values added into one.
+ElementwiseBody rowSumBody() {
+  ElementwiseBody body;
+  body.inputs = {{ElementType::F32, Broadcast::Full}};
+  body.result = 0;
+  body.resultType = ElementType::F32;
+  body.reduction = RowReduction::Add;
+  body.init = 0;
+  return body;
+}
+
 HostTensor tensorOf(const std::vector<int64_t> &shape, const std::vector<float> &values,
                     ElementType type = ElementType::F32) {
   HostTensor tensor;
@@ -105,12 +116,7 @@ void expectPerElement(const Reference &reference, const std::vector<size_t> &wat
 TEST(ReferenceTolerance, RowSumOfASmallRowAmongLargeRows) {
   // Property over random shapes and positions: a row sum's tolerance is
   // its own row's, not the largest row's.
-  ElementwiseBody body;
-  body.inputs = {{ElementType::F32, Broadcast::Full}};
-  body.result = 0;
-  body.resultType = ElementType::F32;
-  body.reduction = RowReduction::Add;
-  body.init = 0;
+  const ElementwiseBody body = rowSumBody();
   std::mt19937 random(11);
   for (int trial = 0; trial < 50; ++trial) {
     const int64_t rows = 2 + random() % 7, cols = 1 + random() % 300;
@@ -247,11 +253,7 @@ TEST(SummationBound, HoldsForEveryRowAndOrder) {
   // in, on rows whose errors do not cancel (constant, absorbing, growing)
   // as well as random ones. A sqrt(n) estimate did not: 4096 x 0.7 added in
   // order, numpy's float32 sum, failed it.
-  ElementwiseBody body;
-  body.inputs = {{ElementType::F32, Broadcast::Full}};
-  body.result = 0;
-  body.resultType = ElementType::F32;
-  body.reduction = RowReduction::Add;
+  const ElementwiseBody body = rowSumBody();
   std::mt19937 random(21);
   for (const std::string kind :
        {"random", "constant", "alternating", "mountain", "absorbing", "growing"})
