@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <string>
@@ -173,4 +174,71 @@ TEST(HostLink, BatchLineSaysWhatEachFigureHolds) {
   package.streams[0].shape = {1, 3, 2, 8};
   package.images = 2;
   EXPECT_EQ(imagesPerRun(package), 1u);
+}
+
+// Copies: the most pieces writing one host footprint, whatever the pieces'
+// order; 1 with nothing copied.
+TEST(HostLink, CopiesCountThePiecesOfOneFootprint) {
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  std::mt19937 random(46);
+  for (int trial = 0; trial < 100; ++trial) {
+    const uint32_t blocks = 1 + random() % 4, replicas = 1 + random() % 5;
+    std::vector<StreamPiece> pieces;
+    for (uint32_t r = 0; r < replicas; ++r)
+      for (uint32_t b = 0; b < blocks; ++b)
+        pieces.push_back(piece(r * blocks + b, b * 128, 2, 64, 64));
+    std::shuffle(pieces.begin(), pieces.end(), random);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const HostLinkLoad load = hostLinkLoad(stream(true, ElementType::F16, pieces), target);
+    EXPECT_EQ(load.copies, replicas);
+    EXPECT_EQ(load.linkBytes, blocks * 128u);
+    EXPECT_EQ(load.fanOutBytes, (replicas - 1) * blocks * 128u);
+  }
+  EXPECT_EQ(hostLinkLoad(stream(true, ElementType::F16, {}), target).copies, 0u);
+}
+
+TEST(HostLink, WeightLoadCountsEveryCopyAndEachHostByteOnce) {
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  Package package;
+  // A 4x64-byte matrix weight on 3 replicas, its bias row on 2, an
+  // activation (not loaded before the run) and a result.
+  HostStream matrix = stream(true, ElementType::F16,
+                             {piece(0, 0, 4, 64, 64), piece(1, 0, 4, 64, 64),
+                              piece(2, 0, 4, 64, 64)});
+  matrix.weight = true;
+  matrix.index = 1;
+  matrix.shape = {4, 32};
+  HostStream bias = stream(true, ElementType::F16, {piece(0, 0, 1, 64, 64), piece(3, 0, 1, 64, 64)});
+  bias.weight = true;
+  bias.index = 2;
+  bias.shape = {32};
+  HostStream input = stream(true, ElementType::F16, {piece(0, 0, 4, 64, 64), piece(1, 0, 4, 64, 64)});
+  input.shape = {4, 32};
+  HostStream out = stream(false, ElementType::F16, {piece(0, 0, 4, 64, 64)});
+  out.shape = {4, 32};
+  package.streams = {input, matrix, bias, out};
+  WeightLoad load = weightLoad(package, target);
+  EXPECT_EQ(load.replicasMax, 3u);
+  EXPECT_EQ(load.rowReplicasMax, 2u);
+  EXPECT_EQ(load.residentBytes, 3u * 256 + 2u * 64);
+  EXPECT_EQ(load.linkBytes, 256u + 64u);
+  EXPECT_EQ(load.linkCycles, target.hostStreamCycles(256) + target.hostStreamCycles(64));
+  EXPECT_EQ(load.fanOutBytes, 2u * 256 + 64u);
+  EXPECT_EQ(load.fanOutCycles, hostLinkLoad(matrix, target).fanOutCycles +
+                                   hostLinkLoad(bias, target).fanOutCycles);
+  EXPECT_EQ(load.cycles(), load.linkCycles + load.fanOutCycles);
+  // The same argument streamed into a second layout holds the copies of both.
+  HostStream again = matrix;
+  again.pieces = {piece(5, 0, 4, 64, 64)};
+  package.streams.push_back(again);
+  EXPECT_EQ(weightLoad(package, target).replicasMax, 4u);
+  const std::string line = weightLoadLine(weightLoad(package, target));
+  EXPECT_EQ(line.rfind("weightReplicasMax=4 rowWeightReplicasMax=2 weightBytesResident=", 0), 0u)
+      << line;
+  // No weights: nothing to load.
+  package.streams = {input, out};
+  load = weightLoad(package, target);
+  EXPECT_EQ(load.replicasMax, 0u);
+  EXPECT_EQ(load.residentBytes, 0u);
+  EXPECT_EQ(load.cycles(), 0u);
 }

@@ -829,8 +829,9 @@ TEST(RunReportTest, LinesStateTheRunAndEscapeThePackagesText) {
   ASSERT_FALSE(simulate(c.package, c.target, c.inputs, result));
   std::vector<std::string> lines;
   ASSERT_EQ(summaryLines(c.package, c.target, result, lines), std::nullopt);
-  ASSERT_EQ(lines.size(), 4u);
+  ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[0].rfind("workload=", 0), 0u);
+  EXPECT_EQ(lines[1].rfind("weightReplicasMax=", 0), 0u) << lines[1];
   EXPECT_NE(lines[0].find(" cycles=" + std::to_string(result.cycles) + " "),
             std::string::npos);
   EXPECT_NE(lines[0].find("executionTiles=4"), std::string::npos);
@@ -841,7 +842,7 @@ TEST(RunReportTest, LinesStateTheRunAndEscapeThePackagesText) {
     EXPECT_EQ(line.find(" forged=1"), std::string::npos) << line;
   }
   // Finalists have lines of their own, and only there.
-  EXPECT_EQ(lines[3].find("finalist"), std::string::npos);
+  EXPECT_EQ(lines[4].find("finalist"), std::string::npos);
   EXPECT_EQ(finalistLines(c.package),
             (std::vector<std::string>{"finalist op=mm0 rank=0 rows=8 fits=true"}));
 

@@ -57,8 +57,14 @@ HostLinkLoad ipu::hostLinkLoad(const HostStream &stream, const TargetModel &targ
   // Pieces with the same host footprint are copies of one another: the
   // first lands from the link, the others come from it over the exchange.
   using Footprint = std::tuple<uint64_t, uint32_t, uint32_t, uint64_t, uint64_t>;
-  // Footprint -> its landing tile, and whether a copy is made of it.
-  std::map<Footprint, std::pair<uint32_t, bool>> lander;
+  // Each footprint's landing tile, whether a copy is made of it, and how
+  // many pieces write it.
+  struct Landing {
+    uint32_t tile = 0;
+    bool copied = false;
+    uint32_t pieces = 0;
+  };
+  std::map<Footprint, Landing> lander;
   std::map<uint32_t, uint64_t> sent, received;
   std::vector<Interval> intervals;
   uint64_t pieceBytes = 0, uniqueFootprintBytes = 0;
@@ -67,13 +73,15 @@ HostLinkLoad ipu::hostLinkLoad(const HostStream &stream, const TargetModel &targ
     pieceBytes += bytes;
     const Footprint key{piece.hostOffset, piece.rows, piece.rowBytes, piece.hostPitch,
                         piece.hostElementStride};
-    auto [it, first] = lander.emplace(key, std::make_pair(piece.tile, false));
+    auto [it, first] = lander.try_emplace(key, Landing{piece.tile, false, 0});
+    Landing &landing = it->second;
+    load.copies = std::max(load.copies, ++landing.pieces);
     if (!first) {
       received[piece.tile] += bytes;
       // A multicast: the landed copy is sent once, whatever its receivers.
-      if (!it->second.second)
-        sent[it->second.first] += bytes;
-      it->second.second = true;
+      if (!landing.copied)
+        sent[landing.tile] += bytes;
+      landing.copied = true;
       continue;
     }
     uniqueFootprintBytes += bytes;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 using namespace ipu;
 
@@ -147,6 +148,9 @@ std::optional<std::string> ipu::summaryLines(const Package &package,
                     " iterations=" + number(loop.iterations) +
                     " loopRunCycles=" + number(loop.cycles) + " cyclesPerIteration=" +
                     number(loop.iterations ? loop.cycles / loop.iterations : 0));
+  // The weights, loaded before the run at the cost the host link and the
+  // fan-out to their replicas take; no run's cycles count it.
+  lines.push_back(weightLoadLine(weightLoad(package, target)));
   lines.push_back("touchedStandardBytes=" + number(result.touchedBytes[0]) +
                   " touchedInterleavedBytes=" + number(result.touchedBytes[1]) +
                   " touchedMemoryElements=" + number(result.touchedElements));
@@ -169,6 +173,42 @@ std::optional<std::string> ipu::summaryLines(const Package &package,
   if (!metadata.empty())
     lines.push_back(metadata);
   return std::nullopt;
+}
+
+WeightLoad ipu::weightLoad(const Package &package, const TargetModel &target) {
+  WeightLoad load;
+  // Copies per argument, over every layout it streams into.
+  std::map<uint32_t, uint32_t> matrixCopies, rowCopies;
+  for (const HostStream &stream : package.streams) {
+    if (!stream.toDevice || !stream.weight)
+      continue;
+    const HostLinkLoad link = hostLinkLoad(stream, target);
+    load.residentBytes += streamBytes(stream);
+    load.linkBytes += link.linkBytes;
+    load.linkCycles += target.hostStreamCycles(link.linkBytes);
+    load.fanOutBytes += link.fanOutBytes;
+    load.fanOutCycles += link.fanOutCycles;
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < stream.shape.size(); ++d)
+      rows *= stream.shape[d];
+    (rows > 1 ? matrixCopies : rowCopies)[stream.index] += link.copies;
+  }
+  for (const auto &[argument, copies] : matrixCopies)
+    load.replicasMax = std::max(load.replicasMax, copies);
+  for (const auto &[argument, copies] : rowCopies)
+    load.rowReplicasMax = std::max(load.rowReplicasMax, copies);
+  return load;
+}
+
+std::string ipu::weightLoadLine(const WeightLoad &load) {
+  return "weightReplicasMax=" + number(load.replicasMax) +
+         " rowWeightReplicasMax=" + number(load.rowReplicasMax) +
+         " weightBytesResident=" + number(load.residentBytes) +
+         " weightLoadLinkBytes=" + number(load.linkBytes) +
+         " weightLoadLinkCycles=" + number(load.linkCycles) +
+         " weightLoadFanOutBytes=" + number(load.fanOutBytes) +
+         " weightLoadFanOutCycles=" + number(load.fanOutCycles) +
+         " weightLoadCycles=" + number(load.cycles());
 }
 
 uint32_t ipu::imagesPerRun(const Package &package) {

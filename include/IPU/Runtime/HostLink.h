@@ -30,6 +30,11 @@ struct HostLinkLoad {
   /// a stream out (one copy crosses to the host; the rest stay) and for a
   /// stream without copies.
   uint64_t fanOutCycles = 0;
+  /// The most pieces that write one host footprint: the copies of those
+  /// bytes the tiles hold (a plan's replicas of a weight block); 1 when
+  /// nothing is copied, 0 without pieces. Pieces that overlap without
+  /// being equal are not counted as copies here.
+  uint32_t copies = 0;
 };
 
 /// What `stream` costs on `target`'s host link and exchange.

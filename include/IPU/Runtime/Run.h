@@ -55,12 +55,41 @@ std::vector<std::string> comparisonLines(const std::vector<OpComparison> &rows,
 
 /// The closing lines of a run of `package`: the workload's cycles by kind
 /// with its GEMM rate against the f16 peak and against the peak of its own
-/// types; the memory the program touched; its code and state on the busiest
+/// types; its weights' replicas and what loading them costs (weightLoad);
+/// the memory the program touched; its code and state on the busiest
 /// tile; the package's metadata (finalists apart). Fails only when the
 /// package's reserved area cannot be tallied.
 std::optional<std::string> summaryLines(const Package &package, const TargetModel &target,
                                         const SimulationResult &result,
                                         std::vector<std::string> &lines);
+
+/// The weights a package loads before its first run (streams marked
+/// `weight`), and what loading them costs: the link carries each host byte
+/// once, then the exchange fans the copies out to their replicas
+/// (hostLinkLoad). A weight an argument streams into several layouts has
+/// the copies of all of them.
+struct WeightLoad {
+  /// The most copies of one matrix weight (a tensor of more than one row)
+  /// the tiles hold: a plan's replicas of its blocks; 1 when every matrix
+  /// is stored once, 0 without any.
+  uint32_t replicasMax = 0;
+  /// The same for row weights (biases, layer norm's scale and shift),
+  /// which stay beside the blocks that read them.
+  uint32_t rowReplicasMax = 0;
+  uint64_t residentBytes = 0; ///< Every copy, as the tiles hold them.
+  uint64_t linkBytes = 0;     ///< Each host byte once.
+  uint64_t linkCycles = 0;    ///< At the link's measured rate (hostStreamCycles).
+  uint64_t fanOutBytes = 0;
+  uint64_t fanOutCycles = 0;
+  uint64_t cycles() const { return linkCycles + fanOutCycles; }
+};
+
+WeightLoad weightLoad(const Package &package, const TargetModel &target);
+
+/// "weightReplicasMax=... rowWeightReplicasMax=... weightBytesResident=...
+/// weightLoadLinkBytes=... weightLoadLinkCycles=... weightLoadFanOutBytes=...
+/// weightLoadFanOutCycles=... weightLoadCycles=...".
+std::string weightLoadLine(const WeightLoad &load);
 
 /// A run of every image of a batch (Package::images runs of the program;
 /// one for a package of one image).
