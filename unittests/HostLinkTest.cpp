@@ -227,6 +227,12 @@ TEST(HostLink, WeightLoadCountsEveryCopyAndEachHostByteOnce) {
   EXPECT_EQ(load.fanOutCycles, hostLinkLoad(matrix, target).fanOutCycles +
                                    hostLinkLoad(bias, target).fanOutCycles);
   EXPECT_EQ(load.cycles(), load.linkCycles + load.fanOutCycles);
+  // An image's link carries its input and result, not the weights, loaded
+  // once before the first run.
+  BatchRun batch;
+  addImage(package, target, SimulationResult(), batch);
+  EXPECT_EQ(batch.linkBytes, 256u + 256u);
+  EXPECT_EQ(batch.fanOutBytes, 256u);
   // The same argument streamed into a second layout holds the copies of both.
   HostStream again = matrix;
   again.pieces = {piece(5, 0, 4, 64, 64)};

@@ -243,11 +243,12 @@ void ipu::addImage(const Package &package, const TargetModel &target,
   batch.deviceCycles += image.cycles;
   batch.deviceCyclesPcieBound += image.cycles - image.hostCycles + image.hostCyclesPcieBound;
   // What changes from one image to the next (checkpoints are for --check
-  // only; layers' weights streamed during the run are the run's own). The
-  // link carries each byte once; copies on other tiles come over the
-  // exchange.
+  // only; layers' weights streamed during the run are the run's own;
+  // weights, whether the package carries their values or not, are loaded
+  // once before the first run: weightLoad). The link carries each byte
+  // once; copies on other tiles come over the exchange.
   for (const HostStream &stream : package.streams) {
-    if (!changesPerImage(package, stream) || !stream.layerStreams.empty())
+    if (stream.weight || !changesPerImage(package, stream) || !stream.layerStreams.empty())
       continue;
     const HostLinkLoad load = hostLinkLoad(stream, target);
     batch.linkBytes += load.linkBytes;
