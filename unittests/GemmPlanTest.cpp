@@ -480,6 +480,42 @@ TEST(GemmPlanSearch, ConstraintsFilter) {
   }
 }
 
+// A bound on weights' replicas keeps exactly the plans whose resident B
+// layout (the plan's, or its home when gathered) holds at most that many
+// copies of each block, and never finds a faster plan than the free search.
+TEST(GemmPlanSearch, MaxWeightReplicasKeepsThePlansWithFewerCopies) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  for (const GemmProblem &p : {problem(96, 128, 64), problem(64, 96, 256), problem(48, 32, 32)}) {
+    GemmPlanSearch free;
+    ASSERT_FALSE(searchGemmPlans(target, p, {}, 4, free).has_value());
+    const std::vector<GemmPlan> plans = allPlans(target, p);
+    for (uint32_t bound : {1u, 2u, 3u, 5u}) {
+      SCOPED_TRACE("m=" + std::to_string(p.m) + " bound=" + std::to_string(bound));
+      GemmPlanConstraints constraints;
+      constraints.maxWeightReplicas = bound;
+      EXPECT_EQ(constraints.str(), "max-weight-replicas=" + std::to_string(bound));
+      GemmPlanSearch search;
+      ASSERT_FALSE(searchGemmPlans(target, p, constraints, 1000, search).has_value());
+      uint64_t expected = 0;
+      for (GemmPlan candidate : plans) {
+        candidate.columnGrain = neededColumnGrain(p, candidate);
+        const GemmLayouts layouts = gemmLayouts(p, candidate);
+        const uint32_t copies = candidate.gatheredWeights
+                                    ? gatheredWeightHome(layouts.rhs).replicas
+                                    : layouts.rhs.replicas;
+        EXPECT_EQ(candidate.weightReplicas(), copies) << candidate.str();
+        expected += copies <= bound;
+      }
+      EXPECT_EQ(search.matching, expected);
+      for (const GemmPlanChoice &choice : search.finalists)
+        EXPECT_LE(choice.plan.weightReplicas(), bound) << choice.plan.str();
+      ASSERT_FALSE(search.finalists.empty());
+      EXPECT_GE(search.finalists.front().cost.totalCycles,
+                free.finalists.front().cost.totalCycles);
+    }
+  }
+}
+
 TEST(GemmPlanSearch, NoMatchNamesTheConstraint) {
   TargetModel target = TargetModel::ipu21WithTiles(16);
   GemmPlanSearch search;

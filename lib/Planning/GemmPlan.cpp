@@ -53,7 +53,8 @@ bool GemmPlanConstraints::matches(const GemmPlan &plan) const {
          (!gatheredWeights || *gatheredWeights == plan.gatheredWeights) &&
          (!serial || *serial == plan.serial) &&
          (!homes || (plan.gatheredWeights && *homes == plan.homes)) &&
-         (!columnGrain || *columnGrain == plan.columnGrain);
+         (!columnGrain || *columnGrain == plan.columnGrain) &&
+         (!maxWeightReplicas || plan.weightReplicas() <= *maxWeightReplicas);
 }
 
 void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
@@ -73,12 +74,13 @@ void GemmPlanConstraints::override(const GemmPlanConstraints &other) {
   take(serial, other.serial);
   take(homes, other.homes);
   take(columnGrain, other.columnGrain);
+  take(maxWeightReplicas, other.maxWeightReplicas);
 }
 
 bool GemmPlanConstraints::empty() const {
   return !rows && !cols && !inner && !swapped && !weights && !reduction &&
          !localStaging && !partials && !gatheredWeights && !serial && !homes &&
-         !columnGrain;
+         !columnGrain && !maxWeightReplicas;
 }
 
 std::string GemmPlanConstraints::str() const {
@@ -112,6 +114,8 @@ std::string GemmPlanConstraints::str() const {
     field("homes", memoryClassName(*homes));
   if (columnGrain)
     field("grain", *columnGrain);
+  if (maxWeightReplicas)
+    field("max-weight-replicas", *maxWeightReplicas);
   return os.str();
 }
 

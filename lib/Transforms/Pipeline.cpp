@@ -44,6 +44,7 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   plan.finalists = options.finalists;
   plan.rerank = options.rerank;
   plan.partials = options.partials;
+  plan.maxWeightReplicas = options.maxWeightReplicas;
   // The memory model is an estimate: a placed copy of the program decides.
   plan.validateStorage = true;
   pm.addPass(createIPUPlanGemm(plan));

@@ -35,7 +35,7 @@ static void applyPartials(StringRef partials,
 /// Constraints from the op's attribute, narrowed by the pass options.
 static FailureOr<ipu::GemmPlanConstraints>
 collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &options,
-                   StringRef partialsOption, bool &allowHalf) {
+                   StringRef partialsOption, bool rhsIsWeight, bool &allowHalf) {
   ipu::GemmPlanConstraints constraints;
   allowHalf = false;
   if (ipu_gemm::ConstraintsAttr attr = op.getConstraintsAttr()) {
@@ -69,6 +69,10 @@ collectConstraints(ipu_gemm::MatmulOp op, const ipu::GemmPlanConstraints &option
   if (!ipu_tile::isStreamedArgument(op.getRhs()) && options.gatheredWeights &&
       !(op.getConstraintsAttr() && op.getConstraintsAttr().getGathered()))
     constraints.gatheredWeights.reset();
+  // Nor does a bound on weights' replicas: an activation B is gathered
+  // into the plan's layout as the GEMM runs, never resident.
+  if (!rhsIsWeight)
+    constraints.maxWeightReplicas.reset();
   // Nor of staging weights expanded where they stay (never staged).
   if (ipu_tile::expandedWeight(op.getRhs()) && options.localStaging &&
       !(op.getConstraintsAttr() && op.getConstraintsAttr().getStaging()))
@@ -253,7 +257,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
           !llvm::all_of(leaving.getUsers(),
                         [](Operation *user) { return isa<func::ReturnOp>(user); });
       FailureOr<ipu::GemmPlanConstraints> constraints = collectConstraints(
-          op, *options, partials, job.problem.allowHalfPartials);
+          op, *options, partials, job.problem.rhsIsWeight, job.problem.allowHalfPartials);
       if (failed(constraints)) {
         failedAny = true;
         return;
@@ -577,6 +581,8 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         return bad("gathered", gathered, "true or false");
       options.gatheredWeights = gathered == "true";
     }
+    if (maxWeightReplicas > 0)
+      options.maxWeightReplicas = maxWeightReplicas;
     if (!partials.empty() && partials != "f32" && partials != "f16" &&
         partials != "any")
       return bad("partials", partials, "f32, f16 or any");

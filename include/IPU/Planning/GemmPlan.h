@@ -163,6 +163,10 @@ struct GemmPlan {
   /// and M a multiple of serial: it trades cycles for memory.
   uint32_t serial = 1;
   uint32_t tiles() const { return rows * cols * inner; }
+  /// The copies of each block of a weight B the tiles keep resident: one
+  /// per row block (B's layout replicates it over `rows`), or one when
+  /// gathered (its home).
+  uint32_t weightReplicas() const { return gatheredWeights ? 1 : rows; }
   /// "rows=4 cols=4 inner=1 orientation=normal weights=standard
   /// reduction=complete staging=false partials=f32", and " gathered=true"
   /// for gathered weights (" homes=standard" when they stay in standard
@@ -184,6 +188,10 @@ struct GemmPlanConstraints {
   std::optional<MemoryClass> homes;
   /// GemmPlan::columnGrain: 1 keeps N's balanced split only.
   std::optional<uint32_t> columnGrain;
+  /// The most copies of a weight B's blocks a plan may keep resident
+  /// (GemmPlan::weightReplicas): 1 stores every weight once, as a stack of
+  /// layers must. Says nothing of an activation B (the planner drops it).
+  std::optional<uint32_t> maxWeightReplicas;
   bool matches(const GemmPlan &plan) const;
   bool empty() const;
   /// Every field `other` sets replaces this one's.

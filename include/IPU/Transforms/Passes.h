@@ -42,6 +42,12 @@ struct CompilePipelineOptions
       *this, "partials",
       llvm::cl::desc("AMP partials for f32-accumulating matmuls: f32, f16 or any"),
       llvm::cl::init("")};
+  Option<unsigned> maxWeightReplicas{
+      *this, "max-weight-replicas",
+      llvm::cl::desc("Keep at most N copies of each weight's blocks resident "
+                     "(0: any; 1: every weight stored once, as a stack of "
+                     "layers keeps them)"),
+      llvm::cl::init(0)};
   Option<bool> repeatLayers{
       *this, "repeat-layers",
       llvm::cl::desc("Compile the identical layers an exporter unrolled as "

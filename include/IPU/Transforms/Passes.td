@@ -368,6 +368,10 @@ def IPUPlanGemm : Pass<"ipu-plan-gemm", "::mlir::ModuleOp"> {
     Option<"gathered", "gathered", "std::string", "\"\"",
            "Constrain gathered weights, stored once and gathered before each "
            "GEMM (true, false)">,
+    Option<"maxWeightReplicas", "max-weight-replicas", "unsigned", "0",
+           "Keep at most N copies of each weight's blocks resident (0: any; "
+           "1: every weight stored once, on one row block or gathered before "
+           "each GEMM, as a stack of layers keeps them)">,
     Option<"partials", "partials", "std::string", "\"\"",
            "AMP partials for f32-accumulating matmuls: f32 (default), f16 "
            "(allowed and required) or any (allowed, chosen by cost)">,
