@@ -2,17 +2,27 @@
 # bench=siglip: the SigLIP encoder's parts at full size (t729, d1152, 16
 # heads of 72, MLP 4304) as torch-mlir exports them
 # (scripts/siglip-workload.py), compiled for ipu21, packaged, simulated and
-# checked; one row each for the MLP, attention, the block's MLP half
+# checked; rows for the MLP, attention, the block's MLP half
 # (layer norm, MLP, residual) and the whole encoder block, with f32
 # partials (the exporters' default)
 # and with f16 partials allowed (--ipu-compile="partials=any"), and with f8
-# weights. Each row:
+# weights. Each of those first with every weight stored once
+# (max-weight-replicas=1, weightsStored=once: the layout a stack of layers
+# can keep), the headline, then as the planner likes it best, each weight
+# replicated over its plan's row blocks and loaded before the run
+# (weightsStored=replicated, the case name ending -replicated). Each row:
 # compile seconds in total and per pass (compile_<Pass>Seconds), simulated
 # cycles and efficiency, exchange cycles and the worst and median phase
 # horizon over its lower bound (and less its latency over the busiest
-# tile's events), the memory peaks against their bounds, the planner's
+# tile's events), the weights' copies (weightReplicasMax for the matrices,
+# rowWeightReplicasMax for biases and scales), the bytes the tiles hold of
+# them and what loading them before the run costs (weightLoadLinkBytes over
+# the host link, each byte once, and weightLoadCycles: the link at the
+# user's measured rate plus the exchange's fan-out to the copies; the run's
+# cycles leave it out), the memory peaks against their bounds, the planner's
 # estimate against the simulated cycles, simulator seconds, the check, and
-# the user's current stack beside ours where its log gives it
+# the user's current stack beside ours where its log gives it, on rows whose
+# weights are stored once as theirs are
 # (../shared/seeds: the MLP's measured 225,672 cycles as userStackCycles;
 # attention's 406,211 is their planner's estimate, userStackPlannerCycles). The last row
 # is a stack of four encoder blocks (f16 partials allowed), with its
@@ -66,19 +76,22 @@ theirs() { # part
   esac
 }
 
-run_part() { # part partials weights [blocks] [batch] [repeat]
-  local part=$1 partials=$2 weights=$3 blocks=${4:-1} batch=${5:-1} repeat=${6:-}
+run_part() { # part partials weights [blocks] [batch] [repeat] [once|replicated]
+  local part=$1 partials=$2 weights=$3 blocks=${4:-1} batch=${5:-1} repeat=${6:-} stored=${7:-}
   local name src lowered package log report
   local generate=(python3 "$root/scripts/siglip-workload.py" --part "$part" --weights "$weights" --blocks "$blocks" --batch "$batch")
   name=$("${generate[@]}" --name)${partials:+-p$partials}${repeat:+-repeat}
+  [ "$stored" = replicated ] && name+=-replicated
   src="$work/$name.mlir" lowered="$work/$name.ir" package="$work/$name.ipuexe"
   log="$work/$name.log" report="$work/$name.report"
   "${generate[@]}" -o "$src"
   local t0 t1 t2 t3
   t0=$(now)
-  if ! "$bin/ipu-opt" "$src" --ipu-compile="target=ipu21${partials:+ partials=$partials}${repeat:+ repeat-layers=true}" \
+  local once=""
+  [ "$stored" = once ] && once=" max-weight-replicas=1"
+  if ! "$bin/ipu-opt" "$src" --ipu-compile="target=ipu21${partials:+ partials=$partials}${repeat:+ repeat-layers=true}$once" \
       --mlir-timing -o "$lowered" 2> "$log"; then
-    echo "bench=siglip case=$name status=compile-error error=\"$(grep -m1 error: "$log" | sed 's/.*error: //')\""
+    echo "bench=siglip case=$name maxWeightReplicas=$([ -n "$once" ] && echo 1 || echo any) status=compile-error error=\"$(grep -m1 error: "$log" | sed 's/.*error: //')\""
     return 0
   fi
   t1=$(now)
@@ -106,9 +119,24 @@ run_part() { # part partials weights [blocks] [batch] [repeat]
         if (r >= best) { best = r; b = $2; h = $8 }
         if (e > bestE) bestE = e }
       END { printf "exchangePhases=%d worstHorizon=%d worstBound=%d horizonOverBound=%.3f medianHorizonOverBound=%.3f worstHorizonLessLatencyOverEndpoint=%.3f medianHorizonLessLatencyOverEndpoint=%.3f", n, h, b, best, median(ratio, n), bestE, median(over, n) }')
-  local cycles planned
+  local cycles planned replicas
   cycles=$(value cycles "$report")
   planned=$(value plannedCycles "$report")
+  replicas=$(value weightReplicasMax "$report" || true)
+  local storedAs=unknown
+  case "$replicas" in
+    0|1) storedAs=once ;;
+    [0-9]*) storedAs=replicated ;;
+  esac
+  # The user's figures stand beside a plan that stores its weights once, as
+  # theirs does; never beside one that replicates them.
+  local user="userStackCycles=none userStackPlannerCycles=none"
+  if [ "$storedAs" = once ]; then
+    user=$(theirs "$part")
+    local userCycles=${user#userStackCycles=}
+    userCycles=${userCycles%% *}
+    [ "$userCycles" = none ] || user+=" cyclesOverUserStack=$(awk -v c="$cycles" -v u="$userCycles" 'BEGIN { printf "%.4f", c / u }')"
+  fi
   local serial
   serial=$({ grep -Eo 'chose plan [^:]* of [0-9]+ matching' "$log" || true; } |
     awk '{ s = 1; if (match($0, /serial=[0-9]+/)) s = substr($0, RSTART + 7, RLENGTH - 7); print s }' | paste -sd'+')
@@ -120,13 +148,18 @@ run_part() { # part partials weights [blocks] [batch] [repeat]
        "cycles=$cycles efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report") efficiencyAgainstF16PeakPercent=$(value efficiencyAgainstF16PeakPercent "$report")" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "syncCycles=$(value syncCycles "$report") $worst" \
+       "maxWeightReplicas=$([ -n "$once" ] && echo 1 || echo any) weightsStored=$storedAs" \
+       "weightReplicasMax=$replicas rowWeightReplicasMax=$(value rowWeightReplicasMax "$report")" \
+       "weightBytesResident=$(value weightBytesResident "$report") weightLoadLinkBytes=$(value weightLoadLinkBytes "$report")" \
+       "weightLoadLinkCycles=$(value weightLoadLinkCycles "$report") weightLoadFanOutCycles=$(value weightLoadFanOutCycles "$report")" \
+       "weightLoadCycles=$(value weightLoadCycles "$report")" \
        "memoryPeakStandardBytes=$(value memoryPeakStandardBytes "$report") memoryBoundStandardBytes=$(value memoryBoundStandardBytes "$report")" \
        "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
        "plannedCycles=$planned planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
        "cyclesPerBlock=$(awk -v c="$cycles" -v b="$blocks" 'BEGIN { printf "%d", (c ? c / b : 0) }')" \
        "cyclesPerImage=$(awk -v c="$cycles" -v b="$batch" 'BEGIN { printf "%d", (c ? c / b : 0) }')" \
        "simulateSeconds=$(seconds "$t2" "$t3") numericalTest=$(value numericalTest "$report" || echo FAIL)" \
-       "$(theirs "$part")"
+       "$user"
 }
 
 # Packages $work/NAME.ir and runs it on DIR's inputs against DIR's expected
@@ -327,8 +360,12 @@ for part in "${parts[@]}"; do
     done
     continue
   fi
+  # Each weight stored once (the headline: a stack of layers stores them
+  # so), then replicated as the planner likes best, its own row.
   for partials in "" any; do
-    run_part "$part" "$partials" f16
+    run_part "$part" "$partials" f16 1 1 "" once
+    run_part "$part" "$partials" f16 1 1 "" replicated
   done
-  run_part "$part" any f8E4M3FN
+  run_part "$part" any f8E4M3FN 1 1 "" once
+  run_part "$part" any f8E4M3FN 1 1 "" replicated
 done
