@@ -24,6 +24,7 @@
 
 #include "IPU/Support/ElementType.h"
 
+#include <cmath>
 #include <algorithm>
 #include <cstring>
 
@@ -122,6 +123,12 @@ std::optional<std::string> checkGemmParams(const int64_t *params) {
       weightClass != static_cast<int64_t>(MemoryClass::Interleaved))
     return paramPrefix("weightClass", weightClass) +
            "not a memory class (standard=0, interleaved=1)";
+  const int64_t scale = params[GemmInputScale];
+  if (scale != 0 && !isF8(static_cast<ElementType>(in)))
+    return paramPrefix("inputScale", scale) + "not 0: only f8 inputs are scaled";
+  if (scale < kF8InputScaleMin || scale > kF8InputScaleMax)
+    return paramPrefix("inputScale", scale) + "not in [" +
+           std::to_string(kF8InputScaleMin) + ", " + std::to_string(kF8InputScaleMax) + "]";
   return std::nullopt;
 }
 
@@ -161,10 +168,16 @@ void executeGemm(const int64_t *params, uint8_t *const *operands) {
   lhsRow.resize(static_cast<size_t>(k));
   accRow.resize(static_cast<size_t>(n));
 
-  // Decode rhs once; every row of lhs streams through it.
+  // Decode rhs once; every row of lhs streams through it. The AMP's input
+  // scale multiplies each product by 2^e: applied to rhs, it is exact for
+  // f8 values (a power of two within f32's range), so each product is.
+  const float inputScale = std::ldexp(1.0f, static_cast<int>(params[GemmInputScale]));
   for (int64_t kk = 0; kk < k; ++kk)
     decodeRow(inType, operands[GemmRhs] + kk * rhsPitch, n,
               rhsScratch.data() + kk * n);
+  if (inputScale != 1.0f)
+    for (float &value : rhsScratch)
+      value *= inputScale;
 
   float *__restrict acc = accRow.data();
   const float *rhs = rhsScratch.data();

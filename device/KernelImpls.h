@@ -32,7 +32,8 @@ enum GemmParam : unsigned {
   GemmIn,
   GemmAcc,
   GemmOut,
-  GemmWeightClass
+  GemmWeightClass,
+  GemmInputScale
 };
 enum GemmOperand : unsigned { GemmLhs, GemmRhs, GemmOutput };
 

@@ -70,11 +70,11 @@ TEST(GemmPlanCost, HandComputedSixteenTiles) {
   EXPECT_EQ(cost.activeTiles, 16u);
   // Exchange code: the gather sends 6 row runs (8 bytes each) from an
   // arrival tile and receives 12 (12 bytes each), plus 4 for the phase;
-  // the gemm vertex state is 16 + 3 x 4 + 7 x 8 = 84 bytes.
-  EXPECT_EQ(cost.codeBytes, 6u * 8 + 12 * 12 + 4 + 84);
+  // the gemm vertex state is 16 + 3 x 4 + 8 x 8 = 92 bytes.
+  EXPECT_EQ(cost.codeBytes, 6u * 8 + 12 * 12 + 4 + 92);
   // Standard: max(arrival 6x256 + gathered 12x256, gathered + C 12x32x4)
   // and the code; interleaved: the weights 128 x 32 f16.
-  EXPECT_EQ(cost.peakBytes[0], 12u * 256 + 12u * 128 + 280);
+  EXPECT_EQ(cost.peakBytes[0], 12u * 256 + 12u * 128 + 288);
   EXPECT_EQ(cost.peakBytes[1], 128u * 64);
   EXPECT_EQ(cost.weightBytes[1], 128u * 64);
   EXPECT_EQ(cost.weightBytes[0], 0u);
@@ -151,8 +151,8 @@ TEST(GemmPlanCost, LocalStagingCopiesThenLoadsFast) {
                 gemm(target, 12, 128, 32, MemoryClass::Interleaved));
   EXPECT_EQ(staged.peakBytes[1], 8192u);
   // The copy vertex adds 16 + 2 x 4 + 8 bytes of state.
-  EXPECT_EQ(staged.codeBytes, 280u + 32);
-  EXPECT_EQ(staged.peakBytes[0], 12u * 256 + 12u * 128 + 8192u + 312);
+  EXPECT_EQ(staged.codeBytes, 288u + 32);
+  EXPECT_EQ(staged.peakBytes[0], 12u * 256 + 12u * 128 + 8192u + 320);
 }
 
 TEST(GemmPlanCost, UnevenSplitsChargeTheLargestBlock) {

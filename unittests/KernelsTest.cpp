@@ -31,7 +31,7 @@ const KernelSpec &gemm() {
 /// One gemm vertex with operands laid out as the kernel documents, each
 /// followed by guard bytes that must stay untouched.
 struct GemmCase {
-  int64_t params[7];
+  int64_t params[8];
   std::vector<uint8_t> lhs, rhs, out;
   uint64_t lhsPitch, rhsPitch, outPitch;
 
@@ -43,7 +43,8 @@ struct GemmCase {
                typeParam(in),
                typeParam(acc),
                typeParam(outType),
-               static_cast<int64_t>(MemoryClass::Interleaved)} {
+               static_cast<int64_t>(MemoryClass::Interleaved),
+               0} {
     lhs.assign(kernelOperandBytes(gemm(), params, 0) + kGuardBytes, 0);
     rhs.assign(kernelOperandBytes(gemm(), params, 1) + kGuardBytes, 0);
     out.assign(kernelOperandBytes(gemm(), params, 2) + kGuardBytes,
@@ -111,25 +112,85 @@ TEST(KernelsTest, Registry) {
             (std::vector<std::string_view>{"lhs", "rhs", "out"}));
   EXPECT_EQ(spec->paramNames,
             (std::vector<std::string_view>{"m", "k", "n", "inType", "accType",
-                                           "outType", "weightClass"}));
+                                           "outType", "weightClass", "inputScale"}));
   EXPECT_EQ(lookupKernel("gemm2"), nullptr);
   EXPECT_EQ(lookupKernel(""), nullptr);
 }
 
 TEST(KernelsTest, OperandBytesArePaddedRows) {
   // 5 x 7 x 3: f8 rows of 7 bytes pad to 8, rows of 3 pad to 4.
-  int64_t f8[] = {5, 7, 3, 2, 0, 1, 1};
+  int64_t f8[] = {5, 7, 3, 2, 0, 1, 1, 0};
   EXPECT_EQ(kernelOperandBytes(gemm(), f8, 0), 5u * 8);
   EXPECT_EQ(kernelOperandBytes(gemm(), f8, 1), 7u * 4);
   EXPECT_EQ(kernelOperandBytes(gemm(), f8, 2), 5u * 8); // f16 out: 6 -> 8.
-  int64_t f16[] = {5, 7, 3, 1, 1, 0, 1};
+  int64_t f16[] = {5, 7, 3, 1, 1, 0, 1, 0};
   EXPECT_EQ(kernelOperandBytes(gemm(), f16, 0), 5u * 16); // 14 -> 16.
   EXPECT_EQ(kernelOperandBytes(gemm(), f16, 1), 7u * 8);  // 6 -> 8.
   EXPECT_EQ(kernelOperandBytes(gemm(), f16, 2), 5u * 12); // f32: 12.
-  int64_t f32[] = {2, 3, 4, 0, 0, 0, 0};
+  int64_t f32[] = {2, 3, 4, 0, 0, 0, 0, 0};
   EXPECT_EQ(kernelOperandBytes(gemm(), f32, 0), 2u * 12);
   EXPECT_EQ(kernelOperandBytes(gemm(), f32, 1), 3u * 16);
   EXPECT_EQ(kernelOperandBytes(gemm(), f32, 2), 2u * 16);
+}
+
+// The AMP's input scale multiplies every product by 2^e as it is formed:
+// with f32 partials the result is the unscaled one times 2^e exactly, and
+// with f16 partials the partial sums stay in real units, so products of f8
+// values that overflow f16 in f8 units (448 x 448) do not.
+TEST(KernelsTest, GemmInputScaleMultipliesEveryProduct) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-300.0f, 300.0f);
+  for (ElementType in : {ElementType::F8E4M3FN, ElementType::F8E5M2})
+    for (int scale : {-16, -3, 0, 5}) {
+      GemmCase plain(6, 40, 9, in, ElementType::F32, ElementType::F32);
+      GemmCase scaled(6, 40, 9, in, ElementType::F32, ElementType::F32);
+      scaled.params[7] = scale;
+      ASSERT_FALSE(checkKernelParams(gemm(), scaled.params));
+      for (int64_t i = 0; i < 6; ++i)
+        for (int64_t kk = 0; kk < 40; ++kk) {
+          const float v = dist(rng);
+          plain.setLhs(i, kk, v);
+          scaled.setLhs(i, kk, v);
+        }
+      for (int64_t kk = 0; kk < 40; ++kk)
+        for (int64_t j = 0; j < 9; ++j) {
+          const float v = dist(rng) / 8;
+          plain.setRhs(kk, j, v);
+          scaled.setRhs(kk, j, v);
+        }
+      plain.run();
+      scaled.run();
+      for (int64_t i = 0; i < 6; ++i)
+        for (int64_t j = 0; j < 9; ++j)
+          EXPECT_EQ(scaled.result(i, j), std::ldexp(plain.result(i, j), scale))
+              << elementTypeName(in) << " scale " << scale;
+    }
+  // 448 x 448 x 2 = 401,408 overflows f16 partials; at 2^-8 it is 1,568.
+  GemmCase big(1, 2, 1, ElementType::F8E4M3FN, ElementType::F16, ElementType::F32);
+  for (int64_t kk = 0; kk < 2; ++kk) {
+    big.setLhs(0, kk, 448.0f);
+    big.setRhs(kk, 0, 448.0f);
+  }
+  big.run();
+  EXPECT_TRUE(std::isinf(big.result(0, 0)));
+  big.params[7] = -8;
+  big.run();
+  EXPECT_EQ(big.result(0, 0), 1568.0f);
+}
+
+TEST(KernelsTest, GemmInputScaleOnlyScalesF8WithinTheRegistersRange) {
+  auto check = [](std::initializer_list<int64_t> values) {
+    std::vector<int64_t> params(values);
+    return checkKernelParams(gemm(), params.data());
+  };
+  EXPECT_FALSE(check({5, 7, 3, 2, 1, 0, 1, -32}).has_value());
+  EXPECT_FALSE(check({5, 7, 3, 3, 1, 0, 1, 31}).has_value());
+  EXPECT_EQ(check({5, 7, 3, 1, 1, 0, 1, -4}),
+            "gemm: parameter 'inputScale' = -4 is not 0: only f8 inputs are scaled");
+  EXPECT_EQ(check({5, 7, 3, 2, 1, 0, 1, 32}),
+            "gemm: parameter 'inputScale' = 32 is not in [-32, 31]");
+  EXPECT_EQ(check({5, 7, 3, 2, 1, 0, 1, -33}),
+            "gemm: parameter 'inputScale' = -33 is not in [-32, 31]");
 }
 
 TEST(KernelsTest, ParamValidation) {
@@ -137,28 +198,28 @@ TEST(KernelsTest, ParamValidation) {
     std::vector<int64_t> params(values);
     return checkKernelParams(gemm(), params.data());
   };
-  EXPECT_FALSE(check({5, 7, 3, 2, 1, 0, 1}).has_value());
-  EXPECT_FALSE(check({1, 1, 1, 0, 0, 0, 1}).has_value());
-  EXPECT_FALSE(check({(1 << 24) - 1, 1, 1, 3, 0, 1, 1}).has_value());
+  EXPECT_FALSE(check({5, 7, 3, 2, 1, 0, 1, 0}).has_value());
+  EXPECT_FALSE(check({1, 1, 1, 0, 0, 0, 1, 0}).has_value());
+  EXPECT_FALSE(check({(1 << 24) - 1, 1, 1, 3, 0, 1, 1, 0}).has_value());
 
-  EXPECT_EQ(check({5, 7, 3, 1, 2, 0, 1}),
+  EXPECT_EQ(check({5, 7, 3, 1, 2, 0, 1, 0}),
             "gemm: parameter 'accType' = 2 is not f32 or f16");
-  EXPECT_EQ(check({5, 7, 3, 1, 0, 3, 1}),
+  EXPECT_EQ(check({5, 7, 3, 1, 0, 3, 1, 0}),
             "gemm: parameter 'outType' = 3 is not f32 or f16");
-  EXPECT_EQ(check({0, 7, 3, 1, 0, 0, 1}),
+  EXPECT_EQ(check({0, 7, 3, 1, 0, 0, 1, 0}),
             "gemm: parameter 'm' = 0 is not in [1, 2^24)");
-  EXPECT_EQ(check({5, 1 << 24, 3, 1, 0, 0, 1}),
+  EXPECT_EQ(check({5, 1 << 24, 3, 1, 0, 0, 1, 0}),
             "gemm: parameter 'k' = 16777216 is not in [1, 2^24)");
-  EXPECT_EQ(check({5, 7, -1, 1, 0, 0, 1}),
+  EXPECT_EQ(check({5, 7, -1, 1, 0, 0, 1, 0}),
             "gemm: parameter 'n' = -1 is not in [1, 2^24)");
-  auto badIn = check({5, 7, 3, 4, 0, 0, 1});
+  auto badIn = check({5, 7, 3, 4, 0, 0, 1, 0});
   ASSERT_TRUE(badIn.has_value());
   EXPECT_EQ(badIn->rfind("gemm: parameter 'inType' = 4 is not", 0), 0u)
       << *badIn;
-  badIn = check({5, 7, 3, -1, 0, 0, 1});
+  badIn = check({5, 7, 3, -1, 0, 0, 1, 0});
   ASSERT_TRUE(badIn.has_value());
   EXPECT_NE(badIn->find("'inType' = -1"), std::string::npos) << *badIn;
-  std::vector<int64_t> badClass = {5, 7, 3, 1, 0, 0, 2};
+  std::vector<int64_t> badClass = {5, 7, 3, 1, 0, 0, 2, 0};
   EXPECT_EQ(checkKernelParams(gemm(), badClass.data()),
             "gemm: parameter 'weightClass' = 2 is not a memory class "
             "(standard=0, interleaved=1)");
@@ -745,12 +806,12 @@ TEST(KernelsTest, KernelEstimateUsesGemmEstimator) {
   TargetModel t = TargetModel::ipu21();
   for (ElementType in : kAllTypes)
     for (ElementType acc : kAccTypes) {
-      int64_t params[] = {37, 100, 45, typeParam(in), typeParam(acc), 1, 0};
+      int64_t params[] = {37, 100, 45, typeParam(in), typeParam(acc), 1, 0, 0};
       EXPECT_EQ(estimateKernelCycles(gemm(), params, t),
                 est(t, in, 37, 100, 45, MemoryClass::Standard,
                     ElementType::F16, acc));
     }
-  int64_t bad[] = {37, 100, 45, 1, 3, 1, 0};
+  int64_t bad[] = {37, 100, 45, 1, 3, 1, 0, 0};
   EXPECT_EQ(estimateKernelCycles(gemm(), bad, t), 0u);
 }
 
@@ -782,7 +843,7 @@ TEST(KernelsTest, GemmTransposedMatchesGemm) {
                         elementBytes(in));
         std::vector<uint8_t> out(c.out.size(), kSentinel);
         int64_t params[] = {m, k, n, typeParam(in), typeParam(acc),
-                            typeParam(ElementType::F32), 0};
+                            typeParam(ElementType::F32), 0, 0};
         ASSERT_FALSE(checkKernelParams(*gemmT, params));
         EXPECT_EQ(kernelOperandBytes(*gemmT, params, 1), uint64_t(n) * pitch);
         uint8_t *operands[] = {c.lhs.data(), rhsT.data(), out.data()};
@@ -793,10 +854,10 @@ TEST(KernelsTest, GemmTransposedMatchesGemm) {
       }
   // Its estimate is gemm's with m and n exchanged.
   TargetModel t = TargetModel::ipu21();
-  int64_t params[] = {27, 1152, 80, 1, 0, 0, 0};
+  int64_t params[] = {27, 1152, 80, 1, 0, 0, 0, 0};
   EXPECT_EQ(estimateKernelCycles(*gemmT, params, t),
             est(t, ElementType::F16, 80, 1152, 27, MemoryClass::Standard));
-  int64_t bad[] = {27, 1152, 80, 1, 5, 0, 0};
+  int64_t bad[] = {27, 1152, 80, 1, 5, 0, 0, 0};
   EXPECT_EQ(checkKernelParams(*gemmT, bad),
             "gemm_t: parameter 'accType' = 5 is not f32 or f16");
 }
@@ -808,7 +869,7 @@ TEST(KernelsTest, KernelEstimateReadsTheStreamedClassFromItsAddress) {
   t.loadBytesPerCycleStandard = 4; // Slow enough for the load path to bind.
   int64_t params[] = {18, 16, 16, typeParam(ElementType::F16),
                       typeParam(ElementType::F16), typeParam(ElementType::F16),
-                      int64_t(MemoryClass::Interleaved)};
+                      int64_t(MemoryClass::Interleaved), 0};
   const uint32_t inStandard[] = {t.standard.base, t.interleaved.base,
                                  t.standard.base + 4096};
   const uint32_t inInterleaved[] = {t.interleaved.base + 4096,

@@ -74,7 +74,7 @@ Package makePackage() {
                          {2, 16, 8, int64_t(ElementType::F16),
                           int64_t(ElementType::F32),
                           int64_t(ElementType::F32),
-                          int64_t(MemoryClass::Interleaved)});
+                          int64_t(MemoryClass::Interleaved), 0});
   }
   package.computeSets = {matmul};
 
@@ -783,8 +783,8 @@ TEST(PackageValidate, ComputeSets) {
   expectInvalid([](Package &p) { p.computeSets[0].operandAddress.pop_back(); },
                 {"operandAddress has 11 entries, expected 4 tiles x 3"});
   expectInvalid([](Package &p) { p.computeSets[0].params.push_back(1); },
-                {"params has 29 entries"});
-  expectInvalid([](Package &p) { p.computeSets[0].params[7] = 0; },
+                {"params has 33 entries"});
+  expectInvalid([](Package &p) { p.computeSets[0].params[8] = 0; },
                 {"compute set 'mm.partials' vertex on tile 1: ", "'m'"});
   // rhs is 16 rows of 16 bytes.
   expectInvalid(
@@ -1209,7 +1209,8 @@ TEST(PackageValidate, ReferenceOpsAreBoundedByTheProgram) {
                    int64_t(ElementType::F16),
                    int64_t(ElementType::F32),
                    int64_t(ElementType::F32),
-                   int64_t(MemoryClass::Interleaved)};
+                   int64_t(MemoryClass::Interleaved),
+                   0};
     p.computeSets.push_back(tiny);
     p.program.insert(p.program.begin() + 6, {StepKind::Compute, 1});
     p.flops += 2;
@@ -1346,10 +1347,10 @@ TEST(PackageValidate, PeakCyclesFollowEachVertexsOwnTypes) {
   EXPECT_DOUBLE_EQ(programPeakCycles(package, target), 4.0 * 256 / 32 / 4);
   // f16 partials run twice as fast; f8 inputs with f16 partials 4x.
   for (size_t v = 0; v < 4; ++v)
-    package.computeSets[0].params[v * 7 + 4] = int64_t(ElementType::F16);
+    package.computeSets[0].params[v * 8 + 4] = int64_t(ElementType::F16);
   EXPECT_DOUBLE_EQ(programPeakCycles(package, target), 4.0 * 256 / 64 / 4);
   for (size_t v = 0; v < 4; ++v)
-    package.computeSets[0].params[v * 7 + 3] = int64_t(ElementType::F8E4M3FN);
+    package.computeSets[0].params[v * 8 + 3] = int64_t(ElementType::F8E4M3FN);
   EXPECT_DOUBLE_EQ(programPeakCycles(package, target), 4.0 * 256 / 128 / 4);
   // A set run twice counts twice; the simulated run never beats it.
   Package twice = makePackage();
@@ -1374,7 +1375,7 @@ TEST(PackageValidate, FlopsComeFromTheProgram) {
         ComputeSet &mm = p.computeSets[0];
         mm.tiles.pop_back();
         mm.operandAddress.resize(mm.operandAddress.size() - 3);
-        mm.params.resize(mm.params.size() - 7);
+        mm.params.resize(mm.params.size() - 8);
       },
       {"package claims flops=2048, but its program performs 1536"});
 
@@ -1401,12 +1402,12 @@ TEST(PackageValidate, FlopsComeFromTheProgram) {
   EXPECT_EQ(kernelFlops(*lookupKernel("copy"), copy), 0u);
   // 2 * (2^24 - 1)^3 needs 73 bits: the count saturates, and so does a sum
   // of vertices that each stay below 2^64.
-  const int64_t huge[] = {(1 << 24) - 1, (1 << 24) - 1, (1 << 24) - 1, 1, 0, 0, 1};
+  const int64_t huge[] = {(1 << 24) - 1, (1 << 24) - 1, (1 << 24) - 1, 1, 0, 0, 1, 0};
   EXPECT_EQ(kernelFlops(*lookupKernel("gemm"), huge), UINT64_MAX);
   Package saturated = makePackage();
   for (size_t v = 0; v < 4; ++v)
     for (unsigned i = 0; i < 3; ++i)
-      saturated.computeSets[0].params[v * 7 + i] = 1 << 20; // 2^61 each
+      saturated.computeSets[0].params[v * 8 + i] = 1 << 20; // 2^61 each
   EXPECT_EQ(kernelFlops(*lookupKernel("gemm"),
                         saturated.computeSets[0].params.data()),
             uint64_t(1) << 61);
@@ -2946,7 +2947,7 @@ TEST(PackageWork, WorkIsLinearInIterationsAndImages) {
   // the estimate, not the values, is under test) cost more per iteration.
   Package heavier = makeGemmLoopPackage(2);
   for (size_t v = 0; v < 4; ++v)
-    heavier.computeSets[0].params[v * 7 + 1] = 32;
+    heavier.computeSets[0].params[v * 8 + 1] = 32;
   heavier.flops = programFlops(heavier);
   const uint64_t heavierIteration =
       workNeeded(heavier, target) - workNeeded(makeGemmLoopPackage(1), target);

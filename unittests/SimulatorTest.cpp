@@ -105,7 +105,7 @@ MatmulCase makeMatmulCase() {
     gemm.params.insert(gemm.params.end(),
                        {kRows[tile], kK, kN, int64_t(ElementType::F16),
                         int64_t(ElementType::F32), int64_t(ElementType::F32),
-                        int64_t(MemoryClass::Interleaved)});
+                        int64_t(MemoryClass::Interleaved), 0});
     row += rows;
   }
   p.streams = {a, b, out};
@@ -169,7 +169,7 @@ TEST(SimulatorTest, MatmulMatchesReferenceAndCycles) {
   const std::vector<int64_t> &params = c.package.computeSets[0].params;
   for (size_t v = 0; v < 4; ++v)
     compute = std::max(
-        compute, estimateKernelCycles(*gemm, params.data() + v * 7, c.target));
+        compute, estimateKernelCycles(*gemm, params.data() + v * 8, c.target));
   const PackagePhase &phase = c.package.phases[0];
   uint64_t exchange =
       timedPhaseCost(c.target, phase.phase, phase.schedule, phase.addresses()).cycles;
@@ -209,7 +209,7 @@ TEST(SimulatorTest, ComputeCostsTheSlowestTile) {
   ASSERT_FALSE(simulate(c.package, c.target, c.inputs, result));
   // Tile 2 has the most rows; its estimate must bound the compute step.
   const KernelSpec *gemm = lookupKernel("gemm");
-  const int64_t *tile2 = c.package.computeSets[0].params.data() + 2 * 7;
+  const int64_t *tile2 = c.package.computeSets[0].params.data() + 2 * 8;
   const int64_t *tile0 = c.package.computeSets[0].params.data();
   EXPECT_EQ(result.computeCycles,
             std::max(estimateKernelCycles(*gemm, tile2, c.target),
@@ -223,7 +223,7 @@ TEST(SimulatorTest, TileComputeCyclesSumOverComputeSteps) {
   ComputeSet &gemm = c.package.computeSets[0];
   gemm.tiles.pop_back();
   gemm.operandAddress.resize(gemm.operandAddress.size() - 3);
-  gemm.params.resize(gemm.params.size() - 7);
+  gemm.params.resize(gemm.params.size() - 8);
   c.package.program.insert(c.package.program.end() - 1,
                            {{StepKind::Compute, 0}, {StepKind::Sync, 0}});
   SimulationResult result;
@@ -235,7 +235,7 @@ TEST(SimulatorTest, TileComputeCyclesSumOverComputeSteps) {
   std::vector<uint64_t> vertex(3);
   for (size_t v = 0; v < 3; ++v)
     vertex[v] =
-        estimateKernelCycles(*kernel, gemm.params.data() + v * 7, c.target);
+        estimateKernelCycles(*kernel, gemm.params.data() + v * 8, c.target);
   ASSERT_EQ(result.tileComputeCycles.size(), c.target.tiles);
   for (uint32_t tile = 0; tile < 3; ++tile)
     EXPECT_EQ(result.tileComputeCycles[tile], 2 * vertex[tile]);

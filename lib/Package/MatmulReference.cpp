@@ -22,6 +22,7 @@ void ipu::package_detail::writeMatmulReference(const ReferenceOp &op,
   matmul.setInnerBlocks(op.innerBlocks);
   matmul.setTransposeLhs(op.transposeLhs);
   matmul.setTransposeRhs(op.transposeRhs);
+  matmul.setInputScale(static_cast<int8_t>(op.inputScale));
 }
 void ipu::package_detail::readMatmulReference(wire::ReferenceOp::Reader in,
                                               size_t i, ReferenceOp &op) {
@@ -35,10 +36,13 @@ void ipu::package_detail::readMatmulReference(wire::ReferenceOp::Reader in,
   op.innerBlocks = matmul.getInnerBlocks();
   op.transposeLhs = matmul.getTransposeLhs();
   op.transposeRhs = matmul.getTransposeRhs();
+  op.inputScale = matmul.getInputScale();
 }
 
 /// A "matmul" op: two operands whose shapes form a product
-/// (matmulShape), f32 or f16 partials, inner blocks in [1, K].
+/// (matmulShape), f32 or f16 partials, inner blocks in [1, K], an input
+/// scale in the AMP's range (whether the operands are f8 is known only to
+/// the evaluation, which refuses a scale on others).
 std::optional<std::string>
 ipu::package_detail::checkMatmulReference(const ReferenceChecking &checking,
                                           size_t i, const std::string &where,
@@ -66,6 +70,9 @@ ipu::package_detail::checkMatmulReference(const ReferenceChecking &checking,
   MatmulShape product;
   if (auto error = matmulShape(op, lhs, rhs, product))
     return where + ": " + operandsText() + " " + *error;
+  if (op.inputScale < kF8InputScaleMin || op.inputScale > kF8InputScaleMax)
+    return where + ": inputScale " + to_string(op.inputScale) + " is not in [" +
+           to_string(kF8InputScaleMin) + ", " + to_string(kF8InputScaleMax) + "]";
   if (op.innerBlocks < 1 || int64_t(op.innerBlocks) > product.k)
     return where + ": innerBlocks " + to_string(op.innerBlocks) +
            " is not in [1, K = " + to_string(product.k) + "]";

@@ -139,6 +139,7 @@ struct MatmulReference {
   innerBlocks @1 :UInt32 = 1;  # Balanced blocks of K accumulated apart.
   transposeLhs @2 :Bool;  # lhs given as [..., K, M].
   transposeRhs @3 :Bool;  # rhs given as [..., N, K].
+  inputScale @4 :Int8;  # f8 operands: each product times 2^inputScale (the AMP's input scale).
 }
 
 struct ElementwiseReference {

@@ -280,6 +280,10 @@ std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
            shapeText(shape[1]) + " " + *error;
   const int64_t batches = product.batches, m = product.m, k = product.k,
                 n = product.n;
+  if (op.inputScale != 0 && !isF8(inType))
+    return what + ": input scale " + std::to_string(op.inputScale) +
+           " on " + std::string(elementTypeName(inType)) +
+           " operands; only f8 operands are scaled";
   const uint64_t lhsMatrix = uint64_t(m) * uint64_t(k);
   const uint64_t rhsMatrix = uint64_t(k) * uint64_t(n);
   if (operand[0].size() != uint64_t(batches) * lhsMatrix ||
@@ -313,9 +317,18 @@ std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
   const CBLAS_TRANSPOSE transLhs = op.transposeLhs ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE transRhs = op.transposeRhs ? CblasTrans : CblasNoTrans;
   const uint64_t outMatrix = uint64_t(rows) * uint64_t(n);
+  // The AMP's input scale multiplies every product by 2^e: exactly, as a
+  // scaling of rhs's f8 values in f32.
+  std::vector<float> scaledRhs;
+  if (op.inputScale != 0) {
+    scaledRhs.resize(operand[1].size());
+    for (size_t e = 0; e < scaledRhs.size(); ++e)
+      scaledRhs[e] = std::ldexp(operand[1][e], op.inputScale);
+  }
+  const float *rhsValues = op.inputScale != 0 ? scaledRhs.data() : operand[1].data();
   auto lhsOf = [&](int64_t p) { return operand[0].data() + p * lhsMatrix; };
   auto rhsOf = [&](int64_t p) {
-    return operand[1].data() + (product.batchedRhs ? p * rhsMatrix : 0);
+    return rhsValues + (product.batchedRhs ? p * rhsMatrix : 0);
   };
   // The product in chunks of k, each an sgemm, the chunks added in f64:
   // the host's value is then within gamma_chunk M of the exact product, and
@@ -330,7 +343,7 @@ std::optional<std::string> evaluateMatmul(const Evaluation &evaluation,
     std::vector<float> absLhs(operand[0].size()), absRhs(operand[1].size());
     std::transform(operand[0].begin(), operand[0].end(), absLhs.begin(),
                    [](float x) { return std::fabs(x); });
-    std::transform(operand[1].begin(), operand[1].end(), absRhs.begin(),
+    std::transform(rhsValues, rhsValues + operand[1].size(), absRhs.begin(),
                    [](float x) { return std::fabs(x); });
     const int lda = op.transposeLhs ? int(m) : int(k);
     const int ldb = op.transposeRhs ? int(k) : int(n);

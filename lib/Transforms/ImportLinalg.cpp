@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IPU/Dialect/Tile/IR/TileUtils.h"
+#include "IPU/Support/ElementType.h"
 #include "IPU/Transforms/Passes.h"
 #include "ImportElementwise.h"
 #include "ImportFrozen.h"
@@ -277,7 +279,8 @@ static LogicalResult importConvolution(linalg::Conv2DNchwFchwOp conv,
   Value result = ipu_gemm::MatmulOp::create(builder, loc, productType, lhs, filters,
                                             TypeAttr::get(element), false, true,
                                             ipu_gemm::PlanAttr(),
-                                            ipu_gemm::ConstraintsAttr());
+                                            ipu_gemm::ConstraintsAttr(),
+                                            /*input_scale=*/IntegerAttr());
   if (*bias) {
     // y + bias[F] along the rows: the matmul's epilogue.
     MLIRContext *context = builder.getContext();
@@ -702,7 +705,8 @@ static LogicalResult importContraction(linalg::LinalgOp op,
   auto imported = ipu_gemm::MatmulOp::create(
       rewriter, op.getLoc(), resultType, contraction->lhs, contraction->rhs,
       TypeAttr::get(resultType.getElementType()), contraction->transposeLhs,
-      contraction->transposeRhs, carried->first, carried->second);
+      contraction->transposeRhs, carried->first, carried->second,
+      /*input_scale=*/IntegerAttr());
   if (failed(mlir::verify(imported))) {
     rewriter.eraseOp(imported);
     return op.emitError("contraction does not form an ipu_gemm.matmul (see "
@@ -926,7 +930,8 @@ struct FoldTruncation : OpRewritePattern<ipu_gemm::MatmulOp> {
     auto narrowed = ipu_gemm::MatmulOp::create(
         rewriter, matmul.getLoc(), type, matmul.getLhs(), matmul.getRhs(),
         matmul.getAccTypeAttr(), matmul.getTransposeLhs(),
-        matmul.getTransposeRhs(), matmul.getPlanAttr(), matmul.getConstraintsAttr());
+        matmul.getTransposeRhs(), matmul.getPlanAttr(), matmul.getConstraintsAttr(),
+        matmul.getInputScaleAttr());
     rewriter.replaceOp(truncation, narrowed.getResult());
     rewriter.eraseOp(matmul);
     return success();
@@ -987,7 +992,7 @@ struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
     auto regrouped = ipu_gemm::MatmulOp::create(
         rewriter, matmul.getLoc(), resultType, contraction.lhs, contraction.rhs,
         matmul.getAccTypeAttr(), contraction.transposeLhs, contraction.transposeRhs,
-        matmul.getPlanAttr(), matmul.getConstraintsAttr());
+        matmul.getPlanAttr(), matmul.getConstraintsAttr(), matmul.getInputScaleAttr());
     if (failed(mlir::verify(regrouped))) {
       rewriter.eraseOp(regrouped);
       return failure();
@@ -998,6 +1003,141 @@ struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
     return success();
   }
 };
+
+/// An f8 tensor an operand widens, the power of two the widened value is
+/// then multiplied by, and the reshape (a permute that only regroups dims)
+/// the operand reads it through, if any.
+struct ScaledNarrow {
+  Value narrow;
+  int exponent = 0;
+  ipu_tile::PermuteOp reshape;
+  /// The ops from the operand down to the f8 tensor, which the fold leaves
+  /// dead when nothing else reads them.
+  SmallVector<Operation *, 3> chain;
+};
+
+/// The single body op before the yield of a one-input elementwise op
+/// without a reduction, or null.
+static Operation *soleBodyOp(ipu_tile::ElementwiseOp op, unsigned extraOps = 0) {
+  if (!op || op.getInputs().size() != 1 || op.getReduce())
+    return nullptr;
+  Block &body = op.getBody().front();
+  if (body.getOperations().size() != 2 + extraOps)
+    return nullptr;
+  Operation *yielded = body.getTerminator()->getOperand(0).getDefiningOp();
+  return yielded && yielded->getBlock() == &body ? yielded : nullptr;
+}
+
+/// `value` as f8 x 2^e read through an optional reshape: a one-input
+/// elementwise op that widens an f8 tensor exactly, then optionally one
+/// that multiplies by a power-of-two constant that keeps every f8 value
+/// exact in the wide type (no overflow, no rounding below its smallest
+/// subnormal). What torch-mlir makes of `x8.to(f16) * scale`.
+static std::optional<ScaledNarrow> scaledNarrow(Value value) {
+  ScaledNarrow result;
+  if (auto permute = value.getDefiningOp<ipu_tile::PermuteOp>()) {
+    ArrayRef<int64_t> order = permute.getPermutation();
+    for (size_t d = 0; d < order.size(); ++d)
+      if (order[d] != int64_t(d))
+        return std::nullopt;
+    if (permute.getOffsets() || permute.getSizes())
+      return std::nullopt;
+    result.reshape = permute;
+    result.chain.push_back(permute);
+    value = permute.getSource();
+  }
+  auto scaling = value.getDefiningOp<ipu_tile::ElementwiseOp>();
+  if (auto product = dyn_cast_or_null<arith::MulFOp>(soleBodyOp(scaling, 1))) {
+    Value argument = scaling.getBody().front().getArgument(0);
+    Value other = product.getLhs() == argument ? product.getRhs() : product.getLhs();
+    FloatAttr constant;
+    if ((product.getLhs() != argument && product.getRhs() != argument) ||
+        !matchPattern(other, m_Constant(&constant)))
+      return std::nullopt;
+    int exponent = 0;
+    const double fraction = std::frexp(constant.getValueAsDouble(), &exponent);
+    if (fraction != 0.5)
+      return std::nullopt;
+    result.exponent = exponent - 1;
+    result.chain.push_back(scaling);
+    value = scaling.getInputs()[0];
+  }
+  auto widening = value.getDefiningOp<ipu_tile::ElementwiseOp>();
+  auto extension = dyn_cast_or_null<arith::ExtFOp>(soleBodyOp(widening));
+  if (!extension)
+    return std::nullopt;
+  Value narrow = widening.getInputs()[0];
+  std::optional<ipu::ElementType> narrowType =
+      mlir::ipu_tile::toElementType(getElementTypeOrSelf(narrow.getType()));
+  std::optional<ipu::ElementType> wideType =
+      mlir::ipu_tile::toElementType(getElementTypeOrSelf(value.getType()));
+  if (!narrowType || !wideType || !ipu::isF8(*narrowType))
+    return std::nullopt;
+  // Every f8 value times 2^e stays exact in the wide type.
+  const double scale = std::ldexp(1.0, result.exponent);
+  const double largestNarrow = *narrowType == ipu::ElementType::F8E4M3FN ? 448.0 : 57344.0;
+  const double largestWide = *wideType == ipu::ElementType::F16 ? 65504.0 : 3.4e38;
+  if (ipu::smallestSubnormal(*narrowType) * scale < ipu::smallestSubnormal(*wideType) ||
+      largestNarrow * scale > largestWide)
+    return std::nullopt;
+  result.narrow = narrow;
+  result.chain.push_back(widening);
+  return result;
+}
+
+/// A matmul of two scaled, widened f8 tensors of one type (QuantizedLinear
+/// with f8 activations: `linear(x8.to(f16) * sx, w8.to(f16) * sw)`) is the
+/// AMP's native f8 product with the scales' exponents in its input scale:
+/// the same products, the same partial sums in real units.
+static void foldScaledNarrowOperands(ModuleOp module) {
+  SmallVector<ipu_gemm::MatmulOp> matmuls;
+  module.walk([&](ipu_gemm::MatmulOp op) { matmuls.push_back(op); });
+  for (ipu_gemm::MatmulOp matmul : matmuls) {
+    if (matmul.getInputScale())
+      continue;
+    std::optional<ScaledNarrow> lhs = scaledNarrow(matmul.getLhs());
+    std::optional<ScaledNarrow> rhs = scaledNarrow(matmul.getRhs());
+    if (!lhs || !rhs ||
+        getElementTypeOrSelf(lhs->narrow.getType()) != getElementTypeOrSelf(rhs->narrow.getType()))
+      continue;
+    const int exponent = lhs->exponent + rhs->exponent;
+    if (exponent < ipu::kF8InputScaleMin || exponent > ipu::kF8InputScaleMax)
+      continue;
+    OpBuilder builder(matmul);
+    auto reshaped = [&](ScaledNarrow &operand) -> Value {
+      if (!operand.reshape)
+        return operand.narrow;
+      auto type = cast<RankedTensorType>(operand.reshape.getType());
+      return ipu_tile::PermuteOp::create(
+          builder, operand.reshape.getLoc(),
+          type.clone(getElementTypeOrSelf(operand.narrow.getType())), operand.narrow,
+          operand.reshape.getViewAttr(), operand.reshape.getPermutationAttr(),
+          /*offsets=*/nullptr, /*sizes=*/nullptr);
+    };
+    Value lhsNarrow = reshaped(*lhs), rhsNarrow = reshaped(*rhs);
+    auto native = ipu_gemm::MatmulOp::create(
+        builder, matmul.getLoc(), matmul.getType(), lhsNarrow, rhsNarrow,
+        matmul.getAccTypeAttr(), matmul.getTransposeLhs(), matmul.getTransposeRhs(),
+        matmul.getPlanAttr(), matmul.getConstraintsAttr(),
+        builder.getI32IntegerAttr(exponent));
+    matmul.replaceAllUsesWith(native.getResult());
+    matmul.erase();
+    // Each op once (both operands may read one chain), users first.
+    SmallVector<Operation *, 6> chains(lhs->chain.begin(), lhs->chain.end());
+    for (Operation *op : rhs->chain)
+      if (!llvm::is_contained(chains, op))
+        chains.push_back(op);
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation *&op : chains)
+        if (op && op->use_empty()) {
+          op->erase();
+          op = nullptr;
+          erased = true;
+        }
+    }
+  }
+}
 
 /// An elementwise op of one input and one result whose body converts that
 /// input's element to the result's (arith.extf or arith.truncf).
@@ -1251,6 +1391,8 @@ struct ImportLinalgPass
       return signalPassFailure();
     eraseDeadOps(module);
     reshapesAsPermutes(module);
+    foldScaledNarrowOperands(module);
+    eraseDeadOps(module);
     // What is left from linalg or the shape ops is not compiled: say which.
     bool unsupported = false;
     module.walk([&](Operation *op) {

@@ -280,6 +280,10 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   Type partialsType = plan.getPartials() == "f16" ? Type(builder.getF16Type())
                                                   : Type(builder.getF32Type());
   Type partialElement = inner > 1 ? partialsType : outType.getElementType();
+  // I32Attr's getter is unsigned: the exponent is read signed.
+  std::optional<int32_t> inputScale;
+  if (IntegerAttr scale = op.getInputScaleAttr())
+    inputScale = static_cast<int32_t>(scale.getInt());
   BufferOp partial = program.createBuffer(
       loc, prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
       bufferShape(outType, partialLayout), partialLayout,
@@ -294,7 +298,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
         for (uint32_t j = 0; j < cols; ++j)
           tiles.push_back(static_cast<int32_t>(layouts.lhs.tileOf(b, i, p, j)));
   program.createComputeSet(loc, prefix + ".partials", swapped ? "gemm_t" : "gemm",
-                           {lhs, weights, partial}, tiles, partialsType);
+                           {lhs, weights, partial}, tiles, partialsType, inputScale);
 
   BufferOp result = partial;
   if (inner > 1) {
@@ -326,6 +330,9 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
       // Where it rounded them: each inner block of K apart.
       builder.getNamedAttr("inner",
                            builder.getI32IntegerAttr(static_cast<int32_t>(inner)))};
+  // The AMP's input scale: every product times 2^e.
+  if (inputScale)
+    fields.push_back(builder.getNamedAttr("input_scale", builder.getI32IntegerAttr(*inputScale)));
   // The reference reads the operands as the host holds them: transposed
   // when the op reads them so and the host did not transpose them, or the
   // other way round.

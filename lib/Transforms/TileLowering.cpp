@@ -120,7 +120,8 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
                                               StringRef kernel,
                                               ArrayRef<BufferOp> operands,
                                               ArrayRef<int32_t> tiles,
-                                              Type accType) {
+                                              Type accType,
+                                              std::optional<int32_t> inputScale) {
   SmallVector<Attribute> refs;
   for (BufferOp buffer : operands)
     refs.push_back(FlatSymbolRefAttr::get(buffer.getSymNameAttr()));
@@ -144,7 +145,9 @@ ComputeSetOp ProgramBuilder::createComputeSet(Location loc, StringRef name,
                               tilesOf ? DenseI32ArrayAttr() : builder.getDenseI32ArrayAttr(tiles),
                               tilesOf, DenseI64ArrayAttr(),
                               accType ? TypeAttr::get(accType) : TypeAttr(),
-                              /*serial_operands=*/DenseI32ArrayAttr());
+                              /*serial_operands=*/DenseI32ArrayAttr(),
+                              inputScale ? builder.getI32IntegerAttr(*inputScale)
+                                         : IntegerAttr());
 }
 
 FailureOr<KernelOp>

@@ -322,6 +322,8 @@ FailureOr<ipu::Package> PackageBuilder::build() {
       op.type = *ipu_tile::toElementType(entry.getAs<TypeAttr>("type").getValue());
       if (auto partials = entry.getAs<TypeAttr>("partials"))
         op.partials = *ipu_tile::toElementType(partials.getValue());
+      if (auto scale = entry.getAs<IntegerAttr>("input_scale"))
+        op.inputScale = static_cast<int32_t>(*ipu_tile::toInt64(scale));
       if (auto inner = entry.getAs<IntegerAttr>("inner"))
         op.innerBlocks = static_cast<uint32_t>(*ipu_tile::toInt64(inner));
       // Batching follows from the operand ranks; only transposes are said.

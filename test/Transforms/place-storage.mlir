@@ -30,7 +30,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
       ipu_exchange.copy @arg0 to @lhs
     }
     ipu_exchange.sync
-    ipu_tile.compute_set @partials kernel "gemm" operands [@lhs, @arg1, @out] tiles [0, 1, 2, 3] params [4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1, 4, 16, 4, 1, 0, 0, 1]
+    ipu_tile.compute_set @partials kernel "gemm" operands [@lhs, @arg1, @out] tiles [0, 1, 2, 3] params [4, 16, 4, 1, 0, 0, 1, 0, 4, 16, 4, 1, 0, 0, 1, 0, 4, 16, 4, 1, 0, 0, 1, 0, 4, 16, 4, 1, 0, 0, 1, 0]
     ipu_exchange.sync
     ipu_exchange.stream_out @out to 0
   }

@@ -10,7 +10,7 @@
 // The compute sets run on the tiles of a buffer (`tiles of @...`), and the
 // parameters follow them in that buffer's tile order.
 // RUN: sed -e 's/tiles of @mm0.rhs.staged$/tiles of @mm0.rhs.staged params [128, 128, 128, 128]/' \
-// RUN:     -e 's/tiles of @mm0.rhs.staged {acc_type = f32}/tiles of @mm0.rhs.staged params [4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1, 4, 8, 8, 1, 0, 0, 1]/' \
+// RUN:     -e 's/tiles of @mm0.rhs.staged {acc_type = f32}/tiles of @mm0.rhs.staged params [4, 8, 8, 1, 0, 0, 1, 0, 4, 8, 8, 1, 0, 0, 1, 0, 4, 8, 8, 1, 0, 0, 1, 0, 4, 8, 8, 1, 0, 0, 1, 0]/' \
 // RUN:     -e 's/tiles of @mm0.out$/tiles of @mm0.out params [4, 8, 2, 0, 0, 4, 8, 2, 0, 0]/' %t.mlir > %t.explicit.mlir
 // RUN: FileCheck %s --input-file=%t.explicit.mlir
 // RUN: ipu-translate --ipu-to-package < %t.explicit.mlir -o %t.explicit

@@ -73,7 +73,8 @@ struct KernelSpec {
 /// - "gemm", the AMP GEMM partial: operands lhs [m x k], rhs [k x n],
 ///   out [m x n], each row-major with rows padded to 4 bytes; params m, k,
 ///   n, inType, accType, outType (ElementType values), weightClass (the
-///   MemoryClass of rhs).
+///   MemoryClass of rhs), inputScale (e: each product times 2^e, the AMP's
+///   input scale; 0 unless inType is f8).
 /// - "reduce": operands in [m x (count * n)] (count blocks side by side in
 ///   each row) and out [m x n]; params m, n, count, inType, outType;
 ///   out = the sum of the count blocks, accumulated in f32.

@@ -192,6 +192,9 @@ struct ReferenceOp {
   /// transpose of the last two dimensions of each matrix.
   bool transposeLhs = false;
   bool transposeRhs = false;
+  /// f8 operands: each product times 2^inputScale, as the AMP's input
+  /// scale applies it (0 otherwise).
+  int32_t inputScale = 0;
   /// An elementwise op's field: the index in Package::kernels of the body the value
   /// is, element by element, of its arguments (broadcast as the body's
   /// inputs say, over the shape of the first full input).

@@ -28,6 +28,14 @@ unsigned elementBytes(ElementType type);
 std::string_view elementTypeName(ElementType type);
 std::optional<ElementType> parseElementType(std::string_view name);
 bool isF8(ElementType type);
+
+/// The range of an f8 GEMM's input scale exponent (the AMP multiplies each
+/// product by 2^e): the IPU21's input scale register as the user's stack
+/// sets it (osmarks/ipu-stack 7fad1a3, blocked_data.rs clamps a tensor's
+/// power-of-two scale to [-32, 31]); that the register holds the sum of
+/// both operands' exponents in the same range is an assumption.
+constexpr int kF8InputScaleMin = -32;
+constexpr int kF8InputScaleMax = 31;
 /// Half the distance from 1 to the next value of `type` (2^-24 for f32,
 /// 2^-11 for f16, 2^-4 for f8E4M3FN, 2^-3 for f8E5M2): the relative error
 /// of rounding to it.

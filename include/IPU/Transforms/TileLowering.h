@@ -101,10 +101,12 @@ public:
                     SmallVectorImpl<BufferCopy> &copies,
                     ipu::MemoryClass memoryClass);
   /// One kernel on `tiles`, its parameters derived from the operands'
-  /// blocks on each tile and `accType` (for kernels that accumulate).
+  /// blocks on each tile, `accType` (for kernels that accumulate) and
+  /// `inputScale` (an f8 GEMM's).
   ComputeSetOp createComputeSet(Location loc, StringRef name, StringRef kernel,
                                 ArrayRef<BufferOp> operands, ArrayRef<int32_t> tiles,
-                                Type accType = Type());
+                                Type accType = Type(),
+                                std::optional<int32_t> inputScale = std::nullopt);
   /// A `copy` of `from` into `to` on every tile that holds a block of
   /// `layout` (replicas included): a local copy between two buffers whose
   /// blocks share those tiles.

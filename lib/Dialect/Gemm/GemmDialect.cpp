@@ -1,6 +1,7 @@
 //===- GemmDialect.cpp - ipu_gemm dialect, attributes and verifiers -------===//
 
 #include "IPU/Dialect/Gemm/IR/Gemm.h"
+#include "IPU/Support/ElementType.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Planning/GemmPlan.h"
 
@@ -225,6 +226,16 @@ LogicalResult MatmulOp::verify() {
   Type acc = getAccumulatorType();
   if (!acc.isF32() && !acc.isF16())
     return emitOpError("accumulation type must be f32 or f16, got ") << acc;
+  if (IntegerAttr scaleAttr = getInputScaleAttr()) {
+    const int64_t scale = scaleAttr.getInt();
+    if (!isa<Float8E4M3FNType, Float8E5M2Type>(lhsType.getElementType()))
+      return emitOpError("input_scale applies to f8 operands only, got ")
+             << lhsType.getElementType();
+    if (scale < ipu::kF8InputScaleMin || scale > ipu::kF8InputScaleMax)
+      return emitOpError("input_scale ")
+             << scale << " is outside the AMP's [" << ipu::kF8InputScaleMin << ", "
+             << ipu::kF8InputScaleMax << "]";
+  }
   if (PlanAttr plan = getPlanAttr()) {
     if (plan.getRows() > m)
       return emitOpError("plan splits ")

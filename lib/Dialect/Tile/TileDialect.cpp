@@ -594,6 +594,15 @@ LogicalResult ProgramOp::verify() {
                              "apart) must be an integer in [1, 2^32), got ")
                  << inner;
       }
+      if (Attribute scale = dict.get("input_scale")) {
+        auto exponent = dyn_cast<IntegerAttr>(scale);
+        std::optional<int64_t> value = exponent ? toInt64(exponent) : std::nullopt;
+        if (!value || *value < ipu::kF8InputScaleMin || *value > ipu::kF8InputScaleMax)
+          return emitOpError("reference 'input_scale' (each product times 2^e) must be "
+                             "an integer in [")
+                 << ipu::kF8InputScaleMin << ", " << ipu::kF8InputScaleMax << "], got "
+                 << scale;
+      }
       for (StringRef key : {"transpose_lhs", "transpose_rhs"})
         if (Attribute flag = dict.get(key); flag && !isa<BoolAttr>(flag))
           return emitOpError("reference '")
@@ -718,6 +727,11 @@ LogicalResult ComputeSetOp::verify() {
   if (!getParams() && !accumulates && getAccType())
     return emitOpError("kernel '") << getKernel() << "' accumulates nothing: "
                                    << "'acc_type' does not apply";
+  const bool scales = llvm::is_contained(kernel->paramNames, "inputScale");
+  if (getInputScale() && (getParams() || !scales))
+    return emitOpError("'input_scale' applies to a GEMM whose parameters are "
+                       "derived, not to kernel '")
+           << getKernel() << "'" << (getParams() ? " with explicit 'params'" : "");
   if (getParams() && getParams()->size() != tiles.size() * paramCount) {
     InFlightDiagnostic diag = emitOpError("expected ")
                               << tiles.size() * paramCount << " params ("
@@ -870,7 +884,8 @@ ComputeSetOp::getVertexParams(SymbolTableCollection &symbolTable) {
       const bool transposed = name == "gemm_t";
       params.append({lhs.rows, lhs.cols, transposed ? rhs.rows : rhs.cols, lhs.type,
                      static_cast<int64_t>(*toElementType(*getAccType())), out.type,
-                     transposed ? lhs.memoryClass : rhs.memoryClass});
+                     transposed ? lhs.memoryClass : rhs.memoryClass,
+                     getInputScaleAttr() ? getInputScaleAttr().getInt() : 0});
     } else if (name == "reduce") {
       const Shape &in = shapes[0], &out = shapes[1];
       if (out.cols == 0 || in.cols % out.cols != 0)

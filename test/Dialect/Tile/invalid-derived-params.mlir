@@ -20,7 +20,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @b : tensor<8x4xf16, #one> in standard
     ipu_tile.buffer @c : tensor<4x4xf32, #one> in standard
     // expected-error @+1 {{gives both 'params' and 'acc_type': the parameters already say what the kernel accumulates in}}
-    ipu_tile.compute_set @mm kernel "gemm" operands [@a, @b, @c] tiles [0] params [4, 8, 4, 1, 0, 0, 0] {acc_type = f32}
+    ipu_tile.compute_set @mm kernel "gemm" operands [@a, @b, @c] tiles [0] params [4, 8, 4, 1, 0, 0, 0, 0] {acc_type = f32}
   }
 }
 

@@ -114,7 +114,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{kernel 'gemm' takes 3 operands, got 1}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a] tiles [0] params [8, 4, 4, 0, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a] tiles [0] params [8, 4, 4, 0, 0, 0, 0, 0]
   }
 }
 
@@ -123,8 +123,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
-    // expected-error @+1 {{expected 14 params (2 tiles x 7), got 7}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 1] params [8, 4, 4, 0, 0, 0, 0]
+    // expected-error @+1 {{expected 16 params (2 tiles x 8), got 8}}
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 1] params [8, 4, 4, 0, 0, 0, 0, 0]
   }
 }
 
@@ -134,7 +134,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{tile 4 is outside the target}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [4] params [8, 4, 4, 0, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [4] params [8, 4, 4, 0, 0, 0, 0, 0]
   }
 }
 
@@ -144,7 +144,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{tile 0 has two vertices}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 0] params [8, 4, 4, 0, 0, 0, 0, 8, 4, 4, 0, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0, 0] params [8, 4, 4, 0, 0, 0, 0, 0, 8, 4, 4, 0, 0, 0, 0, 0]
   }
 }
 
@@ -154,7 +154,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: gemm: parameter 'accType' = 2 is not f32 or f16}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 2, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 2, 0, 0, 0]
   }
 }
 
@@ -164,7 +164,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: operand 'lhs' spans 512 bytes, buffer @a holds 128}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 16, 4, 0, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 16, 4, 0, 0, 0, 0, 0]
   }
 }
 
@@ -174,7 +174,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 1: operand 'lhs' buffer @a has no block on that tile}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [1] params [8, 4, 4, 0, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [1] params [8, 4, 4, 0, 0, 0, 0, 0]
   }
 }
 
@@ -183,7 +183,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     // expected-error @+1 {{operand @missing is not an ipu_tile.buffer}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@missing, @missing, @missing] tiles [0] params [8, 4, 4, 0, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@missing, @missing, @missing] tiles [0] params [8, 4, 4, 0, 0, 0, 0, 0]
   }
 }
 
@@ -248,7 +248,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p {
     ipu_tile.buffer @a : tensor<8x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [1, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: parameter 'weightClass' = 1 but operand 'rhs' buffer @a is in standard memory}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 0, 0, 1]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @a, @a] tiles [0] params [8, 4, 4, 0, 0, 0, 1, 0]
   }
 }
 
@@ -352,7 +352,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 1: operand 'lhs' is a 2x16 f16 block by its parameters, but buffer @a holds its 4x16 f16 block (0, 0) there}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
-        params [4, 16, 2, 1, 0, 0, 1, 2, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
+        params [4, 16, 2, 1, 0, 0, 1, 0, 2, 16, 2, 1, 0, 0, 1, 0, 4, 16, 2, 1, 0, 0, 1, 0, 4, 16, 2, 1, 0, 0, 1, 0]
   }
 }
 
@@ -365,7 +365,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: operand 'out' is a 4x2 f16 block by its parameters, but buffer @c holds its 4x2 f32 block (0, 0) there}}
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0]
-        params [4, 16, 2, 1, 0, 1, 1]
+        params [4, 16, 2, 1, 0, 1, 1, 0]
   }
 }
 
@@ -505,7 +505,7 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     ipu_tile.buffer @b : tensor<8x4xf16, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     ipu_tile.buffer @c : tensor<2x4x4xf32, #ipu_tile.layout<grid = [1, 1], base = 0, strides = [0, 0], replicas = 1, replica_stride = 0>> in standard
     // expected-error @+1 {{vertex on tile 0: operand 'lhs' is a 4x8 f16 block by its parameters, but buffer @a holds its 2x4x8 f16 block (0, 0) there}}
-    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0] params [4, 8, 4, 1, 0, 0, 0]
+    ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0] params [4, 8, 4, 1, 0, 0, 0, 0]
   }
 }
 

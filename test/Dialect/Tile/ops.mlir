@@ -10,9 +10,9 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
     // CHECK: ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
     ipu_tile.buffer @b : tensor<16x4xf16, #ipu_tile.layout<grid = [1, 2], base = 0, strides = [0, 1], replicas = 2, replica_stride = 2>> in interleaved
     ipu_tile.buffer @c : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
-    // CHECK: ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0 to 4] params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
+    // CHECK: ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0 to 4] params [4, 16, 2, 1, 0, 0, 1, 0, 4, 16, 2, 1, 0, 0, 1, 0, 4, 16, 2, 1, 0, 0, 1, 0, 4, 16, 2, 1, 0, 0, 1, 0]
     ipu_tile.compute_set @cs kernel "gemm" operands [@a, @b, @c] tiles [0, 1, 2, 3]
-        params [4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1, 4, 16, 2, 1, 0, 0, 1]
+        params [4, 16, 2, 1, 0, 0, 1, 0, 4, 16, 2, 1, 0, 0, 1, 0, 4, 16, 2, 1, 0, 0, 1, 0, 4, 16, 2, 1, 0, 0, 1, 0]
     // A compute set on the tiles of a buffer keeps that form.
     ipu_tile.buffer @d : tensor<8x4xf32, #ipu_tile.layout<grid = [2, 2], base = 0, strides = [2, 1], replicas = 1, replica_stride = 0>> in standard
     // CHECK: ipu_tile.compute_set @cp kernel "copy" operands [@c, @d] tiles of @d{{$}}
@@ -88,8 +88,8 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
       ipu_exchange.copy @a to @local
     }
     ipu_exchange.sync
-    // CHECK: ipu_tile.compute_set @mm kernel "gemm" operands [@local, @b, @c] tiles [2] params [8, 8, 4, 1, 0, 0, 0]
-    ipu_tile.compute_set @mm kernel "gemm" operands [@local, @b, @c] tiles [2] params [8, 8, 4, 1, 0, 0, 0]
+    // CHECK: ipu_tile.compute_set @mm kernel "gemm" operands [@local, @b, @c] tiles [2] params [8, 8, 4, 1, 0, 0, 0, 0]
+    ipu_tile.compute_set @mm kernel "gemm" operands [@local, @b, @c] tiles [2] params [8, 8, 4, 1, 0, 0, 0, 0]
     ipu_exchange.sync
     ipu_exchange.stream_out @c to 0
   }

@@ -165,7 +165,11 @@ def IPUGemm_MatmulOp : IPUGemm_Op<"matmul", [Pure]> {
     `[L..., K x M]`, `transpose_rhs` that B is given as `[..., N x K]` (as
     `q x k^T` or a PyTorch linear weight is). A and B share one element type
     (f32, f16, f8E4M3FN or f8E5M2); products are accumulated in `acc_type`
-    (f32 or f16, default f32) and C is f32 or f16. `plan` is set by
+    (f32 or f16, default f32) and C is f32 or f16. With f8 operands,
+    `input_scale` = e multiplies every product by 2^e as the AMP forms it
+    (the IPU21's input scale register): the operands' per-tensor
+    power-of-two scales, so that the partial sums are in real units and
+    f16 partials overflow no sooner than for f16 operands. `plan` is set by
     `--ipu-plan-gemm` (for a batched matmul it is the plan of one batch;
     batches run side by side on tiles of their own); `constraints` restrict
     the planner.
@@ -177,6 +181,9 @@ def IPUGemm_MatmulOp : IPUGemm_Op<"matmul", [Pure]> {
         : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
     %s = ipu_gemm.matmul %q, %k {transpose_rhs}
         : tensor<4x8x16xf16>, tensor<4x8x16xf16> -> tensor<4x8x8xf32>
+    // f8 activations (scale 2^-5) by f8 weights (2^-11), f16 partials:
+    %y = ipu_gemm.matmul %x8, %w8 {acc_type = f16, input_scale = -16 : i32, transpose_rhs}
+        : tensor<729x1152xf8E4M3FN>, tensor<4304x1152xf8E4M3FN> -> tensor<729x4304xf16>
     ```
   }];
   let arguments = (ins RankedTensorOf<[IPUGemm_GemmElementType]>:$lhs,
@@ -185,7 +192,8 @@ def IPUGemm_MatmulOp : IPUGemm_Op<"matmul", [Pure]> {
                        UnitAttr:$transpose_lhs,
                        UnitAttr:$transpose_rhs,
                        OptionalAttr<IPUGemm_PlanAttr>:$plan,
-                       OptionalAttr<IPUGemm_ConstraintsAttr>:$constraints);
+                       OptionalAttr<IPUGemm_ConstraintsAttr>:$constraints,
+                       OptionalAttr<I32Attr>:$input_scale);
   let results = (outs RankedTensorOf<[F32, F16]>:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)

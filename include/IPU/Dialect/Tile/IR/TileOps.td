@@ -397,11 +397,19 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
     ```
 
     The GEMM with its parameters written out (`gemm`: m, k, n, inType,
-    accType, outType as element type codes, weightClass):
+    accType, outType as element type codes, weightClass, inputScale):
 
     ```mlir
     ipu_tile.compute_set @mm.partials kernel "gemm" operands [@a, @b, @c]
-        tiles [0, 1] params [48, 128, 64, 1, 0, 0, 1, 48, 128, 64, 1, 0, 0, 1]
+        tiles [0, 1] params [48, 128, 64, 1, 0, 0, 1, 0, 48, 128, 64, 1, 0, 0, 1, 0]
+    ```
+
+    An f8 GEMM whose AMP multiplies each product by 2^`input_scale` (the
+    operands' power-of-two scales; the IPU21's input scale register):
+
+    ```mlir
+    ipu_tile.compute_set @mm.partials kernel "gemm" operands [@a8, @b8, @c]
+        tiles [0, 1] {acc_type = f16, input_scale = -16 : i32}
     ```
 
     Inside an `ipu_tile.loop`, `serial_operands` lists the operands the
@@ -423,7 +431,8 @@ def IPUTile_ComputeSetOp : IPUTile_Op<"compute_set", [Symbol,
                        OptionalAttr<FlatSymbolRefAttr>:$tiles_of,
                        OptionalAttr<DenseI64ArrayAttr>:$params,
                        OptionalAttr<TypeAttr>:$acc_type,
-                       OptionalAttr<DenseI32ArrayAttr>:$serial_operands);
+                       OptionalAttr<DenseI32ArrayAttr>:$serial_operands,
+                       OptionalAttr<I32Attr>:$input_scale);
   let assemblyFormat = [{
     $sym_name `kernel` $kernel `operands` $operands `tiles`
         custom<ComputeSetTiles>($tiles, $tiles_of) (`params` $params^)? attr-dict
