@@ -84,11 +84,19 @@ std::optional<std::string> ipu::compareExpectedArrays(const std::string &dir,
     const ExpectTolerance tolerance = expectTolerance(output.type);
     uint64_t mismatches = 0, worst = 0;
     double largest = 0, worstRatio = -1;
+    // The angle between the two as vectors, which users compare modes by
+    // (an f8 model against the f32 one): sum(d e) / (|d| |e|).
+    double dot = 0, deviceNorm = 0, expectedNorm = 0;
     for (uint64_t e = 0; e < elements; ++e) {
       const double device = loadElement(output.type, &output.bytes[e * bytes]);
       const double expected = loadElement(output.type, &array.data[e * bytes]);
       const double allowed = tolerance.absolute + tolerance.relative * std::fabs(expected);
       const ElementMatch match = matchElement(device, expected, allowed);
+      if (std::isfinite(device) && std::isfinite(expected)) {
+        dot += device * expected;
+        deviceNorm += device * device;
+        expectedNorm += expected * expected;
+      }
       mismatches += !match.pass;
       largest = std::max(largest, match.error);
       const double ratio = match.ratio;
@@ -109,6 +117,8 @@ std::optional<std::string> ipu::compareExpectedArrays(const std::string &dir,
                        " maximumAbsoluteError=" + number(largest, "%g") +
                        " mismatches=" + std::to_string(mismatches) +
                        " elementsCompared=" + std::to_string(elements);
+    if (deviceNorm > 0 && expectedNorm > 0)
+      line += " cosineSimilarity=" + number(dot / std::sqrt(deviceNorm * expectedNorm), "%.6f");
     if (elements > 0)
       line += " worstElement=" + indexText(shape, worst) + " worstDevice=" +
               number(loadElement(output.type, &output.bytes[worst * bytes])) +

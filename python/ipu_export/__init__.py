@@ -12,12 +12,18 @@ the compiler and its checks need is written to one directory:
                          takes: what `ipu-run --inputs DIR/inputs` reads
   expected/result<i>.npy PyTorch's own eager outputs for them: what
                          `ipu-run --expect DIR/expected` compares with
+  expected-f32/          with --weights: the unquantised model's outputs in
+                         f32 (rounded to the results' type), for how far a
+                         quantised model lies from it
+  scales.json            with f8 activations: each linear's activation and
+                         weight scales and what calibration saw
   weights/<name>.npy     the model's parameters and buffers, by state-dict
                          name
 
 Only a Python bridge: the compiler, the runtime and the checks are C++.
 """
 
+import copy
 import dataclasses
 import importlib.util
 import os
@@ -48,6 +54,9 @@ class Exported:
     outputs: List[np.ndarray]
     weights: Dict[str, np.ndarray]
     mlir_bytes: int
+    # With --weights: PyTorch's quantised model against the f32 one, all
+    # results together (maximumAbsoluteError, cosineSimilarity).
+    quantisation: dict = None
 
 
 def _parse_field(key: str, current, text: str):
@@ -132,20 +141,84 @@ class QuantizedLinear(torch.nn.Module):
     scale are exact in f16. forward() expands the weight to the activation's
     type and scales it before the linear, so the exported graph carries the
     f8 tensor and the expansion, and PyTorch's eager output is what the
-    quantised model computes."""
+    quantised model computes.
+
+    With an activation scale (calibrate_activations), the input is
+    quantised too: divided by its power-of-two scale, clamped to the
+    format's range and rounded to f8. Both f8 operands are widened to the
+    activation's type and multiplied back by their scales (exact for powers
+    of two) before the linear: the compiler sees a linear of two scaled,
+    widened f8 tensors, a native f8 matmul whose AMP applies the scales to
+    the products (its partial sums are in real units, as PyTorch's)."""
 
     def __init__(self, linear: torch.nn.Linear, f8_dtype: torch.dtype, largest: float):
         super().__init__()
         weight = linear.weight.detach().float()
         magnitude = weight.abs().max().item()
-        exponent = int(np.ceil(np.log2(magnitude / largest))) if magnitude > 0 else 0
-        self.scale = float(2.0 ** exponent)
+        self.scale = power_of_two_scale(magnitude, largest)
         self.weight8 = torch.nn.Parameter((weight / self.scale).to(f8_dtype), requires_grad=False)
         self.bias = linear.bias
+        self.f8_dtype = f8_dtype
+        self.largest = largest
+        self.activation_scale = None
+        self.calibrated_magnitude = None  # set while calibrating
+        self.calibrated_partial = None
 
     def forward(self, x):
-        weight = self.weight8.to(x.dtype) * self.scale
-        return torch.nn.functional.linear(x, weight, self.bias)
+        if self.calibrated_magnitude is not None:
+            magnitude = x.detach().abs().float()
+            self.calibrated_magnitude = max(self.calibrated_magnitude, magnitude.max().item())
+            # The largest sum of |x| |w8| over K: every partial sum of the
+            # product in the weight's f8 units, before x is scaled.
+            partial = (magnitude.reshape(-1, magnitude.shape[-1]) @
+                       self.weight8.float().abs().t()).max().item()
+            self.calibrated_partial = max(self.calibrated_partial, partial)
+        if self.activation_scale is None:
+            weight = self.weight8.to(x.dtype) * self.scale
+            return torch.nn.functional.linear(x, weight, self.bias)
+        quantised = (x * (1.0 / self.activation_scale)).clamp(-self.largest, self.largest)
+        x8 = quantised.to(self.f8_dtype)
+        # Both operands back in real units (exact: powers of two), as the
+        # AMP takes f8 inputs with a scale (the IPU21's input scale
+        # register): the partial sums are the product's own values.
+        return torch.nn.functional.linear(x8.to(x.dtype) * self.activation_scale,
+                                          self.weight8.to(x.dtype) * self.scale, self.bias)
+
+
+def power_of_two_scale(magnitude: float, largest: float) -> float:
+    """2^ceil(log2(magnitude / largest)): `magnitude` lands at or below
+    `largest` after division by it (1 for a zero tensor)."""
+    if magnitude <= 0 or not np.isfinite(magnitude):
+        return 1.0
+    return float(2.0 ** int(np.ceil(np.log2(magnitude / largest))))
+
+
+def calibrate_activations(model: torch.nn.Module, inputs: Sequence[torch.Tensor],
+                          headroom: float = 2.0) -> Dict[str, dict]:
+    """Runs `model` on `inputs` and gives every QuantizedLinear an
+    activation scale: the power of two that puts `headroom` times the
+    largest input magnitude seen at or below the format's largest finite
+    value (inputs beyond it saturate at run time, by the clamp). Returns,
+    by module name, the scales and the largest partial sum of the f8
+    product in f8 units (sum over K of |x8| |w8|, at the calibration
+    inputs): above f16's largest finite value, f16 partials would overflow
+    where f32 partials do not (the compiler's --check reports it)."""
+    linears = {name: m for name, m in model.named_modules() if isinstance(m, QuantizedLinear)}
+    for m in linears.values():
+        m.activation_scale = None
+        m.calibrated_magnitude = 0.0
+        m.calibrated_partial = 0.0
+    with torch.no_grad():
+        model(*inputs)
+    scales = {}
+    for name, m in linears.items():
+        m.activation_scale = power_of_two_scale(m.calibrated_magnitude * headroom, m.largest)
+        scales[name] = {"activationScale": m.activation_scale, "weightScale": m.scale,
+                        "calibratedMagnitude": m.calibrated_magnitude,
+                        "largestPartialSumF8Units": m.calibrated_partial / m.activation_scale}
+        m.calibrated_magnitude = None
+        m.calibrated_partial = None
+    return scales
 
 
 def quantize_linears(model: torch.nn.Module, weights: str) -> int:
@@ -211,20 +284,37 @@ class _Flat(torch.nn.Module):
 
 
 def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
-           directory: str, seed: int = 0, weights: str = None) -> Exported:
+           directory: str, seed: int = 0, weights: str = None,
+           activations: bool = False, calibration_inputs: int = 2) -> Exported:
     """Exports `model` on random inputs of `shapes` in `dtype` (f32 or f16)
     into `directory`; with `weights` (f8E4M3FN or f8E4M3FNUZ), every linear
-    layer's weight quantised to it first (quantize_linears)."""
+    layer's weight quantised to it first (quantize_linears). With
+    `activations`, every quantised linear's input is quantised to the same
+    format, with one power-of-two scale per linear calibrated on
+    `calibration_inputs` random inputs drawn apart from the exported ones
+    (calibrate_activations); the scales go to DIR/scales.json."""
     from torch_mlir import fx
 
     if dtype not in DTYPES:
         raise SystemExit(f"ipu_export: dtype '{dtype}' is not one of {', '.join(DTYPES)}")
     torch_dtype = DTYPES[dtype]
     _make_buffers_persistent(model)
+    # The model in f32, before any rounding to dtype or f8: how far a
+    # quantised model lies from it is what users choose a mode by.
+    unquantised = _Flat(copy.deepcopy(model).float()).eval() if weights else None
+    quantisation = None
     model = model.to(torch_dtype)
+    if activations and not weights:
+        raise SystemExit("ipu_export: f8 activations need f8 weights (--weights)")
     if weights:
         quantize_linears(model, weights)
     model = _Flat(model).eval()
+    scales = None
+    if activations:
+        calibration = torch.Generator().manual_seed(seed + 1_000_003)
+        batches = [[torch.randn(*shape, generator=calibration).to(torch_dtype) for shape in shapes]
+                   for _ in range(calibration_inputs)]
+        scales = calibrate_activations(model, [torch.cat(list(group)) for group in zip(*batches)])
     generator = torch.Generator().manual_seed(seed)
     inputs = [torch.randn(*shape, generator=generator).to(torch_dtype) for shape in shapes]
     with torch.no_grad():
@@ -233,6 +323,26 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
                                       func_name="main")
     for sub in ("weights", "inputs", "expected"):
         os.makedirs(os.path.join(directory, sub), exist_ok=True)
+    if unquantised is not None:
+        # Rounded to the results' own type, as ipu-run --expect reads them.
+        os.makedirs(os.path.join(directory, "expected-f32"), exist_ok=True)
+        with torch.no_grad():
+            reference = unquantised(*[t.float() for t in inputs])
+        for i, tensor in enumerate(reference):
+            np.save(os.path.join(directory, "expected-f32", f"result{i}.npy"),
+                    tensor.to(outputs[i].dtype).numpy())
+        # PyTorch's own quantised model against the f32 one, over all
+        # results: the yardstick for the device's distance from f32.
+        quantised = torch.cat([t.float().flatten() for t in outputs]).double()
+        exact = torch.cat([t.float().flatten() for t in reference]).double()
+        quantisation = {
+            "maximumAbsoluteError": (quantised - exact).abs().max().item(),
+            "cosineSimilarity": (quantised @ exact / (quantised.norm() * exact.norm())).item()}
+    if scales is not None:
+        import json
+        with open(os.path.join(directory, "scales.json"), "w") as f:
+            json.dump({"format": weights, "headroom": 2.0, "calibrationInputs": calibration_inputs,
+                       "linears": scales}, f, indent=1, sort_keys=True)
     text = module.operation.get_asm(print_generic_op_form=True)
     with open(os.path.join(directory, "model.mlir"), "w") as f:
         f.write(text)
@@ -241,7 +351,7 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
         return tensor.detach().to(torch_dtype).numpy()
 
     result = Exported(directory, [numpy_of(t) for t in inputs],
-                      [numpy_of(t) for t in outputs], {}, len(text))
+                      [numpy_of(t) for t in outputs], {}, len(text), quantisation)
     for i, array in enumerate(result.inputs):
         np.save(os.path.join(directory, "inputs", f"arg{i}.npy"), array)
     for i, array in enumerate(result.outputs):

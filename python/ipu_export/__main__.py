@@ -1,6 +1,6 @@
 """python -m ipu_export MODEL --shape N,C,H,W [--shape ...] [--dtype f32|f16]
                         [--set field=value ...] [--seed N]
-                        [--weights f8E4M3FN|f8E4M3FNUZ] -o DIR
+                        [--weights f8E4M3FN|f8E4M3FNUZ [--activations f8]] -o DIR
 
 MODEL is a built-in model (siglip-vision: transformers' SiglipVisionModel,
 so400m-patch14-384 unless --set says otherwise; siglip-encoder-layer: its
@@ -32,6 +32,11 @@ def main(argv=None) -> int:
     parser.add_argument("--weights", default=None,
                         help="f8E4M3FN or f8E4M3FNUZ: linear weights in f8, one "
                              "power-of-two scale per tensor")
+    parser.add_argument("--activations", default=None,
+                        help="f8: also quantise every f8 linear's input to the "
+                             "weights' format, with a power-of-two scale per "
+                             "linear calibrated at export (written to "
+                             "DIR/scales.json): native f8 matmuls")
     parser.add_argument("-o", "--output", required=True, help="directory to write")
     args = parser.parse_args(argv)
 
@@ -48,12 +53,19 @@ def main(argv=None) -> int:
 
     start = time.time()
     model = load_model(args.model, overrides, args.seed)
-    exported = export(model, shapes, args.dtype, args.output, args.seed, args.weights)
+    if args.activations not in (None, "f8"):
+        parser.error(f"--activations takes f8, got '{args.activations}'")
+    exported = export(model, shapes, args.dtype, args.output, args.seed, args.weights,
+                      activations=args.activations == "f8")
     print(f"export=ipu_export model={args.model} dtype={args.dtype} "
           f"inputs={len(exported.inputs)} outputs={len(exported.outputs)} "
           f"weights={len(exported.weights)} mlirBytes={exported.mlir_bytes} "
           f"seconds={time.time() - start:.1f} directory={args.output} "
-          f"linearWeights={args.weights or args.dtype}")
+          f"linearWeights={args.weights or args.dtype} "
+          f"linearActivations={args.weights if args.activations else args.dtype}"
+          + ("" if exported.quantisation is None else
+             f" quantisedVsF32MaximumAbsoluteError={exported.quantisation['maximumAbsoluteError']:.6g}"
+             f" quantisedVsF32CosineSimilarity={exported.quantisation['cosineSimilarity']:.6f}"))
     return 0
 
 
