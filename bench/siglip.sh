@@ -53,7 +53,7 @@
 # and run one image after another.
 #   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower|tower-batch]
 #                    [--blocks N] [--batch N] [--layers N] [--batches "N ..."]
-#                    [--towers "WEIGHTS:ATTENTION:MODE+MODE ..."] (--part tower's
+#                    [--towers "WEIGHTS:ATTENTION[:PARTIALS]:MODE+MODE ..."] (--part tower's
 #                    configurations; all five by default)
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
@@ -225,19 +225,23 @@ run_export() { # partials [attention]
        "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')"
 }
 
-run_tower() { # layers weights attention modes...
+run_tower() { # layers weights attention partials modes...
   # Exported once; compiled and run once per mode: resident (every layer's
-  # weights on the tiles) or streamed (each layer's from the host as it
-  # starts). $images images a batch (1 unless --part tower-batch).
-  local layers=$1 weights=$2 attention=$3
-  shift 3
+  # weights on the tiles, each stored once: max-weight-replicas=1, as a
+  # stack of layers must) or streamed (each layer's from the host as it
+  # starts). $images images a batch (1 unless --part tower-batch). WEIGHTS
+  # f8E4M3FN+act also rounds every linear's input to f8 (ipu_export
+  # --activations f8: native f8 matmuls); partials f32 or any.
+  local layers=$1 weights=$2 attention=$3 partials=$4
+  shift 4
   local dir="$work/tower-$layers-$weights-$attention-b$images"
   local python="$root/.venv/bin/python"
-  local base=siglip-tower-so400m-384-l$layers-$weights-$attention
+  local base=siglip-tower-so400m-384-l$layers-$weights-$attention-p$partials
   [ "$images" = 1 ] || base+=-b$images
   [ -x "$python" ] || { echo "bench=siglip case=$base status=no-venv"; return 0; }
   local quantise=()
-  [ "$weights" = f16 ] || quantise=(--weights "$weights")
+  [ "$weights" = f16 ] || quantise=(--weights "${weights%+act}")
+  [ "$weights" = "${weights%+act}" ] || quantise+=(--activations f8)
   local t0 t1 t2 t3
   t0=$(now)
   PYTHONPATH="$root/python" "$python" -m ipu_export siglip-vision \
@@ -247,9 +251,9 @@ run_tower() { # layers weights attention modes...
   local mode
   for mode in "$@"; do
     local name=$base-$mode log="$work/$base-$mode.log" report="$work/$base-$mode.report"
-    local options="target=ipu21 repeat-layers=true"
+    local options="target=ipu21 repeat-layers=true max-weight-replicas=1 partials=$partials"
     [ "$mode" = streamed ] && options="$options stream-weights=true"
-    local head="bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention weightsMode=$mode batch=$images"
+    local head="bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention partials=$partials weightsMode=$mode weightsStored=once batch=$images"
     t2=$(now)
     # The weights and the exchange schedules' run tables go to a data file
     # beside the IR, which keeps the program.
@@ -288,7 +292,10 @@ run_tower() { # layers weights attention modes...
          "memoryPeakInterleavedBytes=$(value memoryPeakInterleavedBytes "$report") memoryBoundInterleavedBytes=$(value memoryBoundInterleavedBytes "$report")" \
          "expectMaximumAbsoluteError=$(grep '^expected=' "$report" | grep -Eo 'maximumAbsoluteError=[^ ]+' | sed 's/.*=//')" \
          "expectTest=$(grep '^expected=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')" \
-         "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')"
+         "numericalTest=$(grep '^referencePrecision=' "$report" | grep -Eo 'numericalTest=[A-Z]+' | sed 's/.*=//')" \
+         "pooledCosineSimilarityVsPyTorch=$(grep '^expect result=1 ' "$report" | grep -Eo 'cosineSimilarity=[0-9.]+' | sed 's/.*=//')" \
+         "pyTorchQuantisedVsF32MaximumAbsoluteError=$(grep -Eo 'quantisedVsF32MaximumAbsoluteError=[0-9.e-]+' "$work/tower-export.log" | sed 's/.*=//')" \
+         "pyTorchQuantisedVsF32CosineSimilarity=$(grep -Eo 'quantisedVsF32CosineSimilarity=[0-9.]+' "$work/tower-export.log" | sed 's/.*=//')"
     rm -f "$work/$name.ir" "$work/$name.data"
   done
   rm -rf "$dir"
@@ -301,7 +308,8 @@ stacked=4
 batch=8
 layers=27
 # --part tower's configurations, weights:attention:modes (modes joined by +).
-towers="f8E4M3FN:sdpa:resident+streamed f8E4M3FN:eager:resident+streamed f16:sdpa:streamed"
+# WEIGHTS:ATTENTION:PARTIALS:MODES; PARTIALS may be left out (f32).
+towers="f8E4M3FN:eager:f32:resident f8E4M3FN:eager:any:resident f8E4M3FN+act:eager:f32:resident f16:sdpa:f32:streamed"
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts=("$2"); shift 2 ;;
@@ -332,8 +340,10 @@ for part in "${parts[@]}"; do
   # weights fit 4 layers).
   if [ "$part" = tower ]; then
     for tower in $towers; do
-      IFS=: read -r weights attention modes <<< "$tower"
-      run_tower "$layers" "$weights" "$attention" ${modes//+/ }
+      IFS=: read -r weights attention partials modes <<< "$tower"
+      # Three fields: WEIGHTS:ATTENTION:MODES, f32 partials.
+      [ -n "$modes" ] || { modes=$partials; partials=f32; }
+      run_tower "$layers" "$weights" "$attention" "$partials" ${modes//+/ }
     done
     continue
   fi
@@ -341,7 +351,7 @@ for part in "${parts[@]}"; do
   # (--ipu-separate-images), eager attention, f8 weights resident.
   if [ "$part" = tower-batch ]; then
     for images in $batches; do
-      run_tower "$layers" f8E4M3FN eager resident
+      run_tower "$layers" f8E4M3FN eager f32 resident
     done
     images=1
     continue
