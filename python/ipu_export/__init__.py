@@ -25,6 +25,7 @@ Only a Python bridge: the compiler, the runtime and the checks are C++.
 
 import copy
 import dataclasses
+import re
 import importlib.util
 import os
 from typing import Callable, Dict, List, Sequence
@@ -197,8 +198,8 @@ def calibrate_activations(model: torch.nn.Module, inputs: Sequence[torch.Tensor]
                           headroom: float = 2.0) -> Dict[str, dict]:
     """Runs `model` on `inputs` and gives every QuantizedLinear an
     activation scale: the power of two that puts `headroom` times the
-    largest input magnitude seen at or below the format's largest finite
-    value (inputs beyond it saturate at run time, by the clamp). Returns,
+    largest input magnitude seen (over every layer's linear of the same
+    role) at or below the format's largest finite value (inputs beyond it saturate at run time, by the clamp). Returns,
     by module name, the scales and the largest partial sum of the f8
     product in f8 units (sum over K of |x8| |w8|, at the calibration
     inputs): above f16's largest finite value, f16 partials would overflow
@@ -210,9 +211,17 @@ def calibrate_activations(model: torch.nn.Module, inputs: Sequence[torch.Tensor]
         m.calibrated_partial = 0.0
     with torch.no_grad():
         model(*inputs)
+    # One scale per role across repeated layers (layers.N. -> layers.*.):
+    # the layers stay alike, so the compiler keeps them one repeated body
+    # (a scale per layer would make each layer's matmuls differ).
+    role = lambda name: re.sub(r"\.layers\.\d+\.", ".layers.*.", name)
+    largest_by_role: Dict[str, float] = {}
+    for name, m in linears.items():
+        largest_by_role[role(name)] = max(largest_by_role.get(role(name), 0.0),
+                                          m.calibrated_magnitude)
     scales = {}
     for name, m in linears.items():
-        m.activation_scale = power_of_two_scale(m.calibrated_magnitude * headroom, m.largest)
+        m.activation_scale = power_of_two_scale(largest_by_role[role(name)] * headroom, m.largest)
         scales[name] = {"activationScale": m.activation_scale, "weightScale": m.scale,
                         "calibratedMagnitude": m.calibrated_magnitude,
                         "largestPartialSumF8Units": m.calibrated_partial / m.activation_scale}
