@@ -121,18 +121,19 @@ LogicalResult outlineLayers(func::FuncOp func, ArrayRef<Operation *> ops,
   // Without weights of their own, the layers share nothing a loop would
   // save (their code is already one kernel per distinct body).
   if (layers.weights.empty()) {
-    func.emitRemark("leaves the layers as they are: they have no weights of their own");
+    mlir::emitRemark(func.getLoc(),
+                     "leaves the layers as they are: they have no weights of their own");
     return success();
   }
   // A repeat inside a repeat has no lowering: layers that hold one stay.
   for (uint32_t position = layers.first; position < layers.end(); ++position)
     if (isa<ipu_tile::RepeatOp>(ops[position])) {
-      func.emitRemark("leaves the layers as they are: each holds repeated layers "
-                      "of its own");
+      mlir::emitRemark(func.getLoc(), "leaves the layers as they are: each holds "
+                                      "repeated layers of its own");
       return success();
     }
   if (input.getType() != lastOutput.getType()) {
-    func.emitRemark("leaves the layers as they are: each reads ")
+    mlir::emitRemark(func.getLoc(), "leaves the layers as they are: each reads ")
         << input.getType() << " but passes on " << lastOutput.getType();
     return success();
   }
@@ -178,8 +179,9 @@ struct FindRepeatedLayersPass
       if (carry.getValue() != repeat.getBody().getArgument(0) ||
           repeat.getInput().getType() != repeat.getResult().getType())
         return;
-      repeat.emitRemark("a repeated layer that passes on its input unchanged "
-                        "repeats nothing: removed, its input is its result");
+      mlir::emitRemark(repeat.getLoc(), "a repeated layer that passes on its input "
+                                        "unchanged repeats nothing: removed, its "
+                                        "input is its result");
       repeat.getResult().replaceAllUsesWith(repeat.getInput());
       repeat.erase();
     });
@@ -191,7 +193,7 @@ struct FindRepeatedLayersPass
       std::optional<ipu::RepeatedLayers> layers = ipu::findRepeatedLayers(sequence);
       if (!layers)
         return;
-      func.emitRemark() << "repeats one layer: " << ipu::describe(*layers)
+      mlir::emitRemark(func.getLoc()) << "repeats one layer: " << ipu::describe(*layers)
                         << (outline ? "" : " (each layer compiled on its own for now)");
       if (outline && failed(outlineLayers(func, ops, *layers, streamWeights)))
         signalPassFailure();

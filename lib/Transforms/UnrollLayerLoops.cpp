@@ -78,7 +78,7 @@ struct UnrollLayerLoopsPass
       auto func = loop->getParentOfType<FunctionOpInterface>();
       // A loop of no iterations yields its initial values: no layers.
       if (trips->isZero()) {
-        loop.emitRemark("a loop of 0 iterations (its lower bound is not below "
+        mlir::emitRemark(loop.getLoc(), "a loop of 0 iterations (its lower bound is not below "
                         "its upper bound): its results are its initial values");
         loop.replaceAllUsesWith(loop.getInitArgs());
         loop.erase();
@@ -103,7 +103,9 @@ struct UnrollLayerLoopsPass
       }
       if (!func)
         continue;
-      InFlightDiagnostic remark = func.emitRemark();
+      // mlir::emitRemark, not the op's: an op's remark carries the whole
+      // function as a note.
+      InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
       remark << "unrolls a loop of " << iterations << " iterations that slices "
              << frozen + arguments << " stacked weights per iteration (" << frozen
              << " frozen, " << arguments << " arguments)";
