@@ -149,6 +149,7 @@ MemoryBudget budgetFor(const TargetModel &target,
   budget.reservedBytes[0] += gemm.residentStandardBytes;
   budget.reservedBytes[1] += gemm.residentInterleavedBytes;
   budget.programBytes = gemm.residentStandardBytes + gemm.residentInterleavedBytes;
+  budget.transientCapBytes = gemm.transientCapBytes;
   return budget;
 }
 
@@ -163,7 +164,7 @@ void planInOrder(const TargetModel &target, std::vector<ProgramGemm> &gemms,
     if (!caps.empty() && caps[position] != UINT64_MAX)
       gemm.weightCapBytes = caps[position];
     MemoryBudget budget = budgetFor(target, gemms, position, caps);
-    budget.transientCapBytes = transientCap;
+    budget.transientCapBytes = std::min(budget.transientCapBytes, transientCap);
     auto start = std::chrono::steady_clock::now();
     // Batches run side by side, each on a share of the tiles.
     TargetModel batchTarget = target;
@@ -454,7 +455,17 @@ static void planProgramOnce(const TargetModel &target,
   std::vector<uint64_t> bestCaps;
   const uint64_t memory = target.allocatableBytes(MemoryClass::Standard) +
                           target.allocatableBytes(MemoryClass::Interleaved);
+  // Weights each stored once (max-weight-replicas=1, as a stack of layers
+  // keeps them) take the same bytes whatever their share: only the
+  // transient caps below can make room, so the shares are not tried (each
+  // share is another plan of the whole program: minutes for a tower).
+  const bool storedOnce = std::all_of(gemms.begin(), gemms.end(), [](const ProgramGemm &gemm) {
+    return !gemm.problem.rhsIsWeight || gemm.given ||
+           (gemm.constraints.maxWeightReplicas && *gemm.constraints.maxWeightReplicas <= 1);
+  });
   for (unsigned percent : {70u, 55u, 40u, 30u, 20u}) {
+    if (storedOnce)
+      break;
     std::vector<uint64_t> caps(gemms.size(), UINT64_MAX);
     for (size_t i = 0; i < gemms.size(); ++i)
       if (weights[i])
@@ -477,8 +488,12 @@ static void planProgramOnce(const TargetModel &target,
       }
     }
   }
-  // The last resort: the best weight caps, and tighter transient caps.
-  for (unsigned percent : {22u, 16u}) {
+  // The last resort: the best weight caps, and tighter transient caps
+  // (weights stored once: the only resort, from the first cap on).
+  std::vector<unsigned> lastResort = {22u, 16u};
+  if (storedOnce)
+    lastResort = {30u, 22u, 16u, 12u};
+  for (unsigned percent : lastResort) {
     planStage(target, gemms, finalistCount, bestCaps, allowSerial,
               memory * percent / 100);
     if (!outOfMemory(gemms)) {

@@ -3,6 +3,7 @@
 #include "IPU/Transforms/Passes.h"
 #include "IPU/Dialect/Tile/IR/TileUtils.h"
 #include "IPU/Planning/GemmProgram.h"
+#include "IPU/Support/Escape.h"
 #include "IPU/Support/Log.h"
 #include "IPU/Transforms/TileLowering.h"
 #include "PlaceStorage.h"
@@ -123,13 +124,23 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     registry.insert<ipu_exchange::IPUExchangeDialect>();
   }
 
+  /// What placing a copy of the program found.
+  struct Overflow {
+    ipu::MemoryClass memoryClass = ipu::MemoryClass::Standard;
+    uint64_t bytes = 0; ///< Per tile that did not fit, whole KiB.
+    /// The job whose transient buffer is the largest live on the tile,
+    /// when the module's matmuls are one function's (their buffers' names,
+    /// mm<N>, number them as the jobs are).
+    std::optional<size_t> job;
+  };
+
   /// Lowers and places a copy of `module` with the jobs' plans,
   /// quietly. Returns the bytes per tile that did not fit, in the class that
   /// overflowed, with a sentence for the remark; nothing when it fits or the
   /// copy cannot be lowered (the pipeline then reports why itself).
-  std::optional<std::pair<ipu::MemoryClass, uint64_t>>
-  storageOverflow(ModuleOp module, const std::vector<Job> &jobs,
-                  const ipu::TargetModel &target, std::string &why) {
+  std::optional<Overflow> storageOverflow(ModuleOp module, const std::vector<Job> &jobs,
+                                          const ipu::TargetModel &target,
+                                          std::string &why) {
     OwningOpRef<ModuleOp> copy = module.clone();
     size_t next = 0;
     bool matched = true;
@@ -174,7 +185,39 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
                           storage->placement.peakTile[static_cast<int>(c)],
                           available, storage->reservedBytes)
                 .str();
-      return std::make_pair(c, llvm::alignTo(deficit, 1024));
+      // The largest of them, so that a reader sees what holding back
+      // cannot move (a tile's own rows, a head's small buffers).
+      constexpr size_t kListed = 6;
+      for (size_t i = 0; i < overflow.live.size() && i < kListed; ++i) {
+        const ipu::BufferRequest &buffer = storage->requests[overflow.live[i].first];
+        why += (i ? ", '" : " (the largest: '") + ipu::escapeText(buffer.name) +
+               "' " + std::to_string(buffer.bytes);
+        if (i + 1 == std::min(kListed, overflow.live.size()))
+          why += overflow.live.size() > kListed
+                     ? ", of " + std::to_string(overflow.live.size()) + " live)"
+                     : ")";
+      }
+      Overflow found;
+      found.memoryClass = c;
+      found.bytes = llvm::alignTo(deficit, 1024);
+      const bool oneFunction = llvm::all_of(
+          jobs, [&](const Job &job) { return job.group == jobs.front().group; });
+      for (const auto &[request, address] : overflow.live) {
+        StringRef name = storage->requests[request].name;
+        unsigned index = 0;
+        if (!oneFunction || !name.consume_front("mm") ||
+            name.consumeInteger(10, index) || !name.starts_with(".") ||
+            index >= jobs.size())
+          continue;
+        found.job = index;
+        why += llvm::formatv("; '{0}' is matmul {1}'s ({2}x{3}x{4})",
+                             ipu::escapeText(storage->requests[request].name), index,
+                             jobs[index].problem.m, jobs[index].problem.k,
+                             jobs[index].problem.n)
+                   .str();
+        break;
+      }
+      return found;
     }
     return std::nullopt;
   }
@@ -374,6 +417,8 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     // Bytes per tile and class the planner holds back beyond its model,
     // learnt from placing a copy of the program.
     uint64_t holdBack[2] = {0, 0};
+    // Per job: the transient bytes per tile its plan may take, learnt so.
+    std::vector<uint64_t> transientCaps(jobs.size(), UINT64_MAX);
     auto planAll = [&] {
     parallelForEach(&getContext(), groups, [&](const std::vector<size_t> &group) {
       std::vector<ipu::ProgramGemm> program;
@@ -389,6 +434,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         program.back().residentInterleavedBytes =
             residentRows.lookup(functionOf(jobs[index].op)) + holdBack[1];
         program.back().residentStandardBytes += holdBack[0];
+        program.back().transientCapBytes = transientCaps[index];
       }
       ipu::planGemmProgram(*target, program, finalists, rerank);
       for (size_t position = 0; position < group.size(); ++position) {
@@ -409,15 +455,36 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     };
     for (unsigned round = 0; validateStorage && planned() && round < 4; ++round) {
       std::string why;
-      std::optional<std::pair<ipu::MemoryClass, uint64_t>> overflow =
-          storageOverflow(module, jobs, *target, why);
+      std::optional<Overflow> overflow = storageOverflow(module, jobs, *target, why);
       if (!overflow)
         break;
-      holdBack[static_cast<int>(overflow->first)] += overflow->second;
-      emitRemark(module.getLoc())
-          << "planned again: " << why << "; the plans now hold back "
-          << holdBack[0] << " standard and " << holdBack[1]
-          << " interleaved bytes per tile";
+      // A matmul's own buffer on the tile: that matmul's plan takes that
+      // many transient bytes fewer (its blocks there are what the even
+      // spread of the planner's model missed; holding back from every plan
+      // may not move it at all). Otherwise every plan holds the bytes back.
+      std::optional<uint64_t> cap;
+      if (overflow->job) {
+        const Job &culprit = jobs[*overflow->job];
+        const ipu::GemmCost &cost = culprit.search.finalists.front().cost;
+        const uint64_t peak = cost.peakBytes[0] + cost.peakBytes[1];
+        const uint64_t transient = peak - std::min(peak, cost.weightBytes[0] +
+                                                             cost.weightBytes[1] +
+                                                             cost.codeBytes);
+        if (transient > overflow->bytes)
+          cap = std::min(transientCaps[*overflow->job], transient - overflow->bytes);
+      }
+      if (cap) {
+        transientCaps[*overflow->job] = *cap;
+        emitRemark(module.getLoc())
+            << "planned again: " << why << "; its plan now takes at most " << *cap
+            << " transient bytes per tile";
+      } else {
+        holdBack[static_cast<int>(overflow->memoryClass)] += overflow->bytes;
+        emitRemark(module.getLoc())
+            << "planned again: " << why << "; the plans now hold back "
+            << holdBack[0] << " standard and " << holdBack[1]
+            << " interleaved bytes per tile";
+      }
       for (Job &job : jobs) {
         job.search = ipu::GemmPlanSearch();
         job.error.reset();

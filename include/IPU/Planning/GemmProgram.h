@@ -37,6 +37,10 @@ struct ProgramGemm {
   /// Interleaved bytes per tile they keep: their resident row vectors
   /// (layer norm's scale and shift), replicated over their tiles.
   uint64_t residentInterleavedBytes = 0;
+  /// The most transient bytes per tile (MemoryBudget::transientCapBytes)
+  /// this matmul's plan may take: set when placing the program showed its
+  /// buffers overflow a tile the planner's even spread does not see.
+  uint64_t transientCapBytes = UINT64_MAX;
   /// The weight cap planGemmProgram gave this matmul (MemoryBudget), 0 when
   /// none was needed.
   uint64_t weightCapBytes = 0;
