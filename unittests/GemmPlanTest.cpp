@@ -1677,3 +1677,79 @@ TEST(GemmPlanColumns, ABalancedConstraintKeepsTheBalancedSplitsOnly) {
   }
   EXPECT_EQ(onlyBalanced.str(), "grain=1");
 }
+
+TEST(GemmPlanPsums, PartialSumsMoveToInterleavedAtTheSameCycles) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  for (bool gathered : {false, true}) {
+    GemmProblem p = problem(64, 512, 256);
+    p.weightLayers = 4;
+    GemmPlan inStandard = plan(4, 2, 2, MemoryClass::Interleaved, Reduction::Staged);
+    inStandard.gatheredWeights = gathered;
+    ASSERT_FALSE(checkGemmPlan(target, p, inStandard));
+    GemmPlan inInterleaved = inStandard;
+    inInterleaved.psums = MemoryClass::Interleaved;
+    ASSERT_FALSE(checkGemmPlan(target, p, inInterleaved));
+    const GemmCost a = costGemmPlan(target, p, inStandard);
+    const GemmCost b = costGemmPlan(target, p, inInterleaved);
+    EXPECT_EQ(a.totalCycles, b.totalCycles);
+    EXPECT_EQ(a.weightBytes[0], b.weightBytes[0]);
+    EXPECT_EQ(a.weightBytes[1], b.weightBytes[1]);
+    // Standard memory keeps less, interleaved more; never more in all than
+    // both steps' partials on top of the rest.
+    EXPECT_LT(b.peakBytes[0], a.peakBytes[0]);
+    EXPECT_GT(b.peakBytes[1], a.peakBytes[1]);
+    EXPECT_EQ(inInterleaved.str().find(" psums=interleaved") != std::string::npos, true);
+  }
+  // Only partial sums move: inner = 1 has none.
+  GemmProblem p = problem(64, 512, 256);
+  GemmPlan single = plan(4, 4, 1);
+  single.psums = MemoryClass::Interleaved;
+  EXPECT_EQ(checkGemmPlan(target, p, single),
+            "psums=interleaved keeps the partial sums of inner > 1 there; with "
+            "inner = 1 the AMP writes the result");
+}
+
+TEST(GemmPlanPsums, TheSearchTakesInterleavedPartialsOnlyWhenStandardIsShort) {
+  TargetModel target = TargetModel::ipu21WithTiles(16);
+  GemmProblem p = problem(128, 1024, 256);
+  p.rhsIsWeight = true;
+  GemmPlanConstraints constraints;
+  constraints.inner = 4;
+  // Every finalist with interleaved partial sums is one whose standard twin
+  // does not fit: the same cycles, so it is never taken for them.
+  auto onlyWhereStandardIsShort = [&](const GemmPlanSearch &search,
+                                      const MemoryBudget &budget) {
+    for (const GemmPlanChoice &choice : search.finalists) {
+      EXPECT_TRUE(fitsMemory(target, choice.cost, budget)) << choice.plan.str();
+      if (choice.plan.psums != MemoryClass::Interleaved)
+        continue;
+      GemmPlan twin = choice.plan;
+      twin.psums = MemoryClass::Standard;
+      const GemmCost cost = costGemmPlan(target, p, twin);
+      EXPECT_EQ(cost.totalCycles, choice.cost.totalCycles);
+      EXPECT_FALSE(fitsMemory(target, cost, budget)) << choice.plan.str();
+    }
+  };
+  GemmPlanSearch roomy;
+  ASSERT_FALSE(searchGemmPlans(target, p, constraints, 16, roomy).has_value());
+  ASSERT_FALSE(roomy.finalists.empty());
+  const GemmPlanChoice best = roomy.finalists.front();
+  ASSERT_EQ(best.plan.psums, MemoryClass::Standard) << best.plan.str();
+  onlyWhereStandardIsShort(roomy, {});
+  // Standard memory one byte short of the best plan, and just enough for
+  // its twin with interleaved partial sums: the twin is a finalist.
+  GemmPlan twin = best.plan;
+  twin.psums = MemoryClass::Interleaved;
+  const GemmCost twinCost = costGemmPlan(target, p, twin);
+  MemoryBudget budget;
+  budget.reservedBytes[0] = target.allocatableBytes(MemoryClass::Standard) - twinCost.peakBytes[0];
+  ASSERT_FALSE(fitsMemory(target, best.cost, budget));
+  GemmPlanSearch tight;
+  ASSERT_FALSE(searchGemmPlans(target, p, constraints, 16, tight, budget).has_value());
+  onlyWhereStandardIsShort(tight, budget);
+  EXPECT_TRUE(std::any_of(tight.finalists.begin(), tight.finalists.end(),
+                          [&](const GemmPlanChoice &choice) {
+                            return choice.plan.str() == twin.str();
+                          }));
+  EXPECT_EQ(tight.finalists.front().cost.totalCycles, best.cost.totalCycles);
+}

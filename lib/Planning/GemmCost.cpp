@@ -124,12 +124,9 @@ uint64_t planning::partitionStandardBound(const GemmProblem &problem, const Gemm
   GemmPlan plan = partition;
   plan.serial = 1;
   const PlanShape shape = shapeOf(chunk, plan);
-  uint64_t outBytes = elementBytes(chunk.outType);
-  if (plan.inner > 1) {
-    outBytes = 4;
-    for (ElementType partials : allowedPartials(chunk))
-      outBytes = std::min<uint64_t>(outBytes, elementBytes(partials));
-  }
+  // With inner > 1 the partial sums may stay in interleaved memory
+  // (GemmPlan::psums): only A's block is sure to take standard memory.
+  const uint64_t outBytes = plan.inner > 1 ? 0 : elementBytes(chunk.outType);
   return shape.blockRows * alignToWords(shape.blockInner * elementBytes(chunk.inType), problem.wordBytes) +
          shape.blockRows * alignToWords(shape.blockCols * outBytes, problem.wordBytes);
 }
@@ -297,6 +294,9 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
 
   // Liveness as lowered, per step, on the most loaded tile.
   const uint64_t arrival = arrivalBytes;
+  // psums=interleaved: the partials (live with B's transient block while
+  // the GEMM runs) and the reduction's input (live with the partials).
+  uint64_t psumsPartial = 0, psumsReduceIn = 0;
   const uint64_t gathered = shape.blockRows * gatheredPitch;
   uint64_t standardPeak = gatherA ? arrival + gathered : gathered;
   // The A^T blocks and the A blocks they are transposed into.
@@ -314,8 +314,16 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
     const uint64_t reduceIn =
         reduceRows * alignToWords(plan.inner * shape.blockCols * accBytes, problem.wordBytes);
     const uint64_t result = reduceRows * alignToWords(shape.blockCols * outBytes, problem.wordBytes);
-    standardPeak = std::max({standardPeak, gathered + partial, partial + reduceIn,
-                             reduceIn + result});
+    if (plan.psums == MemoryClass::Standard) {
+      standardPeak = std::max({standardPeak, gathered + partial, partial + reduceIn,
+                               reduceIn + result});
+    } else {
+      // In interleaved memory, beside the block of B the GEMM reads there
+      // (counted with the weights below: both live while it runs).
+      standardPeak = std::max(standardPeak, result);
+      psumsPartial = partial;
+      psumsReduceIn = reduceIn;
+    }
     // Every tile sends its partial once; the reducing tile receives a
     // reduceIn block.
     uint64_t reduceWords =
@@ -415,6 +423,7 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
 
   // Every layer's block of a repeated layer's weights stays resident.
   const uint64_t layers = std::max<uint32_t>(problem.weightLayers, 1);
+  const uint64_t peakBeforeWeights = cost.peakBytes[1];
   if (plan.gatheredWeights) {
     // Only the home share stays (in its stored type), in its own class; the
     // gathered block lives while the GEMM runs, in the plan's class, and
@@ -449,6 +458,14 @@ GemmCost ipu::costGemmPlan(const TargetModel &target, const GemmProblem &problem
         cost.weightBytes[1] +=
             std::max<uint32_t>(problem.epilogueRowLayers, 1) *
             alignToWords(shape.blockCols * elementBytes(input.type), problem.wordBytes);
+  if (psumsPartial) {
+    // B's transient block in interleaved memory (gathered, or expanded)
+    // lives in the GEMM's step, the reduction's input in the next.
+    const uint64_t transientB = plan.weights == MemoryClass::Interleaved
+                                    ? cost.peakBytes[1] - peakBeforeWeights
+                                    : 0;
+    cost.peakBytes[1] += psumsPartial + (psumsReduceIn > transientB ? psumsReduceIn - transientB : 0);
+  }
   cost.peakBytes[0] += standardPeak + cost.codeBytes + cost.weightBytes[0];
   cost.peakBytes[1] += cost.weightBytes[1];
   return cost;

@@ -35,6 +35,8 @@ std::string GemmPlan::str() const {
     os << " gathered=true";
   if (gatheredWeights && homes != MemoryClass::Interleaved)
     os << " homes=" << memoryClassName(homes);
+  if (psums != MemoryClass::Standard)
+    os << " psums=" << memoryClassName(psums);
   if (columnGrain > 1)
     os << " grain=" << columnGrain;
   if (serial > 1)
@@ -343,6 +345,9 @@ std::optional<std::string> ipu::checkGemmPlan(const TargetModel &target,
                " off " + wordBits(problem) + " word boundaries";
   if (plan.inner == 1 && plan.reduction != Reduction::Complete)
     return "a staged reduction needs inner > 1";
+  if (plan.inner == 1 && plan.psums != MemoryClass::Standard)
+    return "psums=interleaved keeps the partial sums of inner > 1 there; "
+           "with inner = 1 the AMP writes the result";
   if (plan.reduction == Reduction::Staged &&
       problem.m / plan.rows < static_cast<int64_t>(plan.inner))
     return "a staged reduction splits each block's " +

@@ -143,8 +143,8 @@ ipu::scheduleGemmPlan(const TargetModel &target, const GemmProblem &problem,
     buffers.push_back(request("rhs.staged", layouts.rhs, MemoryClass::Interleaved, 1, 1, target));
   if (basePlan.inner > 1) {
     BlockLayout partials = layouts.partials, gathered = layouts.gathered;
-    buffers.push_back(request("psums", partials, MemoryClass::Standard, 1, 2, target));
-    buffers.push_back(request("gathered", gathered, MemoryClass::Standard, 2, 3, target));
+    buffers.push_back(request("psums", partials, basePlan.psums, 1, 2, target));
+    buffers.push_back(request("gathered", gathered, basePlan.psums, 2, 3, target));
     buffers.push_back(request("out", layouts.out, MemoryClass::Standard, 3, last, target));
   } else {
     buffers.push_back(request("out", layouts.out, MemoryClass::Standard, 1, last, target));

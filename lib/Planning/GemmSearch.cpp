@@ -20,7 +20,7 @@ static bool better(const GemmPlanChoice &a, const GemmPlanChoice &b) {
                            c.plan.weights, c.plan.reduction,
                            c.plan.localStaging, c.plan.partials,
                            c.plan.gatheredWeights, c.plan.serial, c.plan.homes,
-                           c.plan.columnGrain);
+                           c.plan.columnGrain, c.plan.psums);
   };
   return key(a) < key(b);
 }
@@ -276,8 +276,23 @@ searchSpatialPlans(const TargetModel &target, const GemmProblem &problem,
         smallestBytes = bytes;
         smallest = choice;
       }
-      if (!fitsMemory(target, choice.cost, budget))
-        continue;
+      if (!fitsMemory(target, choice.cost, budget)) {
+        // Partial sums that do not fit standard memory may in interleaved:
+        // the same cycles, so only a plan that does not fit takes them.
+        if (plan.inner < 2 || plan.psums != MemoryClass::Standard)
+          continue;
+        GemmPlan interleaved = plan;
+        // (A twin, not a plan of the space: `costed` counts those.)
+        interleaved.psums = MemoryClass::Interleaved;
+        choice = GemmPlanChoice{interleaved, costGemmPlan(target, problem, interleaved)};
+        bytes = choice.cost.peakBytes[0] + choice.cost.peakBytes[1];
+        if (bytes < smallestBytes) {
+          smallestBytes = bytes;
+          smallest = choice;
+        }
+        if (!fitsMemory(target, choice.cost, budget))
+          continue;
+      }
       ++search.fitting;
       auto at = std::upper_bound(finalists.begin(), finalists.end(), choice, better);
       if (finalists.size() < keep || at != finalists.end()) {

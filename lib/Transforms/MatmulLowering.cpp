@@ -284,10 +284,13 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
   std::optional<int32_t> inputScale;
   if (IntegerAttr scale = op.getInputScaleAttr())
     inputScale = static_cast<int32_t>(scale.getInt());
+  // Partial sums in the plan's class (psums); a result of inner = 1 in
+  // standard memory, where its readers expect it.
+  const ipu::MemoryClass psumsClass =
+      inner > 1 ? toMachineClass(plan.getPsums()) : ipu::MemoryClass::Standard;
   BufferOp partial = program.createBuffer(
       loc, prefix + (inner > 1 ? ".psums" : ".out"), partialElement,
-      bufferShape(outType, partialLayout), partialLayout,
-      ipu::MemoryClass::Standard);
+      bufferShape(outType, partialLayout), partialLayout, psumsClass);
   // The vertex shapes, types and the AMP operand's class follow from the
   // blocks on each tile.
   SmallVector<int32_t> tiles;
@@ -306,8 +309,7 @@ LogicalResult MatmulLowering::lowerToTile(Operation *operation,
     // then sum.
     BufferOp gathered = program.createBuffer(
         loc, prefix + ".gathered", partialElement,
-        bufferShape(outType, layouts.gathered), layouts.gathered,
-        ipu::MemoryClass::Standard);
+        bufferShape(outType, layouts.gathered), layouts.gathered, psumsClass);
     program.createPhase(loc, prefix + ".reduce", {{partial, gathered}});
     result = program.createBuffer(loc, prefix + ".out", outType.getElementType(),
                                   bufferShape(outType, layouts.out), layouts.out,

@@ -148,6 +148,13 @@ struct GemmPlan {
   /// reads is interleaved. planGemmProgram chooses it to balance the two
   /// classes when a repeated layer's homes (every layer's block) are large.
   MemoryClass homes = MemoryClass::Interleaved;
+  /// Where the AMP's partial sums and the reduction's gathered partials
+  /// stay (inner > 1): standard memory, or interleaved where standard
+  /// memory is short (the AMP stores its partials to either class at one
+  /// rate; the user's stack keeps its partials interleaved, estimate.rs).
+  /// The search takes interleaved only for a plan whose partials do not
+  /// fit standard memory.
+  MemoryClass psums = MemoryClass::Standard;
   /// The column blocks of B and C cut N in whole grains of this many
   /// elements, balanced over the grains (columnSplits); 1: N balanced. The
   /// search gives a plan the grain its narrow rows need (columnGrain) when
@@ -170,7 +177,8 @@ struct GemmPlan {
   /// "rows=4 cols=4 inner=1 orientation=normal weights=standard
   /// reduction=complete staging=false partials=f32", and " gathered=true"
   /// for gathered weights (" homes=standard" when they stay in standard
-  /// memory), " serial=S" for a serial split.
+  /// memory), " psums=interleaved" for partials there, " serial=S" for a
+  /// serial split.
   std::string str() const;
 };
 

@@ -51,7 +51,8 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                Reduction reduction, bool staging,
                                StringRef partials, int64_t cycles,
                                bool gathered, int64_t serial,
-                               ipu_tile::MemoryClass homes, int64_t grain) {
+                               ipu_tile::MemoryClass homes, int64_t grain,
+                               ipu_tile::MemoryClass psums) {
   if (grain != 1 && grain != 2 && grain != 4)
     return emitError() << "grain must be 1, 2 or 4 elements, got " << grain;
   if (failed(checkPartitions(emitError, "serial", serial)))
@@ -65,6 +66,10 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   if (inner == 1 && reduction != Reduction::complete)
     return emitError() << "a staged reduction needs inner > 1";
+  if (inner == 1 && psums != ipu_tile::MemoryClass::standard)
+    return emitError() << "psums = " << ipu_tile::stringifyMemoryClass(psums)
+                       << " needs inner > 1: with inner = 1 the AMP writes the "
+                          "result, and there are no partial sums";
   if (staging && orientation == Orientation::swapped)
     return emitError() << "staging copies B for the AMP, which holds A when "
                           "the orientation is swapped";
@@ -110,6 +115,7 @@ ipu::GemmPlan PlanAttr::toGemmPlan() const {
   plan.serial = static_cast<uint32_t>(getSerial());
   plan.homes = ipu_tile::toMachineClass(getHomes());
   plan.columnGrain = static_cast<uint32_t>(getGrain());
+  plan.psums = ipu_tile::toMachineClass(getPsums());
   return plan;
 }
 
@@ -123,7 +129,7 @@ PlanAttr PlanAttr::fromGemmPlan(MLIRContext *context, const ipu::GemmPlan &plan,
                                                  : Reduction::complete,
       plan.localStaging, ipu::elementTypeName(plan.partials), cycles,
       plan.gatheredWeights, plan.serial, ipu_tile::toIRClass(plan.homes),
-      plan.columnGrain);
+      plan.columnGrain, ipu_tile::toIRClass(plan.psums));
 }
 
 LogicalResult ConstraintsAttr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -261,3 +261,8 @@ func.func private @serial_zero() attributes {p = #ipu_gemm.plan<rows = 2, cols =
 
 // expected-error @+1 {{serial partitions must be at least 1, got -2}}
 func.func private @serial_constraint() attributes {c = #ipu_gemm.constraints<serial = -2>}
+
+// -----
+
+// expected-error @+1 {{psums = interleaved needs inner > 1: with inner = 1 the AMP writes the result, and there are no partial sums}}
+func.func private @psums_without_inner() attributes {p = #ipu_gemm.plan<rows = 2, cols = 1, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 0, psums = interleaved>}

@@ -43,6 +43,17 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-16">} {
     return %c : tensor<96x64xf32>
   }
 
+  // Partial sums in interleaved memory print their class; standard (the
+  // default) does not.
+  // CHECK-LABEL: func.func @psums
+  // CHECK: plan = #ipu_gemm.plan<rows = 4, cols = 1, inner = 4, orientation = normal, weights = interleaved, reduction = staged, staging = false, cycles = 10, psums = interleaved>
+  func.func @psums(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
+    %c = ipu_gemm.matmul %a, %b {
+        plan = #ipu_gemm.plan<psums = interleaved, rows = 4, cols = 1, inner = 4, orientation = normal, weights = interleaved, reduction = staged, staging = false, cycles = 10>}
+        : tensor<96x128xf16>, tensor<128x64xf16> -> tensor<96x64xf32>
+    return %c : tensor<96x64xf32>
+  }
+
   // A serial split prints its chunk count; its constraint too.
   // CHECK-LABEL: func.func @serial
   // CHECK: constraints = #ipu_gemm.constraints<serial = 4>, plan = #ipu_gemm.plan<rows = 4, cols = 4, inner = 1, orientation = normal, weights = interleaved, reduction = complete, staging = false, cycles = 10, serial = 4>

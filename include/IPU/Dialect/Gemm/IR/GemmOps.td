@@ -38,6 +38,12 @@ def IPUGemm_HomesParameter : EnumParameter<IPUTile_MemoryClass> {
   let defaultValue = "::mlir::ipu_tile::MemoryClass::interleaved";
 }
 
+// Where the partial sums of inner > 1 stay; standard unless the plan says
+// otherwise.
+def IPUGemm_PsumsParameter : EnumParameter<IPUTile_MemoryClass> {
+  let defaultValue = "::mlir::ipu_tile::MemoryClass::standard";
+}
+
 def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
   let summary = "How one matmul is cut across tiles";
   let description = [{
@@ -64,7 +70,11 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
     `grain` (1, 2 or 4; default 1) cuts the columns of B and C in whole
     grains of that many elements, balanced over the grains, where the
     balanced split of N would cut an exchange word of a narrow row (16
-    blocks of 4304 f16 columns: 268 or 270, with `grain = 2`). With
+    blocks of 4304 f16 columns: 268 or 270, with `grain = 2`). `psums`
+    says where the partial sums of `inner` > 1 and the reduction's gathered
+    partials stay: `standard` (the default) or `interleaved`, which the
+    planner takes only when they do not fit standard memory (a deep
+    tower's f32 partials beside code and activations). With
     `serial` = S > 1 (a 2-D product by resident weights, S dividing M) the
     rows of A and C are cut into S chunks of M / S rows that run one after
     another in an `ipu_tile.loop` over the same buffers, the other fields
@@ -88,6 +98,10 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                    weights = interleaved, reduction = staged,
                    staging = false, partials = "f32", cycles = 166854,
                    gathered = true, grain = 2>
+    #ipu_gemm.plan<rows = 8, cols = 23, inner = 8, orientation = normal,
+                   weights = interleaved, reduction = staged,
+                   staging = false, partials = "f32", cycles = 120512,
+                   gathered = true, psums = interleaved>
     ```
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$inner,
@@ -100,7 +114,8 @@ def IPUGemm_PlanAttr : IPUGemm_Attr<"Plan", "plan"> {
                         DefaultValuedParameter<"bool", "false">:$gathered,
                         DefaultValuedParameter<"int64_t", "1">:$serial,
                         IPUGemm_HomesParameter:$homes,
-                        DefaultValuedParameter<"int64_t", "1">:$grain);
+                        DefaultValuedParameter<"int64_t", "1">:$grain,
+                        IPUGemm_PsumsParameter:$psums);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
