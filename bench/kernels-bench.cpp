@@ -569,7 +569,7 @@ there is one, else over the user's stack, else over poplibs.
   // The MLP f8's fc2 reduce: 4 partials of 15 x 144 f16 (4,320 bytes).
   const uint64_t mlpReduce = estimateReduceCycles(t, 15, 144, 4, f16, f16);
   const uint64_t theirReduce = (4 - 1 + 1) * 4320 + 11;
-  d += format("| partial-sum reduction (`reducePartialBytesPerCycle`, `kernelLaunchCycles`) | (count - 1 + 1) partials x their bytes at %u B/cycle + %u (the worker loop when slower); the MLP f8's 4-way reduce of 4,320-byte partials: %llu | ContinuousReduce: about 4 input bytes a cycle | `(inner - 1 + epochs) x partial / 1 + epochs x 11` (formula a3efe02, rate 90cec57): %llu | none recorded (90cec57: \"IPU21 profiles sustain roughly one output byte per cycle\"; no profile committed) | %s (vs the user's stack) |\n",
+  d += format("| partial-sum reduction (`reducePartialBytesPerCycle`, `kernelLaunchCycles`) | (count - 1 + 1) partials x their bytes at %g B/cycle + %u (the worker loop when slower); the MLP f8's 4-way reduce of 4,320-byte partials: %llu | ContinuousReduce: about 4 input bytes a cycle | `(inner - 1 + epochs) x partial / 1 + epochs x 11` (formula a3efe02, rate 90cec57): %llu | none recorded (90cec57: \"IPU21 profiles sustain roughly one output byte per cycle\"; no profile committed) | %s (vs the user's stack) |\n",
               t.reducePartialBytesPerCycle, t.kernelLaunchCycles, ull(mlpReduce),
               ull(theirReduce), ratio(mlpReduce, theirReduce).c_str());
   d += format("| rearrangement and pack (`transposeInstructionsPerElement`) | %u c/e | - | 3 (contiguous) to 10 (indexed) c/e (4dc82fe) | 2,364 cycles for 640 elements = 3.69 c/e, the AMP-left panel pack (4dc82fe) | %s |\n",
@@ -583,22 +583,22 @@ there is one, else over the user's stack, else over poplibs.
   const ElementwiseBody &gelu = bodies[0].second;
   const ElementwiseCycles geluBlock = estimateElementwise(t, gelu, 2, 1076);
   const uint64_t theirGelu = 2 * 1076 * 10 + 11;
-  d += format("| GELU, tanh form (`geluTanhCyclesPerElement`) | at least %u c/e + %u a call for a body recognised as GELU (x times a function of tanh of x); fc1's 2 x 1076 block with its bias: %llu (its instructions alone: %.2f per vector of 4) | TANH H {4, false, 4} + the body's arithmetic | `10 x elements + 11` (ada233b; their f16 kernel is the tanh form, 2f1a9c3): %llu | none recorded (ada233b: \"roughly ten tile cycles per element\") | %s (vs the user's stack) |\n",
+  d += format("| GELU, tanh form (`geluTanhCyclesPerElement`) | at least %g c/e + %u a call for a body recognised as GELU (x times a function of tanh of x); fc1's 2 x 1076 block with its bias: %llu (its instructions alone: %.2f per vector of 4) | TANH H {4, false, 4} + the body's arithmetic | `10 x elements + 11` (ada233b; their f16 kernel is the tanh form, 2f1a9c3): %llu | none recorded (ada233b: \"roughly ten tile cycles per element\") | %s (vs the user's stack) |\n",
               t.geluTanhCyclesPerElement, t.kernelLaunchCycles, ull(geluBlock.total),
               geluBlock.instructionsPerVector, ull(theirGelu),
               ratio(geluBlock.total, theirGelu).c_str());
-  d += format("| GELU, erf form (`geluErfCyclesPerElement`) | at least %u c/e + %u a call: an assumption, the tanh figure x the forms' scalar op counts, 23 / 14 | ERF H {13, false, 1}: 13 c/e for the erf alone | none (their stack has no erf GELU) | - | %s (vs poplibs' erf alone) |\n",
+  d += format("| GELU, erf form (`geluErfCyclesPerElement`) | at least %g c/e + %u a call: an assumption, the tanh figure x the forms' scalar op counts, 23 / 14 | ERF H {13, false, 1}: 13 c/e for the erf alone | none (their stack has no erf GELU) | - | %s (vs poplibs' erf alone) |\n",
               t.geluErfCyclesPerElement, t.kernelLaunchCycles,
               ratio(t.geluErfCyclesPerElement, 13).c_str());
-  d += format("| exp, f16 / f32, fused (`ewExpInstructionsF16/F32`) | %u per 4 halves / %u per 2 floats | EXPONENT H {4, false, 4}, F {6, false, 2} | not costed | - | 1.00 |\n",
+  d += format("| exp, f16 / f32, fused (`ewExpInstructionsF16/F32`) | %g per 4 halves / %g per 2 floats | EXPONENT H {4, false, 4}, F {6, false, 2} | not costed | - | 1.00 |\n",
               t.ewExpInstructionsF16, t.ewExpInstructionsF32);
-  d += format("| divide, f16 / f32, fused (`ewDivideInstructionsF16/F32`) | %u per 4 halves / %u per 2 floats | DIVIDE H {21, false, 4}, F {10, false, 2} | not costed | - | 1.00 |\n",
+  d += format("| divide, f16 / f32, fused (`ewDivideInstructionsF16/F32`) | %g per 4 halves / %g per 2 floats | DIVIDE H {21, false, 4}, F {10, false, 2} | not costed | - | 1.00 |\n",
               t.ewDivideInstructionsF16, t.ewDivideInstructionsF32);
-  d += format("| tanh, log, sqrt, rsqrt, fused | %u/%u, %u/%u, %u/%u, %u/%u per vector (f16/f32) | TANH, LOGARITHM, SQRT, RSQRT entries | not costed | - | 1.00 |\n",
+  d += format("| tanh, log, sqrt, rsqrt, fused | %g/%g, %g/%g, %g/%g, %g/%g per vector (f16/f32) | TANH, LOGARITHM, SQRT, RSQRT entries | not costed | - | 1.00 |\n",
               t.ewTanhInstructionsF16, t.ewTanhInstructionsF32, t.ewLogInstructionsF16,
               t.ewLogInstructionsF32, t.ewSqrtInstructionsF16, t.ewSqrtInstructionsF32,
               t.ewRsqrtInstructionsF16, t.ewRsqrtInstructionsF32);
-  d += format("| f32 to f16 cast | %u per 4 elements plus its loads and stores | castWorkerCycles: 0.5 c/e, loads included | `(in + out bytes) / 8 + 11` | - | 2 (loads counted twice; see below) |\n",
+  d += format("| f32 to f16 cast | %g per 4 elements plus its loads and stores | castWorkerCycles: 0.5 c/e, loads included | `(in + out bytes) / 8 + 11` | - | 2 (loads counted twice; see below) |\n",
               t.ewCastF32F16Instructions);
   d += format("| kernel launch (`workerSupervisorCycles`, `kernelLaunchCycles`) | %u, %u | basicOpSupervisorOverhead = 11 | 11 (`kernel_launch_cycles`) | - | %s |\n",
               t.workerSupervisorCycles, t.kernelLaunchCycles,
@@ -686,10 +686,10 @@ overheads come in two sets, poplibs' half path (f16 and f32 inputs, fields
 | term | formula | TargetModel field (value) | source |
 |---|---|---|---|
 | worker kernel | `vertexCallCycles + workerSupervisorCycles + W x (workerPrologueInstructions + ceil(vectors / W) x instructions)`, 0 without vectors | `vertexCallCycles` (%u), `workerSupervisorCycles` (%u), `workerPrologueInstructions` (%u) | poplibs 3eb5d5e0 recalibrated popops supervisor overhead; machine-model.md |
-| `reduce` | the larger of the worker loop (vectors = `m x ceil(n / (8 / bytes(in)))`, `2 x count` instructions a vector, + 1 when the types differ) and the user's charge `count x m x n x bytes(in) / reducePartialBytesPerCycle + kernelLaunchCycles` (one epoch) | `reducePartialBytesPerCycle` (%u), `kernelLaunchCycles` (%u) | the user's cost.rs `reduction_work` (a3efe02, 90cec57) |
+| `reduce` | the larger of the worker loop (vectors = `m x ceil(n / (8 / bytes(in)))`, `2 x count` instructions a vector, + 1 when the types differ) and the user's charge `count x m x n x bytes(in) / reducePartialBytesPerCycle + kernelLaunchCycles` (one epoch) | `reducePartialBytesPerCycle` (%g), `kernelLaunchCycles` (%u) | the user's cost.rs `reduction_work` (a3efe02, 90cec57) |
 | `reduce_columns_<add\|max\|maxnum>` | `reduce` with m = batches, n = the rows reduced, count = the parts, in f32 | as `reduce` | a split row reduction's partials, a row per part |
 | `copy` | `localCopyCallCycles + ceil(bytes / memcpyBytesPerCycle)` | `localCopyCallCycles` (%u), `memcpyBytesPerCycle` (%u) | the user's hardware measurement of a six-worker copy call (d1cb5a4); Poplar's memcpy rate |
-| elementwise | the worker kernel on the body's instructions per vector (poplibs' per-op entries); a GELU body (x times a function of tanh or erf of x, `gatingTranscendental`) at least `geluTanhCyclesPerElement` (%u) or `geluErfCyclesPerElement` (%u, assumption) per element + `kernelLaunchCycles` | `ew...` fields | poplibs popopsCycleEstimators; the user's cost.rs (ada233b) |
+| elementwise | the worker kernel on the body's instructions per vector (poplibs' per-op entries); a GELU body (x times a function of tanh or erf of x, `gatingTranscendental`) at least `geluTanhCyclesPerElement` (%g) or `geluErfCyclesPerElement` (%g, assumption) per element + `kernelLaunchCycles` | `ew...` fields | poplibs popopsCycleEstimators; the user's cost.rs (ada233b) |
 )",
               t.vertexCallCycles, t.workerSupervisorCycles, t.workerPrologueInstructions,
               t.reducePartialBytesPerCycle, t.kernelLaunchCycles, t.localCopyCallCycles,

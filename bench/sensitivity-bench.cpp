@@ -14,10 +14,10 @@
 // constant shows as `plansChanged`. A constant that moves no figure at
 // either factor gets no row: the last line names them
 // (`case=moves-nothing constants=...`), since the headline figures do not
-// rest on them at all. A field holds whole units, so a factor that leaves
-// it where it is (x0.5 of 1) or at 0 is not run: `case=unscalable` names
-// each such constant and factor instead of a row that claims the figures
-// do not move. The host link's rate (measured, with PCIe's bound) ends
+// rest on them at all. A rate is fractional (x0.5 of 1 is 0.5); a
+// whole-unit field is rounded, and a factor that leaves it where it is
+// is not run: `case=unscalable` names each such constant and factor
+// instead of a row that claims the figures do not move. The host link's rate (measured, with PCIe's bound) ends
 // the table: it moves no planned figure, only streamed layers' waits.
 // Not covered yet: attention, the block, the whole MLP program (GELU,
 // casts, reductions) and a tower layer, which need a compile and a
@@ -112,9 +112,9 @@ bool movesAny(const Figures &f, const Figures &base) {
   return false;
 }
 
-void print(const char *constant, const char *factor, uint32_t value,
+void print(const char *constant, const char *factor, double value,
            const Figures &f, const Figures &base) {
-  std::printf("bench=sensitivity case=%s-%s constant=%s factor=%s value=%u",
+  std::printf("bench=sensitivity case=%s-%s constant=%s factor=%s value=%g",
               constant, factor, constant, factor, value);
   for (int i = 0; i < 5; ++i) {
     std::printf(" %sCycles=%llu", kFigureNames[i],
@@ -150,26 +150,25 @@ int main(int argc, char **argv) {
       continue;
     struct Row {
       const char *factor;
-      uint32_t value;
+      double value;
       Figures figures;
     };
     std::vector<Row> rows;
     bool moved = false;
     for (double factor : {0.5, 2.0}) {
       TargetModel scaled = ipu21;
-      uint32_t &field = constant.in(scaled);
-      // A field holds whole units: x0.5 of 1 is not 1 (it was clamped
-      // back, a row that claimed the figures do not move), and x0.5 or x2
-      // of 0 is 0. Such a factor gets no row; the constant is named on the
-      // `unscalable` line, its unit too coarse for this study.
-      const double value = std::round(double(field) * factor);
-      if (value < 1 || value == double(field) || value > double(UINT32_MAX)) {
+      // A whole-unit field is rounded; a rate takes the factor as it is.
+      const double current = constant.get(scaled);
+      double value = current * factor;
+      if (!constant.fractional())
+        value = std::round(value);
+      if (value <= 0 || value == current) {
         unscalable += (unscalable.empty() ? "" : ",") + std::string(constant.name) + "@" +
-                      (factor < 1 ? "0.5" : "2") + "(value=" + std::to_string(field) + ")";
+                      (factor < 1 ? "0.5" : "2") + "(value=" + std::to_string(current) + ")";
         continue;
       }
-      field = static_cast<uint32_t>(value);
-      rows.push_back({factor < 1 ? "0.5" : "2", field, figures(scaled)});
+      constant.set(scaled, value);
+      rows.push_back({factor < 1 ? "0.5" : "2", value, figures(scaled)});
       moved |= movesAny(rows.back().figures, base);
     }
     if (!moved) {

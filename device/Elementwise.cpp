@@ -30,8 +30,8 @@ struct CostContext {
   double share;
   bool half;
   /// `share` vectors at the f16 or f32 rate.
-  double pick(uint32_t f16, uint32_t f32) const {
-    return share * static_cast<double>(half ? f16 : f32);
+  double pick(double f16, double f32) const {
+    return share * (half ? f16 : f32);
   }
 };
 
@@ -815,11 +815,12 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   // the whole call, so the fused bias add and cast are taken to fit within
   // it (the user's kernel loads, computes and stores each element too).
   if (std::optional<size_t> gate = gatingTranscendental(body)) {
-    const uint64_t rate = body.ops[*gate].kind == BodyOpKind::Tanh
-                              ? target.geluTanhCyclesPerElement
-                              : target.geluErfCyclesPerElement;
-    cycles.measuredRateCycles = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) * rate +
-                                target.kernelLaunchCycles;
+    const double rate = body.ops[*gate].kind == BodyOpKind::Tanh
+                            ? target.geluTanhCyclesPerElement
+                            : target.geluErfCyclesPerElement;
+    cycles.measuredRateCycles =
+        static_cast<uint64_t>(std::ceil(static_cast<double>(rows) * static_cast<double>(cols) * rate)) +
+        target.kernelLaunchCycles;
     cycles.total = std::max(cycles.total, cycles.measuredRateCycles);
   }
   return cycles;

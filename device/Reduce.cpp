@@ -24,6 +24,7 @@
 #include "IPU/Support/ElementType.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -185,10 +186,13 @@ uint64_t estimateReduceCycles(const TargetModel &target, int64_t m, int64_t n,
   const uint64_t epochs = 1;
   const uint64_t partialBytes =
       static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * elementBytes(inType);
-  const uint64_t rate = std::max<uint32_t>(target.reducePartialBytesPerCycle, 1);
   const uint64_t readBytes = (static_cast<uint64_t>(count) - 1 + epochs) * partialBytes;
-  const uint64_t measured =
-      epochs * target.kernelLaunchCycles + (readBytes + rate - 1) / rate;
+  // (A model without the rate, all zeros, is charged a byte a cycle.)
+  const double rate =
+      target.reducePartialBytesPerCycle > 0 ? target.reducePartialBytesPerCycle : 1.0;
+  const uint64_t readCycles =
+      static_cast<uint64_t>(std::ceil(static_cast<double>(readBytes) / rate));
+  const uint64_t measured = epochs * target.kernelLaunchCycles + readCycles;
   return std::max(issued, measured);
 }
 

@@ -196,13 +196,13 @@ protected:
     EXPECT_EQ(target.workersPerTile, 6u);
     EXPECT_EQ(target.workerPrologueInstructions, 17u);
     EXPECT_EQ(target.ewRowOverheadInstructions, 15u);
-    EXPECT_EQ(target.ewLoadStoreInstructions, 1u);
-    EXPECT_EQ(target.ewArithInstructionsF16, 1u);
-    EXPECT_EQ(target.ewTanhInstructionsF16, 4u);
-    EXPECT_EQ(target.ewExpInstructionsF16, 4u);
-    EXPECT_EQ(target.ewDivideInstructionsF16, 21u);
-    EXPECT_EQ(target.ewCastF32F16Instructions, 2u);
-    EXPECT_EQ(target.ewCastF16F8Instructions, 1u);
+    EXPECT_EQ(target.ewLoadStoreInstructions, 1.0);
+    EXPECT_EQ(target.ewArithInstructionsF16, 1.0);
+    EXPECT_EQ(target.ewTanhInstructionsF16, 4.0);
+    EXPECT_EQ(target.ewExpInstructionsF16, 4.0);
+    EXPECT_EQ(target.ewDivideInstructionsF16, 21.0);
+    EXPECT_EQ(target.ewCastF32F16Instructions, 2.0);
+    EXPECT_EQ(target.ewCastF16F8Instructions, 1.0);
   }
 };
 
@@ -458,8 +458,8 @@ TEST_F(EstimateTest, GeluIsRecognisedByItsStructure) {
 TEST_F(EstimateTest, GeluCostsAtLeastTheMeasuredRate) {
   // The user's tanh GELU: 10 tile cycles an element + 11 a call (ada233b);
   // erf: 17, our assumption from the op counts.
-  EXPECT_EQ(target.geluTanhCyclesPerElement, 10u);
-  EXPECT_EQ(target.geluErfCyclesPerElement, 17u);
+  EXPECT_EQ(target.geluTanhCyclesPerElement, 10.0);
+  EXPECT_EQ(target.geluErfCyclesPerElement, 17.0);
   EXPECT_EQ(target.kernelLaunchCycles, 11u);
   for (int64_t rows : {1, 2, 7, 16, 135})
     for (int64_t cols : {1, 3, 64, 1076, 1152}) {
@@ -1618,9 +1618,9 @@ protected:
     EstimateTest::SetUp();
     // ipu21, docs/research/poplibs-reduce.md.
     EXPECT_EQ(target.reduceRowOverheadInstructions, 12u);
-    EXPECT_EQ(target.reduceVectorInstructions, 1u);
-    EXPECT_EQ(target.ewArithInstructionsF32, 1u);
-    EXPECT_EQ(target.ewExpInstructionsF32, 6u);
+    EXPECT_EQ(target.reduceVectorInstructions, 1.0);
+    EXPECT_EQ(target.ewArithInstructionsF32, 1.0);
+    EXPECT_EQ(target.ewExpInstructionsF32, 6.0);
   }
 };
 

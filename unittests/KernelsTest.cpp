@@ -618,7 +618,7 @@ TEST(KernelsTest, ReduceAndCopyEstimators) {
   // The user's stack charges a complete (one-epoch) reduction of `count`
   // partials (count - 1 + 1) x partial bytes at 1 byte a cycle, plus an
   // 11-cycle launch (cost.rs reduction_work, a3efe02/90cec57).
-  EXPECT_EQ(t.reducePartialBytesPerCycle, 1u);
+  EXPECT_EQ(t.reducePartialBytesPerCycle, 1.0);
   EXPECT_EQ(t.kernelLaunchCycles, 11u);
   // 12 rows of 10 f32 partials, 3 of them: 3 x 480 bytes + 11.
   EXPECT_EQ(estimateReduceCycles(t, 12, 10, 3, ElementType::F32,

@@ -877,7 +877,15 @@ TEST(RunReportTest, LoadingNamesWhatIsWrong) {
   EXPECT_EQ(load(c.package), "");
   Package unknown = c.package;
   unknown.target = "ipu99";
-  EXPECT_EQ(load(unknown).rfind("package target 'ipu99' is unknown", 0), 0u);
+  EXPECT_EQ(load(unknown).rfind("package target refused: unknown target 'ipu99'", 0), 0u);
+  Package overridden = c.package;
+  overridden.target += "+vertexCallCycles=25.5";
+  EXPECT_EQ(load(overridden).rfind("package target refused: target '" + overridden.target +
+                                   "': constant 'vertexCallCycles' counts whole units",
+                                   0),
+            0u);
+  overridden.target = c.package.target + "+vertexCallCycles=50";
+  EXPECT_EQ(load(overridden), "");
   Package invalid = c.package;
   invalid.phases[0].schedule.runs.clear();
   EXPECT_EQ(load(invalid).rfind("invalid package: ", 0), 0u);

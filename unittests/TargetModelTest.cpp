@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -143,14 +145,145 @@ TEST(TargetModelTest, ConstantsTableNamesEveryField) {
     EXPECT_TRUE(names.insert(constant.name).second) << constant.name;
     EXPECT_NE(std::string(constant.source), "") << constant.name;
     // A zero constant cannot be scaled: it would change no figure.
-    EXPECT_GT(constant.in(t), 0u) << constant.name;
+    EXPECT_GT(constant.get(t), 0.0) << constant.name;
+    // Exactly one of the three kinds of field.
+    EXPECT_EQ((constant.field != nullptr) + (constant.rate != nullptr) +
+                  (constant.exchangeField != nullptr),
+              1)
+        << constant.name;
   }
   EXPECT_GE(names.size(), 25u);
   for (const TargetModel::Constant &constant : TargetModel::constants()) {
+    // set writes the field get reads, and that field alone.
+    TargetModel scaled = t;
+    constant.set(scaled, 2 * constant.get(t));
+    EXPECT_EQ(constant.get(scaled), 2 * constant.get(t)) << constant.name;
+    for (const TargetModel::Constant &other : TargetModel::constants())
+      if (&other != &constant)
+        EXPECT_EQ(other.get(scaled), other.get(t)) << constant.name << " moved " << other.name;
     if (std::string(constant.name) == "memcpyBytesPerCycle")
-      EXPECT_EQ(&constant.in(t), &t.memcpyBytesPerCycle);
+      EXPECT_EQ(scaled.memcpyBytesPerCycle, 2 * t.memcpyBytesPerCycle);
     if (std::string(constant.name) == "exchange.phaseFixedCycles")
-      EXPECT_EQ(&constant.in(t), &t.exchange.phaseFixedCycles);
+      EXPECT_EQ(scaled.exchange.phaseFixedCycles, 2 * t.exchange.phaseFixedCycles);
+    if (std::string(constant.name) == "ewLoadStoreInstructions")
+      EXPECT_EQ(scaled.ewLoadStoreInstructions, 2 * t.ewLoadStoreInstructions);
+  }
+}
+
+// Rates are fractional: half of a rate of 1 is 0.5, which a whole-unit
+// field could not hold (x0.5 of 1 was clamped back to 1).
+TEST(TargetModelTest, RatesHalveBelowOne) {
+  TargetModel t = TargetModel::ipu21();
+  for (const char *name : {"ewLoadStoreInstructions", "ewArithInstructionsF16",
+                           "reduceVectorInstructions", "reducePartialBytesPerCycle"}) {
+    const auto &table = TargetModel::constants();
+    auto constant = std::find_if(table.begin(), table.end(), [&](const TargetModel::Constant &c) {
+      return std::string(c.name) == name;
+    });
+    ASSERT_NE(constant, table.end()) << name;
+    EXPECT_TRUE(constant->fractional()) << name;
+    EXPECT_EQ(constant->get(t), 1.0) << name;
+    TargetModel halved = t;
+    constant->set(halved, 0.5);
+    EXPECT_EQ(constant->get(halved), 0.5) << name;
+  }
+}
+
+// Every constant can be halved and doubled, as the sensitivity table does:
+// a rate as a fraction, a whole-unit constant (cycles or events of one
+// call, bytes) rounded to the nearest whole number, which every preset
+// value is large enough to leave moved and near the factor (the worst,
+// exchange.receiveGuardEvents = 5, halves to 3: x0.6; the table prints the
+// factor applied). No constant is left "unscalable" by rounding back.
+TEST(TargetModelTest, EveryConstantHalvesAndDoubles) {
+  const TargetModel preset = TargetModel::ipu21();
+  for (const TargetModel::Constant &constant : TargetModel::constants()) {
+    const double base = constant.get(preset);
+    for (double factor : {0.5, 2.0}) {
+      double value = base * factor;
+      if (!constant.fractional())
+        value = std::round(value);
+      EXPECT_NE(value, base) << constant.name << " x" << factor;
+      EXPECT_NEAR(value / base, factor, factor / 4) << constant.name << " x" << factor;
+      TargetModel scaled = preset;
+      constant.set(scaled, value);
+      std::string why;
+      EXPECT_TRUE(TargetModel::byName(scaled.canonicalName(), &why).has_value())
+          << scaled.canonicalName() << ": " << why;
+    }
+  }
+}
+
+// Every constant at x0.5 and x2 (rounded for a whole-unit one) has one
+// name, which byName reads back as the same model; the preset's own value
+// is no override.
+TEST(TargetModelTest, OverridesRoundTripThroughTheName) {
+  for (const char *presetName : {"ipu21", "ipu21-16"}) {
+    const TargetModel preset = *TargetModel::byName(presetName);
+    EXPECT_EQ(preset.canonicalName(), presetName);
+    for (const TargetModel::Constant &constant : TargetModel::constants()) {
+      for (double factor : {0.5, 2.0}) {
+        TargetModel scaled = preset;
+        double value = constant.get(preset) * factor;
+        if (!constant.fractional())
+          value = std::round(value);
+        constant.set(scaled, value);
+        const std::string name = scaled.canonicalName();
+        std::string why;
+        std::optional<TargetModel> read = TargetModel::byName(name, &why);
+        ASSERT_TRUE(read.has_value()) << name << ": " << why;
+        EXPECT_EQ(read->name, name);
+        EXPECT_EQ(read->tiles, preset.tiles);
+        for (const TargetModel::Constant &other : TargetModel::constants())
+          EXPECT_EQ(other.get(*read), other.get(scaled)) << name << " " << other.name;
+        if (value == constant.get(preset))
+          EXPECT_EQ(name, presetName);
+        else
+          EXPECT_EQ(name.rfind(std::string(presetName) + "+" + constant.name + "=", 0), 0u)
+              << name;
+      }
+    }
+  }
+  // Two overrides, in the table's order.
+  std::optional<TargetModel> two =
+      TargetModel::byName("ipu21-4+vertexCallCycles=50+ewLoadStoreInstructions=0.5");
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->vertexCallCycles, 50u);
+  EXPECT_EQ(two->ewLoadStoreInstructions, 0.5);
+  EXPECT_EQ(two->tiles, 4u);
+  EXPECT_EQ(two->ampMacsF16F16, TargetModel::ipu21().ampMacsF16F16);
+}
+
+// A name that is not canonical, or whose override is not a number of the
+// constant's kind within range, is refused with the reason.
+TEST(TargetModelTest, OverridesRefuseBadNamesWithTheReason) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"ipu22+vertexCallCycles=50", "unknown target 'ipu22'"},
+      {"ipu21+", "'' is not CONSTANT=VALUE"},
+      {"ipu21+vertexCallCycles", "'vertexCallCycles' is not CONSTANT=VALUE"},
+      {"ipu21+tiles=4", "'tiles' is no cost constant"},
+      {"ipu21+vertexCallCycles=", "takes a number, got ''"},
+      {"ipu21+vertexCallCycles=fifty", "takes a number, got 'fifty'"},
+      {"ipu21+vertexCallCycles=50x", "takes a number, got '50x'"},
+      {"ipu21+vertexCallCycles=inf", "takes a number, got 'inf'"},
+      {"ipu21+vertexCallCycles=nan", "takes a number, got 'nan'"},
+      {"ipu21+vertexCallCycles= 50", "takes a number, got ' 50'"},
+      {"ipu21+vertexCallCycles=0x32", "takes a number, got '0x32'"},
+      {"ipu21+vertexCallCycles=12.5", "counts whole units, got 12.5"},
+      {"ipu21+vertexCallCycles=1", "is not within 1/16x and 16x of ipu21's 25"},
+      {"ipu21+vertexCallCycles=401", "is not within 1/16x and 16x"},
+      {"ipu21+ewLoadStoreInstructions=0", "is not within 1/16x and 16x"},
+      {"ipu21+ewLoadStoreInstructions=-1", "is not within 1/16x and 16x"},
+      {"ipu21+vertexCallCycles=50.0", "write 'ipu21+vertexCallCycles=50'"},
+      {"ipu21+vertexCallCycles=25", "write 'ipu21'"},
+      {"ipu21+ewLoadStoreInstructions=0.5+vertexCallCycles=50",
+       "write 'ipu21+vertexCallCycles=50+ewLoadStoreInstructions=0.5'"},
+      {"ipu21+vertexCallCycles=50+vertexCallCycles=50", "write 'ipu21+vertexCallCycles=50'"},
+  };
+  for (const auto &[name, reason] : cases) {
+    std::string why;
+    EXPECT_FALSE(TargetModel::byName(name, &why).has_value()) << name;
+    EXPECT_NE(why.find(reason), std::string::npos) << name << ": " << why;
   }
 }
 
@@ -179,7 +312,8 @@ TEST(TargetModelTest, ByNameRejectsGarbage) {
 
 TEST(TargetModelTest, KnownNames) {
   std::string names = TargetModel::knownNames();
-  EXPECT_EQ(names, "ipu21, ipu21-N (1 <= N <= 1472)");
+  EXPECT_EQ(names, "ipu21, ipu21-N (1 <= N <= 1472), either followed by +CONSTANT=VALUE "
+                   "overrides of cost constants");
 }
 
 TEST(TargetModelTest, MemoryClassNames) {

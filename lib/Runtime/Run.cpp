@@ -55,10 +55,10 @@ std::optional<std::string> ipu::loadPackageFile(const std::string &path, uint64_
     return std::string(prefix) + ": " + *error;
   }
   loaded.readSeconds = secondsSince(start);
-  loaded.target = TargetModel::byName(loaded.package.target);
+  std::string why;
+  loaded.target = TargetModel::byName(loaded.package.target, &why);
   if (!loaded.target)
-    return "package target '" + loaded.package.target +
-           "' is unknown; known targets: " + TargetModel::knownNames();
+    return "package target refused: " + why;
   start = std::chrono::steady_clock::now();
   if (auto error = validatePackage(loaded.package, *loaded.target, maxHostWork))
     return "invalid package: " + *error;

@@ -9,6 +9,8 @@
 #include "IPU/Target/TargetModel.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 
 namespace ipu {
 
@@ -259,9 +261,12 @@ TargetModel TargetModel::ipu21WithTiles(uint32_t tiles) {
   return t;
 }
 
-std::optional<TargetModel> TargetModel::byName(std::string_view name) {
+namespace {
+
+/// A preset by name: `ipu21` or `ipu21-N`.
+std::optional<TargetModel> presetByName(std::string_view name) {
   if (name == "ipu21")
-    return ipu21();
+    return TargetModel::ipu21();
   constexpr std::string_view prefix = "ipu21-";
   if (name.substr(0, prefix.size()) != prefix)
     return std::nullopt;
@@ -278,11 +283,108 @@ std::optional<TargetModel> TargetModel::byName(std::string_view name) {
   }
   if (tiles < 1 || tiles > kIpu21Tiles)
     return std::nullopt;
-  return ipu21WithTiles(tiles);
+  return TargetModel::ipu21WithTiles(tiles);
+}
+
+/// The preset a model is a variant of: every field but the cost constants.
+TargetModel presetOf(const TargetModel &model) {
+  return model.tiles == kIpu21Tiles ? TargetModel::ipu21()
+                                    : TargetModel::ipu21WithTiles(model.tiles);
+}
+
+/// The shortest spelling that reads back as `value`.
+std::string spellValue(double value) {
+  char text[64];
+  const std::to_chars_result spelled = std::to_chars(text, text + sizeof(text), value);
+  return std::string(text, spelled.ptr);
+}
+
+/// How far an override may move a constant from its preset value, either
+/// way: far enough for any sensitivity study, near enough that no cost
+/// figure leaves the ranges the compiler and the simulator count in.
+constexpr double kMostOverrideFactor = 16;
+
+} // namespace
+
+void TargetModel::Constant::set(TargetModel &target, double value) const {
+  if (rate) {
+    target.*rate = value;
+    return;
+  }
+  const uint32_t whole = static_cast<uint32_t>(std::llround(std::clamp(value, 0.0, 4294967295.0)));
+  (field ? target.*field : target.exchange.*exchangeField) = whole;
+}
+
+std::string TargetModel::canonicalName() const {
+  const TargetModel preset = presetOf(*this);
+  std::string spelled = preset.name;
+  for (const Constant &constant : constants())
+    if (constant.get(*this) != constant.get(preset))
+      spelled += "+" + std::string(constant.name) + "=" + spellValue(constant.get(*this));
+  return spelled;
+}
+
+std::optional<TargetModel> TargetModel::byName(std::string_view name, std::string *why) {
+  auto refuse = [&](const std::string &reason) -> std::optional<TargetModel> {
+    if (why)
+      *why = reason;
+    return std::nullopt;
+  };
+  const size_t plus = name.find('+');
+  const std::string_view presetName = name.substr(0, plus);
+  std::optional<TargetModel> target = presetByName(presetName);
+  if (!target)
+    return refuse("unknown target '" + std::string(presetName) + "'; known: " + knownNames());
+  if (plus == std::string_view::npos)
+    return target;
+  const TargetModel preset = *target;
+  const std::string quoted = "target '" + std::string(name) + "'";
+  std::string_view rest = name.substr(plus + 1);
+  for (;;) {
+    const size_t next = rest.find('+');
+    const std::string_view item = rest.substr(0, next);
+    const size_t equals = item.find('=');
+    if (equals == std::string_view::npos)
+      return refuse(quoted + ": '" + std::string(item) + "' is not CONSTANT=VALUE");
+    const std::string_view key = item.substr(0, equals), text = item.substr(equals + 1);
+    const std::vector<Constant> &table = constants();
+    auto constant = std::find_if(table.begin(), table.end(),
+                                 [&](const Constant &c) { return key == c.name; });
+    if (constant == table.end())
+      return refuse(quoted + ": '" + std::string(key) +
+                    "' is no cost constant of the target (TargetModel::constants())");
+    double value = 0;
+    const std::from_chars_result read = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (read.ec != std::errc() || read.ptr != text.data() + text.size() || !std::isfinite(value))
+      return refuse(quoted + ": constant '" + std::string(key) + "' takes a number, got '" +
+                    std::string(text) + "'");
+    const double base = constant->get(preset);
+    if (!(value >= base / kMostOverrideFactor && value <= base * kMostOverrideFactor))
+      return refuse(quoted + ": constant '" + std::string(key) + "' = " + std::string(text) +
+                    " is not within 1/16x and 16x of " + preset.name + "'s " + spellValue(base));
+    if (!constant->fractional() && value != std::floor(value))
+      return refuse(quoted + ": constant '" + std::string(key) + "' counts whole units, got " +
+                    std::string(text));
+    constant->set(*target, value);
+    if (next == std::string_view::npos)
+      break;
+    rest = rest.substr(next + 1);
+  }
+  // One name per model: a value spelled otherwise, a constant given twice
+  // or out of order, or one at its preset's value is refused with the name
+  // to write instead.
+  const std::string canonical = target->canonicalName();
+  if (canonical != name)
+    return refuse(quoted + " is not spelled canonically: write '" + canonical +
+                  "' (constants in the order of TargetModel::constants(), each once, "
+                  "values as std::to_chars spells them, none at the preset's value)");
+  target->name = canonical;
+  return target;
 }
 
 std::string TargetModel::knownNames() {
-  return "ipu21, ipu21-N (1 <= N <= " + std::to_string(kIpu21Tiles) + ")";
+  return "ipu21, ipu21-N (1 <= N <= " + std::to_string(kIpu21Tiles) +
+         "), either followed by +CONSTANT=VALUE overrides of cost constants";
 }
 
 double TargetModel::peakFlopsF16() const {
@@ -393,32 +495,34 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
        "poplibs cast estimate", false},
 #define IPU_EW_CONSTANT(field, source, assumption)                               \
   {#field, &TargetModel::field, source, assumption}
-      IPU_EW_CONSTANT(ewArithInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewArithInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewFmaInstructionsF16, "a mul and an add", true),
-      IPU_EW_CONSTANT(ewFmaInstructionsF32, "a mul and an add", true),
-      IPU_EW_CONSTANT(ewDivideInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewDivideInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewExpInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewExpInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewLogInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewLogInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewTanhInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewTanhInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewErfInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewErfInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewSqrtInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewSqrtInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewRsqrtInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewRsqrtInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
-      IPU_EW_CONSTANT(ewCastF32F16Instructions, "poplibs castWorkerCycles", false),
-      IPU_EW_CONSTANT(ewCastF16F8Instructions, "poplibs castWorkerCycles", false),
-      IPU_EW_CONSTANT(ewLoadStoreInstructions, "one ld64/st64 issue", true),
+#define IPU_RATE_CONSTANT(field, source, assumption)                             \
+  {#field, nullptr, source, assumption, nullptr, &TargetModel::field}
+      IPU_RATE_CONSTANT(ewArithInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewArithInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewFmaInstructionsF16, "a mul and an add", true),
+      IPU_RATE_CONSTANT(ewFmaInstructionsF32, "a mul and an add", true),
+      IPU_RATE_CONSTANT(ewDivideInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewDivideInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewExpInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewExpInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewLogInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewLogInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewTanhInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewTanhInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewErfInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewErfInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewSqrtInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewSqrtInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewRsqrtInstructionsF16, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewRsqrtInstructionsF32, "poplibs popopsCycleEstimators.hpp", false),
+      IPU_RATE_CONSTANT(ewCastF32F16Instructions, "poplibs castWorkerCycles", false),
+      IPU_RATE_CONSTANT(ewCastF16F8Instructions, "poplibs castWorkerCycles", false),
+      IPU_RATE_CONSTANT(ewLoadStoreInstructions, "one ld64/st64 issue", true),
       IPU_EW_CONSTANT(ewRowOverheadInstructions,
                       "poplibs BroadcastVectorInner2D per entry", false),
       IPU_EW_CONSTANT(reduceRowOverheadInstructions,
                       "poplibs ContinuousReduce per output", false),
-      IPU_EW_CONSTANT(reduceVectorInstructions,
+      IPU_RATE_CONSTANT(reduceVectorInstructions,
                       "poplibs ContinuousReduce rpt bundle", false),
       IPU_EW_CONSTANT(ewKernelCodeBytes, "assumption: 64 bundles", true),
       IPU_EW_CONSTANT(ewCodeBytesPerInstruction, "assumption: 64-bit bundles", true),
@@ -455,13 +559,13 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
       {"transposeInstructionsPerElement",
        &TargetModel::transposeInstructionsPerElement,
        "the user's hardware measurement (panel pack, 3.7 cycles an element)", false},
-      {"reducePartialBytesPerCycle", &TargetModel::reducePartialBytesPerCycle,
+      IPU_RATE_CONSTANT(reducePartialBytesPerCycle,
        "the user's cost model, cost.rs 90cec57/a3efe02 (unrecorded profiles)",
-       false},
-      {"geluTanhCyclesPerElement", &TargetModel::geluTanhCyclesPerElement,
-       "the user's cost model, cost.rs ada233b (f16 tanh GELU kernel)", false},
-      {"geluErfCyclesPerElement", &TargetModel::geluErfCyclesPerElement,
-       "the tanh figure x erf/tanh GELU op counts (23/14)", true},
+       false),
+      IPU_RATE_CONSTANT(geluTanhCyclesPerElement,
+       "the user's cost model, cost.rs ada233b (f16 tanh GELU kernel)", false),
+      IPU_RATE_CONSTANT(geluErfCyclesPerElement,
+       "the tanh figure x erf/tanh GELU op counts (23/14)", true),
       {"kernelLaunchCycles", &TargetModel::kernelLaunchCycles,
        "the user's kernel_launch_cycles (poplibs basicOpSupervisorOverhead)",
        false},
@@ -471,6 +575,7 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
       {"bufferAlignmentBytes", &TargetModel::bufferAlignmentBytes,
        "64-bit load/store alignment (Graphcore IPU ISA ld64/st64)", false},
   };
+#undef IPU_RATE_CONSTANT
   return table;
 }
 

@@ -26,9 +26,9 @@ struct SetTargetPass : public mlir::ipu_compiler::impl::IPUSetTargetBase<SetTarg
       }
       return;
     }
-    if (!ipu::TargetModel::byName(target)) {
-      module.emitError("unknown target '")
-          << target << "'; known: " << ipu::TargetModel::knownNames();
+    std::string why;
+    if (!ipu::TargetModel::byName(target, &why)) {
+      module.emitError(why);
       signalPassFailure();
       return;
     }

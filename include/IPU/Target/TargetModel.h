@@ -122,49 +122,54 @@ struct TargetModel {
   uint32_t transposeInstructionsPerElement = 0;
 
   // Generated elementwise kernels (Elementwise.h): worker instructions per
-  // 64-bit vector of the op's type (4 x f16, 2 x f32), by op kind.
-  uint32_t ewArithInstructionsF16 = 0; ///< add, sub, mul, max, min, neg, abs, cmp, select.
-  uint32_t ewArithInstructionsF32 = 0;
-  uint32_t ewFmaInstructionsF16 = 0;
-  uint32_t ewFmaInstructionsF32 = 0;
-  uint32_t ewDivideInstructionsF16 = 0;
-  uint32_t ewDivideInstructionsF32 = 0;
-  uint32_t ewExpInstructionsF16 = 0;
-  uint32_t ewExpInstructionsF32 = 0;
-  uint32_t ewLogInstructionsF16 = 0;
-  uint32_t ewLogInstructionsF32 = 0;
-  uint32_t ewTanhInstructionsF16 = 0;
-  uint32_t ewTanhInstructionsF32 = 0;
-  uint32_t ewErfInstructionsF16 = 0;
-  uint32_t ewErfInstructionsF32 = 0;
-  uint32_t ewSqrtInstructionsF16 = 0;
-  uint32_t ewSqrtInstructionsF32 = 0;
-  uint32_t ewRsqrtInstructionsF16 = 0;
-  uint32_t ewRsqrtInstructionsF32 = 0;
+  // 64-bit vector of the op's type (4 x f16, 2 x f32), by op kind. These
+  // are rates (the estimator sums them per vector and rounds the worker's
+  // total up once), so they are doubles: half of 1 instruction a vector is
+  // half an instruction, not 1.
+  double ewArithInstructionsF16 = 0; ///< add, sub, mul, max, min, neg, abs, cmp, select.
+  double ewArithInstructionsF32 = 0;
+  double ewFmaInstructionsF16 = 0;
+  double ewFmaInstructionsF32 = 0;
+  double ewDivideInstructionsF16 = 0;
+  double ewDivideInstructionsF32 = 0;
+  double ewExpInstructionsF16 = 0;
+  double ewExpInstructionsF32 = 0;
+  double ewLogInstructionsF16 = 0;
+  double ewLogInstructionsF32 = 0;
+  double ewTanhInstructionsF16 = 0;
+  double ewTanhInstructionsF32 = 0;
+  double ewErfInstructionsF16 = 0;
+  double ewErfInstructionsF32 = 0;
+  double ewSqrtInstructionsF16 = 0;
+  double ewSqrtInstructionsF32 = 0;
+  double ewRsqrtInstructionsF16 = 0;
+  double ewRsqrtInstructionsF32 = 0;
   /// Conversions per 4 elements: between f32 and f16, and between f16 and
   /// an f8 type (f32 and f8 convert through f16).
-  uint32_t ewCastF32F16Instructions = 0;
-  uint32_t ewCastF16F8Instructions = 0;
+  double ewCastF32F16Instructions = 0;
+  double ewCastF16F8Instructions = 0;
   /// A 64-bit load or store of one operand's vector.
-  uint32_t ewLoadStoreInstructions = 0;
+  double ewLoadStoreInstructions = 0;
   /// Per loop over a row (or the whole block when it is contiguous).
   uint32_t ewRowOverheadInstructions = 0;
   /// A row reduction: per output row (its loop set-up, folding the vector
   /// accumulator and storing the value), and per 64-bit vector the combine,
-  /// which issues with the load of the reduced input.
+  /// which issues with the load of the reduced input (a rate, as above).
   uint32_t reduceRowOverheadInstructions = 0;
+  double reduceVectorInstructions = 0;
   /// The partial-sum reduction (`reduce`) is charged as the user's stack
   /// charges it: per partial byte read, (count - 1 + epochs) partials of
-  /// `reducePartialBytesPerCycle`, plus `kernelLaunchCycles` an epoch (one
-  /// epoch: the vertex reads every partial at once).
-  uint32_t reducePartialBytesPerCycle = 0;
+  /// `reducePartialBytesPerCycle` (a rate, rounded up per reduce), plus
+  /// `kernelLaunchCycles` an epoch (one epoch: the vertex reads every
+  /// partial at once).
+  double reducePartialBytesPerCycle = 0;
   uint32_t kernelLaunchCycles = 0;
   /// A GELU body (x times a function of tanh or erf of x: see
   /// gatingTranscendental) costs at least this many tile cycles an element
-  /// of its block, plus `kernelLaunchCycles` a call.
-  uint32_t geluTanhCyclesPerElement = 0;
-  uint32_t geluErfCyclesPerElement = 0;
-  uint32_t reduceVectorInstructions = 0;
+  /// of its block (a rate, rounded up per block), plus `kernelLaunchCycles`
+  /// a call.
+  double geluTanhCyclesPerElement = 0;
+  double geluErfCyclesPerElement = 0;
   /// A generated kernel's code on a tile: a fixed part and a part per
   /// instruction of its body's loop.
   uint32_t ewKernelCodeBytes = 0;
@@ -244,10 +249,22 @@ struct TargetModel {
   static TargetModel ipu21();
   /// `ipu21` with fewer tiles, for tests: names `ipu21-4`, `ipu21-16`, ...
   static TargetModel ipu21WithTiles(uint32_t tiles);
-  /// Looks a preset up by name: `ipu21` or `ipu21-N` (1 <= N <= 1472).
-  static std::optional<TargetModel> byName(std::string_view name);
+  /// Looks a target up by name: a preset, `ipu21` or `ipu21-N` (1 <= N <=
+  /// 1472), optionally followed by cost constants of constants() set to
+  /// other values, `ipu21+vertexCallCycles=12.5+exchange.phaseFixedCycles=1200`
+  /// (sensitivity studies: the name travels with the module and the
+  /// package, so the compiler, the translator and the simulator all use the
+  /// same model). Only the canonical spelling is taken (canonicalName): the
+  /// constants in the table's order, each once, each value as
+  /// std::to_chars writes it and unlike the preset's; a value within 1/16x
+  /// and 16x of the preset's, whole for a whole-unit constant. `why`, when
+  /// given, says what is wrong with a name that is refused.
+  static std::optional<TargetModel> byName(std::string_view name, std::string *why = nullptr);
   /// Names accepted by byName, for diagnostics.
   static std::string knownNames();
+  /// The name byName takes for this model: its preset's, then every
+  /// constant of constants() whose value differs from the preset's.
+  std::string canonicalName() const;
 
   /// Peak f16 FLOP/s of the whole chip (2 FLOP per MAC at the f16-partials
   /// rate, as the seed reports it).
@@ -276,19 +293,26 @@ struct TargetModel {
     return words + exchange.plannerLatencyEvents + exchange.phaseFixedCycles;
   }
 
-  /// One cost constant of the model, for reports and sensitivity studies.
+  /// One cost constant of the model, for reports and sensitivity studies:
+  /// a whole-unit field (cycles, bytes, instructions of one call), a rate
+  /// that may be fractional (`rate`), or a field of the exchange timing.
   struct Constant {
     const char *name;
-    uint32_t TargetModel::*field; ///< Or, when null, exchangeField.
+    uint32_t TargetModel::*field; ///< Or, when null, rate or exchangeField.
     const char *source;
     bool assumption; ///< No public figure: a parameter to revisit.
     uint32_t ExchangeTimingModel::*exchangeField = nullptr;
-    uint32_t &in(TargetModel &target) const {
+    double TargetModel::*rate = nullptr;
+    /// Whether the value may be fractional (a rate); else it is whole.
+    bool fractional() const { return rate != nullptr; }
+    double get(const TargetModel &target) const {
+      if (rate)
+        return target.*rate;
       return field ? target.*field : target.exchange.*exchangeField;
     }
-    uint32_t in(const TargetModel &target) const {
-      return field ? target.*field : target.exchange.*exchangeField;
-    }
+    /// Sets the value; a whole-unit field takes `value` rounded to the
+    /// nearest whole number (callers check with get).
+    void set(TargetModel &target, double value) const;
   };
   /// Every cost constant, in declaration order.
   static const std::vector<Constant> &constants();

@@ -228,10 +228,10 @@ LogicalResult IPUTileDialect::verifyRegionArgAttribute(Operation *op, unsigned r
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef name) {
-  if (ipu::TargetModel::byName(name.str()))
+  std::string why;
+  if (ipu::TargetModel::byName(name.str(), &why))
     return success();
-  return emitError() << "unknown target '" << name << "'; known: "
-                     << ipu::TargetModel::knownNames();
+  return emitError() << why;
 }
 
 LogicalResult LayoutAttr::verify(

@@ -1,6 +1,6 @@
 // RUN: ipu-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{unknown target 'ipu99'; known: ipu21, ipu21-N (1 <= N <= 1472)}}
+// expected-error @+1 {{unknown target 'ipu99'; known: ipu21, ipu21-N (1 <= N <= 1472), either followed by +CONSTANT=VALUE overrides of cost constants}}
 module attributes {ipu_tile.target = #ipu_tile.target<"ipu99">} {}
 
 // -----
