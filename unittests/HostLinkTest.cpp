@@ -248,3 +248,97 @@ TEST(HostLink, WeightLoadCountsEveryCopyAndEachHostByteOnce) {
   EXPECT_EQ(load.residentBytes, 0u);
   EXPECT_EQ(load.cycles(), 0u);
 }
+
+// A batch computed together counts the images of the dim the exporter
+// marked, whatever its place ([B, S, D], [S, B, D], [B, C, H, W]); unmarked,
+// pixels alone count; a separated batch's run is one image. Over random
+// shapes and marks, with weights and other inputs around the counted one.
+TEST(HostLink, ImagesCountTheExportersBatchDim) {
+  std::mt19937 random(45);
+  auto draw = [&](int64_t low, int64_t high) {
+    return std::uniform_int_distribution<int64_t>(low, high)(random);
+  };
+  for (int trial = 0; trial < 500; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    Package package;
+    // A weight first (never counted), then the inputs in a shuffled order.
+    HostStream weight = stream(true, ElementType::F16, {piece(0, 0, 1, 8, 8)});
+    weight.weight = true;
+    weight.shape = {7, 7, 7, 7};
+    weight.batchDim = 0;
+    package.streams.push_back(weight);
+    const int inputs = int(draw(1, 3));
+    std::vector<HostStream> in;
+    for (int i = 0; i < inputs; ++i) {
+      HostStream s = stream(true, ElementType::F32, {piece(0, 0, 1, 8, 8)});
+      s.index = uint32_t(i);
+      const size_t rank = size_t(draw(1, 5));
+      for (size_t d = 0; d < rank; ++d)
+        s.shape.push_back(draw(1, 9));
+      if (draw(0, 1))
+        s.batchDim = int32_t(draw(0, int64_t(rank) - 1));
+      in.push_back(s);
+    }
+    std::shuffle(in.begin(), in.end(), random);
+    for (const HostStream &s : in)
+      package.streams.push_back(s);
+    const HostStream *marked = nullptr, *first = nullptr;
+    for (const HostStream &s : in) {
+      if (!first || s.index < first->index)
+        first = &s;
+      if (s.batchDim >= 0 && (!marked || s.index < marked->index))
+        marked = &s;
+    }
+    const ImageCount count = countImages(package);
+    if (marked) {
+      EXPECT_EQ(count.images, uint32_t(marked->shape[size_t(marked->batchDim)]));
+      EXPECT_STREQ(count.rule, "batchDim");
+    } else if (first->shape.size() >= 4) {
+      EXPECT_EQ(count.images, uint32_t(first->shape[0]));
+      EXPECT_STREQ(count.rule, "pixels");
+    } else {
+      EXPECT_EQ(count.images, 1u);
+      EXPECT_STREQ(count.rule, "unmarked");
+    }
+    EXPECT_EQ(imagesPerRun(package), count.images);
+    // The declared shape is the one the mark counts in.
+    if (marked) {
+      for (HostStream &s : package.streams)
+        if (!s.weight && s.index == marked->index) {
+          s.declaredShape = s.shape;
+          s.declaredShape[size_t(s.batchDim)] = 11;
+        }
+      EXPECT_EQ(countImages(package).images, 11u);
+    }
+    // Run one image after another, each run is one image.
+    package.images = 3;
+    package.results = 1;
+    EXPECT_EQ(countImages(package).images, 1u);
+    EXPECT_STREQ(countImages(package).rule, "sequential");
+  }
+}
+
+// nn.TransformerEncoder at batch 2: batch-first [2, 16, 64] or
+// sequence-first [16, 2, 64], marked; the batch line says 2 images and how
+// they were counted.
+TEST(HostLink, BatchLineCountsAMarkedSequenceBatch) {
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  for (int32_t dim : {0, 1}) {
+    Package package;
+    HostStream in = stream(true, ElementType::F32, {piece(0, 0, 2, 64, 64)});
+    in.shape = dim == 0 ? std::vector<int64_t>{2, 16, 64} : std::vector<int64_t>{16, 2, 64};
+    in.batchDim = dim;
+    package.streams = {in};
+    SimulationResult run;
+    run.cycles = 1000;
+    BatchRun batch;
+    addImage(package, target, run, batch);
+    EXPECT_EQ(batch.images, 2u);
+    const std::string line = batchLine(package, target, batch);
+    EXPECT_NE(line.find("batch images=2 runs=1 "), std::string::npos) << line;
+    EXPECT_NE(line.find(" imagesCountedBy=batchDim"), std::string::npos) << line;
+    package.streams[0].batchDim = -1;
+    EXPECT_NE(batchLine(package, target, batch).find(" imagesCountedBy=unmarked"),
+              std::string::npos);
+  }
+}

@@ -773,6 +773,37 @@ TEST(PackageValidate, ConstantsDeclaredShapesAndResults) {
                 {"package has 2 results but 1 output stream"});
 }
 
+// An input's batch dimension is one of its (declared) shape's; a result
+// holds no batch of its own.
+TEST(PackageValidate, BatchDimIsADimensionOfAnInput) {
+  expectInvalid([](Package &p) { p.streams[0].batchDim = 2; },
+                {"stream 'lhs': batchDim 2 is not a dimension of its 2-d shape (-1: none)"});
+  expectInvalid([](Package &p) { p.streams[0].batchDim = -2; },
+                {"stream 'lhs': batchDim -2 is not a dimension"});
+  expectInvalid(
+      [](Package &p) {
+        p.streams[0].declaredShape = {2, 4, 16};
+        p.streams[0].batchDim = 3;
+      },
+      {"stream 'lhs': batchDim 3 is not a dimension of its 3-d shape"});
+  expectInvalid(
+      [](Package &q) {
+        for (HostStream &s : q.streams)
+          if (!s.toDevice)
+            s.batchDim = 0;
+      },
+      {"batchDim 0 marks a result; only inputs hold a batch"});
+  Package p = makePackage();
+  p.streams[0].batchDim = 1;
+  EXPECT_EQ(validatePackage(p, TargetModel::ipu21WithTiles(4)), std::nullopt);
+  // It survives the wire.
+  const std::vector<uint8_t> bytes = serializePackage(p);
+  Package read;
+  ASSERT_EQ(deserializePackage(bytes.data(), bytes.size(), read), std::nullopt);
+  EXPECT_EQ(read.streams[0].batchDim, 1);
+  EXPECT_EQ(read.streams[1].batchDim, -1);
+}
+
 TEST(PackageValidate, ComputeSets) {
   expectInvalid([](Package &p) { p.computeSets[0].kernel = "conv"; },
                 {"compute set 'mm.partials': unknown kernel 'conv'"});

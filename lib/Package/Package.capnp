@@ -71,6 +71,10 @@ struct HostStream {
   # the step that streams this one: the stream it runs in that iteration
   # (a repeated layer's weights, streamed each layer). Version 7.
   layerStreams @8 :List(UInt32);
+  # -1, or the dimension of the declared shape (else `shape`) along which an
+  # input holds a batch of images, as the exporter marked it. A reader that
+  # does not know it counts images by the older rule.
+  batchDim @9 :Int32 = -1;
 }
 
 # An argument whose value the package carries (a frozen weight): its bytes,

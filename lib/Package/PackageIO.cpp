@@ -57,6 +57,7 @@ void writeStream(const HostStream &stream, wire::HostStream::Builder out) {
     fill(out.initDeclaredShape(stream.declaredShape.size()), stream.declaredShape);
   if (!stream.layerStreams.empty())
     fill(out.initLayerStreams(stream.layerStreams.size()), stream.layerStreams);
+  out.setBatchDim(stream.batchDim);
 
   size_t count = stream.pieces.size();
   wire::StreamPieces::Builder pieces = out.initPieces();
@@ -301,6 +302,7 @@ void readStream(wire::HostStream::Reader in, HostStream &stream) {
   stream.shape = toVector<int64_t>(in.getShape());
   stream.declaredShape = toVector<int64_t>(in.getDeclaredShape());
   stream.layerStreams = toVector<uint32_t>(in.getLayerStreams());
+  stream.batchDim = in.getBatchDim();
 
   wire::StreamPieces::Reader pieces = in.getPieces();
   auto tile = pieces.getTile();

@@ -427,6 +427,18 @@ private:
                " does not hold the elements of its shape " + shapeString(stream.shape);
     }
 
+    // The batch's dimension is one of the argument's (its declared shape,
+    // else its shape), marked on inputs only.
+    if (stream.batchDim != -1) {
+      const size_t rank =
+          stream.declaredShape.empty() ? stream.shape.size() : stream.declaredShape.size();
+      if (!stream.toDevice || stream.batchDim < 0 || size_t(stream.batchDim) >= rank)
+        return prefix + ": batchDim " + to_string(stream.batchDim) +
+               (stream.toDevice ? " is not a dimension of its " + to_string(rank) + "-d shape"
+                                : " marks a result; only inputs hold a batch") +
+               " (-1: none)";
+    }
+
     // ipu-run and the simulator keep a table by argument and by result
     // index: indices stay dense, below the number of streams that can carry
     // one.

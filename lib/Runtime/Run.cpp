@@ -211,30 +211,44 @@ std::string ipu::weightLoadLine(const WeightLoad &load) {
          " weightLoadCycles=" + number(load.cycles());
 }
 
-uint32_t ipu::imagesPerRun(const Package &package) {
+ImageCount ipu::countImages(const Package &package) {
   // A run of a package that runs its images one after another holds one
-  // image (each argument's share has a leading dim of 1). A batch computed
-  // together holds as many as its first input's leading dim when that input
-  // is pixels, [B, C, H, W] (rank 4 or more, as images=auto takes them).
-  // At rank 3 the leading dim may be images ([B, S, D]) or not (the heads
-  // of a batched matmul, [16, 729, 72]; the tokens of a sequence-first
-  // encoder, [S, B, D]): one image, unless images=sequence said it is a
-  // batch, which then runs (and counts) one image at a time.
+  // image (each argument's share of the batch).
   if (package.images > 1)
-    return 1;
-  const HostStream *first = nullptr;
-  for (const HostStream &stream : package.streams)
-    if (stream.toDevice && !stream.weight && stream.layerStreams.empty() &&
-        changesPerImage(package, stream) && (!first || stream.index < first->index))
+    return {1, "sequential"};
+  // A batch computed together holds as many as its input's batch dim: the
+  // exporter marks it (batchDim, on the first marked input), whatever the
+  // model calls it. Unmarked, the first input counts when it is pixels,
+  // [B, C, H, W] (rank 4 or more, as images=auto takes them); at rank 3 the
+  // leading dim may be images ([B, S, D]) or not (the heads of a batched
+  // matmul, [16, 729, 72]; the tokens of a sequence-first encoder,
+  // [S, B, D]): one image.
+  const HostStream *first = nullptr, *marked = nullptr;
+  for (const HostStream &stream : package.streams) {
+    if (!stream.toDevice || stream.weight || !stream.layerStreams.empty() ||
+        !changesPerImage(package, stream))
+      continue;
+    if (!first || stream.index < first->index)
       first = &stream;
+    if (stream.batchDim >= 0 && (!marked || stream.index < marked->index))
+      marked = &stream;
+  }
+  auto shapeOf = [](const HostStream &stream) -> const std::vector<int64_t> & {
+    return stream.declaredShape.empty() ? stream.shape : stream.declaredShape;
+  };
+  auto images = [](int64_t extent) {
+    return extent >= 1 && extent <= int64_t(UINT32_MAX) ? uint32_t(extent) : 1u;
+  };
+  if (marked && size_t(marked->batchDim) < shapeOf(*marked).size())
+    return {images(shapeOf(*marked)[size_t(marked->batchDim)]), "batchDim"};
   if (!first)
-    return 1;
-  const std::vector<int64_t> &shape =
-      first->declaredShape.empty() ? first->shape : first->declaredShape;
-  if (shape.size() < 4 || shape[0] < 1 || shape[0] > int64_t(UINT32_MAX))
-    return 1;
-  return uint32_t(shape[0]);
+    return {1, "noInput"};
+  if (shapeOf(*first).size() >= 4)
+    return {images(shapeOf(*first)[0]), "pixels"};
+  return {1, "unmarked"};
 }
+
+uint32_t ipu::imagesPerRun(const Package &package) { return countImages(package).images; }
 
 void ipu::addImage(const Package &package, const TargetModel &target,
                    const SimulationResult &image, BatchRun &batch) {
@@ -290,5 +304,6 @@ std::string ipu::batchLine(const Package &package, const TargetModel &target,
          " imagesPerSecondDeviceOnly=" + perSecond(batch.deviceCycles) +
          " hostLinkGigabytesPerSecond=" + fixed(target.hostLinkBytesPerSecond / 1e9, 3) +
          " pcieBoundGigabytesPerSecond=" + fixed(target.hostLinkPcieBoundBytesPerSecond / 1e9, 3) +
-         " sequential=" + (package.images > 1 ? "true" : "false");
+         " sequential=" + (package.images > 1 ? "true" : "false") +
+         " imagesCountedBy=" + countImages(package).rule;
 }

@@ -339,7 +339,7 @@ LogicalResult ProgramBuilder::lowerFromHost(FromHostOp op, StringRef name) {
       builder, op.getLoc(), buffer.getSymName(), arg.getArgNumber(),
       /*weight=*/false, /*transpose=*/false, /*host_shape=*/nullptr,
       /*declared_shape=*/nullptr, /*constant=*/nullptr, /*chunk=*/nullptr,
-      /*layer_arguments=*/nullptr, /*layer_constants=*/nullptr);
+      /*layer_arguments=*/nullptr, /*layer_constants=*/nullptr, /*batch_dim=*/nullptr);
   // The host holds the argument as it is: a buffer of its rows in serial
   // chunks says so.
   if (!op.getTranspose() && holdsSerialChunks(buffer, type))
@@ -369,6 +369,9 @@ void ProgramBuilder::finishArgumentStream(ipu_exchange::StreamInOp stream,
   if (auto constant = func.getArgAttrOfType<ElementsAttr>(
           arg.getArgNumber(), IPUTileDialect::getConstantAttrName()))
     stream.setConstantAttr(constant);
+  if (auto batchDim = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                         IPUTileDialect::getBatchDimAttrName()))
+    stream.setBatchDimAttr(builder.getI64IntegerAttr(batchDim.getInt()));
   if (bufferInsertPoint == program.getBody().front().end())
     bufferInsertPoint = stream->getIterator();
 }
@@ -511,7 +514,7 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
           /*weight=*/fromHost.getResident(), /*transpose=*/fromHost.getTranspose(),
           /*host_shape=*/nullptr, /*declared_shape=*/nullptr, /*constant=*/nullptr,
           builder.getI64IntegerAttr(layer), /*layer_arguments=*/nullptr,
-          /*layer_constants=*/nullptr);
+          /*layer_constants=*/nullptr, /*batch_dim=*/nullptr);
       SmallVector<int64_t> host{block->rows, block->cols};
       if (fromHost.getTranspose())
         std::swap(host[0], host[1]);
@@ -560,7 +563,8 @@ LogicalResult ProgramBuilder::beginRepeat(RepeatOp repeat, StringRef name) {
         /*weight=*/false, pending.transpose, /*host_shape=*/nullptr, pending.declared,
         /*constant=*/nullptr, /*chunk=*/nullptr,
         builder.getDenseI32ArrayAttr(pending.arguments),
-        pending.anyConstant ? builder.getArrayAttr(pending.constants) : ArrayAttr());
+        pending.anyConstant ? builder.getArrayAttr(pending.constants) : ArrayAttr(),
+        /*batch_dim=*/nullptr);
   // The value the last layer reads, as the device carried it: the host
   // reference checks that layer's ops on it.
   int32_t index = static_cast<int32_t>(func.getNumResults()) + checkpoints++;

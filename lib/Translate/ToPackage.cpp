@@ -279,10 +279,13 @@ FailureOr<ipu::Package> PackageBuilder::build() {
     }
     if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op); in && in.getLayerArguments())
       result = addLayerStreams(in);
-    else if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op))
+    else if (auto in = dyn_cast<ipu_exchange::StreamInOp>(op)) {
       result = addStream(lookup(in, in.getBufferAttr()), true, in.getWeight(),
                          in.getTranspose(), in.getIndex(), in, in.getHostShape(),
                          in.getDeclaredShape(), in.getConstantAttr(), in.getChunk());
+      if (succeeded(result) && in.getBatchDim())
+        package.streams.back().batchDim = static_cast<int32_t>(*in.getBatchDim());
+    }
     else if (auto out = dyn_cast<ipu_exchange::StreamOutOp>(op))
       result = addStream(lookup(out, out.getBufferAttr()), false, false,
                          false, out.getIndex(), out, out.getHostShape(),

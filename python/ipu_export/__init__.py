@@ -7,7 +7,10 @@ the compiler and its checks need is written to one directory:
                          that survives the version skew between torch-mlir's
                          MLIR and the compiler's (LLVM 22); weights stay
                          inside it as dense_resource constants, which the
-                         compiler carries into the package
+                         compiler carries into the package; the first
+                         input's batch dimension is marked on it
+                         (`ipu_tile.batch_dim`, see batch_dim_of), which
+                         `ipu-run` counts a batch's images by
   inputs/arg<i>.npy      the example inputs, in the shapes the function
                          takes: what `ipu-run --inputs DIR/inputs` reads
   expected/result<i>.npy PyTorch's own eager outputs for them: what
@@ -28,7 +31,7 @@ import dataclasses
 import re
 import importlib.util
 import os
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 import torch
@@ -58,6 +61,7 @@ class Exported:
     # With --weights: PyTorch's quantised model against the f32 one, all
     # results together (maximumAbsoluteError, cosineSimilarity).
     quantisation: dict = None
+    batch_dim: Optional[int] = None  # the first input's marked batch dimension
 
 
 def _parse_field(key: str, current, text: str):
@@ -292,21 +296,70 @@ class _Flat(torch.nn.Module):
         return tuple(_flatten(self.model(*inputs)))
 
 
+AUTO = "auto"
+
+
+def batch_dim_of(model: torch.nn.Module, shape: Sequence[int]) -> Optional[int]:
+    """The dimension along which an input of `shape` holds a batch, as
+    PyTorch's modules take it: the leading one of pixels ([B, C, H, W], rank
+    4 or more) and of a sequence ([B, S, D], rank 3), except that a sequence
+    fed to torch.nn's attention built sequence-first (the first
+    torch.nn.MultiheadAttention in the model has batch_first=False, as
+    nn.TransformerEncoder's layers do by default) is [S, B, D]: 1. A matrix
+    or a vector is left unmarked (None): its rows may be one sequence's
+    tokens, not images. --batch-dim says otherwise."""
+    if len(shape) >= 4:
+        return 0
+    if len(shape) == 3:
+        for module in model.modules():
+            if isinstance(module, torch.nn.MultiheadAttention):
+                return 0 if module.batch_first else 1
+        return 0
+    return None
+
+
+def _mark_batch_dim(module, dim: int) -> None:
+    """Marks the exported function's first argument with
+    `ipu_tile.batch_dim = dim`, keeping its other argument attributes."""
+    from torch_mlir import ir
+
+    with module.context:
+        func = next(op.operation for op in module.body.operations
+                    if op.operation.name == "func.func")
+        count = len(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs)
+        existing = ir.ArrayAttr(func.attributes["arg_attrs"]) \
+            if "arg_attrs" in func.attributes else None
+        dicts = [existing[i] if existing is not None else ir.DictAttr.get({}) for i in range(count)]
+        first = ir.DictAttr(dicts[0])
+        entries = {first[i].name: first[i].attr for i in range(len(first))}
+        entries["ipu_tile.batch_dim"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim)
+        dicts[0] = ir.DictAttr.get(entries)
+        func.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
+
+
 def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
            directory: str, seed: int = 0, weights: str = None,
-           activations: bool = False, calibration_inputs: int = 2) -> Exported:
+           activations: bool = False, calibration_inputs: int = 2,
+           batch_dim=AUTO) -> Exported:
     """Exports `model` on random inputs of `shapes` in `dtype` (f32 or f16)
     into `directory`; with `weights` (f8E4M3FN or f8E4M3FNUZ), every linear
     layer's weight quantised to it first (quantize_linears). With
     `activations`, every quantised linear's input is quantised to the same
     format, with one power-of-two scale per linear calibrated on
     `calibration_inputs` random inputs drawn apart from the exported ones
-    (calibrate_activations); the scales go to DIR/scales.json."""
+    (calibrate_activations); the scales go to DIR/scales.json. `batch_dim` is
+    the first input's batch dimension to mark (an int), None for none, or
+    AUTO for batch_dim_of's; Exported.batch_dim says which was marked."""
     from torch_mlir import fx
 
     if dtype not in DTYPES:
         raise SystemExit(f"ipu_export: dtype '{dtype}' is not one of {', '.join(DTYPES)}")
     torch_dtype = DTYPES[dtype]
+    if batch_dim == AUTO:
+        batch_dim = batch_dim_of(model, shapes[0]) if shapes else None
+    if batch_dim is not None and not (shapes and 0 <= batch_dim < len(shapes[0])):
+        raise SystemExit(f"ipu_export: --batch-dim {batch_dim} is not a dimension of the "
+                         f"first input's shape {list(shapes[0]) if shapes else []}")
     _make_buffers_persistent(model)
     # The model in f32, before any rounding to dtype or f8: how far a
     # quantised model lies from it is what users choose a mode by.
@@ -330,6 +383,8 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
         outputs = model(*inputs)
         module = fx.export_and_import(model, *inputs, output_type="linalg-on-tensors",
                                       func_name="main")
+    if batch_dim is not None:
+        _mark_batch_dim(module, batch_dim)
     for sub in ("weights", "inputs", "expected"):
         os.makedirs(os.path.join(directory, sub), exist_ok=True)
     if unquantised is not None:
@@ -360,7 +415,8 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
         return tensor.detach().to(torch_dtype).numpy()
 
     result = Exported(directory, [numpy_of(t) for t in inputs],
-                      [numpy_of(t) for t in outputs], {}, len(text), quantisation)
+                      [numpy_of(t) for t in outputs], {}, len(text), quantisation,
+                      batch_dim)
     for i, array in enumerate(result.inputs):
         np.save(os.path.join(directory, "inputs", f"arg{i}.npy"), array)
     for i, array in enumerate(result.outputs):

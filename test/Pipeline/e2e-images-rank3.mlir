@@ -4,7 +4,8 @@
 // of a batched matmul or a sequence-first encoder's tokens, so
 // `images=auto` computes it together and counts one image (a count of 2
 // could as well be 16 heads or 729 tokens, an images/s many times too
-// high). images=sequence says it is a batch: it runs one image after
+// high), unless the exporter marked the batch dimension (below).
+// images=sequence says it is a batch: it runs one image after
 // another, two runs of one image each, and images/s counts both.
 // RUN: rm -rf %t && mkdir -p %t/in
 // RUN: %python %S/../Run/Inputs/npy.py write %t/in/arg0.npy '<f4' 2,4,8 flat
@@ -12,11 +13,22 @@
 // RUN: ipu-run %t/together.ipuexe --inputs %t/in --check --quiet | FileCheck %s --check-prefix=TOGETHER
 // RUN: ipu-opt %s --ipu-compile="target=ipu21-16 images=sequence" | ipu-translate --ipu-to-package -o %t/sequence.ipuexe
 // RUN: ipu-run %t/sequence.ipuexe --inputs %t/in --check --quiet | FileCheck %s --check-prefix=SEQUENCE
+// The exporter marks the batch's dimension (ipu_tile.batch_dim, as
+// python -m ipu_export writes it): computed together, the batch counts its
+// two images, and the stream carries the mark into the package.
+// RUN: sed 's/%%x: tensor<2x4x8xf32>)/%%x: tensor<2x4x8xf32> {ipu_tile.batch_dim = 0 : i64})/' %s > %t/marked.mlir
+// RUN: ipu-opt %t/marked.mlir --ipu-compile="target=ipu21-16" > %t/marked.lowered.mlir
+// RUN: FileCheck %s --input-file=%t/marked.lowered.mlir --check-prefix=MARKED-IR
+// RUN: ipu-translate --ipu-to-package %t/marked.lowered.mlir -o %t/marked.ipuexe
+// RUN: ipu-run %t/marked.ipuexe --inputs %t/in --check --quiet | FileCheck %s --check-prefix=MARKED
 
-// TOGETHER: batch images=1 runs=1 deviceCyclesPerRun=[[PER:[1-9][0-9]*]] deviceCyclesPerImage=[[PER]] {{.*}} imageLinkBytes=384 {{.*}} sequential=false
+// TOGETHER: batch images=1 runs=1 deviceCyclesPerRun=[[PER:[1-9][0-9]*]] deviceCyclesPerImage=[[PER]] {{.*}} imageLinkBytes=384 {{.*}} sequential=false imagesCountedBy=unmarked
 // TOGETHER: numericalTest=PASS
 // SEQUENCE: batch images=2 runs=2 deviceCyclesPerRun=[[PER:[1-9][0-9]*]] deviceCyclesPerImage=[[PER]] {{.*}} imageLinkBytes=384 {{.*}} sequential=true
 // SEQUENCE: numericalTest=PASS
+// MARKED-IR: ipu_exchange.stream_in @arg0 from 0 {batch_dim = 0 : i64
+// MARKED: batch images=2 runs=1 {{.*}} sequential=false imagesCountedBy=batchDim
+// MARKED: numericalTest=PASS
 
 func.func @encoder(%x: tensor<2x4x8xf32>) -> tensor<2x4x4xf32> {
   %w = arith.constant dense<[[-0.375, 0.25, -0.25, 0.375], [-0.5, 0.125, -0.375, 0.25], [0.5, 0.0, -0.5, 0.125], [0.375, -0.125, 0.5, 0.0], [0.25, -0.25, 0.375, -0.125], [0.125, -0.375, 0.25, -0.25], [0.0, -0.5, 0.125, -0.375], [-0.125, 0.5, 0.0, -0.5]]> : tensor<8x4xf32>

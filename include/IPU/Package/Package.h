@@ -64,6 +64,10 @@ struct HostStream {
   /// Such a stream runs during the run and costs device cycles
   /// (TargetModel::hostStreamCycles); the others do not.
   std::vector<uint32_t> layerStreams;
+  /// -1, or the dimension of the declared shape (else `shape`) along which
+  /// an input holds a batch of images, as the exporter marked it
+  /// (`ipu_tile.batch_dim`): what imagesPerRun counts.
+  int32_t batchDim = -1;
 };
 
 /// An argument whose value the package carries (a frozen weight of an

@@ -112,11 +112,20 @@ struct BatchRun {
   std::vector<HostTensor> outputs; ///< The batch's results (appendImageResults).
 };
 
-/// The images one run of `package` computes: 1 when it runs a batch one
-/// image after another (Package::images runs); for a batch computed
-/// together, the leading dim of its first input when that is pixels
-/// ([B, C, H, W]); else 1 (at rank 3 the leading dim may be heads or
-/// tokens: images=sequence says it is a batch).
+/// The images one run of `package` computes, and the rule that counted
+/// them: "sequential", 1 when it runs a batch one image after another
+/// (Package::images runs); "batchDim", for a batch computed together, the
+/// extent of the dim the exporter marked on an input (HostStream::batchDim,
+/// the lowest-indexed marked input); unmarked, "pixels", the leading dim of
+/// its first input when that is [B, C, H, W] (rank 4 or more), else
+/// "unmarked" (at rank 3 the leading dim may be heads or tokens) or
+/// "noInput", 1.
+struct ImageCount {
+  uint32_t images = 1;
+  const char *rule = "unmarked";
+};
+ImageCount countImages(const Package &package);
+/// countImages(package).images.
 uint32_t imagesPerRun(const Package &package);
 
 /// Adds one run to `batch`.
@@ -127,7 +136,8 @@ void addImage(const Package &package, const TargetModel &target,
 /// imageFanOutCyclesPerImage=... cyclesPerImageWithLink=... ...
 /// imagesPerSecond=... imagesPerSecondPcieBound=...": the batch's time,
 /// device, link and fan-out apart, at the target's clock; images a second
-/// with the link at its measured rate and at its PCIe bound, and without it.
+/// with the link at its measured rate and at its PCIe bound, and without it;
+/// last, the rule that counted the images (`imagesCountedBy`, countImages).
 std::string batchLine(const Package &package, const TargetModel &target,
                       const BatchRun &batch);
 

@@ -361,6 +361,15 @@ LogicalResult StreamInOp::verifySymbolUses(SymbolTableCollection &table) {
   }
   if (failed(checkHostShape(*this, *buffer, getDeclaredShape(), "declared_shape", batches)))
     return failure();
+  if (std::optional<int64_t> batchDim = getBatchDim()) {
+    // A dimension of the function's shape of the argument.
+    const size_t rank = getDeclaredShape() ? getDeclaredShape()->size()
+                        : getHostShape()   ? getHostShape()->size()
+                                           : size_t(buffer->getTensorType().getRank());
+    if (*batchDim >= static_cast<int64_t>(rank))
+      return emitOpError("batch_dim ")
+             << *batchDim << " is not a dimension of the argument's " << rank << "-d shape";
+  }
   if (std::optional<ArrayRef<int32_t>> layers = getLayerArguments()) {
     auto loop = dyn_cast<ipu_tile::LoopOp>((*this)->getParentOp());
     if (!loop || static_cast<int64_t>(layers->size()) != loop.getCount())

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseSet.h"
@@ -206,9 +207,29 @@ LogicalResult IPUTileDialect::verifyOperationAttribute(Operation *op,
 LogicalResult IPUTileDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
                                                        unsigned argument,
                                                        NamedAttribute attr) {
+  // A declaration has no block: its arguments' types are its function
+  // type's.
+  Type type;
+  if (auto function = dyn_cast<FunctionOpInterface>(op); function && argument < function.getNumArguments())
+    type = function.getArgumentTypes()[argument];
+  else if (!op->getRegion(region).empty() && argument < op->getRegion(region).getNumArguments())
+    type = op->getRegion(region).getArgument(argument).getType();
+  else
+    return op->emitError("argument ") << argument << " has no type to check '"
+                                      << attr.getName() << "' against";
+  if (attr.getName() == getBatchDimAttrName()) {
+    auto dim = dyn_cast<IntegerAttr>(attr.getValue());
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!dim || !tensor || dim.getType().isUnsignedInteger() || dim.getValue().isNegative() ||
+        dim.getValue().uge(static_cast<uint64_t>(tensor.getRank())))
+      return op->emitError("argument ")
+             << argument << "'s '" << getBatchDimAttrName()
+             << "' must be a dimension of its ranked tensor type " << type << " (0 to rank - 1), got "
+             << attr.getValue();
+    return success();
+  }
   if (attr.getName() != getConstantAttrName())
     return op->emitError("unknown argument attribute '") << attr.getName() << "'";
-  Type type = op->getRegion(region).getArgument(argument).getType();
   auto value = dyn_cast<ElementsAttr>(attr.getValue());
   if (!value || value.getType() != type)
     return op->emitError("argument ")

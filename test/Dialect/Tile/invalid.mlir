@@ -576,3 +576,18 @@ module attributes {ipu_tile.target = #ipu_tile.target<"ipu21-4">} {
   ipu_tile.program @p attributes {reserved_bytes = "many"} {
   }
 }
+
+// -----
+
+// expected-error @+1 {{argument 0's 'ipu_tile.batch_dim' must be a dimension of its ranked tensor type 'tensor<2x8x32xf32>' (0 to rank - 1), got 3 : i64}}
+func.func private @batch_dim_past_rank(tensor<2x8x32xf32> {ipu_tile.batch_dim = 3 : i64})
+
+// -----
+
+// expected-error @+1 {{argument 0's 'ipu_tile.batch_dim' must be a dimension of its ranked tensor type 'tensor<2x8x32xf32>' (0 to rank - 1), got -1 : i64}}
+func.func private @batch_dim_negative(tensor<2x8x32xf32> {ipu_tile.batch_dim = -1 : i64})
+
+// -----
+
+// expected-error @+1 {{argument 0's 'ipu_tile.batch_dim' must be a dimension of its ranked tensor type 'tensor<2x8x32xf32>' (0 to rank - 1), got "0"}}
+func.func private @batch_dim_text(tensor<2x8x32xf32> {ipu_tile.batch_dim = "0"})

@@ -119,12 +119,18 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
     stream costs device cycles (the tiles wait for the host link); the
     others run before the run and cost none.
 
+    `batch_dim` is the dimension of the function's shape of the argument
+    (`declared_shape`, else `host_shape`, else the buffer's) along which it
+    holds a batch of images, from the argument's `ipu_tile.batch_dim`:
+    `ipu-run` counts a run's images by it.
+
     Example:
 
     ```mlir
     ipu_exchange.stream_in @b from 1 {weight}
     ipu_exchange.stream_in @bt from 2 {transpose, weight}
     ipu_exchange.stream_in @x from 0 {declared_shape = array<i64: 1, 3, 56, 56>}
+    ipu_exchange.stream_in @s from 6 {batch_dim = 0 : i64, declared_shape = array<i64: 2, 16, 64>}
     ipu_exchange.stream_in @w from 3 {constant = dense<[[1.0, 2.0]]> : tensor<1x2xf32>, weight}
     ipu_exchange.stream_in @layers.w0 from 5 {chunk = 2 : i64, transpose, weight}
     ipu_tile.loop @layers count 3 {
@@ -141,7 +147,8 @@ def IPUExchange_StreamInOp : IPUExchange_Op<"stream_in",
                        OptionalAttr<IPUExchange_ConstantAttr>:$constant,
                        OptionalAttr<I64Attr>:$chunk,
                        OptionalAttr<DenseI32ArrayAttr>:$layer_arguments,
-                       OptionalAttr<ArrayAttr>:$layer_constants);
+                       OptionalAttr<ArrayAttr>:$layer_constants,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$batch_dim);
   let assemblyFormat = "$buffer `from` $index attr-dict";
 }
 

@@ -38,6 +38,17 @@ def IPUTile_Dialect : Dialect {
     func.func @f(%x: tensor<16x64xf32>,
                  %w: tensor<64x64xf32> {ipu_tile.constant = dense_resource<w> : tensor<64x64xf32>})
     ```
+
+    An input may carry `ipu_tile.batch_dim` (an integer, a dimension of the
+    argument): the dimension along which it holds a batch of images, as
+    the exporter marked it (`python -m ipu_export`). `ipu-run` counts a
+    batch computed together by it, whatever the dimension is called
+    (`[B, S, D]`, `[S, B, D]`); unmarked, only pixels (`[B, C, H, W]`)
+    count as a batch.
+
+    ```mlir
+    func.func @encoder(%x: tensor<2x729x1152xf16> {ipu_tile.batch_dim = 0 : i64})
+    ```
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
@@ -53,6 +64,11 @@ def IPUTile_Dialect : Dialect {
     /// Function argument attribute holding the argument's value.
     static constexpr ::llvm::StringLiteral getConstantAttrName() {
       return ::llvm::StringLiteral("ipu_tile.constant");
+    }
+    /// Function argument attribute: the dimension along which an input
+    /// holds a batch of images.
+    static constexpr ::llvm::StringLiteral getBatchDimAttrName() {
+      return ::llvm::StringLiteral("ipu_tile.batch_dim");
     }
     /// Module attribute naming the data file of its #ipu_tile.data blocks.
     static constexpr ::llvm::StringLiteral getDataFileAttrName() {
