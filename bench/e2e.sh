@@ -7,7 +7,9 @@
 # `cycles` is one image's device cycles (the simulated run); the host
 # link's bytes and cycles, with the exchange's fan-out of copies, are their
 # own fields. efficiencyOwnPeakPercent is against the peak of the
-# program's own types (f8 twice f16's).
+# program's own types (f8 twice f16's). weightReplicasMax is the most
+# copies of a weight's blocks the plans keep (free here: bench/run siglip's
+# headline rows store each weight once).
 #   bench/run e2e                                  the standard cases
 #   bench/run e2e --siglip                         only the SigLIP cases
 #   bench/run e2e --shape MxKxN [--dtype f16|f32|f8E4M3FN|f8E5M2]
@@ -85,7 +87,7 @@ run_file() { # name source target description [partials option]
        "partials=$partials macs=$macs plan=$plan serialSplit=$serial" \
        "compileSeconds=$(seconds "$t0" "$t1") packageSeconds=$(seconds "$t1" "$t2")" \
        "simulateSeconds=$(seconds "$t2" "$t3")" \
-       "cycles=$cycles plannedCycles=$planned" \
+       "cycles=$cycles plannedCycles=$planned weightReplicasMax=$(value weightReplicasMax "$report")" \
        "planError=$(awk -v c="$cycles" -v p="$planned" 'BEGIN { printf "%.4f", (c ? (p - c) / c : 0) }')" \
        "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
        "syncCycles=$(value syncCycles "$report")" \

@@ -52,11 +52,12 @@ done
 
 # The same GEMMs by precision: f16 with f32 partials (the default above), f16
 # with f16 partials (allowed with partials=f16), f8 with f32 and f16 partials.
-echo "== by precision: in, partials, MACs/cycle; simulated device cycles per image and where they go"
+echo "== by precision: in, partials, MACs/cycle; simulated device cycles per image and where they go;"
+echo "   weights as the planner likes them (weightReplicasMax copies; bench/run siglip stores them once)"
 BENCH_BIN="$bin" BENCH_ROOT="$root" "$root/bench/e2e.sh" --siglip |
   tr ' ' '\n' | awk -F= '
     $1 == "bench" { if (line != "") print line; line = "" }
-    $1 ~ /^(case|in|partials|macs|cycles|plannedCycles|computeCycles|exchangeCycles|syncCycles|efficiencyOwnPeakPercent|horizonOverBound|maximumAbsoluteError|numericalTest)$/ {
+    $1 ~ /^(case|in|partials|macs|cycles|plannedCycles|weightReplicasMax|computeCycles|exchangeCycles|syncCycles|efficiencyOwnPeakPercent|horizonOverBound|maximumAbsoluteError|numericalTest)$/ {
       line = line (line == "" ? "  " : " ") $0 }
     END { if (line != "") print line }'
 exit $status
