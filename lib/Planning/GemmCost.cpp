@@ -488,9 +488,7 @@ bool ipu::fitsMemory(const TargetModel &target, const GemmCost &cost,
         return residentStandard + step[0] <= standard &&
                residentInterleaved + step[1] <= interleaved;
       });
-  const uint64_t peak = cost.peakBytes[0] + cost.peakBytes[1];
-  const uint64_t transient =
-      peak - std::min(peak, cost.weightBytes[0] + cost.weightBytes[1] + cost.codeBytes);
+  const uint64_t transient = cost.transientBytes();
   // Homes of open class stay beside every step: each class keeps the room
   // its worst step leaves, and the homes (with the weights not planned
   // yet) take their pick of it.

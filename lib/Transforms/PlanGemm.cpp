@@ -465,11 +465,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       std::optional<uint64_t> cap;
       if (overflow->job) {
         const Job &culprit = jobs[*overflow->job];
-        const ipu::GemmCost &cost = culprit.search.finalists.front().cost;
-        const uint64_t peak = cost.peakBytes[0] + cost.peakBytes[1];
-        const uint64_t transient = peak - std::min(peak, cost.weightBytes[0] +
-                                                             cost.weightBytes[1] +
-                                                             cost.codeBytes);
+        const uint64_t transient = culprit.search.finalists.front().cost.transientBytes();
         if (transient > overflow->bytes)
           cap = std::min(transientCaps[*overflow->job], transient - overflow->bytes);
       }

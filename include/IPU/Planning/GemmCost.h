@@ -54,6 +54,13 @@ struct GemmCost {
   /// Of exchangeCycles and syncCycles: a serial split's move of a computed
   /// A into its chunks before the loop, latency and syncs included.
   uint64_t serialMoveCycles = 0;
+  /// Both classes' peak less what stays for the whole program (weights,
+  /// code): the buffers that come and go with this matmul.
+  uint64_t transientBytes() const {
+    const uint64_t peak = peakBytes[0] + peakBytes[1];
+    const uint64_t kept = weightBytes[0] + weightBytes[1] + codeBytes;
+    return peak > kept ? peak - kept : 0;
+  }
 };
 
 GemmCost costGemmPlan(const TargetModel &target, const GemmProblem &problem,
