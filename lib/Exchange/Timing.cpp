@@ -71,8 +71,7 @@
 //                  encoder pads with a delay word or by splitting a send
 //                  chunk, and refuses where it cannot ("SENDPICP instruction
 //                  alignment", build_scheduled_program, append_receive_events,
-//                  append_plain_delay_aligned, emit_sender_words; RowEncoder
-//                  below). Other refusals of that walk are rule row-encoding.
+//                  append_plain_delay_aligned, emit_sender_words; RowEncoder.h). Other refusals of that walk are rule row-encoding.
 //
 // Timing of one receiver d of a message from s sent at S (memo 1.4, 2.2,
 // 2.5; ipu-target/src/exchange.rs multicast / point_to_point rows):
@@ -101,6 +100,7 @@
 
 #include "IPU/Exchange/Timing.h"
 #include "IPU/Exchange/Colouring.h"
+#include "IPU/Exchange/RowEncoder.h"
 
 #include <algorithm>
 #include <cmath>
@@ -594,227 +594,6 @@ std::optional<std::string> checkCoincidence(const Control *begin,
                          "share an event";
   return std::nullopt;
 }
-
-//===----------------------------------------------------------------------===//
-// Row encoding: the SENDPICP alignment rule
-//===----------------------------------------------------------------------===//
-//
-// The stack's row encoder (ipu-target/src/exchange.rs at ce7c7e9:
-// build_scheduled_program :1173, append_receive_events :1435,
-// append_plain_delay_aligned :1557, append_sender_message :1228,
-// emit_sender_words :1327) reduced to what decides whether a tile's row
-// encodes: the count of 32-bit words emitted before each instruction and
-// the event cursor. A pointer-class and a select-class control on one
-// event E issue as one two-word sendpicp from event E - 1, which must start
-// on an even word of the row (rows sit at 8-byte boundaries). The encoder
-// pads with an extra delay word, or by splitting a send chunk, and fails
-// where it cannot: no free event before the pair with an odd count, one
-// free event with an even count (two delay words need two events), or
-// inside a send, no or one send event before it. The parity depends on
-// every word before the pair, so the rule is checked by walking the row.
-// Validated against the stack's encoder on 133,476 tile programs of the
-// SigLIP MLP, attention, block and one tower layer (issue 45 replay).
-
-/// A send of a tile's row: [start, end) events.
-struct RowSend {
-  int64_t start, end;
-};
-/// One event's receive controls: kRowPointer, kRowSelect or both.
-struct RowEvent {
-  int64_t cycle;
-  uint8_t bits;
-};
-constexpr uint8_t kRowPointer = 1, kRowSelect = 2;
-
-/// Why a row does not encode.
-struct RowFault {
-  int64_t cycle;   ///< Event of the control (or send) at fault.
-  uint64_t words;  ///< Words of the row before its instruction.
-  bool alignment;  ///< The SENDPICP alignment rule, else another refusal.
-  const char *why;
-};
-
-class RowEncoder {
-public:
-  explicit RowEncoder(const ExchangeTimingModel &model) : model(model) {}
-
-  /// Walks one tile's row: sends sorted and disjoint, events sorted with
-  /// one entry per event. Returns the fault, if any; `words` then holds the
-  /// row's words (with the return) of a row that encodes.
-  std::optional<RowFault> encode(const RowSend *send, const RowSend *sendEnd,
-                                 const RowEvent *event,
-                                 const RowEvent *eventEnd, int64_t horizon) {
-    words = 0;
-    cursor = 0;
-    fault.reset();
-    for (; send != sendEnd && !fault; ++send) {
-      const RowEvent *before = event;
-      while (before != eventEnd && before->cycle < send->start)
-        ++before;
-      if (!receiveEvents(event, before, send->start))
-        break;
-      const RowEvent *inside = before;
-      while (inside != eventEnd && inside->cycle <= send->end)
-        ++inside;
-      if (!sender(*send, before, inside))
-        break;
-      event = inside;
-    }
-    if (!fault)
-      receiveEvents(event, eventEnd, horizon);
-    ++words; // The return.
-    return fault;
-  }
-
-  uint64_t words = 0;
-
-private:
-  static constexpr uint64_t kWordEvents = 64; // sendpic(p) count field.
-  const ExchangeTimingModel &model;
-  int64_t cursor = 0;
-  std::optional<RowFault> fault;
-
-  static bool isPair(const RowEvent &e) {
-    return e.bits == (kRowPointer | kRowSelect);
-  }
-  bool fail(int64_t cycle, bool alignment, const char *why) {
-    fault = RowFault{cycle, words, alignment, why};
-    return false;
-  }
-  bool delay(int64_t target, int64_t at) {
-    int64_t d = target - cursor;
-    if (d < 0)
-      return fail(at, false, "its instructions would run backwards in time");
-    words += uint64_t(d + model.delayMaxEvents - 1) / model.delayMaxEvents;
-    cursor = target;
-    return true;
-  }
-  /// Plain delays to `target` leaving an even word count, for a pair at
-  /// `at` (append_plain_delay_aligned).
-  bool delayAligned(int64_t target, int64_t at) {
-    int64_t d = target - cursor;
-    if (d < 0)
-      return fail(at, false, "its instructions would run backwards in time");
-    if (d == 0) {
-      if (words & 1)
-        return fail(at, true, "no free event before it to pad the odd word "
-                              "count");
-      return true;
-    }
-    uint64_t n = uint64_t(d + model.delayMaxEvents - 1) / model.delayMaxEvents;
-    if ((words + n) & 1)
-      ++n;
-    if (int64_t(n) > d)
-      return fail(at, true, "one free event before it, which cannot hold "
-                            "the two delay words that keep the word count "
-                            "even");
-    words += n;
-    cursor = target;
-    return true;
-  }
-  /// Controls outside sends (append_receive_events).
-  bool receiveEvents(const RowEvent *begin, const RowEvent *end,
-                     int64_t horizon) {
-    for (const RowEvent *e = begin; e != end; ++e) {
-      if (isPair(*e)) {
-        if (e->cycle <= 0)
-          return fail(e->cycle, false, "a receive control at phase entry");
-        if (!delayAligned(e->cycle - 1, e->cycle))
-          return false;
-        int64_t next = e + 1 != end ? e[1].cycle - 1 : horizon;
-        int64_t advance = std::min<int64_t>(next - cursor, kWordEvents);
-        if (advance <= 0)
-          return fail(e->cycle, false, "an empty sendpicp interval");
-        words += 2;
-        cursor += advance;
-        continue;
-      }
-      int64_t advance = e->cycle - cursor;
-      if (advance <= 0)
-        return fail(e->cycle, false, "two receive instructions on one event");
-      int64_t most = e->bits & kRowPointer ? model.delaypicMaxEvents
-                                           : model.delayxpicMaxEvents;
-      if (advance > most && !delay(e->cycle - most, e->cycle))
-        return false;
-      ++words;
-      cursor = e->cycle;
-    }
-    return delay(horizon, horizon);
-  }
-  /// A send with the controls on its events (append_sender_message,
-  /// emit_sender_words).
-  bool sender(const RowSend &send, const RowEvent *begin,
-              const RowEvent *end) {
-    if (!delay(send.start, send.start))
-      return false;
-    int64_t remaining = send.end - send.start;
-    bool started = false;
-    // Send words for `count` events before a control at `at`; `even`: the
-    // control is a pair, which must find an even word count.
-    auto emit = [&](int64_t count, bool even, int64_t at) {
-      if (count == 0) {
-        if (!started)
-          return fail(at, false, "a receive control on a send's first events");
-        if (even && (words & 1))
-          return fail(at, true, "it follows a send instruction directly, "
-                                "after an odd word count");
-        return true;
-      }
-      // Chunks: the first send carries at most sendHeadWords events, each
-      // sendoff sendoffWords.
-      uint64_t first = std::min<int64_t>(
-          count, started ? model.sendoffWords : model.sendHeadWords);
-      uint64_t chunks =
-          1 + (uint64_t(count) - first + model.sendoffWords - 1) /
-                  model.sendoffWords;
-      if (even && ((words + chunks) & 1)) {
-        // Split the last chunk of two or more events into 1 + the rest.
-        if (count < 2)
-          return fail(at, true, "only one send event before it, which "
-                                "cannot be split into two words");
-        ++chunks;
-      }
-      words += chunks;
-      started = true;
-      cursor += count;
-      remaining -= count;
-      return true;
-    };
-    for (const RowEvent *e = begin; e != end; ++e) {
-      int64_t issue = e->cycle - 1;
-      int64_t distance = issue - cursor;
-      if (issue < 0 || distance < 0)
-        return fail(e->cycle, false, "a receive control on a send's first "
-                                     "event");
-      if (distance >= remaining)
-        return fail(e->cycle, false, "a receive control past the send");
-      if (!emit(distance, isPair(*e), e->cycle))
-        return false;
-      int64_t bound = e + 1 != end ? e[1].cycle - 1 : send.end;
-      int64_t available = bound - cursor;
-      uint64_t own = isPair(*e) ? 2 : 1;
-      if (e + 1 != end && isPair(e[1]) && ((words + own) & 1) && available > 1)
-        --available; // Room for a sendoff that realigns the next pair.
-      int64_t chunk = std::min<int64_t>({available, int64_t(kWordEvents),
-                                         remaining});
-      if (chunk <= 0)
-        return fail(e->cycle, false, "an empty receive-control continuation");
-      words += own;
-      cursor += chunk;
-      remaining -= chunk;
-      started = true;
-    }
-    if (!started) {
-      int64_t first = std::min<int64_t>(remaining, model.sendHeadWords);
-      ++words;
-      cursor += first;
-      remaining -= first;
-    }
-    words += uint64_t(remaining + model.sendoffWords - 1) / model.sendoffWords;
-    cursor += remaining;
-    return true;
-  }
-};
 
 } // namespace
 
@@ -1567,8 +1346,8 @@ public:
         activity(anyPaired ? model.tiles : 0),
         reservations(anyPaired ? model.tiles : 0), sendBits(filter ? model.tiles : 0),
         muxBits(filter ? model.tiles : 0), controlBits(filter ? model.tiles : 0),
-        sendStartBits(filter ? model.tiles : 0), rowSends(model.tiles),
-        rowEvents(model.tiles), lastPair(model.tiles, -1), encoder(model) {
+        sendStartBits(filter ? model.tiles : 0), rows(model.tiles),
+        encoder(model) {
     assert(units <= 64 && "unit masks are 64-bit");
   }
 
@@ -1784,18 +1563,20 @@ private:
   std::vector<Slot> slots; ///< Scratch, per receiver.
 
   /// Each tile's row as the encoder sees it (sends, and receive controls
-  /// per event), and its last pointer + select pair (-1: none).
-  std::vector<std::vector<RowSend>> rowSends;
-  std::vector<std::vector<RowEvent>> rowEvents;
-  std::vector<int64_t> lastPair;
+  /// per event).
+  std::vector<EncodedRow> rows;
   RowEncoder encoder;
-  std::vector<RowSend> scratchSends; ///< Scratch for rowEncodes.
-  std::vector<RowEvent> scratchEvents, added;
+  std::vector<RowEvent> added; ///< Scratch: one receiver's controls.
   /// Whether `tile`'s row still encodes with `send` (if any), the
-  /// controls `added` (sorted, one per event) and without the pointer write
-  /// on event `dropPointer` (if >= 0).
+  /// controls `added` and without the pointer write on event `dropPointer`
+  /// (if >= 0).
   bool rowEncodes(uint32_t tile, const RowSend *send,
-                  int64_t dropPointer = -1);
+                  int64_t dropPointer = -1) {
+    // The scheduler's other checks (send-start, receive-controls) leave
+    // only the alignment rule to the walk.
+    return rows[tile].encodesWith(encoder, model.maxEventOffset, send, added,
+                                  dropPointer, /*onlyAlignment=*/true);
+  }
   /// `start` if every row the message touches still encodes at `start`
   /// (rule sendpicp-alignment), else start + 1: the stack's scheduler
   /// retries a transfer one event later (earliest_transfer_offset).
@@ -1806,6 +1587,8 @@ private:
 };
 
 void TimedScheduler::rowControls(const Control *controls, size_t n) {
+  static_assert(kRowPointer == kPointerBit && kRowSelect == kSelectBit,
+                "row events reuse the event table's bits");
   added.clear();
   for (size_t k = 0; k < n; ++k)
     added.push_back({controls[k].cycle, uint8_t(controls[k].bits & kControlBits)});
@@ -1819,59 +1602,6 @@ void TimedScheduler::rowControls(const Control *controls, size_t n) {
       added[out++] = added[k];
   }
   added.resize(out);
-}
-
-bool TimedScheduler::rowEncodes(uint32_t tile, const RowSend *send,
-                                int64_t dropPointer) {
-  static_assert(kRowPointer == kPointerBit && kRowSelect == kSelectBit,
-                "row events reuse the event table's bits");
-  // A change at event c moves the words of every instruction after it, so
-  // only a pair at or after the first change can break.
-  int64_t first = send ? send->start : std::numeric_limits<int64_t>::max();
-  if (dropPointer >= 0)
-    first = std::min(first, dropPointer);
-  int64_t pair = lastPair[tile];
-  for (const RowEvent &e : added) {
-    first = std::min(first, e.cycle);
-    if (((events.get(tile, e.cycle) | e.bits) & kControlBits) == kControlBits)
-      pair = std::max(pair, e.cycle);
-  }
-  if (pair < first)
-    return true;
-  const std::vector<RowSend> &sends = rowSends[tile];
-  scratchSends.assign(sends.begin(), sends.end());
-  if (send)
-    scratchSends.insert(
-        std::upper_bound(scratchSends.begin(), scratchSends.end(), *send,
-                         [](const RowSend &a, const RowSend &b) {
-                           return a.start < b.start;
-                         }),
-        *send);
-  const std::vector<RowEvent> &have = rowEvents[tile];
-  scratchEvents.clear();
-  size_t i = 0, j = 0;
-  while (i < have.size() || j < added.size()) {
-    if (j == added.size() ||
-        (i < have.size() && have[i].cycle < added[j].cycle)) {
-      RowEvent e = have[i++];
-      if (e.cycle == dropPointer)
-        e.bits &= uint8_t(~kRowPointer);
-      if (e.bits)
-        scratchEvents.push_back(e);
-    } else if (i == have.size() || added[j].cycle < have[i].cycle) {
-      scratchEvents.push_back(added[j++]);
-    } else {
-      scratchEvents.push_back(
-          {have[i].cycle, uint8_t(have[i].bits | added[j].bits)});
-      ++i;
-      ++j;
-    }
-  }
-  return !encoder.encode(scratchSends.data(),
-                         scratchSends.data() + scratchSends.size(),
-                         scratchEvents.data(),
-                         scratchEvents.data() + scratchEvents.size(),
-                         model.maxEventOffset);
 }
 
 int64_t TimedScheduler::checkRows(uint32_t source, int64_t start,
@@ -2059,7 +1789,6 @@ int64_t TimedScheduler::place(uint32_t source,
             end = start + r.at.end;
     size_t n = controlsOf(r.at, slot, start, paired, controls);
     rowControls(controls, n);
-    std::vector<RowEvent> &row = rowEvents[r.tile];
     if (slot.dropsNextPointer) {
       PlacedStream &next = streams[slot.nextIndex];
       int64_t pointer = slot.nextX + next.lead;
@@ -2067,25 +1796,9 @@ int64_t TimedScheduler::place(uint32_t source,
       events.clear(r.tile, pointer, kPointerBit);
       if (filter && !(events.get(r.tile, pointer) & kControlBits))
         controlBits.clear(r.tile, pointer);
-      auto at = std::lower_bound(
-          row.begin(), row.end(), pointer,
-          [](const RowEvent &a, int64_t cycle) { return a.cycle < cycle; });
-      assert(at != row.end() && at->cycle == pointer && "next's pointer");
-      at->bits &= uint8_t(~kRowPointer);
-      if (!at->bits)
-        row.erase(at);
+      rows[r.tile].dropPointer(pointer);
     }
-    for (const RowEvent &e : added) {
-      auto at = std::lower_bound(
-          row.begin(), row.end(), e.cycle,
-          [](const RowEvent &a, int64_t cycle) { return a.cycle < cycle; });
-      if (at != row.end() && at->cycle == e.cycle)
-        at->bits |= e.bits;
-      else
-        at = row.insert(at, e);
-      if (at->bits == (kRowPointer | kRowSelect))
-        lastPair[r.tile] = std::max(lastPair[r.tile], e.cycle);
-    }
+    rows[r.tile].addEvents(added);
     for (size_t k = 0; k < n; ++k) {
       events.add(r.tile, controls[k].cycle, controls[k].bits);
       if (filter)
@@ -2107,15 +1820,7 @@ int64_t TimedScheduler::place(uint32_t source,
       activity[r.tile].reserveUnion(x, end - x);
   }
   send[source].reserve(start, length, GapTimeline::kNone, primary[0].at);
-  {
-    std::vector<RowSend> &row = rowSends[source];
-    RowSend mine{start, start + length};
-    row.insert(std::upper_bound(row.begin(), row.end(), mine,
-                                [](const RowSend &a, const RowSend &b) {
-                                  return a.start < b.start;
-                                }),
-               mine);
-  }
+  rows[source].addSend({start, start + length});
   if (filter)
     sendBits.set(source, start, length);
   for (uint32_t k = 0; k < model.sendStartEvents; ++k)
