@@ -145,6 +145,35 @@ namespace {
 bool byStart(const RowSend &a, const RowSend &b) { return a.start < b.start; }
 bool beforeCycle(const RowEvent &a, int64_t cycle) { return a.cycle < cycle; }
 bool readsBefore(const RowStep &s, int64_t cycle) { return s.reach < cycle; }
+
+/// The first index of `v` from which `below` is false (true before it,
+/// false after), galloping from index `at`: checks of one row come at
+/// nearby events (a message tried one event later).
+template <typename T, typename Below>
+size_t gallop(const std::vector<T> &v, size_t at, Below below) {
+  size_t n = v.size();
+  if (n == 0)
+    return 0;
+  at = std::min(at, n - 1);
+  size_t lo, hi, step = 1;
+  if (below(v[at])) {
+    lo = hi = at + 1;
+    while (hi < n && below(v[hi])) {
+      lo = hi + 1;
+      hi = std::min(n, hi + step);
+      step *= 2;
+    }
+  } else {
+    lo = hi = at;
+    while (lo > 0 && !below(v[lo - 1])) {
+      hi = lo - 1;
+      lo = lo > step ? lo - step : 0;
+      step *= 2;
+    }
+  }
+  return size_t(std::partition_point(v.begin() + lo, v.begin() + hi, below) -
+                v.begin());
+}
 } // namespace
 
 void EncodedRow::changed(int64_t first) {
@@ -196,30 +225,34 @@ bool EncodedRow::encodesWith(RowEncoder &encoder, int64_t horizon,
     first = std::min(first, dropPointer);
     last = std::max(last, dropPointer);
   }
-  int64_t pair = pairs.empty() ? -1 : pairs.back();
   for (const RowEvent &e : added) {
     first = std::min(first, e.cycle);
     last = std::max(last, e.cycle);
-    if (e.bits == (kRowPointer | kRowSelect))
-      pair = std::max(pair, e.cycle);
-    else if (auto at = std::lower_bound(events.begin(), events.end(), e.cycle,
-                                        beforeCycle);
-             at != events.end() && at->cycle == e.cycle &&
-             (at->bits | e.bits) == (kRowPointer | kRowSelect))
-      pair = std::max(pair, e.cycle);
   }
   // A change at event c moves the words of every instruction after it, so
   // only a pair at or after the first change can break its alignment.
-  if (onlyAlignment && pair < first)
-    return true;
+  if (onlyAlignment && (pairs.empty() || pairs.back() < first)) {
+    bool newPair = false;
+    for (const RowEvent &e : added) {
+      eventHint = gallop(events, eventHint, [&](const RowEvent &have) {
+        return beforeCycle(have, e.cycle);
+      });
+      const RowEvent *at =
+          eventHint < events.size() ? &events[eventHint] : nullptr;
+      newPair |= (e.bits | (at && at->cycle == e.cycle ? at->bits : 0)) ==
+                 (kRowPointer | kRowSelect);
+    }
+    if (!newPair)
+      return true;
+  }
 
   refresh(encoder, horizon);
-  auto stepAfter = [&](int64_t cycle) {
-    return size_t(std::partition_point(steps.begin(), steps.end(),
-                                       [&](const RowStep &s) {
-                                         return s.item <= cycle;
-                                       }) -
-                  steps.begin());
+  // Checks of one tile come at nearby events (a message tried one event
+  // later), so the steps are searched from where the last check began.
+  auto stepAfter = [&](size_t hint, int64_t cycle) {
+    return gallop(steps, hint, [&](const RowStep &s) {
+      return s.item <= cycle;
+    });
   };
   // Walk from the first step that reads a change. The steps after the last
   // change see the same items in both rows. At the first of them the
@@ -227,13 +260,11 @@ bool EncodedRow::encodesWith(RowEncoder &encoder, int64_t horizon,
   // its own items say); if the words' parity agrees too, the rest encodes
   // as the committed row does. If it does not, the steps up to the next
   // pair read no parity, so the walk goes on from that pair's step.
-  size_t resume = std::partition_point(steps.begin(), steps.end(),
-                                       [&](const RowStep &s) {
-                                         return readsBefore(s, first);
-                                       }) -
-                  steps.begin();
+  size_t resume = gallop(
+      steps, hint, [&](const RowStep &s) { return readsBefore(s, first); });
   resume = std::min(resume, steps.size() - 1);
-  size_t past = stepAfter(last);
+  hint = resume;
+  size_t past = stepAfter(resume, last);
   RowStep from = steps[resume];
   bool changes = true;
   for (;;) {
@@ -245,17 +276,20 @@ bool EncodedRow::encodesWith(RowEncoder &encoder, int64_t horizon,
       bool whole = stop == steps.size() - 1;
       size_t sendEnd = whole ? sends.size() : steps[stop + 1].send;
       size_t eventEnd = whole ? events.size() : steps[stop + 1].event;
-      scratchSends.assign(sends.begin() + from.send, sends.begin() + sendEnd);
-      scratchEvents.clear();
-      if (!changes) {
-        scratchEvents.assign(events.begin() + from.event,
-                             events.begin() + eventEnd);
-      } else {
+      // Past the changes the walk reads the row itself; before, a copy
+      // with the changes merged in.
+      const RowSend *walkSends = sends.data() + from.send;
+      size_t walkSendCount = sendEnd - from.send;
+      const RowEvent *walkEvents = events.data() + from.event;
+      size_t walkEventCount = eventEnd - from.event;
+      if (changes) {
+        scratchSends.assign(sends.begin() + from.send, sends.begin() + sendEnd);
         if (send)
           scratchSends.insert(std::upper_bound(scratchSends.begin(),
                                                scratchSends.end(), *send,
                                                byStart),
                               *send);
+        scratchEvents.clear();
         size_t i = from.event, j = 0;
         while (i < eventEnd || j < added.size()) {
           if (j == added.size() ||
@@ -279,12 +313,16 @@ bool EncodedRow::encodesWith(RowEncoder &encoder, int64_t horizon,
             ++j;
           }
         }
+        walkSends = scratchSends.data();
+        walkSendCount = scratchSends.size();
+        walkEvents = scratchEvents.data();
+        walkEventCount = scratchEvents.size();
       }
       size_t match = past;
       int64_t stopItem = steps[stop].item;
       RowOutcome outcome = encoder.walk(
-          scratchSends.data(), scratchSends.size(), scratchEvents.data(),
-          scratchEvents.size(), horizon, from.words, from.cursor,
+          walkSends, walkSendCount, walkEvents, walkEventCount, horizon,
+          from.words, from.cursor,
           [&](const RowStep &step) {
             if (step.item <= last)
               return RowStepAction::Continue;
@@ -309,15 +347,15 @@ bool EncodedRow::encodesWith(RowEncoder &encoder, int64_t horizon,
     // The next pair of the committed row at or after the step, and the
     // first step that reads it (it may be a send's, which ends on the
     // event where the next send starts).
-    auto next = std::lower_bound(pairs.begin(), pairs.end(), steps[jump].item);
-    if (next == pairs.end())
+    pairHint = gallop(pairs, pairHint, [&](int64_t pair) {
+      return pair < steps[jump].item;
+    });
+    if (pairHint == pairs.size())
       return true; // Nothing after it reads the parity.
-    size_t holder = std::max<size_t>(
-        jump, std::partition_point(steps.begin(), steps.end(),
-                                   [&](const RowStep &s) {
-                                     return readsBefore(s, *next);
-                                   }) -
-                  steps.begin());
+    int64_t next = pairs[pairHint];
+    size_t holder = std::max(jump, gallop(steps, jump, [&](const RowStep &s) {
+                               return readsBefore(s, next);
+                             }));
     from = steps[holder];
     from.words ^= 1;
     changes = false;

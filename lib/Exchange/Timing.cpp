@@ -1561,6 +1561,9 @@ private:
   int64_t checkControls(uint32_t source, int64_t start, int64_t length,
                         uint64_t destAddress, uint64_t bytes, bool paired);
   std::vector<Slot> slots; ///< Scratch, per receiver.
+  /// The receiver (checkControls) and the row (checkRows: 0 the sender's,
+  /// then the receivers') that refused the message last: asked first.
+  size_t firstReceiver = 0, firstRow = 0;
 
   /// Each tile's row as the encoder sees it (sends, and receive controls
   /// per event).
@@ -1606,18 +1609,27 @@ void TimedScheduler::rowControls(const Control *controls, size_t n) {
 
 int64_t TimedScheduler::checkRows(uint32_t source, int64_t start,
                                   int64_t length, bool paired) {
-  added.clear();
   RowSend send{start, start + length};
-  if (!rowEncodes(source, &send))
-    return start + 1;
   Control controls[5];
-  for (size_t i = 0; i < receivers.size(); ++i) {
-    const Slot &slot = slots[i];
-    size_t n = controlsOf(receivers[i].at, slot, start, paired, controls);
-    rowControls(controls, n);
-    if (!rowEncodes(receivers[i].tile, nullptr,
-                    slot.dropsNextPointer ? slot.nextX + slot.next->lead : -1))
+  for (size_t k = 0; k <= receivers.size(); ++k) {
+    size_t row = (firstRow + k) % (receivers.size() + 1);
+    bool encodes;
+    if (row == 0) {
+      added.clear();
+      encodes = rowEncodes(source, &send);
+    } else {
+      const Receiver &r = receivers[row - 1];
+      const Slot &slot = slots[row - 1];
+      size_t n = controlsOf(r.at, slot, start, paired, controls);
+      rowControls(controls, n);
+      encodes = rowEncodes(r.tile, nullptr,
+                           slot.dropsNextPointer ? slot.nextX + slot.next->lead
+                                                 : -1);
+    }
+    if (!encodes) {
+      firstRow = row;
       return start + 1;
+    }
   }
   return start;
 }
@@ -1661,15 +1673,20 @@ int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
   if (int64_t next = sendStartFrom(source, start); next != start)
     return next;
   int64_t next = start;
-  slots.clear();
+  slots.resize(receivers.size());
   Control controls[5];
-  for (const Receiver &r : receivers) {
+  // Each receiver's skip is safe alone (every start it skips clashes
+  // there), so the first receiver that refuses decides; the one that
+  // refused last is asked first.
+  for (size_t k = 0; k < receivers.size() && next == start; ++k) {
+    size_t i = (firstReceiver + k) % receivers.size();
+    const Receiver &r = receivers[i];
     // x: the mux start (the source select, or a late paired member's
     // format-on write).
     int64_t x = start + r.at.muxStart, hold = r.at.muxEnd - r.at.muxStart;
     Slot slot = slotOf(r.tile, x, hold, destAddress, paired,
                        primary[r.muxConstraint].at);
-    slots.push_back(slot);
+    slots[i] = slot;
     // receive-write-overlap: write windows [P, P + events) are disjoint
     // when each stream's ends before the next one's in mux order starts, so
     // only the neighbours matter.
@@ -1707,6 +1724,8 @@ int64_t TimedScheduler::checkControls(uint32_t source, int64_t start,
         ++step;
       next = std::max(next, start + step);
     }
+    if (next != start)
+      firstReceiver = i;
   }
   return next;
 }
@@ -1723,6 +1742,7 @@ int64_t TimedScheduler::place(uint32_t source,
   int64_t start = paired ? pairedNaturalStart(s, dests) : 0;
   int64_t shift = paired ? pairedSelectShift(model, s, dests) : 0;
   receivers.clear();
+  firstReceiver = firstRow = 0;
   for (uint32_t d : dests) {
     Receiver r{d, receiveOffsets(model, s, c600PhysicalTile(d), words, paired,
                                  shift)};

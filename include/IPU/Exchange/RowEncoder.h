@@ -201,6 +201,9 @@ private:
   std::vector<RowSend> scratchSends;
   std::vector<RowEvent> scratchEvents;
 
+  /// Where the last check found its step, event and pair: the next
+  /// searches start there.
+  size_t hint = 0, eventHint = 0, pairHint = 0;
   /// Steps from the first change at event `first` on are walked again.
   void changed(int64_t first);
   void refresh(RowEncoder &encoder, int64_t horizon);
