@@ -9,11 +9,13 @@
 //
 // `seconds` is every stream's hostLinkLoad, each timed on its first call
 // (the timed scheduler keeps the schedules it made), `slowestStream` the
-// one that took longest. Synthetic cases are streams on ipu21 as the
+// one that took longest; a stream's line adds its fan-out phase's transfers
+// and messages (runs of its timed schedule). Synthetic cases are streams on ipu21 as the
 // planner lays weights out; a package's cases are its weights (loaded
 // before the first run, as ipu-run's weightLoad line counts them) and its
 // other streams to the device (a repeated layer's weights among them),
-// `--streams` adds a line per stream that has copies.
+// `--streams` adds a line per stream that has copies (a synthetic case has
+// both).
 //
 //   hostlink-bench                              every synthetic case
 //   hostlink-bench --package FILE [--streams]   the streams of a package
@@ -57,12 +59,17 @@ void add(Totals &totals, const HostStream &stream, const TargetModel &target, bo
     totals.slowestSeconds = seconds;
     totals.slowest = stream.name;
   }
-  if (perStream && load.fanOutBytes)
+  if (perStream && load.fanOutBytes) {
+    // The phase again (its schedule is kept): its transfers and messages.
+    const HostFanOut fanOut = hostFanOut(stream, target);
     std::printf("bench=hostlink case=%s stream=%s pieces=%zu copies=%u linkBytes=%llu "
-                "fanOutBytes=%llu fanOutCycles=%llu seconds=%.4f\n",
+                "fanOutBytes=%llu fanOutCycles=%llu fanOutTransfers=%zu fanOutMessages=%zu "
+                "seconds=%.4f\n",
                 caseName.c_str(), stream.name.c_str(), stream.pieces.size(), load.copies,
                 (unsigned long long)load.linkBytes, (unsigned long long)load.fanOutBytes,
-                (unsigned long long)load.fanOutCycles, seconds);
+                (unsigned long long)load.fanOutCycles, fanOut.phase.size(),
+                fanOut.schedule.runs.size(), seconds);
+  }
 }
 
 void print(const std::string &caseName, const Totals &t) {
@@ -121,7 +128,7 @@ int synthetic() {
   };
   for (const Case &c : cases) {
     Totals totals;
-    add(totals, c.stream, target, false, c.name);
+    add(totals, c.stream, target, true, c.name);
     print(c.name, totals);
   }
   return 0;

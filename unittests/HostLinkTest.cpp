@@ -1,11 +1,13 @@
 //===- HostLinkTest.cpp - The host link carries each byte once ------------===//
 
+#include "IPU/Exchange/Timing.h"
 #include "IPU/Runtime/HostLink.h"
 #include "IPU/Runtime/Run.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -50,6 +52,97 @@ uint64_t touchedBytes(const HostStream &s) {
   return bytes.size();
 }
 
+/// The host byte at byte b of tile row r of `p`.
+uint64_t hostByte(const StreamPiece &p, uint64_t element, uint64_t r, uint64_t b) {
+  return p.hostElementStride
+             ? p.hostOffset + r * p.hostPitch + (b / element) * p.hostElementStride + b % element
+             : p.hostOffset + r * p.hostPitch + b;
+}
+
+/// Per tile, the bytes the fan-out must bring it, counted one byte at a
+/// time: every byte its pieces hold (a byte held twice counts twice) but
+/// the bytes the link lands there, each host byte on the tile of the first
+/// piece that holds it.
+std::map<uint32_t, uint64_t> bytesToBring(const HostStream &s) {
+  const uint64_t element = elementBytes(s.type);
+  std::set<uint64_t> landed;
+  std::map<uint32_t, uint64_t> bring;
+  for (const StreamPiece &p : s.pieces)
+    for (uint64_t r = 0; r < p.rows; ++r)
+      for (uint64_t b = 0; b < p.rowBytes; ++b)
+        if (!landed.insert(hostByte(p, element, r, b)).second)
+          ++bring[p.tile];
+  return bring;
+}
+
+/// The fan-out's properties, whatever the stream: each tile receives the
+/// bytes it holds but did not land (once per multicast, its own copies as
+/// copies to itself), in whole words; the schedule is legal under the
+/// timing model; its cycles are the timed phase's, at least the lower
+/// bound of the messages it sends and of the phase's transfers, plus the
+/// phase's fixed cost.
+void expectHonestFanOut(const HostStream &s, const TargetModel &target) {
+  const HostFanOut fanOut = hostFanOut(s, target);
+  ASSERT_FALSE(fanOut.error) << *fanOut.error;
+  const HostLinkLoad load = hostLinkLoad(s, target);
+  ASSERT_EQ(fanOut.bytes.size(), fanOut.phase.size());
+  EXPECT_EQ(fanOut.cycles, load.fanOutCycles);
+  EXPECT_EQ(fanOut.phase.size() == 0, load.fanOutBytes == 0);
+  EXPECT_EQ(load.fanOutCycles == 0, load.fanOutBytes == 0);
+  std::map<uint32_t, uint64_t> received;
+  uint64_t bytes = 0;
+  for (uint32_t t = 0; t < fanOut.phase.size(); ++t) {
+    EXPECT_EQ(fanOut.phase.words[t], (fanOut.bytes[t] + 3) / 4) << "transfer " << t;
+    for (const uint32_t *d = fanOut.phase.destinationsBegin(t); d != fanOut.phase.destinationsEnd(t);
+         ++d) {
+      received[*d] += fanOut.bytes[t];
+      bytes += fanOut.bytes[t];
+    }
+  }
+  EXPECT_EQ(bytes, load.fanOutBytes);
+  EXPECT_EQ(received, bytesToBring(s));
+  if (fanOut.phase.size() == 0)
+    return;
+  ASSERT_FALSE(fanOut.phase.validate());
+  const std::optional<std::string> illegal =
+      checkTimedSchedule(target, fanOut.phase, fanOut.schedule, fanOut.addresses);
+  EXPECT_FALSE(illegal) << *illegal;
+  const std::vector<TimedMessage> messages =
+      timedMessages(target.exchange, fanOut.phase, fanOut.schedule, fanOut.addresses);
+  const TimedPhaseCost cost =
+      timedPhaseCost(target, fanOut.phase, fanOut.schedule, fanOut.addresses);
+  EXPECT_EQ(fanOut.cycles, cost.cycles);
+  if (messages.empty()) {
+    EXPECT_EQ(fanOut.cycles, cost.localCopyCycles); // Only copies to themselves.
+    return;
+  }
+  // The bound of the messages as sent, and of the phase's transfers
+  // whichever of them go paired.
+  std::vector<TimedTransfer> sent, unpaired, paired;
+  for (const TimedMessage &m : messages) {
+    EXPECT_LE(m.words, target.exchange.maxMessageWords);
+    sent.push_back({m.source, m.dests, m.words, m.sourceAddress, m.destAddress, m.paired});
+  }
+  for (uint32_t t = 0; t < fanOut.phase.size(); ++t) {
+    TimedTransfer transfer{fanOut.phase.source[t], {}, fanOut.phase.words[t],
+                           fanOut.addresses.source[t], fanOut.addresses.dest[t], false};
+    for (const uint32_t *d = fanOut.phase.destinationsBegin(t); d != fanOut.phase.destinationsEnd(t);
+         ++d)
+      if (*d != transfer.source)
+        transfer.dests.push_back(*d);
+    if (transfer.dests.empty())
+      continue;
+    unpaired.push_back(transfer);
+    transfer.paired = true;
+    paired.push_back(transfer);
+  }
+  const uint64_t fixed = target.exchange.phaseFixedCycles;
+  EXPECT_GE(fanOut.cycles, timedLowerBound(target.exchange, sent) + fixed);
+  EXPECT_GE(fanOut.cycles, std::min(timedLowerBound(target.exchange, unpaired),
+                                    timedLowerBound(target.exchange, paired)) +
+                               fixed);
+}
+
 } // namespace
 
 TEST(HostLink, ReplicasCrossTheLinkOnceAndFanOutOverTheExchange) {
@@ -63,15 +156,56 @@ TEST(HostLink, ReplicasCrossTheLinkOnceAndFanOutOverTheExchange) {
   const HostLinkLoad load = hostLinkLoad(weight, target);
   EXPECT_EQ(load.linkBytes, 512u);
   EXPECT_EQ(load.fanOutBytes, 3u * 512);
-  // The landing tile sends its copy once (a multicast); each other tile
-  // receives one.
-  EXPECT_EQ(load.busiestTileFanOutBytes, 512u);
-  EXPECT_EQ(load.fanOutCycles, target.plannedExchangeCycles(512 / 4));
-  EXPECT_GT(load.fanOutCycles, 0u);
+  // The landing tile sends its copy once, a multicast of 128 words to the
+  // three other tiles.
+  const HostFanOut fanOut = hostFanOut(weight, target);
+  ASSERT_EQ(fanOut.phase.size(), 1u);
+  EXPECT_EQ(fanOut.phase.source[0], 0u);
+  EXPECT_EQ(fanOut.phase.words[0], 128u);
+  EXPECT_EQ(fanOut.phase.destTiles, (std::vector<uint32_t>{1, 2, 3}));
+  // At least its words, a route's latency and the phase's fixed cost.
+  EXPECT_GT(load.fanOutCycles, 128u + target.exchange.phaseFixedCycles);
+  expectHonestFanOut(weight, target);
   // Out of the device, one copy crosses the link and no exchange runs.
   const HostLinkLoad out = hostLinkLoad(stream(false, ElementType::F16, pieces), target);
   EXPECT_EQ(out.linkBytes, 512u);
   EXPECT_EQ(out.fanOutCycles, 0u);
+}
+
+// Copies larger than a message: the schedule splits them at the model's
+// largest message, and the phase stays legal.
+TEST(HostLink, LargeCopiesSplitIntoMessagesTheModelAllows) {
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  // 40 rows of 1 KiB: 10,240 words on 3 tiles, landing on tile 5.
+  std::vector<StreamPiece> pieces;
+  for (uint32_t tile : {5u, 6u, 9u})
+    pieces.push_back(piece(tile, 0, 40, 1024, 1024));
+  const HostStream s = stream(true, ElementType::F16, pieces);
+  const HostFanOut fanOut = hostFanOut(s, target);
+  ASSERT_EQ(fanOut.phase.size(), 1u);
+  EXPECT_EQ(fanOut.phase.source[0], 5u);
+  EXPECT_EQ(fanOut.phase.words[0], 10240u);
+  EXPECT_GE(fanOut.schedule.runs.size(), 3u); // 10,240 words > 2 x 4,148.
+  expectHonestFanOut(s, target);
+}
+
+// The 27-layer tower's row weights: a layer norm's scale of 1152 f16 beside
+// each of 729 row blocks is one multicast from its landing tile to 728.
+TEST(HostLink, ARowOnEveryRowBlockIsOneMulticast) {
+  const TargetModel target = TargetModel::ipu21();
+  std::vector<StreamPiece> pieces;
+  for (uint32_t block = 0; block < 729; ++block)
+    pieces.push_back(piece(2 * block, 0, 1, 2304, 2304));
+  const HostStream s = stream(true, ElementType::F16, pieces);
+  const HostLinkLoad load = hostLinkLoad(s, target);
+  EXPECT_EQ(load.linkBytes, 2304u);
+  EXPECT_EQ(load.fanOutBytes, 728u * 2304);
+  EXPECT_EQ(load.copies, 729u);
+  const HostFanOut fanOut = hostFanOut(s, target);
+  ASSERT_EQ(fanOut.phase.size(), 1u);
+  EXPECT_EQ(fanOut.phase.destTiles.size(), 728u);
+  EXPECT_EQ(fanOut.phase.words[0], 576u);
+  expectHonestFanOut(s, target);
 }
 
 TEST(HostLink, DisjointPiecesCostNoFanOut) {
@@ -85,6 +219,22 @@ TEST(HostLink, DisjointPiecesCostNoFanOut) {
   EXPECT_EQ(load.linkBytes, streamBytes(s));
   EXPECT_EQ(load.fanOutBytes, 0u);
   EXPECT_EQ(load.fanOutCycles, 0u);
+  EXPECT_EQ(hostFanOut(s, target).phase.size(), 0u);
+}
+
+// A piece on a tile the target does not have: the fan-out says which, and
+// the load prices none.
+TEST(HostLink, APieceOffTheTargetIsNamed) {
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  const HostStream s =
+      stream(true, ElementType::F16, {piece(0, 0, 2, 64, 64), piece(16, 0, 2, 64, 64)});
+  const HostFanOut fanOut = hostFanOut(s, target);
+  ASSERT_TRUE(fanOut.error);
+  EXPECT_EQ(*fanOut.error, "stream 's' piece 1: tile 16 is not a tile of ipu21-16 (16 tiles)");
+  EXPECT_EQ(fanOut.phase.size(), 0u);
+  const HostLinkLoad load = hostLinkLoad(s, target);
+  EXPECT_EQ(load.linkBytes, 128u);
+  EXPECT_EQ(load.fanOutCycles, 0u);
 }
 
 TEST(HostLink, OverlappingPiecesAreCountedOnce) {
@@ -96,9 +246,34 @@ TEST(HostLink, OverlappingPiecesAreCountedOnce) {
   const HostLinkLoad load = hostLinkLoad(s, target);
   EXPECT_EQ(load.linkBytes, 512u);
   EXPECT_EQ(load.fanOutBytes, 256u);
-  // Where partial copies go is not tracked: spread over the 2 tiles.
-  EXPECT_EQ(load.busiestTileFanOutBytes, 128u);
-  EXPECT_EQ(load.fanOutCycles, target.plannedExchangeCycles(32));
+  // Rows 2-5 land on tile 0 (the first piece) and go to tile 1 from
+  // there; rows 6-7 land on tile 1.
+  const HostFanOut fanOut = hostFanOut(s, target);
+  ASSERT_EQ(fanOut.phase.size(), 1u);
+  EXPECT_EQ(fanOut.phase.source[0], 0u);
+  EXPECT_EQ(fanOut.phase.words[0], 64u);
+  EXPECT_EQ(fanOut.phase.destTiles, (std::vector<uint32_t>{1}));
+  expectHonestFanOut(s, target);
+}
+
+// A piece that holds a host byte twice (a transposing piece whose columns
+// meet) and a tile that holds two copies: those copy to themselves.
+TEST(HostLink, BytesHeldTwiceOnATileAreCopiedThere) {
+  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  // Tile row r, element e at host element r + e: rows 0-3 of 4 elements
+  // touch host elements 0-6, 16 of them held.
+  const HostStream s = stream(true, ElementType::F32,
+                              {piece(2, 0, 4, 16, 4, 4), piece(3, 64, 2, 64, 64),
+                               piece(3, 64, 2, 64, 64)});
+  const HostLinkLoad load = hostLinkLoad(s, target);
+  EXPECT_EQ(load.linkBytes, 7u * 4 + 128);
+  EXPECT_EQ(load.fanOutBytes, 9u * 4 + 128);
+  const HostFanOut fanOut = hostFanOut(s, target);
+  ASSERT_EQ(fanOut.phase.size(), 2u);
+  EXPECT_EQ(fanOut.phase.destTiles, (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(fanOut.bytes, (std::vector<uint64_t>{36, 128}));
+  EXPECT_EQ(load.fanOutCycles, target.localCopyCycles(128));
+  expectHonestFanOut(s, target);
 }
 
 // Any pieces, transposing ones included: the link's bytes are the host bytes
@@ -134,8 +309,7 @@ TEST(HostLink, LinkBytesAreTheTouchedHostBytes) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     EXPECT_EQ(load.linkBytes, touchedBytes(s));
     EXPECT_EQ(load.linkBytes + load.fanOutBytes, streamBytes(s));
-    EXPECT_EQ(load.fanOutCycles == 0, load.fanOutBytes == 0);
-    EXPECT_LE(load.busiestTileFanOutBytes, load.fanOutBytes);
+    expectHonestFanOut(s, target);
   }
 }
 
@@ -156,7 +330,9 @@ TEST(HostLink, BatchLineSaysWhatEachFigureHolds) {
   EXPECT_EQ(batch.images, 2u);
   EXPECT_EQ(batch.linkBytes, 256u);
   EXPECT_EQ(batch.linkCycles, 2 * target.hostStreamCycles(128));
-  EXPECT_EQ(batch.fanOutCycles, target.plannedExchangeCycles(32));
+  EXPECT_EQ(batch.fanOutBytes, 128u);
+  EXPECT_EQ(batch.fanOutCycles, hostLinkLoad(in, target).fanOutCycles);
+  EXPECT_GT(batch.fanOutCycles, 0u);
   const std::string line = batchLine(package, target, batch);
   EXPECT_EQ(line.find(" cycles="), std::string::npos) << line;
   EXPECT_NE(line.find("batch images=2 runs=1 deviceCyclesPerRun=1000 deviceCyclesPerImage=500 "),
@@ -179,7 +355,7 @@ TEST(HostLink, BatchLineSaysWhatEachFigureHolds) {
 // Copies: the most pieces writing one host footprint, whatever the pieces'
 // order; 1 with nothing copied.
 TEST(HostLink, CopiesCountThePiecesOfOneFootprint) {
-  const TargetModel target = TargetModel::ipu21WithTiles(16);
+  const TargetModel target = TargetModel::ipu21WithTiles(32);
   std::mt19937 random(46);
   for (int trial = 0; trial < 100; ++trial) {
     const uint32_t blocks = 1 + random() % 4, replicas = 1 + random() % 5;
@@ -193,6 +369,10 @@ TEST(HostLink, CopiesCountThePiecesOfOneFootprint) {
     EXPECT_EQ(load.copies, replicas);
     EXPECT_EQ(load.linkBytes, blocks * 128u);
     EXPECT_EQ(load.fanOutBytes, (replicas - 1) * blocks * 128u);
+    // One multicast per copied block, from its first piece's tile.
+    EXPECT_EQ(hostFanOut(stream(true, ElementType::F16, pieces), target).phase.size(),
+              replicas > 1 ? blocks : 0u);
+    expectHonestFanOut(stream(true, ElementType::F16, pieces), target);
   }
   EXPECT_EQ(hostLinkLoad(stream(true, ElementType::F16, {}), target).copies, 0u);
 }

@@ -80,6 +80,7 @@ struct WeightLoad {
   uint64_t linkBytes = 0;     ///< Each host byte once.
   uint64_t linkCycles = 0;    ///< At the link's measured rate (hostStreamCycles).
   uint64_t fanOutBytes = 0;
+  /// Each stream's fan-out, a timed exchange phase of its own (hostFanOut).
   uint64_t fanOutCycles = 0;
   uint64_t cycles() const { return linkCycles + fanOutCycles; }
 };
