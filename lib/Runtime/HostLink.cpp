@@ -4,6 +4,7 @@
 
 #include "IPU/Exchange/Timing.h"
 #include "IPU/Support/ElementType.h"
+#include "IPU/Support/Escape.h"
 
 #include <algorithm>
 #include <map>
@@ -198,7 +199,7 @@ HostFanOut fanOutOf(const StreamBytes &streamBytes, const TargetModel &target) {
 std::optional<std::string> refusal(const HostStream &stream, const TargetModel &target) {
   for (size_t p = 0; p < stream.pieces.size(); ++p)
     if (stream.pieces[p].tile >= target.tiles)
-      return "stream '" + stream.name + "' piece " + std::to_string(p) + ": tile " +
+      return "stream '" + escapeText(stream.name) + "' piece " + std::to_string(p) + ": tile " +
              std::to_string(stream.pieces[p].tile) + " is not a tile of " + target.name + " (" +
              std::to_string(target.tiles) + " tiles)";
   return std::nullopt;
