@@ -84,14 +84,7 @@ void print(const std::string &caseName, const Totals &t) {
 
 StreamPiece piece(uint32_t tile, uint64_t hostOffset, uint32_t rows, uint32_t rowBytes,
                   uint64_t hostPitch) {
-  StreamPiece p;
-  p.tile = tile;
-  p.hostOffset = hostOffset;
-  p.rows = rows;
-  p.rowBytes = rowBytes;
-  p.tilePitch = rowBytes;
-  p.hostPitch = hostPitch;
-  return p;
+  return StreamPiece::packedRows(tile, hostOffset, rows, rowBytes, hostPitch);
 }
 
 /// A [rows, columns] weight of `elementBytes` cut into `columnBlocks`

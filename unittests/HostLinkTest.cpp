@@ -18,15 +18,8 @@ namespace {
 
 StreamPiece piece(uint32_t tile, uint64_t hostOffset, uint32_t rows, uint32_t rowBytes,
                   uint64_t hostPitch, uint64_t hostElementStride = 0) {
-  StreamPiece p;
-  p.tile = tile;
-  p.hostOffset = hostOffset;
-  p.rows = rows;
-  p.rowBytes = rowBytes;
-  p.tilePitch = rowBytes;
-  p.hostPitch = hostPitch;
-  p.hostElementStride = hostElementStride;
-  return p;
+  return StreamPiece::packedRows(tile, hostOffset, rows, rowBytes, hostPitch,
+                                 hostElementStride);
 }
 
 HostStream stream(bool toDevice, ElementType type, std::vector<StreamPiece> pieces) {

@@ -39,6 +39,23 @@ struct StreamPiece {
   /// consecutive elements of a tile row on the host: a transposing stream
   /// (weights stored as B^T) gathers a host column into each tile row.
   uint64_t hostElementStride = 0;
+
+  /// `rows` rows of `rowBytes` packed on `tile` (at address 0), `hostPitch`
+  /// apart on the host from `hostOffset`.
+  static StreamPiece packedRows(uint32_t tile, uint64_t hostOffset,
+                                uint32_t rows, uint32_t rowBytes,
+                                uint64_t hostPitch,
+                                uint64_t hostElementStride = 0) {
+    StreamPiece p;
+    p.tile = tile;
+    p.hostOffset = hostOffset;
+    p.rows = rows;
+    p.rowBytes = rowBytes;
+    p.tilePitch = rowBytes;
+    p.hostPitch = hostPitch;
+    p.hostElementStride = hostElementStride;
+    return p;
+  }
 };
 
 /// A host stream: a function argument copied in, or a result copied out.
