@@ -309,7 +309,7 @@ batch=8
 layers=27
 # --part tower's configurations, weights:attention:modes (modes joined by +).
 # WEIGHTS:ATTENTION:PARTIALS:MODES; PARTIALS may be left out (f32).
-towers="f8E4M3FN:eager:f32:resident f8E4M3FN:eager:any:resident f8E4M3FN+act:eager:f32:resident f16:sdpa:f32:streamed"
+towers="f8E4M3FN:eager:f32:resident f8E4M3FN:eager:any:resident f8E4M3FN+act:eager:any:resident f16:sdpa:f32:streamed"
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts=("$2"); shift 2 ;;
