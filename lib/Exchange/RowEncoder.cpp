@@ -179,11 +179,10 @@ size_t gallop(const std::vector<T> &v, size_t at, Below below) {
 void EncodedRow::changed(int64_t first) {
   // The first step that reads the change keeps its state and indices: the
   // items before it lie before the change.
-  size_t k = std::partition_point(steps.begin(), steps.begin() + fresh, [&](
-                                      const RowStep &s) {
-               return readsBefore(s, first);
-             }) -
-             steps.begin();
+  auto reads = std::partition_point(
+      steps.begin(), steps.begin() + fresh,
+      [&](const RowStep &s) { return readsBefore(s, first); });
+  size_t k = size_t(reads - steps.begin());
   if (k == fresh) {
     if (steps.size() > fresh)
       return; // Already walked again from an earlier step.
@@ -247,13 +246,6 @@ bool EncodedRow::encodesWith(RowEncoder &encoder, int64_t horizon,
   }
 
   refresh(encoder, horizon);
-  // Checks of one tile come at nearby events (a message tried one event
-  // later), so the steps are searched from where the last check began.
-  auto stepAfter = [&](size_t hint, int64_t cycle) {
-    return gallop(steps, hint, [&](const RowStep &s) {
-      return s.item <= cycle;
-    });
-  };
   // Walk from the first step that reads a change. The steps after the last
   // change see the same items in both rows. At the first of them the
   // cursor agrees with the committed walk's (every step leaves it where
@@ -264,7 +256,8 @@ bool EncodedRow::encodesWith(RowEncoder &encoder, int64_t horizon,
       steps, hint, [&](const RowStep &s) { return readsBefore(s, first); });
   resume = std::min(resume, steps.size() - 1);
   hint = resume;
-  size_t past = stepAfter(resume, last);
+  size_t past = gallop(steps, resume,
+                       [&](const RowStep &s) { return s.item <= last; });
   RowStep from = steps[resume];
   bool changes = true;
   for (;;) {

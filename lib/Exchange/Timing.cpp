@@ -71,7 +71,9 @@
 //                  encoder pads with a delay word or by splitting a send
 //                  chunk, and refuses where it cannot ("SENDPICP instruction
 //                  alignment", build_scheduled_program, append_receive_events,
-//                  append_plain_delay_aligned, emit_sender_words; RowEncoder.h). Other refusals of that walk are rule row-encoding.
+//                  append_plain_delay_aligned, emit_sender_words;
+//                  RowEncoder.h). Other refusals of that walk are rule
+//                  row-encoding.
 //
 // Timing of one receiver d of a message from s sent at S (memo 1.4, 2.2,
 // 2.5; ipu-target/src/exchange.rs multicast / point_to_point rows):
