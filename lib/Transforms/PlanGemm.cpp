@@ -132,6 +132,9 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     /// when the module's matmuls are one function's (their buffers' names,
     /// mm<N>, number them as the jobs are).
     std::optional<size_t> job;
+    /// What the placed copy keeps below its buffers on its busiest tile
+    /// (every phase's exchange code, vertex state, kernel code).
+    uint64_t reservedBytes = 0;
   };
 
   /// Lowers and places a copy of `module` with the jobs' plans,
@@ -199,6 +202,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       }
       Overflow found;
       found.memoryClass = c;
+      found.reservedBytes = storage->reservedBytes;
       found.bytes = llvm::alignTo(deficit, 1024);
       const bool oneFunction = llvm::all_of(
           jobs, [&](const Job &job) { return job.group == jobs.front().group; });
@@ -453,11 +457,49 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     auto planned = [&] {
       return llvm::none_of(jobs, [](const Job &job) { return job.error.has_value(); });
     };
+    auto replan = [&] {
+      for (Job &job : jobs) {
+        job.search = ipu::GemmPlanSearch();
+        job.error.reset();
+      }
+      planAll();
+    };
+    // What the plans count below the buffers of every tile: each matmul's
+    // exchange code and vertex state, the other ops' kernels and vertex
+    // state, and what they hold back. Only when the matmuls are one
+    // function's (the program a placed copy reports on).
+    auto countedReservedBytes = [&]() -> std::optional<uint64_t> {
+      if (jobs.empty() || !llvm::all_of(jobs, [&](const Job &job) {
+            return job.group == jobs.front().group && !job.search.finalists.empty();
+          }))
+        return std::nullopt;
+      uint64_t bytes = resident.lookup(functionOf(jobs.front().op)) + holdBack[0];
+      for (const Job &job : jobs)
+        bytes += job.search.finalists.front().cost.codeBytes;
+      return bytes;
+    };
     for (unsigned round = 0; validateStorage && planned() && round < 4; ++round) {
       std::string why;
       std::optional<Overflow> overflow = storageOverflow(module, jobs, *target, why);
       if (!overflow)
         break;
+      // When the code and vertex state the tiles keep below their buffers,
+      // beyond what the plans counted (other ops' exchange code, each kind
+      // of code aligned to memory elements), is what overflowed, every plan
+      // holds it back and no matmul is capped for it: a cap made room only
+      // by pushing one matmul into slower plans (the tower's fc1 into
+      // serial chunks, and the rounds after it into minutes of planning).
+      if (std::optional<uint64_t> counted = countedReservedBytes();
+          counted && overflow->memoryClass == ipu::MemoryClass::Standard &&
+          overflow->reservedBytes >= *counted + overflow->bytes) {
+        holdBack[0] += llvm::alignTo(overflow->reservedBytes - *counted, 1024);
+        emitRemark(module.getLoc())
+            << "planned again: " << why << "; the plans counted " << *counted
+            << " of them: they now hold back " << holdBack[0] << " standard and "
+            << holdBack[1] << " interleaved bytes per tile";
+        replan();
+        continue;
+      }
       // A matmul's own buffer on the tile: that matmul's plan takes that
       // many transient bytes fewer (its blocks there are what the even
       // spread of the planner's model missed; holding back from every plan
@@ -481,11 +523,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
             << holdBack[0] << " standard and " << holdBack[1]
             << " interleaved bytes per tile";
       }
-      for (Job &job : jobs) {
-        job.search = ipu::GemmPlanSearch();
-        job.error.reset();
-      }
-      planAll();
+      replan();
     }
 
     for (auto [index, job] : llvm::enumerate(jobs)) {

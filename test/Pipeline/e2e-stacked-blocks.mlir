@@ -33,11 +33,14 @@
 
 // CHECKED: numericalTest=PASS
 
-// Four blocks: placing the program shows each block's fc2 A block
+// Four blocks: placing the program first shows more code and vertex
+// state below the buffers than the plans counted, by more than overflowed:
+// every plan holds that back. Then it shows each block's fc2 A block
 // overflowing tile 0, which the planner's even spread misses; each fc2
 // alone is planned again with fewer transient bytes (until stop 52 every
 // plan held the bytes back, and the last block's fc2 found no plan: three
 // blocks fit), and the four blocks run and check.
+// FOUR: remark: planned again: placing its storage overflowed standard memory: {{.*}} of code and vertex state {{.*}}; the plans counted {{[0-9]+}} of them: they now hold back {{[0-9]+}} standard and 0 interleaved bytes per tile
 // FOUR: remark: planned again: placing its storage overflowed standard memory: {{.*}} 'mm7.lhs' is matmul 7's (128x1024x256); its plan now takes at most {{[0-9]+}} transient bytes per tile
 // FOUR-NOT: error:
 
