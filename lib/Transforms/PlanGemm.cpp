@@ -128,6 +128,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
   struct Overflow {
     ipu::MemoryClass memoryClass = ipu::MemoryClass::Standard;
     uint64_t bytes = 0; ///< Per tile that did not fit, whole KiB.
+    uint64_t deficit = 0; ///< The same in bytes.
     /// The job whose transient buffer is the largest live on the tile,
     /// when the module's matmuls are one function's (their buffers' names,
     /// mm<N>, number them as the jobs are).
@@ -203,6 +204,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       Overflow found;
       found.memoryClass = c;
       found.reservedBytes = storage->reservedBytes;
+      found.deficit = deficit;
       found.bytes = llvm::alignTo(deficit, 1024);
       const bool oneFunction = llvm::all_of(
           jobs, [&](const Job &job) { return job.group == jobs.front().group; });
@@ -491,7 +493,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
       // serial chunks, and the rounds after it into minutes of planning).
       if (std::optional<uint64_t> counted = countedReservedBytes();
           counted && overflow->memoryClass == ipu::MemoryClass::Standard &&
-          overflow->reservedBytes >= *counted + overflow->bytes) {
+          overflow->reservedBytes >= *counted + overflow->deficit) {
         holdBack[0] += llvm::alignTo(overflow->reservedBytes - *counted, 1024);
         emitRemark(module.getLoc())
             << "planned again: " << why << "; the plans counted " << *counted
