@@ -5,7 +5,9 @@
 #include "IPU/Device/Kernels.h"
 #include "IPU/Layout/BlockLayout.h"
 #include "IPU/Planning/GemmLayouts.h"
+#include "IPU/Planning/GemmPlanKeys.h"
 
+#include <sstream>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -1752,4 +1754,25 @@ TEST(GemmPlanPsums, TheSearchTakesInterleavedPartialsOnlyWhenStandardIsShort) {
                             return choice.plan.str() == twin.str();
                           }));
   EXPECT_EQ(tight.finalists.front().cost.totalCycles, best.cost.totalCycles);
+}
+
+// A package carries each finalist's printed plan, and validation accepts
+// only kGemmPlanKeys: a plan with every optional field set must print
+// exactly those keys (psums=interleaved once made the tower's package
+// fail validation after it compiled).
+TEST(GemmPlanText, EveryFieldSetPrintsExactlyThePackageKeys) {
+  GemmPlan full = plan(4, 4, 2, MemoryClass::Interleaved, Reduction::Staged);
+  full.swapped = true;
+  full.gatheredWeights = true;
+  full.homes = MemoryClass::Standard;
+  full.psums = MemoryClass::Interleaved;
+  full.columnGrain = 4;
+  full.serial = 3;
+  std::istringstream tokens(full.str());
+  std::vector<std::string> keys;
+  for (std::string token; tokens >> token;)
+    keys.push_back(token.substr(0, token.find('=')));
+  ASSERT_EQ(keys.size(), kGemmPlanKeys.size()) << full.str();
+  for (size_t i = 0; i < keys.size(); ++i)
+    EXPECT_EQ(keys[i], kGemmPlanKeys[i]) << full.str();
 }

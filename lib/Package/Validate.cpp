@@ -33,6 +33,7 @@
 #include "IPU/Device/Kernels.h"
 #include "IPU/Layout/BlockLayout.h"
 #include "IPU/Package/Package.h"
+#include "IPU/Planning/GemmPlanKeys.h"
 #include "IPU/Device/Elementwise.h"
 #include "IPU/Support/Escape.h"
 #include "IPU/Storage/ReservedArea.h"
@@ -633,11 +634,12 @@ private:
           return false;
       return true;
     };
-    static const std::set<std::string> kFinalistKeys = {
-        "rows",     "cols",     "inner",    "orientation",      "weights",
-        "reduction", "staging", "partials", "gathered",         "serial",
-        "homes",    "grain",
-        "analyticalCycles", "scheduledCycles", "fits"};
+    auto isFinalistKey = [](std::string_view key) {
+      auto in = [&](const auto &keys) {
+        return std::find(keys.begin(), keys.end(), key) != keys.end();
+      };
+      return in(kGemmPlanKeys) || in(kFinalistFigureKeys);
+    };
     for (size_t i = 0; i < package.metadata.size(); ++i) {
       const auto &[key, value] = package.metadata[i];
       const std::string where = "metadata entry " + to_string(i);
@@ -654,7 +656,7 @@ private:
         while (tokens >> token) {
           const size_t equals = token.find('=');
           if (equals == std::string::npos ||
-              !kFinalistKeys.count(token.substr(0, equals)) ||
+              !isFinalistKey(std::string_view(token).substr(0, equals)) ||
               !isWord(token.substr(equals + 1), true))
             return where + " ('" + escapeText(key) + "'): '" + escapeText(token) +
                    "' is not one of a plan's key=value pairs";
