@@ -135,11 +135,22 @@ MemoryBudget budgetFor(const TargetModel &target,
         budget.coexistingBytes[c] = std::max(budget.coexistingBytes[c], step[c]);
       }
       budget.coexistingSteps.push_back(step);
-    } else if (other > position && peer.problem.rhsIsWeight) {
-      const GemmProblem &p = peer.problem;
-      uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.weightStorageType()) *
-                       std::max<uint32_t>(p.weightLayers, 1);
-      budget.anyBytes += (total + target.tiles - 1) / target.tiles;
+    } else if (other > position) {
+      if (peer.problem.rhsIsWeight) {
+        const GemmProblem &p = peer.problem;
+        uint64_t total = uint64_t(p.k) * p.n * elementBytes(p.weightStorageType()) *
+                         std::max<uint32_t>(p.weightLayers, 1);
+        budget.anyBytes += (total + target.tiles - 1) / target.tiles;
+      }
+      // Its code, as an earlier attempt planned it: every matmul's code and
+      // vertex state stay for the whole program, so this one's steps leave
+      // room for those planned after it too (the 27-layer tower's head,
+      // planned last, found its own code no room beside fc2's A block).
+      if (!peer.error && !peer.search.finalists.empty()) {
+        const uint64_t code = peer.search.finalists.front().cost.codeBytes;
+        budget.reservedBytes[0] += code;
+        budget.peerCodeBytes += code;
+      }
     }
   }
   const ProgramGemm &gemm = gemms[position];
