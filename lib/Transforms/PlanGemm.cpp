@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <chrono>
 
 namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUPLANGEMM
@@ -464,7 +465,19 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
         job.search = ipu::GemmPlanSearch();
         job.error.reset();
       }
+      auto start = std::chrono::steady_clock::now();
       planAll();
+      ipu::logInfo(llvm::formatv(
+          "ipu-plan-gemm: planned the program again in {0:F1} s",
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+              .count()));
+      if (ipu::debugEnabled())
+        for (auto [index, job] : llvm::enumerate(jobs))
+          if (!job.error && !job.search.finalists.empty())
+            ipu::logDebug(llvm::formatv("ipu-plan-gemm: planned again operation={0} "
+                                        "plan=\"{1}\"",
+                                        index,
+                                        job.search.finalists.front().plan.str()));
     };
     // What the plans count below the buffers of every tile: each matmul's
     // exchange code and vertex state, the other ops' kernels and vertex
@@ -482,7 +495,17 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
     };
     for (unsigned round = 0; validateStorage && planned() && round < 4; ++round) {
       std::string why;
+      auto placing = std::chrono::steady_clock::now();
       std::optional<Overflow> overflow = storageOverflow(module, jobs, *target, why);
+      // Placing a copy lowers and schedules every phase: for a tower,
+      // often longer than the planning itself, so each round says so.
+      ipu::logInfo(llvm::formatv(
+          "ipu-plan-gemm: storage round {0}: placed a copy of the program in "
+          "{1:F1} s: {2}",
+          round,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - placing)
+              .count(),
+          overflow ? "overflowed, planning again" : "fits"));
       if (!overflow)
         break;
       // When the code and vertex state the tiles keep below their buffers,
