@@ -142,12 +142,17 @@ MemoryBudget budgetFor(const TargetModel &target,
                          std::max<uint32_t>(p.weightLayers, 1);
         budget.anyBytes += (total + target.tiles - 1) / target.tiles;
       }
-      // Its code, as an earlier attempt planned it: every matmul's code and
-      // vertex state stay for the whole program, so this one's steps leave
-      // room for those planned after it too (the 27-layer tower's head,
-      // planned last, found its own code no room beside fc2's A block).
-      if (!peer.error && !peer.search.finalists.empty()) {
-        const uint64_t code = peer.search.finalists.front().cost.codeBytes;
+      // Its code, as an earlier attempt planned it, or as the smallest plan
+      // it tried needs when none fitted: every matmul's code and vertex
+      // state stay for the whole program, so this one's steps leave room
+      // for those planned after it too (the 27-layer tower's head, planned
+      // last, found no room for its code beside fc2's step).
+      const GemmPlanChoice *planned =
+          !peer.search.finalists.empty() ? &peer.search.finalists.front()
+          : peer.search.smallest        ? &*peer.search.smallest
+                                        : nullptr;
+      if (planned) {
+        const uint64_t code = planned->cost.codeBytes;
         budget.reservedBytes[0] += code;
         budget.peerCodeBytes += code;
       }
