@@ -797,20 +797,51 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   // overhead for every row its share touches. A reduction's row is one
   // worker's: its rows are split over the workers whole.
   const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
-  uint64_t perWorker;
+  auto workerPass = [&](uint64_t workerInstructions) {
+    return target.workerSupervisorCycles +
+           workers * (target.workerPrologueInstructions + workerInstructions);
+  };
   if (reduces) {
+    // Rows are split over the workers whole; with fewer rows than workers,
+    // each row may instead be split into parts of whole vectors, one
+    // worker each, which a second worker pass folds in order (a load and a
+    // combine per part, a row's overhead), as poplibs' two-stage
+    // reductions do. The cheaper of the two is taken.
     cycles.rowsPerWorker = (loopRows + workers - 1) / workers;
-    perWorker = cycles.rowsPerWorker * vectorsPerRow;
+    cycles.total = target.vertexCallCycles +
+                   workerPass(static_cast<uint64_t>(std::ceil(cycles.rowsPerWorker * perRow)) +
+                              static_cast<uint64_t>(std::ceil(cycles.rowsPerWorker *
+                                                              vectorsPerRow * instructions)));
+    // (A sum from a non-zero init is not split: each part would add it.)
+    const uint64_t mostParts =
+        combinesByColumns(body.reduction, body.init)
+            ? std::min<uint64_t>(workers / loopRows, vectorsPerRow)
+            : 1;
+    for (uint64_t wanted = 2; wanted <= mostParts; ++wanted) {
+      const uint64_t partVectors = (vectorsPerRow + wanted - 1) / wanted;
+      const uint64_t parts = (vectorsPerRow + partVectors - 1) / partVectors;
+      const uint64_t split =
+          target.vertexCallCycles +
+          workerPass(static_cast<uint64_t>(std::ceil(perRow)) +
+                     static_cast<uint64_t>(std::ceil(partVectors * instructions))) +
+          workerPass(target.reduceRowOverheadInstructions +
+                     static_cast<uint64_t>(std::ceil(
+                         parts * (target.ewLoadStoreInstructions +
+                                  target.reduceVectorInstructions))));
+      if (split < cycles.total) {
+        cycles.total = split;
+        cycles.rowParts = parts;
+        cycles.rowsPerWorker = 1;
+      }
+    }
   } else {
-    perWorker = (cycles.vectors + workers - 1) / workers;
+    const uint64_t perWorker = (cycles.vectors + workers - 1) / workers;
     cycles.rowsPerWorker = std::min<uint64_t>(
         loopRows, (perWorker + vectorsPerRow - 1) / vectorsPerRow + (loopRows > 1 ? 1 : 0));
+    cycles.total = target.vertexCallCycles +
+                   workerPass(static_cast<uint64_t>(std::ceil(cycles.rowsPerWorker * perRow)) +
+                              static_cast<uint64_t>(std::ceil(perWorker * instructions)));
   }
-  const uint64_t workerInstructions =
-      static_cast<uint64_t>(std::ceil(cycles.rowsPerWorker * perRow)) +
-      static_cast<uint64_t>(std::ceil(perWorker * instructions));
-  cycles.total = target.vertexCallCycles + target.workerSupervisorCycles +
-                 workers * (target.workerPrologueInstructions + workerInstructions);
   // A GELU costs no less than the user's measured kernel: its rate covers
   // the whole call, so the fused bias add and cast are taken to fit within
   // it (the user's kernel loads, computes and stores each element too).
@@ -824,6 +855,56 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
     cycles.total = std::max(cycles.total, cycles.measuredRateCycles);
   }
   return cycles;
+}
+
+void executeElementwise(const ElementwiseKernel &kernel, const int64_t *params,
+                        const TargetModel &target, uint8_t *const *operands) {
+  if (!kernel.entry)
+    return;
+  const ElementwiseBody &body = kernel.body();
+  const int64_t rows = params[ElementwiseRows], cols = params[ElementwiseCols];
+  const ElementwiseCycles cycles = estimateElementwise(target, body, rows, cols);
+  if (cycles.rowParts <= 1) {
+    kernel.entry(operands, params);
+    return;
+  }
+  // Each row in the parts the estimate charged, each part the kernel on a
+  // one-row block, then the parts folded in order (as the second worker
+  // pass does).
+  const size_t inputs = body.inputs.size();
+  const int64_t partVectors =
+      static_cast<int64_t>((static_cast<uint64_t>(cols) + cycles.lanes - 1) / cycles.lanes +
+                           cycles.rowParts - 1) /
+      static_cast<int64_t>(cycles.rowParts);
+  const int64_t partCols = partVectors * static_cast<int64_t>(cycles.lanes);
+  std::vector<uint8_t *> part(inputs + 1);
+  for (int64_t row = 0; row < rows; ++row) {
+    float folded = 0;
+    for (int64_t first = 0; first < cols; first += partCols) {
+      for (size_t i = 0; i < inputs; ++i) {
+        const ElementType type = body.inputs[i].type;
+        const uint64_t skip = static_cast<uint64_t>(first) * elementBytes(type);
+        switch (body.inputs[i].broadcast) {
+        case Broadcast::Full:
+          part[i] = operands[i] + static_cast<uint64_t>(row) * detail::rowPitch(cols, type) + skip;
+          break;
+        case Broadcast::Row: part[i] = operands[i] + skip; break;
+        case Broadcast::Column:
+          part[i] = operands[i] + static_cast<uint64_t>(row) * detail::rowPitch(1, type);
+          break;
+        case Broadcast::Scalar: part[i] = operands[i]; break;
+        }
+      }
+      float value = 0;
+      part[inputs] = reinterpret_cast<uint8_t *>(&value);
+      const int64_t partParams[] = {1, std::min(partCols, cols - first)};
+      kernel.entry(part.data(), partParams);
+      folded = first == 0 ? value
+                          : static_cast<float>(combineReduction(body.reduction, folded, value));
+    }
+    std::memcpy(operands[inputs] + static_cast<uint64_t>(row) * detail::rowPitch(1, ElementType::F32),
+                &folded, sizeof folded);
+  }
 }
 
 uint64_t elementwiseCodeBytes(const TargetModel &target,

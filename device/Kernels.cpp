@@ -93,7 +93,8 @@ template <bool Transposed> constexpr KernelFunctions gemmFunctionsOf() {
         return estimateGemmCycles(target,
                                   gemmCostShape(target, params, Transposed, addresses));
       },
-      [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+      [](const KernelSpec &, const int64_t *params, const TargetModel &,
+       uint8_t *const *operands) {
         if (Transposed)
           executeGemmT(params, operands);
         else
@@ -119,7 +120,8 @@ const KernelFunctions reduceFunctions = {
     noFlops,
     [](const KernelSpec &, const int64_t *params, const TargetModel &target,
        const uint32_t *) { return estimateReduceCycles(params, target); },
-    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+    [](const KernelSpec &, const int64_t *params, const TargetModel &,
+       uint8_t *const *operands) {
       executeReduce(params, operands);
     }};
 
@@ -141,7 +143,8 @@ template <RowReduction Reduction> constexpr KernelFunctions columnReduceFunction
       noFlops,
       [](const KernelSpec &, const int64_t *params, const TargetModel &target,
          const uint32_t *) { return estimateColumnReduceCycles(params, target); },
-      [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+      [](const KernelSpec &, const int64_t *params, const TargetModel &,
+       uint8_t *const *operands) {
         executeColumnReduce(Reduction, params, operands);
       }};
 }
@@ -163,7 +166,8 @@ const KernelFunctions copyFunctions = {
     noFlops,
     [](const KernelSpec &, const int64_t *params, const TargetModel &target,
        const uint32_t *) { return estimateCopyCycles(params, target); },
-    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+    [](const KernelSpec &, const int64_t *params, const TargetModel &,
+       uint8_t *const *operands) {
       std::memmove(operands[1], operands[0], static_cast<size_t>(params[CopyBytes]));
     }};
 
@@ -180,7 +184,8 @@ const KernelFunctions transposeFunctions = {
     noFlops,
     [](const KernelSpec &, const int64_t *params, const TargetModel &target,
        const uint32_t *) { return estimateTransposeCycles(params, target); },
-    [](const KernelSpec &, const int64_t *params, uint8_t *const *operands) {
+    [](const KernelSpec &, const int64_t *params, const TargetModel &,
+       uint8_t *const *operands) {
       executeTranspose(params, operands);
     }};
 
@@ -204,11 +209,11 @@ const KernelFunctions detail::elementwiseFunctions = {
                                  params[ElementwiseCols])
           .total;
     },
-    [](const KernelSpec &kernel, const int64_t *params, uint8_t *const *operands) {
+    [](const KernelSpec &kernel, const int64_t *params, const TargetModel &target,
+       uint8_t *const *operands) {
       // Only a compiled kernel has code: the simulator refuses a compute set
       // whose generated kernel has no entry (CompiledKernels sets them).
-      if (kernel.elementwise->entry)
-        kernel.elementwise->entry(operands, params);
+      executeElementwise(*kernel.elementwise, params, target, operands);
     }};
 
 const std::vector<KernelSpec> &allKernels() {
@@ -277,9 +282,9 @@ uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
 }
 
 void executeKernel(const KernelSpec &kernel, const int64_t *params,
-                   uint8_t *const *operands) {
+                   const TargetModel &target, uint8_t *const *operands) {
   if (kernel.functions)
-    kernel.functions->execute(kernel, params, operands);
+    kernel.functions->execute(kernel, params, target, operands);
 }
 
 } // namespace ipu

@@ -1368,7 +1368,7 @@ TEST(ElementwiseKernelTest, ExecuteWithoutEntryDoesNothing) {
   uint8_t in[4] = {0, 0x3C, 0, 0x3C}, out[4] = {0xA5, 0xA5, 0xA5, 0xA5};
   uint8_t *operands[] = {in, out};
   const int64_t params[] = {1, 2};
-  executeKernel(kernel.spec(), params, operands);
+  executeKernel(kernel.spec(), params, TargetModel::ipu21(), operands);
   for (uint8_t byte : out)
     EXPECT_EQ(byte, 0xA5);
 }
@@ -1716,6 +1716,49 @@ TEST_F(ReductionEstimateTest, SecondFullInputIsLoaded) {
   ElementwiseCycles cycles = estimateElementwise(target, body, 1, 2);
   EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, I);
   EXPECT_EQ(cycles.total, expected);
+}
+
+TEST_F(ReductionEstimateTest, RowsFewerThanWorkersAreSplitInParts) {
+  // A layer norm's sum: one f32 row of 1152 on a tile. Whole rows: one
+  // worker does it, I = 1, R = 12, 576 vectors:
+  //   25 + 11 + 6 x (17 + 12 + 576) = 3666.
+  // In p parts of ceil(576 / p) vectors, then a pass folding them (a load
+  // and a combine each, R):
+  //   25 + [11 + 6 x (17 + 12 + ceil(576 / p))] + [11 + 6 x (17 + 12 + 2p)]
+  // p = 6: 25 + (11 + 6 x 125) + (11 + 6 x 41) = 25 + 761 + 257 = 1043.
+  auto split = [&](uint64_t rows, uint64_t parts) {
+    const uint64_t vectors = (576 + parts - 1) / parts;
+    const uint64_t row = target.reduceRowOverheadInstructions;
+    return target.vertexCallCycles +
+           (target.workerSupervisorCycles +
+            workers() * (target.workerPrologueInstructions + row + vectors)) +
+           (target.workerSupervisorCycles +
+            workers() * (target.workerPrologueInstructions + row +
+                         parts * static_cast<uint64_t>(target.ewLoadStoreInstructions +
+                                                       target.reduceVectorInstructions)));
+  };
+  EXPECT_EQ(split(1, 6), 1043u);
+  ElementwiseCycles one = estimateElementwise(target, identitySumF32(), 1, 1152);
+  EXPECT_EQ(one.rowParts, 6u);
+  EXPECT_EQ(one.rowsPerWorker, 1u);
+  EXPECT_EQ(one.total, 1043u);
+  // Two rows: at most 3 parts each; 3 is the cheapest.
+  ElementwiseCycles two = estimateElementwise(target, identitySumF32(), 2, 1152);
+  EXPECT_EQ(two.rowParts, 3u);
+  EXPECT_EQ(two.total, split(2, 3));
+  EXPECT_LT(two.total, split(2, 2));
+  // Six rows or more: each worker has a row, as before.
+  EXPECT_EQ(estimateElementwise(target, identitySumF32(), 6, 1152).rowParts, 1u);
+  // A one-vector row cannot be split; neither can a sum from a non-zero
+  // init (each part would add it): 3666 as a whole row.
+  EXPECT_EQ(estimateElementwise(target, identitySumF32(), 1, 2).rowParts, 1u);
+  ElementwiseBody fromInit = identitySumF32();
+  fromInit.init = 1.5;
+  ElementwiseCycles whole = estimateElementwise(target, fromInit, 1, 1152);
+  EXPECT_EQ(whole.rowParts, 1u);
+  EXPECT_EQ(whole.total, 3666u);
+  // A short row is cheaper whole: the fold pass costs more than it saves.
+  EXPECT_EQ(estimateElementwise(target, identitySumF32(), 1, 24).rowParts, 1u);
 }
 
 TEST_F(ReductionEstimateTest, AReductionIsNeverContiguous) {

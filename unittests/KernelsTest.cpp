@@ -78,7 +78,7 @@ struct GemmCase {
 
   void run() {
     uint8_t *operands[] = {lhs.data(), rhs.data(), out.data()};
-    executeKernel(gemm(), params, operands);
+    executeKernel(gemm(), params, TargetModel::ipu21(), operands);
   }
 };
 
@@ -684,7 +684,7 @@ TEST(KernelsTest, ColumnReductionsCombinePartsRowByRow) {
       EXPECT_EQ(shape.cols, 1);
       std::vector<uint8_t> out(32 + kGuardBytes, kSentinel);
       uint8_t *operands[] = {inBytes.data(), out.data()};
-      executeKernel(*kernel, params, operands);
+      executeKernel(*kernel, params, TargetModel::ipu21(), operands);
       const bool sum = name == "reduce_columns_add";
       const bool maxNum = name == "reduce_columns_maxnum";
       for (int t = 0; t < 2; ++t)
@@ -742,7 +742,7 @@ TEST(KernelsTest, ReduceSumsBlocksAndCopyMoves) {
   std::vector<uint8_t> inBytes(72), out(16 + kGuardBytes, kSentinel);
   std::memcpy(inBytes.data(), in.data(), 72);
   uint8_t *operands[] = {inBytes.data(), out.data()};
-  executeKernel(*reduce, params, operands);
+  executeKernel(*reduce, params, TargetModel::ipu21(), operands);
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 3; ++c) {
       float expected = in[r * 9 + c] + in[r * 9 + 3 + c] + in[r * 9 + 6 + c];
@@ -763,7 +763,7 @@ TEST(KernelsTest, ReduceSumsBlocksAndCopyMoves) {
   int64_t bytes[] = {5};
   std::vector<uint8_t> src = {1, 2, 3, 4, 5, 6}, dst(6, 0);
   uint8_t *copyOperands[] = {src.data(), dst.data()};
-  executeKernel(*copy, bytes, copyOperands);
+  executeKernel(*copy, bytes, TargetModel::ipu21(), copyOperands);
   EXPECT_EQ(dst, (std::vector<uint8_t>{1, 2, 3, 4, 5, 0}));
   int64_t none[] = {0};
   EXPECT_TRUE(checkKernelParams(*copy, none).has_value());
@@ -847,7 +847,7 @@ TEST(KernelsTest, GemmTransposedMatchesGemm) {
         ASSERT_FALSE(checkKernelParams(*gemmT, params));
         EXPECT_EQ(kernelOperandBytes(*gemmT, params, 1), uint64_t(n) * pitch);
         uint8_t *operands[] = {c.lhs.data(), rhsT.data(), out.data()};
-        executeKernel(*gemmT, params, operands);
+        executeKernel(*gemmT, params, TargetModel::ipu21(), operands);
         EXPECT_EQ(out, c.out) << elementTypeName(in) << " acc "
                               << elementTypeName(acc) << " " << m << "x" << k
                               << "x" << n;
@@ -903,7 +903,7 @@ TEST(KernelsTest, TransposeMovesEveryElementAcross) {
       std::memcpy(src.data() + r * 8 + c * 2, &value, 2);
     }
   uint8_t *operands[] = {src.data(), dst.data()};
-  executeKernel(*kernel, params, operands);
+  executeKernel(*kernel, params, TargetModel::ipu21(), operands);
   for (int c = 0; c < 3; ++c) {
     for (int r = 0; r < 5; ++r) {
       uint16_t value;

@@ -472,7 +472,7 @@ Simulation::compute(const ComputeSet &computeSet, uint32_t iteration,
   auto runRange = [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
       const int64_t *params = computeSet.params.data() + v * paramCount;
-      executeKernel(*kernel, params, operands.data() + v * operandCount);
+      executeKernel(*kernel, params, target, operands.data() + v * operandCount);
       vertexCycles[v] = estimateKernelCycles(*kernel, params, target,
                                              addresses.data() + v * operandCount);
       // A vertex whose operands move with the loop reads the counter and

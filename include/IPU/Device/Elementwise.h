@@ -204,11 +204,24 @@ struct ElementwiseCycles {
   double instructionsPerVector = 0; ///< Worker instructions, loads and stores included.
   uint64_t vectors = 0;          ///< Vectors of the block, rows padded to vectors.
   uint64_t rowsPerWorker = 0;
+  /// A reduction over fewer rows than workers splits each row into this
+  /// many contiguous parts, one worker each; a second worker pass folds a
+  /// row's parts in order (1: rows are split over the workers whole).
+  uint64_t rowParts = 1;
   /// The user's measured rate for a GELU body (0 for any other body); the
   /// total is at least this.
   uint64_t measuredRateCycles = 0;
   uint64_t total = 0;
 };
+
+class ElementwiseKernel;
+
+/// Runs `kernel`'s compiled entry (nothing before CompiledKernels loads
+/// it) on a `rows` x `cols` block: once, or for a reduction the estimate
+/// splits in row parts (ElementwiseCycles::rowParts), once a part, folding
+/// a row's parts in order.
+void executeElementwise(const ElementwiseKernel &kernel, const int64_t *params,
+                        const TargetModel &target, uint8_t *const *operands);
 
 /// The tanh or erf op that gates a GELU body: a product of a value derived
 /// from that op's result with a value that does not depend on it but shares
@@ -222,7 +235,8 @@ std::optional<size_t> gatingTranscendental(const ElementwiseBody &body);
 /// kind and type; a 64-bit load per full or row input and a store per
 /// output vector), the rows split over the workers, each row a loop of its
 /// vectors with its own overhead, plus the vertex call, the supervisor and
-/// each worker's loop prologue; a GELU body (gatingTranscendental) at least
+/// each worker's loop prologue (a reduction over fewer rows than workers
+/// splits its rows in parts when that is cheaper: rowParts); a GELU body (gatingTranscendental) at least
 /// the user's measured rate per element of the block.
 ElementwiseCycles estimateElementwise(const TargetModel &target,
                                       const ElementwiseBody &body, int64_t rows,

@@ -53,7 +53,8 @@ struct KernelFunctions {
   uint64_t (*flops)(const KernelSpec &, const int64_t *params);
   uint64_t (*estimateCycles)(const KernelSpec &, const int64_t *params,
                              const TargetModel &target, const uint32_t *operandAddresses);
-  void (*execute)(const KernelSpec &, const int64_t *params, uint8_t *const *operands);
+  void (*execute)(const KernelSpec &, const int64_t *params, const TargetModel &target,
+                  uint8_t *const *operands);
 };
 
 struct KernelSpec {
@@ -109,9 +110,11 @@ uint64_t kernelFlops(const KernelSpec &kernel, const int64_t *params);
 uint64_t estimateKernelCycles(const KernelSpec &kernel, const int64_t *params,
                               const TargetModel &target,
                               const uint32_t *operandAddresses = nullptr);
-/// Runs the kernel on operand memory (already bounds-checked by the caller).
+/// Runs the kernel on operand memory (already bounds-checked by the caller),
+/// as `target`'s workers split it where that changes the order of its
+/// arithmetic (a reduction's row parts).
 void executeKernel(const KernelSpec &kernel, const int64_t *params,
-                   uint8_t *const *operands);
+                   const TargetModel &target, uint8_t *const *operands);
 
 /// One tile's GEMM block, as the AMP sees it: it holds blocks of an
 /// [k x n] operand (the "weights" of the AMP, whatever the graph calls them)
