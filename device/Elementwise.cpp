@@ -692,6 +692,22 @@ double bodyOpInstructions(const TargetModel &t, const ElementwiseBody &body,
   return modelOf(op.kind).instructions({t, body, op, lanes, share, half});
 }
 
+std::vector<bool> rowInvariantValues(const ElementwiseBody &body) {
+  const size_t inputs = body.inputs.size();
+  std::vector<bool> invariant(inputs + body.ops.size(), false);
+  for (size_t v = 0; v < inputs; ++v)
+    invariant[v] = body.inputs[v].broadcast == Broadcast::Column ||
+                   body.inputs[v].broadcast == Broadcast::Scalar;
+  for (size_t i = 0; i < body.ops.size(); ++i) {
+    const BodyOp &op = body.ops[i];
+    bool all = true;
+    for (unsigned k = 0; k < bodyOpArity(op.kind); ++k)
+      all = all && op.operands[k] < inputs + i && invariant[op.operands[k]];
+    invariant[inputs + i] = all;
+  }
+  return invariant;
+}
+
 std::optional<size_t> gatingTranscendental(const ElementwiseBody &body) {
   if (body.reduction != RowReduction::None)
     return std::nullopt;
@@ -751,17 +767,28 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   for (const BodyOp &op : body.ops)
     widest = std::max(widest, bits(op.type));
   cycles.lanes = std::max(1u, target.vectorBytes * 8 / widest);
-  double instructions = 0;
-  for (size_t i = 0; i < body.ops.size(); ++i)
-    instructions += bodyOpInstructions(target, body, i, cycles.lanes);
+  // An op of values that do not change along a row (column and scalar
+  // inputs, constants, such ops) runs once a row, before its loop, on one
+  // vector of its type; the generated kernel hoists it there too.
+  const std::vector<bool> invariant = rowInvariantValues(body);
+  const size_t inputs = body.inputs.size();
+  double instructions = 0, invariantPerRow = 0;
+  for (size_t i = 0; i < body.ops.size(); ++i) {
+    if (invariant[inputs + i])
+      invariantPerRow += bodyOpInstructions(
+          target, body, i, body.ops[i].type == ElementType::F16 ? 4 : 2);
+    else
+      instructions += bodyOpInstructions(target, body, i, cycles.lanes);
+  }
   // A vector load per vector of each input that varies along the row
   // (scalars are loaded once, column values once per row), a vector store
   // per output vector, or for a reduction the combine into a vector
   // accumulator; narrower types move fewer bytes but still a whole
   // instruction.
   const bool reduces = body.reduction != RowReduction::None;
-  double perRow = reduces ? target.reduceRowOverheadInstructions
-                          : target.ewRowOverheadInstructions;
+  double perRow = (reduces ? target.reduceRowOverheadInstructions
+                           : target.ewRowOverheadInstructions) +
+                  invariantPerRow;
   // A reduction's combine issues with the load of one full input (poplibs'
   // {ld64step; op} bundle).
   bool bundledLoad = reduces;

@@ -1374,6 +1374,53 @@ TEST(ElementwiseKernelTest, ExecuteWithoutEntryDoesNothing) {
 }
 
 
+TEST(RowInvariantValuesTest, ColumnScalarConstantsAndTheirOpsOnly) {
+  // in0 full, in1 column, in2 scalar; ops: 3 = const, 4 = in1 + in2,
+  // 5 = 3 / 4, 6 = in0 * 5, 7 = in0 + in0.
+  BodyBuilder b({{F32, Broadcast::Full}, {F32, Broadcast::Column}, {F32, Broadcast::Scalar}});
+  uint32_t one = b.constant(F32, 1.0);
+  uint32_t sum = b.op(BodyOpKind::AddF, F32, {1, 2});
+  uint32_t reciprocal = b.op(BodyOpKind::DivF, F32, {one, sum});
+  uint32_t scaled = b.op(BodyOpKind::MulF, F32, {0, reciprocal});
+  uint32_t twice = b.op(BodyOpKind::AddF, F32, {0, 0});
+  ElementwiseBody body = b.yield(scaled, F32);
+  (void)twice;
+  EXPECT_EQ(rowInvariantValues(body),
+            (std::vector<bool>{false, true, true, true, true, true, false, false}));
+}
+
+TEST_F(EstimateTest, RowInvariantOpsRunOnceARow) {
+  // Softmax's normalisation on a tile's 32 x 183 block of f32 exps, into
+  // f16: x / s against x * (1 / s), s a column input. lanes 2; not
+  // contiguous (a column input): 32 loops of 92 vectors, 2944 vectors,
+  // perWorker ceil(2944 / 6) = 491, rowsPerWorker min(32, 6 + 1) = 7.
+  //   x / s: I = divide 10 + truncf 1 + load 1 + store 1 = 13,
+  //          R = 15 + the column's load 1 = 16:
+  //          36 + 6 x (17 + 7 x 16 + 491 x 13) = 39108 (the tower's ew15).
+  //   x * r: I = mulf 1 + truncf 1 + load 1 + store 1 = 4,
+  //          R = 16 + the divide, once a row, 10 = 26:
+  //          36 + 6 x (17 + 7 x 26 + 491 x 4) = 13014.
+  EXPECT_EQ(target.ewDivideInstructionsF32, 10.0);
+  EXPECT_EQ(target.ewCastF32F16Instructions, 2.0);
+  BodyBuilder divide({{F32, Broadcast::Full}, {F32, Broadcast::Column}});
+  uint32_t q = divide.op(BodyOpKind::DivF, F32, {0, 1});
+  uint32_t h = divide.op(BodyOpKind::TruncF, F16, {q});
+  ElementwiseCycles byDivide = estimateElementwise(target, divide.yield(h, F16), 32, 183);
+  BodyBuilder multiply({{F32, Broadcast::Full}, {F32, Broadcast::Column}});
+  uint32_t one = multiply.constant(F32, 1.0);
+  uint32_t r = multiply.op(BodyOpKind::DivF, F32, {one, 1});
+  uint32_t p = multiply.op(BodyOpKind::MulF, F32, {0, r});
+  uint32_t h2 = multiply.op(BodyOpKind::TruncF, F16, {p});
+  ElementwiseCycles byReciprocal =
+      estimateElementwise(target, multiply.yield(h2, F16), 32, 183);
+  EXPECT_EQ(byDivide.rowsPerWorker, 7u);
+  EXPECT_DOUBLE_EQ(byDivide.instructionsPerVector, 13.0);
+  EXPECT_EQ(byDivide.total, 39108u);
+  EXPECT_EQ(byReciprocal.rowsPerWorker, 7u);
+  EXPECT_DOUBLE_EQ(byReciprocal.instructionsPerVector, 4.0);
+  EXPECT_EQ(byReciprocal.total, 13014u);
+}
+
 //===----------------------------------------------------------------------===//
 // Row reductions: verifyBody, combineReduction, bodyHash, the estimate
 //===----------------------------------------------------------------------===//

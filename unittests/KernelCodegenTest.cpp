@@ -1427,6 +1427,13 @@ const char *const kReductionKernels = R"mlir(
       %e = math.exp %w : f32
       ipu_tile.yield %e : f32
     }
+    ipu_tile.kernel @times_reciprocal broadcasts ["full", "column"] {
+    ^bb0(%x: f32, %s: f32):
+      %one = arith.constant 1.000000e+00 : f32
+      %r = arith.divf %one, %s : f32
+      %y = arith.mulf %x, %r : f32
+      ipu_tile.yield %y : f32
+    }
 )mlir";
 
 using ipu::ElementType;
@@ -1608,7 +1615,7 @@ protected:
 TestKernels *KernelCodegenReductionTest::kernels = nullptr;
 
 TEST_F(KernelCodegenReductionTest, KernelsCarryTheirReduction) {
-  EXPECT_EQ(kernels->kernelCount, 10u);
+  EXPECT_EQ(kernels->kernelCount, 11u);
   EXPECT_EQ(kernel("sum32").body().reduction, ipu::RowReduction::Add);
   EXPECT_EQ(kernel("sum32_init").body().init, 1.5);
   EXPECT_EQ(kernel("max32").body().reduction, ipu::RowReduction::Max);
@@ -1747,6 +1754,27 @@ TEST_F(KernelCodegenReductionTest, SplitMaximaAreTheWholeRowsMaxima) {
                       std::to_string(r));
     }
   }
+}
+
+TEST_F(KernelCodegenReductionTest, RowInvariantOpsHoistedGiveTheSameBits) {
+  // 1 / s depends on the row only: the kernel computes it before the
+  // row's loop. Each element is still x * (1 / s), rounded as f32 does.
+  const int64_t rows = 3, cols = 5;
+  std::vector<float> x = randomRows(rows, cols, 500);
+  const float s[rows] = {3.0f, 7.0f, 0.1f};
+  std::vector<std::vector<uint8_t>> inputs = {
+      std::vector<uint8_t>(rows * cols * 4), std::vector<uint8_t>(rows * 4)};
+  std::memcpy(inputs[0].data(), x.data(), inputs[0].size());
+  std::memcpy(inputs[1].data(), s, inputs[1].size());
+  std::vector<uint8_t> output(rows * cols * 4, 0xA5);
+  run(kernel("times_reciprocal"), rows, cols, inputs, output);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      float actual;
+      std::memcpy(&actual, &output[(r * cols + c) * 4], 4);
+      const float expected = x[r * cols + c] * (1.0f / s[r]);
+      EXPECT_EQ(bitsOf(actual), bitsOf(expected)) << "row " << r << " col " << c;
+    }
 }
 
 TEST_F(KernelCodegenReductionTest, MaxInitCounts) {

@@ -358,9 +358,7 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
   SmallVector<Value> accumulator;
   if (reduces)
     accumulator.push_back(k.f32(static_cast<float>(plain.init)));
-  auto colLoop = scf::ForOp::create(b, loc, zero, index(cols), one, accumulator);
-  b.setInsertionPointToStart(colLoop.getBody());
-  Value col = arith::IndexCastOp::create(b, loc, i64, colLoop.getInductionVar());
+  Value col;
 
   auto address = [&](size_t o, ipu::Broadcast broadcast) -> Value {
     Type type = elementTypes[o];
@@ -377,13 +375,18 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
   };
 
   // Values as the body numbers them: inputs, then each op's result (f8
-  // values as their i8 code).
-  SmallVector<Value> values;
-  for (size_t o = 0; o < inputs; ++o)
-    values.push_back(LLVM::LoadOp::create(b, loc, k.storageType(elementTypes[o]),
-                                          address(o, plain.inputs[o].broadcast)));
+  // values as their i8 code). Those the same all along a row (column and
+  // scalar inputs, ops of them only) are computed once a row, before the
+  // column loop, as estimateElementwise charges them.
+  const std::vector<bool> invariant = ipu::rowInvariantValues(plain);
+  SmallVector<Value> values(inputs + plain.ops.size());
+  auto loadInput = [&](size_t o) {
+    values[o] = LLVM::LoadOp::create(b, loc, k.storageType(elementTypes[o]),
+                                     address(o, plain.inputs[o].broadcast));
+  };
   Type f32 = b.getF32Type();
-  for (const ipu::BodyOp &op : plain.ops) {
+  auto emitOp = [&](size_t index) {
+    const ipu::BodyOp &op = plain.ops[index];
     Type type = typeOf(op.type);
     auto operand = [&](unsigned i) { return values[op.operands[i]]; };
     Value result;
@@ -454,8 +457,23 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
       break;
     }
     }
-    values.push_back(result);
-  }
+    values[inputs + index] = result;
+  };
+  for (size_t o = 0; o < inputs; ++o)
+    if (invariant[o])
+      loadInput(o);
+  for (size_t i = 0; i < plain.ops.size(); ++i)
+    if (invariant[inputs + i])
+      emitOp(i);
+  auto colLoop = scf::ForOp::create(b, loc, zero, index(cols), one, accumulator);
+  b.setInsertionPointToStart(colLoop.getBody());
+  col = arith::IndexCastOp::create(b, loc, i64, colLoop.getInductionVar());
+  for (size_t o = 0; o < inputs; ++o)
+    if (!invariant[o])
+      loadInput(o);
+  for (size_t i = 0; i < plain.ops.size(); ++i)
+    if (!invariant[inputs + i])
+      emitOp(i);
   Value result = values[plain.result];
   if (!reduces) {
     LLVM::StoreOp::create(b, loc, result, address(inputs, ipu::Broadcast::Full));
@@ -827,7 +845,8 @@ ipu::kernelObjectOfCacheEntry(const std::vector<uint8_t> &entry,
 std::string
 ipu::kernelCacheKey(const std::vector<const ElementwiseBody *> &bodies) {
   // Format 2: entries carry their object's digest (kernelCacheEntry).
-  std::string encoding = "ipu-kernel-cache 2 abi " +
+  // Format 3: ops the same along a row are computed once a row.
+  std::string encoding = "ipu-kernel-cache 3 abi " +
                          std::to_string(kKernelAbiVersion) + " llvm " +
                          LLVM_VERSION_STRING + " cpu " + kKernelTargetCpu;
   appendBytes<uint64_t>(encoding, bodies.size());

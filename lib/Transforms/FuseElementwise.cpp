@@ -11,8 +11,11 @@
 #include "IPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <cmath>
 #include "mlir/IR/Verifier.h"
 
 namespace mlir::ipu_compiler {
@@ -221,6 +224,78 @@ ipu_tile::ElementwiseOp computeBeforeReshapes(ipu_tile::ElementwiseOp op) {
   return computed;
 }
 
+/// Whether `value` is a row reduction `kind` of one input, from `init` (a
+/// NaN init: any NaN), whose body yields that input as it is; the input, or
+/// null.
+Value reducedInput(Value value, ipu::RowReduction kind, double init) {
+  auto op = value.getDefiningOp<ipu_tile::ElementwiseOp>();
+  const double from = op ? op.getInitValue() : 0.0;
+  if (!op || op.getRowReduction() != kind ||
+      (std::isnan(init) ? !std::isnan(from) : from != init) || op.getInputs().size() != 1)
+    return {};
+  Block &body = op.getBody().front();
+  auto yield = cast<ipu_tile::YieldOp>(body.back());
+  if (yield.getValue() != body.getArgument(0))
+    return {};
+  return op.getInputs()[0];
+}
+
+/// Whether `sums` holds the row sums of exp(x - max(x)) (softmax's
+/// denominators): each at least exp(0) = 1, at most the row's length (or
+/// NaN where x is), so its reciprocal is a normal f32.
+bool isSumOfExpBelowRowMax(Value sums) {
+  Value exps = reducedInput(sums, ipu::RowReduction::Add, 0.0);
+  auto exp = exps ? exps.getDefiningOp<ipu_tile::ElementwiseOp>() : nullptr;
+  if (!exp || exp.getRowReduction() != ipu::RowReduction::None)
+    return false;
+  Block &body = exp.getBody().front();
+  auto mathExp = cast<ipu_tile::YieldOp>(body.back()).getValue().getDefiningOp<math::ExpOp>();
+  auto sub = mathExp ? mathExp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
+  auto x = sub ? dyn_cast<BlockArgument>(sub.getLhs()) : nullptr;
+  auto max = sub ? dyn_cast<BlockArgument>(sub.getRhs()) : nullptr;
+  if (!x || !max || x.getOwner() != &body || max.getOwner() != &body ||
+      exp.getBroadcast(x.getArgNumber()) != ipu::Broadcast::Full ||
+      exp.getBroadcast(max.getArgNumber()) != ipu::Broadcast::Column)
+    return false;
+  // The row's maximum from an identity: -inf, or for maxnum also NaN (as
+  // linalg.softmax's decomposition starts it).
+  Value xValue = exp.getInputs()[x.getArgNumber()], maxValue = exp.getInputs()[max.getArgNumber()];
+  return reducedInput(maxValue, ipu::RowReduction::Max, -INFINITY) == xValue ||
+         reducedInput(maxValue, ipu::RowReduction::MaxNum, -INFINITY) == xValue ||
+         reducedInput(maxValue, ipu::RowReduction::MaxNum, NAN) == xValue;
+}
+
+/// Softmax's division by its row sums as a multiply by their reciprocal,
+/// which the kernel computes once a row (rowInvariantValues): a divide an
+/// element is the costliest op of attention's softmax. Only where the sums
+/// are softmax's, whose reciprocals are normal: there x * (1 / s) is within
+/// 1.5 f32 ulp of x / s.
+void divideBySoftmaxSumsAsReciprocal(ipu_tile::ElementwiseOp op) {
+  if (op.getRowReduction() != ipu::RowReduction::None)
+    return;
+  Block &body = op.getBody().front();
+  SmallVector<arith::DivFOp> divides;
+  for (auto divide : body.getOps<arith::DivFOp>()) {
+    auto sums = dyn_cast<BlockArgument>(divide.getRhs());
+    if (sums && sums.getOwner() == &body && divide.getType().isF32() &&
+        op.getBroadcast(sums.getArgNumber()) == ipu::Broadcast::Column &&
+        isSumOfExpBelowRowMax(op.getInputs()[sums.getArgNumber()]))
+      divides.push_back(divide);
+  }
+  for (arith::DivFOp divide : divides) {
+    OpBuilder builder(divide);
+    Location loc = divide.getLoc();
+    Value one = arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(1.0f));
+    Value reciprocal = arith::DivFOp::create(builder, loc, one, divide.getRhs());
+    Value product = arith::MulFOp::create(builder, loc, divide.getLhs(), reciprocal);
+    divide.replaceAllUsesWith(product);
+    divide.erase();
+    mlir::emitRemark(op.getLoc(), "softmax: divides by the row sums of exp(x - max x) as a "
+                  "multiply by their reciprocal, once a row (each sum is in "
+                  "[1, the row's length])");
+  }
+}
+
 struct FuseElementwisePass
     : public mlir::ipu_compiler::impl::IPUFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -244,6 +319,7 @@ struct FuseElementwisePass
         failedAny = true;
       }
     }
+    module.walk([](ipu_tile::ElementwiseOp op) { divideBySoftmaxSumsAsReciprocal(op); });
     if (failedAny)
       signalPassFailure();
   }

@@ -22,7 +22,12 @@
 // TORCH-NEXT: math.exp
 // TORCH: %[[SUM:.*]] = ipu_tile.elementwise reduce add init 0.000000e+00 %[[EXP]] : tensor<2x4x24xf32> -> tensor<2x4x1xf32>
 // TORCH: %[[Y:.*]] = ipu_tile.elementwise %[[EXP]], %[[SUM]] : tensor<2x4x24xf32>, tensor<2x4x1xf32> -> tensor<2x4x24xf32>
-// TORCH: arith.divf
+// The sums are softmax's (each in [1, 24]): a multiply by their
+// reciprocal, which the kernel computes once a row.
+// TORCH-NEXT: ^bb0(%[[E:.*]]: f32, %[[S:.*]]: f32):
+// TORCH-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// TORCH-NEXT: %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : f32
+// TORCH-NEXT: arith.mulf %[[E]], %[[R]] : f32
 // TORCH: return %[[Y]]
 
 // f16 in, computed in f32 (torch-mlir always upcasts softmax), f16 out:
@@ -34,6 +39,7 @@
 // TORCH16: reduce add
 // TORCH16: -> tensor<2x4x24xf16>
 // TORCH16: arith.divf
+// TORCH16-NEXT: arith.mulf
 // TORCH16-NEXT: arith.truncf
 
 // StableHLO: reductions without the unit dim, keepdims by copies and
@@ -77,10 +83,32 @@
 // CHECK: reduce max
 // CHECK: math.exp
 // CHECK: reduce add
-// CHECK: arith.divf
+// CHECK: arith.divf %cst, %{{.*}} : f32
+// CHECK-NEXT: arith.mulf
 func.func @named_softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %e = tensor.empty() : tensor<8x16xf32>
+  // expected-remark @+1 {{softmax: divides by the row sums of exp(x - max x) as a multiply by their reciprocal, once a row (each sum is in [1, the row's length])}}
   %y = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// A division by row sums that are not softmax's (they may be 0, or tiny)
+// stays a division.
+// CHECK-LABEL: func.func @sum_normalised
+// CHECK: reduce add
+// CHECK: ^bb0(%[[V:.*]]: f32, %[[T:.*]]: f32):
+// CHECK-NEXT: arith.divf %[[V]], %[[T]] : f32
+// CHECK-NEXT: ipu_tile.yield
+func.func @sum_normalised(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = ipu_tile.elementwise reduce add init 0.0 %x : tensor<8x16xf32> -> tensor<8x1xf32> {
+  ^bb0(%v: f32):
+    ipu_tile.yield %v : f32
+  }
+  %y = ipu_tile.elementwise %x, %s : tensor<8x16xf32>, tensor<8x1xf32> -> tensor<8x16xf32> {
+  ^bb0(%v: f32, %t: f32):
+    %q = arith.divf %v, %t : f32
+    ipu_tile.yield %q : f32
+  }
   return %y : tensor<8x16xf32>
 }
 

@@ -223,6 +223,11 @@ class ElementwiseKernel;
 void executeElementwise(const ElementwiseKernel &kernel, const int64_t *params,
                         const TargetModel &target, uint8_t *const *operands);
 
+/// Which of the body's values (inputs, then ops) are the same all along a
+/// row: column and scalar inputs, constants (arity 0) and ops of such values
+/// only. The kernel computes them once a row.
+std::vector<bool> rowInvariantValues(const ElementwiseBody &body);
+
 /// The tanh or erf op that gates a GELU body: a product of a value derived
 /// from that op's result with a value that does not depend on it but shares
 /// a non-constant source with the op's argument (x times f(tanh(g(x))) or
