@@ -821,8 +821,8 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   cycles.vectors = loopRows * vectorsPerRow;
   // The block's vectors, row after row, are split evenly over the workers
   // (as poplibs splits a 2-D vertex's regions); a worker pays the row
-  // overhead for every row its share touches. A reduction's row is one
-  // worker's: its rows are split over the workers whole.
+  // overhead for every row its share touches. A reduction's rows are split
+  // over the workers whole, or in parts (below).
   const uint64_t workers = std::max<uint32_t>(target.workersPerTile, 1);
   auto workerPass = [&](uint64_t workerInstructions) {
     return target.workerSupervisorCycles +
@@ -889,6 +889,10 @@ void executeElementwise(const ElementwiseKernel &kernel, const int64_t *params,
   if (!kernel.entry)
     return;
   const ElementwiseBody &body = kernel.body();
+  if (body.reduction == RowReduction::None) {
+    kernel.entry(operands, params);
+    return;
+  }
   const int64_t rows = params[ElementwiseRows], cols = params[ElementwiseCols];
   const ElementwiseCycles cycles = estimateElementwise(target, body, rows, cols);
   if (cycles.rowParts <= 1) {

@@ -13,10 +13,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <cmath>
-#include "mlir/IR/Verifier.h"
 
 namespace mlir::ipu_compiler {
 #define GEN_PASS_DEF_IPUFUSEELEMENTWISE
