@@ -17,6 +17,15 @@
 // RUN: ipu-opt %t.four.mlir --ipu-compile="target=ipu21-16 partials=any" 2> %t.four.err | ipu-translate --ipu-to-package -o %t.four.ipuexe
 // RUN: FileCheck %s --check-prefix=FOUR < %t.four.err
 // RUN: ipu-run %t.four.ipuexe --check | FileCheck %s --check-prefix=CHECKED
+// Four blocks of width 256 and MLP 960: five rounds plan again (the last
+// capping fc2 once more) before the sixth placement fits; with four
+// rounds, the last plans were never placed and the compile failed.
+// RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --blocks 4 --tokens 128 --dim 256 --hidden 960 --heads 4 -o %t.six.mlir
+// RUN: env IPU_LOG=info ipu-opt %t.six.mlir --ipu-compile="target=ipu21-16 partials=any" 2> %t.six.err | ipu-translate --ipu-to-package -o %t.six.ipuexe
+// RUN: FileCheck %s --check-prefix=SIX < %t.six.err
+// RUN: ipu-run %t.six.ipuexe --check | FileCheck %s --check-prefix=CHECKED
+// SIX: storage round 4: placed a copy of the program in {{.*}}: overflowed, planning again
+// SIX: storage round 5: placed a copy of the program in {{.*}}: fits
 // RUN: %python %ipu_src_root/scripts/siglip-workload.py --part block --blocks 5 --tokens 128 --dim 256 --hidden 1024 --heads 4 -o %t.five.mlir
 // RUN: not ipu-opt %t.five.mlir --ipu-compile="target=ipu21-16 partials=any" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIVE
 
