@@ -858,6 +858,7 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
       if (split < cycles.total) {
         cycles.total = split;
         cycles.rowParts = parts;
+        cycles.rowPartVectors = partVectors;
         cycles.rowsPerWorker = 1;
       }
     }
@@ -903,11 +904,7 @@ void executeElementwise(const ElementwiseKernel &kernel, const int64_t *params,
   // one-row block, then the parts folded in order (as the second worker
   // pass does).
   const size_t inputs = body.inputs.size();
-  const int64_t partVectors =
-      static_cast<int64_t>((static_cast<uint64_t>(cols) + cycles.lanes - 1) / cycles.lanes +
-                           cycles.rowParts - 1) /
-      static_cast<int64_t>(cycles.rowParts);
-  const int64_t partCols = partVectors * static_cast<int64_t>(cycles.lanes);
+  const int64_t partCols = static_cast<int64_t>(cycles.rowPartVectors * cycles.lanes);
   std::vector<uint8_t *> part(inputs + 1);
   for (int64_t row = 0; row < rows; ++row) {
     float folded = 0;

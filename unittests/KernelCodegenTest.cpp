@@ -1711,10 +1711,13 @@ TEST_F(KernelCodegenReductionTest, RowsSplitInPartsAddEachPartThenTheParts) {
       const ipu::ElementwiseCycles cycles = ipu::estimateElementwise(target, body, rows, cols);
       if (cols >= 729)
         EXPECT_GT(cycles.rowParts, 1u) << rows << " x " << cols;
+      // Parts of ceil(vectors / rowParts) vectors, the last one shorter.
       const int64_t vectors = (cols + cycles.lanes - 1) / cycles.lanes;
       const int64_t partCols =
           (vectors + static_cast<int64_t>(cycles.rowParts) - 1) /
           static_cast<int64_t>(cycles.rowParts) * cycles.lanes;
+      if (cycles.rowParts > 1)
+        EXPECT_EQ(cycles.rowPartVectors * cycles.lanes, static_cast<uint64_t>(partCols));
       std::vector<float> out =
           runReduction(kernel("sum32"), rows, cols, {{kF32, false, x}}, true);
       for (int64_t r = 0; r < rows; ++r) {

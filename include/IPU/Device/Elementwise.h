@@ -208,6 +208,8 @@ struct ElementwiseCycles {
   /// many contiguous parts, one worker each; a second worker pass folds a
   /// row's parts in order (1: rows are split over the workers whole).
   uint64_t rowParts = 1;
+  /// The vectors of each part but the last (0 when rows are not split).
+  uint64_t rowPartVectors = 0;
   /// The user's measured rate for a GELU body (0 for any other body); the
   /// total is at least this.
   uint64_t measuredRateCycles = 0;
