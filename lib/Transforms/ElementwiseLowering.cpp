@@ -429,7 +429,8 @@ LogicalResult ElementwiseLowering::lowerToTile(Operation *operation,
     BufferOp gatheredBuffer = program.createBuffer(
         op.getLoc(), name.str() + ".gathered", f32, bufferShape(partialsType, gathered),
         gathered, ipu::MemoryClass::Standard);
-    program.createPhase(op.getLoc(), name.str() + ".gather", {{partialBuffer, gatheredBuffer}},
+    program.createPhase(op.getLoc(), name.str() + ".partials.gather",
+                        {{partialBuffer, gatheredBuffer}},
                         permutation);
     ipu::RelayoutCost phase;
     if (std::optional<std::string> error =

@@ -34,12 +34,12 @@
 // SPLIT-IR: ipu_tile.buffer @ew0.gathered : tensor<4x16xf32, #ipu_tile.layout<grid = [1, 4], {{.*}}replicas = 4
 // SPLIT-IR: ipu_tile.compute_set @ew0 kernel "ew0.kernel" operands [@mm0.out, @ew0.partials]
 // SPLIT-IR-NEXT: ipu_exchange.sync
-// SPLIT-IR-NEXT: ipu_exchange.phase @ew0.gather attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 16, bound = {{[0-9]+}}, horizon = {{[0-9]+}},
+// SPLIT-IR-NEXT: ipu_exchange.phase @ew0.partials.gather attributes {schedule = #ipu_exchange.schedule<strategy = timed, transfers = 16, bound = {{[0-9]+}}, horizon = {{[0-9]+}},
 // SPLIT-IR-NEXT: ipu_exchange.copy @ew0.partials to @ew0.gathered view [1, 16, 4, 1] permutation [0, 2, 1, 3]
 // SPLIT-IR: ipu_tile.compute_set @ew0.combine kernel "reduce_columns_max" operands [@ew0.gathered, @ew0.out]
 // SPLIT-IR-NOT: ipu_exchange.phase
 // SPLIT-IR: ipu_tile.compute_set @ew1 kernel "ew1.kernel" operands [@mm0.out, @ew0.out, @ew1.out]
-// SPLIT-IR: ipu_exchange.phase @ew2.gather
+// SPLIT-IR: ipu_exchange.phase @ew2.partials.gather
 // SPLIT-IR: ipu_tile.compute_set @ew2.combine
 // SPLIT-IR-NOT: ipu_exchange.phase
 // SPLIT-IR: ipu_tile.compute_set @ew3 kernel "ew3.kernel" operands [@ew1.out, @ew2.out, @ew3.out]
