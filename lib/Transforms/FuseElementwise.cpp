@@ -296,6 +296,37 @@ void divideBySoftmaxSumsAsReciprocal(ipu_tile::ElementwiseOp op) {
   }
 }
 
+/// Whether each reader of `producer` can compute its value again where it
+/// reads it: a conversion and at most one add, subtract or multiply per
+/// element, read in full by elementwise ops of its shape. The value then
+/// never reaches memory: a pass over it (a store, and a load in each
+/// reader) costs more than its one op repeated, and the intermediate can
+/// be large (attention's scaled scores widened to f32, [heads, tokens,
+/// tokens]; layer norm's rows widened, then centred).
+bool recomputedByEveryReader(ipu_tile::ElementwiseOp producer) {
+  if (producer.getReduce())
+    return false;
+  unsigned arithmetic = 0;
+  for (Operation &op : producer.getBody().front().without_terminator()) {
+    if (isa<arith::ConstantOp, arith::ExtFOp, arith::TruncFOp>(op))
+      continue;
+    if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op) || ++arithmetic > 1)
+      return false;
+  }
+  ArrayRef<int64_t> shape = producer.getResult().getType().getShape();
+  for (OpOperand &use : producer.getResult().getUses()) {
+    auto reader = dyn_cast<ipu_tile::ElementwiseOp>(use.getOwner());
+    if (!reader)
+      return false;
+    const unsigned index =
+        use.getOperandNumber() - reader.getInputs().getBeginOperandIndex();
+    if (reader.getBroadcast(index) != ipu::Broadcast::Full ||
+        ArrayRef<int64_t>(reader.getIterationShape()) != shape)
+      return false;
+  }
+  return true;
+}
+
 struct FuseElementwisePass
     : public mlir::ipu_compiler::impl::IPUFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -320,6 +351,21 @@ struct FuseElementwisePass
       }
     }
     module.walk([](ipu_tile::ElementwiseOp op) { divideBySoftmaxSumsAsReciprocal(op); });
+    // Then cheap values of several readers, into each: after the softmax
+    // rewrite, which recognises the max and the exp by their inputs. A
+    // producer whose other readers took it in has one use left.
+    chain.clear();
+    module.walk([&](ipu_tile::ElementwiseOp op) { chain.push_back(op); });
+    for (ipu_tile::ElementwiseOp op : chain) {
+      ipu_tile::ElementwiseOp fused = fuseProducers(op, [](ipu_tile::ElementwiseOp producer) {
+        return recomputedByEveryReader(producer);
+      });
+      if (fused == op)
+        continue;
+      simplifyElementwiseBody(fused);
+      if (failed(mlir::verify(fused)))
+        failedAny = true;
+    }
     if (failedAny)
       signalPassFailure();
   }

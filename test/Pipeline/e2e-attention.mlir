@@ -25,7 +25,7 @@
 
 // The head split is one phase from the projection's layout into the
 // batched arrival layout (each head on tiles of its own); K's swap is B^T.
-// IR: ipu_tile.kernel @ew4.kernel broadcasts ["full"] reduce max
+// IR: ipu_tile.kernel @ew3.kernel broadcasts ["full"] reduce max
 // IR: ipu_exchange.phase @permute0
 // IR-NEXT: ipu_exchange.copy @ew0.out to @permute0.out view [1, 8, 2, 8] permutation [0, 2, 1, 3]
 // IR: ipu_tile.compute_set @mm3.partials kernel "gemm_t" operands [{{@permute0.out|@mm3.lhs}}, @mm3.rhs, @mm3.out]
@@ -34,7 +34,7 @@
 // TWO: workload=attention
 // TWO: checkpoint=2 operation=permute result=3 exact maximumAbsoluteError=0 mismatches=0 elementsCompared=128
 // TWO: operation=elementwise {{.*}} mismatches=0 elementsCompared=16
-// TWO: checkpoint=16 operation=permute result=17 exact maximumAbsoluteError=0 mismatches=0 elementsCompared=128
+// TWO: checkpoint=15 operation=permute result=16 exact maximumAbsoluteError=0 mismatches=0 elementsCompared=128
 // TWO: numericalTest=PASS
 
 // ONE: workload=siglip_attention_f32_b1_t8_d8_a1_n1

@@ -19,10 +19,12 @@
 // RUN: ipu-mlir-run %s --inputs %t.in --outputs %t.ref > /dev/null
 // RUN: ipu-run %t.ipuexe --inputs %t.in --expect %t.ref --quiet | FileCheck %s --check-prefix=UPSTREAM
 
-// One reduction each for the sum, the sum of squares; the epilogue reads the
-// matmul's f32 result and the f16 bias, and computes the GELU's tanh.
+// One reduction each for the sum, the sum of squares (which widens and
+// centres the f16 input where it reads it, as the normalisation does); the
+// epilogue reads the matmul's f32 result and the f16 bias, and computes the
+// GELU's tanh.
 // CHECK:     ipu_tile.kernel @[[SUM:ew[0-9]+]].kernel broadcasts ["full"] reduce add
-// CHECK:     ipu_tile.kernel @{{ew[0-9]+}}.kernel broadcasts ["full", "column"] reduce add
+// CHECK:     ipu_tile.kernel @{{ew[0-9]+}}.kernel broadcasts ["column", "full"] reduce add
 // CHECK-NOT: reduce add
 // CHECK:     ipu_tile.kernel @[[EPILOGUE:ew[0-9]+]].kernel broadcasts ["full", "row"] {
 // CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f16):

@@ -31,11 +31,18 @@
 // TORCH: return %[[Y]]
 
 // f16 in, computed in f32 (torch-mlir always upcasts softmax), f16 out:
-// the final truncation fuses into the division.
+// the final truncation fuses into the division. The widening has two
+// readers, the max and the exp: each widens the f16 input where it reads
+// it, so the f32 copy never reaches memory.
 // TORCH16-LABEL: func.func @softmax
 // TORCH16-NOT: linalg.
-// TORCH16: ipu_tile.elementwise %arg0 : tensor<2x4x24xf16> -> tensor<2x4x24xf32>
-// TORCH16: reduce max
+// TORCH16: reduce max init 0xFFF0000000000000 %arg0 : tensor<2x4x24xf16> -> tensor<2x4x1xf32>
+// TORCH16-NEXT: ^bb0(%[[H:.*]]: f16):
+// TORCH16-NEXT: arith.extf %[[H]] : f16 to f32
+// TORCH16: ipu_tile.elementwise %{{.*}}, %arg0 : tensor<2x4x1xf32>, tensor<2x4x24xf16> -> tensor<2x4x24xf32>
+// TORCH16: arith.extf
+// TORCH16-NEXT: arith.subf
+// TORCH16-NEXT: math.exp
 // TORCH16: reduce add
 // TORCH16: -> tensor<2x4x24xf16>
 // TORCH16: arith.divf
@@ -51,21 +58,24 @@
 // HLO-NOT: ipu_tile.elementwise
 // HLO: return
 
-// torch-mlir's two-pass layer norm: sum, mean, the centred values, the sum
-// of their squares (the square fused into the reduction), rsqrt(var + eps)
-// on the statistics, then one op for scale and bias.
+// torch-mlir's two-pass layer norm: sum, mean, the sum of the centred
+// values' squares, rsqrt(var + eps) on the statistics, then one op for
+// scale and bias. The centred values have two readers, and each centres
+// where it reads (one subtract), so they never reach memory.
 // LN-LABEL: func.func @layernorm
 // LN-NOT: linalg.
 // LN-NOT: tensor.
 // LN: %[[S:.*]] = ipu_tile.elementwise reduce add init 0.000000e+00 %arg0
 // LN: %[[MEAN:.*]] = ipu_tile.elementwise %[[S]] : tensor<1x8x1xf32> -> tensor<1x8x1xf32>
-// LN: %[[C:.*]] = ipu_tile.elementwise %arg0, %[[MEAN]] : tensor<1x8x24xf32>, tensor<1x8x1xf32> -> tensor<1x8x24xf32>
-// LN: %[[SS:.*]] = ipu_tile.elementwise reduce add init 0.000000e+00 %[[C]] : tensor<1x8x24xf32> -> tensor<1x8x1xf32>
-// LN-NEXT: ^bb0(%[[V:.*]]: f32):
-// LN-NEXT: arith.mulf %[[V]], %[[V]]
+// LN: %[[SS:.*]] = ipu_tile.elementwise reduce add init 0.000000e+00 %arg0, %[[MEAN]] : tensor<1x8x24xf32>, tensor<1x8x1xf32> -> tensor<1x8x1xf32>
+// LN-NEXT: ^bb0(%[[V:.*]]: f32, %[[M:.*]]: f32):
+// LN-NEXT: %[[D:.*]] = arith.subf %[[V]], %[[M]]
+// LN-NEXT: arith.mulf %[[D]], %[[D]]
 // LN: %[[R:.*]] = ipu_tile.elementwise %[[SS]] : tensor<1x8x1xf32> -> tensor<1x8x1xf32>
 // LN: math.rsqrt
-// LN: ipu_tile.elementwise %arg2, %arg1, %[[C]], %[[R]] : tensor<24xf32>, tensor<24xf32>, tensor<1x8x24xf32>, tensor<1x8x1xf32> -> tensor<1x8x24xf32>
+// LN: ipu_tile.elementwise %arg2, %arg1, %[[R]], %arg0, %[[MEAN]] : tensor<24xf32>, tensor<24xf32>, tensor<1x8x1xf32>, tensor<1x8x24xf32>, tensor<1x8x1xf32> -> tensor<1x8x24xf32>
+// LN-NEXT: ^bb0(
+// LN-NEXT: arith.subf
 
 // Flax: E[x^2] - E[x]^2 clipped at 0.
 // LNHLO-LABEL: func.func @layernorm
