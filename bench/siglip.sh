@@ -50,9 +50,11 @@
 # too); imagesPerSecondDeviceOnly leaves the image's link out.
 # `--part tower-batch` runs the same tower (eager attention, f8 weights
 # resident) on batches of --batches "1 4 8" images, exported at that batch
-# and run one image after another.
+# and run one image after another; then the native f8 tower (weights and
+# activations f8, partials any) on batches of --together "2" images
+# computed at once (images=together: the linears' rows are every image's).
 #   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower|tower-batch]
-#                    [--blocks N] [--batch N] [--layers N] [--batches "N ..."]
+#                    [--blocks N] [--batch N] [--layers N] [--batches "N ..."] [--together "N ..."]
 #                    [--towers "WEIGHTS:ATTENTION[:PARTIALS]:MODE+MODE ..."] (--part tower's
 #                    configurations; all five by default)
 set -euo pipefail
@@ -238,6 +240,7 @@ run_tower() { # layers weights attention partials modes...
   local python="$root/.venv/bin/python"
   local base=siglip-tower-so400m-384-l$layers-$weights-$attention-p$partials
   [ "$images" = 1 ] || base+=-b$images
+  [ -z "$together" ] || base+=-together
   [ -x "$python" ] || { echo "bench=siglip case=$base status=no-venv"; return 0; }
   local quantise=()
   [ "$weights" = f16 ] || quantise=(--weights "${weights%+act}")
@@ -253,7 +256,8 @@ run_tower() { # layers weights attention partials modes...
     local name=$base-$mode log="$work/$base-$mode.log" report="$work/$base-$mode.report"
     local options="target=ipu21 repeat-layers=true max-weight-replicas=1 partials=$partials"
     [ "$mode" = streamed ] && options="$options stream-weights=true"
-    local head="bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention partials=$partials weightsMode=$mode weightsStored=once batch=$images"
+    [ -n "$together" ] && options="$options images=together"
+    local head="bench=siglip case=$name part=tower layers=$layers weights=$weights attention=$attention partials=$partials weightsMode=$mode weightsStored=once batch=$images imagesMode=$([ -n "$together" ] && echo together || echo sequence)"
     t2=$(now)
     # The weights and the exchange schedules' run tables go to a data file
     # beside the IR, which keeps the program.
@@ -304,6 +308,8 @@ run_tower() { # layers weights attention partials modes...
 parts=(mlp attention ln-mlp block stack batch)
 images=1
 batches="1 4 8"
+togetherBatches="2"
+together=""
 stacked=4
 batch=8
 layers=27
@@ -317,6 +323,7 @@ while [ $# -gt 0 ]; do
     --batch) batch=$2; shift 2 ;;
     --layers) layers=$2; shift 2 ;;
     --batches) batches=$2; shift 2 ;;
+    --together) togetherBatches=$2; shift 2 ;;
     --towers) towers=$2; shift 2 ;;
     *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
   esac
@@ -353,6 +360,11 @@ for part in "${parts[@]}"; do
     for images in $batches; do
       run_tower "$layers" f8E4M3FN eager f32 resident
     done
+    together=yes
+    for images in $togetherBatches; do
+      run_tower "$layers" f8E4M3FN+act eager any resident
+    done
+    together=""
     images=1
     continue
   fi
