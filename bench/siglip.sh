@@ -40,8 +40,9 @@
 # head) with f8 linear weights (ipu_export --weights f8E4M3FN), with SDPA's
 # and with eager attention, compiles its layers as one body, and runs it
 # against PyTorch's quantised model and op by op: compile and simulate
-# seconds, cycles in all and per layer (the loop's own count), exchange
-# cycles, host cycles (0: every weight is resident, streamed before the
+# seconds, cycles an image in all and per layer (the loop's own count over
+# the images a run computes; cyclesPerRun and the compute, exchange and
+# host cycles are the run's), exchange cycles, host cycles (0: every weight is resident, streamed before the
 # run), images per second at the target's clock, memory peaks against
 # their bounds, the IR's bytes with and without the data it carries.
 # imagesPerSecond counts each image's input and results over the host link
@@ -278,16 +279,24 @@ run_tower() { # layers weights attention partials modes...
     # results over the host link.
     local batchLine
     batchLine=$(grep -m1 '^batch images=' "$report" || true)
+    # Per image, whether the run computes one image or the batch at once
+    # (images=together): the run's cycles over the images it computes.
+    local cyclesPerImage imagesPerRun perIteration
+    cyclesPerImage=$(echo "$batchLine" | grep -Eo 'deviceCyclesPerImage=[0-9]+' | sed 's/.*=//')
+    [ -n "$cyclesPerImage" ] || cyclesPerImage=$(value cycles "$report")
+    imagesPerRun=$(awk -v r="$(value cycles "$report")" -v i="$cyclesPerImage" 'BEGIN { printf "%d", (i ? r / i + 0.5 : 1) }')
+    perIteration=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')
     echo "$head exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t2" "$t3")" \
          "$timing" \
          "irBytes=$(wc -c < "$work/$name.ir") dataFileBytes=$(wc -c < "$work/$name.data")" \
-         "cycles=$(value cycles "$report") computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
+         "cycles=$cyclesPerImage cyclesPerRun=$(value cycles "$report") imagesPerRun=$imagesPerRun" \
+         "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
          "hostCycles=$(value hostCycles "$report") hostBytes=$(value hostBytes "$report")" \
          "layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
-         "cyclesPerLayer=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')" \
+         "cyclesPerLayer=$(awk -v c="$perIteration" -v n="$imagesPerRun" 'BEGIN { printf "%d", c / n }')" \
          "imagesPerSecond=$(echo "$batchLine" | grep -Eo 'imagesPerSecond=[0-9.]+' | sed 's/.*=//')" \
          "imagesPerSecondPcieBound=$(echo "$batchLine" | grep -Eo 'imagesPerSecondPcieBound=[0-9.]+' | sed 's/.*=//')" \
-         "imagesPerSecondDeviceOnly=$(awk -v m="$micros" 'BEGIN { printf "%.1f", (m ? 1e6 / m : 0) }')" \
+         "imagesPerSecondDeviceOnly=$(awk -v m="$micros" -v n="$imagesPerRun" 'BEGIN { printf "%.1f", (m ? n * 1e6 / m : 0) }')" \
          "batchCyclesWithLink=$(echo "$batchLine" | grep -Eo 'batchCyclesWithLink=[0-9]+' | sed 's/.*=//')" \
          "imageLinkCycles=$(echo "$batchLine" | grep -Eo 'imageLinkCycles=[0-9]+' | sed 's/.*=//')" \
          "imageLinkBytes=$(echo "$batchLine" | grep -Eo 'imageLinkBytes=[0-9]+' | sed 's/.*=//')" \
