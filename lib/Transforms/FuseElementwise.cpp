@@ -298,14 +298,20 @@ void divideBySoftmaxSumsAsReciprocal(ipu_tile::ElementwiseOp op) {
 
 /// Whether each reader of `producer` can compute its value again where it
 /// reads it: a conversion and at most one add, subtract or multiply per
-/// element, read in full by elementwise ops of its shape. The value then
-/// never reaches memory: a pass over it (a store, and a load in each
-/// reader) costs more than its one op repeated, and the intermediate can
-/// be large (attention's scaled scores widened to f32, [heads, tokens,
-/// tokens]; layer norm's rows widened, then centred).
+/// element of one full input (others broadcast), read in full by
+/// elementwise ops of its shape. The value then never reaches memory: a
+/// pass over it (a store, and a load in each reader) costs more than its
+/// one op repeated, and the intermediate can be large (attention's scaled
+/// scores widened to f32, [heads, tokens, tokens]; layer norm's rows
+/// widened, then centred). A sum of two full inputs (a residual) stays:
+/// each reader would read, and its layout gather, both.
 bool recomputedByEveryReader(ipu_tile::ElementwiseOp producer) {
   if (producer.getReduce())
     return false;
+  unsigned fullInputs = 0;
+  for (unsigned i = 0; i < producer.getInputs().size(); ++i)
+    if (producer.getBroadcast(i) == ipu::Broadcast::Full && ++fullInputs > 1)
+      return false;
   unsigned arithmetic = 0;
   for (Operation &op : producer.getBody().front().without_terminator()) {
     if (isa<arith::ConstantOp, arith::ExtFOp, arith::TruncFOp>(op))
