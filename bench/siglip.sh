@@ -291,6 +291,7 @@ run_tower() { # layers weights attention partials modes...
          "irBytes=$(wc -c < "$work/$name.ir") dataFileBytes=$(wc -c < "$work/$name.data")" \
          "cycles=$cyclesPerImage cyclesPerRun=$(value cycles "$report") imagesPerRun=$imagesPerRun" \
          "computeCycles=$(value computeCycles "$report") exchangeCycles=$(value exchangeCycles "$report")" \
+         "efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report")" \
          "hostCycles=$(value hostCycles "$report") hostBytes=$(value hostBytes "$report")" \
          "layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
          "cyclesPerLayer=$(awk -v c="$perIteration" -v n="$imagesPerRun" 'BEGIN { printf "%d", c / n }')" \
