@@ -298,15 +298,20 @@ void divideBySoftmaxSumsAsReciprocal(ipu_tile::ElementwiseOp op) {
 
 /// Whether each reader of `producer` can compute its value again where it
 /// reads it: a conversion and at most one add, subtract or multiply per
-/// element of one full input (others broadcast), read in full by
-/// elementwise ops of its shape. The value then never reaches memory: a
-/// pass over it (a store, and a load in each reader) costs more than its
-/// one op repeated, and the intermediate can be large (attention's scaled
-/// scores widened to f32, [heads, tokens, tokens]; layer norm's rows
-/// widened, then centred). A sum of two full inputs (a residual) stays:
-/// each reader would read, and its layout gather, both.
+/// element of one full input (others broadcast), read in full by at most
+/// three elementwise ops of its shape. The value then never reaches
+/// memory, and the intermediate can be large (attention's scaled scores
+/// widened to f32, [heads, tokens, tokens]; layer norm's rows widened,
+/// then centred). In time, per vector: the pass costs its op, its input's
+/// load, a store and a load in each of k readers; computing it again
+/// costs k ops and k loads of the input, no wider than the value. That is
+/// no more for k <= 3 (one instruction each), and each further reader
+/// would add an op and a load. A sum of two full inputs (a residual)
+/// stays: each reader would read, and its layout gather, both.
 bool recomputedByEveryReader(ipu_tile::ElementwiseOp producer) {
-  if (producer.getReduce())
+  constexpr unsigned kMostReaders = 3;
+  if (producer.getReduce() ||
+      producer.getResult().hasNUsesOrMore(kMostReaders + 1))
     return false;
   unsigned fullInputs = 0;
   for (unsigned i = 0; i < producer.getInputs().size(); ++i)
