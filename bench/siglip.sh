@@ -42,9 +42,10 @@
 # against PyTorch's quantised model and op by op: compile and simulate
 # seconds, cycles an image in all and per layer (the loop's own count over
 # the images a run computes; cyclesPerRun and the compute, exchange and
-# host cycles are the run's), exchange cycles, host cycles (0: every weight is resident, streamed before the
-# run), images per second at the target's clock, memory peaks against
-# their bounds, the IR's bytes with and without the data it carries.
+# host cycles are the run's), exchange cycles, host cycles (0: every
+# weight is resident, streamed before the run), images per second at the
+# target's clock, memory peaks against their bounds, the IR's bytes with
+# and without the data it carries.
 # imagesPerSecond counts each image's input and results over the host link
 # (the report's batch line) at the user's measured C600 rate (3.91 GB/s),
 # imagesPerSecondPcieBound at PCIe Gen4 x16's 32 GB/s (streamed weights
@@ -272,8 +273,7 @@ run_tower() { # layers weights attention partials modes...
     t3=$(now)
     local timing
     timing=$(package_and_check "$name" "$dir" "$report")
-    local micros loopLine
-    micros=$(value deviceMicroseconds "$report")
+    local loopLine
     loopLine=$(grep -m1 '^loop=repeat' "$report" || true)
     # The batch's own line: every image's run, and each image's input and
     # results over the host link.
@@ -297,7 +297,7 @@ run_tower() { # layers weights attention partials modes...
          "cyclesPerLayer=$(awk -v c="$perIteration" -v n="$imagesPerRun" 'BEGIN { printf "%d", c / n }')" \
          "imagesPerSecond=$(echo "$batchLine" | grep -Eo 'imagesPerSecond=[0-9.]+' | sed 's/.*=//')" \
          "imagesPerSecondPcieBound=$(echo "$batchLine" | grep -Eo 'imagesPerSecondPcieBound=[0-9.]+' | sed 's/.*=//')" \
-         "imagesPerSecondDeviceOnly=$(awk -v m="$micros" -v n="$imagesPerRun" 'BEGIN { printf "%.1f", (m ? n * 1e6 / m : 0) }')" \
+         "imagesPerSecondDeviceOnly=$(echo "$batchLine" | grep -Eo 'imagesPerSecondDeviceOnly=[0-9.]+' | sed 's/.*=//')" \
          "batchCyclesWithLink=$(echo "$batchLine" | grep -Eo 'batchCyclesWithLink=[0-9]+' | sed 's/.*=//')" \
          "imageLinkCycles=$(echo "$batchLine" | grep -Eo 'imageLinkCycles=[0-9]+' | sed 's/.*=//')" \
          "imageLinkBytes=$(echo "$batchLine" | grep -Eo 'imageLinkBytes=[0-9]+' | sed 's/.*=//')" \
