@@ -282,10 +282,11 @@ run_tower() { # layers weights attention partials modes...
     # Per image, whether the run computes one image or the batch at once
     # (images=together): the run's cycles over the images it computes.
     local cyclesPerImage imagesPerRun perIteration
-    cyclesPerImage=$(echo "$batchLine" | grep -Eo 'deviceCyclesPerImage=[0-9]+' | sed 's/.*=//')
+    cyclesPerImage=$(echo "$batchLine" | grep -Eo 'deviceCyclesPerImage=[0-9]+' | sed 's/.*=//' || true)
     [ -n "$cyclesPerImage" ] || cyclesPerImage=$(value cycles "$report")
     imagesPerRun=$(awk -v r="$(value cycles "$report")" -v i="$cyclesPerImage" 'BEGIN { printf "%d", (i ? r / i + 0.5 : 1) }')
-    perIteration=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//')
+    # A tower of one layer has no loop, so no figure per layer.
+    perIteration=$(echo "$loopLine" | grep -Eo 'cyclesPerIteration=[0-9]+' | sed 's/.*=//' || true)
     echo "$head exportSeconds=$(seconds "$t0" "$t1") compileSeconds=$(seconds "$t2" "$t3")" \
          "$timing" \
          "irBytes=$(wc -c < "$work/$name.ir") dataFileBytes=$(wc -c < "$work/$name.data")" \
@@ -294,7 +295,7 @@ run_tower() { # layers weights attention partials modes...
          "efficiencyOwnPeakPercent=$(value efficiencyOwnPeakPercent "$report")" \
          "hostCycles=$(value hostCycles "$report") hostBytes=$(value hostBytes "$report")" \
          "layersCycles=$(echo "$loopLine" | grep -Eo 'loopRunCycles=[0-9]+' | sed 's/.*=//')" \
-         "cyclesPerLayer=$(awk -v c="$perIteration" -v n="$imagesPerRun" 'BEGIN { printf "%d", c / n }')" \
+         "cyclesPerLayer=$([ -z "$perIteration" ] || awk -v c="$perIteration" -v n="$imagesPerRun" 'BEGIN { printf "%d", c / n }')" \
          "imagesPerSecond=$(echo "$batchLine" | grep -Eo 'imagesPerSecond=[0-9.]+' | sed 's/.*=//')" \
          "imagesPerSecondPcieBound=$(echo "$batchLine" | grep -Eo 'imagesPerSecondPcieBound=[0-9.]+' | sed 's/.*=//')" \
          "imagesPerSecondDeviceOnly=$(echo "$batchLine" | grep -Eo 'imagesPerSecondDeviceOnly=[0-9.]+' | sed 's/.*=//')" \
