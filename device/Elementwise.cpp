@@ -708,6 +708,83 @@ std::vector<bool> rowInvariantValues(const ElementwiseBody &body) {
   return invariant;
 }
 
+std::vector<bool> opsAfterRowMax(const ElementwiseBody &body) {
+  if (body.reduction != RowReduction::Max && body.reduction != RowReduction::MaxNum)
+    return {};
+  const size_t inputs = body.inputs.size();
+  // A constant operand's value, if `value` is one.
+  auto constant = [&](uint32_t value) -> std::optional<double> {
+    if (value < inputs || body.ops[value - inputs].kind != BodyOpKind::Constant)
+      return std::nullopt;
+    return body.ops[value - inputs].constant;
+  };
+  auto positive = [&](uint32_t value) {
+    std::optional<double> c = constant(value);
+    return c && std::isfinite(*c) && *c > 0;
+  };
+  auto finite = [&](uint32_t value) {
+    std::optional<double> c = constant(value);
+    return c && std::isfinite(*c);
+  };
+  std::vector<bool> after(body.ops.size(), false);
+  uint32_t value = body.result;
+  while (value >= inputs) {
+    const size_t index = value - inputs;
+    const BodyOp &op = body.ops[index];
+    const uint32_t a = op.operands[0], b = op.operands[1];
+    std::optional<uint32_t> carried;
+    switch (op.kind) {
+    case BodyOpKind::ExtF:
+      carried = a;
+      break;
+    case BodyOpKind::TruncF:
+      // Not to f8: E4M3FN has no infinity, out of range is not monotone.
+      if (op.type == ElementType::F16 || op.type == ElementType::F32)
+        carried = a;
+      break;
+    case BodyOpKind::MulF:
+      if (positive(b) && !constant(a))
+        carried = a;
+      else if (positive(a) && !constant(b))
+        carried = b;
+      break;
+    case BodyOpKind::DivF:
+      if (positive(b) && !constant(a))
+        carried = a;
+      break;
+    case BodyOpKind::AddF:
+      if (finite(b) && !constant(a))
+        carried = a;
+      else if (finite(a) && !constant(b))
+        carried = b;
+      break;
+    case BodyOpKind::SubF:
+      if (finite(b) && !constant(a))
+        carried = a;
+      break;
+    default:
+      break;
+    }
+    if (!carried || after[index])
+      return {};
+    after[index] = true;
+    value = *carried;
+  }
+  const ElementwiseInput &input = body.inputs[value];
+  if (inputs != 1 || input.broadcast != Broadcast::Full ||
+      (input.type != ElementType::F16 && input.type != ElementType::F32))
+    return {};
+  bool any = false;
+  for (size_t i = 0; i < body.ops.size(); ++i) {
+    if (!after[i] && body.ops[i].kind != BodyOpKind::Constant)
+      return {};
+    any = any || after[i];
+  }
+  if (!any)
+    return {};
+  return after;
+}
+
 std::optional<size_t> gatingTranscendental(const ElementwiseBody &body) {
   if (body.reduction != RowReduction::None)
     return std::nullopt;
@@ -761,11 +838,17 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   // The lanes of a vector (target.vectorBytes) are those of the widest
   // arithmetic type: 2 x f32, else 4 x f16 on ipu21 (f8 values are only
   // loaded, stored and converted).
+  // A row max of a value that only ops never decreasing it carry from its
+  // input is the max of that input, those ops applied once a row after the
+  // loop (opsAfterRowMax); the generated kernel does the same.
+  const std::vector<bool> afterMax = opsAfterRowMax(body);
+  auto appliedAfterMax = [&](size_t i) { return !afterMax.empty() && afterMax[i]; };
   unsigned widest = 16;
   for (const ElementwiseInput &input : body.inputs)
     widest = std::max(widest, bits(input.type));
-  for (const BodyOp &op : body.ops)
-    widest = std::max(widest, bits(op.type));
+  for (size_t i = 0; i < body.ops.size(); ++i)
+    if (!appliedAfterMax(i))
+      widest = std::max(widest, bits(body.ops[i].type));
   cycles.lanes = std::max(1u, target.vectorBytes * 8 / widest);
   // An op of values that do not change along a row (column and scalar
   // inputs, constants, such ops) runs once a row, before its loop, on one
@@ -774,7 +857,7 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   const size_t inputs = body.inputs.size();
   double instructions = 0, invariantPerRow = 0;
   for (size_t i = 0; i < body.ops.size(); ++i) {
-    if (invariant[inputs + i])
+    if (invariant[inputs + i] || appliedAfterMax(i))
       invariantPerRow += bodyOpInstructions(
           target, body, i, body.ops[i].type == ElementType::F16 ? 4 : 2);
     else

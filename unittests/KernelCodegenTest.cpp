@@ -1427,6 +1427,30 @@ const char *const kReductionKernels = R"mlir(
       %e = math.exp %w : f32
       ipu_tile.yield %e : f32
     }
+    ipu_tile.kernel @scaled_max16 broadcasts ["full"] reduce max init 0xFFF0000000000000 {
+    ^bb0(%x: f16):
+      %c = arith.constant 1.178590e-01 : f16
+      %s = arith.mulf %x, %c : f16
+      %w = arith.extf %s : f16 to f32
+      ipu_tile.yield %w : f32
+    }
+    ipu_tile.kernel @shifted_maxnum32_init broadcasts ["full"] reduce maxnum init 5.000000e+00 {
+    ^bb0(%x: f32):
+      %c = arith.constant 3.000000e+00 : f32
+      %d = arith.constant 2.500000e+00 : f32
+      %s = arith.mulf %c, %x : f32
+      %t = arith.subf %s, %d : f32
+      %h = arith.truncf %t : f32 to f16
+      %w = arith.extf %h : f16 to f32
+      ipu_tile.yield %w : f32
+    }
+    ipu_tile.kernel @negated_max16 broadcasts ["full"] reduce max init 0xFFF0000000000000 {
+    ^bb0(%x: f16):
+      %c = arith.constant -1.178590e-01 : f16
+      %s = arith.mulf %x, %c : f16
+      %w = arith.extf %s : f16 to f32
+      ipu_tile.yield %w : f32
+    }
     ipu_tile.kernel @times_reciprocal broadcasts ["full", "column"] {
     ^bb0(%x: f32, %s: f32):
       %one = arith.constant 1.000000e+00 : f32
@@ -1615,7 +1639,7 @@ protected:
 TestKernels *KernelCodegenReductionTest::kernels = nullptr;
 
 TEST_F(KernelCodegenReductionTest, KernelsCarryTheirReduction) {
-  EXPECT_EQ(kernels->kernelCount, 11u);
+  EXPECT_EQ(kernels->kernelCount, 14u);
   EXPECT_EQ(kernel("sum32").body().reduction, ipu::RowReduction::Add);
   EXPECT_EQ(kernel("sum32_init").body().init, 1.5);
   EXPECT_EQ(kernel("max32").body().reduction, ipu::RowReduction::Max);
@@ -1987,6 +2011,107 @@ TEST_F(KernelCodegenReductionTest, F16RowsExtendedToF32) {
   std::vector<float> maxOut = runReduction(kernel("max16"), 2, 3, {{kF16, false, special}});
   EXPECT_EQ(maxOut[0], kInfF);
   EXPECT_TRUE(std::isnan(maxOut[1]));
+}
+
+TEST_F(KernelCodegenReductionTest, MaxOfInputThenOpsAfterItGivesTheSameBits) {
+  // opsAfterRowMax: the kernel takes the row's max of the input and applies
+  // the ops after it; the graph's value is the max of every element's ops.
+  // Every f16 value, in rows of several lengths (each row a window of the
+  // codes), plus rows of one repeated special value.
+  std::vector<float> codes;
+  for (uint32_t code = 0; code < 0x10000; ++code)
+    codes.push_back(ipu::halfToFloat(static_cast<uint16_t>(code)));
+  std::mt19937 rng(1234);
+  std::shuffle(codes.begin(), codes.end(), rng);
+  const std::vector<float> specials = {0.0f, -0.0f, kInfF, -kInfF, kNaNF, 65504.0f,
+                                       -65504.0f, 0x1p-24f, -0x1p-24f, 1.0f};
+  for (const char *name : {"scaled_max16", "shifted_maxnum32_init", "negated_max16"}) {
+    const ipu::ElementwiseKernel &k = kernel(name);
+    const ipu::ElementwiseBody &body = k.body();
+    const bool hoisted = !ipu::opsAfterRowMax(body).empty();
+    EXPECT_EQ(hoisted, std::string(name) != "negated_max16") << name;
+    const ElementType inType = body.inputs[0].type;
+    const bool nanWins = body.reduction == ipu::RowReduction::Max;
+    for (int64_t cols : {1, 2, 7, 729, 4096}) {
+      std::vector<float> x;
+      for (int64_t r = 0; r < kRows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          x.push_back(codes[(r * 7919 + c) % codes.size()]);
+      // Rows without NaN, so that the max is decided by order alone.
+      for (int64_t c = 0; c < cols; ++c)
+        for (int64_t r : {1, 3})
+          if (std::isnan(x[r * cols + c]))
+            x[r * cols + c] = -0.0f;
+      for (float special : specials) {
+        std::vector<float> row(cols, special);
+        if (cols > 1)
+          row[cols / 2] = special == 0.0f ? -0.0f : 0.0f;
+        x.insert(x.end(), row.begin(), row.end());
+      }
+      const int64_t rows = static_cast<int64_t>(x.size()) / cols;
+      std::vector<float> out = runReduction(k, rows, cols, {{inType, false, x}});
+      for (int64_t r = 0; r < rows; ++r) {
+        double acc = body.init;
+        for (int64_t c = 0; c < cols; ++c) {
+          const float in = x[r * cols + c];
+          acc = ipu::combineReduction(body.reduction, acc, ipu::evaluateBody(body, &in));
+        }
+        expectMax(out[r], acc, nanWins,
+                  std::string(name) + " cols " + std::to_string(cols) + " row " +
+                      std::to_string(r));
+      }
+    }
+  }
+}
+
+TEST(ElementwiseEstimateTest, MaxOfScaledF16RunsOnF16Vectors) {
+  // Softmax's row max of its scaled f16 scores costs the max of f16
+  // vectors and the scale once a row: as little as the max of the plain
+  // f16 values, and less than a body whose scale is negative (which the
+  // max does not commute with).
+  auto body = [](double scale) {
+    ipu::ElementwiseBody b;
+    b.inputs = {{ElementType::F16, ipu::Broadcast::Full}};
+    ipu::BodyOp c;
+    c.kind = ipu::BodyOpKind::Constant;
+    c.type = ElementType::F16;
+    c.constant = scale;
+    ipu::BodyOp mul;
+    mul.kind = ipu::BodyOpKind::MulF;
+    mul.type = ElementType::F16;
+    mul.operands[0] = 0;
+    mul.operands[1] = 1;
+    ipu::BodyOp ext;
+    ext.kind = ipu::BodyOpKind::ExtF;
+    ext.type = ElementType::F32;
+    ext.operands[0] = 2;
+    b.ops = {c, mul, ext};
+    b.result = 3;
+    b.resultType = ElementType::F32;
+    b.reduction = ipu::RowReduction::Max;
+    b.init = -INFINITY;
+    return b;
+  };
+  const ipu::TargetModel target = ipu::TargetModel::ipu21();
+  const ipu::ElementwiseBody scaled = body(0.125), negated = body(-0.125);
+  ipu::ElementwiseBody plain = scaled;
+  plain.ops = {scaled.ops[2]};
+  plain.ops[0].operands[0] = 0;
+  plain.result = 1;
+  ASSERT_FALSE(ipu::verifyBody(scaled)) << *ipu::verifyBody(scaled);
+  ASSERT_FALSE(ipu::verifyBody(plain)) << *ipu::verifyBody(plain);
+  EXPECT_EQ(ipu::opsAfterRowMax(scaled), std::vector<bool>({false, true, true}));
+  EXPECT_TRUE(ipu::opsAfterRowMax(negated).empty());
+  for (int64_t cols : {7, 366, 729}) {
+    const ipu::ElementwiseCycles s = ipu::estimateElementwise(target, scaled, 16, cols);
+    const ipu::ElementwiseCycles p = ipu::estimateElementwise(target, plain, 16, cols);
+    const ipu::ElementwiseCycles n = ipu::estimateElementwise(target, negated, 16, cols);
+    EXPECT_EQ(s.lanes, 4u);
+    EXPECT_EQ(n.lanes, 2u);
+    EXPECT_EQ(s.instructionsPerVector, p.instructionsPerVector);
+    EXPECT_GE(s.total, p.total);
+    EXPECT_LT(s.total, n.total) << "cols " << cols;
+  }
 }
 
 TEST_F(KernelCodegenReductionTest, F16ColumnInputPaddingIsNotData) {

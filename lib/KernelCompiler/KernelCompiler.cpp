@@ -354,10 +354,16 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
   auto rowLoop = scf::ForOp::create(b, loc, zero, index(rows), one);
   b.setInsertionPointToStart(rowLoop.getBody());
   Value row = arith::IndexCastOp::create(b, loc, i64, rowLoop.getInductionVar());
-  // A reduction carries its accumulator (f32) through the row.
+  // A reduction carries its accumulator (f32) through the row. A max whose
+  // last ops never decrease its value (opsAfterRowMax) takes the max of the
+  // input from the identity and applies them, and then the init, once a
+  // row, as estimateElementwise charges it.
+  const std::vector<bool> afterMax = ipu::opsAfterRowMax(plain);
+  const bool maxOfInput = !afterMax.empty();
   SmallVector<Value> accumulator;
   if (reduces)
-    accumulator.push_back(k.f32(static_cast<float>(plain.init)));
+    accumulator.push_back(k.f32(static_cast<float>(
+        maxOfInput ? ipu::reductionIdentity(plain.reduction) : plain.init)));
   Value col;
 
   auto address = [&](size_t o, ipu::Broadcast broadcast) -> Value {
@@ -472,9 +478,10 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
     if (!invariant[o])
       loadInput(o);
   for (size_t i = 0; i < plain.ops.size(); ++i)
-    if (!invariant[inputs + i])
+    if (!invariant[inputs + i] && !(maxOfInput && afterMax[i]))
       emitOp(i);
-  Value result = values[plain.result];
+  // (Its one input, widened exactly.)
+  Value result = maxOfInput ? k.convert(values[0], elementTypes[0], f32) : values[plain.result];
   if (!reduces) {
     LLVM::StoreOp::create(b, loc, result, address(inputs, ipu::Broadcast::Full));
   } else {
@@ -494,8 +501,24 @@ LogicalResult buildKernelFunction(const ipu::ElementwiseBody &plain,
     scf::YieldOp::create(b, loc, combined);
     // The row's value, after its loop.
     b.setInsertionPointAfter(colLoop);
-    LLVM::StoreOp::create(b, loc, colLoop.getResult(0),
-                          address(inputs, ipu::Broadcast::Column));
+    Value rowValue = colLoop.getResult(0);
+    if (maxOfInput) {
+      // The input's max is a value of its type (exactly): the ops after
+      // it, then the init; a row without columns is the init alone.
+      values[0] = k.convert(rowValue, f32, elementTypes[0]);
+      for (size_t i = 0; i < plain.ops.size(); ++i)
+        if (afterMax[i])
+          emitOp(i);
+      Value init = k.f32(static_cast<float>(plain.init));
+      Value chained = values[plain.result];
+      Value withInit = plain.reduction == ipu::RowReduction::Max
+                           ? arith::MaximumFOp::create(b, loc, init, chained).getResult()
+                           : k.maxNum(init, chained, /*maximum=*/true);
+      Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cols,
+                                          arith::ConstantIntOp::create(b, loc, 0, 64));
+      rowValue = arith::SelectOp::create(b, loc, empty, init, withInit);
+    }
+    LLVM::StoreOp::create(b, loc, rowValue, address(inputs, ipu::Broadcast::Column));
   }
   b.setInsertionPointAfter(rowLoop);
   func::ReturnOp::create(b, loc);
@@ -846,7 +869,9 @@ std::string
 ipu::kernelCacheKey(const std::vector<const ElementwiseBody *> &bodies) {
   // Format 2: entries carry their object's digest (kernelCacheEntry).
   // Format 3: ops the same along a row are computed once a row.
-  std::string encoding = "ipu-kernel-cache 3 abi " +
+  // Format 4: a max takes its input's max, then the ops after it
+  // (opsAfterRowMax).
+  std::string encoding = "ipu-kernel-cache 4 abi " +
                          std::to_string(kKernelAbiVersion) + " llvm " +
                          LLVM_VERSION_STRING + " cpu " + kKernelTargetCpu;
   appendBytes<uint64_t>(encoding, bodies.size());

@@ -230,6 +230,17 @@ void executeElementwise(const ElementwiseKernel &kernel, const int64_t *params,
 /// only. The kernel computes them once a row.
 std::vector<bool> rowInvariantValues(const ElementwiseBody &body);
 
+/// For a max reduction (max or maxnum) of one full f16 or f32 input carried
+/// to the reduced value by ops that never decrease it (extf, truncf to f16
+/// or f32, a multiply or divide by a positive finite constant, an add or
+/// subtract of a finite constant) and no other op but constants: those ops,
+/// marked by index. Rounding is monotone, so the row's max of their values
+/// is their value at the row's max input: the kernel takes the max of the
+/// input (a vector of its own type an instruction) and applies the ops
+/// once a row. Empty for any other body. (Softmax's row max of its scaled
+/// f16 scores is the case: max(ext(x * c)) = ext(max(x) * c).)
+std::vector<bool> opsAfterRowMax(const ElementwiseBody &body);
+
 /// The tanh or erf op that gates a GELU body: a product of a value derived
 /// from that op's result with a value that does not depend on it but shares
 /// a non-constant source with the op's argument (x times f(tanh(g(x))) or
