@@ -43,7 +43,7 @@ GemmPlanConstraints withInterleavedWeights(GemmPlanConstraints constraints) {
 /// Lowers, schedules and places the first `count` finalists of `search`
 /// (each on a thread of its own; results by index, so deterministic) and
 /// orders them: those whose buffers fit first, then by scheduled cycles,
-/// then as the analytical order had them.
+/// then by their standard bytes, then as the analytical order had them.
 void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
                      const MemoryBudget &budget, unsigned count,
                      GemmPlanSearch &search) {
@@ -89,14 +89,17 @@ void rerankFinalists(const TargetModel &target, const GemmProblem &problem,
     finalists[i].scheduledCycles = failed[i] ? UINT64_MAX : results[i].cycles;
     finalists[i].scheduledFits = !failed[i] && results[i].fits;
   }
-  // Ties keep the analytical order (the index).
+  // Of equal cycles, the one leaving more standard memory (the scarcer
+  // class, beside code and vertex state: weights the same size in either
+  // class go interleaved); then the analytical order (the index).
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i)
     order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return std::make_tuple(!finalists[a].scheduledFits, finalists[a].scheduledCycles, a) <
-           std::make_tuple(!finalists[b].scheduledFits, finalists[b].scheduledCycles, b);
-  });
+  auto rank = [&](size_t i) {
+    return std::make_tuple(!finalists[i].scheduledFits, finalists[i].scheduledCycles,
+                           finalists[i].cost.peakBytes[0], i);
+  };
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank(a) < rank(b); });
   std::vector<GemmPlanChoice> ranked;
   for (size_t i : order)
     ranked.push_back(finalists[i]);

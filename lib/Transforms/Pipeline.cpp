@@ -33,6 +33,8 @@ void mlir::ipu_compiler::buildCompilePipeline(OpPassManager &pm,
   // itself and once inside its variance); computed once, they also leave
   // their producers one reader to fuse into.
   pm.addPass(createCSEPass());
+  // Q, K and V as one matmul: on every layer alike, before they are found.
+  pm.addPass(createIPUFuseSiblingMatmuls());
   // Before fusion, which would merge the last layer's output into what
   // reads it after the layers.
   IPUFindRepeatedLayersOptions repeat;

@@ -28,16 +28,24 @@
 // CHECK-NEXT:   "liveBytes": {{[1-9][0-9]*}},
 // CHECK-NEXT:   "buffers": [
 // CHECK-NEXT:     {
-// The weights (the matmul's B, at the matmul's line), largest first, then
-// the activation at its argument and the result at the matmul.
+// The activation at its argument and the result at the matmul, then in
+// interleaved memory the weights (the matmul's B, at the matmul's line).
+// CHECK-NEXT:       "name": "arg0",
+// CHECK-NEXT:       "location": "{{.*}}memory-profile.mlir:[[@LINE+16]]:15",
+// CHECK:            "name": "mm0.out",
+// CHECK-NEXT:       "location": "{{.*}}memory-profile.mlir:[[@LINE+16]]:8",
+// CHECK:        "firstTile": 0,
+// CHECK-NEXT:   "lastTile": 0,
+// CHECK-NEXT:   "class": "interleaved",
+// CHECK-NEXT:   "peakTile": 0,
+// CHECK-NEXT:   "peakStep": {{[0-9]+}},
+// CHECK-NEXT:   "liveBytes": 16384,
+// CHECK-NEXT:   "buffers": [
+// CHECK-NEXT:     {
 // CHECK-NEXT:       "name": "arg1",
-// CHECK-NEXT:       "location": "{{.*}}memory-profile.mlir:[[@LINE+10]]:8",
+// CHECK-NEXT:       "location": "{{.*}}memory-profile.mlir:[[@LINE+6]]:8",
 // CHECK-NEXT:       "address": {{[0-9]+}},
 // CHECK-NEXT:       "bytes": 16384,
-// CHECK:            "name": "arg0",
-// CHECK-NEXT:       "location": "{{.*}}memory-profile.mlir:[[@LINE+4]]:15",
-// CHECK:            "name": "mm0.out",
-// CHECK-NEXT:       "location": "{{.*}}memory-profile.mlir:[[@LINE+4]]:8",
 
 func.func @mm(%a: tensor<96x128xf16>, %b: tensor<128x64xf16>) -> tensor<96x64xf32> {
   %init = tensor.empty() : tensor<96x64xf32>

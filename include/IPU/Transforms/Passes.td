@@ -270,6 +270,45 @@ def IPUFuseElementwise : Pass<"ipu-fuse-elementwise", "::mlir::ModuleOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def IPUFuseSiblingMatmuls : Pass<"ipu-fuse-sibling-matmuls", "::mlir::ModuleOp"> {
+  let summary = "One matmul for the projections of one value by frozen weights";
+  let description = [{
+    Matmuls that read one value and frozen weights (`ipu_tile.constant`
+    arguments, `[n_i, k]` transposed, each read once) and are alike in all
+    else (element types, accumulator, input scale) become one matmul by the
+    weights side by side, `[sum n_i, k]`: the value is gathered into one
+    plan's layout once, and the plan spreads all the columns. Each result
+    is a column window of the whole (`ipu_tile.permute` with `offsets`).
+
+    Then alike elementwise ops that read those windows, one each, become
+    one op on the whole, their other inputs side by side (frozen, or
+    computed elementwise from frozen parts alike) or one for all (a row's
+    statistic), until the windows reach ops of another kind; and a permute
+    of a window reads the whole (a head split of Q, K or V is a window of
+    the heads of all three). Attention's Q, K and V projections, with their
+    bias adds and casts, compute as timm's fused qkv does. It runs after
+    import and before `--ipu-find-repeated-layers`, on every layer alike.
+
+    Example, three projections of one value and their bias adds:
+
+    ```mlir
+    %q = ipu_gemm.matmul %x, %wq {acc_type = f32, transpose_rhs}
+        : tensor<8x16xf16>, tensor<16x16xf16> -> tensor<8x16xf32>
+    %qb = ipu_tile.elementwise %q, %bq : tensor<8x16xf32>, tensor<16xf32>
+        -> tensor<8x16xf32> { ... }
+    // ... %k, %kb and %v, %vb alike, become:
+    %qkv = ipu_gemm.matmul %x, %wqkv {acc_type = f32, transpose_rhs}
+        : tensor<8x16xf16>, tensor<48x16xf16> -> tensor<8x48xf32>
+    %qkvb = ipu_tile.elementwise %qkv, %bqkv : tensor<8x48xf32>, tensor<48xf32>
+        -> tensor<8x48xf32> { ... }
+    %qb = ipu_tile.permute %qkvb view [8, 48] permutation [0, 1]
+        offsets [0, 0] sizes [8, 16] : tensor<8x48xf32> -> tensor<8x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::ipu_tile::IPUTileDialect",
+                           "::mlir::ipu_gemm::IPUGemmDialect"];
+}
+
 def IPUFindRepeatedLayers : Pass<"ipu-find-repeated-layers", "::mlir::ModuleOp"> {
   let summary = "Finds the N identical layers an exporter unrolled";
   let description = [{
@@ -293,8 +332,8 @@ def IPUFindRepeatedLayers : Pass<"ipu-find-repeated-layers", "::mlir::ModuleOp">
     layers (hidden 64), after import:
 
     ```
-    remark: repeats one layer: layers=6 opsPerLayer=73 firstOp=8 endOp=446
-        weightsPerLayer=16 outputOp=72 (each layer compiled on its own for now)
+    remark: repeats one layer: layers=6 opsPerLayer=65 firstOp=9 endOp=399
+        weightsPerLayer=12 outputOp=64 (each layer compiled on its own for now)
     ```
   }];
   let options = [Option<"outline", "outline", "bool", "false",
