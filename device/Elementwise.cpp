@@ -732,6 +732,15 @@ std::vector<bool> opsAfterRowMax(const ElementwiseBody &body) {
     const size_t index = value - inputs;
     const BodyOp &op = body.ops[index];
     const uint32_t a = op.operands[0], b = op.operands[1];
+    // The operand carried past a constant that passes `test` (either side
+    // when the op commutes).
+    auto pastConstant = [&](auto test, bool commutes) -> std::optional<uint32_t> {
+      if (test(b) && !constant(a))
+        return a;
+      if (commutes && test(a) && !constant(b))
+        return b;
+      return std::nullopt;
+    };
     std::optional<uint32_t> carried;
     switch (op.kind) {
     case BodyOpKind::ExtF:
@@ -743,24 +752,16 @@ std::vector<bool> opsAfterRowMax(const ElementwiseBody &body) {
         carried = a;
       break;
     case BodyOpKind::MulF:
-      if (positive(b) && !constant(a))
-        carried = a;
-      else if (positive(a) && !constant(b))
-        carried = b;
+      carried = pastConstant(positive, /*commutes=*/true);
       break;
     case BodyOpKind::DivF:
-      if (positive(b) && !constant(a))
-        carried = a;
+      carried = pastConstant(positive, /*commutes=*/false);
       break;
     case BodyOpKind::AddF:
-      if (finite(b) && !constant(a))
-        carried = a;
-      else if (finite(a) && !constant(b))
-        carried = b;
+      carried = pastConstant(finite, /*commutes=*/true);
       break;
     case BodyOpKind::SubF:
-      if (finite(b) && !constant(a))
-        carried = a;
+      carried = pastConstant(finite, /*commutes=*/false);
       break;
     default:
       break;
