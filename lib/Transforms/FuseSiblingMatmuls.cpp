@@ -174,10 +174,7 @@ unsigned fuseMatmuls(func::FuncOp func) {
   return fused;
 }
 
-/// What one input of the fused op is: the whole that the windows are
-/// windows of, one value all of them read alike (a row's statistic), or
-/// parts side by side along their last dim (frozen, or computed
-/// elementwise from frozen parts alike).
+/// Whether every op of `ops` reads one value as input `index`.
 bool sameEverywhere(ArrayRef<ipu_tile::ElementwiseOp> ops, unsigned index) {
   Value first = ipu_tile::ElementwiseOp(ops.front()).getInputs()[index];
   for (ipu_tile::ElementwiseOp op : ops)
@@ -323,7 +320,11 @@ bool fuseWindowReaders(func::FuncOp func) {
       SmallVector<Value> parts;
       for (ipu_tile::ElementwiseOp reader : readers)
         parts.push_back(reader.getInputs()[i]);
-      ok = shared[i] || joinable(parts);
+      // Only what varies along the row stands side by side: a column (a
+      // value per row) of each would not be one column of the whole.
+      ok = shared[i] ||
+           ((broadcast == ipu::Broadcast::Full || broadcast == ipu::Broadcast::Row) &&
+            joinable(parts));
     }
     if (!ok)
       continue;

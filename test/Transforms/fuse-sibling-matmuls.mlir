@@ -84,3 +84,35 @@ func.func @apart(%x: tensor<4x2xf8E4M3FN>, %y: tensor<4x2xf32>, %input: tensor<2
   }
   return %a, %b, %c, %e : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// One matmul, but the bias adds stay apart: each reads a per-row value of
+// its own (a frozen column), which side by side would not be one column
+// of the whole. Each reads its window of the one result.
+// CHECK-LABEL: func.func @columns
+// CHECK:         %[[MM:.*]] = ipu_gemm.matmul %arg0, %{{.*}} : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x4xf32>
+// CHECK:         %[[A:.*]] = ipu_tile.permute %[[MM]] view [4, 4] permutation [0, 1] offsets [0, 0] sizes [4, 2]
+// CHECK:         %[[B:.*]] = ipu_tile.permute %[[MM]] view [4, 4] permutation [0, 1] offsets [0, 2] sizes [4, 2]
+// CHECK:         ipu_tile.elementwise %[[A]], %arg1
+// CHECK:         ipu_tile.elementwise %[[B]], %arg2
+func.func @columns(%x: tensor<4x2xf32>,
+                   %ca: tensor<4x1xf32> {ipu_tile.constant = dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>},
+                   %cb: tensor<4x1xf32> {ipu_tile.constant = dense<[[5.0], [6.0], [7.0], [8.0]]> : tensor<4x1xf32>},
+                   %wa: tensor<2x2xf32> {ipu_tile.constant = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>},
+                   %wb: tensor<2x2xf32> {ipu_tile.constant = dense<[[5.0, 6.0], [7.0, 8.0]]> : tensor<2x2xf32>})
+    -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %a = ipu_gemm.matmul %x, %wa {acc_type = f32, transpose_rhs} : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %as = ipu_tile.elementwise %a, %ca : tensor<4x2xf32>, tensor<4x1xf32> -> tensor<4x2xf32> {
+  ^bb0(%u: f32, %v: f32):
+    %s = arith.subf %u, %v : f32
+    ipu_tile.yield %s : f32
+  }
+  %b = ipu_gemm.matmul %x, %wb {acc_type = f32, transpose_rhs} : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %bs = ipu_tile.elementwise %b, %cb : tensor<4x2xf32>, tensor<4x1xf32> -> tensor<4x2xf32> {
+  ^bb0(%u: f32, %v: f32):
+    %s = arith.subf %u, %v : f32
+    ipu_tile.yield %s : f32
+  }
+  return %as, %bs : tensor<4x2xf32>, tensor<4x2xf32>
+}
