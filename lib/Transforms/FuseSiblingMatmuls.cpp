@@ -370,6 +370,63 @@ bool fuseWindowReaders(func::FuncOp func) {
   return false;
 }
 
+/// Whether `op` only reshapes: its view read in order, whole.
+bool onlyReshapes(ipu_tile::PermuteOp op) {
+  ArrayRef<int64_t> order = op.getPermutation();
+  for (size_t d = 0; d < order.size(); ++d)
+    if (order[d] != static_cast<int64_t>(d))
+      return false;
+  return !op.getOffsets() && !op.getSizes();
+}
+
+/// A one-input elementwise op of a reshaped column window runs on the
+/// window itself and its result is reshaped instead (an elementwise op
+/// commutes with a reshape), so that it becomes a reader of the window
+/// (fuseWindowReaders): attention's quantised query, key and value.
+/// Returns whether it moved any.
+bool hoistElementwiseAboveReshapes(func::FuncOp func) {
+  SmallVector<ipu_tile::ElementwiseOp> moved;
+  func.walk([&](ipu_tile::ElementwiseOp op) {
+    if (op.getReduce() || op.getInputs().size() != 1 ||
+        op.getBroadcast(0) != ipu::Broadcast::Full)
+      return;
+    auto reshape = op.getInputs()[0].getDefiningOp<ipu_tile::PermuteOp>();
+    if (!reshape || !reshape.getResult().hasOneUse() || !onlyReshapes(reshape))
+      return;
+    auto window = reshape.getSource().getDefiningOp<ipu_tile::PermuteOp>();
+    if (window && columnWindow(window))
+      moved.push_back(op);
+  });
+  for (ipu_tile::ElementwiseOp op : moved) {
+    auto reshape = op.getInputs()[0].getDefiningOp<ipu_tile::PermuteOp>();
+    OpBuilder builder(op);
+    Operation *onWindow = builder.clone(*op);
+    onWindow->setOperands(reshape.getSource());
+    auto windowType = cast<RankedTensorType>(reshape.getSource().getType());
+    onWindow->getResult(0).setType(
+        windowType.clone(op.getResult().getType().getElementType()));
+    auto reshaped = ipu_tile::PermuteOp::create(
+        builder, reshape.getLoc(), op.getResult().getType(), onWindow->getResult(0),
+        reshape.getViewAttr(), reshape.getPermutationAttr(), nullptr, nullptr);
+    op.getResult().replaceAllUsesWith(reshaped.getResult());
+    op.erase();
+    reshape.erase();
+  }
+  return !moved.empty();
+}
+
+/// A permute of a reshape's only result reads the reshape's source: a
+/// reshape keeps the elements in order, so the permute's view of either is
+/// the same.
+bool readThroughReshape(ipu_tile::PermuteOp op) {
+  auto reshape = op.getSource().getDefiningOp<ipu_tile::PermuteOp>();
+  if (!reshape || !reshape.getResult().hasOneUse() || !onlyReshapes(reshape))
+    return false;
+  op.getSourceMutable().assign(reshape.getSource());
+  reshape.erase();
+  return true;
+}
+
 /// A permute of a column window reads the whole: the window's columns are
 /// a range of the permute's leading column dim when the view splits rows
 /// and columns apart and the window starts and ends on that dim's steps.
@@ -395,12 +452,18 @@ bool foldWindowIntoPermute(ipu_tile::PermuteOp op) {
     step *= view[d];
   if (window->offset % step || cols % step)
     return false;
-  view[split] = cols / step;
+  // The window is of the permuted view (the result may reshape it): by
+  // default all of the permuted view as it was.
   ArrayRef<int64_t> permutation = op.getPermutation();
-  auto resultType = op.getResult().getType();
-  SmallVector<int64_t> offsets(resultType.getRank(), 0), sizes(resultType.getShape());
-  if (op.getOffsets())
+  SmallVector<int64_t> offsets(view.size(), 0), sizes;
+  for (int64_t dim : permutation)
+    sizes.push_back(view[dim]);
+  if (op.getOffsets()) {
     offsets.assign(op.getOffsets()->begin(), op.getOffsets()->end());
+    sizes.assign(op.getSizes()->begin(), op.getSizes()->end());
+  }
+  view[split] = cols / step;
+  auto resultType = op.getResult().getType();
   for (auto [k, dim] : llvm::enumerate(permutation))
     if (dim == static_cast<int64_t>(split))
       offsets[k] += window->offset / step;
@@ -421,9 +484,13 @@ struct FuseSiblingMatmulsPass
     getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal() || !fuseMatmuls(func))
         return;
-      while (fuseWindowReaders(func)) {
+      while (fuseWindowReaders(func) || hoistElementwiseAboveReshapes(func)) {
       }
       SmallVector<ipu_tile::PermuteOp> permutes;
+      func.walk([&](ipu_tile::PermuteOp op) { permutes.push_back(op); });
+      for (ipu_tile::PermuteOp op : permutes)
+        readThroughReshape(op);
+      permutes.clear();
       func.walk([&](ipu_tile::PermuteOp op) { permutes.push_back(op); });
       for (ipu_tile::PermuteOp op : permutes)
         foldWindowIntoPermute(op);
