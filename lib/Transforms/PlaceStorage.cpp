@@ -127,7 +127,8 @@ LogicalResult mlir::ipu_compiler::placeProgram(ipu_tile::ProgramOp program,
 }
 FailureOr<uint32_t>
 mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
-                             const ipu::TargetModel &target, bool placed) {
+                             const ipu::TargetModel &target, bool placed,
+                             std::string *parts) {
   // Each phase's exchange code comes from a timed schedule: read from the IR
   // here, then scheduled (before placement) and timed in parallel, as plain
   // data; the results do not depend on the threads.
@@ -243,6 +244,15 @@ mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
     for (const auto &[bytes, what] : onFirstTile)
       ipu::logDebug("ipu-place-storage: reserved on tile 0 bytes=" +
                       std::to_string(bytes) + " step=\"" + what + "\"");
+  if (parts) {
+    // Each part is laid out on whole memory elements (ReservedArea::bytesOn).
+    const uint32_t busiest = area.busiestTile();
+    *parts = "tile " + std::to_string(busiest) + ": " +
+             std::to_string(area.exchangeCodeBytes(busiest)) + " of exchange code, " +
+             std::to_string(area.vertexStateBytes(busiest)) + " of vertex state, " +
+             std::to_string(area.kernelCodeBytes(busiest)) +
+             " of kernel code, each kind on whole memory elements";
+  }
   return static_cast<uint32_t>(area.bytes());
 }
 
@@ -306,7 +316,8 @@ mlir::ipu_compiler::planProgramStorage(ipu_tile::ProgramOp program,
   }
 
   FailureOr<uint32_t> reserved =
-      reservedAreaBytes(storage.liveness.steps, target, /*placed=*/false);
+      reservedAreaBytes(storage.liveness.steps, target, /*placed=*/false,
+                        &storage.reservedParts);
   if (failed(reserved))
     return failure();
   storage.reservedBytes = std::max(*reserved, leastReservedBytes);

@@ -23,6 +23,8 @@ struct ProgramStorage {
   std::vector<ipu::BufferRequest> requests; ///< One per buffer.
   /// Exchange code, vertex state and kernel code on the busiest tile.
   uint32_t reservedBytes = 0;
+  /// That tile and its three parts, for remarks.
+  std::string reservedParts;
   ipu::Placement placement;
   /// Set when the buffers do not fit, with `overflow` filled.
   std::optional<std::string> error;
@@ -33,9 +35,10 @@ struct ProgramStorage {
 /// any tile of `steps` keeps. Each phase's code comes from a timed schedule:
 /// its own #ipu_exchange.schedule on its buffers' addresses when `placed`,
 /// else one made here on provisional packed addresses (before placement).
+/// `parts`, when given, says which tile that is and what it keeps.
 FailureOr<uint32_t> reservedAreaBytes(ArrayRef<Operation *> steps,
                                       const ipu::TargetModel &target,
-                                      bool placed);
+                                      bool placed, std::string *parts = nullptr);
 
 /// Sizes the reserved area and places every buffer of a lowered program.
 /// Fails (with a diagnostic) only on IR the placement cannot read; an

@@ -185,10 +185,10 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
           live > available ? live - available : overflow.bytesNeeded;
       why = llvm::formatv("placing its storage overflowed {0} memory: {1} "
                           "bytes live at once on tile {2}, {3} allocatable "
-                          "beside {4} of code and vertex state",
+                          "beside {4} of code and vertex state ({5})",
                           ipu::memoryClassName(c), live,
                           storage->placement.peakTile[static_cast<int>(c)],
-                          available, storage->reservedBytes)
+                          available, storage->reservedBytes, storage->reservedParts)
                 .str();
       // The largest of them, so that a reader sees what holding back
       // cannot move (a tile's own rows, a head's small buffers).
