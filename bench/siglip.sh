@@ -53,12 +53,15 @@
 # `--part tower-batch` runs the same tower (eager attention, f8 weights
 # resident) on batches of --batches "1 4 8" images, exported at that batch
 # and run one image after another; then the native f8 tower (weights and
-# activations f8, partials any) on batches of --together "2" images
-# computed at once (images=together: the linears' rows are every image's).
+# activations f8, partials any; --together-weights "f8E4M3FN+act", or
+# f8E4M3FN+act+attn for attention's operands in f8 too) on batches of
+# --together "2" images computed at once (images=together: the linears'
+# rows are every image's).
 #   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower|tower-batch]
 #                    [--blocks N] [--batch N] [--layers N] [--batches "N ..."] [--together "N ..."]
+#                    [--together-weights "WEIGHTS ..."]
 #                    [--towers "WEIGHTS:ATTENTION[:PARTIALS]:MODE+MODE ..."] (--part tower's
-#                    configurations; all five by default)
+#                    configurations; all by default)
 set -euo pipefail
 bin=${BENCH_BIN:?run through bench/run}
 root=${BENCH_ROOT:?run through bench/run}
@@ -235,7 +238,8 @@ run_tower() { # layers weights attention partials modes...
   # stack of layers must) or streamed (each layer's from the host as it
   # starts). $images images a batch (1 unless --part tower-batch). WEIGHTS
   # f8E4M3FN+act also rounds every linear's input to f8 (ipu_export
-  # --activations f8: native f8 matmuls); partials f32 or any.
+  # --activations f8: native f8 matmuls), f8E4M3FN+act+attn attention's
+  # matmul operands too (--attention f8); partials f32 or any.
   local layers=$1 weights=$2 attention=$3 partials=$4
   shift 4
   local dir="$work/tower-$layers-$weights-$attention-b$images"
@@ -244,9 +248,10 @@ run_tower() { # layers weights attention partials modes...
   [ "$images" = 1 ] || base+=-b$images
   [ -z "$together" ] || base+=-together
   [ -x "$python" ] || { echo "bench=siglip case=$base status=no-venv"; return 0; }
-  local quantise=()
-  [ "$weights" = f16 ] || quantise=(--weights "${weights%+act}")
-  [ "$weights" = "${weights%+act}" ] || quantise+=(--activations f8)
+  local quantise=() stored=${weights%%+*}
+  [ "$stored" = f16 ] || quantise=(--weights "$stored")
+  case "+$weights+" in *+act+*) quantise+=(--activations f8) ;; esac
+  case "+$weights+" in *+attn+*) quantise+=(--attention f8) ;; esac
   local t0 t1 t2 t3
   t0=$(now)
   PYTHONPATH="$root/python" "$python" -m ipu_export siglip-vision \
@@ -320,13 +325,14 @@ parts=(mlp attention ln-mlp block stack batch)
 images=1
 batches="1 4 8"
 togetherBatches="2"
+togetherWeights="f8E4M3FN+act"
 together=""
 stacked=4
 batch=8
 layers=27
 # --part tower's configurations, weights:attention:modes (modes joined by +).
 # WEIGHTS:ATTENTION:PARTIALS:MODES; PARTIALS may be left out (f32).
-towers="f8E4M3FN:eager:f32:resident f8E4M3FN:eager:any:resident f8E4M3FN+act:eager:any:resident f16:sdpa:f32:streamed"
+towers="f8E4M3FN:eager:f32:resident f8E4M3FN:eager:any:resident f8E4M3FN+act:eager:any:resident f8E4M3FN+act+attn:eager:any:resident f16:sdpa:f32:streamed"
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts=("$2"); shift 2 ;;
@@ -335,6 +341,7 @@ while [ $# -gt 0 ]; do
     --layers) layers=$2; shift 2 ;;
     --batches) batches=$2; shift 2 ;;
     --together) togetherBatches=$2; shift 2 ;;
+    --together-weights) togetherWeights=$2; shift 2 ;;
     --towers) towers=$2; shift 2 ;;
     *) echo "bench/run siglip: unknown option '$1'" >&2; exit 1 ;;
   esac
@@ -373,7 +380,9 @@ for part in "${parts[@]}"; do
     done
     together=yes
     for images in $togetherBatches; do
-      run_tower "$layers" f8E4M3FN+act eager any resident
+      for weights in $togetherWeights; do
+        run_tower "$layers" "$weights" eager any resident
+      done
     done
     together=""
     images=1

@@ -1005,12 +1005,12 @@ struct FoldRegroupedBatches : OpRewritePattern<ipu_gemm::MatmulOp> {
 };
 
 /// An f8 tensor an operand widens, the power of two the widened value is
-/// then multiplied by, and the reshape (a permute that only regroups dims)
+/// then multiplied by, and the permute (a reshape, a transpose or a window)
 /// the operand reads it through, if any.
 struct ScaledNarrow {
   Value narrow;
   int exponent = 0;
-  ipu_tile::PermuteOp reshape;
+  ipu_tile::PermuteOp permute; ///< Optional: read through it.
   /// The ops from the operand down to the f8 tensor, which the fold leaves
   /// dead when nothing else reads them.
   SmallVector<Operation *, 3> chain;
@@ -1028,21 +1028,17 @@ static Operation *soleBodyOp(ipu_tile::ElementwiseOp op, unsigned extraOps = 0) 
   return yielded && yielded->getBlock() == &body ? yielded : nullptr;
 }
 
-/// `value` as f8 x 2^e read through an optional reshape: a one-input
+/// `value` as f8 x 2^e read through an optional permute: a one-input
 /// elementwise op that widens an f8 tensor exactly, then optionally one
 /// that multiplies by a power-of-two constant that keeps every f8 value
 /// exact in the wide type (no overflow, no rounding below its smallest
 /// subnormal). What torch-mlir makes of `x8.to(f16) * scale`.
 static std::optional<ScaledNarrow> scaledNarrow(Value value) {
   ScaledNarrow result;
+  // Widening and scaling are elementwise: they commute with any permute or
+  // window (attention's heads split off the f8 query, key and value).
   if (auto permute = value.getDefiningOp<ipu_tile::PermuteOp>()) {
-    ArrayRef<int64_t> order = permute.getPermutation();
-    for (size_t d = 0; d < order.size(); ++d)
-      if (order[d] != int64_t(d))
-        return std::nullopt;
-    if (permute.getOffsets() || permute.getSizes())
-      return std::nullopt;
-    result.reshape = permute;
+    result.permute = permute;
     result.chain.push_back(permute);
     value = permute.getSource();
   }
@@ -1080,6 +1076,20 @@ static std::optional<ScaledNarrow> scaledNarrow(Value value) {
   if (ipu::smallestSubnormal(*narrowType) * scale < ipu::smallestSubnormal(*wideType) ||
       largestNarrow * scale > largestWide)
     return std::nullopt;
+  // The permute then moves f8: its runs (the view's last dim, kept last
+  // and windowed on whole words) must stay whole exchange words.
+  if (result.permute) {
+    constexpr int64_t kF8PerWord = 4;
+    ArrayRef<int64_t> order = result.permute.getPermutation();
+    ArrayRef<int64_t> view = result.permute.getView();
+    const int64_t last = static_cast<int64_t>(view.size()) - 1;
+    if (view.empty() || order.back() != last || view.back() % kF8PerWord != 0)
+      return std::nullopt;
+    if (result.permute.getOffsets() &&
+        ((*result.permute.getOffsets()).back() % kF8PerWord != 0 ||
+         (*result.permute.getSizes()).back() % kF8PerWord != 0))
+      return std::nullopt;
+  }
   result.narrow = narrow;
   result.chain.push_back(widening);
   return result;
@@ -1104,17 +1114,17 @@ static void foldScaledNarrowOperands(ModuleOp module) {
     if (exponent < ipu::kF8InputScaleMin || exponent > ipu::kF8InputScaleMax)
       continue;
     OpBuilder builder(matmul);
-    auto reshaped = [&](ScaledNarrow &operand) -> Value {
-      if (!operand.reshape)
+    auto narrowed = [&](ScaledNarrow &operand) -> Value {
+      if (!operand.permute)
         return operand.narrow;
-      auto type = cast<RankedTensorType>(operand.reshape.getType());
+      auto type = cast<RankedTensorType>(operand.permute.getType());
       return ipu_tile::PermuteOp::create(
-          builder, operand.reshape.getLoc(),
+          builder, operand.permute.getLoc(),
           type.clone(getElementTypeOrSelf(operand.narrow.getType())), operand.narrow,
-          operand.reshape.getViewAttr(), operand.reshape.getPermutationAttr(),
-          /*offsets=*/nullptr, /*sizes=*/nullptr);
+          operand.permute.getViewAttr(), operand.permute.getPermutationAttr(),
+          operand.permute.getOffsetsAttr(), operand.permute.getSizesAttr());
     };
-    Value lhsNarrow = reshaped(*lhs), rhsNarrow = reshaped(*rhs);
+    Value lhsNarrow = narrowed(*lhs), rhsNarrow = narrowed(*rhs);
     auto native = ipu_gemm::MatmulOp::create(
         builder, matmul.getLoc(), matmul.getType(), lhsNarrow, rhsNarrow,
         matmul.getAccTypeAttr(), matmul.getTransposeLhs(), matmul.getTransposeRhs(),

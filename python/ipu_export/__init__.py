@@ -19,7 +19,8 @@ the compiler and its checks need is written to one directory:
                          f32 (rounded to the results' type), for how far a
                          quantised model lies from it
   scales.json            with f8 activations: each linear's activation and
-                         weight scales and what calibration saw
+                         weight scales and what calibration saw (with f8
+                         attention, its operands' scales under "attention")
   weights/<name>.npy     the model's parameters and buffers, by state-dict
                          name
 
@@ -198,8 +199,122 @@ def power_of_two_scale(magnitude: float, largest: float) -> float:
     return float(2.0 ** int(np.ceil(np.log2(magnitude / largest))))
 
 
+class F8Attention:
+    """Eager attention with its four matmul operands in f8: the query, key
+    and value (one power-of-two scale for the three, calibrated at export
+    like the linears' inputs, across layers) and the softmax's
+    probabilities (scale 2^-8: a probability is at most 1, which lands at
+    256, below E4M3's 448, so they need no clamp). Each operand is quantised
+    as QuantizedLinear quantises its input, then widened and scaled back:
+    the compiler sees matmuls of scaled, widened f8 tensors, native f8
+    products. The softmax itself stays as transformers computes it (f32).
+
+    The query, key and value are quantised where their projections
+    (`q_proj`, `k_proj`, `v_proj`) write them, before the heads are split
+    off, so that the split moves f8; attention modules without such
+    projections have them quantised in the attention function. That
+    function replaces a transformers modelling module's
+    `eager_attention_forward` while the model is exported (install and
+    restore), so it applies to every model whose attention calls it with
+    `_attn_implementation=eager`."""
+
+    ROLES = ("query", "key", "value")
+    PROJECTIONS = ("q_proj", "k_proj", "v_proj")
+
+    def __init__(self, f8_dtype: torch.dtype, largest: float):
+        self.f8_dtype = f8_dtype
+        self.largest = largest
+        self.scales: Dict[str, float] = {}
+        self.probability_scale = power_of_two_scale(1.0, largest)
+        self.magnitudes: Optional[Dict[str, float]] = None  # set while calibrating
+        self.patched: List[tuple] = []
+        self.hooks: List = []
+        self.projected = set()  # attention modules whose projections quantise
+        self.original = None
+        self.calls = 0  # attention runs through it: none means it was not used
+
+    def install(self, model: torch.nn.Module) -> int:
+        """Patches the modelling modules of `model`'s submodules that define
+        eager_attention_forward and hooks the projections; returns how many
+        modelling modules were patched."""
+        import sys
+        for sub in model.modules():
+            module = sys.modules.get(type(sub).__module__)
+            eager = getattr(module, "eager_attention_forward", None)
+            if eager is not None and eager is not self and \
+                    not any(m is module for m, _ in self.patched):
+                self.patched.append((module, eager))
+                self.original = eager
+                module.eager_attention_forward = self
+            if all(isinstance(getattr(sub, name, None), torch.nn.Module)
+                   for name in self.PROJECTIONS):
+                self.projected.add(id(sub))
+                for role, name in zip(self.ROLES, self.PROJECTIONS):
+                    self.hooks.append(getattr(sub, name).register_forward_hook(
+                        lambda _, __, output, role=role: self.observe(role, output)))
+        return len(self.patched)
+
+    def restore(self) -> None:
+        for module, eager in self.patched:
+            module.eager_attention_forward = eager
+        for hook in self.hooks:
+            hook.remove()
+        self.patched, self.hooks = [], []
+
+    def quantise(self, x: torch.Tensor, scale: float, clamp: bool = True) -> torch.Tensor:
+        scaled = x * (1.0 / scale)
+        if clamp:
+            scaled = scaled.clamp(-self.largest, self.largest)
+        return scaled.to(self.f8_dtype).to(x.dtype) * scale
+
+    def observe(self, role: str, tensor: torch.Tensor) -> Optional[torch.Tensor]:
+        """While calibrating, notes `tensor`'s largest magnitude (and leaves
+        it be); afterwards, `tensor` quantised with its role's scale."""
+        if self.magnitudes is not None:
+            self.magnitudes[role] = max(self.magnitudes[role],
+                                        tensor.detach().abs().float().max().item())
+            return None
+        return self.quantise(tensor, self.scales[role])
+
+    def calibrated(self, headroom: float) -> Dict[str, dict]:
+        # One scale for the query, key and value: one tensor where their
+        # projections run as one matmul, so one quantisation of it (a
+        # floating-point format loses no precision on the smaller ones
+        # unless they reach its subnormals).
+        largest = max(self.magnitudes.values())
+        scales = {}
+        for role in self.ROLES:
+            self.scales[role] = power_of_two_scale(largest * headroom, self.largest)
+            scales[role] = {"activationScale": self.scales[role],
+                            "calibratedMagnitude": self.magnitudes[role]}
+        scales["probabilities"] = {"activationScale": self.probability_scale}
+        self.magnitudes = None
+        return scales
+
+    def __call__(self, module, query, key, value, attention_mask, scaling, dropout=0.0,
+                 **kwargs):
+        self.calls += 1
+        if id(module) not in self.projected:
+            for role, tensor in zip(self.ROLES, (query, key, value)):
+                quantised = self.observe(role, tensor)
+                if quantised is not None:
+                    query, key, value = (quantised if r == role else t for r, t in
+                                         zip(self.ROLES, (query, key, value)))
+        if self.magnitudes is not None:
+            return self.original(module, query, key, value, attention_mask, scaling,
+                                 dropout=dropout, **kwargs)
+        weights = torch.matmul(query, key.transpose(-1, -2)) * scaling
+        if attention_mask is not None:
+            weights = weights + attention_mask
+        weights = torch.nn.functional.softmax(weights, dim=-1, dtype=torch.float32).to(query.dtype)
+        probabilities = self.quantise(weights, self.probability_scale, clamp=False)
+        output = torch.matmul(probabilities, value).transpose(1, 2).contiguous()
+        return output, weights
+
+
 def calibrate_activations(model: torch.nn.Module, inputs: Sequence[torch.Tensor],
-                          headroom: float = 2.0) -> Dict[str, dict]:
+                          headroom: float = 2.0,
+                          attention: Optional[F8Attention] = None) -> Dict[str, dict]:
     """Runs `model` on `inputs` and gives every QuantizedLinear an
     activation scale: the power of two that puts `headroom` times the
     largest input magnitude seen (over every layer's linear of the same
@@ -207,12 +322,16 @@ def calibrate_activations(model: torch.nn.Module, inputs: Sequence[torch.Tensor]
     by module name, the scales and the largest partial sum of the f8
     product in f8 units (sum over K of |x8| |w8|, at the calibration
     inputs): above f16's largest finite value, f16 partials would overflow
-    where f32 partials do not (the compiler's --check reports it)."""
+    where f32 partials do not (the compiler's --check reports it). With
+    `attention` (an installed F8Attention), its operands are calibrated in
+    the same run, their scales under "attention"."""
     linears = {name: m for name, m in model.named_modules() if isinstance(m, QuantizedLinear)}
     for m in linears.values():
         m.activation_scale = None
         m.calibrated_magnitude = 0.0
         m.calibrated_partial = 0.0
+    if attention is not None:
+        attention.magnitudes = {role: 0.0 for role in F8Attention.ROLES}
     with torch.no_grad():
         model(*inputs)
     # One scale per role across repeated layers (layers.N. -> layers.*.):
@@ -231,6 +350,8 @@ def calibrate_activations(model: torch.nn.Module, inputs: Sequence[torch.Tensor]
                         "largestPartialSumF8Units": m.calibrated_partial / m.activation_scale}
         m.calibrated_magnitude = None
         m.calibrated_partial = None
+    if attention is not None:
+        scales["attention"] = attention.calibrated(headroom)
     return scales
 
 
@@ -340,7 +461,7 @@ def _mark_batch_dim(module, dim: int) -> None:
 def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
            directory: str, seed: int = 0, weights: str = None,
            activations: bool = False, calibration_inputs: int = 2,
-           batch_dim=AUTO) -> Exported:
+           batch_dim=AUTO, attention: bool = False) -> Exported:
     """Exports `model` on random inputs of `shapes` in `dtype` (f32 or f16)
     into `directory`; with `weights` (f8E4M3FN or f8E4M3FNUZ), every linear
     layer's weight quantised to it first (quantize_linears). With
@@ -349,7 +470,9 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
     `calibration_inputs` random inputs drawn apart from the exported ones
     (calibrate_activations); the scales go to DIR/scales.json. `batch_dim` is
     the first input's batch dimension to mark (an int), None for none, or
-    AUTO for batch_dim_of's; Exported.batch_dim says which was marked."""
+    AUTO for batch_dim_of's; Exported.batch_dim says which was marked.
+    With `attention` (it needs `activations`), eager attention's matmuls
+    take f8 operands too (F8Attention), calibrated with the linears."""
     from torch_mlir import fx
 
     if dtype not in DTYPES:
@@ -368,21 +491,39 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
     model = model.to(torch_dtype)
     if activations and not weights:
         raise SystemExit("ipu_export: f8 activations need f8 weights (--weights)")
+    if attention and not activations:
+        raise SystemExit("ipu_export: f8 attention needs f8 activations (--activations f8)")
     if weights:
         quantize_linears(model, weights)
-    model = _Flat(model).eval()
-    scales = None
-    if activations:
-        calibration = torch.Generator().manual_seed(seed + 1_000_003)
-        batches = [[torch.randn(*shape, generator=calibration).to(torch_dtype) for shape in shapes]
-                   for _ in range(calibration_inputs)]
-        scales = calibrate_activations(model, [torch.cat(list(group)) for group in zip(*batches)])
-    generator = torch.Generator().manual_seed(seed)
-    inputs = [torch.randn(*shape, generator=generator).to(torch_dtype) for shape in shapes]
-    with torch.no_grad():
-        outputs = model(*inputs)
-        module = fx.export_and_import(model, *inputs, output_type="linalg-on-tensors",
-                                      func_name="main")
+    f8_attention = None
+    if attention:
+        f8_attention = F8Attention(*F8_WEIGHTS[weights])
+        if f8_attention.install(model) == 0:
+            raise SystemExit("ipu_export: f8 attention found no eager_attention_forward in "
+                             "the model's modelling modules")
+    try:
+        model = _Flat(model).eval()
+        scales = None
+        if activations:
+            calibration = torch.Generator().manual_seed(seed + 1_000_003)
+            batches = [[torch.randn(*shape, generator=calibration).to(torch_dtype)
+                        for shape in shapes] for _ in range(calibration_inputs)]
+            scales = calibrate_activations(
+                model, [torch.cat(list(group)) for group in zip(*batches)],
+                attention=f8_attention)
+        generator = torch.Generator().manual_seed(seed)
+        inputs = [torch.randn(*shape, generator=generator).to(torch_dtype) for shape in shapes]
+        with torch.no_grad():
+            outputs = model(*inputs)
+            if f8_attention is not None and f8_attention.calls == 0:
+                raise SystemExit("ipu_export: f8 attention replaces eager attention, which the "
+                                 "model did not run: export with "
+                                 "--set _attn_implementation=eager")
+            module = fx.export_and_import(model, *inputs, output_type="linalg-on-tensors",
+                                          func_name="main")
+    finally:
+        if f8_attention is not None:
+            f8_attention.restore()
     if batch_dim is not None:
         _mark_batch_dim(module, batch_dim)
     for sub in ("weights", "inputs", "expected"):

@@ -1,6 +1,6 @@
 """python -m ipu_export MODEL --shape N,C,H,W [--shape ...] [--dtype f32|f16]
                         [--set field=value ...] [--seed N]
-                        [--weights f8E4M3FN|f8E4M3FNUZ [--activations f8]]
+                        [--weights f8E4M3FN|f8E4M3FNUZ [--activations f8 [--attention f8]]]
                         [--batch-dim N|none|auto] -o DIR
 
 MODEL is a built-in model (siglip-vision: transformers' SiglipVisionModel,
@@ -41,6 +41,10 @@ def main(argv=None) -> int:
                              "weights' format, with a power-of-two scale per "
                              "linear calibrated at export (written to "
                              "DIR/scales.json): native f8 matmuls")
+    parser.add_argument("--attention", default=None,
+                        help="f8: eager attention's matmuls take f8 operands too "
+                             "(query, key and value with calibrated scales, the "
+                             "probabilities with 2^-8); needs --activations f8")
     parser.add_argument("--batch-dim", default="auto", metavar="N|none|auto",
                         help="the first input's batch dimension, marked for ipu-run's "
                              "image count (auto: see ipu_export.batch_dim_of)")
@@ -70,14 +74,18 @@ def main(argv=None) -> int:
     model = load_model(args.model, overrides, args.seed)
     if args.activations not in (None, "f8"):
         parser.error(f"--activations takes f8, got '{args.activations}'")
+    if args.attention not in (None, "f8"):
+        parser.error(f"--attention takes f8, got '{args.attention}'")
     exported = export(model, shapes, args.dtype, args.output, args.seed, args.weights,
-                      activations=args.activations == "f8", batch_dim=batch_dim)
+                      activations=args.activations == "f8", batch_dim=batch_dim,
+                      attention=args.attention == "f8")
     print(f"export=ipu_export model={args.model} dtype={args.dtype} "
           f"inputs={len(exported.inputs)} outputs={len(exported.outputs)} "
           f"weights={len(exported.weights)} mlirBytes={exported.mlir_bytes} "
           f"seconds={time.time() - start:.1f} directory={args.output} "
           f"linearWeights={args.weights or args.dtype} "
           f"linearActivations={args.weights if args.activations else args.dtype}"
+          f" attentionOperands={args.weights if args.attention else args.dtype}"
           + ("" if exported.quantisation is None else
              f" quantisedVsF32MaximumAbsoluteError={exported.quantisation['maximumAbsoluteError']:.6g}"
              f" quantisedVsF32CosineSimilarity={exported.quantisation['cosineSimilarity']:.6f}")
