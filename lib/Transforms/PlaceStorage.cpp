@@ -11,6 +11,7 @@
 #include "IPU/Storage/ReservedArea.h"
 #include "MemoryProfile.h"
 #include "PlaceStorage.h"
+#include "IPU/Support/Escape.h"
 #include "IPU/Support/Log.h"
 
 #include "mlir/IR/Builders.h"
@@ -125,10 +126,29 @@ LogicalResult mlir::ipu_compiler::placeProgram(ipu_tile::ProgramOp program,
     return success();
   }
 }
+std::string mlir::ipu_compiler::ReservedAreaParts::str() const {
+  // The phases with the most code there, largest first.
+  std::vector<std::pair<std::string, uint64_t>> largest = exchangeCodeByPhase;
+  std::stable_sort(largest.begin(), largest.end(),
+                   [](const auto &a, const auto &b) { return a.second > b.second; });
+  constexpr size_t kListed = 3;
+  std::string phases;
+  for (size_t i = 0; i < largest.size() && i < kListed; ++i)
+    phases += (i ? ", '" : " ('") + ipu::escapeText(largest[i].first) + "' " +
+              std::to_string(largest[i].second);
+  if (!phases.empty())
+    phases += largest.size() > kListed ? ", ...)" : ")";
+  // Each kind is laid out on whole memory elements (ReservedArea::bytesOn).
+  return "tile " + std::to_string(tile) + ": " + std::to_string(exchangeCodeBytes) +
+         " of exchange code" + phases + ", " + std::to_string(vertexStateBytes) +
+         " of vertex state, " + std::to_string(kernelCodeBytes) +
+         " of kernel code, each kind on whole memory elements";
+}
+
 FailureOr<uint32_t>
 mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
                              const ipu::TargetModel &target, bool placed,
-                             std::string *parts) {
+                             ReservedAreaParts *parts) {
   // Each phase's exchange code comes from a timed schedule: read from the IR
   // here, then scheduled (before placement) and timed in parallel, as plain
   // data; the results do not depend on the threads.
@@ -245,13 +265,16 @@ mlir::ipu_compiler::reservedAreaBytes(ArrayRef<Operation *> steps,
       ipu::logDebug("ipu-place-storage: reserved on tile 0 bytes=" +
                       std::to_string(bytes) + " step=\"" + what + "\"");
   if (parts) {
-    // Each part is laid out on whole memory elements (ReservedArea::bytesOn).
     const uint32_t busiest = area.busiestTile();
-    *parts = "tile " + std::to_string(busiest) + ": " +
-             std::to_string(area.exchangeCodeBytes(busiest)) + " of exchange code, " +
-             std::to_string(area.vertexStateBytes(busiest)) + " of vertex state, " +
-             std::to_string(area.kernelCodeBytes(busiest)) +
-             " of kernel code, each kind on whole memory elements";
+    parts->tile = busiest;
+    parts->exchangeCodeBytes = area.exchangeCodeBytes(busiest);
+    parts->vertexStateBytes = area.vertexStateBytes(busiest);
+    parts->kernelCodeBytes = area.kernelCodeBytes(busiest);
+    parts->exchangeCodeByPhase.clear();
+    for (Operation *stepOp : steps)
+      if (auto phase = dyn_cast<ipu_exchange::PhaseOp>(stepOp))
+        if (const uint32_t bytes = work[workOf.lookup(stepOp)].codeBytesPerTile[busiest])
+          parts->exchangeCodeByPhase.emplace_back(phase.getSymName().str(), bytes);
   }
   return static_cast<uint32_t>(area.bytes());
 }

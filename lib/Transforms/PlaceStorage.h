@@ -17,14 +17,24 @@
 
 namespace mlir::ipu_compiler {
 
+/// The busiest tile of a reserved area and what it keeps there.
+struct ReservedAreaParts {
+  uint32_t tile = 0;
+  uint64_t exchangeCodeBytes = 0, vertexStateBytes = 0, kernelCodeBytes = 0;
+  /// Each phase's exchange code on that tile, by the phase's name.
+  std::vector<std::pair<std::string, uint64_t>> exchangeCodeByPhase;
+  /// "tile T: E of exchange code, V of vertex state, K of kernel code".
+  std::string str() const;
+};
+
 struct ProgramStorage {
   ipu_tile::ProgramLiveness liveness;
   SmallVector<ipu_tile::BufferOp> buffers;
   std::vector<ipu::BufferRequest> requests; ///< One per buffer.
   /// Exchange code, vertex state and kernel code on the busiest tile.
   uint32_t reservedBytes = 0;
-  /// That tile and its three parts, for remarks.
-  std::string reservedParts;
+  /// That tile and its three parts.
+  ReservedAreaParts reservedParts;
   ipu::Placement placement;
   /// Set when the buffers do not fit, with `overflow` filled.
   std::optional<std::string> error;
@@ -38,7 +48,7 @@ struct ProgramStorage {
 /// `parts`, when given, says which tile that is and what it keeps.
 FailureOr<uint32_t> reservedAreaBytes(ArrayRef<Operation *> steps,
                                       const ipu::TargetModel &target,
-                                      bool placed, std::string *parts = nullptr);
+                                      bool placed, ReservedAreaParts *parts = nullptr);
 
 /// Sizes the reserved area and places every buffer of a lowered program.
 /// Fails (with a diagnostic) only on IR the placement cannot read; an

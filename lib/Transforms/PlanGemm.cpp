@@ -188,7 +188,7 @@ struct PlanGemmPass : public mlir::ipu_compiler::impl::IPUPlanGemmBase<PlanGemmP
                           "beside {4} of code and vertex state ({5})",
                           ipu::memoryClassName(c), live,
                           storage->placement.peakTile[static_cast<int>(c)],
-                          available, storage->reservedBytes, storage->reservedParts)
+                          available, storage->reservedBytes, storage->reservedParts.str())
                 .str();
       // The largest of them, so that a reader sees what holding back
       // cannot move (a tile's own rows, a head's small buffers).
