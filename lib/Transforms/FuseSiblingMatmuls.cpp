@@ -370,15 +370,6 @@ bool fuseWindowReaders(func::FuncOp func) {
   return false;
 }
 
-/// Whether `op` only reshapes: its view read in order, whole.
-bool onlyReshapes(ipu_tile::PermuteOp op) {
-  ArrayRef<int64_t> order = op.getPermutation();
-  for (size_t d = 0; d < order.size(); ++d)
-    if (order[d] != static_cast<int64_t>(d))
-      return false;
-  return !op.getOffsets() && !op.getSizes();
-}
-
 /// A one-input elementwise op of a reshaped column window runs on the
 /// window itself and its result is reshaped instead (an elementwise op
 /// commutes with a reshape), so that it becomes a reader of the window
@@ -391,7 +382,7 @@ bool hoistElementwiseAboveReshapes(func::FuncOp func) {
         op.getBroadcast(0) != ipu::Broadcast::Full)
       return;
     auto reshape = op.getInputs()[0].getDefiningOp<ipu_tile::PermuteOp>();
-    if (!reshape || !reshape.getResult().hasOneUse() || !onlyReshapes(reshape))
+    if (!reshape || !reshape.getResult().hasOneUse() || !ipu_tile::readsInOrder(reshape))
       return;
     auto window = reshape.getSource().getDefiningOp<ipu_tile::PermuteOp>();
     if (window && columnWindow(window))
@@ -420,7 +411,7 @@ bool hoistElementwiseAboveReshapes(func::FuncOp func) {
 /// the same.
 bool readThroughReshape(ipu_tile::PermuteOp op) {
   auto reshape = op.getSource().getDefiningOp<ipu_tile::PermuteOp>();
-  if (!reshape || !reshape.getResult().hasOneUse() || !onlyReshapes(reshape))
+  if (!reshape || !reshape.getResult().hasOneUse() || !ipu_tile::readsInOrder(reshape))
     return false;
   op.getSourceMutable().assign(reshape.getSource());
   reshape.erase();

@@ -59,14 +59,10 @@ std::optional<BlockLayout> permuteResultLayout(PermuteOp op) {
   return ipu::arrivalLayout(rows, cols, *element, *target);
 }
 
-/// Whether `op` only reshapes: every dim in place, its view the source's
+/// Whether `op` only reshapes: it reads in order, its view the source's
 /// shape.
 bool isReshape(PermuteOp op) {
-  ArrayRef<int64_t> permutation = op.getPermutation();
-  for (auto [index, dim] : llvm::enumerate(permutation))
-    if (dim != int64_t(index))
-      return false;
-  return !op.getSizes() && op.getView() == op.getSource().getType().getShape();
+  return readsInOrder(op) && op.getView() == op.getSource().getType().getShape();
 }
 
 /// The layout a reshape's result has in its source's buffer, when the

@@ -334,3 +334,10 @@ RepeatOp mlir::ipu_tile::carriedBy(Value value) {
     return nullptr;
   return dyn_cast_or_null<RepeatOp>(argument.getOwner()->getParentOp());
 }
+
+bool mlir::ipu_tile::readsInOrder(PermuteOp op) {
+  for (auto [index, dim] : llvm::enumerate(op.getPermutation()))
+    if (dim != static_cast<int64_t>(index))
+      return false;
+  return !op.getOffsets() && !op.getSizes();
+}

@@ -137,6 +137,10 @@ ShapedType constantType(Attribute value);
 /// does not hold the block.
 FailureOr<ArrayRef<char>> dataBlockBytes(DataAttr data, Operation *user);
 
+/// Whether `op` reads its source's elements in order, whole: every dim of
+/// its view in place and no window, so its result only reshapes them.
+bool readsInOrder(PermuteOp op);
+
 } // namespace mlir::ipu_tile
 
 #endif // IPU_DIALECT_TILE_IR_TILEUTILS_H
