@@ -612,14 +612,14 @@ there is one, else over the user's stack, else over poplibs.
 | usable bytes a tile | %u standard + %u interleaved = %u | IPU21_PLANNED_DATA_BYTES = 162,080 + 424,880 = 586,960 (ipu-codegen memory.rs) | %s |
 | runtime below the first buffer (`reservedStandardBytes`) | %u = %u linked code + %u exchange window + %u runtime state | IPU21_DATA_BASE = 0x586E0: [0x4C000, 0x50000) linked kernels, EXCHANGE_WINDOW_BYTES = 0x8000, RUNTIME_STATE_BYTES = 0xE0 + 6 x 0x100 | 1.00 |
 | end of interleaved memory | 0x%X | IPU21_APPLICATION_MEMORY_LIMIT = 0xE7BB0 (643 loader frames of 992 bytes) | 1.00 |
-| exchange code | whole %u-byte memory elements of its own, + a %u-byte fetch guard | row tables element-aligned at both ends, guard_after = IPU21_SUPERVISOR_FETCH_LOOKAHEAD = 64 (package.rs) | 1.00 |
+| exchange code | after the vertex state and kernel code, never in the runtime's element, + a %u-byte fetch guard, the whole area end-aligned to a %u-byte memory element (no transfer touches an element the rows are in; no buffer the code's last) | row tables element-aligned at both ends, the code end-aligned apart from them, guard_after = IPU21_SUPERVISOR_FETCH_LOOKAHEAD = 64 (package.rs) | at most one element less |
 )",
               t.allocatableBytes(standard), t.allocatableBytes(interleaved),
               t.allocatableBytes(standard) + t.allocatableBytes(interleaved),
               ratio(t.allocatableBytes(standard) + t.allocatableBytes(interleaved), 586960).c_str(),
               t.reservedStandardBytes, t.runtimeLinkedCodeBytes, t.exchangeWindowBytes,
-              t.runtimeStateBytes, t.interleaved.end(), t.memoryElementBytes,
-              t.fetchGuardBytes);
+              t.runtimeStateBytes, t.interleaved.end(), t.fetchGuardBytes,
+              t.memoryElementBytes);
 
   d += format(R"(
 ### Exchange

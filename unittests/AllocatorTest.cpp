@@ -201,19 +201,19 @@ TEST(ReservedArea, ExchangeCodeFromTheTimedRowsVertexStateAndKernelsOncePerTile)
   EXPECT_EQ(area.vertexStateBytes(3), target.vertexStateBytes(3, 2));
   EXPECT_EQ(area.kernelCodeBytes(3), 160u);
   EXPECT_EQ(area.kernelCodeBytes(0), 100u);
-  // Laid out as the user's stack lays it out: from the first allocatable
-  // byte (0x586E0) vertex state and kernel code, end-aligned to an element
-  // (0x5C000); then the exchange rows, + a 64-byte fetch guard, in whole
-  // 16 KiB elements of their own.
+  // From the first allocatable byte (0x586E0), vertex state and kernel
+  // code; the exchange rows from the runtime's element's end (0x5C000) at
+  // the earliest, + a 64-byte fetch guard; the whole area end-aligned to a
+  // 16 KiB element.
   const uint64_t base = target.allocatableBase(MemoryClass::Standard);
   EXPECT_EQ(base, 0x586E0u);
   EXPECT_EQ(target.fetchGuardBytes, 64u);
   for (uint32_t tile = 0; tile < 4; ++tile) {
     const uint64_t codeEnd = base + area.vertexStateBytes(tile) + area.kernelCodeBytes(tile);
-    const uint64_t exchangeStart = (codeEnd + 16383) / 16384 * 16384;
+    const uint64_t exchangeStart = std::max<uint64_t>(codeEnd, 0x5C000);
     EXPECT_EQ(exchangeStart, 0x5C000u) << tile;
-    const uint64_t exchangeElements = (area.exchangeCodeBytes(tile) + 64 + 16383) / 16384;
-    EXPECT_EQ(base + area.bytesOn(tile), exchangeStart + exchangeElements * 16384) << tile;
+    const uint64_t end = exchangeStart + area.exchangeCodeBytes(tile) + 64;
+    EXPECT_EQ(base + area.bytesOn(tile), (end + 16383) / 16384 * 16384) << tile;
     EXPECT_EQ((base + area.bytesOn(tile)) % 16384, 0u) << tile;
     EXPECT_GE(area.bytesOn(tile), area.perTile()[tile] + 64) << tile;
   }
@@ -238,14 +238,22 @@ TEST(ReservedArea, ExchangeCodeAndItsGuardTakeWholeElements) {
     EXPECT_EQ(base + area.bytes(), 0x5C000u + elements * 16384) << code;
     EXPECT_EQ(area.busiestTile(), 0u) << code;
   }
-  // Kernel code past the element the runtime state ends in pushes the
-  // exchange code an element further.
+  // Exchange rows follow kernel code that reaches past the runtime's
+  // element in the same element: code and vertex state are no transfer's
+  // source or destination.
   ReservedArea area(target);
   area.addKernelCode({1}, "ew0", 0x5C000 - base + 1);
   area.addExchangeCode({8, 8});
-  EXPECT_EQ(area.busiestTile(), 1u);
+  EXPECT_EQ(area.busiestTile(), 0u);
   EXPECT_EQ(base + area.bytesOn(0), 0x60000u);
-  EXPECT_EQ(base + area.bytesOn(1), 0x64000u);
+  EXPECT_EQ(base + area.bytesOn(1), 0x60000u);
+  // Until code and rows together cross into the next element.
+  ReservedArea crossing(target);
+  crossing.addKernelCode({1}, "ew0", 0x5C000 - base + 8000);
+  crossing.addExchangeCode({8, 16384 - 8000 - 64 + 1});
+  EXPECT_EQ(crossing.busiestTile(), 1u);
+  EXPECT_EQ(base + crossing.bytesOn(0), 0x60000u);
+  EXPECT_EQ(base + crossing.bytesOn(1), 0x64000u);
   // Kernel code alone is end-aligned too.
   ReservedArea codeOnly(target);
   codeOnly.addKernelCode({0}, "ew0", 100);

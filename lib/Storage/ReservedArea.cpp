@@ -45,22 +45,26 @@ void ReservedArea::addKernelCode(const std::vector<uint32_t> &tiles,
 }
 
 uint64_t ReservedArea::bytesOn(uint32_t tile) const {
-  // As the user's stack lays it out (their package.rs): vertex state and
-  // generated code from the first allocatable byte, the code end-aligned to
-  // a memory element ("keep planned standard-memory values out of its final
-  // memory element"); then the exchange rows in whole elements of their own
-  // with the fetch guard after them ("executed exchange rows may not share
-  // an SRAM element with any transfer source or destination").
+  // From the first allocatable byte: vertex state and generated code, then
+  // the exchange rows with the fetch guard after them, the whole area
+  // end-aligned to a memory element. The user's stack (their package.rs)
+  // states two rules: "keep planned standard-memory values out of [the
+  // code's] final memory element", and "executed exchange rows may not
+  // share an SRAM element with any transfer source or destination". Code
+  // and vertex state are neither, so the rows follow them in the same
+  // element; only the runtime's element, which holds the host exchange
+  // window, they never share. (The user's stack gives the code and the
+  // rows elements of their own, one element more at worst.)
   const uint64_t element = std::max<uint32_t>(target.memoryElementBytes, 1);
   auto alignUp = [](uint64_t value, uint64_t align) {
     return (value + align - 1) / align * align;
   };
   const uint64_t base = target.allocatableBase(MemoryClass::Standard);
   uint64_t end = base + vertex[tile] + kernel[tile];
+  if (exchange[tile] > 0)
+    end = std::max(end, alignUp(base, element)) + exchange[tile] + target.fetchGuardBytes;
   if (kernel[tile] > 0 || exchange[tile] > 0)
     end = alignUp(end, element);
-  if (exchange[tile] > 0)
-    end += alignUp(exchange[tile] + target.fetchGuardBytes, element);
   return end - base;
 }
 

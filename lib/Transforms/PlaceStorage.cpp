@@ -138,11 +138,11 @@ std::string mlir::ipu_compiler::ReservedAreaParts::str() const {
               std::to_string(largest[i].second);
   if (!phases.empty())
     phases += largest.size() > kListed ? ", ...)" : ")";
-  // Each kind is laid out on whole memory elements (ReservedArea::bytesOn).
+  // Laid out together on whole memory elements (ReservedArea::bytesOn).
   return "tile " + std::to_string(tile) + ": " + std::to_string(exchangeCodeBytes) +
          " of exchange code" + phases + ", " + std::to_string(vertexStateBytes) +
          " of vertex state, " + std::to_string(kernelCodeBytes) +
-         " of kernel code, each kind on whole memory elements";
+         " of kernel code, together on whole memory elements";
 }
 
 FailureOr<uint32_t>

@@ -2,10 +2,11 @@
 //
 // Each tile keeps, at the bottom of its standard memory above the runtime,
 // the program's exchange code (each phase's instruction row, as the timing
-// model counts it from the schedule, on memory elements of its own), its
-// vertices' state and the code of each generated kernel it runs. --ipu-place-storage sizes that area from the
-// program it places; the package loader sizes it again from what the
-// package holds and refuses a package whose buffers reach into it. Both go
+// model counts it from the schedule, on memory elements no transfer
+// touches), its vertices' state and the code of each generated kernel it
+// runs. --ipu-place-storage sizes that area from the program it places; the
+// package loader sizes it again from what the package holds and refuses a
+// package whose buffers reach into it. Both go
 // through this one tally.
 //
 //===----------------------------------------------------------------------===//
@@ -44,9 +45,9 @@ public:
   /// Per tile, the bytes so far.
   const std::vector<uint64_t> &perTile() const { return total; }
   /// What `tile` keeps from the first allocatable byte, as laid out: vertex
-  /// state and kernel code, the code end-aligned to a memory element, then
-  /// the exchange code on whole elements of its own with the target's fetch
-  /// guard after it.
+  /// state and kernel code, then the exchange code (never in the runtime's
+  /// element) with the target's fetch guard after it, the whole area
+  /// end-aligned to a memory element.
   uint64_t bytesOn(uint32_t tile) const;
   /// The most any tile keeps, rounded up to the buffer alignment: where the
   /// program's buffers start.
