@@ -53,8 +53,9 @@
 # `--part tower-batch` runs the same tower (eager attention, f8 weights
 # resident) on batches of --batches "1 4 8" images, exported at that batch
 # and run one image after another; then the native f8 tower (weights and
-# activations f8, partials any; --together-weights "f8E4M3FN+act", or
-# f8E4M3FN+act+attn for attention's operands in f8 too) on batches of
+# activations f8, partials any; --together-weights "f8E4M3FN+act
+# f8E4M3FN+act+attn" by default, +attn for attention's operands in f8 and
+# its softmax's exponentials in f16) on batches of
 # --together "2" images computed at once (images=together: the linears'
 # rows are every image's).
 #   bench/run siglip [--part mlp|attention|ln-mlp|block|stack|batch|export|tower|tower-batch]
@@ -325,7 +326,7 @@ parts=(mlp attention ln-mlp block stack batch)
 images=1
 batches="1 4 8"
 togetherBatches="2"
-togetherWeights="f8E4M3FN+act"
+togetherWeights="f8E4M3FN+act f8E4M3FN+act+attn"
 together=""
 stacked=4
 batch=8
