@@ -786,6 +786,17 @@ std::vector<bool> opsAfterRowMax(const ElementwiseBody &body) {
   return after;
 }
 
+bool sumsWidenedHalves(const ElementwiseBody &body) {
+  const size_t inputs = body.inputs.size();
+  if (body.reduction != RowReduction::Add || inputs != 1 || body.ops.size() != 1 ||
+      body.result != inputs)
+    return false;
+  const BodyOp &op = body.ops[0];
+  return op.kind == BodyOpKind::ExtF && op.type == ElementType::F32 &&
+         op.operands[0] == 0 && body.inputs[0].type == ElementType::F16 &&
+         body.inputs[0].broadcast == Broadcast::Full;
+}
+
 std::optional<size_t> gatingTranscendental(const ElementwiseBody &body) {
   if (body.reduction != RowReduction::None)
     return std::nullopt;
@@ -844,11 +855,17 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   // loop (opsAfterRowMax); the generated kernel does the same.
   const std::vector<bool> afterMax = opsAfterRowMax(body);
   auto appliedAfterMax = [&](size_t i) { return !afterMax.empty() && afterMax[i]; };
+  // A sum of one full f16 input widened to f32 (nothing else in the body)
+  // adds 4 halves a load into the f32 accumulators, as poplibs' continuous
+  // reductions do (CycleEstimationFunctions.cpp, ALL_REGIONS_CONTINUOUS:
+  // min(accumulator width 8 for half, data path 64 / 16) elements a
+  // cycle); the widening costs nothing apart.
+  const bool widenedSum = sumsWidenedHalves(body);
   unsigned widest = 16;
   for (const ElementwiseInput &input : body.inputs)
     widest = std::max(widest, bits(input.type));
   for (size_t i = 0; i < body.ops.size(); ++i)
-    if (!appliedAfterMax(i))
+    if (!appliedAfterMax(i) && !widenedSum)
       widest = std::max(widest, bits(body.ops[i].type));
   cycles.lanes = std::max(1u, target.vectorBytes * 8 / widest);
   // An op of values that do not change along a row (column and scalar
@@ -858,6 +875,8 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   const size_t inputs = body.inputs.size();
   double instructions = 0, invariantPerRow = 0;
   for (size_t i = 0; i < body.ops.size(); ++i) {
+    if (widenedSum)
+      continue;
     if (invariant[inputs + i] || appliedAfterMax(i))
       invariantPerRow += bodyOpInstructions(
           target, body, i, body.ops[i].type == ElementType::F16 ? 4 : 2);
@@ -870,8 +889,9 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   // accumulator; narrower types move fewer bytes but still a whole
   // instruction.
   const bool reduces = body.reduction != RowReduction::None;
-  double perRow = (reduces ? target.reduceRowOverheadInstructions
-                           : target.ewRowOverheadInstructions) +
+  double perRow = (widenedSum ? target.reduceWidenedRowOverheadInstructions
+                   : reduces  ? target.reduceRowOverheadInstructions
+                              : target.ewRowOverheadInstructions) +
                   invariantPerRow;
   // A reduction's combine issues with the load of one full input (poplibs'
   // {ld64step; op} bundle).

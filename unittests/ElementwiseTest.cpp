@@ -1695,6 +1695,42 @@ TEST_F(ReductionEstimateTest, IdentitySumF32Rows8x729) {
   EXPECT_EQ(cycles.total, expected);
 }
 
+TEST_F(ReductionEstimateTest, SumOfWidenedF16Rows8x729) {
+  // extf f16 -> f32 alone, summed (sumsWidenedHalves): 4 halves a load
+  // into the f32 accumulators, the widening free. lanes = 4,
+  // I = reduceVectorInstructions = 1, R = reduceWidenedRowOverhead-
+  // Instructions = 18. vectorsPerRow = ceil(729 / 4) = 183; rowsPerWorker
+  // = 2; perWorker = 366. Worker: 36 + 366 = 402. total = 36 + 6 x (17 +
+  // 402) = 2550 (at f32's lanes with a cast a vector, as before: 36 + 6 x
+  // (17 + 24 + 730 x 2) = 9042).
+  EXPECT_EQ(target.reduceWidenedRowOverheadInstructions, 18u);
+  BodyBuilder b({{F16, Broadcast::Full}});
+  uint32_t wide = b.op(BodyOpKind::ExtF, F32, {0});
+  ElementwiseBody body = b.yield(wide, F32);
+  body.reduction = RowReduction::Add;
+  body.init = 0.0;
+  ASSERT_TRUE(sumsWidenedHalves(body));
+  ElementwiseCycles cycles = estimateElementwise(target, body, 8, 729);
+  EXPECT_EQ(cycles.lanes, 4u);
+  EXPECT_DOUBLE_EQ(cycles.instructionsPerVector, target.reduceVectorInstructions);
+  EXPECT_EQ(cycles.vectors, 8u * 183);
+  EXPECT_EQ(cycles.total, 2550u);
+  // Anything more in the body, a max, an f8 input or a column input keeps
+  // the f32 lanes.
+  ElementwiseBody scaled = body;
+  scaled.ops.push_back({BodyOpKind::MulF, F32, 0, {1, 1, 0}, 0});
+  scaled.result = 2;
+  EXPECT_FALSE(sumsWidenedHalves(scaled));
+  ElementwiseBody max = body;
+  max.reduction = RowReduction::Max;
+  EXPECT_FALSE(sumsWidenedHalves(max));
+  ElementwiseBody column = body;
+  column.inputs[0].broadcast = Broadcast::Column;
+  EXPECT_FALSE(sumsWidenedHalves(column));
+  ElementwiseBody f32Input = identitySumF32();
+  EXPECT_FALSE(sumsWidenedHalves(f32Input));
+}
+
 TEST_F(ReductionEstimateTest, SoftmaxSumWithAColumnInput6x24) {
   // lanes 2. subf f32 1 (ewArithInstructionsF32 x 2/2), exp f32 6, the
   // full input's load bundled, the combine 1: I = 1 + 6 + 1 = 8.

@@ -172,6 +172,9 @@ TargetModel TargetModel::ipu21() {
   // cycles per output row, and one rpt bundle {ld64step; f32v4acc} per
   // 64-bit vector.
   t.reduceRowOverheadInstructions = 12;
+  // A sum of f16 values into f32 (ContinuousReductionAcc.S Add H->F): 18
+  // bundles a row, and {ld64step; f16v8acc} per 4 halves.
+  t.reduceWidenedRowOverheadInstructions = 18;
   // A partial-sum reduction costs what the user's stack charges it (their
   // crates/ipu-codegen cost.rs GEMM reduction_work): (inner - 1 + epochs) x
   // partial bytes at one byte a cycle, plus a kernel launch per epoch
@@ -522,6 +525,8 @@ const std::vector<TargetModel::Constant> &TargetModel::constants() {
                       "poplibs BroadcastVectorInner2D per entry", false),
       IPU_EW_CONSTANT(reduceRowOverheadInstructions,
                       "poplibs ContinuousReduce per output", false),
+      IPU_EW_CONSTANT(reduceWidenedRowOverheadInstructions,
+                      "poplibs ContinuousReductionAcc.S Add H->F per output", false),
       IPU_RATE_CONSTANT(reduceVectorInstructions,
                       "poplibs ContinuousReduce rpt bundle", false),
       IPU_EW_CONSTANT(ewKernelCodeBytes, "assumption: 64 bundles", true),

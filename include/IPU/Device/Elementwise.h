@@ -241,6 +241,12 @@ std::vector<bool> rowInvariantValues(const ElementwiseBody &body);
 /// f16 scores is the case: max(ext(x * c)) = ext(max(x) * c).)
 std::vector<bool> opsAfterRowMax(const ElementwiseBody &body);
 
+/// Whether the body sums one full f16 input widened to f32 and does
+/// nothing else (softmax's row sums of its f16 exponentials, layer norm's
+/// of its f16 input): the kernel adds 4 halves a load into f32
+/// accumulators, at f16's lanes.
+bool sumsWidenedHalves(const ElementwiseBody &body);
+
 /// The tanh or erf op that gates a GELU body: a product of a value derived
 /// from that op's result with a value that does not depend on it but shares
 /// a non-constant source with the op's argument (x times f(tanh(g(x))) or

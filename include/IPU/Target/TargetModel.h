@@ -156,6 +156,9 @@ struct TargetModel {
   /// accumulator and storing the value), and per 64-bit vector the combine,
   /// which issues with the load of the reduced input (a rate, as above).
   uint32_t reduceRowOverheadInstructions = 0;
+  /// The same for a sum of f16 values into f32 accumulators, which runs at
+  /// f16's lanes (sumsWidenedHalves).
+  uint32_t reduceWidenedRowOverheadInstructions = 0;
   double reduceVectorInstructions = 0;
   /// The partial-sum reduction (`reduce`) is charged as the user's stack
   /// charges it: per partial byte read, (count - 1 + epochs) partials of
