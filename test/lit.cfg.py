@@ -43,6 +43,10 @@ if (os.path.exists(venv_python) and os.path.exists(stamp) and
     config.substitutions.append(
         ("%ipu_export", "env PYTHONPATH=%s %s -m ipu_export" %
          (os.path.join(config.ipu_src_root, "python"), venv_python)))
+    # The same Python with the bridge importable, for checks of its parts.
+    config.substitutions.append(
+        ("%ipu_python", "env PYTHONPATH=%s %s" %
+         (os.path.join(config.ipu_src_root, "python"), venv_python)))
 else:
     lit_config.note("no .venv with python/requirements.txt: live exports are skipped")
 

@@ -322,6 +322,54 @@ class F8Attention:
         return output, weights
 
 
+class F16LayerNorms:
+    """With f8 activations, f16 layer norms apply their statistics in f16:
+    the statistics (mean, variance, 1/sqrt) stay f32; the centring, scale
+    and shift run on f16 values (4 a vector on the IPU, against f32's 2),
+    which the linears reading them round to f8's 3 mantissa bits. The
+    mean is split in two f16 parts (its f16 value and the rest), so that
+    centring an input whose mean is large against its spread loses no
+    more than f16's rounding of the centred value. The result is
+    contiguous, as LayerNorm's is (a linear flattens a contiguous 3-D
+    input into one matmul with its bias). Each module's forward is
+    replaced while the model is calibrated and exported (install and
+    restore); PyTorch computes the same expressions."""
+
+    def __init__(self):
+        self.patched: List[torch.nn.Module] = []
+
+    def install(self, model: torch.nn.Module) -> int:
+        import types
+        for module in model.modules():
+            if isinstance(module, torch.nn.LayerNorm) and len(module.normalized_shape) == 1:
+                module.forward = types.MethodType(F16LayerNorms.forward, module)
+                self.patched.append(module)
+        return len(self.patched)
+
+    def restore(self) -> None:
+        for module in self.patched:
+            del module.forward
+        self.patched = []
+
+    @staticmethod
+    def forward(module: torch.nn.LayerNorm, x: torch.Tensor) -> torch.Tensor:
+        if x.dtype != torch.float16:
+            return torch.nn.LayerNorm.forward(module, x)
+        x = x.contiguous()
+        wide = x.float()
+        mean = wide.mean(dim=-1, keepdim=True)
+        variance = ((wide - mean) ** 2).mean(dim=-1, keepdim=True)
+        scale = torch.rsqrt(variance + module.eps).to(x.dtype)
+        mean_high = mean.to(x.dtype)
+        mean_low = (mean - mean_high.float()).to(x.dtype)
+        y = ((x - mean_high) - mean_low) * scale
+        if module.weight is not None:
+            y = y * module.weight
+        if module.bias is not None:
+            y = y + module.bias
+        return y
+
+
 def calibrate_activations(model: torch.nn.Module, inputs: Sequence[torch.Tensor],
                           headroom: float = 2.0,
                           attention: Optional[F8Attention] = None) -> Dict[str, dict]:
@@ -505,6 +553,9 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
         raise SystemExit("ipu_export: f8 attention needs f8 activations (--activations f8)")
     if weights:
         quantize_linears(model, weights)
+    layer_norms = F16LayerNorms() if activations else None
+    if layer_norms is not None:
+        layer_norms.install(model)
     f8_attention = None
     if attention:
         f8_attention = F8Attention(*F8_WEIGHTS[weights])
@@ -534,6 +585,8 @@ def export(model: torch.nn.Module, shapes: Sequence[Sequence[int]], dtype: str,
     finally:
         if f8_attention is not None:
             f8_attention.restore()
+        if layer_norms is not None:
+            layer_norms.restore()
     if batch_dim is not None:
         _mark_batch_dim(module, batch_dim)
     for sub in ("weights", "inputs", "expected"):
