@@ -864,8 +864,8 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   unsigned widest = 16;
   for (const ElementwiseInput &input : body.inputs)
     widest = std::max(widest, bits(input.type));
-  for (size_t i = 0; i < body.ops.size(); ++i)
-    if (!appliedAfterMax(i) && !widenedSum)
+  for (size_t i = 0; i < body.ops.size() && !widenedSum; ++i)
+    if (!appliedAfterMax(i))
       widest = std::max(widest, bits(body.ops[i].type));
   cycles.lanes = std::max(1u, target.vectorBytes * 8 / widest);
   // An op of values that do not change along a row (column and scalar
@@ -874,9 +874,7 @@ ElementwiseCycles estimateElementwise(const TargetModel &target,
   const std::vector<bool> invariant = rowInvariantValues(body);
   const size_t inputs = body.inputs.size();
   double instructions = 0, invariantPerRow = 0;
-  for (size_t i = 0; i < body.ops.size(); ++i) {
-    if (widenedSum)
-      continue;
+  for (size_t i = 0; i < body.ops.size() && !widenedSum; ++i) {
     if (invariant[inputs + i] || appliedAfterMax(i))
       invariantPerRow += bodyOpInstructions(
           target, body, i, body.ops[i].type == ElementType::F16 ? 4 : 2);
